@@ -1,0 +1,269 @@
+"""Week 8 — One Head, and a Decoder Computed by Hand.
+
+Source: seed handout ``000_30e9e4099f2cd2dc.txt`` (Week 8 notes, Unit 2).
+Sections follow the handout: the table of objects and shapes, §1 One head,
+§2 Residual updates and normalization, §3 The decoder, complete, §4 The
+forward pass by hand, the three checkpoints, and the table of key claims.
+
+Conventions read from the handout: rows are positions; Q = H W_Q with W_Q of
+shape d×d_k (``orientation="in_out"``); the causal mask replaces forbidden
+scores by −∞ before the row softmax; LayerNorm uses the population variance
+with ε inside the root; the readout softmax runs over token labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from symseq import Derivation, Ledger, blocks, ops
+from symseq.derive.moments import dot_product_variance
+from symseq.functions import relu
+
+derivation = Derivation(
+    "week08-decoder",
+    title="Week 8 — One Head, and a Decoder Computed by Hand",
+    source="000_30e9e4099f2cd2dc.txt",
+    description="a complete decoder, its shapes, LayerNorm and residuals, and the two-token forward pass by hand",
+)
+
+# Sizes for the shape table: pairwise distinct, so a swapped axis cannot pass.
+DIMS = {"T": 4, "d": 6, "d_k": 2, "d_v": 3, "v": 5, "m": 7, "h": 2}
+
+
+def symbolic_decoder(L: Ledger, *, n_blocks: int = 1):
+    """A complete pre-norm decoder (§3) with symbolic parameters at the sizes in DIMS."""
+    T, d = DIMS["T"], DIMS["d"]
+    H0 = L.input("H^(0)", shape=(T, d))
+    params, head = blocks.decoder_parameters(L, d=d, d_k=DIMS["d_k"], d_v=DIMS["d_v"], h=DIMS["h"],
+                                             m=DIMS["m"], v=DIMS["v"], n_blocks=n_blocks)
+    dec = blocks.decoder(L, H0, params, W_out=head["W_out"], b_out=head["b_out"], ln_f=head["ln_f"],
+                         orientation="in_out", eps=L.input("epsilon", note="LayerNorm regulator ε"))
+    return H0, params, head, dec
+
+
+@derivation.section("The objects and their dimensions")
+def objects(s):
+    L = s.ledger("decoder at T=4, d=6, d_k=2, d_v=3, v=5, m=7, h=2")
+    H0, params, head, dec = symbolic_decoder(L)
+    W_Q, W_K, W_V = params[0].heads[0]
+    h1 = dec.blocks[0].mha.heads[0]
+    table = [
+        ("T×d", H0, "H"), ("d×d_k", W_Q, "W_Q"), ("d×d_k", W_K, "W_K"), ("d×d_v", W_V, "W_V"),
+        ("T×d_k", h1.Q, "Q"), ("T×d_k", h1.K, "K"), ("T×d_v", h1.V, "V"),
+        ("T×T", h1.S, "S"), ("T×T", h1.A, "A"), ("T×d_v", h1.O, "AV"), ("T×v", dec.logits, "Z"),
+    ]
+    for printed, obj, what in table:
+        s.claim_shape(printed, obj, dims=DIMS, what=what, at="table of objects")
+    s.claim_shape("a×c", (2, 5), dims={"a": 2, "c": 5},
+                  what="an a×b matrix times a b×c matrix (a=2, b=3, c=5)", at="shapes")
+    A = sp.Matrix(2, 3, lambda i, j: sp.Symbol(f"a_{i}{j}"))
+    B = sp.Matrix(3, 5, lambda i, j: sp.Symbol(f"b_{i}{j}"))
+    s.claim_shape("a×c", (A * B).shape, dims={"a": 2, "c": 5}, what="the product computed", at="shapes")
+    s.keep(ledger=L, decoder=dec)
+
+
+@derivation.section("§1 One head")
+def one_head(s):
+    # Every row of a causally masked attention matrix is a probability distribution:
+    # proved for symbolic scores of three positions.
+    L = s.ledger("causal attention over symbolic scores, T=3")
+    S = L.input("S", shape=(3, 3))
+    A = L.define("A", ops.SoftmaxRows(S, blocks.causal_mask(3)))
+    A_sym = L.expand("A")
+    s.identity("every masked attention row sums to 1 over the accessible prefix",
+               *[sum(A_sym.row(i)) - 1 for i in range(3)], at="causal mask")
+    s.prove("entries above the diagonal are exactly 0 and the rest are positive",
+            lambda: (all(A_sym[i, j] == 0 for i in range(3) for j in range(i + 1, 3))
+                     and all(A_sym[i, j].is_positive for i in range(3) for j in range(i + 1)),
+                     "A_ts = 0 for s > t; A_ts = e^{S_ts}/Σ_{j≤t} e^{S_tj} > 0 for s ≤ t"),
+            at="causal mask")
+    # Why divide by √d_k: independent, centred, unit-variance coordinates.
+    for d_k in (1, 2, 3, 4, 8):
+        s.claim("d_k", dot_product_variance(d_k), names={"d_k": sp.Integer(d_k)},
+                what=f"Var(q·k) at d_k={d_k}", at="scaling")
+        s.claim("1", dot_product_variance(d_k, scaled=True), what=f"Var(q·k/√d_k) at d_k={d_k}", at="scaling")
+    s.claim_shape("h d_v×d", (DIMS["h"] * DIMS["d_v"], DIMS["d"]), dims=DIMS, what="W_O", at="multi-head")
+    Lm = s.ledger("two heads, d=6, d_v=3")
+    H = Lm.input("H", shape=(DIMS["T"], DIMS["d"]))
+    heads = [(Lm.parameter(f"W_Q^({i})", shape=(6, 2)), Lm.parameter(f"W_K^({i})", shape=(6, 2)),
+              Lm.parameter(f"W_V^({i})", shape=(6, 3))) for i in (1, 2)]
+    W_O = Lm.parameter("W_O", shape=(6, 6))
+    mha = blocks.multi_head(Lm, H, heads, W_O, orientation="in_out", mask="causal")
+    s.claim_shape("T×h d_v", mha.concat, dims=DIMS, what="[O⁽¹⁾ O⁽²⁾]", at="multi-head")
+    s.claim_shape("T×d", mha.out, dims=DIMS, what="MHA(H)", at="multi-head")
+
+
+@derivation.section("§2 Residual updates and normalization")
+def residual_and_norm(s):
+    # J = I + J_F for H' = H + F(H), with F a LayerNorm followed by a tanh layer (one row, d = 3).
+    L = s.ledger("residual around F(h) = tanh(LN(h) W)")
+    h = L.input("h", shape=(1, 3))
+    W = L.parameter("W", shape=(3, 3))
+    ln = blocks.layer_norm(L, h, eps=L.input("epsilon"), name="LN")
+    F = L.define("F", ops.Map(sp.tanh, ln.out @ W))
+    Hp = blocks.residual(L, "h'", h, F)
+    hs = list(L.entry_symbols("h"))
+    J = sp.Matrix(L.expand("h'")).jacobian(hs)
+    J_F = sp.Matrix(L.expand("F")).jacobian(hs)
+    s.identity("for H' = H + F(H) the Jacobian is I + J_F", J - (sp.eye(3) + J_F), at="residual Jacobian")
+
+    # LayerNorm with ε = 0, unit gain, zero shift: zero sum and squared norm d.
+    for d in (2, 3, 4):
+        Ld = s.ledger(f"LayerNorm of a symbolic row, d={d}, ε=0")
+        x = Ld.input("h", shape=(1, d))
+        n = blocks.layer_norm(Ld, x, eps=0, name="LN")
+        y = Ld.expand(n.out.name)
+        s.identity(f"LN(h) has zero coordinate sum (d={d}, ε=0)", sum(y), at="normalization")
+        s.identity(f"LN(h) has squared norm d (d={d}, ε=0)", sum(e**2 for e in y) - d, at="normalization")
+    # With ε > 0 the squared norm is d·v/(v + ε) < d.
+    Le = s.ledger("LayerNorm of a symbolic row, d=3, ε>0")
+    x = Le.input("h", shape=(1, 3))
+    eps = Le.input("epsilon")
+    n = blocks.layer_norm(Le, x, eps=eps, name="LN")
+    y, v = Le.expand(n.out.name), Le.expand(n.var.name)[0, 0]
+    s.identity("with ε > 0 the squared norm is d·v/(v + ε)", sum(e**2 for e in y) - 3 * v / (v + eps),
+               at="normalization")
+    vp, ep = sp.Symbol("v", positive=True), sp.Symbol("epsilon", positive=True)
+    s.prove("with ε > 0 the squared norm is smaller than d (v > 0)",
+            lambda: (sp.simplify(3 - 3 * vp / (vp + ep)).is_positive, "d − d·v/(v+ε) = d·ε/(v+ε) > 0"),
+            at="normalization")
+
+    # The two-number example: h = (1, 3), unit gain, zero shift, ε = 0.
+    Lx = s.ledger("h = (1, 3), ε = 0")
+    h = Lx.input("h", [[1, 3]])
+    n = blocks.layer_norm(Lx, h, eps=0, name="LN")
+    r = blocks.residual(Lx, "h+LN(h)", h, n.out)
+    norm = Lx.define("|h+LN(h)|", sp.sqrt(Lx.define("|h+LN(h)|^2", ops.Sum(r * r, None))))
+    mean = Lx.define("mean(h+LN(h))", ops.Sum(r, None, mean=True))
+    s.claim("2", n.mu[0, 0], what="μ", at="example h=(1,3)")
+    s.claim("1", n.var[0, 0], what="v", at="example h=(1,3)")
+    s.claim("(-1,1)", n.out, what="LN(h)", at="example h=(1,3)")
+    s.claim("(0,4)", r, what="h + LN(h)", at="example h=(1,3)")
+    s.claim("4", norm, what="norm of h + LN(h)", at="example h=(1,3)")
+    s.prove("h + LN(h) has nonzero mean", lambda: (Lx.value(mean.name) != 0, f"mean = {Lx.value(mean.name)}"),
+            at="example h=(1,3)")
+    s.keep(ledger=Lx)
+
+
+@derivation.section("§3 The decoder, complete")
+def decoder_complete(s):
+    L = s.ledger("pre-norm decoder, one block, symbolic parameters")
+    H0, params, head, dec = symbolic_decoder(L)
+    W_1, b_1, W_2, b_2 = params[0].ff
+    s.claim_shape("d×m", W_1, dims=DIMS, what="W_1", at="feed-forward")
+    s.claim_shape("m×d", W_2, dims=DIMS, what="W_2", at="feed-forward")
+    s.claim_shape("d×v", head["W_out"], dims=DIMS, what="W_out", at="readout")
+    s.claim_shape("T×v", dec.logits, dims=DIMS, what="Z", at="readout")
+    s.claim_shape("T×d", dec.blocks[0].U, dims=DIMS, what="U⁰", at="blocks")
+    s.claim_shape("T×d", dec.blocks[0].out, dims=DIMS, what="H¹", at="blocks")
+    # Without the nonlinearity the two feed-forward matrices collapse to one affine map.
+    La = s.ledger("feed-forward without ReLU, d=3, m=4")
+    x = La.input("h", shape=(1, 3))
+    W1, b1 = La.parameter("W_1", shape=(3, 4)), La.parameter("b_1", shape=(1, 4))
+    W2, b2 = La.parameter("W_2", shape=(4, 3)), La.parameter("b_2", shape=(1, 3))
+    ff = La.define("FF_lin", (x @ W1 + b1) @ W2 + b2)
+    h_, W1_, b1_, W2_, b2_ = (La.entry_symbols(n) for n in ("h", "W_1", "b_1", "W_2", "b_2"))
+    collapsed = h_ * (W1_ * W2_) + (b1_ * W2_ + b2_)
+    s.identity("without a nonlinearity, (hW_1 + b_1)W_2 + b_2 = h(W_1W_2) + (b_1W_2 + b_2)",
+               La.expand(ff.name) - collapsed, at="feed-forward")
+    # ReLU keeps the pieces apart: the same map with ReLU differs at a point where a hidden unit is negative.
+    Lr = s.ledger("feed-forward with ReLU at one point")
+    xr = Lr.input("h", [[1, -2, 0]])
+    W1r = Lr.parameter("W_1", [[1, 0], [0, 1], [0, 0]])
+    W2r = Lr.parameter("W_2", [[1, 0, 0], [0, 1, 0]])
+    hid = Lr.define("m", ops.Map(relu, xr @ W1r))
+    out = Lr.define("FF", hid @ W2r)
+    s.claim("(1,0,0)", out, what="ReLU(hW_1)W_2 at h=(1,−2,0): the negative unit is cut", at="feed-forward")
+    s.keep(ledger=L, decoder=dec)
+
+
+def two_token_ledger(*, residual: bool = True, first_value_zero: bool = False) -> tuple[Ledger, dict]:
+    """§4: the two-token context AB with H = Q = K = V = I_2, causal attention, residual and identity readout."""
+    L = Ledger("§4 two-token context AB" + ("" if residual else ", no residual")
+               + (", first value zero" if first_value_zero else ""))
+    H = L.input("H", sp.eye(2), note="rows: tokens A and B as basis vectors")
+    W_Q = L.parameter("W_Q", sp.eye(2))
+    W_K = L.parameter("W_K", sp.eye(2))
+    W_V = L.parameter("W_V", sp.Matrix([[0, 0], [0, 1]]) if first_value_zero else sp.eye(2))
+    head = blocks.attention_head(L, H, W_Q, W_K, W_V, orientation="in_out", mask="causal",
+                                 names={"S_masked": "S_causal"})
+    Hp = blocks.residual(L, "H'", H, head.O) if residual else head.O
+    W_out = L.parameter("W_out", sp.eye(2), note="two-label identity readout")
+    Z = blocks.linear(L, "Z", Hp, W_out, orientation="in_out")
+    P = blocks.probabilities(L, Z)
+    ce = blocks.cross_entropy(L, Z, targets=[1], positions=[1], name="loss")
+    return L, {"head": head, "H'": Hp, "Z": Z, "P": P, "loss": ce.loss}
+
+
+@derivation.section("§4 The forward pass by hand")
+def forward_by_hand(s):
+    L, r = two_token_ledger()
+    s.ledgers.append(L)
+    head, Hp, P, loss = r["head"], r["H'"], r["P"], r["loss"]
+    w = L.value(head.A.name)[1, 0]
+    s.claim(r"\left(\begin{array}{cc}1/\sqrt{2}& -\infty \\ 0& 1/\sqrt{2}\end{array}\right)", head.S_masked,
+            what="S_causal")
+    s.claim("I/√2", head.S, names={"I": sp.eye(2)}, what="unmasked score matrix")
+    s.claim("1", head.A[0, 0], what="position 1 attends only to itself")
+    s.claim(r"\frac{1}{1+e^{1/\sqrt{2}}}", head.A[1, 0], what="w, weight on position 1 at position 2")
+    s.claim("0.330238", head.A[1, 0], what="w")
+    s.claim(r"\begin{array}{cc}1& 0\\ w& 1-w\end{array}", head.A, names={"w": w}, what="A")
+    s.claim(r"\begin{array}{cc}2& 0\\ w& 2-w\end{array}", Hp, names={"w": w}, what="H' = H + AV")
+    s.claim("(w,2-w)", Hp[1, :], names={"w": w}, what="second token after the residual")
+    s.claim(r"\frac{1}{1+e^{-2(1-w)}}", P[1, 1], names={"w": w}, what="p(B|AB)")
+    s.claim("0.792412", P[1, 1], what="p(B|AB)")
+    s.claim("0.232674", loss, what="loss −log p(B|AB), nats")
+    s.identity("rows of A sum to 1", *[sum(L.value(head.A.name).row(i)) - 1 for i in range(2)],
+               at="rows are receiving positions")
+    # The zero in the upper-right corner: the first row does not depend on the second token.
+    Ls = Ledger("§4 with a symbolic input H")
+    Hs = Ls.input("H", shape=(2, 2))
+    hs = blocks.attention_head(Ls, Hs, Ls.parameter("W_Q", sp.eye(2)), Ls.parameter("W_K", sp.eye(2)),
+                               Ls.parameter("W_V", sp.eye(2)), orientation="in_out", mask="causal")
+    Hps = blocks.residual(Ls, "H'", Hs, hs.O)
+    first = Ls.expand(Hps.name, values=True).row(0)
+    second_token = set(Ls.entry_symbols("H").row(1))
+    s.prove("the first representation does not depend on the second token",
+            lambda: (not (first.free_symbols & second_token), f"H'[0,:] = {list(first)}"),
+            at="rows are receiving positions")
+    s.keep(ledger=L, parts=r, w=w)
+
+
+@derivation.section("Checkpoints with answers")
+def checkpoints(s):
+    # 1. Shapes for T=4, d=6, d_k=2, d_v=3.
+    L = s.ledger("one head at T=4, d=6, d_k=2, d_v=3")
+    H = L.input("H", shape=(4, 6))
+    head = blocks.attention_head(L, H, L.parameter("W_Q", shape=(6, 2)), L.parameter("W_K", shape=(6, 2)),
+                                 L.parameter("W_V", shape=(6, 3)), orientation="in_out", mask="causal")
+    s.claim_shape("4×4", head.Q @ head.K.T, what="QKᵀ", at="checkpoint 1")
+    s.claim_shape("4×3", head.O, what="AV", at="checkpoint 1")
+    # 2. Remove the residual.
+    Ln, rn = two_token_ledger(residual=False)
+    s.ledgers.append(Ln)
+    w = Ln.value(rn["head"].A.name)[1, 0]
+    s.claim("(w,1-w)", rn["H'"][1, :], names={"w": w}, what="last row without the residual", at="checkpoint 2")
+    s.claim("1/[1+e^{2w-1}]", rn["P"][1, 1], names={"w": w}, what="p(B) without the residual", at="checkpoint 2")
+    s.claim("0.584075", rn["P"][1, 1], what="p(B) without the residual", at="checkpoint 2")
+    Lr, rr = two_token_ledger()
+    s.claim("0.792412", rr["P"][1, 1], what="p(B|AB) with the residual", at="checkpoint 2")
+    # 3. Set the first value to zero, keeping queries and keys.
+    Lz, rz = two_token_ledger(first_value_zero=True)
+    s.ledgers.append(Lz)
+    s.identity("attention stays A when the first value is zeroed (keys fixed)",
+               Lz.value(rz["head"].A.name) - Lr.value(rr["head"].A.name), at="checkpoint 3")
+    s.claim("(0,2-w)", rz["H'"][1, :], names={"w": w}, what="last residual row with v_1 = 0", at="checkpoint 3")
+    p_new, p_old = Lz.value(rz["P"].name)[1, 1], Lr.value(rr["P"].name)[1, 1]
+    s.prove("its vocabulary probabilities change", lambda: (sp.N(p_new - p_old, 30) != 0,
+                                                           f"p(B) {sp.N(p_old, 8)} → {sp.N(p_new, 8)}"),
+            at="checkpoint 3")
+
+
+@derivation.section("Key claims and status")
+def key_claims(s):
+    L, r = two_token_ledger()
+    s.ledgers.append(L)
+    s.claim("0.330238", r["head"].A[1, 0], what="w")
+    s.claim("0.792412", r["P"][1, 1], what="p(B|AB)")
+    s.claim("0.232674", r["loss"], what="loss, nats")

@@ -1,0 +1,26 @@
+"""symseq: handout derivations for recurrent networks and attention as checked mathematics.
+
+Build a handout's computation as a :class:`Ledger` of named intermediates,
+derive its gradients symbolically (:meth:`Ledger.backward`), evaluate it
+exactly, with mpmath, NumPy or torch (:func:`evaluate`), and check every
+number the handout prints (:class:`Derivation`, ``symseq verify``).
+"""
+
+from . import blocks, functions, ops
+from .backends import evaluate
+from .errors import (BackendUnavailable, ClaimError, ClaimMismatch, ConventionError, EvaluationError, LedgerError,
+                     MaskError, ShapeError, SymseqError)
+from .functions import gelu, gelu_tanh, logsumexp, relu, relu_at_zero, sigmoid, softmax
+from .ledger import Gradients, Ledger
+from .numbers import exact, exact_matrix
+from .verify.claims import Claim
+from .verify.derivation import Derivation, Section
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Ledger", "Gradients", "Derivation", "Section", "Claim", "evaluate", "exact", "exact_matrix",
+    "blocks", "functions", "ops", "sigmoid", "relu", "relu_at_zero", "softmax", "logsumexp", "gelu", "gelu_tanh",
+    "SymseqError", "ShapeError", "ConventionError", "MaskError", "EvaluationError", "LedgerError", "ClaimError",
+    "ClaimMismatch", "BackendUnavailable", "__version__",
+]

@@ -1,0 +1,232 @@
+"""Exact array kernel: the ledger's operations on NumPy object arrays of SymPy expressions.
+
+A kernel is the small array vocabulary that :mod:`symseq.ops` nodes call in
+their ``forward``. This one keeps every entry an exact SymPy expression, so
+evaluating a ledger with it gives closed forms (with symbols bound to
+themselves) or exact values (with the handout's Rationals bound). The mpmath,
+NumPy and torch kernels in :mod:`symseq.backends` implement the same methods.
+
+Matrices are 2-D object arrays (rows are positions); scalars are SymPy
+expressions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from .errors import LedgerError
+
+
+def substitute(expr: sp.Basic, mapping: dict) -> sp.Basic:
+    """Replace symbols in ``expr``; derivatives of undefined functions stay valid (``Subs``)."""
+    if not mapping:
+        return expr
+    if expr.has(sp.Derivative, sp.Subs):
+        return expr.subs(mapping, simultaneous=True)
+    return expr.xreplace(mapping)
+
+
+def _obj(shape, fill):
+    out = np.empty(shape, dtype=object)
+    out.fill(fill)
+    return out
+
+
+class ExactKernel:
+    """Exact arithmetic on object arrays of SymPy expressions (see module docstring)."""
+
+    name = "exact"
+
+    # -- numbers ---------------------------------------------------------------
+    zero = sp.S.Zero
+
+    def number(self, v):
+        return v
+
+    def exp(self, x):
+        return sp.exp(x)
+
+    def log(self, x):
+        return sp.log(x)
+
+    def total(self, xs):
+        return sp.Add(*xs)
+
+    def is_neg_inf(self, x):
+        return x is sp.S.NegativeInfinity
+
+    def max(self, xs):
+        return None  # exact softmax needs no shift
+
+    # -- leaves ----------------------------------------------------------------
+    def const(self, value):
+        if isinstance(value, sp.MatrixBase):
+            m, n = value.shape
+            out = np.empty((m, n), dtype=object)
+            for i in range(m):
+                for j in range(n):
+                    out[i, j] = self.number(value[i, j])
+            return out
+        return self.number(value)
+
+    def scalar(self, expr, env):
+        mapping = {}
+        for s in expr.free_symbols:
+            try:
+                mapping[s] = env[s.name]
+            except KeyError:
+                raise LedgerError(f"the expression {expr} uses {s.name!r}, which has no value here") from None
+        return substitute(expr, mapping)
+
+    def apply(self, lam, a):
+        (x,) = lam.variables
+        body = lam.expr
+        if isinstance(a, np.ndarray):
+            out = np.empty(a.shape, dtype=object)
+            for idx, v in np.ndenumerate(a):
+                out[idx] = substitute(body, {x: v})
+            return out
+        return substitute(body, {x: a})
+
+    # -- arithmetic ----------------------------------------------------------------
+    def add(self, a, b):
+        return np.add(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else a + b
+
+    def mul(self, a, b):
+        return np.multiply(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else a * b
+
+    def div(self, a, b):
+        return np.true_divide(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else a / b
+
+    def neg(self, a):
+        return np.negative(a) if isinstance(a, np.ndarray) else -a
+
+    def transpose(self, a):
+        return np.swapaxes(a, -1, -2)
+
+    def matmul(self, a, b):
+        m, k = a.shape
+        n = b.shape[1]
+        out = np.empty((m, n), dtype=object)
+        for i in range(m):
+            for j in range(n):
+                out[i, j] = self.total([a[i, l] * b[l, j] for l in range(k)])
+        return out
+
+    # -- reductions ---------------------------------------------------------------
+    def sum(self, a, axis):
+        if axis is None:
+            return self.total(list(a.flat))
+        m, n = a.shape
+        if axis == 0:
+            out = np.empty((1, n), dtype=object)
+            for j in range(n):
+                out[0, j] = self.total(list(a[:, j]))
+            return out
+        out = np.empty((m, 1), dtype=object)
+        for i in range(m):
+            out[i, 0] = self.total(list(a[i, :]))
+        return out
+
+    def broadcast_to(self, a, shape):
+        if not isinstance(a, np.ndarray):
+            return _obj(shape, a)
+        return np.array(np.broadcast_to(a, shape), dtype=object)
+
+    # -- indexing ------------------------------------------------------------------
+    def entry(self, a, i, j):
+        return a[i, j]
+
+    def select(self, a, rows, cols):
+        return a[np.ix_(list(rows), list(cols))]
+
+    def place(self, a, rows, cols, shape):
+        if not isinstance(a, np.ndarray):  # a scalar placed at one entry
+            a = np.array([[a]], dtype=object)
+        out = _obj(shape, self.zero)
+        for ii, r in enumerate(rows):
+            for jj, c in enumerate(cols):
+                out[r, c] = out[r, c] + a[ii, jj]
+        return out
+
+    def concat(self, vals, axis):
+        return np.concatenate(vals, axis=axis)
+
+    def take_rows(self, a, ids):
+        return a[list(ids), :]
+
+    def take_along(self, a, cols):
+        out = np.empty((a.shape[0], 1), dtype=object)
+        for i, c in enumerate(cols):
+            out[i, 0] = a[i, c]
+        return out
+
+    def place_along(self, a, cols, shape):
+        out = _obj(shape, self.zero)
+        for i, c in enumerate(cols):
+            out[i, c] = a[i, 0]
+        return out
+
+    # -- softmax family -------------------------------------------------------------
+    def _row_allowed(self, row, allowed_row):
+        return [j for j, v in enumerate(row) if (allowed_row is None or allowed_row[j]) and not self.is_neg_inf(v)]
+
+    def softmax_rows(self, a, allowed):
+        m, n = a.shape
+        out = _obj((m, n), self.zero)
+        for i in range(m):
+            js = self._row_allowed(a[i], None if allowed is None else allowed[i])
+            if not js:
+                continue  # an empty row was accepted at construction (empty_rows="zero")
+            shift = self.max([a[i, j] for j in js])
+            e = {j: self.exp(a[i, j] if shift is None else a[i, j] - shift) for j in js}
+            z = self.total(list(e.values()))
+            for j in js:
+                out[i, j] = e[j] / z
+        return out
+
+    def logsumexp_rows(self, a):
+        m, n = a.shape
+        out = np.empty((m, 1), dtype=object)
+        for i in range(m):
+            js = self._row_allowed(a[i], None)
+            if len(js) == 1:
+                out[i, 0] = a[i, js[0]]
+                continue
+            shift = self.max([a[i, j] for j in js])
+            if shift is None:
+                out[i, 0] = self.log(self.total([self.exp(a[i, j]) for j in js]))
+            else:
+                out[i, 0] = shift + self.log(self.total([self.exp(a[i, j] - shift) for j in js]))
+        return out
+
+
+    def from_user(self, value, shape):
+        """Convert user data to this kernel: exact numbers only (floats are refused)."""
+        from .numbers import exact, exact_matrix
+
+        return self.const(exact(value) if shape == () else exact_matrix(value))
+
+    def to_output(self, value, shape):
+        return sp.ImmutableMatrix(value.tolist()) if isinstance(value, np.ndarray) else value
+
+    # -- checks ------------------------------------------------------------------
+    def _bad(self, e, allow_infinity):
+        if not isinstance(e, sp.Basic):
+            return False
+        if e.has(sp.nan, sp.zoo):
+            return True
+        return not allow_infinity and e.is_number and e.has(sp.oo, -sp.oo)
+
+    def first_nonfinite(self, value, allow_infinity=False):
+        """``(index, entry)`` of the first undefined (nan, zoo) or, unless allowed, infinite entry; else None."""
+        if isinstance(value, np.ndarray):
+            for idx, e in np.ndenumerate(value):
+                if self._bad(e, allow_infinity):
+                    return idx, e
+            return None
+        return ((), value) if self._bad(value, allow_infinity) else None
+
+
+EXACT = ExactKernel()

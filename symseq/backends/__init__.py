@@ -1,0 +1,82 @@
+"""Evaluate a ledger: exactly (SymPy), to any precision (mpmath), or fast on arrays (NumPy, torch).
+
+Backends are imported only when used; a missing optional one (torch) raises
+:class:`~symseq.errors.BackendUnavailable` naming the extra to install.
+
+    >>> values = evaluate(ledger, "mpmath", dps=50)        # every row, 50 digits
+    >>> values = evaluate(ledger, "torch", device="cpu")    # float64 tensors
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..errors import ConventionError, LedgerError
+
+BACKENDS = ("exact", "mpmath", "numpy", "torch")
+
+
+def kernel(backend: str = "mpmath", *, dps: int = 50, device=None, dtype=None):
+    """The array kernel of ``backend``: one of ``exact``, ``mpmath``, ``numpy``, ``torch``.
+
+    ``dps`` is mpmath's number of decimal digits; ``device`` and ``dtype``
+    apply to torch (``dtype`` also to NumPy).
+
+    Raises:
+        ConventionError: for an unknown backend name (listing the valid ones)
+            or options that do not apply to it.
+        BackendUnavailable: when torch, or the requested CUDA device, is missing.
+    """
+    if backend == "exact":
+        from ..arrays import EXACT
+
+        return EXACT
+    if backend == "mpmath":
+        from .mpmath_backend import MpmathKernel
+
+        return MpmathKernel(dps)
+    if backend == "numpy":
+        import numpy as np
+
+        from .numpy_backend import NumpyKernel
+
+        if device not in (None, "cpu"):
+            raise ConventionError(f"the numpy backend runs on the CPU only; got device={device!r} (use backend='torch')")
+        return NumpyKernel(dtype or np.float64)
+    if backend == "torch":
+        from .torch_backend import TorchKernel
+
+        return TorchKernel(device=device, dtype=dtype)
+    raise ConventionError(f"unknown backend {backend!r}; valid backends are {', '.join(BACKENDS)}")
+
+
+def evaluate(ledger, backend: str = "mpmath", *, values: dict | None = None, targets: Iterable[str] | None = None,
+             dps: int = 50, device=None, dtype=None, raw: bool = False) -> dict:
+    """Evaluate ``ledger``'s rows in order; returns a dict from name to value.
+
+    ``values`` overrides leaf values (for numeric backends floats and arrays
+    are accepted and taken exactly; the exact backend refuses floats).
+    Leaves not overridden use their exact values. ``targets`` limits the work
+    to the rows they need. Values are SymPy (exact), mpf or object arrays of
+    mpf (mpmath), float64 arrays (numpy) or tensors (torch); scalars come
+    back as scalars unless ``raw``.
+
+    Raises:
+        LedgerError: when a needed input or parameter has no value (names them).
+        EvaluationError: when a row evaluates to an undefined value (names the row).
+    """
+    k = kernel(backend, dps=dps, device=device, dtype=dtype)
+    values = dict(values or {})
+    unknown = [n for n in values if n not in ledger or not ledger[n].is_leaf]
+    if unknown:
+        raise LedgerError(f"values given for {', '.join(map(str, unknown))}, which are not inputs or parameters of this ledger")
+    given = {}
+    for it in ledger.leaves:
+        if it.name in values:
+            given[it.name] = k.from_user(values[it.name], it.shape)
+        elif it.value is not None:
+            given[it.name] = k.const(it.value)
+    env = ledger.run(k, given, targets)
+    if raw:
+        return env
+    return {n: k.to_output(v, ledger[n].shape) for n, v in env.items()}

@@ -1,0 +1,220 @@
+"""NumPy backend: float arrays, optionally with leading batch axes.
+
+Every value is an array whose last two axes are the ledger shape; a scalar
+row is stored with trailing shape (1, 1). Leading axes (a batch of inputs)
+broadcast through every operation, so one evaluation covers many points.
+Softmax and logsumexp subtract the row maximum; masked entries are exact
+zeros in the weights.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..errors import EvaluationError
+from .scalar import Library, evaluate
+
+
+class NumpyLibrary(Library):
+    name = "numpy"
+
+    def __init__(self, dtype=np.float64):
+        self.dtype = dtype
+
+    def number(self, value):
+        if value is sp.S.NegativeInfinity:
+            return self.dtype(-np.inf)
+        if value is sp.S.Infinity:
+            return self.dtype(np.inf)
+        return self.dtype(float(value.evalf(30)))
+
+    def pow(self, b, e, e_expr):
+        if e_expr == sp.S.Half:
+            return np.sqrt(b)
+        if e_expr == -sp.S.Half:
+            return 1 / np.sqrt(b)
+        if e_expr.is_Integer:
+            return b ** int(e_expr)
+        return np.power(b, e)
+
+    f_exp = staticmethod(np.exp)
+    f_tanh = staticmethod(np.tanh)
+    f_sinh = staticmethod(np.sinh)
+    f_cosh = staticmethod(np.cosh)
+    f_sin = staticmethod(np.sin)
+    f_cos = staticmethod(np.cos)
+    f_tan = staticmethod(np.tan)
+    f_abs = staticmethod(np.abs)
+
+    def f_log(self, x):
+        with np.errstate(divide="ignore"):
+            return np.log(x)
+
+    def f_erf(self, x):
+        from math import erf
+
+        return np.vectorize(erf, otypes=[self.dtype])(x)
+
+    def f_sigmoid(self, x):
+        x = np.asarray(x, dtype=self.dtype)
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+    def f_relu(self, x):
+        return np.maximum(x, 0)
+
+    def f_heaviside(self, x, h0):
+        return np.where(x > 0, 1.0, np.where(x < 0, 0.0, h0)).astype(self.dtype)
+
+    def f_max(self, xs):
+        return np.maximum.reduce(np.broadcast_arrays(*xs))
+
+    def f_min(self, xs):
+        return np.minimum.reduce(np.broadcast_arrays(*xs))
+
+    def f_gelu(self, x):
+        return x / 2 * (1 + self.f_erf(x / np.sqrt(2)))
+
+    def f_gelu_tanh(self, x):
+        return x / 2 * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+    def f_logsumexp(self, xs):
+        s = np.stack(np.broadcast_arrays(*xs), axis=-1)
+        return _lse(s, axis=-1, keepdims=False)
+
+    def f_softmax(self, k, xs):
+        s = np.stack(np.broadcast_arrays(*xs), axis=-1)
+        return _softmax(s, None)[..., k]
+
+
+def _lse(a, axis=-1, keepdims=True):
+    m = np.max(a, axis=axis, keepdims=True)
+    if np.any(np.isneginf(m)):
+        raise EvaluationError("logsumexp of a row whose entries are all masked (-inf)")
+    with np.errstate(under="ignore"):
+        out = m + np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True))
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def _softmax(a, allowed):
+    if allowed is not None:
+        a = np.where(allowed, a, -np.inf)
+    m = np.max(a, axis=-1, keepdims=True)
+    m = np.where(np.isneginf(m), 0.0, m)  # rows with no allowed entry (empty_rows="zero")
+    with np.errstate(under="ignore"):
+        e = np.exp(a - m)
+    s = np.sum(e, axis=-1, keepdims=True)
+    return e / np.where(s > 0, s, 1.0)
+
+
+class NumpyKernel:
+    """Array kernel over NumPy (float64 by default); see the module docstring for shapes."""
+
+    name = "numpy"
+
+    def __init__(self, dtype=np.float64):
+        self.dtype = np.dtype(dtype).type
+        self.lib = NumpyLibrary(self.dtype)
+
+    # leaves
+    def const(self, value):
+        if isinstance(value, sp.MatrixBase):
+            m, n = value.shape
+            return np.array([[self.lib.number(value[i, j]) for j in range(n)] for i in range(m)], dtype=self.dtype)
+        return np.full((1, 1), self.lib.number(value), dtype=self.dtype)
+
+    def from_user(self, value, shape):
+        arr = np.asarray(value, dtype=self.dtype)
+        if shape == ():
+            return arr[..., None, None]
+        if arr.shape[-2:] != tuple(shape):
+            from ..errors import ShapeError
+
+            raise ShapeError(f"expected an array ending in shape {shape}, got {arr.shape}")
+        return arr
+
+    def scalar(self, expr, env):
+        return np.asarray(evaluate(expr, self.lib, env), dtype=self.dtype) * np.ones((1, 1), self.dtype)
+
+    def apply(self, lam, a):
+        (x,) = lam.variables
+        return np.asarray(evaluate(lam.expr, self.lib, {}, {x: a}), dtype=self.dtype) * np.ones_like(a)
+
+    # arithmetic
+    def add(self, a, b):
+        return a + b
+
+    def mul(self, a, b):
+        return a * b
+
+    def div(self, a, b):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return a / b
+
+    def neg(self, a):
+        return -a
+
+    def transpose(self, a):
+        return np.swapaxes(a, -1, -2)
+
+    def matmul(self, a, b):
+        return a @ b
+
+    # reductions
+    def sum(self, a, axis):
+        if axis is None:
+            return np.sum(a, axis=(-2, -1), keepdims=True)
+        return np.sum(a, axis=-2 if axis == 0 else -1, keepdims=True)
+
+    def broadcast_to(self, a, shape):
+        return np.broadcast_to(a, a.shape[:-2] + tuple(shape)).copy()
+
+    # indexing
+    def entry(self, a, i, j):
+        return a[..., i : i + 1, j : j + 1]
+
+    def select(self, a, rows, cols):
+        return a[..., list(rows), :][..., list(cols)]
+
+    def place(self, a, rows, cols, shape):
+        out = np.zeros(a.shape[:-2] + tuple(shape), dtype=self.dtype)
+        cols = list(cols)
+        for ii, r in enumerate(rows):
+            out[..., r, cols] += a[..., ii, :]
+        return out
+
+    def concat(self, vals, axis):
+        lead = np.broadcast_shapes(*[v.shape[:-2] for v in vals])
+        vals = [np.broadcast_to(v, lead + v.shape[-2:]) for v in vals]
+        return np.concatenate(vals, axis=-1 if axis == 1 else -2)
+
+    def take_rows(self, a, ids):
+        return a[..., list(ids), :]
+
+    def take_along(self, a, cols):
+        m = a.shape[-2]
+        return a[..., np.arange(m), list(cols)][..., None]
+
+    def place_along(self, a, cols, shape):
+        out = np.zeros(a.shape[:-2] + tuple(shape), dtype=self.dtype)
+        out[..., np.arange(shape[0]), list(cols)] = a[..., 0]
+        return out
+
+    # softmax family
+    def softmax_rows(self, a, allowed):
+        return _softmax(a, allowed)
+
+    def logsumexp_rows(self, a):
+        return _lse(a)
+
+    # checks
+    def first_nonfinite(self, value, allow_infinity=False):
+        bad = np.isnan(value) if allow_infinity else ~np.isfinite(value)
+        if not bad.any():
+            return None
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        return idx, value[idx]
+
+    def to_output(self, value, shape):
+        return value[..., 0, 0] if shape == () else value

@@ -1,0 +1,15 @@
+"""Building blocks that append rows to a ledger: projections, attention, norms, layers, losses."""
+
+from .attention import Head, MultiHead, attention_head, causal_mask, mask_matrix, multi_head, scaled_dot_product
+from .layers import (Block, BlockParams, Decoder, FeedForward, decoder, decoder_block, decoder_parameters,
+                     feed_forward, residual)
+from .linear import ORIENTATIONS, linear, project
+from .losses import CrossEntropy, cross_entropy, probabilities
+from .norms import Norm, layer_norm, rms_norm
+
+__all__ = [
+    "Head", "MultiHead", "attention_head", "causal_mask", "mask_matrix", "multi_head", "scaled_dot_product",
+    "Block", "BlockParams", "Decoder", "FeedForward", "decoder", "decoder_block", "decoder_parameters",
+    "feed_forward", "residual", "ORIENTATIONS", "linear", "project", "CrossEntropy", "cross_entropy",
+    "probabilities", "Norm", "layer_norm", "rms_norm",
+]

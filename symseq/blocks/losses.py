@@ -1,0 +1,63 @@
+"""Readout probabilities and softmax cross-entropy (nats).
+
+For logits Z (T×v, rows are positions) and target classes c_t:
+
+    P = softmax_rows(Z)                          p(x_{t+1} = a | x_≤t) = P_ta
+    ℓ_t = logsumexp(Z_t) − Z_{t,c_t} = −log P_{t,c_t}     (nats)
+    loss = mean_t ℓ_t  (or the sum) over the scored positions
+
+The log-sum-exp form is what every backend evaluates (row maximum
+subtracted). Source: Week 8 handout (000), §3–§4; Handout #11 (001), §7.4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ops
+from ..errors import ConventionError, ShapeError
+
+
+def probabilities(L, Z, *, name: str = "P"):
+    """Append ``name := softmax_rows(Z)``: next-token distributions, one row per position."""
+    return L.define(name, ops.SoftmaxRows(Z), note="probabilities over the vocabulary (rows sum to 1)")
+
+
+@dataclass
+class CrossEntropy:
+    logits: ops.Ref
+    lse: ops.Ref
+    target_logit: ops.Ref
+    per_position: ops.Ref
+    loss: object
+
+
+def cross_entropy(L, Z, targets, *, positions=None, reduction: str = "mean", name: str = "loss",
+                  tag: str = "") -> CrossEntropy:
+    """Append the cross-entropy rows of logits Z against ``targets`` (one class index per scored position).
+
+    Args:
+        Z: T×v logits.
+        targets: class indices, one per scored position.
+        positions: which rows of Z are scored (default: all, in order).
+        reduction: ``"mean"`` or ``"sum"`` over the scored positions.
+
+    Raises:
+        ShapeError: when targets and scored positions differ in number or a
+            target is outside the vocabulary.
+        ConventionError: for an unknown reduction.
+    """
+    if reduction not in ("mean", "sum"):
+        raise ConventionError(f"unknown reduction {reduction!r}; use 'mean' or 'sum'")
+    T, v = Z.shape
+    positions = list(range(T)) if positions is None else [int(p) for p in positions]
+    targets = [int(c) for c in targets]
+    if len(targets) != len(positions):
+        raise ShapeError(f"cross-entropy: {len(targets)} targets for {len(positions)} scored positions")
+    Zs = Z if positions == list(range(T)) else L.define(f"Z_scored{tag}", Z[positions, :])
+    lse = L.define(f"lse{tag}", ops.LogSumExpRows(Zs), note="log Σ_a e^{Z_ta} per scored position")
+    zc = L.define(f"z_target{tag}", ops.TakeAlong(Zs, targets, label="c_t"), note="target logit per position")
+    ell = L.define(f"ell{tag}", lse - zc, note="−log p(target) per position, in nats")
+    total = ops.Sum(ell, None, mean=(reduction == "mean"))
+    loss = L.define(name, total, note=f"{reduction} cross-entropy in nats")
+    return CrossEntropy(Z, lse, zc, ell, loss)

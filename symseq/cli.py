@@ -1,0 +1,166 @@
+"""The ``symseq`` command: list, verify and show derivations.
+
+    symseq list
+    symseq verify [NAME ...] [--path DIR] [--json FILE] [--digits N]
+    symseq show NAME [SECTION]
+
+``verify`` exits 0 only when every claim holds (skipped claims, such as
+those needing an optional package, are reported and do not fail the run).
+Errors print one message, without a traceback (``--traceback`` shows it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from .errors import SymseqError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="symseq", description="Check the mathematics of sequence-model handouts.")
+    p.add_argument("--no-color", action="store_true", help="plain output without colours")
+    p.add_argument("--traceback", action="store_true", help="show Python tracebacks of failures")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def common(sp):
+        sp.add_argument("--path", action="append", default=[], metavar="DIR",
+                        help="also load derivations from this file or folder (repeatable)")
+        sp.add_argument("--no-bundled", action="store_true", help="ignore the derivations shipped with symseq")
+
+    ls = sub.add_parser("list", help="list the derivations")
+    common(ls)
+
+    v = sub.add_parser("verify", help="check every claim of the named derivations (default: all)")
+    v.add_argument("names", nargs="*", metavar="NAME")
+    common(v)
+    v.add_argument("--json", metavar="FILE", help="write one record per claim to FILE ('-' for stdout)")
+    v.add_argument("--digits", type=int, default=12, metavar="N",
+                   help="significant digits of the values shown (default 12; JSON values carry 40)")
+    v.add_argument("--dps", type=int, default=50, metavar="N", help="working precision in decimal digits (default 50)")
+
+    s = sub.add_parser("show", help="show a derivation's ledgers and claims")
+    s.add_argument("name", metavar="NAME")
+    s.add_argument("section", nargs="?", metavar="SECTION", help="a section title or its start (e.g. '§4')")
+    common(s)
+    s.add_argument("--digits", type=int, default=6, metavar="N")
+    return p
+
+
+def _derivations(args):
+    from .verify.derivation import discover
+
+    return discover(args.path, include_bundled=not args.no_bundled)
+
+
+def cmd_list(args, out) -> int:
+    from rich.table import Table
+
+    t = Table(title="derivations", title_justify="left")
+    for col in ("name", "source", "title", "sections"):
+        t.add_column(col, overflow="fold")
+    for d in _derivations(args):
+        t.add_row(d.name, d.source, d.title, str(len(d._builders)))
+    out.print(t)
+    return 0
+
+
+def cmd_verify(args, out) -> int:
+    from .present.terminal import check_all, problems, summary, verify_table
+    from .verify.derivation import select
+
+    if args.digits < 1 or args.dps < 15:
+        raise SymseqError("--digits must be at least 1 and --dps at least 15")
+    ds = select(_derivations(args), args.names)
+    if not ds:
+        raise SymseqError("no derivations found; pass --path DIR to load an author's derivations folder")
+    claims = check_all(ds, args.dps, out=out)
+    for d in ds:
+        out.print(verify_table(d, args.digits))
+        for s in d.sections:
+            if s.error and args.traceback:
+                out.print(s.error, markup=False)
+    for line in problems(claims):
+        out.print(line, style="bold red", markup=False, highlight=False)
+    line, ok = summary(claims, ds)
+    out.print(("[green]" if ok else "[bold red]") + line, highlight=False)
+    if args.json:
+        records = [c.record() for c in claims]
+        for d in ds:
+            for s in d.sections:
+                if s.error:
+                    records.append({"derivation": d.name, "source": d.source, "location": s.title,
+                                    "status": "error", "message": s.error.splitlines()[0]})
+        _write_json(args.json, records)
+    return 0 if ok else 1
+
+
+def _write_json(target: str, records):
+    text = json.dumps(records, indent=2, ensure_ascii=False)
+    if target == "-":
+        sys.stdout.write(text + "\n")
+        return
+    path = Path(target)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    os.replace(tmp, path)
+
+
+def cmd_show(args, out) -> int:
+    from .backends import evaluate
+    from .errors import EvaluationError, LedgerError
+    from .present.terminal import check_all, ledger_table, verify_table
+    from .verify.derivation import select
+
+    (d,) = select(_derivations(args), [args.name])
+    sections = d.sections
+    if args.section:
+        sections = [s for s in sections if s.title.startswith(args.section) or args.section in s.title]
+        if not sections:
+            raise SymseqError(f"no section of {d.name} matches {args.section!r}; sections: "
+                              + "; ".join(s.title for s in d.sections))
+    out.print(f"[bold]{d.title}[/bold]  ({d.source})")
+    for s in sections:
+        out.rule(s.title)
+        for note in s.notes:
+            out.print(f"[italic]note:[/italic] {note}")
+        for L in s.ledgers:
+            try:
+                values = evaluate(L, "mpmath", dps=30)
+            except (EvaluationError, LedgerError):
+                values = None
+            out.print(ledger_table(L, values=values, digits=args.digits))
+    check_all([d], out=out)
+    out.print(verify_table(_Only(d, sections)))
+    return 0
+
+
+class _Only:
+    def __init__(self, d, sections):
+        self.title, self.name, self.source, self.sections = d.title, d.name, d.source, sections
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    from .present.terminal import console
+
+    out = console(no_color=args.no_color or bool(os.environ.get("NO_COLOR")))
+    try:
+        return {"list": cmd_list, "verify": cmd_verify, "show": cmd_show}[args.command](args, out)
+    except SymseqError as exc:
+        if args.traceback:
+            raise
+        print(f"symseq: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # pragma: no cover
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

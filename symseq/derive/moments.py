@@ -1,0 +1,56 @@
+"""Exact moments of polynomials in independent random variables.
+
+Used for the √d_k argument: if query and key coordinates are independent,
+centred and of variance σ², then Var(q·k) = d_k σ⁴, and dividing the score by
+√d_k returns it to σ⁴ (Week 8 handout, 000, §1; Handout #11, 001, §3.1).
+
+The expectation of a monomial ∏ x_i^{a_i} over independent x_i is
+∏ E[x_i^{a_i}]; :func:`expectation` applies this to an expanded polynomial
+with the moments you state (by default E[x] = 0, E[x²] = σ²), so the result is
+exact for any distribution with those moments, not for one sampled law.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..errors import ConventionError
+
+
+def expectation(expr, variables, moments: dict | None = None, *, variance=1):
+    """E[expr] for ``expr`` a polynomial in independent ``variables``.
+
+    Args:
+        variables: the independent random variables (SymPy symbols).
+        moments: ``{k: E[x^k]}`` shared by every variable; default
+            ``{0: 1, 1: 0, 2: variance}``. A needed moment that is not given
+            raises ConventionError.
+    """
+    moments = {0: sp.S.One, 1: sp.S.Zero, 2: sp.sympify(variance)} if moments is None else dict(moments)
+    variables = list(variables)
+    poly = sp.Poly(sp.expand(expr), *variables)
+    total = sp.S.Zero
+    for powers, coeff in poly.terms():
+        term = coeff
+        for k in powers:
+            if k not in moments:
+                raise ConventionError(f"the expectation needs E[x^{k}], which was not given")
+            term *= moments[k]
+        total += term
+    return sp.simplify(total)
+
+
+def variance(expr, variables, **kw):
+    """Var[expr] = E[expr²] − E[expr]² for independent ``variables`` (see :func:`expectation`)."""
+    mean = expectation(expr, variables, **kw)
+    return sp.simplify(expectation(sp.expand(expr**2), variables, **kw) - mean**2)
+
+
+def dot_product_variance(d_k: int, sigma2=1, scaled: bool = False):
+    """Var(q·k) (or of q·k/√d_k) for d_k independent centred coordinates of variance ``sigma2``."""
+    q = sp.symbols(f"q_0:{d_k}", real=True)
+    k = sp.symbols(f"k_0:{d_k}", real=True)
+    s = sum(qi * ki for qi, ki in zip(q, k))
+    if scaled:
+        s = s / sp.sqrt(d_k)
+    return variance(s, list(q) + list(k), variance=sigma2)

@@ -1,0 +1,47 @@
+"""The one exception family of symseq.
+
+Every error a user can meet derives from :class:`SymseqError`, states the
+invariant that failed, what was received, and how to fix it. The CLI prints
+these messages without a traceback.
+"""
+
+from __future__ import annotations
+
+
+class SymseqError(Exception):
+    """Base class of every error symseq raises on purpose."""
+
+
+class ShapeError(SymseqError, ValueError):
+    """Operand shapes do not fit an operation (names both shapes and the operation)."""
+
+
+class ConventionError(SymseqError, ValueError):
+    """An unknown convention or option, or a value that would silently lose exactness."""
+
+
+class MaskError(SymseqError, ValueError):
+    """An attention mask leaves a query position with no allowed source."""
+
+
+class EvaluationError(SymseqError, ArithmeticError):
+    """A row evaluated to a non-finite or undefined value (names the row and entry)."""
+
+
+class LedgerError(SymseqError, KeyError):
+    """A name is missing from a ledger, defined twice, or used before it is defined."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class ClaimError(SymseqError, ValueError):
+    """A claim cannot be stated: its printed string does not parse, or its value is unusable."""
+
+
+class ClaimMismatch(SymseqError, AssertionError):
+    """A claim's printed value disagrees with the exact value (raised by ``Claim.assert_ok``)."""
+
+
+class BackendUnavailable(SymseqError, ImportError):
+    """An optional backend or device is missing (names the extra to install or the device to use)."""

@@ -1,0 +1,298 @@
+"""The activations and normalisers of the handouts as SymPy functions.
+
+Each is a :class:`sympy.Function` with an exact ``eval`` for numbers, a
+closed-form ``fdiff``, LaTeX (``_latex``) and single-line Unicode
+(``_unicode``) printing. Numeric backends evaluate them by name (see
+``symseq.backends``), each with the same conventions:
+
+* ``relu``: ReLU'(0) = 0 by default, as torch's autograd; the other
+  convention (½, SymPy's Heaviside default) is an explicit option.
+* ``softmax`` and ``logsumexp`` take a whole row of arguments; an argument
+  equal to ``-oo`` is a masked entry and is left out of the normalisation.
+  Numeric backends subtract the row maximum before exponentiating.
+* ``gelu`` is the exact form x·Φ(x); ``gelu_tanh`` the tanh approximation
+  (Hendrycks & Gimpel 2016, eq. for GELU; torch's ``approximate="tanh"``).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.core.function import ArgumentIndexError
+
+from .errors import ConventionError, EvaluationError
+
+__all__ = [
+    "sigmoid",
+    "relu",
+    "relu_at_zero",
+    "softmax",
+    "logsumexp",
+    "gelu",
+    "gelu_tanh",
+    "Heaviside",
+]
+
+Heaviside = sp.Heaviside
+
+
+def _tex(printer, arg) -> str:
+    return printer._print(arg)
+
+
+class sigmoid(sp.Function):
+    r"""Logistic sigmoid σ(x) = 1/(1 + e^{−x}).
+
+    Derivative: σ'(x) = σ(x)(1 − σ(x)) ≤ 1/4. Exact at 0 (½) and ±∞.
+    Source: Week 06 handout (004), Table 4.
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_zero:
+            return sp.S.Half
+        if x is sp.S.Infinity:
+            return sp.S.One
+        if x is sp.S.NegativeInfinity:
+            return sp.S.Zero
+        return None
+
+    def fdiff(self, argindex=1):
+        if argindex != 1:
+            raise ArgumentIndexError(self, argindex)
+        return self * (1 - self)
+
+    def _eval_rewrite_as_exp(self, x, **kwargs):
+        return 1 / (1 + sp.exp(-x))
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _latex(self, printer, exp=None):
+        base = r"\sigma\left(%s\right)" % _tex(printer, self.args[0])
+        return base if exp is None else r"\sigma^{%s}\left(%s\right)" % (exp, _tex(printer, self.args[0]))
+
+    def _unicode(self, printer):
+        return "σ(%s)" % printer._print(self.args[0])
+
+
+class relu(sp.Function):
+    r"""Rectified linear unit ReLU(x) = max(0, x).
+
+    ``relu(x)`` has derivative Heaviside(x, 0): ReLU'(0) = 0, as torch's
+    autograd. ``relu(x, S.Half)`` (or :func:`relu_at_zero`) records the other
+    convention, ReLU'(0) = ½. The second argument only affects the derivative.
+
+    Source: Week 06 handout (004), Table 4; Week 8 handout (000), §3.
+    """
+
+    nargs = (1, 2)
+
+    @classmethod
+    def eval(cls, x, h0=None):
+        if h0 is not None and h0.is_zero:
+            return cls(x)
+        if x.is_number and x.is_extended_real:
+            if x.is_extended_positive:
+                return x
+            if x.is_extended_nonpositive:
+                return sp.S.Zero
+        return None
+
+    @property
+    def derivative_at_zero(self):
+        return self.args[1] if len(self.args) > 1 else sp.S.Zero
+
+    def fdiff(self, argindex=1):
+        if argindex != 1:
+            raise ArgumentIndexError(self, argindex)
+        return sp.Heaviside(self.args[0], self.derivative_at_zero)
+
+    def _eval_rewrite_as_Max(self, x, *args, **kwargs):
+        return sp.Max(0, x)
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_is_nonnegative(self):
+        if self.args[0].is_real:
+            return True
+        return None
+
+    def _latex(self, printer, exp=None):
+        s = r"\operatorname{ReLU}\left(%s\right)" % _tex(printer, self.args[0])
+        return s if exp is None else r"%s^{%s}" % (s, exp)
+
+    def _unicode(self, printer):
+        return "ReLU(%s)" % printer._print(self.args[0])
+
+
+def relu_at_zero(x, derivative_at_zero=0):
+    """ReLU with an explicit derivative at 0: ``0`` (torch's autograd) or ``1/2`` (SymPy's Heaviside).
+
+    Raises:
+        ConventionError: for any other value.
+    """
+    d = sp.nsimplify(derivative_at_zero) if not isinstance(derivative_at_zero, sp.Basic) else derivative_at_zero
+    if d not in (sp.S.Zero, sp.S.Half):
+        raise ConventionError(
+            f"ReLU'(0) must be 0 (torch's autograd) or 1/2 (SymPy's Heaviside); got {derivative_at_zero!r}"
+        )
+    return relu(x) if d == 0 else relu(x, sp.S.Half)
+
+
+def _allowed(xs):
+    return [x for x in xs if x is not sp.S.NegativeInfinity]
+
+
+class softmax(sp.Function):
+    r"""Entry k of the softmax of a row: softmax(k, x_0, …, x_{n−1}) = e^{x_k} / Σ_j e^{x_j}.
+
+    Arguments equal to ``-oo`` are masked: their entry is 0 and they are left
+    out of the sum (renormalisation over the allowed entries). With numeric
+    arguments the exact closed form is returned, e.g. softmax(0, 0, √2/2) =
+    1/(1 + e^{√2/2}).
+
+    Derivative: ∂softmax_k/∂x_i = softmax_k (δ_ki − softmax_i), the row
+    Jacobian diag(a) − a aᵀ.
+
+    Raises:
+        EvaluationError: when every argument is masked (no allowed entry).
+    """
+
+    @classmethod
+    def eval(cls, k, *xs):
+        if not xs:
+            raise EvaluationError("softmax needs at least one entry in its row")
+        if not k.is_Integer or not (0 <= int(k) < len(xs)):
+            raise EvaluationError(f"softmax index {k} is outside the row of length {len(xs)}")
+        if all(x.is_number for x in xs):
+            allowed = _allowed(xs)
+            if not allowed:
+                raise EvaluationError(
+                    f"softmax of a row whose {len(xs)} entries are all masked (-oo): there is no allowed entry"
+                )
+            xk = xs[int(k)]
+            if xk is sp.S.NegativeInfinity:
+                return sp.S.Zero
+            return sp.exp(xk) / sp.Add(*[sp.exp(x) for x in allowed])
+        return None
+
+    def fdiff(self, argindex=1):
+        if argindex == 1:
+            raise ArgumentIndexError(self, argindex)
+        k = self.args[0]
+        xs = self.args[1:]
+        i = argindex - 2
+        return self * (sp.KroneckerDelta(k, i) - softmax(i, *xs))
+
+    def _eval_rewrite_as_exp(self, k, *xs, **kwargs):
+        return sp.exp(xs[int(k)]) / sp.Add(*[sp.exp(x) for x in xs])
+
+    def _latex(self, printer, exp=None):
+        row = ", ".join(_tex(printer, x) for x in self.args[1:])
+        s = r"\operatorname{softmax}\left(%s\right)_{%s}" % (row, _tex(printer, self.args[0]))
+        return s if exp is None else r"\left(%s\right)^{%s}" % (s, exp)
+
+    def _unicode(self, printer):
+        row = ", ".join(printer._print(x) for x in self.args[1:])
+        return "softmax(%s)[%s]" % (row, printer._print(self.args[0]))
+
+
+class logsumexp(sp.Function):
+    r"""log Σ_j e^{x_j} over a row; ``-oo`` entries are masked and left out.
+
+    Cross-entropy of logits z against target c is logsumexp(z) − z_c (nats).
+    Derivative: ∂/∂x_i = softmax(i, x). Numeric backends compute
+    m + log Σ e^{x_j − m} with m the row maximum.
+
+    Raises:
+        EvaluationError: when every argument is masked.
+    """
+
+    @classmethod
+    def eval(cls, *xs):
+        if not xs:
+            raise EvaluationError("logsumexp needs at least one entry")
+        if all(x.is_number for x in xs):
+            allowed = _allowed(xs)
+            if not allowed:
+                raise EvaluationError("logsumexp of a row whose entries are all masked (-oo)")
+            if len(allowed) == 1:
+                return allowed[0]
+            return sp.log(sp.Add(*[sp.exp(x) for x in allowed]))
+        return None
+
+    def fdiff(self, argindex=1):
+        return softmax(argindex - 1, *self.args)
+
+    def _eval_rewrite_as_exp(self, *xs, **kwargs):
+        return sp.log(sp.Add(*[sp.exp(x) for x in xs]))
+
+    def _latex(self, printer, exp=None):
+        s = r"\operatorname{logsumexp}\left(%s\right)" % ", ".join(_tex(printer, x) for x in self.args)
+        return s if exp is None else r"\left(%s\right)^{%s}" % (s, exp)
+
+    def _unicode(self, printer):
+        return "logsumexp(%s)" % ", ".join(printer._print(x) for x in self.args)
+
+
+class gelu(sp.Function):
+    r"""Exact GELU(x) = x Φ(x) = (x/2)(1 + erf(x/√2)) (Hendrycks & Gimpel 2016; torch's default)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_zero:
+            return sp.S.Zero
+        return None
+
+    def _closed(self, x):
+        return x / 2 * (1 + sp.erf(x / sp.sqrt(2)))
+
+    def fdiff(self, argindex=1):
+        if argindex != 1:
+            raise ArgumentIndexError(self, argindex)
+        t = sp.Dummy("t")
+        return sp.diff(self._closed(t), t).subs(t, self.args[0])
+
+    def _eval_rewrite_as_erf(self, x, **kwargs):
+        return self._closed(x)
+
+    def _latex(self, printer, exp=None):
+        return r"\operatorname{GELU}\left(%s\right)" % _tex(printer, self.args[0])
+
+    def _unicode(self, printer):
+        return "GELU(%s)" % printer._print(self.args[0])
+
+
+class gelu_tanh(sp.Function):
+    r"""Tanh-approximate GELU: (x/2)(1 + tanh(√(2/π)(x + 0.044715 x³))) (torch's ``approximate='tanh'``)."""
+
+    nargs = 1
+    C = sp.Rational(44715, 1000000)
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_zero:
+            return sp.S.Zero
+        return None
+
+    @classmethod
+    def closed_form(cls, x):
+        return x / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (x + cls.C * x**3)))
+
+    def fdiff(self, argindex=1):
+        t = sp.Dummy("t")
+        return sp.diff(self.closed_form(t), t).subs(t, self.args[0])
+
+    def _eval_rewrite_as_tanh(self, x, **kwargs):
+        return self.closed_form(x)
+
+    def _latex(self, printer, exp=None):
+        return r"\operatorname{GELU}_{\tanh}\left(%s\right)" % _tex(printer, self.args[0])
+
+    def _unicode(self, printer):
+        return "GELU_tanh(%s)" % printer._print(self.args[0])

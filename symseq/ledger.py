@@ -1,0 +1,520 @@
+"""The ledger: a handout's computation as named intermediates, and every pass over it.
+
+A :class:`Ledger` is a Wengert list. Its leaves are inputs and parameters
+(exact values, or symbols when none are given); its rows are
+``name := expression`` over earlier names, e.g. Week 06's Table 3::
+
+    z_0 := w_x x_0          h_0 := φ(z_0)        ...      L := ½(ŷ − y)²
+
+Scalar rows hold SymPy expressions; matrix rows hold trees of
+:mod:`symseq.ops` nodes (``Q := H W_Qᵀ``, ``A := softmax_rows(S)``). Rows are
+positions throughout: a sequence of T vectors of width D is T×D.
+
+Passes:
+
+* :meth:`Ledger.backward` — symbolic reverse mode. It appends one adjoint row
+  per name on a path to the loss (g_t^z, g_t^h, ∂L/∂W_Q), each the **sum** of
+  the contributions of that name's uses, built from local partials. The
+  adjoint rows are ordinary rows, so everything below applies to them too.
+* :meth:`Ledger.expand` — substitute definitions back in: a closed form in
+  the inputs and parameters, or in any names kept as symbols (the handouts'
+  path products keep z_t and h_t).
+* :meth:`Ledger.run` — evaluate the rows in order with an array kernel
+  (exact here; mpmath, NumPy and torch in :mod:`symseq.backends`).
+
+Cost is linear in the number of rows: no pass differentiates or simplifies an
+unrolled expression.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+import sympy as sp
+
+from . import ops
+from .arrays import EXACT
+from .errors import EvaluationError, LedgerError, ShapeError
+from .numbers import exact, exact_matrix
+
+_NAME = re.compile(r"^[^\s]+$")
+
+
+@dataclass
+class Item:
+    """One named entry of a ledger: a leaf (input, parameter) or a row (forward or adjoint)."""
+
+    name: str
+    shape: tuple
+    kind: str  # "input" | "parameter" | "row" | "adjoint"
+    node: ops.Node | None = None
+    value: Any = None  # exact value of a leaf, or None (symbolic)
+    display: str | None = None  # Unicode override
+    latex: str | None = None  # LaTeX override
+    note: str = ""
+    adjoint_of: str | None = None
+    loss: str | None = None
+    allows_infinity: bool = False
+    on_nonfinite: str = ""
+    symbol: sp.Symbol | None = None
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.kind in ("input", "parameter")
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.shape == ()
+
+
+def split_name(name: str) -> tuple[str, str, str]:
+    """Split ``"g_0^z"`` into base, subscript and superscript: ``("g", "0", "z")``.
+
+    Braces group (``"h_{-1}"`` → ``("h", "-1", "")``, ``"H^{(0)}"`` →
+    ``("H", "", "(0)")``); ``"H^(0)"`` is read as superscript ``(0)``.
+    """
+
+    def take(s: str) -> tuple[str, str]:
+        if s.startswith("{"):
+            depth = 0
+            for i, ch in enumerate(s):
+                depth += ch == "{"
+                depth -= ch == "}"
+                if depth == 0:
+                    return s[1:i], s[i + 1 :]
+            return s[1:], ""
+        if s.startswith("("):
+            j = s.find(")")
+            if j > 0:
+                return s[: j + 1], s[j + 1 :]
+        m = re.match(r"[^_^]*", s)
+        return m.group(0), s[m.end() :]
+
+    m = re.match(r"[^_^]+", name)
+    if not m:
+        return name, "", ""
+    base, rest = m.group(0), name[m.end() :]
+    sub = sup = ""
+    while rest:
+        if rest[0] == "_":
+            piece, rest = take(rest[1:])
+            sub = piece if not sub else sub + "," + piece
+        elif rest[0] == "^":
+            piece, rest = take(rest[1:])
+            sup = piece if not sup else sup + "," + piece
+        else:  # pragma: no cover - regex guarantees _ or ^
+            break
+    return base, sub, sup
+
+
+def entry_name(name: str, i: int, j: int, shape: tuple) -> str:
+    """Symbol name of entry (i, j) of matrix ``name``: W_x → W_{x,00}, x_t (1×D) → x_{t,j}, H → H_{01}."""
+    base, sub, sup = split_name(name)
+    m, n = shape
+    big = m > 9 or n > 9
+    if m == 1 and n == 1:
+        idx = ""
+    elif m == 1:
+        idx = str(j)
+    elif n == 1:
+        idx = str(i)
+    else:
+        idx = f"{i},{j}" if big else f"{i}{j}"
+    parts = [p for p in (sub, idx) if p]
+    out = base
+    if parts:
+        out += "_{" + ",".join(parts) + "}"
+    if sup:
+        out += "^{" + sup + "}"
+    return out
+
+
+class Ledger:
+    """A Wengert list of named intermediates over exact inputs and parameters.
+
+    Example (Week 8 handout, 000, §4)::
+
+        L = Ledger("two-token decoder")
+        H = L.input("H", sympy.eye(2))
+        W_Q = L.parameter("W_Q", sympy.eye(2))
+        Q = L.define("Q", H @ W_Q)
+
+    Handles returned by :meth:`input`, :meth:`parameter` and :meth:`define`
+    are SymPy symbols for scalars and :class:`symseq.ops.Ref` nodes for
+    matrices; combine them with ``+ - * / @ .T`` (``*`` is elementwise, ``@``
+    the matrix product).
+    """
+
+    def __init__(self, title: str = ""):
+        self.title = title
+        self.items: dict[str, Item] = {}
+        self.order: list[str] = []
+        self._symbols: dict[str, sp.Symbol] = {}
+
+    # ------------------------------------------------------------------ building
+    def _check_new(self, name: str):
+        if not isinstance(name, str) or not name or not _NAME.match(name):
+            raise LedgerError(f"a ledger name must be a non-empty string without spaces; got {name!r}")
+        if name in self.items:
+            raise LedgerError(f"{name!r} is already defined in this ledger; each name is defined once")
+
+    def _leaf(self, kind, name, value, shape, display, latex, note):
+        self._check_new(name)
+        if value is not None:
+            if isinstance(value, (list, tuple, np.ndarray, sp.MatrixBase)):
+                value = exact_matrix(value, what=name)
+                vshape = value.shape
+            else:
+                value = exact(value, what=name)
+                vshape = ()
+            if shape is not None and tuple(shape) != vshape:
+                raise ShapeError(f"{name}: the value has shape {ops._fmt_shape(vshape)} but shape={tuple(shape)} was given")
+            shape = vshape
+        elif shape is None:
+            shape = ()
+        shape = tuple(shape)
+        if len(shape) not in (0, 2):
+            raise ShapeError(f"{name}: shapes are () for a scalar or (rows, columns); got {shape}")
+        item = Item(name, shape, kind, value=value, display=display, latex=latex, note=note)
+        self._register(item)
+        return self.handle(name)
+
+    def input(self, name: str, value=None, *, shape=None, display=None, latex=None, note="") -> Any:
+        """Add an input (data, a fixed state such as h_{-1}): exact ``value`` or symbolic with ``shape``.
+
+        Values are read exactly (``"0.2"`` → 1/5, ints, Fractions, SymPy);
+        floats are refused. A nested list is a matrix whose rows are positions.
+        """
+        return self._leaf("input", name, value, shape, display, latex, note)
+
+    def parameter(self, name: str, value=None, *, shape=None, display=None, latex=None, note="") -> Any:
+        """Add a trainable parameter (a weight such as W_Q or w_h); as :meth:`input` otherwise."""
+        return self._leaf("parameter", name, value, shape, display, latex, note)
+
+    def define(self, name: str, value, *, display=None, latex=None, note="", allows_infinity=False,
+               on_nonfinite="", kind="row", **meta) -> Any:
+        """Append the row ``name := value`` and return its handle.
+
+        ``value`` is a SymPy scalar expression over this ledger's scalar names,
+        or a node tree over its handles. ``allows_infinity`` marks rows that
+        legitimately hold −∞ (masked scores); ``on_nonfinite`` is the hint
+        given when the row evaluates to an undefined value.
+
+        Raises:
+            LedgerError: for a name defined twice or an expression using a
+                symbol this ledger does not know.
+        """
+        self._check_new(name)
+        node = self._as_node(value, name)
+        item = Item(name, node.shape, kind, node=node, display=display, latex=latex, note=note,
+                    allows_infinity=allows_infinity, on_nonfinite=on_nonfinite, meta=meta)
+        self._register(item)
+        return self.handle(name)
+
+    def _as_node(self, value, name) -> ops.Node:
+        node = ops.as_node(value)
+        for ref in ops.refs(node):
+            if ref not in self.items:
+                raise LedgerError(
+                    f"row {name!r} uses {ref!r}, which is not defined in this ledger; "
+                    f"add it first with input(), parameter() or define()"
+                )
+        for n in ops.walk(node):
+            if isinstance(n, ops.Ref) and n.shape != self.items[n.name].shape:
+                raise ShapeError(f"row {name!r}: reference to {n.name} has a stale shape")
+        return node
+
+    def _register(self, item: Item):
+        if item.shape == ():
+            item.symbol = sp.Symbol(item.name, real=True)
+            self._symbols[item.name] = item.symbol
+        self.items[item.name] = item
+        self.order.append(item.name)
+
+    # ------------------------------------------------------------------ access
+    def handle(self, name: str):
+        """The SymPy symbol (scalar) or :class:`~symseq.ops.Ref` (matrix) of ``name``."""
+        item = self[name]
+        return item.symbol if item.is_scalar else ops.Ref(name, item.shape, self)
+
+    def __getitem__(self, name: str) -> Item:
+        try:
+            return self.items[name]
+        except KeyError:
+            close = [n for n in self.order if n.lower() == str(name).lower()]
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise LedgerError(f"{name!r} is not in this ledger{hint}; it holds {len(self.order)} names") from None
+
+    def __contains__(self, name) -> bool:
+        return name in self.items
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def shape(self, name: str) -> tuple:
+        return self[name].shape
+
+    @property
+    def leaves(self) -> list[Item]:
+        return [self.items[n] for n in self.order if self.items[n].is_leaf]
+
+    @property
+    def rows(self) -> list[Item]:
+        return [self.items[n] for n in self.order if not self.items[n].is_leaf]
+
+    def forward_rows(self) -> list[Item]:
+        return [i for i in self.rows if i.kind == "row"]
+
+    def adjoint_rows(self) -> list[Item]:
+        return [i for i in self.rows if i.kind == "adjoint"]
+
+    def symbol(self, name: str) -> sp.Symbol:
+        item = self[name]
+        if not item.is_scalar:
+            raise ShapeError(f"{name} is a {ops._fmt_shape(item.shape)} matrix, not a scalar")
+        return item.symbol
+
+    def entry_symbols(self, name: str) -> sp.ImmutableMatrix:
+        """The symbols standing for the entries of matrix ``name`` (W_x → W_{x,00}, ...)."""
+        item = self[name]
+        if item.is_scalar:
+            return sp.ImmutableMatrix([[item.symbol]])
+        m, n = item.shape
+        return sp.ImmutableMatrix(m, n, lambda i, j: sp.Symbol(entry_name(name, i, j, item.shape), real=True))
+
+    # ------------------------------------------------------------------ reverse mode
+    def backward(self, loss: str, *, wrt: Iterable[str] | None = None,
+                 names: dict | Callable[[str], str] | None = None) -> "Gradients":
+        """Symbolic reverse mode from the scalar row ``loss``; returns :class:`Gradients`.
+
+        Each name on a path to ``loss`` gets one adjoint row ∂loss/∂name (its
+        adjoint key comes from ``names``: a dict or a function of the forward
+        name; default ``"∂{loss}/∂{name}"``). The adjoint of a name used in
+        several rows is the sum of one contribution per use, each the
+        incoming adjoint times the local partial, so a shared weight's
+        gradient is a sum over its uses. ``wrt`` limits which leaves receive
+        adjoint rows (rows on the path always do).
+
+        Raises:
+            ShapeError: when ``loss`` is not a scalar.
+        """
+        item = self[loss]
+        if not item.is_scalar:
+            raise ShapeError(f"backward needs a scalar loss; {loss} is {ops._fmt_shape(item.shape)}")
+        namer = _namer(loss, names)
+        wanted = None if wrt is None else set(wrt)
+        if wanted is not None:
+            for w in wanted:
+                self[w]
+        contribs: dict[str, list] = defaultdict(list)
+        contribs[loss].append(ops.Const(1))
+        grads = Gradients(self, loss)
+        stop = self.order.index(loss)
+        for name in reversed(self.order[: stop + 1]):
+            it = self.items[name]
+            if name not in contribs or it.kind == "adjoint":
+                continue
+            if it.is_leaf and wanted is not None and name not in wanted:
+                continue
+            parts = contribs.pop(name)
+            if name == loss:  # ∂L/∂L = 1 needs no row
+                self._propagate(it.node, ops.Const(1), ops.Scalar(it.symbol), contribs)
+                continue
+            key = namer(name)
+            self._check_new(key)
+            total = parts[0] if len(parts) == 1 else ops.add(*parts)
+            if total.shape != it.shape:
+                total = ops.unbroadcast(total, it.shape) if total.shape != () else ops.Broadcast(total, it.shape)
+            g_item = Item(key, it.shape, "adjoint", node=total, adjoint_of=name, loss=loss,
+                          meta={"uses": len(parts)})
+            self._register(g_item)
+            grads.map[name] = key
+            if not it.is_leaf:
+                G = self.handle(key)
+                G = ops.Scalar(G) if it.is_scalar else G
+                self._propagate(it.node, G, ops.Ref(name, it.shape, self) if not it.is_scalar else ops.Scalar(it.symbol),
+                                contribs)
+        return grads
+
+    def _propagate(self, node: ops.Node, G: ops.Node, out: ops.Node, contribs):
+        if ops.is_zero(G):
+            return
+        if isinstance(node, ops.Ref):
+            contribs[node.name].append(G)
+            return
+        if isinstance(node, ops.Const):
+            return
+        if isinstance(node, ops.Scalar):
+            expr = node.expr
+            for s in sorted(expr.free_symbols, key=lambda s: s.name):
+                if s.name not in self.items:
+                    continue
+                d = sp.diff(expr, s)
+                if d == 0:
+                    continue
+                contribs[s.name].append(ops.mul(G, ops.as_node(d)))
+            return
+        for child, g in zip(node.children, node.vjp(G, out)):
+            if g is not None:
+                self._propagate(child, g, child, contribs)
+
+    # ------------------------------------------------------------------ evaluation
+    def needed(self, targets: Iterable[str], stop: Iterable[str] = ()) -> list[str]:
+        """Names needed to evaluate ``targets``, in ledger order (not looking behind names in ``stop``)."""
+        stop = set(stop)
+        need = set()
+        stack = list(targets)
+        while stack:
+            n = stack.pop()
+            if n in need:
+                continue
+            need.add(n)
+            it = self[n]
+            if it.node is not None and n not in stop:
+                stack.extend(ops.refs(it.node))
+        return [n for n in self.order if n in need]
+
+    def run(self, kernel, given: dict, targets: Iterable[str] | None = None, *, check: bool = True) -> dict:
+        """Evaluate rows in order with ``kernel`` and return a dict from name to value.
+
+        ``given`` maps every needed leaf, and any row to hold fixed, to a
+        kernel value; rows in ``given`` are not recomputed and their own
+        inputs are not needed. ``targets`` limits evaluation to what they need.
+
+        Raises:
+            LedgerError: when a needed leaf has no value.
+            EvaluationError: when a row evaluates to an undefined or infinite
+                value (naming the row and the entry).
+        """
+        names = self.order if targets is None else self.needed(targets, stop=given.keys())
+        missing = [n for n in names if self.items[n].is_leaf and n not in given]
+        if missing:
+            raise LedgerError(
+                "no value for " + ", ".join(missing) + ": give every input and parameter a value "
+                "(or evaluate symbolically with expand())"
+            )
+        env: dict = {}
+        for n in names:
+            if n in given:
+                env[n] = given[n]
+                continue
+            it = self.items[n]
+            env[n] = _eval_node(it.node, kernel, env)
+            if check:
+                _check_value(kernel, it, env[n])
+        return env
+
+    def leaf_values(self, kernel=EXACT, overrides: dict | None = None, symbolic: bool = False) -> dict:
+        """Kernel values of the leaves: their exact values (or entry symbols when ``symbolic`` or unset)."""
+        out = {}
+        overrides = overrides or {}
+        for it in self.leaves:
+            if it.name in overrides:
+                v = overrides[it.name]
+                v = exact_matrix(v, what=it.name) if it.shape != () else exact(v, what=it.name)
+            elif it.value is not None and not symbolic:
+                v = it.value
+            else:
+                continue
+            out[it.name] = kernel.const(v)
+        return out
+
+    def symbolic_value(self, name: str, kernel=EXACT):
+        item = self[name]
+        return item.symbol if item.is_scalar else kernel.const(self.entry_symbols(name))
+
+    def expand(self, name: str, *, keep: Iterable[str] = (), values: bool = False):
+        """Closed form of ``name``: definitions substituted back in.
+
+        Leaves stay symbols (entry symbols W_{x,00} for matrices) unless
+        ``values`` is true, in which case their exact values are used; names in
+        ``keep`` stay symbols too (e.g. keep the forward rows z_t, h_t to get
+        the handouts' path products of an adjoint). Returns a SymPy
+        expression or ImmutableMatrix.
+        """
+        keep = set(keep) - {name}
+        given = {}
+        for n in self.needed([name], stop=keep):
+            it = self.items[n]
+            if n in keep or (it.is_leaf and (not values or it.value is None)):
+                given[n] = self.symbolic_value(n)
+            elif it.is_leaf:
+                given[n] = EXACT.const(it.value)
+        return to_sympy(self.run(EXACT, given, [name], check=values)[name])
+
+    def value(self, name: str):
+        """Exact value of ``name`` from the leaves' exact values (SymPy expression or ImmutableMatrix)."""
+        return self.expand(name, values=True)
+
+
+class Gradients:
+    """The adjoint rows of one backward pass: ``grads["W_Q"]`` is the handle of ∂loss/∂W_Q."""
+
+    def __init__(self, ledger: Ledger, loss: str):
+        self.ledger = ledger
+        self.loss = loss
+        self.map: dict[str, str] = {}
+
+    def __getitem__(self, name: str):
+        return self.ledger.handle(self.name(name))
+
+    def name(self, name: str) -> str:
+        try:
+            return self.map[name]
+        except KeyError:
+            raise LedgerError(
+                f"{name!r} has no adjoint: it is not on a path to {self.loss!r}"
+                + ("" if name in self.ledger else " (and is not in the ledger)")
+            ) from None
+
+    def __contains__(self, name):
+        return name in self.map
+
+    def __iter__(self):
+        return iter(self.map)
+
+    def items(self):
+        return self.map.items()
+
+
+def _namer(loss: str, names):
+    if names is None:
+        return lambda n: f"∂{loss}/∂{n}"
+    if callable(names):
+        return names
+    return lambda n: names.get(n, f"∂{loss}/∂{n}")
+
+
+def _eval_node(node: ops.Node, k, env):
+    if isinstance(node, ops.Ref):
+        return env[node.name]
+    if isinstance(node, ops.Scalar):
+        return k.scalar(node.expr, env)
+    if isinstance(node, ops.Const):
+        return node.forward(k, ())
+    vals = [_eval_node(c, k, env) for c in node.children]
+    return node.forward(k, vals)
+
+
+def _check_value(kernel, item: Item, value):
+    bad = kernel.first_nonfinite(value, allow_infinity=item.allows_infinity)
+    if bad is None:
+        return
+    where, v = bad
+    at = "" if where == () else f" at entry {list(where)}"
+    raise EvaluationError(
+        f"row {item.name} evaluates to {v}{at}"
+        + (f": {item.on_nonfinite}" if item.on_nonfinite else "; check the inputs of this row")
+    )
+
+
+def to_sympy(value):
+    """A kernel value as SymPy: object arrays become ImmutableMatrix."""
+    if isinstance(value, np.ndarray):
+        return sp.ImmutableMatrix(value.tolist())
+    return value

@@ -1,0 +1,94 @@
+"""Exact numbers from the way handouts print them.
+
+A handout decimal is a Rational: ``"0.2"`` is 1/5, not the float nearest to
+0.2. Python floats are refused wherever a value must stay exact, because the
+float 0.1 is 0.1000000000000000055511151231257827..., and that error would
+reach every digit symseq later checks.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+
+from .errors import ConventionError
+
+_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_FRACTION = re.compile(r"[+-]?\d+/\d+")
+
+
+def exact(value: Any, *, what: str = "value") -> sp.Expr:
+    """Return ``value`` as an exact SymPy number or expression.
+
+    Accepts int, :class:`fractions.Fraction`, decimal strings (``"0.2"`` →
+    1/5, ``"-1.5e-3"``), fraction strings (``"1/4"``) and SymPy expressions
+    (kept as they are, so ``sqrt(2)`` and ``-oo`` stay exact).
+
+    Raises:
+        ConventionError: for a Python float (inexact) or a string that is not
+            a plain decimal or fraction. Strings are never passed to
+            ``sympify``: only the two numeric patterns above are read.
+    """
+    if isinstance(value, bool):
+        raise ConventionError(f"{what}: got the bool {value!r}; give 0 or 1 if a number is meant")
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, float):
+        raise ConventionError(
+            f"{what}: got the float {value!r}, which is not exact "
+            f"(the float 0.1 is 0.1000000000000000055...). "
+            f"Give the number as printed, as a string ('{value!r}') or a Fraction."
+        )
+    if isinstance(value, str):
+        text = value.strip().replace("\u2212", "-")
+        if _DECIMAL.fullmatch(text) or _FRACTION.fullmatch(text):
+            f = Fraction(text)
+            return sp.Rational(f.numerator, f.denominator)
+        raise ConventionError(
+            f"{what}: cannot read {value!r} as a number; expected a decimal such as '0.2' "
+            f"or a fraction such as '1/4'. Build other expressions with SymPy (sympy.sqrt(2))."
+        )
+    try:  # numpy integer scalars and similar
+        import numbers
+
+        if isinstance(value, numbers.Integral):
+            return sp.Integer(int(value))
+    except Exception:  # pragma: no cover - defensive
+        pass
+    raise ConventionError(f"{what}: cannot use {value!r} of type {type(value).__name__} as an exact number")
+
+
+def exact_matrix(rows: Any, *, what: str = "matrix") -> sp.ImmutableMatrix:
+    """Return a nested list (rows are positions) or SymPy matrix as an exact ImmutableMatrix.
+
+    Each entry goes through :func:`exact`. A flat list is one row (1×n).
+
+    Raises:
+        ConventionError: for inexact or unreadable entries.
+        ShapeError: for ragged rows.
+    """
+    from .errors import ShapeError
+
+    if isinstance(rows, sp.MatrixBase):
+        return sp.ImmutableMatrix(rows.applyfunc(lambda e: exact(e, what=what)))
+    try:
+        import numpy as np
+
+        if isinstance(rows, np.ndarray):
+            rows = rows.tolist()
+    except ImportError:  # pragma: no cover
+        pass
+    rows = list(rows)
+    if rows and not isinstance(rows[0], (list, tuple)):
+        rows = [rows]
+    widths = {len(r) for r in rows}
+    if len(widths) > 1:
+        raise ShapeError(f"{what}: rows have different lengths {sorted(widths)}; every row needs the same width")
+    return sp.ImmutableMatrix([[exact(e, what=f"{what}[{i},{j}]") for j, e in enumerate(r)] for i, r in enumerate(rows)])

@@ -1,0 +1,969 @@
+"""Matrix-level operations of the ledger: forward, adjoint and notation in one place each.
+
+A ledger row is ``name := tree`` where the tree is built from the nodes of
+this module. Each node class states, side by side:
+
+* its **shape rule** (shapes are ``()`` for a scalar or ``(m, n)``; rows are
+  positions), raising :class:`~symseq.errors.ShapeError` with both shapes and
+  the operation when operands do not fit;
+* its **forward** evaluation through an array kernel ``k`` (exact SymPy
+  object arrays, mpmath, NumPy or torch; see ``symseq.arrays`` and
+  ``symseq.backends``);
+* its **adjoint** (vector-Jacobian product) ``vjp(G, out)``: given the
+  adjoint ``G`` of the node's output (a node of the same shape) and the
+  output itself, it returns one adjoint node per child. Adjoints are again
+  trees of these nodes, so the backward pass is a ledger too;
+* its **notation** through a formatter ``fmt`` supplied by ``symseq.present``.
+
+Scalars inside trees are :class:`Scalar` leaves holding a SymPy expression;
+their local partials come from ``sympy.diff``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import sympy as sp
+
+from .errors import ConventionError, MaskError, ShapeError
+from .numbers import exact, exact_matrix
+
+ATOM, POSTFIX, MUL, NEG, ADD = 100, 90, 50, 45, 40
+
+Shape = tuple
+
+
+def _fmt_shape(shape: Shape) -> str:
+    return "scalar" if shape == () else "×".join(str(s) for s in shape)
+
+
+def broadcast_shape(a: Shape, b: Shape, op: str) -> Shape:
+    """Shape of an elementwise ``op`` between ``a`` and ``b``.
+
+    A scalar combines with anything; a 1×n row is repeated over the rows of an
+    m×n matrix (a bias added at every position); an m×1 column over its
+    columns. Anything else must match exactly.
+    """
+    if a == ():
+        return b
+    if b == ():
+        return a
+    out = []
+    for da, db in zip(a, b):
+        if da == db or db == 1:
+            out.append(da)
+        elif da == 1:
+            out.append(db)
+        else:
+            raise ShapeError(
+                f"{op}: shapes {_fmt_shape(a)} and {_fmt_shape(b)} do not fit; elementwise operations need equal "
+                f"shapes, a scalar, a 1×n row repeated over positions, or an m×1 column repeated over features"
+            )
+    return tuple(out)
+
+
+class Node:
+    """Base of every ledger expression node (see module docstring)."""
+
+    shape: Shape = ()
+    children: tuple = ()
+    prec: int = ATOM
+
+    # -- construction helpers -------------------------------------------------
+    def __add__(self, other):
+        return add(self, as_node(other))
+
+    def __radd__(self, other):
+        return add(as_node(other), self)
+
+    def __sub__(self, other):
+        return add(self, neg(as_node(other)))
+
+    def __rsub__(self, other):
+        return add(as_node(other), neg(self))
+
+    def __neg__(self):
+        return neg(self)
+
+    def __mul__(self, other):
+        return mul(self, as_node(other))
+
+    def __rmul__(self, other):
+        return mul(as_node(other), self)
+
+    def __truediv__(self, other):
+        return div(self, as_node(other))
+
+    def __matmul__(self, other):
+        return matmul(self, as_node(other))
+
+    def __rmatmul__(self, other):
+        return matmul(as_node(other), self)
+
+    @property
+    def T(self):
+        return transpose(self)
+
+    def __getitem__(self, key):
+        if self.shape == ():
+            raise ShapeError("cannot index a scalar")
+        if isinstance(key, tuple) and len(key) == 2 and all(isinstance(k, (int, np.integer)) for k in key):
+            return Entry(self, int(key[0]), int(key[1]))
+        if isinstance(key, tuple) and len(key) == 2:
+            return Slice(self, key[0], key[1])
+        if isinstance(key, (int, np.integer, slice)):
+            return Slice(self, key, slice(None))
+        raise ShapeError(f"index {key!r}: use [i, j] for an entry, [i] or [i0:i1] for rows, [:, j0:j1] for columns")
+
+    # -- to be provided by subclasses ----------------------------------------
+    def forward(self, k, vals):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def vjp(self, G, out):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def render(self, fmt, parts):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def key(self):
+        """A hashable structural key (used to compare trees)."""
+        return (type(self).__name__, tuple(c.key() for c in self.children), self._attrs())
+
+    def _attrs(self):
+        return ()
+
+    def __repr__(self):
+        return f"{type(self).__name__}{_fmt_shape(self.shape)}"
+
+
+# ---------------------------------------------------------------------------
+# leaves
+# ---------------------------------------------------------------------------
+
+
+class Ref(Node):
+    """A reference to a named ledger entry (input, parameter, row or adjoint)."""
+
+    def __init__(self, name: str, shape: Shape, ledger=None):
+        self.name = name
+        self.shape = tuple(shape)
+        self.ledger = ledger
+
+    def _attrs(self):
+        return (self.name,)
+
+    def render(self, fmt, parts):
+        return fmt.name(self.name)
+
+    def __repr__(self):
+        return f"Ref({self.name!r}, {_fmt_shape(self.shape)})"
+
+
+class Const(Node):
+    """A constant: an exact scalar or matrix (identity, zeros, a mask of −∞).
+
+    ``label`` is how it prints (``I``, ``M``, ``0``); without a label the
+    entries print.
+    """
+
+    def __init__(self, value, label: str | None = None):
+        if isinstance(value, sp.MatrixBase) or isinstance(value, (list, tuple, np.ndarray)):
+            self.value = exact_matrix(value)
+            self.shape = self.value.shape
+        else:
+            self.value = exact(value)
+            self.shape = ()
+        self.label = label
+
+    def _attrs(self):
+        return (self.label, self.value if self.shape == () else tuple(self.value))
+
+    def forward(self, k, vals):
+        return k.const(self.value)
+
+    def render(self, fmt, parts):
+        if self.label is not None:
+            return fmt.label(self.label)
+        if self.shape == ():
+            return fmt.expr(self.value)
+        return fmt.matrix(self.value)
+
+    @property
+    def prec(self):
+        if self.shape == () and self.label is None and (self.value.is_Add or (self.value.is_Number and self.value < 0)):
+            return ADD
+        return ATOM
+
+
+class Scalar(Node):
+    """A scalar SymPy expression over the ledger's scalar names."""
+
+    shape = ()
+
+    def __init__(self, expr):
+        self.expr = expr if isinstance(expr, sp.Basic) else exact(expr)
+
+    def _attrs(self):
+        return (self.expr,)
+
+    def forward(self, k, vals):  # evaluated by the kernel with the environment
+        raise AssertionError("Scalar leaves are evaluated by the kernel directly")
+
+    def render(self, fmt, parts):
+        return fmt.expr(self.expr)
+
+    @property
+    def prec(self):
+        e = self.expr
+        if e.is_Add:
+            return ADD
+        if e.is_Mul:
+            return NEG if e.could_extract_minus_sign() else MUL
+        if e.is_Number and e < 0:
+            return NEG
+        return ATOM
+
+
+def as_node(x: Any) -> Node:
+    """Wrap a SymPy scalar, exact number or SymPy matrix as a node (nodes pass through)."""
+    if isinstance(x, Node):
+        return x
+    if isinstance(x, sp.MatrixBase):
+        return Const(x)
+    if isinstance(x, sp.Basic):
+        if x.is_number:
+            return Const(x)
+        return Scalar(x)
+    if isinstance(x, float):
+        raise ConventionError(
+            f"got the float {x!r} inside a ledger expression; floats are not exact. "
+            f"Use a decimal string (symseq.exact('{x!r}')) or a SymPy Rational."
+        )
+    return Const(exact(x))
+
+
+def is_zero(n: Node) -> bool:
+    return isinstance(n, Const) and n.label is None and (n.value.is_zero if n.shape == () else n.value.is_zero_matrix)
+
+
+def is_one(n: Node) -> bool:
+    return isinstance(n, Const) and n.shape == () and n.value == 1
+
+
+# ---------------------------------------------------------------------------
+# arithmetic
+# ---------------------------------------------------------------------------
+
+
+class Add(Node):
+    """Sum of terms with broadcasting (a 1×n bias row is added at every position)."""
+
+    prec = ADD
+
+    def __init__(self, *terms):
+        shape = ()
+        for t in terms:
+            shape = broadcast_shape(shape, t.shape, "addition")
+        self.children = tuple(terms)
+        self.shape = shape
+
+    def forward(self, k, vals):
+        out = vals[0]
+        for v in vals[1:]:
+            out = k.add(out, v)
+        return out
+
+    def vjp(self, G, out):
+        return tuple(unbroadcast(G, c.shape) for c in self.children)
+
+    def render(self, fmt, parts):
+        pieces = [parts[0]]
+        for c, p in zip(self.children[1:], parts[1:]):
+            if isinstance(c, Neg):
+                pieces.append(fmt.minus(wrap(fmt, c.children[0], fmt.render(c.children[0]), ADD + 1)))
+            else:
+                pieces.append(fmt.plus(p))
+        return "".join(pieces)
+
+
+def add(*terms: Node) -> Node:
+    flat = []
+    for t in terms:
+        if is_zero(t) and t.shape == ():
+            continue
+        if isinstance(t, Add):
+            flat.extend(t.children)
+        else:
+            flat.append(t)
+    if not flat:
+        shape = ()
+        for t in terms:
+            shape = broadcast_shape(shape, t.shape, "addition")
+        return zeros(shape)
+    if all(isinstance(t, Scalar) or (isinstance(t, Const) and t.shape == () and t.label is None) for t in flat):
+        return Scalar(sp.Add(*[t.expr if isinstance(t, Scalar) else t.value for t in flat]))
+    if len(flat) == 1:
+        shape = ()
+        for t in terms:
+            shape = broadcast_shape(shape, t.shape, "addition")
+        return flat[0] if flat[0].shape == shape else Add(*terms)
+    return Add(*flat)
+
+
+class Neg(Node):
+    """Negation −a."""
+
+    prec = NEG
+
+    def __init__(self, a):
+        self.children = (a,)
+        self.shape = a.shape
+
+    def forward(self, k, vals):
+        return k.neg(vals[0])
+
+    def vjp(self, G, out):
+        return (neg(G),)
+
+    def render(self, fmt, parts):
+        return fmt.neg(wrap(fmt, self.children[0], parts[0], MUL))
+
+
+def neg(a: Node) -> Node:
+    if isinstance(a, Neg):
+        return a.children[0]
+    if isinstance(a, Scalar):
+        return Scalar(-a.expr)
+    if isinstance(a, Const) and a.label is None:
+        return Const(-a.value)
+    return Neg(a)
+
+
+class Mul(Node):
+    """Elementwise product with broadcasting: a scalar times a matrix, or the Hadamard product a ⊙ b."""
+
+    prec = MUL
+
+    def __init__(self, a, b):
+        self.shape = broadcast_shape(a.shape, b.shape, "elementwise product (⊙)")
+        self.children = (a, b)
+
+    def forward(self, k, vals):
+        return k.mul(vals[0], vals[1])
+
+    def vjp(self, G, out):
+        a, b = self.children
+        return (unbroadcast(mul(G, b), a.shape), unbroadcast(mul(G, a), b.shape))
+
+    def render(self, fmt, parts):
+        a, b = self.children
+        pa, pb = wrap(fmt, a, parts[0], MUL), wrap(fmt, b, parts[1], MUL + 1)
+        if a.shape == () or b.shape == ():
+            return fmt.scale(pa, pb)
+        return fmt.hadamard(pa, pb)
+
+
+def mul(a: Node, b: Node) -> Node:
+    if is_one(a) and broadcast_shape(a.shape, b.shape, "·") == b.shape:
+        return b
+    if is_one(b) and broadcast_shape(a.shape, b.shape, "·") == a.shape:
+        return a
+    if isinstance(a, (Scalar, Const)) and isinstance(b, (Scalar, Const)) and a.shape == () == b.shape:
+        if (isinstance(a, Const) and a.label) or (isinstance(b, Const) and b.label):
+            return Mul(a, b)
+        ea = a.expr if isinstance(a, Scalar) else a.value
+        eb = b.expr if isinstance(b, Scalar) else b.value
+        return Scalar(ea * eb)
+    if b.shape == () and a.shape != ():  # scalars print first: c·M
+        return Mul(b, a)
+    return Mul(a, b)
+
+
+class Div(Node):
+    """Division by a scalar, a / c (e.g. S = QKᵀ/√d_k), or elementwise a ⊘ b."""
+
+    prec = MUL
+
+    def __init__(self, a, b):
+        self.shape = broadcast_shape(a.shape, b.shape, "division")
+        self.children = (a, b)
+
+    def forward(self, k, vals):
+        return k.div(vals[0], vals[1])
+
+    def vjp(self, G, out):
+        a, b = self.children
+        ga = unbroadcast(div(G, b), a.shape)
+        gb = unbroadcast(neg(div(mul(G, a), mul(b, b))), b.shape)
+        return (ga, gb)
+
+    def render(self, fmt, parts):
+        a, b = self.children
+        return fmt.div(wrap(fmt, a, parts[0], MUL), wrap(fmt, b, parts[1], ATOM))
+
+
+def div(a: Node, b: Node) -> Node:
+    if is_one(b):
+        return a
+    if isinstance(a, (Scalar, Const)) and isinstance(b, (Scalar, Const)) and a.shape == () == b.shape:
+        if not ((isinstance(a, Const) and a.label) or (isinstance(b, Const) and b.label)):
+            ea = a.expr if isinstance(a, Scalar) else a.value
+            eb = b.expr if isinstance(b, Scalar) else b.value
+            return Scalar(ea / eb)
+    return Div(a, b)
+
+
+class MatMul(Node):
+    """Matrix product a b: (m×k)(k×n) → m×n."""
+
+    prec = MUL
+
+    def __init__(self, a, b):
+        if a.shape == () or b.shape == ():
+            raise ShapeError("matrix product: use * for a scalar times a matrix")
+        if a.shape[1] != b.shape[0]:
+            raise ShapeError(
+                f"matrix product: ({_fmt_shape(a.shape)})({_fmt_shape(b.shape)}) does not fit; the inner "
+                f"sizes {a.shape[1]} and {b.shape[0]} must agree. Check the weight orientation "
+                f"(x Wᵀ for a stored out×in weight, x W for an in×out one)."
+            )
+        self.children = (a, b)
+        self.shape = (a.shape[0], b.shape[1])
+
+    def forward(self, k, vals):
+        return k.matmul(vals[0], vals[1])
+
+    def vjp(self, G, out):
+        a, b = self.children
+        return (matmul(G, transpose(b)), matmul(transpose(a), G))
+
+    def render(self, fmt, parts):
+        a, b = self.children
+        return fmt.matmul(wrap(fmt, a, parts[0], MUL), wrap(fmt, b, parts[1], MUL + 1))
+
+
+def matmul(a: Node, b: Node) -> Node:
+    if is_identity(a) and a.shape[1] == b.shape[0]:
+        return b
+    if is_identity(b) and a.shape[1] == b.shape[0]:
+        return a
+    return MatMul(a, b)
+
+
+def is_identity(n: Node) -> bool:
+    return isinstance(n, Const) and n.shape != () and n.shape[0] == n.shape[1] and n.value == sp.eye(n.shape[0])
+
+
+class Transpose(Node):
+    """Transpose aᵀ (rows and columns exchanged)."""
+
+    prec = POSTFIX
+
+    def __init__(self, a):
+        if a.shape == ():
+            raise ShapeError("transpose of a scalar")
+        self.children = (a,)
+        self.shape = (a.shape[1], a.shape[0])
+
+    def forward(self, k, vals):
+        return k.transpose(vals[0])
+
+    def vjp(self, G, out):
+        return (transpose(G),)
+
+    def render(self, fmt, parts):
+        return fmt.transpose(wrap(fmt, self.children[0], parts[0], POSTFIX + 1))
+
+
+def transpose(a: Node) -> Node:
+    if isinstance(a, Transpose):
+        return a.children[0]
+    if isinstance(a, MatMul):
+        return MatMul(transpose(a.children[1]), transpose(a.children[0]))
+    if isinstance(a, Const) and a.shape != ():
+        if a.value == a.value.T:
+            return a
+        return Const(a.value.T, label=None)
+    return Transpose(a)
+
+
+# ---------------------------------------------------------------------------
+# elementwise functions
+# ---------------------------------------------------------------------------
+
+_X = sp.Dummy("x", real=True)
+
+
+class Map(Node):
+    """Elementwise function f(a), with f a SymPy function class or a one-variable ``Lambda``.
+
+    The adjoint is G ⊙ f'(a), with f' from ``sympy.diff`` (so tanh' prints as
+    1 − tanh², ReLU' as the Heaviside step with its convention at 0).
+    """
+
+    prec = ATOM
+
+    def __init__(self, fn, a):
+        if isinstance(fn, sp.Lambda):
+            if len(fn.variables) != 1:
+                raise ConventionError("Map needs a function of one variable")
+            self.fn = fn
+        elif isinstance(fn, type) and issubclass(fn, sp.Basic) or isinstance(fn, sp.core.function.UndefinedFunction):
+            self.fn = sp.Lambda(_X, fn(_X))
+        else:
+            raise ConventionError(f"Map needs a SymPy function (tanh, sigmoid, relu, phi) or Lambda; got {fn!r}")
+        self.children = (a,)
+        self.shape = a.shape
+
+    def _attrs(self):
+        return (self.fn,)
+
+    @property
+    def body(self):
+        return self.fn.expr
+
+    def forward(self, k, vals):
+        return k.apply(self.fn, vals[0])
+
+    def derivative(self):
+        (x,) = self.fn.variables
+        return sp.Lambda(x, sp.diff(self.fn.expr, x))
+
+    def vjp(self, G, out):
+        d = self.derivative()
+        if d.expr.is_number:
+            return (mul(G, Const(d.expr)) if d.expr != 1 else G,)
+        return (mul(G, Map(d, self.children[0])),)
+
+    def render(self, fmt, parts):
+        return fmt.apply(self.fn, self.children[0], parts[0])
+
+
+def apply(fn, a) -> Node:
+    """Elementwise application f(a) as a node (scalars become SymPy expressions)."""
+    a = as_node(a)
+    if isinstance(a, Scalar):
+        return Scalar(fn(a.expr)) if not isinstance(fn, sp.Lambda) else Scalar(fn(a.expr))
+    return Map(fn, a)
+
+
+# ---------------------------------------------------------------------------
+# reductions and broadcasting
+# ---------------------------------------------------------------------------
+
+
+class Sum(Node):
+    """Sum over an axis: ``axis=0`` over positions (m×n → 1×n), ``axis=1`` over features (m×n → m×1), ``None`` over all."""
+
+    prec = ATOM
+
+    def __init__(self, a, axis=None, mean=False):
+        if a.shape == ():
+            raise ShapeError("sum of a scalar")
+        if axis not in (0, 1, None):
+            raise ShapeError(f"sum axis must be 0 (positions), 1 (features) or None; got {axis!r}")
+        self.children = (a,)
+        self.axis = axis
+        self.mean = mean
+        m, n = a.shape
+        self.shape = () if axis is None else ((1, n) if axis == 0 else (m, 1))
+        self.count = m * n if axis is None else (m if axis == 0 else n)
+
+    def _attrs(self):
+        return (self.axis, self.mean)
+
+    def forward(self, k, vals):
+        s = k.sum(vals[0], self.axis)
+        return k.div(s, k.const(sp.Integer(self.count))) if self.mean else s
+
+    def vjp(self, G, out):
+        g = div(G, Const(self.count)) if self.mean else G
+        return (Broadcast(g, self.children[0].shape),)
+
+    def render(self, fmt, parts):
+        return fmt.reduce("mean" if self.mean else "sum", self.axis, self.children[0], parts[0])
+
+
+class Broadcast(Node):
+    """Repeat a scalar, 1×n row or m×1 column to a full shape (the adjoint of a sum)."""
+
+    def __init__(self, a, shape):
+        broadcast_shape(a.shape, tuple(shape), "broadcast")
+        self.children = (a,)
+        self.shape = tuple(shape)
+
+    @property
+    def prec(self):
+        return self.children[0].prec
+
+    def _attrs(self):
+        return (self.shape,)
+
+    def forward(self, k, vals):
+        return k.broadcast_to(vals[0], self.shape)
+
+    def vjp(self, G, out):
+        return (unbroadcast(G, self.children[0].shape),)
+
+    def render(self, fmt, parts):
+        return parts[0]
+
+
+def unbroadcast(G: Node, shape: Shape) -> Node:
+    """Sum an adjoint back to the shape of an operand that was broadcast."""
+    if G.shape == shape:
+        return G
+    if shape == ():
+        return Sum(G, None)
+    if isinstance(G, Broadcast) and G.children[0].shape == shape:
+        return G.children[0]
+    out = G
+    if shape[0] == 1 and out.shape[0] != 1:
+        out = Sum(out, 0)
+    if shape[1] == 1 and out.shape[1] != 1:
+        out = Sum(out, 1)
+    if out.shape != shape:  # pragma: no cover - guarded by broadcast_shape
+        raise ShapeError(f"cannot reduce an adjoint of shape {_fmt_shape(G.shape)} to {_fmt_shape(shape)}")
+    return out
+
+
+def zeros(shape: Shape) -> Node:
+    if shape == ():
+        return Const(0)
+    return Const(sp.zeros(*shape), label="0")
+
+
+# ---------------------------------------------------------------------------
+# indexing
+# ---------------------------------------------------------------------------
+
+
+def _norm_index(idx, n, what):
+    if isinstance(idx, slice):
+        r = range(n)[idx]
+        if len(r) == 0:
+            raise ShapeError(f"{what} selection {idx} is empty for a size of {n}")
+        return tuple(r)
+    if isinstance(idx, (int, np.integer)):
+        i = int(idx)
+        if not -n <= i < n:
+            raise ShapeError(f"{what} index {i} is outside 0..{n - 1}")
+        return (i % n,)
+    return tuple(_norm_index(int(i), n, what)[0] for i in idx)
+
+
+class Entry(Node):
+    """Entry a[i, j] as a scalar."""
+
+    prec = POSTFIX
+
+    def __init__(self, a, i, j):
+        m, n = a.shape
+        if not (0 <= i < m and 0 <= j < n):
+            raise ShapeError(f"entry [{i}, {j}] is outside a {m}×{n} matrix (indices start at 0)")
+        self.children = (a,)
+        self.i, self.j = i, j
+
+    def _attrs(self):
+        return (self.i, self.j)
+
+    def forward(self, k, vals):
+        return k.entry(vals[0], self.i, self.j)
+
+    def vjp(self, G, out):
+        return (Place(G, (self.i,), (self.j,), self.children[0].shape),)
+
+    def render(self, fmt, parts):
+        return fmt.entry(wrap(fmt, self.children[0], parts[0], POSTFIX + 1), self.i, self.j)
+
+
+class Slice(Node):
+    """Rows and columns of a matrix, a[rows, cols] (each an index, a range or a list)."""
+
+    prec = POSTFIX
+
+    def __init__(self, a, rows, cols):
+        m, n = a.shape
+        self.rows = _norm_index(rows, m, "row")
+        self.cols = _norm_index(cols, n, "column")
+        self.children = (a,)
+        self.shape = (len(self.rows), len(self.cols))
+
+    def _attrs(self):
+        return (self.rows, self.cols)
+
+    def forward(self, k, vals):
+        return k.select(vals[0], self.rows, self.cols)
+
+    def vjp(self, G, out):
+        return (Place(G, self.rows, self.cols, self.children[0].shape),)
+
+    def render(self, fmt, parts):
+        return fmt.slice(wrap(fmt, self.children[0], parts[0], POSTFIX + 1), self.rows, self.cols,
+                         self.children[0].shape)
+
+
+class Place(Node):
+    """A zero matrix of ``shape`` with ``a`` added at ``rows × cols`` (adjoint of indexing; repeated rows add)."""
+
+    def __init__(self, a, rows, cols, shape):
+        self.children = (a,)
+        self.rows, self.cols = tuple(rows), tuple(cols)
+        self.shape = tuple(shape)
+
+    def _attrs(self):
+        return (self.rows, self.cols, self.shape)
+
+    def forward(self, k, vals):
+        return k.place(vals[0], self.rows, self.cols, self.shape)
+
+    def vjp(self, G, out):
+        return (Slice(G, list(self.rows), list(self.cols)),)
+
+    def render(self, fmt, parts):
+        return fmt.place(wrap(fmt, self.children[0], parts[0], ATOM), self.rows, self.cols, self.shape)
+
+
+class Concat(Node):
+    """Side-by-side (``axis=1``, e.g. heads [O⁽¹⁾ ⋯ O⁽ʰ⁾]) or stacked (``axis=0``) matrices."""
+
+    prec = ATOM
+
+    def __init__(self, parts: Sequence[Node], axis=1):
+        parts = tuple(parts)
+        if not parts:
+            raise ShapeError("concatenation of nothing")
+        other = 1 - axis
+        sizes = {p.shape[other] for p in parts}
+        if len(sizes) > 1:
+            what = "rows" if axis == 1 else "columns"
+            raise ShapeError(
+                f"concatenation along axis {axis}: the parts have different numbers of {what}: "
+                + ", ".join(_fmt_shape(p.shape) for p in parts)
+            )
+        self.children = parts
+        self.axis = axis
+        total = sum(p.shape[axis] for p in parts)
+        self.shape = (parts[0].shape[0], total) if axis == 1 else (total, parts[0].shape[1])
+
+    def _attrs(self):
+        return (self.axis,)
+
+    def forward(self, k, vals):
+        return k.concat(vals, self.axis)
+
+    def vjp(self, G, out):
+        grads, start = [], 0
+        for p in self.children:
+            size = p.shape[self.axis]
+            idx = list(range(start, start + size))
+            grads.append(Slice(G, slice(None), idx) if self.axis == 1 else Slice(G, idx, slice(None)))
+            start += size
+        return tuple(grads)
+
+    def render(self, fmt, parts):
+        return fmt.concat(parts, self.axis)
+
+
+# ---------------------------------------------------------------------------
+# softmax family
+# ---------------------------------------------------------------------------
+
+
+def allowed_matrix(mask, shape, empty_rows="error", what="attention"):
+    """Validate a boolean *allowed* matrix (True = the source may be read) of ``shape``.
+
+    Raises:
+        ShapeError: when the mask has the wrong shape.
+        MaskError: when a query row has no allowed source and ``empty_rows="error"``.
+    """
+    if mask is None:
+        return None
+    allowed = np.asarray(mask, dtype=bool)
+    if allowed.shape != tuple(shape):
+        raise ShapeError(
+            f"{what} mask has shape {_fmt_shape(allowed.shape)} but the scores are {_fmt_shape(shape)}; "
+            f"the mask needs one entry per (query position, source position)"
+        )
+    if empty_rows not in ("error", "zero"):
+        raise ConventionError(f"empty_rows must be 'error' or 'zero'; got {empty_rows!r}")
+    empty = [i for i in range(allowed.shape[0]) if not allowed[i].any()]
+    if empty and empty_rows == "error":
+        raise MaskError(
+            f"{what}: query position {empty[0]} has no allowed source (its whole mask row is excluded)"
+            + (f"; so do positions {empty[1:]}" if len(empty) > 1 else "")
+            + ". Allow at least one source per query, or pass empty_rows='zero' to get a zero row "
+            "(as torch's scaled_dot_product_attention does)."
+        )
+    return allowed
+
+
+class SoftmaxRows(Node):
+    """Row softmax over the allowed sources: A_ts = e^{S_ts} / Σ_{j allowed} e^{S_tj}, 0 where excluded.
+
+    ``allowed`` is a boolean matrix (None: every source allowed). Excluded
+    entries act as exact −∞ and the row is renormalised over the rest. A row
+    with no allowed source is refused at construction unless
+    ``empty_rows="zero"``.
+
+    Adjoint: Ḡ_S = A ⊙ (Ḡ_A − (Ḡ_A ⊙ A) 1 1ᵀ), i.e. each row times the
+    softmax Jacobian diag(a) − a aᵀ.
+    """
+
+    prec = ATOM
+
+    def __init__(self, a, allowed=None, *, empty_rows="error", label=None, what="attention"):
+        if a.shape == ():
+            raise ShapeError("softmax over rows needs a matrix")
+        self.allowed = allowed_matrix(allowed, a.shape, empty_rows, what)
+        self.empty_rows = empty_rows
+        self.label = label
+        self.children = (a,)
+        self.shape = a.shape
+
+    def _attrs(self):
+        return (None if self.allowed is None else self.allowed.tobytes(), self.empty_rows)
+
+    def forward(self, k, vals):
+        return k.softmax_rows(vals[0], self.allowed)
+
+    def vjp(self, G, out):
+        inner = add(G, neg(Broadcast(Sum(mul(G, out), 1), self.shape)))
+        return (mul(out, inner),)
+
+    def render(self, fmt, parts):
+        return fmt.call("softmax", [parts[0]], sub="rows")
+
+
+class LogSumExpRows(Node):
+    """Row log-sum-exp: m×n → m×1, lse_t = log Σ_j e^{Z_tj} (numeric backends subtract the row maximum)."""
+
+    prec = ATOM
+
+    def __init__(self, a):
+        if a.shape == ():
+            raise ShapeError("logsumexp over rows needs a matrix")
+        self.children = (a,)
+        self.shape = (a.shape[0], 1)
+
+    def forward(self, k, vals):
+        return k.logsumexp_rows(vals[0])
+
+    def vjp(self, G, out):
+        a = self.children[0]
+        return (mul(Broadcast(G, a.shape), SoftmaxRows(a)),)
+
+    def render(self, fmt, parts):
+        return fmt.call("logsumexp", [parts[0]], sub="rows")
+
+
+class TakeRows(Node):
+    """Rows selected by index, a[ids, :] (embedding lookup E[k_t]); repeated ids repeat rows."""
+
+    prec = POSTFIX
+
+    def __init__(self, a, ids, label=None):
+        m = a.shape[0]
+        ids = tuple(int(i) for i in ids)
+        bad = [i for i in ids if not 0 <= i < m]
+        if bad:
+            raise ShapeError(f"row lookup: ids {bad} are outside 0..{m - 1} (a table of {m} rows)")
+        self.children = (a,)
+        self.ids = ids
+        self.label = label
+        self.shape = (len(ids), a.shape[1])
+
+    def _attrs(self):
+        return (self.ids,)
+
+    def forward(self, k, vals):
+        return k.take_rows(vals[0], self.ids)
+
+    def vjp(self, G, out):
+        return (Place(G, self.ids, tuple(range(self.shape[1])), self.children[0].shape),)
+
+    def render(self, fmt, parts):
+        return fmt.take_rows(wrap(fmt, self.children[0], parts[0], POSTFIX + 1), self.ids, self.label)
+
+
+class TakeAlong(Node):
+    """One entry per row, Z[t, c_t] (the target logit of each position): m×n → m×1."""
+
+    prec = POSTFIX
+
+    def __init__(self, a, cols, label=None):
+        m, n = a.shape
+        cols = tuple(int(c) for c in cols)
+        if len(cols) != m:
+            raise ShapeError(f"one target per row is needed: {len(cols)} targets for {m} rows")
+        bad = [c for c in cols if not 0 <= c < n]
+        if bad:
+            raise ShapeError(f"targets {bad} are outside 0..{n - 1} ({n} classes)")
+        self.children = (a,)
+        self.cols = cols
+        self.label = label
+        self.shape = (m, 1)
+
+    def _attrs(self):
+        return (self.cols,)
+
+    def forward(self, k, vals):
+        return k.take_along(vals[0], self.cols)
+
+    def vjp(self, G, out):
+        return (PlaceAlong(G, self.cols, self.children[0].shape),)
+
+    def render(self, fmt, parts):
+        return fmt.take_along(wrap(fmt, self.children[0], parts[0], POSTFIX + 1), self.label)
+
+
+class PlaceAlong(Node):
+    """m×1 values placed at (t, c_t) of an m×n zero matrix (adjoint of :class:`TakeAlong`)."""
+
+    def __init__(self, a, cols, shape):
+        self.children = (a,)
+        self.cols = tuple(cols)
+        self.shape = tuple(shape)
+
+    def _attrs(self):
+        return (self.cols, self.shape)
+
+    def forward(self, k, vals):
+        return k.place_along(vals[0], self.cols, self.shape)
+
+    def vjp(self, G, out):
+        return (TakeAlong(G, self.cols),)
+
+    def render(self, fmt, parts):
+        return fmt.call("onehot", [parts[0]])
+
+
+# ---------------------------------------------------------------------------
+# rendering helpers
+# ---------------------------------------------------------------------------
+
+
+def wrap(fmt, node: Node, text: str, need: int) -> str:
+    """Parenthesise ``text`` when ``node`` binds less tightly than ``need``."""
+    return fmt.paren(text) if node.prec < need else text
+
+
+def walk(node: Node):
+    """Yield every node of a tree (pre-order)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def refs(node: Node) -> set:
+    """Names referenced by a tree: :class:`Ref` leaves and free symbols of :class:`Scalar` leaves."""
+    out = set()
+    for n in walk(node):
+        if isinstance(n, Ref):
+            out.add(n.name)
+        elif isinstance(n, Scalar):
+            out.update(s.name for s in n.expr.free_symbols)
+    return out

@@ -1,0 +1,485 @@
+"""Handout notation: ledger names, SymPy expressions and node trees as Unicode or LaTeX.
+
+* Names follow the handouts: ``g_0^z`` prints g₀ᶻ / ``g^{z}_{0}``, ``h_{-1}`` h₋₁,
+  ``H^(0)`` H⁽⁰⁾, ``W_Q`` W_Q, ``phi`` φ.
+* Expressions print on one line as a reader writes them: ``1/(1 + e^{1/√2})``,
+  ``e w_o φ′(z₂)``, ``1 − tanh²``; LaTeX uses ``\\odot`` for the Hadamard product
+  and ``^{\\top}`` for the transpose.
+"""
+
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+from sympy.printing.latex import LatexPrinter
+from sympy.printing.str import StrPrinter
+
+from ..ledger import split_name
+
+GREEK = {
+    "alpha": ("α", r"\alpha"), "beta": ("β", r"\beta"), "gamma": ("γ", r"\gamma"), "delta": ("δ", r"\delta"),
+    "epsilon": ("ε", r"\epsilon"), "eta": ("η", r"\eta"), "theta": ("θ", r"\theta"), "lambda": ("λ", r"\lambda"),
+    "mu": ("μ", r"\mu"), "nu": ("ν", r"\nu"), "pi": ("π", r"\pi"), "rho": ("ρ", r"\rho"), "sigma": ("σ", r"\sigma"),
+    "tau": ("τ", r"\tau"), "phi": ("φ", r"\phi"), "psi": ("ψ", r"\psi"), "omega": ("ω", r"\omega"),
+    "Sigma": ("Σ", r"\Sigma"), "Phi": ("Φ", r"\Phi"), "Omega": ("Ω", r"\Omega"), "Delta": ("Δ", r"\Delta"),
+}
+_UNI_TO_TEX = {u: t for u, t in GREEK.values()}
+_UNI_TO_TEX.update({"ŷ": r"\hat{y}", "ĥ": r"\hat{h}", "ĝ": r"\hat{g}", "∂": r"\partial ", "′": "'", "ℒ": r"\mathcal{L}",
+                    "ε": r"\epsilon", "x̂": r"\hat{x}", "Ĥ": r"\hat{H}", "Ŷ": r"\hat{Y}", "Ã": r"\tilde{A}",
+                    "S̃": r"\tilde{S}", "h̃": r"\tilde{h}", "c̃": r"\tilde{c}", "Ẑ": r"\hat{Z}", "N̂": r"\hat{N}"})
+
+SUB = dict(zip("0123456789+-−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
+SUP = dict(zip("0123456789+-−=()abcdefghijklmnoprstuvwxyzT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀ"))
+
+
+def _script(text: str, table: dict, mark: str) -> str:
+    if text and all(ch in table or ch == "," for ch in text):
+        return "".join(table.get(ch, ch) for ch in text)
+    return f"{mark}{text}" if len(text) == 1 else f"{mark}{{{text}}}"
+
+
+def unicode_name(name: str) -> str:
+    """Unicode display of a ledger name: ``g_0^z`` → g₀ᶻ, ``h_{-1}`` → h₋₁, ``W_Q`` → W_Q, ``phi`` → φ."""
+    if name.startswith("∂") and "/∂" in name:  # default adjoint key ∂L/∂x
+        loss, _, of = name[1:].partition("/∂")
+        return f"∂{unicode_name(loss)}/∂{unicode_name(of)}"
+    base, sub, sup = split_name(name)
+    base = GREEK.get(base, (base,))[0]
+    sub = GREEK.get(sub, (sub,))[0]
+    return base + (_script(sub, SUB, "_") if sub else "") + (_script(sup, SUP, "^") if sup else "")
+
+
+def latex_name(name: str) -> str:
+    """LaTeX display of a ledger name: ``g_0^z`` → ``g_{0}^{z}``, ``W_out`` → ``W_{\\mathrm{out}}``."""
+    if name.startswith("∂") and "/∂" in name:
+        loss, _, of = name[1:].partition("/∂")
+        return r"\frac{\partial %s}{\partial %s}" % (latex_name(loss), latex_name(of))
+    base, sub, sup = split_name(name)
+
+    def part(s):
+        if s in GREEK:
+            return GREEK[s][1]
+        s = "".join(_UNI_TO_TEX.get(ch, ch) for ch in s)
+        if re.fullmatch(r"[A-Za-z]{2,}", s):
+            return r"\mathrm{%s}" % s
+        return s
+
+    out = part(base) if base not in GREEK else GREEK[base][1]
+    if sub:
+        out += "_{%s}" % part(sub)
+    if sup:
+        out += "^{%s}" % part(sup)
+    return out
+
+
+def tex_escape_unicode(text: str) -> str:
+    """Replace the Unicode letters the handouts use (ŷ, ε, ∂) by LaTeX commands."""
+    return "".join(_UNI_TO_TEX.get(ch, ch) for ch in text)
+
+
+# ---------------------------------------------------------------------------
+# expressions
+# ---------------------------------------------------------------------------
+
+
+class UnicodePrinter(StrPrinter):
+    """Single-line Unicode printing of SymPy expressions in handout notation."""
+
+    printmethod = "_unicode"
+
+    def __init__(self, names=None, placeholders=None, rank=None):
+        super().__init__({"order": None})
+        self.names = names or {}
+        self.placeholders = placeholders or {}
+        self.rank = rank or (lambda name: 3)
+
+    def _factor_key(self, f):
+        if f.is_number:
+            return 0
+        if f.is_Symbol:
+            return self.rank(f.name)
+        if f.is_Pow and f.base.is_Symbol:
+            return self.rank(f.base.name)
+        return 5
+
+    # atoms
+    def _print_Symbol(self, expr):
+        if expr in self.placeholders:
+            return self.placeholders[expr]
+        return self.names.get(expr.name) or unicode_name(expr.name)
+
+    _print_Dummy = _print_Symbol
+
+    def _print_Infinity(self, expr):
+        return "∞"
+
+    def _print_NegativeInfinity(self, expr):
+        return "−∞"
+
+    def _print_Exp1(self, expr):
+        return "e"
+
+    def _print_Pi(self, expr):
+        return "π"
+
+    def _print_Integer(self, expr):
+        return str(expr.p).replace("-", "−")
+
+    def _print_Rational(self, expr):
+        return f"{expr.p}/{expr.q}".replace("-", "−")
+
+    def _print_Half(self, expr):
+        return "1/2"
+
+    def _print_Float(self, expr):
+        return super()._print_Float(expr).replace("-", "−")
+
+    # structure
+    def _atomic(self, e) -> bool:
+        return e.is_Atom or isinstance(e, sp.Function) or isinstance(e, (sp.Derivative, sp.Subs)) or (
+            e.is_Pow and e.base.is_Atom and e.exp.is_Integer and e.exp > 0)
+
+    def _wrap(self, e, strict=False):
+        s = self._print(e)
+        if e.is_Add or (strict and (e.is_Mul or (e.is_Rational and not e.is_Integer))) or (
+                e.is_Number and e.is_negative and strict):
+            return f"({s})"
+        return s
+
+    def _print_Add(self, expr):
+        terms = list(expr.as_ordered_terms()) if expr.is_commutative else list(expr.args)
+        terms.sort(key=lambda t: t.could_extract_minus_sign())  # positive terms first: ŷ − y
+        out = ""
+        for i, t in enumerate(terms):
+            neg = t.could_extract_minus_sign()
+            body = self._print(-t if neg else t)
+            if (-t if neg else t).is_Add:
+                body = f"({body})"
+            if i == 0:
+                out = ("−" if neg else "") + body
+            else:
+                out += (" − " if neg else " + ") + body
+        return out
+
+    def _print_Mul(self, expr):
+        if expr.could_extract_minus_sign():
+            inner = self._print(-expr)
+            return "−" + (f"({inner})" if (-expr).is_Add else inner)
+        # p/q · √q  →  p/√q   (1/√2 rather than √2/2)
+        coeff, rest = expr.as_coeff_Mul()
+        if coeff.is_Rational and rest.is_Pow and rest.exp == sp.S.Half and rest.base.is_Integer and coeff.q == rest.base:
+            return f"{coeff.p}/√{rest.base}"
+        num, den = sp.fraction(expr, exact=True)
+        if den != 1:
+            n = self._product(num) if num.is_Mul else self._wrap(num)
+            d = self._print(den)
+            if den.is_Add or den.is_Mul or (den.is_Pow and not den.exp.is_Integer and den.exp != sp.S.Half):
+                d = f"({d})"
+            return f"{n}/{d}"
+        return self._product(expr)
+
+    def _product(self, expr):
+        factors = sorted(expr.as_ordered_factors(), key=self._factor_key)
+        parts = []
+        for f in factors:
+            s = self._print(f)
+            if f.is_Add or (f.is_Rational and not f.is_Integer):
+                s = f"({s})"
+            parts.append(s)
+        if len(parts) >= 2 and factors[0].is_Number and factors[0] != -1:
+            return parts[0] + " " + " ".join(parts[1:])
+        return " ".join(parts)
+
+    def _print_Pow(self, expr):
+        b, e = expr.args
+        if e == sp.S.Half:
+            s = self._print(b)
+            return "√" + (s if b.is_Atom else f"({s})")
+        if e == -sp.S.Half:
+            s = self._print(b)
+            return "1/√" + (s if b.is_Atom else f"({s})")
+        if e.is_Rational and e.is_negative:
+            return "1/" + self._wrap(b ** (-e), strict=True)
+        if isinstance(b, sp.Function) and e.is_Integer and e > 0 and not isinstance(b, sp.exp) and len(b.args) == 1 \
+                and hasattr(b, "func") and b.func.__name__ in ("tanh", "sigmoid", "sin", "cos", "tan"):
+            name = "σ" if b.func.__name__ == "sigmoid" else b.func.__name__
+            return f"{name}{_script(str(e), SUP, '^')}({self._print(b.args[0])})"
+        base = self._print(b)
+        if not (b.is_Atom and not (b.is_Number and (b.is_negative or not b.is_Integer))):
+            if not isinstance(b, sp.Function):
+                base = f"({base})"
+        if e.is_Integer and e > 0:
+            return base + _script(str(e), SUP, "^")
+        return f"{base}^{{{self._print(e)}}}"
+
+    def _print_exp(self, expr):
+        a = expr.args[0]
+        s = self._print(a)
+        if a.is_Symbol or (a.is_Integer and a >= 0):
+            return f"e^{s}" if len(s) == 1 else f"e^{{{s}}}"
+        return f"e^{{{s}}}"
+
+    def _print_Function(self, expr):
+        name = type(expr).__name__
+        name = GREEK.get(name, (name,))[0]
+        return f"{name}({', '.join(self._print(a) for a in expr.args)})"
+
+    def _print_Derivative(self, expr):
+        f = expr.expr
+        if len(expr.variables) == 1 and isinstance(f, sp.core.function.AppliedUndef) and len(f.args) == 1 \
+                and f.args[0] == expr.variables[0]:
+            name = GREEK.get(type(f).__name__, (type(f).__name__,))[0]
+            return f"{name}′({self._print(f.args[0])})"
+        return f"∂({self._print(f)})/∂({', '.join(self._print(v) for v in expr.variables)})"
+
+    def _print_Subs(self, expr):
+        d, (v,), (p,) = expr.args
+        if isinstance(d, sp.Derivative) and isinstance(d.expr, sp.core.function.AppliedUndef) and d.expr.args == (v,):
+            name = GREEK.get(type(d.expr).__name__, (type(d.expr).__name__,))[0]
+            return f"{name}′({self._print(p)})"
+        return f"({self._print(d)})|_{{{self._print(v)}={self._print(p)}}}"
+
+    def _print_Heaviside(self, expr):
+        x = self._print(expr.args[0])
+        h0 = expr.args[1] if len(expr.args) > 1 else sp.S.Half
+        return f"𝟙[{x} > 0]" if h0 == 0 else f"H({x})"
+
+    def _print_KroneckerDelta(self, expr):
+        return f"δ_{{{self._print(expr.args[0])},{self._print(expr.args[1])}}}"
+
+    def _print_log(self, expr):
+        return f"log({self._print(expr.args[0])})"
+
+    def _print_Abs(self, expr):
+        return f"|{self._print(expr.args[0])}|"
+
+    def _print_ImmutableDenseMatrix(self, expr):
+        rows = ["[" + ", ".join(self._print(e) for e in expr.row(i)) + "]" for i in range(expr.rows)]
+        return "[" + ", ".join(rows) + "]" if expr.rows > 1 else rows[0]
+
+    _print_MutableDenseMatrix = _print_ImmutableDenseMatrix
+
+
+class HandoutLatexPrinter(LatexPrinter):
+    """LaTeX printing with ledger names and handout conventions (1/√2, φ′, \\odot)."""
+
+    def __init__(self, names=None, placeholders=None, rank=None):
+        super().__init__({"fold_short_frac": False, "mul_symbol": None, "inv_trig_style": "abbreviated"})
+        self.names = names or {}
+        self.placeholders = placeholders or {}
+        self.rank = rank or (lambda name: 3)
+
+    def _print_Add(self, expr, order=None):
+        terms = list(expr.as_ordered_terms())
+        terms.sort(key=lambda t: t.could_extract_minus_sign())
+        out = ""
+        for i, t in enumerate(terms):
+            neg = t.could_extract_minus_sign()
+            body = self._print(-t if neg else t)
+            if (-t if neg else t).is_Add:
+                body = r"\left(%s\right)" % body
+            out += ("-" if neg else "") + body if i == 0 else (" - " if neg else " + ") + body
+        return out
+
+    def _print_Symbol(self, expr, style="plain"):
+        if expr in self.placeholders:
+            return self.placeholders[expr]
+        return self.names.get(expr.name) or latex_name(expr.name)
+
+    _print_Dummy = _print_Symbol
+
+    def _print_Mul(self, expr):
+        coeff, rest = expr.as_coeff_Mul()
+        if coeff.is_Rational and rest.is_Pow and rest.exp == sp.S.Half and rest.base.is_Integer and coeff.q == rest.base:
+            return r"\frac{%d}{\sqrt{%d}}" % (coeff.p, rest.base)
+        num, den = sp.fraction(expr, exact=True)
+        if den == 1 and not expr.could_extract_minus_sign() and coeff == 1:
+            def key(f):
+                if f.is_number:
+                    return 0
+                if f.is_Symbol:
+                    return self.rank(f.name)
+                if f.is_Pow and f.base.is_Symbol:
+                    return self.rank(f.base.name)
+                return 5
+            factors = sorted(expr.as_ordered_factors(), key=key)
+            return " ".join(r"\left(%s\right)" % self._print(f) if f.is_Add else self._print(f) for f in factors)
+        return super()._print_Mul(expr)
+
+    def _print_Derivative(self, expr):
+        f = expr.expr
+        if len(expr.variables) == 1 and isinstance(f, sp.core.function.AppliedUndef) and f.args == tuple(expr.variables):
+            return r"%s'\left(%s\right)" % (self._print(sp.Symbol(type(f).__name__)), self._print(f.args[0]))
+        return super()._print_Derivative(expr)
+
+    def _print_Subs(self, expr):
+        d, (v,), (p,) = expr.args
+        if isinstance(d, sp.Derivative) and isinstance(d.expr, sp.core.function.AppliedUndef) and d.expr.args == (v,):
+            return r"%s'\left(%s\right)" % (self._print(sp.Symbol(type(d.expr).__name__)), self._print(p))
+        return super()._print_Subs(expr)
+
+    def _print_Heaviside(self, expr, exp=None):
+        x = self._print(expr.args[0])
+        h0 = expr.args[1] if len(expr.args) > 1 else sp.S.Half
+        return r"\mathbb{1}\left[%s > 0\right]" % x if h0 == 0 else r"H\left(%s\right)" % x
+
+
+# ---------------------------------------------------------------------------
+# node trees
+# ---------------------------------------------------------------------------
+
+
+def _ranges(idx, n):
+    idx = list(idx)
+    if idx == list(range(n)):
+        return ":"
+    if idx == list(range(idx[0], idx[-1] + 1)):
+        return f"{idx[0]}:{idx[-1] + 1}" if len(idx) > 1 else str(idx[0])
+    return ",".join(str(i) for i in idx)
+
+
+class Notation:
+    """Formats node trees and expressions for one style ("unicode" or "latex"), with a ledger's names."""
+
+    def __init__(self, style: str = "unicode", ledger=None):
+        if style not in ("unicode", "latex"):
+            raise ValueError(f"style must be 'unicode' or 'latex'; got {style!r}")
+        self.style = style
+        self.ledger = ledger
+        self.names = {}
+        if ledger is not None:
+            for n, it in ledger.items.items():
+                override = it.display if style == "unicode" else it.latex
+                if override:
+                    self.names[n] = override
+        self.uni = style == "unicode"
+
+    def rank(self, name: str) -> int:
+        """Factor order in products, as the handouts write them: adjoints, weights, then the rest (e w_o, w_x x_t)."""
+        if self.ledger is None or name not in self.ledger:
+            return 3
+        kind = self.ledger[name].kind
+        return {"adjoint": 1, "parameter": 2}.get(kind, 3)
+
+    # -- names and expressions
+    def name(self, n: str) -> str:
+        if n in self.names:
+            return self.names[n]
+        if self.ledger is not None and n in self.ledger:
+            it = self.ledger[n]
+            if it.kind == "adjoint" and it.adjoint_of is not None:
+                of, loss = self.name(it.adjoint_of), self.name(it.loss)
+                if n == f"∂{it.loss}/∂{it.adjoint_of}":
+                    return f"∂{loss}/∂{of}" if self.uni else r"\frac{\partial %s}{\partial %s}" % (loss, of)
+        return unicode_name(n) if self.uni else latex_name(n)
+
+    def expr(self, e, placeholders=None) -> str:
+        if isinstance(e, sp.MatrixBase):
+            return self.matrix(e)
+        p = (UnicodePrinter if self.uni else HandoutLatexPrinter)(self.names, placeholders, self.rank)
+        if self.ledger is not None:
+            for s in e.free_symbols if isinstance(e, sp.Basic) else ():
+                if s.name in self.ledger and s.name not in p.names:
+                    p.names[s.name] = self.name(s.name)
+        return p.doprint(e)
+
+    def render(self, node) -> str:
+        parts = [self.render(c) for c in node.children]
+        return node.render(self, parts)
+
+    # -- node formatting primitives (called by symseq.ops)
+    def label(self, text):
+        return text if self.uni else latex_name(text)
+
+    def matrix(self, m):
+        if self.uni:
+            return UnicodePrinter(self.names)._print_ImmutableDenseMatrix(sp.ImmutableMatrix(m))
+        rows = [" & ".join(self.expr(e) for e in m.row(i)) for i in range(m.rows)]
+        return r"\begin{pmatrix}" + r" \\ ".join(rows) + r"\end{pmatrix}"
+
+    def paren(self, s):
+        return f"({s})" if self.uni else r"\left(%s\right)" % s
+
+    def plus(self, s):
+        return f" + {s}"
+
+    def minus(self, s):
+        return f" − {s}" if self.uni else f" - {s}"
+
+    def neg(self, s):
+        return f"−{s}" if self.uni else f"-{s}"
+
+    def scale(self, a, b):
+        return f"{a} {b}" if self.uni else f"{a} \\, {b}"
+
+    def hadamard(self, a, b):
+        return f"{a} ⊙ {b}" if self.uni else f"{a} \\odot {b}"
+
+    def matmul(self, a, b):
+        return f"{a} {b}" if self.uni else f"{a} {b}"
+
+    def div(self, a, b):
+        if self.uni and ("/" in a or "/" in b):
+            return f"{a} / {b}"
+        return f"{a}/{b}" if self.uni else r"\frac{%s}{%s}" % (_strip_paren(a), _strip_paren(b))
+
+    def transpose(self, a):
+        return f"{a}ᵀ" if self.uni else f"{a}^{{\\top}}"
+
+    def apply(self, fn, child, text):
+        (x,) = fn.variables
+        body = fn.expr
+        if isinstance(body, sp.Function) and body.args == (x,):
+            return self.expr(body, {x: text})
+        if isinstance(body, sp.Pow) and body.base == x:
+            return self.expr(body, {x: self.paren(text) if child.prec < 100 else text})
+        return self.expr(body, {x: self.paren(text) if child.prec < 100 else text})
+
+    def reduce(self, kind, axis, child, text):
+        over = {None: "", 0: "t", 1: "j"}[axis]
+        if self.uni:
+            sym = "Σ" if kind == "sum" else "mean"
+            return f"{sym}_{over}({text})" if over else f"{sym}({text})"
+        sym = r"\sum" if kind == "sum" else r"\operatorname{mean}"
+        return (f"{sym}_{{{over}}}" if over else sym) + r"\left(%s\right)" % text
+
+    def entry(self, text, i, j):
+        return f"{text}[{i},{j}]" if self.uni else f"{text}_{{{i}{j}}}"
+
+    def slice(self, text, rows, cols, shape):
+        r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
+        return f"{text}[{r}, {c}]" if self.uni else f"{text}_{{[{r},{c}]}}"
+
+    def concat(self, parts, axis):
+        sep = " | " if axis == 1 else "; "
+        if self.uni:
+            return "[" + sep.join(parts) + "]"
+        return r"\left[" + (r" \;\middle|\; " if axis == 1 else r" \\ ").join(parts) + r"\right]"
+
+    def place(self, text, rows, cols, shape):
+        r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
+        unit = f"E[{r},{c}]" if self.uni else f"E_{{{r},{c}}}"
+        if text in ("1",):
+            return unit
+        if text in ("−1", "-1"):
+            return ("−" if self.uni else "-") + unit
+        return f"{unit}·{text}" if self.uni else f"{unit} {text}"
+
+    def call(self, name, parts, sub=None):
+        if self.uni:
+            return f"{name}({', '.join(parts)})"
+        return r"\operatorname{%s}\left(%s\right)" % (name, ", ".join(parts))
+
+    def take_rows(self, text, ids, label):
+        idx = label or ",".join(str(i) for i in ids)
+        return f"{text}[{idx}]" if self.uni else f"{text}[{idx}]"
+
+    def take_along(self, text, label):
+        return f"{text}[t, {label or 'c_t'}]" if self.uni else f"{text}_{{t,{label or 'c_t'}}}"
+
+
+def _strip_paren(s: str) -> str:
+    if s.startswith(r"\left(") and s.endswith(r"\right)"):
+        return s[6:-7]
+    return s

@@ -1,0 +1,185 @@
+"""Terminal output with rich: the verify tables and the ledger of a derivation.
+
+Math returns data; this module only renders it. Colours are dropped when
+output is not a terminal or ``--no-color`` is given.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import mpmath
+import sympy as sp
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from .notation import Notation
+
+STYLE = {"ok": "green", "mismatch": "bold red", "error": "bold magenta", "skipped": "yellow"}
+
+
+def console(no_color: bool = False, file=None) -> Console:
+    """A rich console; when output is not a terminal the width is $COLUMNS or 140 (tables stay readable in logs)."""
+    import os
+
+    c = Console(no_color=no_color, file=file, highlight=False, soft_wrap=False)
+    if not c.is_terminal:
+        try:
+            width = int(os.environ.get("COLUMNS", "140"))
+        except ValueError:
+            width = 140
+        c = Console(no_color=no_color, file=file, highlight=False, soft_wrap=False, width=width)
+    return c
+
+
+def short_value(values: list, shape: tuple, digits: int, integers=None) -> str:
+    """Decimal values rounded to ``digits`` significant digits: one number, a row, or rows.
+
+    ``integers`` marks entries known to be exact integers (shown without a decimal point).
+    """
+    integers = list(integers) if integers is not None else [False] * len(values)
+
+    def one(s, is_int):
+        if s in ("inf", "-inf"):
+            return "∞" if s == "inf" else "−∞"
+        x = mpmath.mpf(s)
+        if is_int or x == 0:
+            return str(int(x)).replace("-", "−")
+        return mpmath.nstr(x, digits, min_fixed=-6, max_fixed=12).replace("-", "−")
+
+    vals = [one(v, i) for v, i in zip(values, integers)]
+    if not shape or len(vals) == 1:
+        return vals[0] if vals else ""
+    if len(shape) == 2 and shape[0] > 1 and shape[1] > 1:
+        rows = [vals[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
+        return "[" + "; ".join(", ".join(r) for r in rows) + "]"
+    return "(" + ", ".join(vals) + ")"
+
+
+def exact_text(exact) -> str:
+    if exact is None:
+        return ""
+    n = Notation("unicode")
+    if isinstance(exact, sp.MatrixBase):
+        if exact.rows == 1 or exact.cols == 1:
+            return "(" + ", ".join(n.expr(e) for e in exact) + ")"
+        return "[" + "; ".join(", ".join(n.expr(e) for e in exact.row(i)) for i in range(exact.rows)) + "]"
+    return n.expr(exact)
+
+
+def check_all(derivations, dps: int = 50, *, out: Console | None = None):
+    """Build every derivation and check its claims, with a progress bar on a terminal."""
+    claims = []
+    show = out is not None and out.is_terminal
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=out, transient=True, disable=not show) as progress:
+        task = progress.add_task("building derivations", total=len(derivations))
+        for d in derivations:
+            progress.update(task, description=f"building {d.name}")
+            d.sections
+            progress.advance(task)
+        all_claims = [c for d in derivations for c in d.claims]
+        task2 = progress.add_task("checking claims", total=len(all_claims))
+        for c in all_claims:
+            progress.update(task2, description=f"checking {c.derivation}")
+            c.check(dps)
+            claims.append(c)
+            progress.advance(task2)
+    return claims
+
+
+def _value_text(c, r, digits) -> str:
+    if c.kind == "value":
+        ints = None
+        if r.exact is not None:
+            ints = [bool(getattr(e, "is_Integer", False))
+                    for e in (list(r.exact) if isinstance(r.exact, sp.MatrixBase) else [r.exact])]
+        return short_value(r.values, r.shape, digits, integers=ints)
+    if c.kind == "shape":
+        return r.values[0] if r.values else ""
+    return r.message
+
+
+def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
+    """One rich table for a derivation: where, claim, printed, exact closed form, value, status.
+
+    Sections are table sections; mismatches and errors are detailed by :func:`problems`.
+    """
+    t = Table(title=f"{d.title}  [dim]({d.name}, {d.source})[/dim]", box=box.SIMPLE_HEAVY,
+              title_justify="left", expand=False, pad_edge=False)
+    t.add_column("where", overflow="fold", ratio=2)
+    t.add_column("claim", overflow="fold", ratio=3)
+    t.add_column("printed", overflow="fold", ratio=2)
+    t.add_column("exact", overflow="fold", ratio=2)
+    t.add_column("value", overflow="fold", ratio=2)
+    t.add_column("status", no_wrap=True)
+    for s in d.sections:
+        t.add_row(Text(s.title, style="bold"), "", "", "", "", "")
+        if s.error or s.skipped:
+            first = s.error.splitlines()[0] if s.error else s.skipped
+            kind = "error" if s.error else "skipped"
+            t.add_row("", Text(first), "", "", "", Text(kind, style=STYLE[kind]))
+        for c in s.claims:
+            r = c.check()
+            where = c.location[len(s.title) + 2:] if c.location.startswith(s.title + ", ") else ""
+            exact = exact_text(r.exact) if c.kind == "value" else ""
+            if len(exact) > exact_width:
+                exact = "…"
+            claim = c.printed if c.kind == "property" else c.what
+            printed = "" if c.kind == "property" else c.printed
+            t.add_row(where, claim, printed, exact, _value_text(c, r, digits), Text(r.status, style=STYLE[r.status]))
+    return t
+
+
+def problems(claims) -> list[str]:
+    """One line per claim that does not hold: location, printed, correct rounding, error in units of the last digit."""
+    out = []
+    for c in claims:
+        r = c.check()
+        if r.status in ("mismatch", "error"):
+            head = f"{c.source} · {c.location}" + (f" · {c.what}" if c.what else "")
+            out.append(f"{r.status.upper()} {head}: {c.printed if c.kind != 'property' else ''} {r.message}".strip())
+    return out
+
+
+def summary(claims, derivations) -> tuple[str, bool]:
+    counts = {k: 0 for k in STYLE}
+    for c in claims:
+        counts[c.check().status] += 1
+    broken = [s for d in derivations for s in d.sections if s.error]
+    ok = counts["mismatch"] == 0 and counts["error"] == 0 and not broken
+    parts = [f"{len(claims)} claims in {len(derivations)} derivation(s): {counts['ok']} ok"]
+    for k in ("mismatch", "error", "skipped"):
+        if counts[k]:
+            parts.append(f"{counts[k]} {k}")
+    if broken:
+        parts.append(f"{len(broken)} section(s) failed to build")
+    return ", ".join(parts), ok
+
+
+def ledger_table(ledger, *, values: dict | None = None, digits: int = 6) -> Table:
+    """Forward rows beside their values, then adjoint rows: name := formula."""
+    n = Notation("unicode", ledger)
+    t = Table(title=ledger.title, box=box.SIMPLE, title_justify="left")
+    t.add_column("name")
+    t.add_column("definition", overflow="fold")
+    t.add_column("shape")
+    t.add_column("value", overflow="fold")
+    for it in ledger.leaves + ledger.rows:
+        if it.is_leaf:
+            defn = "input" if it.kind == "input" else "parameter"
+            if it.value is not None:
+                defn += " = " + exact_text(it.value)
+        else:
+            defn = n.render(it.node)
+        shape = "scalar" if it.shape == () else f"{it.shape[0]}×{it.shape[1]}"
+        val = ""
+        if values is not None and it.name in values:
+            v = values[it.name]
+            flat = list(v.flat) if hasattr(v, "flat") else [v]
+            val = short_value([mpmath.nstr(x, 20) for x in flat], it.shape, digits)
+        t.add_row(n.name(it.name), defn, shape, val)
+    return t

@@ -1,0 +1,459 @@
+"""Claims: a number (or formula, shape, property) as the handout prints it, and its check.
+
+A :class:`Claim` holds the printed string exactly as the handout prints it,
+the quantity it states (a ledger value, a SymPy expression, a shape, or a
+property to prove), its digits, and its location (seed file and section).
+
+Rules (DESIGN.md, "Claims"):
+
+* A printed decimal is right when the exact value lies within half a unit of
+  its last printed digit. A table printed "to three significant digits"
+  passes ``digits=3``: then 0.15 stands for 0.150 and the half unit is that of
+  the third significant digit.
+* A printed integer, fraction or formula (``(0,4)``, ``1/4``,
+  ``1/(1+e^{1/√2})``) is an exact claim: equal, not merely close. Equality is
+  decided by SymPy, or at 60 digits when SymPy cannot simplify the difference.
+* Values are computed in exact arithmetic or with mpmath at ``dps`` digits
+  (50 by default, raised automatically when a value falls too close to a
+  rounding boundary); never in float32, never through Python floats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+from typing import Any, Callable
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from .. import ops
+from ..arrays import EXACT
+from ..errors import ClaimError, ClaimMismatch, SymseqError
+from .printed import Printed, PrintedNumber, read_printed
+
+STATUSES = ("ok", "mismatch", "error", "skipped")
+
+
+@dataclass
+class Result:
+    """The outcome of checking one claim."""
+
+    status: str
+    values: list = field(default_factory=list)  # decimal strings, ≥ 30 significant digits, row-major
+    shape: tuple = ()
+    exact: Any = None  # closed form (SymPy) when short enough to show
+    rounded: list = field(default_factory=list)  # correct rendering at the printed digits, per entry
+    errors: list = field(default_factory=list)  # (printed − value) in units of the last digit, per entry
+    method: str = ""
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass
+class Claim:
+    """One checkable statement of a handout.
+
+    Attributes:
+        printed: the string as printed ("0.792412", "(0,4)", "4×3", or a sentence for a property).
+        kind: "value", "shape" or "property".
+        quantity: what the handout states (see :meth:`Section.claim`).
+        derivation, source, location: where it comes from (derivation name,
+            seed file name, section and table).
+        what: a short description ("p(B|AB)").
+        digits: significant digits of a table, or None for "as printed".
+        exact: force (True) or forbid (False) exact comparison; None decides
+            from the printed string (a decimal point means rounded).
+    """
+
+    printed: str
+    kind: str
+    quantity: Any
+    derivation: str = ""
+    source: str = ""
+    location: str = ""
+    what: str = ""
+    digits: int | None = None
+    exact: bool | None = None
+    names: dict = field(default_factory=dict)
+    ledger: Any = None
+    closed_form: bool = True
+    skip_reason: str = ""
+    result: Result | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.derivation}::{self.location}" + (f"::{self.what}" if self.what else "")
+
+    def check(self, dps: int = 50) -> Result:
+        """Decide this claim (cached); never raises for a failed check."""
+        if self.result is None:
+            self.result = check_claim(self, dps)
+        return self.result
+
+    def assert_ok(self, dps: int = 50):
+        """Raise :class:`ClaimMismatch` with the full report unless the claim holds."""
+        r = self.check(dps)
+        if r.status not in ("ok", "skipped"):
+            raise ClaimMismatch(describe(self))
+
+    def record(self) -> dict:
+        """One JSON-ready record (derivation, source, location, printed, value, digits, status, ...)."""
+        r = self.check()
+        value: Any = r.values[0] if (r.shape == () and len(r.values) == 1) else r.values
+        if r.shape and len(r.shape) == 2 and r.shape[0] > 1:
+            value = [r.values[i * r.shape[1]:(i + 1) * r.shape[1]] for i in range(r.shape[0])]
+        return {
+            "derivation": self.derivation,
+            "source": self.source,
+            "location": self.location,
+            "what": self.what,
+            "kind": self.kind,
+            "printed": self.printed,
+            "value": value,
+            "exact": None if r.exact is None else str(r.exact),
+            "digits": self.digits_label(),
+            "status": r.status,
+            "rounded": r.rounded if len(r.rounded) != 1 else r.rounded[0],
+            "error_units": r.errors if len(r.errors) != 1 else r.errors[0],
+            "method": r.method,
+            "message": r.message,
+        }
+
+    def digits_label(self):
+        if self.kind != "value":
+            return None
+        if self.digits is not None:
+            return self.digits
+        try:
+            p = read_printed(self.printed, self.names)
+        except SymseqError:
+            return None
+        nums = [e for e in p.entries if isinstance(e, PrintedNumber) and e.has_point]
+        return max((e.sig_digits() for e in nums), default=None)
+
+
+# ---------------------------------------------------------------------------
+# values of quantities
+# ---------------------------------------------------------------------------
+
+
+class _Cache:
+    """Per-ledger evaluations, so many claims on one ledger evaluate it once per precision."""
+
+    def __init__(self):
+        self.store: dict = {}
+
+    def env(self, ledger, kind: str, dps: int = 50):
+        key = (id(ledger), kind, dps)
+        if key not in self.store:
+            if kind == "exact":
+                given = {it.name: EXACT.const(it.value) for it in ledger.leaves if it.value is not None}
+                targets = [n for n in ledger.order if ledger[n].kind == "row"]
+                self.store[key] = (ledger, ledger.run(EXACT, given, targets))
+            else:
+                from ..backends.mpmath_backend import MpmathKernel
+
+                k = MpmathKernel(dps)
+                given = {it.name: k.const(it.value) for it in ledger.leaves if it.value is not None}
+                targets = [n for n in ledger.order if ledger[n].kind in ("row", "adjoint")]
+                self.store[key] = (ledger, ledger.run(k, given, targets), k)
+        return self.store[key][1]
+
+    def kernel(self, ledger, dps):
+        self.env(ledger, "mpmath", dps)
+        return self.store[(id(ledger), "mpmath", dps)][2]
+
+
+CACHE = _Cache()
+
+
+def _ledger_of(node) -> Any:
+    for n in ops.walk(node):
+        if isinstance(n, ops.Ref) and n.ledger is not None:
+            return n.ledger
+    return None
+
+
+def _as_quantity(claim: Claim):
+    """(node or None, sympy or None, ledger or None) for a claim's quantity."""
+    q = claim.quantity
+    if isinstance(q, ops.Node):
+        return q, None, claim.ledger or _ledger_of(q)
+    if isinstance(q, sp.MatrixBase) or isinstance(q, sp.Basic):
+        led = claim.ledger
+        if led is not None and isinstance(q, sp.Basic) and q.free_symbols:
+            return ops.as_node(q), None, led
+        if isinstance(q, sp.Basic) and q.free_symbols:
+            raise ClaimError(
+                f"the value of claim {claim.printed!r} has free symbols {sorted(map(str, q.free_symbols))}; "
+                f"state it over a ledger (pass ledger=...) or substitute numbers"
+            )
+        return None, q, None
+    if isinstance(q, (int,)) or isinstance(q, (list, tuple)):
+        from ..numbers import exact, exact_matrix
+
+        return None, (exact_matrix(q) if isinstance(q, (list, tuple)) else exact(q)), None
+    raise ClaimError(f"claim {claim.printed!r}: cannot use a value of type {type(q).__name__}")
+
+
+def exact_value(claim: Claim):
+    node, val, led = _as_quantity(claim)
+    if val is not None:
+        return val
+    env = CACHE.env(led, "exact")
+    return _to_sympy(_eval(node, EXACT, env))
+
+
+def numeric_value(claim: Claim, dps: int):
+    """Row-major list of mpf values and the shape."""
+    node, val, led = _as_quantity(claim)
+    ctx = mpmath.MPContext()
+    ctx.dps = dps
+    if val is not None:
+        if isinstance(val, sp.MatrixBase):
+            return [_mpf(ctx, e, dps) for e in val], val.shape
+        return [_mpf(ctx, val, dps)], ()
+    env = CACHE.env(led, "mpmath", dps)
+    k = CACHE.kernel(led, dps)
+    v = _eval(node, k, env)
+    if isinstance(v, np.ndarray):
+        return [ctx.mpf(x) for x in v.flat], v.shape
+    return [ctx.mpf(v)], ()
+
+
+def _mpf(ctx, e, dps):
+    if e is sp.S.NegativeInfinity:
+        return ctx.ninf
+    if e is sp.S.Infinity:
+        return ctx.inf
+    return ctx.mpf(sp.Float(sp.N(e, dps + 10), dps + 10)._mpf_)
+
+
+def _eval(node, k, env):
+    from ..ledger import _eval_node
+
+    return _eval_node(node, k, env)
+
+
+def _to_sympy(v):
+    if isinstance(v, np.ndarray):
+        return sp.ImmutableMatrix(v.tolist())
+    return v
+
+
+# ---------------------------------------------------------------------------
+# deciding
+# ---------------------------------------------------------------------------
+
+
+def fmt_decimal(x, digits: int = 40) -> str:
+    """An mpf as a decimal string with ``digits`` significant digits (no float on the way)."""
+    if mpmath.isinf(x):
+        return "-inf" if x < 0 else "inf"
+    if x == 0:
+        return "0"
+    return mpmath.nstr(x, digits, min_fixed=-30, max_fixed=40, strip_zeros=False)
+
+
+def round_like(x, p: PrintedNumber, sig: int | None) -> str:
+    """Correct rendering of ``x`` at the printed precision (half away from zero)."""
+    with localcontext() as ctx:
+        ctx.prec = 80
+        d = Decimal(mpmath.nstr(x, 60, min_fixed=-80, max_fixed=80, strip_zeros=False))
+        if sig is None:
+            q = Decimal(1).scaleb(-p.decimals)
+            out = d.quantize(q, rounding=ROUND_HALF_UP)
+        else:
+            if d == 0:
+                return "0"
+            e = d.adjusted()
+            q = Decimal(1).scaleb(e - sig + 1)
+            out = d.quantize(q, rounding=ROUND_HALF_UP)
+            if out.adjusted() > e:  # 9.995 → 10.0
+                out = d.quantize(q * 10, rounding=ROUND_HALF_UP)
+        s = format(out, "f")
+    return s.replace("-", "−") if p.text.strip().startswith("−") else s
+
+
+def _is_exact_relation(claim: Claim, p: Printed) -> bool:
+    if claim.exact is not None:
+        return claim.exact
+    return not p.approximate
+
+
+def _equal_exact(a, b) -> tuple[bool, str]:
+    """Decide a == b for SymPy numbers: exactly when SymPy can, else at 60 digits."""
+    if a is None or b is None:
+        return False, ""
+    if a == b:
+        return True, "exact"
+    if (a in (sp.oo, -sp.oo)) or (b in (sp.oo, -sp.oo)):
+        return False, "exact"
+    d = sp.expand(a - b)
+    if d == 0:
+        return True, "exact"
+    try:
+        if d.is_number and sp.simplify(d) == 0:
+            return True, "exact (simplified)"
+    except Exception:  # SymPy may fail to simplify; fall back to digits
+        pass
+    v = sp.N(d, 60)
+    if v.is_number and abs(v) < sp.Float("1e-55"):
+        return True, "equal to 60 digits"
+    return False, "exact"
+
+
+def check_claim(claim: Claim, dps: int = 50) -> Result:
+    if claim.skip_reason:
+        return Result("skipped", message=claim.skip_reason)
+    try:
+        if claim.kind == "shape":
+            return _check_shape(claim)
+        if claim.kind == "property":
+            return _check_property(claim)
+        return _check_value(claim, dps)
+    except SymseqError as exc:
+        return Result("error", message=str(exc))
+
+
+def _check_shape(claim: Claim) -> Result:
+    p = read_printed(claim.printed, claim.names, shape=True)
+    want = tuple(int(d) for d in p.entries)
+    got = tuple(claim.quantity)
+    text = "×".join(str(g) for g in got)
+    if want == got:
+        return Result("ok", values=[text], method="shape")
+    return Result("mismatch", values=[text], method="shape",
+                  message=f"printed {claim.printed} = {'×'.join(map(str, want))}, but the object is {text}")
+
+
+def _check_property(claim: Claim) -> Result:
+    check: Callable = claim.quantity
+    out = check()
+    ok, detail = (out if isinstance(out, tuple) else (bool(out), ""))
+    return Result("ok" if ok else "mismatch", values=[], method="proof", message=detail)
+
+
+def _check_value(claim: Claim, dps: int) -> Result:
+    p = read_printed(claim.printed, claim.names)
+    exact_rel = _is_exact_relation(claim, p)
+    vals, shape = numeric_value(claim, dps)
+    n_printed = len(p.entries)
+    if len(vals) != n_printed:
+        raise ClaimError(
+            f"printed {claim.printed!r} has {n_printed} entries but the value has {len(vals)} "
+            f"(shape {'×'.join(map(str, shape)) or 'scalar'})"
+        )
+    exact = None
+    need_exact = exact_rel or any(not isinstance(e, PrintedNumber) for e in p.entries)
+    if need_exact or claim.closed_form:
+        try:
+            exact = exact_value(claim) if (need_exact or _small(claim)) else None
+        except SymseqError:
+            if need_exact:
+                raise
+            exact = None
+    exact_entries = None
+    if exact is not None:
+        exact_entries = list(exact) if isinstance(exact, sp.MatrixBase) else [exact]
+    statuses, rounded, errors, methods = [], [], [], set()
+    for idx, (e, v) in enumerate(zip(p.entries, vals)):
+        ex = exact_entries[idx] if exact_entries is not None else None
+        if isinstance(e, PrintedNumber) and not exact_rel:
+            ok, rnd, err, how = _check_rounded(claim, e, v, ex, dps, idx)
+        else:
+            target = e.value if isinstance(e, PrintedNumber) else e
+            ok, how = _equal_exact(ex, target) if ex is not None else (_close(v, target, dps), f"{dps} digits")
+            rnd = _show_exact(ex) if not ok else (e.text if isinstance(e, PrintedNumber) else str(e))
+            err = None
+        statuses.append(ok)
+        rounded.append(rnd)
+        errors.append(err)
+        methods.add(how)
+    status = "ok" if all(statuses) else "mismatch"
+    res = Result(status, values=[fmt_decimal(v) for v in vals], shape=shape,
+                 exact=_displayable(exact), rounded=rounded, errors=errors,
+                 method=", ".join(sorted(m for m in methods if m)))
+    if status == "mismatch":
+        res.message = _mismatch_message(claim, p, vals, statuses, rounded, errors)
+    return res
+
+
+def _small(claim: Claim) -> bool:
+    _, val, led = _as_quantity(claim)
+    return val is not None or (led is not None and len(led.forward_rows()) <= 40 and claim.closed_form)
+
+
+def _displayable(exact):
+    if exact is None:
+        return None
+    entries = list(exact) if isinstance(exact, sp.MatrixBase) else [exact]
+    if all(sp.count_ops(e) <= 40 for e in entries):
+        return exact
+    return None
+
+
+def _show_exact(e) -> str:
+    return str(e)
+
+
+def _close(v, target, dps) -> bool:
+    t = mpmath.mpf(sp.Float(sp.N(target, dps + 10), dps + 10)._mpf_) if target not in (sp.oo, -sp.oo) else (
+        mpmath.inf if target == sp.oo else mpmath.ninf)
+    if mpmath.isinf(t) or mpmath.isinf(v):
+        return t == v
+    return abs(v - t) <= mpmath.mpf(10) ** (-(dps - 10)) * max(1, abs(t))
+
+
+def _check_rounded(claim: Claim, e: PrintedNumber, v, ex, dps, idx=0):
+    """ok, correct rendering, error in units of the last digit, method."""
+    half = e.half_unit(claim.digits)
+    rnd = round_like(v, e, claim.digits)
+    if half == 0:  # a printed 0 in a significant-digit table means exactly zero
+        ok = (ex == 0) if ex is not None else v == 0
+        return ok, rnd, None if ok else float("inf"), "exact zero"
+    work = dps
+    while True:
+        with mpmath.workdps(work + 10):
+            p = mpmath.mpf(int(e.value.p)) / int(e.value.q)
+            h = mpmath.mpf(int(half.p)) / int(half.q)
+            diff = p - v
+            margin = abs(abs(diff) - h)
+            close = margin < mpmath.mpf(10) ** (-(work - 8))
+            ok = abs(diff) <= h
+            units = float(diff / (2 * h))
+        if not close or work >= 400:
+            break
+        work *= 2  # too close to the rounding boundary at this precision: recompute
+        v = numeric_value(claim, work)[0][idx]
+    if close and ex is not None:  # a tie at every precision tried: decide exactly
+        ok = bool(sp.Abs(e.value - ex) <= half)
+    return ok, rnd, round(units, 3), f"{dps} digits" if work == dps else f"{work} digits"
+
+
+def _mismatch_message(claim, p, vals, statuses, rounded, errors) -> str:
+    bad = [i for i, s in enumerate(statuses) if not s]
+    parts = []
+    for i in bad[:4]:
+        e = p.entries[i]
+        printed = e.text if isinstance(e, PrintedNumber) else str(e)
+        where = f" entry {i}" if len(statuses) > 1 else ""
+        err = errors[i]
+        unit = f", off by {err:+.2f} units of the last digit" if isinstance(err, float) and err != float("inf") else ""
+        parts.append(f"{where} printed {printed}, correct {rounded[i]} (value {fmt_decimal(vals[i], 12)}){unit}")
+    more = f"; {len(bad) - 4} more" if len(bad) > 4 else ""
+    return ";".join(parts).strip() + more
+
+
+def describe(claim: Claim) -> str:
+    """A one-paragraph report of a claim's outcome (used by errors and the pytest plugin)."""
+    r = claim.check()
+    head = f"{claim.source} {claim.location}" + (f" ({claim.what})" if claim.what else "")
+    if r.status == "ok":
+        return f"{head}: {claim.printed} holds ({r.method})"
+    return f"{head}: {claim.printed} — {r.status}: {r.message}"

@@ -1,0 +1,299 @@
+"""Derivations: one per handout, made of sections that build ledgers and state claims.
+
+A derivation module (in ``derivations/`` of this project, or in an author's
+own ``derivations/`` folder) reads like its handout::
+
+    from symseq import Derivation
+
+    derivation = Derivation("week08-decoder", title="Week 8 — One Head ...",
+                            source="000_30e9e4099f2cd2dc.txt")
+
+    @derivation.section("§4 The forward pass by hand")
+    def forward_pass(s):
+        L = s.ledger("two-token context AB")
+        ...
+        s.claim("0.330238", A[1, 0], what="w, weight on position 1")
+
+Sections run lazily, once, when a derivation is first checked or shown. A
+section that fails to build is reported as an error against that section,
+without stopping the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import sympy as sp
+
+from .. import ops
+from ..errors import ClaimError, SymseqError
+from ..ledger import Ledger
+from .claims import Claim
+
+
+@dataclass
+class Section:
+    """A section of a handout: its ledgers, notes and claims."""
+
+    derivation: "Derivation"
+    title: str
+    ledgers: list = field(default_factory=list)
+    claims: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    error: str = ""
+    skipped: str = ""
+    objects: dict = field(default_factory=dict)
+
+    # -- building
+    def ledger(self, title: str = "") -> Ledger:
+        """A new ledger registered with this section (shown by ``symseq show``)."""
+        L = Ledger(title or self.title)
+        self.ledgers.append(L)
+        return L
+
+    def note(self, text: str):
+        """Record what the handout leaves out or how a convention was read."""
+        self.notes.append(text)
+
+    def keep(self, **objects):
+        """Keep named objects (blocks, gradients) for later sections, tests and presentation."""
+        self.objects.update(objects)
+
+    def _location(self, at: str) -> str:
+        return f"{self.title}, {at}" if at else self.title
+
+    def _add(self, claim: Claim) -> Claim:
+        claim.derivation = self.derivation.name
+        claim.source = self.derivation.source
+        self.claims.append(claim)
+        return claim
+
+    def claim(self, printed: str, value: Any, *, what: str = "", at: str = "", digits: int | None = None,
+              exact: bool | None = None, names: dict | None = None, ledger: Ledger | None = None,
+              closed_form: bool = True) -> Claim:
+        """State that the handout prints ``printed`` for ``value``.
+
+        Args:
+            printed: the string as the handout prints it: ``"0.792412"``,
+                ``"(0,4)"``, ``"[0.8,0.4]"``, ``"1/(1+e^{1/√2})"``, a LaTeX array.
+            value: a node over a ledger (``A[1, 0]``, ``H_prime[1, :]``), a
+                SymPy expression over one ledger's scalar names (pass
+                ``ledger``), or an exact SymPy number or matrix.
+            what: a short description ("p(B|AB)").
+            at: the place within the section ("Table 13, row 0: a").
+            digits: significant digits of a table that rounds that way; None
+                means half a unit of the last printed digit.
+            exact: force an exact (True) or rounded (False) comparison.
+            names: values of the symbols a printed formula uses, e.g. {"w": w}.
+            closed_form: show the exact closed form beside the value (when short).
+        """
+        if isinstance(value, sp.Basic) and not isinstance(value, sp.MatrixBase) and value.free_symbols and ledger is None:
+            ledger = self._ledger_for(value)
+        return self._add(Claim(printed, "value", value, location=self._location(at), what=what, digits=digits,
+                               exact=exact, names=dict(names or {}), ledger=ledger, closed_form=closed_form))
+
+    def claim_shape(self, printed: str, shape, *, dims: dict | None = None, what: str = "", at: str = "") -> Claim:
+        """State the printed shape (``"4×3"``, ``"T×d_k"`` with ``dims={"T": 4, "d_k": 2}``) of an object.
+
+        ``shape`` is a tuple, a node, or a ledger name's handle.
+        """
+        if isinstance(shape, ops.Node):
+            shape = shape.shape
+        return self._add(Claim(printed, "shape", tuple(shape), location=self._location(at), what=what,
+                               names={k: sp.Integer(v) for k, v in (dims or {}).items()}))
+
+    def prove(self, statement: str, check: Callable[[], Any], *, what: str = "", at: str = "") -> Claim:
+        """A property the handout states, decided by ``check()`` → bool or (bool, detail).
+
+        Use it for statements proved on the ledger ("every masked row sums to
+        1"), with the proof in code. See also :meth:`identity`.
+        """
+        return self._add(Claim(statement, "property", check, location=self._location(at), what=what))
+
+    def identity(self, statement: str, *differences, what: str = "", at: str = "") -> Claim:
+        """A property proved by simplifying each of ``differences`` (SymPy expressions or matrices) to zero."""
+
+        def check():
+            for d in differences:
+                entries = list(d) if isinstance(d, sp.MatrixBase) else [d]
+                for e in entries:
+                    if sp.simplify(e) != 0:
+                        return False, f"the difference {sp.simplify(e)} is not zero"
+            n = sum(len(list(d)) if isinstance(d, sp.MatrixBase) else 1 for d in differences)
+            return True, f"{n} difference(s) simplify to 0"
+
+        return self.prove(statement, check, what=what, at=at)
+
+    def table(self, label: str, printed: list, value, *, rows: list | None = None, cols: list | None = None,
+              digits: int | None = None, exact: bool | None = None, what: str = "") -> list[Claim]:
+        """One claim per printed entry of a table (rows are positions), located by row and column label.
+
+        ``printed`` is a list of rows of printed strings; ``value`` a matrix
+        node of the same shape (or larger: the table shows its leading rows).
+        """
+        out = []
+        for i, row in enumerate(printed):
+            for j, text in enumerate(row):
+                if text is None:
+                    continue
+                r = rows[i] if rows else str(i)
+                c = cols[j] if cols else str(j)
+                out.append(self.claim(text, value[i, j], what=what, at=f"{label}, row {r}, {c}", digits=digits,
+                                      exact=exact))
+        return out
+
+    def _ledger_for(self, expr) -> Ledger:
+        names = {s.name for s in expr.free_symbols}
+        hits = [L for L in self.ledgers if names <= set(L.items)]
+        if len(hits) == 1:
+            return hits[0]
+        if not hits:
+            raise ClaimError(
+                f"{self.title}: the value uses {sorted(names)}, which no ledger of this section defines; "
+                f"pass ledger=... or create the ledger with section.ledger()"
+            )
+        return hits[-1]
+
+
+class Derivation:
+    """A handout's derivation (see the module docstring).
+
+    Args:
+        name: short identifier used on the command line (``week08-decoder``).
+        title: the handout's title.
+        source: the handout file name (e.g. ``000_30e9e4099f2cd2dc.txt``).
+        description: one line for ``symseq list``.
+    """
+
+    def __init__(self, name: str, *, title: str, source: str, description: str = ""):
+        self.name = name
+        self.title = title
+        self.source = source
+        self.description = description
+        self._builders: list[tuple[str, Callable, tuple]] = []
+        self._sections: list[Section] | None = None
+        self.module = None
+
+    def section(self, title: str, *, requires: Iterable[str] = ()):
+        """Decorator registering a section builder ``f(section)``; ``requires`` names optional packages (torch)."""
+
+        def deco(fn):
+            self._builders.append((title, fn, tuple(requires)))
+            return fn
+
+        return deco
+
+    @property
+    def sections(self) -> list[Section]:
+        if self._sections is None:
+            self._sections = [self._build(title, fn, req) for title, fn, req in self._builders]
+        return self._sections
+
+    def _build(self, title, fn, requires) -> Section:
+        s = Section(self, title)
+        for pkg in requires:
+            if importlib.util.find_spec(pkg) is None:
+                s.skipped = f"needs {pkg}, which is not installed (pip install 'symseq[{pkg}]')"
+                return s
+        try:
+            fn(s)
+        except SymseqError as exc:
+            s.error = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # a bug in the derivation module: keep the trace for --traceback
+            s.error = f"{type(exc).__name__}: {exc}\n" + traceback.format_exc(limit=6)
+        return s
+
+    @property
+    def claims(self) -> list[Claim]:
+        return [c for s in self.sections for c in s.claims]
+
+    def __repr__(self):
+        return f"Derivation({self.name!r}, source={self.source!r}, sections={len(self._builders)})"
+
+
+# ---------------------------------------------------------------------------
+# discovery
+# ---------------------------------------------------------------------------
+
+
+def _derivations_in(module) -> list[Derivation]:
+    found = [v for v in vars(module).values() if isinstance(v, Derivation)]
+    for d in found:
+        d.module = module
+    return found
+
+
+def bundled() -> list[Derivation]:
+    """The derivations shipped with symseq (the project's ``derivations/`` folder)."""
+    import symseq.derivations as pkg
+
+    out = []
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        out.extend(_derivations_in(importlib.import_module(f"{pkg.__name__}.{info.name}")))
+    return out
+
+
+def from_path(path: str | Path) -> list[Derivation]:
+    """Derivations defined in a module file, or in every ``*.py`` of a folder (an author's ``derivations/``).
+
+    Raises:
+        ClaimError: when the path does not exist.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ClaimError(f"no derivation file or folder at {path}")
+    files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_")) if path.is_dir() else [path]
+    out = []
+    for f in files:
+        modname = f"symseq_user_derivations.{f.stem}_{abs(hash(str(f.resolve()))) % 10**8}"
+        if modname in sys.modules:
+            module = sys.modules[modname]
+        else:
+            spec = importlib.util.spec_from_file_location(modname, f)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[modname] = module
+            spec.loader.exec_module(module)
+        out.extend(_derivations_in(module))
+    return out
+
+
+def discover(paths: Iterable[str | Path] = (), *, include_bundled: bool = True) -> list[Derivation]:
+    """Bundled derivations (unless excluded) followed by those found at ``paths``."""
+    out = bundled() if include_bundled else []
+    for p in paths:
+        out.extend(from_path(p))
+    names = [d.name for d in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ClaimError(f"two derivations share the name(s) {', '.join(dup)}; names must be unique")
+    return out
+
+
+def select(derivations: list[Derivation], names: Iterable[str]) -> list[Derivation]:
+    """The derivations named (exactly or by unique prefix); raises ClaimError listing the valid names."""
+    names = list(names)
+    if not names:
+        return derivations
+    by = {d.name: d for d in derivations}
+    out = []
+    for n in names:
+        if n in by:
+            out.append(by[n])
+            continue
+        hits = [d for d in derivations if d.name.startswith(n) or d.source.startswith(n)]
+        if len(hits) == 1:
+            out.append(hits[0])
+        else:
+            valid = ", ".join(sorted(by)) or "none"
+            why = "matches several" if hits else "matches none"
+            raise ClaimError(f"{n!r} {why} of the derivations; valid names: {valid}")
+    return out

@@ -1,0 +1,393 @@
+"""Read what a handout prints: decimals, vectors, matrices, shapes and exact formulas.
+
+The reader is a small hand-written parser, never ``eval`` or ``sympify``:
+text from a handout is data. It understands the forms the handouts use:
+
+* decimals and integers, kept exact with their printed precision:
+  ``0.792412``, ``-1.09``, ``−0.99``, ``1e-3``;
+* vectors and matrices: ``(0,4)``, ``[0.8,0.4]``, ``[2,0.6 | 0.6,2]``,
+  ``[[1,0],[w,1-w]]`` and LaTeX ``\\begin{array}{cc}1/\\sqrt{2} & -\\infty \\\\ 0 & 1\\end{array}``;
+* shapes: ``4×3``, ``T×d_k``, ``h d_v \\times d``;
+* formulas over declared names: ``1/(1+e^{1/√2})``, ``1/[1+e^{2w-1}]``,
+  ``\\frac{1}{\\sqrt{2}}``, ``I/√2``, ``3D^2``.
+
+Names not declared by the claim are an error that names them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from ..errors import ClaimError
+
+_DEC = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+@dataclass
+class PrintedNumber:
+    """One printed decimal: its text, exact value and printed precision."""
+
+    text: str
+    value: sp.Rational
+    decimals: int  # digits after the decimal point (negative with a positive exponent)
+    has_point: bool
+
+    @property
+    def is_zero(self) -> bool:
+        return self.value == 0
+
+    def sig_digits(self) -> int:
+        """Significant digits as printed (0.00930 → 3, 0.792412 → 6, 120 → 3)."""
+        t = self.text.lstrip("+-").split("e")[0].split("E")[0]
+        digits = t.replace(".", "").lstrip("0")
+        return max(len(digits), 1) if "." in t else max(len(digits.rstrip("0")), 1) if digits else 1
+
+    def half_unit(self, sig: int | None) -> sp.Rational:
+        """Half a unit of the last printed digit, or of the ``sig``-th significant digit."""
+        if sig is None:
+            return sp.Rational(1, 2) * sp.Rational(10) ** (-self.decimals)
+        if self.value == 0:
+            return sp.Rational(1, 2) * sp.Rational(10) ** (-self.decimals) if self.has_point else sp.S.Zero
+        e = magnitude(self.value)
+        return sp.Rational(1, 2) * sp.Rational(10) ** (e - sig + 1)
+
+
+def magnitude(x: sp.Rational) -> int:
+    """floor(log10 |x|) computed exactly for a nonzero rational."""
+    x = abs(Fraction(int(x.p), int(x.q)))
+    e = len(str(x.numerator)) - len(str(x.denominator))
+    while Fraction(10) ** e > x:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= x:
+        e += 1
+    return e
+
+
+def read_number(text: str) -> PrintedNumber | None:
+    """Read a printed decimal or integer exactly; None when ``text`` is not one."""
+    t = text.strip().replace("\u2212", "-").replace("−", "-")
+    if t.startswith("+"):
+        t = t[1:]
+    if not _DEC.match(t):
+        return None
+    mant, _, exp = t.lower().partition("e")
+    has_point = "." in mant
+    decimals = len(mant.split(".")[1]) if has_point else 0
+    if exp:
+        decimals -= int(exp)
+    f = Fraction(t)
+    return PrintedNumber(text.strip(), sp.Rational(f.numerator, f.denominator), decimals, has_point)
+
+
+@dataclass
+class Printed:
+    """A parsed printed string: ``kind`` is number, vector, matrix, expr or shape."""
+
+    text: str
+    kind: str
+    entries: list = field(default_factory=list)  # PrintedNumber or sympy expr, row-major
+    shape: tuple = ()
+
+    @property
+    def approximate(self) -> bool:
+        return any(isinstance(e, PrintedNumber) and e.has_point for e in self.entries)
+
+
+# ---------------------------------------------------------------------------
+# tokenizer and expression parser
+# ---------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+|\\[,;!:\ ]|\\quad)
+  | (?P<num>\d+\.\d*|\.\d+|\d+)
+  | (?P<cmd>\\[A-Za-z]+)
+  | (?P<name>[A-Za-zα-ωΑ-Ω](?:_(?:\{[^{}]*\}|[A-Za-z0-9]))?(?:\^(?:\{\([^{}]*\)\}|\([^()]*\)))?)
+  | (?P<op>[-+−*/^×·√∞(),\[\]{}|&;'′])
+    """,
+    re.VERBOSE,
+)
+
+_FUNCS = {"exp": sp.exp, "log": sp.log, "ln": sp.log, "tanh": sp.tanh, "sin": sp.sin, "cos": sp.cos,
+          "sqrt": sp.sqrt}
+
+
+def _tokens(text: str):
+    pos, out = 0, []
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise ClaimError(f"cannot read {text!r}: unexpected {text[pos:pos + 12]!r} at position {pos}")
+        pos = m.end()
+        kind = m.lastgroup
+        tok = m.group(kind)
+        if kind == "ws":
+            continue
+        if kind == "cmd":
+            if tok in (r"\left", r"\right", r"\mathrm", r"\displaystyle", r"\bigl", r"\bigr", r"\Bigl", r"\Bigr"):
+                continue
+            tok = {r"\cdot": "·", r"\times": "×", r"\infty": "∞", r"\sqrt": "√", r"\lbrack": "[",
+                   r"\rbrack": "]", r"\exp": "exp", r"\log": "log", r"\ln": "ln", r"\tanh": "tanh",
+                   r"\sin": "sin", r"\cos": "cos", r"\pi": "π"}.get(tok, tok)
+            if tok.startswith("\\") and tok not in (r"\frac", r"\tfrac", r"\dfrac"):
+                greek = tok[1:]
+                tok = greek
+                kind = "name"
+            else:
+                kind = "op" if tok in ("·", "×", "∞", "√", "[", "]") else ("cmd" if tok.startswith("\\") else "name")
+        out.append((kind, tok))
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str, names: dict):
+        self.text = text
+        self.names = names
+        self.toks = _tokens(text)
+        self.i = 0
+
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
+
+    def take(self, expect=None):
+        tok = self.peek()
+        if tok[0] is None:
+            raise ClaimError(f"cannot read {self.text!r}: it ends early" + (f" (expected {expect!r})" if expect else ""))
+        if expect is not None and tok[1] != expect:
+            raise ClaimError(f"cannot read {self.text!r}: expected {expect!r} but found {tok[1]!r}")
+        self.i += 1
+        return tok
+
+    def done(self):
+        return self.i >= len(self.toks)
+
+    # expression := term (('+'|'-') term)*
+    def expr(self):
+        left = self.term()
+        while True:
+            k, t = self.peek()
+            if t in ("+",):
+                self.take()
+                left = left + self.term()
+            elif t in ("-", "−"):
+                self.take()
+                left = left - self.term()
+            else:
+                return left
+
+    def term(self):
+        left = self.unary()
+        while True:
+            k, t = self.peek()
+            if t in ("*", "·"):
+                self.take()
+                left = left * self.unary()
+            elif t == "/":
+                self.take()
+                left = left / self.unary()
+            elif self._starts_atom():
+                if k == "num":
+                    raise ClaimError(f"cannot read {self.text!r}: two numbers in a row ({t!r} follows a number)")
+                left = left * self.power()
+            else:
+                return left
+
+    def unary(self):
+        k, t = self.peek()
+        if t in ("-", "−"):
+            self.take()
+            return -self.unary()
+        if t == "+":
+            self.take()
+            return self.unary()
+        return self.power()
+
+    def power(self):
+        base = self.atom()
+        while self.peek()[1] in ("'", "′"):
+            raise ClaimError(f"cannot read {self.text!r}: derivatives (′) are not numbers")
+        if self.peek()[1] == "^":
+            self.take()
+            ex = self.group_or_atom()
+            return base**ex
+        return base
+
+    def _starts_atom(self):
+        k, t = self.peek()
+        return k in ("num", "name", "cmd") or t in ("(", "[", "{", "√", "∞")
+
+    def group_or_atom(self):
+        k, t = self.peek()
+        if t == "{":
+            self.take()
+            e = self.expr()
+            self.take("}")
+            return e
+        if t in ("-", "−"):
+            self.take()
+            return -self.group_or_atom()
+        return self.atom()
+
+    def atom(self):
+        k, t = self.take()
+        if k == "num":
+            f = Fraction(t)
+            return sp.Rational(f.numerator, f.denominator)
+        if t in ("(", "[", "{"):
+            close = {"(": ")", "[": "]", "{": "}"}[t]
+            e = self.expr()
+            self.take(close)
+            return e
+        if t == "√":
+            return sp.sqrt(self.group_or_atom())
+        if t == "∞":
+            return sp.oo
+        if k == "cmd" and t in (r"\frac", r"\tfrac", r"\dfrac"):
+            self.take("{")
+            a = self.expr()
+            self.take("}")
+            self.take("{")
+            b = self.expr()
+            self.take("}")
+            return a / b
+        if k == "name":
+            if t in self.names:
+                return self.names[t]
+            if t in _FUNCS:
+                arg = self.group_or_atom() if self.peek()[1] != "(" else self.atom()
+                return _FUNCS[t](arg)
+            if t == "e":
+                return sp.E
+            if t == "π" or t == "pi":
+                return sp.pi
+            known = ", ".join(sorted(self.names)) or "none"
+            raise ClaimError(
+                f"printed {self.text!r} uses the name {t!r}, which this claim does not define "
+                f"(defined: {known}); pass names={{'{t}': ...}}"
+            )
+        raise ClaimError(f"cannot read {self.text!r}: unexpected {t!r}")
+
+
+def parse_expression(text: str, names: dict | None = None):
+    """Parse a printed formula into an exact SymPy expression over ``names``.
+
+    Raises:
+        ClaimError: naming the string and the part that could not be read.
+    """
+    p = _Parser(text, names or {})
+    if p.done():
+        raise ClaimError("an empty printed string cannot be read")
+    e = p.expr()
+    if not p.done():
+        raise ClaimError(f"cannot read {text!r}: unexpected {p.peek()[1]!r} after a complete expression")
+    return e
+
+
+# ---------------------------------------------------------------------------
+# printed strings
+# ---------------------------------------------------------------------------
+
+_ENV = re.compile(r"\\begin\{(array|pmatrix|bmatrix|matrix)\}(\{[^}]*\})?(.*)\\end\{\1\}", re.S)
+
+
+def _split_top(text: str, seps: tuple) -> list[str]:
+    parts, depth, cur, i = [], 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if depth == 0:
+            hit = next((s for s in seps if text.startswith(s, i)), None)
+            if hit:
+                parts.append(cur)
+                cur = ""
+                i += len(hit)
+                continue
+        cur += ch
+        i += 1
+    parts.append(cur)
+    return parts
+
+
+def _strip_outer(text: str) -> tuple[str, bool]:
+    t = text.strip()
+    for a, b in (("\\left(", "\\right)"), ("\\left[", "\\right]"), ("(", ")"), ("[", "]")):
+        if t.startswith(a) and t.endswith(b):
+            inner = t[len(a): -len(b)]
+            depth = 0
+            ok = True
+            for ch in inner:
+                depth += ch in "([{"
+                depth -= ch in ")]}"
+                if depth < 0:
+                    ok = False
+                    break
+            if ok and depth == 0:
+                return inner, True
+    return t, False
+
+
+def _entry(text: str, names: dict):
+    n = read_number(text)
+    if n is not None:
+        return n
+    return parse_expression(text, names)
+
+
+def read_printed(text: str, names: dict | None = None, *, shape: bool = False) -> Printed:
+    """Parse a claim's printed string (see the module docstring for the forms).
+
+    Raises:
+        ClaimError: naming the string when it cannot be read.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ClaimError(f"a claim needs the printed string as the handout prints it; got {text!r}")
+    names = names or {}
+    t = text.strip().strip("$").strip()
+    if shape:
+        parts = _split_top(t.replace("\\times", "×").replace(" x ", "×"), ("×",))
+        if len(parts) < 2:
+            raise ClaimError(f"cannot read the shape {text!r}: expected sizes joined by × such as '4×3' or 'T×d_k'")
+        dims = tuple(parse_expression(p, names) for p in parts)
+        return Printed(text, "shape", list(dims), (len(dims),))
+    n = read_number(t)
+    if n is not None:
+        return Printed(text, "number", [n], ())
+    env = _ENV.search(t)
+    if env or "\\\\" in t:
+        body = env.group(3) if env else t
+        rows = [r for r in re.split(r"\\\\", body) if r.strip()]
+        grid = [[_entry(c, names) for c in r.split("&")] for r in rows]
+        return _grid(text, grid)
+    inner, bracketed = _strip_outer(t)
+    if bracketed:
+        rows = _split_top(inner, (";", "|")) if (";" in inner or "|" in inner) else None
+        if rows and len(rows) > 1 and "|" in inner and ";" not in inner:
+            flat = [e for r in rows for e in _split_top(r, (",",))]  # [a,b | c,d]: side by side
+            return Printed(text, "vector", [_entry(e, names) for e in flat], (1, len(flat)))
+        if rows and len(rows) > 1:
+            grid = [[_entry(c, names) for c in _split_top(r, (",",))] for r in rows]
+            return _grid(text, grid)
+        items = _split_top(inner, (",",))
+        if len(items) > 1 or bracketed and all(_strip_outer(i)[1] for i in items):
+            if all(_strip_outer(i.strip())[1] and "," in i for i in items):
+                grid = [[_entry(c, names) for c in _split_top(_strip_outer(i.strip())[0], (",",))] for i in items]
+                return _grid(text, grid)
+            return Printed(text, "vector", [_entry(i, names) for i in items], (1, len(items)))
+    e = parse_expression(t, names)
+    if isinstance(e, sp.MatrixBase):  # a formula over matrices, such as I/√2
+        return Printed(text, "matrix", list(e), e.shape)
+    return Printed(text, "expr", [e], ())
+
+
+def _grid(text, grid):
+    widths = {len(r) for r in grid}
+    if len(widths) != 1:
+        raise ClaimError(f"cannot read the matrix {text!r}: its rows have different lengths {sorted(widths)}")
+    return Printed(text, "matrix", [e for r in grid for e in r], (len(grid), widths.pop()))

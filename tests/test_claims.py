@@ -1,0 +1,101 @@
+"""Claims: the half-unit rule, significant digits, exact formulas, and clear reports."""
+
+import pytest
+import sympy as sp
+
+from symseq import ClaimError, ClaimMismatch, Ledger, blocks
+from symseq.verify.claims import Claim
+from symseq.verify.printed import read_number, read_printed
+
+W = 1 / (1 + sp.exp(1 / sp.sqrt(2)))
+P = 1 / (1 + sp.exp(-2 * (1 - W)))
+
+
+def value_claim(printed, value, **kw):
+    c = Claim(printed, "value", value, derivation="t", source="000_test.txt", location="§4", **kw)
+    return c.check()
+
+
+def test_half_unit_of_the_last_printed_digit():
+    assert value_claim("0.792412", P).ok
+    assert value_claim("0.7924", P).ok
+    r = value_claim("0.792413", P)
+    assert r.status == "mismatch"
+    assert r.rounded == ["0.792412"]
+    assert r.errors[0] == pytest.approx((0.792413 - 0.7924115042487464) / 1e-6, abs=1e-3)
+    assert "correct 0.792412" in r.message
+
+
+def test_boundary_is_decided_exactly():
+    # 0.125 printed as 0.13 or 0.12: both within half a unit (a tie)
+    assert value_claim("0.13", sp.Rational(1, 8)).ok
+    assert value_claim("0.12", sp.Rational(1, 8)).ok
+    assert not value_claim("0.12", sp.Rational(1, 8) + sp.Rational(1, 10**40)).ok
+
+
+def test_significant_digits_of_a_table():
+    assert value_claim("0.15", sp.Rational(1502, 10000), digits=3).ok
+    assert not value_claim("0.15", sp.Rational(1506, 10000), digits=3).ok  # 0.151 at three digits
+    assert value_claim("0.15", sp.Rational(1506, 10000)).ok  # as printed: half of 0.01
+    assert value_claim("-1.09", -sp.Rational(1094, 1000), digits=3).ok
+    assert value_claim("0.00930", sp.Rational(9304, 1000000), digits=3).ok
+    assert value_claim("0", sp.S.Zero, digits=3).ok
+    assert not value_claim("0", sp.Rational(1, 10**6), digits=3).ok
+
+
+def test_exact_claims_compare_formulas():
+    assert value_claim(r"\frac{1}{1+e^{1/\sqrt{2}}}", W).ok
+    assert value_claim("1/(1+e^{1/√2})", W).ok
+    assert value_claim("1/(1+e^{-2(1-w)})", P, names={"w": W}).ok
+    assert not value_claim("1/(1+e^{-2(1-w)})", W, names={"w": W}).ok
+    assert value_claim("(0,4)", sp.Matrix([[0, 4]])).ok
+    assert not value_claim("(0,4)", sp.Matrix([[0, sp.Rational(41, 10)]])).ok  # integers are exact claims
+
+
+def test_unreadable_printed_strings_are_named():
+    r = value_claim("0.79.2412", P)
+    assert r.status == "error" and "0.79.2412" in r.message
+    r = value_claim("1/(1+e^{x})", W)
+    assert r.status == "error" and "'x'" in r.message
+    r = value_claim("(1,2,3)", sp.Matrix([[1, 2]]))
+    assert r.status == "error" and "3 entries" in r.message
+
+
+def test_assert_ok_raises_a_mismatch_with_location():
+    c = Claim("0.792413", "value", P, derivation="t", source="000_test.txt", location="§4", what="p(B|AB)")
+    with pytest.raises(ClaimMismatch, match=r"000_test.txt §4 \(p\(B\|AB\)\).*correct 0.792412"):
+        c.assert_ok()
+
+
+def test_record_has_thirty_digits():
+    c = Claim("0.792412", "value", P, derivation="t", source="s", location="§4")
+    rec = c.record()
+    assert rec["value"].startswith("0.79241150424874644354")
+    assert len(rec["value"].replace("0.", "", 1)) >= 30
+    assert rec["status"] == "ok" and rec["digits"] == 6
+
+
+def test_shapes_read_with_dimension_names():
+    c = Claim("T×d_k", "shape", (4, 2), names={"T": sp.Integer(4), "d_k": sp.Integer(2)})
+    assert c.check().ok
+    c = Claim("T×d_k", "shape", (2, 4), names={"T": sp.Integer(4), "d_k": sp.Integer(2)})
+    assert c.check().status == "mismatch"
+
+
+def test_printed_forms():
+    assert read_printed("[2,0.6 | 0.6,2]").shape == (1, 4)
+    assert read_printed("[[1,0],[0,1]]").shape == (2, 2)
+    assert read_printed(r"\begin{array}{cc}1& 0\\ 0& 1\end{array}").shape == (2, 2)
+    assert read_number("0.00930").sig_digits() == 3
+    with pytest.raises(ClaimError, match="shape"):
+        read_printed("4", shape=True)
+
+
+def test_claims_on_a_ledger_value():
+    L = Ledger()
+    H = L.input("H", sp.eye(2))
+    eye = sp.eye(2)
+    head = blocks.attention_head(L, H, L.parameter("W_Q", eye), L.parameter("W_K", eye), L.parameter("W_V", eye),
+                                 orientation="in_out", mask="causal")
+    assert Claim("0.330238", "value", head.A[1, 0]).check().ok
+    assert Claim("(0.330238, 0.669762)", "value", head.A[1, :]).check().ok

@@ -1,0 +1,65 @@
+"""The command line: verify exit status, the JSON records, clear errors."""
+
+import json
+import textwrap
+
+import pytest
+
+from symseq.cli import main
+
+BAD = textwrap.dedent('''
+    import sympy as sp
+    from symseq import Derivation, Ledger, blocks
+
+    derivation = Derivation("bad-week8", title="A copy of Week 8 with one wrong digit", source="000_copy.txt")
+
+    @derivation.section("§4 The forward pass by hand")
+    def forward(s):
+        L = s.ledger("two tokens")
+        H = L.input("H", sp.eye(2))
+        eye = sp.eye(2)
+        head = blocks.attention_head(L, H, L.parameter("W_Q", eye), L.parameter("W_K", eye),
+                                     L.parameter("W_V", eye), orientation="in_out", mask="causal")
+        Hp = blocks.residual(L, "H'", H, head.O)
+        Z = blocks.linear(L, "Z", Hp, L.parameter("W_out", eye), orientation="in_out")
+        P = blocks.probabilities(L, Z)
+        s.claim("0.330238", head.A[1, 0], what="w")
+        s.claim("0.792413", P[1, 1], what="p(B|AB)")
+''')
+
+
+def test_verify_bundled_passes_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "claims.json"
+    assert main(["--no-color", "verify", "week08-decoder", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "1/(1 + e^{1/√2})" in text
+    assert "claims in 1 derivation(s)" in text
+    records = json.loads(out.read_text())
+    assert len([r for r in records if r["kind"] == "value"]) >= 30
+    assert all(r["status"] == "ok" for r in records)
+    p = [r for r in records if r["what"] == "p(B|AB)" and r["printed"] == "0.792412"][0]
+    assert p["value"].startswith("0.792411504248746443540635504")
+    assert p["source"] == "000_30e9e4099f2cd2dc.txt" and p["location"].startswith("§4")
+
+
+def test_one_wrong_digit_fails_with_location_and_correct_rounding(tmp_path, capsys):
+    d = tmp_path / "derivations"
+    d.mkdir()
+    (d / "bad.py").write_text(BAD)
+    code = main(["--no-color", "verify", "--no-bundled", "--path", str(d)])
+    text = capsys.readouterr().out
+    assert code == 1
+    assert "MISMATCH 000_copy.txt · §4 The forward pass by hand · p(B|AB)" in text
+    assert "correct 0.792412" in text
+    assert "1 mismatch" in text
+
+
+def test_unknown_name_lists_valid_derivations(capsys):
+    assert main(["verify", "no-such-handout"]) == 2
+    err = capsys.readouterr().err
+    assert "valid names" in err and "week08-decoder" in err and "Traceback" not in err
+
+
+def test_list(capsys):
+    assert main(["--no-color", "list"]) == 0
+    assert "week08-decoder" in capsys.readouterr().out

@@ -1,0 +1,65 @@
+import pytest
+import sympy as sp
+
+from symseq import ConventionError, EvaluationError
+from symseq.functions import gelu, gelu_tanh, logsumexp, relu, relu_at_zero, sigmoid, softmax
+
+x = sp.Symbol("x", real=True)
+
+
+def test_relu_derivative_at_zero_follows_torch_by_default():
+    d = sp.diff(relu(x), x)
+    assert d.subs(x, 0) == 0
+    assert d.subs(x, 1) == 1 and d.subs(x, -1) == 0
+
+
+def test_relu_half_convention_is_explicit():
+    assert sp.diff(relu_at_zero(x, sp.S.Half), x).subs(x, 0) == sp.S.Half
+    assert sp.diff(relu_at_zero(x, 0), x).subs(x, 0) == 0
+    with pytest.raises(ConventionError, match="must be 0"):
+        relu_at_zero(x, 1)
+
+
+def test_relu_values():
+    assert relu(sp.Rational(-1, 2)) == 0 and relu(sp.Rational(3, 2)) == sp.Rational(3, 2) and relu(0) == 0
+
+
+def test_sigmoid_derivative_and_bound():
+    assert sp.simplify(sp.diff(sigmoid(x), x) - sigmoid(x) * (1 - sigmoid(x))) == 0
+    assert sigmoid(0) == sp.S.Half
+    # σ'(0) = 1/4 is the maximum of σ(1-σ)
+    assert sp.diff(sigmoid(x), x).subs(x, 0) == sp.Rational(1, 4)
+
+
+def test_softmax_closed_form_and_masking():
+    assert softmax(0, 0, sp.sqrt(2) / 2) == 1 / (1 + sp.exp(sp.sqrt(2) / 2))
+    assert softmax(1, 1, -sp.oo) == 0
+    assert softmax(0, 1, -sp.oo) == 1
+    with pytest.raises(EvaluationError, match="all masked"):
+        softmax(0, -sp.oo, -sp.oo)
+
+
+def test_softmax_jacobian_is_diag_minus_outer():
+    a, b, c = sp.symbols("a b c", real=True)
+    xs = (a, b, c)
+    J = sp.Matrix(3, 3, lambda i, j: sp.diff(softmax(i, *xs), xs[j]))
+    p = sp.Matrix([softmax(i, *xs) for i in range(3)])
+    assert sp.simplify(J - (sp.diag(*p) - p * p.T)) == sp.zeros(3, 3)
+
+
+def test_logsumexp_derivative_is_softmax_and_masked_entries_drop():
+    a, b = sp.symbols("a b", real=True)
+    assert sp.diff(logsumexp(a, b), b) == softmax(1, a, b)
+    assert logsumexp(2, -sp.oo) == 2
+    assert logsumexp(0, 0) == sp.log(2)
+
+
+def test_gelu_forms():
+    assert gelu(0) == 0 and gelu_tanh(0) == 0
+    assert sp.diff(gelu(x), x).subs(x, 0) == sp.S.Half
+    assert sp.N(gelu(sp.Integer(1)).rewrite(sp.erf), 15) == pytest.approx(0.841344746068543, rel=1e-14)
+
+
+def test_latex_of_functions():
+    assert sp.latex(sigmoid(x)) == r"\sigma\left(x\right)"
+    assert "ReLU" in sp.latex(relu(x))
