@@ -150,8 +150,11 @@ class Ledger:
     the matrix product).
     """
 
-    def __init__(self, title: str = ""):
+    def __init__(self, title: str = "", *, exact_forms: bool = True):
         self.title = title
+        #: Show exact closed forms beside decimals when claims are checked. Turn off for deep ledgers
+        #: (a LayerNorm of a softmax of sines), whose claims are then decided with mpmath at high precision.
+        self.exact_forms = exact_forms
         self.items: dict[str, Item] = {}
         self.order: list[str] = []
         self._symbols: dict[str, sp.Symbol] = {}
@@ -350,14 +353,9 @@ class Ledger:
         if isinstance(node, ops.Const):
             return
         if isinstance(node, ops.Scalar):
-            expr = node.expr
-            for s in sorted(expr.free_symbols, key=lambda s: s.name):
-                if s.name not in self.items:
-                    continue
-                d = sp.diff(expr, s)
-                if d == 0:
-                    continue
-                contribs[s.name].append(ops.mul(G, ops.as_node(d)))
+            for s, d in local_partials(node.expr):
+                if s.name in self.items:
+                    contribs[s.name].append(ops.mul(G, ops.as_node(d)))
             return
         for child, g in zip(node.children, node.vjp(G, out)):
             if g is not None:
@@ -450,6 +448,39 @@ class Ledger:
     def value(self, name: str):
         """Exact value of ``name`` from the leaves' exact values (SymPy expression or ImmutableMatrix)."""
         return self.expand(name, values=True)
+
+
+_PARTIALS: dict = {}
+_CANON: list = []
+
+
+def _canon(i: int) -> sp.Symbol:
+    while len(_CANON) <= i:
+        _CANON.append(sp.Symbol(f"_c{len(_CANON)}", real=True))
+    return _CANON[i]
+
+
+def local_partials(expr: sp.Expr) -> list[tuple[sp.Symbol, sp.Expr]]:
+    """Nonzero partial derivatives of a row's expression with respect to each of its symbols.
+
+    Rows of an unrolled recurrence repeat one shape (z_t = w_x x_t + w_h h_{t−1}
+    for every t), so each shape is differentiated once, with its symbols
+    replaced by canonical ones, and the result is renamed back. This keeps
+    the backward pass linear in T with a small constant.
+    """
+    syms = sorted(expr.free_symbols, key=lambda s: s.name)
+    if any(not s.is_real for s in syms):  # only ledger symbols (real) share the template cache
+        return [(s, d) for s in syms if (d := sp.diff(expr, s)) != 0]
+    canon = {s: _canon(i) for i, s in enumerate(syms)}
+    key = expr.xreplace(canon)
+    hit = _PARTIALS.get(key)
+    if hit is None:
+        hit = [(i, d) for i, c in enumerate(canon.values()) if (d := sp.diff(key, c)) != 0]
+        if len(_PARTIALS) > 100_000:
+            _PARTIALS.clear()
+        _PARTIALS[key] = hit
+    back = {c: s for s, c in canon.items()}
+    return [(syms[i], d.xreplace(back)) for i, d in hit]
 
 
 class Gradients:

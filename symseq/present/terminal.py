@@ -141,7 +141,8 @@ def problems(claims) -> list[str]:
         r = c.check()
         if r.status in ("mismatch", "error"):
             head = f"{c.source} · {c.location}" + (f" · {c.what}" if c.what else "")
-            out.append(f"{r.status.upper()} {head}: {c.printed if c.kind != 'property' else ''} {r.message}".strip())
+            printed = f"printed {c.printed!r}: " if r.status == "error" or c.kind == "shape" else ""
+            out.append(f"{r.status.upper()} {head}: {printed}{r.message}")
     return out
 
 

@@ -143,30 +143,28 @@ class Claim:
 
 
 class _Cache:
-    """Per-ledger evaluations, so many claims on one ledger evaluate it once per precision."""
+    """Per-ledger evaluations, grown on demand: many claims on one ledger evaluate each row once per precision."""
 
     def __init__(self):
         self.store: dict = {}
 
-    def env(self, ledger, kind: str, dps: int = 50):
+    def values(self, ledger, node, kind: str, dps: int = 50):
+        """(kernel, env) with every row ``node`` needs evaluated exactly (``kind="exact"``) or with mpmath."""
         key = (id(ledger), kind, dps)
         if key not in self.store:
             if kind == "exact":
-                given = {it.name: EXACT.const(it.value) for it in ledger.leaves if it.value is not None}
-                targets = [n for n in ledger.order if ledger[n].kind == "row"]
-                self.store[key] = (ledger, ledger.run(EXACT, given, targets))
+                k = EXACT
             else:
                 from ..backends.mpmath_backend import MpmathKernel
 
                 k = MpmathKernel(dps)
-                given = {it.name: k.const(it.value) for it in ledger.leaves if it.value is not None}
-                targets = [n for n in ledger.order if ledger[n].kind in ("row", "adjoint")]
-                self.store[key] = (ledger, ledger.run(k, given, targets), k)
-        return self.store[key][1]
-
-    def kernel(self, ledger, dps):
-        self.env(ledger, "mpmath", dps)
-        return self.store[(id(ledger), "mpmath", dps)][2]
+            env = {it.name: k.const(it.value) for it in ledger.leaves if it.value is not None}
+            self.store[key] = (ledger, k, env)
+        _, k, env = self.store[key]
+        missing = [n for n in ops.refs(node) if n not in env]
+        if missing:
+            env.update(ledger.run(k, env, missing))
+        return k, env
 
 
 CACHE = _Cache()
@@ -205,8 +203,8 @@ def exact_value(claim: Claim):
     node, val, led = _as_quantity(claim)
     if val is not None:
         return val
-    env = CACHE.env(led, "exact")
-    return _to_sympy(_eval(node, EXACT, env))
+    k, env = CACHE.values(led, node, "exact")
+    return _to_sympy(_eval(node, k, env))
 
 
 def numeric_value(claim: Claim, dps: int):
@@ -218,8 +216,7 @@ def numeric_value(claim: Claim, dps: int):
         if isinstance(val, sp.MatrixBase):
             return [_mpf(ctx, e, dps) for e in val], val.shape
         return [_mpf(ctx, val, dps)], ()
-    env = CACHE.env(led, "mpmath", dps)
-    k = CACHE.kernel(led, dps)
+    k, env = CACHE.values(led, node, "mpmath", dps)
     v = _eval(node, k, env)
     if isinstance(v, np.ndarray):
         return [ctx.mpf(x) for x in v.flat], v.shape
@@ -349,15 +346,14 @@ def _check_value(claim: Claim, dps: int) -> Result:
             f"printed {claim.printed!r} has {n_printed} entries but the value has {len(vals)} "
             f"(shape {'×'.join(map(str, shape)) or 'scalar'})"
         )
+    formula = any(not isinstance(e, PrintedNumber) for e in p.entries)
     exact = None
-    need_exact = exact_rel or any(not isinstance(e, PrintedNumber) for e in p.entries)
-    if need_exact or claim.closed_form:
+    if formula or (claim.closed_form and _exact_forms(claim)):
         try:
-            exact = exact_value(claim) if (need_exact or _small(claim)) else None
+            exact = exact_value(claim)
         except SymseqError:
-            if need_exact:
+            if formula:
                 raise
-            exact = None
     exact_entries = None
     if exact is not None:
         exact_entries = list(exact) if isinstance(exact, sp.MatrixBase) else [exact]
@@ -369,7 +365,8 @@ def _check_value(claim: Claim, dps: int) -> Result:
         else:
             target = e.value if isinstance(e, PrintedNumber) else e
             ok, how = _equal_exact(ex, target) if ex is not None else (_close(v, target, dps), f"{dps} digits")
-            rnd = _show_exact(ex) if not ok else (e.text if isinstance(e, PrintedNumber) else str(e))
+            rnd = (_show_exact(ex) if ex is not None else fmt_decimal(v, 12)) if not ok else (
+                e.text if isinstance(e, PrintedNumber) else str(e))
             err = None
         statuses.append(ok)
         rounded.append(rnd)
@@ -384,9 +381,10 @@ def _check_value(claim: Claim, dps: int) -> Result:
     return res
 
 
-def _small(claim: Claim) -> bool:
+def _exact_forms(claim: Claim) -> bool:
+    """Whether to compute the exact closed form for display: always for SymPy values, per ledger otherwise."""
     _, val, led = _as_quantity(claim)
-    return val is not None or (led is not None and len(led.forward_rows()) <= 40 and claim.closed_form)
+    return val is not None or (led is not None and getattr(led, "exact_forms", True))
 
 
 def _displayable(exact):

@@ -52,9 +52,9 @@ class Section:
     objects: dict = field(default_factory=dict)
 
     # -- building
-    def ledger(self, title: str = "") -> Ledger:
-        """A new ledger registered with this section (shown by ``symseq show``)."""
-        L = Ledger(title or self.title)
+    def ledger(self, title: str = "", *, exact_forms: bool = True) -> Ledger:
+        """A new ledger registered with this section (shown by ``symseq show``); see :class:`Ledger`."""
+        L = Ledger(title or self.title, exact_forms=exact_forms)
         self.ledgers.append(L)
         return L
 
