@@ -39,8 +39,42 @@ from .claims import Claim
 
 
 @dataclass
+class TableSpec:
+    """A table as the handout prints it: a matrix node with row and column labels and its rounding."""
+
+    label: str
+    value: Any
+    printed: list | None = None
+    rows: list | None = None
+    cols: list | None = None
+    digits: int | None = None
+
+
+@dataclass
+class HeatmapSpec:
+    """A heatmap a handout draws: a matrix node, its labels, and which entries are masked (excluded)."""
+
+    label: str
+    value: Any
+    rows: list | None = None
+    cols: list | None = None
+    allowed: Any = None  # boolean matrix (True = allowed) or None
+    digits: int = 3
+    title: str = ""
+
+
+@dataclass
+class PairedRowsSpec:
+    """Forward rows beside their backward rows, in the handout's order (Week 06, Table 3)."""
+
+    label: str
+    ledger: Ledger
+    pairs: list  # (forward name or None, backward name or None)
+
+
+@dataclass
 class Section:
-    """A section of a handout: its ledgers, notes and claims."""
+    """A section of a handout: its ledgers, notes, claims, and the tables and figures it shows."""
 
     derivation: "Derivation"
     title: str
@@ -50,6 +84,7 @@ class Section:
     error: str = ""
     skipped: str = ""
     objects: dict = field(default_factory=dict)
+    displays: list = field(default_factory=list)  # TableSpec, HeatmapSpec, PairedRowsSpec in handout order
 
     # -- building
     def ledger(self, title: str = "", *, exact_forms: bool = True) -> Ledger:
@@ -137,7 +172,9 @@ class Section:
 
         ``printed`` is a list of rows of printed strings; ``value`` a matrix
         node of the same shape (or larger: the table shows its leading rows).
+        The table is also recorded for presentation (``symseq show``, LaTeX).
         """
+        self.displays.append(TableSpec(label, value, printed, rows, cols, digits))
         out = []
         for i, row in enumerate(printed):
             for j, text in enumerate(row):
@@ -148,6 +185,30 @@ class Section:
                 out.append(self.claim(text, value[i, j], what=what, at=f"{label}, row {r}, {c}", digits=digits,
                                       exact=exact))
         return out
+
+    def show_table(self, label: str, value, *, rows: list | None = None, cols: list | None = None,
+                   digits: int | None = 3) -> TableSpec:
+        """Record a matrix to present as a table (no claims); see :meth:`table` for a checked one."""
+        spec = TableSpec(label, value, None, rows, cols, digits)
+        self.displays.append(spec)
+        return spec
+
+    def heatmap(self, label: str, value, *, rows: list | None = None, cols: list | None = None, allowed=None,
+                digits: int = 3, title: str = "") -> HeatmapSpec:
+        """Record a heatmap the handout draws (scores or attention weights; ``allowed`` marks unmasked entries)."""
+        spec = HeatmapSpec(label, value, rows, cols, allowed, digits, title)
+        self.displays.append(spec)
+        return spec
+
+    def paired_rows(self, label: str, ledger: Ledger, pairs: list) -> PairedRowsSpec:
+        """Record forward rows beside backward rows in the handout's order, e.g. [("z_0", "∂L/∂h_{-1}"), ...]."""
+        for f, b in pairs:
+            for n in (f, b):
+                if n is not None:
+                    ledger[n]
+        spec = PairedRowsSpec(label, ledger, list(pairs))
+        self.displays.append(spec)
+        return spec
 
     def _ledger_for(self, expr) -> Ledger:
         names = {s.name for s in expr.free_symbols}
