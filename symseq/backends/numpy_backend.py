@@ -201,6 +201,19 @@ class NumpyKernel:
         out[..., np.arange(shape[0]), list(cols)] = a[..., 0]
         return out
 
+    # batch reductions (gradients of weights shared by every example)
+    def batch_sum(self, a):
+        return a.sum(axis=tuple(range(a.ndim - 2))) if a.ndim > 2 else a
+
+    def batch_tn(self, a, b):
+        """Σ over batch axes of a_bᵀ b_b as one matrix product."""
+        if a.ndim == 2 and b.ndim == 2:
+            return a.T @ b
+        lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = np.broadcast_to(a, lead + a.shape[-2:]).reshape(-1, a.shape[-1])
+        b = np.broadcast_to(b, lead + b.shape[-2:]).reshape(-1, b.shape[-1])
+        return a.T @ b
+
     # softmax family
     def softmax_rows(self, a, allowed):
         return _softmax(a, allowed)

@@ -248,6 +248,18 @@ class TorchKernel:
         idx = idx.expand(*(tuple(a.shape[:-2]) + (shape[0], 1)))
         return out.scatter(-1, idx, a)
 
+    def batch_sum(self, a):
+        return a.sum(dim=tuple(range(a.dim() - 2))) if a.dim() > 2 else a
+
+    def batch_tn(self, a, b):
+        """Σ over batch axes of a_bᵀ b_b as one matrix product."""
+        if a.dim() == 2 and b.dim() == 2:
+            return a.T @ b
+        lead = self.t.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = a.expand(*(tuple(lead) + tuple(a.shape[-2:]))).reshape(-1, a.shape[-1])
+        b = b.expand(*(tuple(lead) + tuple(b.shape[-2:]))).reshape(-1, b.shape[-1])
+        return a.T @ b
+
     def softmax_rows(self, a, allowed):
         if allowed is not None:
             mask = self.t.as_tensor(allowed, device=self.device)

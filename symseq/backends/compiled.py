@@ -1,0 +1,339 @@
+"""Compile a ledger into one straight-line program for NumPy, mpmath or torch.
+
+The ledger's rows are already common subexpressions, so compiling is a single
+pass: each row, and each node of its tree, becomes one instruction that
+calls the backend's kernel (the same array code the interpreter uses, so the
+two cannot disagree on a convention). The program grows linearly with the
+number of rows, which grows linearly with T; nothing is expanded.
+
+    >>> f = compile(ledger, ["loss", grads.name("W_h")], backend="numpy")
+    >>> out = f(X=batch_of_inputs)          # leading batch axes broadcast
+    >>> f.source                              # the program, one line per instruction
+
+No source text is generated or executed: the program is a list of
+(output slot, function, input slots) built from the ledger's own node
+objects. Two optimisations keep it lean: a subexpression that equals an
+earlier row (tanh(z_t) in an adjoint row, when h_t := tanh(z_t) is a row) reads
+that row instead of recomputing it, and constants are converted once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+import sympy as sp
+
+from .. import ops
+from ..errors import ConventionError, LedgerError, ShapeError
+from .scalar import plan
+
+
+@dataclass
+class Program:
+    """A straight-line program: ``slots[out] = fn(*slots[args])`` for each instruction in order."""
+
+    instructions: list = field(default_factory=list)  # (out, fn, args, label)
+    frees: list = field(default_factory=list)  # per instruction: slots whose last use it is
+    n_slots: int = 0
+    constants: dict = field(default_factory=dict)  # slot -> value
+    inputs: dict = field(default_factory=dict)  # leaf name -> slot
+    outputs: dict = field(default_factory=dict)  # name -> slot
+
+    def new_slot(self) -> int:
+        self.n_slots += 1
+        return self.n_slots - 1
+
+
+class CompiledLedger:
+    """A compiled ledger: call it with leaf values (by name) to get the requested rows and adjoints.
+
+    Attributes:
+        source: a readable listing of the program (one instruction per line).
+        names: the requested output names.
+    """
+
+    def __init__(self, ledger, program: Program, kernel, outputs: list[str], batch_reduce: str | None):
+        self.ledger = ledger
+        self.program = program
+        self.kernel = kernel
+        self.names = list(outputs)
+        self.batch_reduce = batch_reduce
+
+    def __len__(self) -> int:
+        return len(self.program.instructions)
+
+    @property
+    def source(self) -> str:
+        p = self.program
+        lines = [f"# inputs: {', '.join(f's{v} = {k}' for k, v in p.inputs.items())}"]
+        for out, fn, args, label in p.instructions:
+            lines.append(f"s{out} = {label}({', '.join(f's{a}' for a in args)})")
+        lines.append(f"# outputs: {', '.join(f'{k} = s{v}' for k, v in p.outputs.items())}")
+        return "\n".join(lines)
+
+    def __call__(self, values: dict | None = None, **kw) -> dict:
+        """Evaluate; ``values`` (or keywords) map leaf names to data. Leaves not given use their exact values.
+
+        Raises:
+            LedgerError: for a name that is not a leaf of the ledger, or a leaf with no value.
+            ShapeError: when batched inputs disagree on their batch axes (names them).
+        """
+        values = dict(values or {}, **kw)
+        p, k = self.program, self.kernel
+        unknown = [n for n in values if n not in p.inputs]
+        if unknown:
+            raise LedgerError(f"values given for {', '.join(unknown)}, which the compiled ledger does not read; "
+                              f"it reads {', '.join(p.inputs) or 'nothing'}")
+        slots = [None] * p.n_slots
+        for s, v in p.constants.items():
+            slots[s] = v
+        batch = {}
+        for name, s in p.inputs.items():
+            it = self.ledger[name]
+            if name in values:
+                v = k.from_user(values[name], it.shape)
+                lead = tuple(getattr(v, "shape", ())[:-2]) if k.name in ("numpy", "torch") else ()
+                if lead:
+                    batch[name] = lead
+                slots[s] = v
+            elif it.value is not None:
+                slots[s] = k.const(it.value)
+            else:
+                raise LedgerError(f"no value for {name}: pass it by name (the compiled function reads "
+                                  f"{', '.join(p.inputs)})")
+        if self.batch_reduce:
+            per_param = [n for n in batch if self.ledger[n].kind == "parameter"]
+            if per_param:
+                raise ShapeError(f"batch_reduce={self.batch_reduce!r} sums the gradients of parameters shared by every "
+                                 f"example, but {', '.join(per_param)} came with batch axes; give parameters "
+                                 f"without a batch axis, or compile without batch_reduce")
+        if len(set(batch.values())) > 1:
+            raise ShapeError("inputs disagree on their batch axes: "
+                             + ", ".join(f"{n} has {b}" for n, b in batch.items())
+                             + "; give every batched input the same leading shape (or none)")
+        for (out, fn, args, _), free in zip(p.instructions, p.frees):
+            slots[out] = fn(*[slots[a] for a in args])
+            for f in free:  # release intermediates after their last use (keeps memory, and caches, small)
+                slots[f] = None
+        result = {}
+        for name, s in p.outputs.items():
+            v = k.to_output(slots[s], self.ledger[name].shape)
+            result[name] = self._reduce(name, v, batch)
+        return result
+
+    def _reduce(self, name, v, batch):
+        if self.batch_reduce != "mean" or not batch:
+            return v
+        it = self.ledger[name]
+        if it.kind == "adjoint" and self.ledger[it.adjoint_of].kind == "parameter":
+            return v / int(np.prod(next(iter(batch.values()))))
+        return v
+
+
+def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: Iterable[str] | None = None,
+            dps: int = 50, device=None, dtype=None, batch_reduce: str | None = None) -> CompiledLedger:
+    """Compile the rows needed for ``outputs`` into a straight-line program for ``backend``.
+
+    Args:
+        outputs: row or adjoint names to return.
+        backend: ``numpy`` (float64, leading batch axes), ``mpmath`` (``dps``
+            digits; exact inputs stay exact until evaluation) or ``torch``
+            (``device``, ``dtype``; differentiable by torch autograd).
+        inputs: leaves that may be given at call time (default: all leaves).
+            Other leaves are compiled in as constants.
+        batch_reduce: ``"sum"`` or ``"mean"`` to reduce the adjoints of
+            unbatched leaves (weights) over the batch axes, as a batched loss
+            does; None keeps one gradient per example.
+
+    Raises:
+        ConventionError: unknown backend (lists the valid ones) or batch_reduce.
+        BackendUnavailable: torch missing, or CUDA asked for where there is none.
+        LedgerError: an output that is not in the ledger.
+    """
+    from . import kernel as make_kernel
+
+    if batch_reduce not in (None, "sum", "mean"):
+        raise ConventionError(f"batch_reduce must be None, 'sum' or 'mean'; got {batch_reduce!r}")
+    k = make_kernel(backend, dps=dps, device=device, dtype=dtype)
+    outputs = list(outputs)
+    for n in outputs:
+        ledger[n]
+    leaves = {it.name for it in ledger.leaves}
+    inputs = leaves if inputs is None else set(inputs)
+    bad = inputs - leaves
+    if bad:
+        raise LedgerError(f"{', '.join(sorted(bad))} are not inputs or parameters of this ledger")
+    comp = _Compiler(ledger, k, inputs, reduce_params=batch_reduce is not None)
+    return CompiledLedger(ledger, comp.build(outputs), k, outputs, batch_reduce)
+
+
+class _Compiler:
+    def __init__(self, ledger, kernel, inputs, reduce_params=False):
+        self.L = ledger
+        self.reduce_params = reduce_params
+        self.k = kernel
+        self.inputs = inputs
+        self.p = Program()
+        self.slot_of: dict[str, int] = {}
+        self.const_cache: dict = {}
+        self.row_exprs: dict = {}  # scalar row expression -> row symbol (for reuse)
+        self.row_nodes: dict = {}  # matrix row node key -> row name
+        self.vectorized = kernel.name in ("numpy", "torch")
+
+    def build(self, outputs) -> Program:
+        needed = self.L.needed(outputs)
+        for n in needed:
+            it = self.L[n]
+            if it.is_leaf:
+                s = self.p.new_slot()
+                self.slot_of[n] = s
+                if n in self.inputs:
+                    self.p.inputs[n] = s
+                elif it.value is not None:
+                    self.p.constants[s] = self.k.const(it.value)
+                else:
+                    raise LedgerError(f"{n} has no value and is not an input of the compiled function")
+                continue
+            if self.reduce_params and n in outputs and it.kind == "adjoint" \
+                    and self.L[it.adjoint_of].kind == "parameter":
+                self.slot_of[n] = self.emit_reduced(it.node)  # Σ over the batch, term by term
+                continue
+            self.slot_of[n] = self.emit(it.node)
+            if isinstance(it.node, ops.Scalar):
+                if not it.node.expr.is_Symbol and not it.node.expr.is_number:
+                    self.row_exprs.setdefault(it.node.expr, it.symbol)
+            elif not isinstance(it.node, ops.Ref):
+                self.row_nodes.setdefault(it.node.key(), n)
+        self.p.outputs = {n: self.slot_of[n] for n in outputs}
+        self._liveness()
+        return self.p
+
+    def _liveness(self):
+        keep = set(self.p.outputs.values()) | set(self.p.constants) | set(self.p.inputs.values())
+        last = {}
+        for i, (out, fn, args, _) in enumerate(self.p.instructions):
+            for a in args:
+                last[a] = i
+        frees = [[] for _ in self.p.instructions]
+        for slot, i in last.items():
+            if slot not in keep:
+                frees[i].append(slot)
+        self.p.frees = frees
+
+    # -- helpers
+    def const(self, value, key=None):
+        key = key if key is not None else ("c", value)
+        if key not in self.const_cache:
+            s = self.p.new_slot()
+            self.p.constants[s] = value
+            self.const_cache[key] = s
+        return self.const_cache[key]
+
+    def instr(self, fn, args, label):
+        out = self.p.new_slot()
+        self.p.instructions.append((out, fn, tuple(args), label))
+        return out
+
+    # -- nodes
+    def emit(self, node) -> int:
+        if isinstance(node, ops.Ref):
+            return self.slot_of[node.name]
+        if not isinstance(node, (ops.Scalar, ops.Const)):
+            hit = self.row_nodes.get(node.key())
+            if hit is not None:  # the same tree as an earlier row: read the row
+                return self.slot_of[hit]
+        if isinstance(node, ops.Const) or (isinstance(node, ops.Scalar) and node.expr.is_number):
+            value = node.value if isinstance(node, ops.Const) else node.expr
+            return self.const(self.k.const(value), key=("node", node.key()))
+        if isinstance(node, ops.Scalar):
+            expr = node.expr
+            if self.row_exprs:
+                expr = expr.xreplace(self.row_exprs)
+            return self.emit_expr(expr, {}, {})
+        if isinstance(node, ops.Map):
+            return self.emit_map(node)
+        args = [self.emit(c) for c in node.children]
+        k = self.k
+        return self.instr(lambda *vals, _n=node: _n.forward(k, list(vals)), args, type(node).__name__)
+
+    def emit_reduced(self, node) -> int:
+        """The batch sum of ``node``: outer products Σ_b a_bᵀ b_b become one matrix product each, the rest
+        is added at full batch size and summed once."""
+        k = self.k
+        terms = list(node.children) if isinstance(node, ops.Add) else [node]
+        outer = [t for t in terms if isinstance(t, ops.MatMul) and isinstance(t.children[0], ops.Transpose)
+                 and t.shape == node.shape]
+        rest = [t for t in terms if not any(t is o for o in outer)]
+        parts = [self.instr(k.batch_tn, [self.emit(t.children[0].children[0]), self.emit(t.children[1])], "batch_tn")
+                 for t in outer]
+        if rest:
+            whole = rest[0] if len(rest) == 1 else ops.Add(*rest)
+            if whole.shape != node.shape:
+                whole = ops.Broadcast(whole, node.shape)
+            parts.append(self.instr(k.batch_sum, [self.emit(whole)], "batch_sum"))
+        return parts[0] if len(parts) == 1 else self.instr(lambda *xs: _sum(xs), parts, "add")
+
+    def emit_map(self, node: ops.Map) -> int:
+        (x,) = node.fn.variables
+        body = node.fn.expr
+        arg = self.emit(node.children[0])
+        if self.vectorized:
+            return self.emit_expr(body, {x: arg}, {})
+        # mpmath: compile the body once as a scalar program and apply it entrywise
+        sub = _Compiler(self.L, self.k, set())
+        s_in = sub.p.new_slot()
+        s_out = sub.emit_expr(body, {x: s_in}, {})
+        prog = sub.p
+
+        def scalar_fn(v, _prog=prog, _in=s_in, _out=s_out):
+            slots = [None] * _prog.n_slots
+            for s, c in _prog.constants.items():
+                slots[s] = c
+            slots[_in] = v
+            for out, fn, args, _ in _prog.instructions:
+                slots[out] = fn(*[slots[a] for a in args])
+            return slots[_out]
+
+        ufunc = np.frompyfunc(scalar_fn, 1, 1)
+
+        def apply(a, _u=ufunc, _f=scalar_fn):
+            return _u(a) if isinstance(a, np.ndarray) else _f(a)
+
+        return self.instr(apply, [arg], f"map[{body}]")
+
+    def emit_expr(self, e, bind: dict, memo: dict) -> int:
+        if e in memo:
+            return memo[e]
+        if e.is_Symbol and e in bind:
+            return bind[e]
+        step = plan(e, self.k.lib)
+        if step[0] == "symbol":
+            if e.name not in self.slot_of:
+                raise LedgerError(f"{e.name} is used before it is computed")
+            out = self.slot_of[e.name]
+        elif step[0] == "number":
+            out = self.const(step[1], key=("num", e))
+        else:
+            args = [self.emit_expr(a, bind, memo) for a in step[2]]
+            out = self.instr(step[1], args, _label(e))
+        memo[e] = out
+        return out
+
+
+def _sum(xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = out + x
+    return out
+
+
+def _label(e) -> str:
+    if e.is_Add:
+        return "add"
+    if e.is_Mul:
+        return "mul"
+    if e.is_Pow:
+        return "pow"
+    return type(e).__name__.lower()
