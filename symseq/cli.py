@@ -29,7 +29,8 @@ def _parser() -> argparse.ArgumentParser:
 
     def common(sp):
         sp.add_argument("--path", action="append", default=[], metavar="DIR",
-                        help="also load derivations from this file or folder (repeatable)")
+                        help="also load derivations from this file or folder, or from DIR/derivations "
+                             "(repeatable; default: ./derivations when the current folder has one)")
         sp.add_argument("--no-bundled", action="store_true", help="ignore the derivations shipped with symseq")
 
     ls = sub.add_parser("list", help="list the derivations")
@@ -52,9 +53,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _derivations(args):
-    from .verify.derivation import discover
+    from .verify.derivation import default_paths, discover
 
-    return discover(args.path, include_bundled=not args.no_bundled)
+    paths = list(args.path) or [str(p) for p in default_paths()]
+    return discover(paths, include_bundled=not args.no_bundled)
 
 
 def cmd_list(args, out) -> int:
@@ -78,16 +80,20 @@ def cmd_verify(args, out) -> int:
     ds = select(_derivations(args), args.names)
     if not ds:
         raise SymseqError("no derivations found; pass --path DIR to load an author's derivations folder")
+    if args.json == "-":  # JSON on stdout: the report goes to stderr
+        from .present.terminal import console
+
+        out = console(no_color=args.no_color, file=sys.stderr)
     claims = check_all(ds, args.dps, out=out)
     for d in ds:
         out.print(verify_table(d, args.digits))
         for s in d.sections:
             if s.error and args.traceback:
                 out.print(s.error, markup=False)
-    for line in problems(claims):
-        out.print(line, style="bold red", markup=False, highlight=False)
+    for line in problems(claims, ds):
+        out.print(line, style="bold red", markup=False, highlight=False, soft_wrap=True)
     line, ok = summary(claims, ds)
-    out.print(("[green]" if ok else "[bold red]") + line, highlight=False)
+    out.print(("[green]" if ok else "[bold red]") + line, highlight=False, soft_wrap=True)
     if args.json:
         records = [c.record() for c in claims]
         for d in ds:
@@ -105,7 +111,8 @@ def _write_json(target: str, records):
         sys.stdout.write(text + "\n")
         return
     path = Path(target)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        raise SymseqError(f"cannot write {path}: the folder {path.parent} does not exist")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text + "\n")

@@ -221,6 +221,10 @@ class Ledger:
 
     def _as_node(self, value, name) -> ops.Node:
         node = ops.as_node(value)
+        for n in ops.walk(node):
+            e = n.expr if isinstance(n, ops.Scalar) else (n.value if isinstance(n, ops.Const) else None)
+            if e is not None:
+                exact(e, what=f"row {name}")  # refuses SymPy Floats: every number in a row is exact
         for ref in ops.refs(node):
             if ref not in self.items:
                 raise LedgerError(

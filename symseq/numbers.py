@@ -35,15 +35,23 @@ def exact(value: Any, *, what: str = "value") -> sp.Expr:
     if isinstance(value, bool):
         raise ConventionError(f"{what}: got the bool {value!r}; give 0 or 1 if a number is meant")
     if isinstance(value, sp.Basic):
+        if value.has(sp.Float):
+            f = next(iter(value.atoms(sp.Float)))
+            raise ConventionError(
+                f"{what}: {value} contains the SymPy Float {f}, which is not exact (a float such as 0.2 reached "
+                f"SymPy before symseq could read it). Write the number as a string ('{_plain(f)}'), "
+                f"sympy.Rational or symseq.exact('{_plain(f)}')."
+            )
         return value
     if isinstance(value, int):
         return sp.Integer(value)
     if isinstance(value, Fraction):
         return sp.Rational(value.numerator, value.denominator)
     if isinstance(value, float):
+        from decimal import Decimal
+
         raise ConventionError(
-            f"{what}: got the float {value!r}, which is not exact "
-            f"(the float 0.1 is 0.1000000000000000055...). "
+            f"{what}: got the float {value!r}, which is not exact (as a float it is {Decimal(value):.30g}...). "
             f"Give the number as printed, as a string ('{value!r}') or a Fraction."
         )
     if isinstance(value, str):
@@ -63,6 +71,10 @@ def exact(value: Any, *, what: str = "value") -> sp.Expr:
     except Exception:  # pragma: no cover - defensive
         pass
     raise ConventionError(f"{what}: cannot use {value!r} of type {type(value).__name__} as an exact number")
+
+
+def _plain(f: sp.Float) -> str:
+    return format(float(f), "g")
 
 
 def exact_matrix(rows: Any, *, what: str = "matrix") -> sp.ImmutableMatrix:

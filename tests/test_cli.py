@@ -63,3 +63,36 @@ def test_unknown_name_lists_valid_derivations(capsys):
 def test_list(capsys):
     assert main(["--no-color", "list"]) == 0
     assert "week08-decoder" in capsys.readouterr().out
+
+
+def test_author_folder_errors_are_clear(tmp_path, capsys):
+    d = tmp_path / "proj" / "derivations"
+    d.mkdir(parents=True)
+    (d / "broken.py").write_text("from symseq import Derivation\nx = (\n")
+    assert main(["verify", "--no-bundled", "--path", str(d)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot load" in err and "broken.py" in err and "SyntaxError" in err and "Traceback" not in err
+    (d / "broken.py").write_text("X = 1\n")
+    assert main(["verify", "--no-bundled", "--path", str(d)]) == 2
+    assert "defines no Derivation" in capsys.readouterr().err
+
+
+def test_path_may_name_the_project_folder_and_json_to_stdout_is_pure(tmp_path, capsys):
+    d = tmp_path / "proj" / "derivations"
+    d.mkdir(parents=True)
+    (d / "ok.py").write_text(BAD.replace('"0.792413"', '"0.792412"'))
+    assert main(["--no-color", "verify", "--no-bundled", "--path", str(tmp_path / "proj"), "--json", "-"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["status"] for r in records] == ["ok", "ok"]
+
+
+def test_printed_must_be_a_string():
+    from symseq import ClaimError, Derivation
+
+    d = Derivation("t", title="t", source="t.txt")
+
+    @d.section("s")
+    def s(sec):
+        sec.claim(0.330238, 1)
+
+    assert d.sections[0].error.startswith("ClaimError") and "must be the string" in d.sections[0].error

@@ -32,3 +32,21 @@ def test_matrix_rows_are_positions_and_ragged_rows_fail():
     assert exact_matrix([1, 2, 3]).shape == (1, 3)
     with pytest.raises(ShapeError, match="different lengths"):
         exact_matrix([[1, 2], [3]])
+
+
+def test_sympy_floats_are_refused_too():
+    with pytest.raises(ConventionError, match=r"SymPy Float 0.2.*'0.2'"):
+        exact_matrix(sp.Matrix([[1, 0], [0, 0.2]]))
+    with pytest.raises(ConventionError, match="SymPy Float"):
+        exact(sp.eye(2)[0, 0] * 0.2)
+    with pytest.raises(ConventionError, match=r"as a float it is 0\.2000000000000000111"):
+        exact(0.2)
+
+
+def test_rows_with_sympy_floats_are_refused():
+    from symseq import Ledger
+
+    L = Ledger()
+    x = L.input("x", 1)
+    with pytest.raises(ConventionError, match="row y"):
+        L.define("y", x * 0.5)

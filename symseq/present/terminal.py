@@ -134,14 +134,20 @@ def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
     return t
 
 
-def problems(claims) -> list[str]:
-    """One line per claim that does not hold: location, printed, correct rounding, error in units of the last digit."""
+def problems(claims, derivations=()) -> list[str]:
+    """One line per claim that does not hold (location, printed, correct rounding, error in units of the
+    last digit) and per section that failed to build."""
     out = []
+    for d in derivations:
+        for s in d.sections:
+            if s.error:
+                out.append(f"ERROR {d.source} · {s.title}: the section did not build: {s.error.splitlines()[0]}")
     for c in claims:
         r = c.check()
         if r.status in ("mismatch", "error"):
             head = f"{c.source} · {c.location}" + (f" · {c.what}" if c.what else "")
-            printed = f"printed {c.printed!r}: " if r.status == "error" or c.kind == "shape" else ""
+            printed = f"printed {c.printed!r}: " if (r.status == "error" or c.kind == "shape") \
+                and c.printed not in r.message else ""
             out.append(f"{r.status.upper()} {head}: {printed}{r.message}")
     return out
 

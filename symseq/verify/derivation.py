@@ -129,6 +129,7 @@ class Section:
             names: values of the symbols a printed formula uses, e.g. {"w": w}.
             closed_form: show the exact closed form beside the value (when short).
         """
+        _check_printed(printed)
         if isinstance(value, sp.Basic) and not isinstance(value, sp.MatrixBase) and value.free_symbols and ledger is None:
             ledger = self._ledger_for(value)
         return self._add(Claim(printed, "value", value, location=self._location(at), what=what, digits=digits,
@@ -139,6 +140,7 @@ class Section:
 
         ``shape`` is a tuple, a node, or a ledger name's handle.
         """
+        _check_printed(printed)
         if isinstance(shape, ops.Node):
             shape = shape.shape
         return self._add(Claim(printed, "shape", tuple(shape), location=self._location(at), what=what,
@@ -223,6 +225,14 @@ class Section:
         return hits[-1]
 
 
+def _check_printed(printed):
+    if not isinstance(printed, str):
+        raise ClaimError(
+            f"a claim's printed value must be the string the handout prints, e.g. '0.330238'; got the "
+            f"{type(printed).__name__} {printed!r} (a number would lose how many digits were printed)"
+        )
+
+
 class Derivation:
     """A handout's derivation (see the module docstring).
 
@@ -304,27 +314,63 @@ def bundled() -> list[Derivation]:
 
 
 def from_path(path: str | Path) -> list[Derivation]:
-    """Derivations defined in a module file, or in every ``*.py`` of a folder (an author's ``derivations/``).
+    """Derivations defined in a module file, in every ``*.py`` of a folder (an author's ``derivations/``),
+    or in the ``derivations/`` folder inside the given project folder.
+
+    Modules whose names start with ``_`` are helpers and are not searched.
 
     Raises:
-        ClaimError: when the path does not exist.
+        ClaimError: when the path does not exist, a module fails to import
+            (naming the file and line), or a module defines no Derivation.
     """
     path = Path(path)
     if not path.exists():
         raise ClaimError(f"no derivation file or folder at {path}")
+    if path.is_dir() and not any(path.glob("*.py")) and (path / "derivations").is_dir():
+        path = path / "derivations"
     files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_")) if path.is_dir() else [path]
     out = []
     for f in files:
-        modname = f"symseq_user_derivations.{f.stem}_{abs(hash(str(f.resolve()))) % 10**8}"
-        if modname in sys.modules:
-            module = sys.modules[modname]
-        else:
-            spec = importlib.util.spec_from_file_location(modname, f)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[modname] = module
-            spec.loader.exec_module(module)
-        out.extend(_derivations_in(module))
+        module = _load(f)
+        found = _derivations_in(module)
+        if not found:
+            raise ClaimError(
+                f"{f} defines no Derivation; a derivation module needs a module-level "
+                f"`derivation = Derivation(...)` (name helper modules with a leading _ so they are not searched)"
+            )
+        out.extend(found)
     return out
+
+
+def _load(f: Path):
+    modname = f"symseq_user_derivations.{f.stem}_{abs(hash(str(f.resolve()))) % 10**8}"
+    if modname in sys.modules:
+        return sys.modules[modname]
+    spec = importlib.util.spec_from_file_location(modname, f)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except SymseqError:
+        del sys.modules[modname]
+        raise
+    except Exception as exc:  # an author's module that does not import: say where
+        del sys.modules[modname]
+        tb = traceback.extract_tb(exc.__traceback__)
+        line = getattr(exc, "lineno", None) or next((fr.lineno for fr in reversed(tb) if fr.filename == str(f)), "?")
+        raise ClaimError(f"cannot load {f} (line {line}): {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def default_paths() -> list[Path]:
+    """``./derivations`` when the current folder has one of its own (not symseq's bundled folder)."""
+    here = Path.cwd() / "derivations"
+    if not here.is_dir():
+        return []
+    import symseq.derivations as pkg
+
+    bundled_dirs = {Path(p).resolve() for p in pkg.__path__}
+    return [] if here.resolve() in bundled_dirs else [here]
 
 
 def discover(paths: Iterable[str | Path] = (), *, include_bundled: bool = True) -> list[Derivation]:

@@ -265,9 +265,14 @@ class _Parser:
             if t == "π" or t == "pi":
                 return sp.pi
             known = ", ".join(sorted(self.names)) or "none"
+            if re.search(r"\d", self.text) and not self.names:
+                raise ClaimError(
+                    f"cannot read {self.text!r} as a number: {t!r} is not a digit (a typo?); a formula over "
+                    f"symbols needs names={{...}} for them"
+                )
             raise ClaimError(
-                f"printed {self.text!r} uses the name {t!r}, which this claim does not define "
-                f"(defined: {known}); pass names={{'{t}': ...}}"
+                f"cannot read {self.text!r}: {t!r} is neither a number nor a name this claim defines "
+                f"(defined: {known}); pass names={{'{t}': ...}} if it is a symbol of the formula"
             )
         raise ClaimError(f"cannot read {self.text!r}: unexpected {t!r}")
 
