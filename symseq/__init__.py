@@ -7,7 +7,7 @@ number the handout prints (:class:`Derivation`, ``symseq verify``).
 """
 
 from . import blocks, functions, ops
-from .backends import evaluate
+from .backends import compile, evaluate
 from .errors import (BackendUnavailable, ClaimError, ClaimMismatch, ConventionError, EvaluationError, LedgerError,
                      MaskError, ShapeError, SymseqError)
 from .functions import gelu, gelu_tanh, logsumexp, relu, relu_at_zero, sigmoid, softmax
@@ -19,7 +19,7 @@ from .verify.derivation import Derivation, Section
 __version__ = "0.1.0"
 
 __all__ = [
-    "Ledger", "Gradients", "Derivation", "Section", "Claim", "evaluate", "exact", "exact_matrix",
+    "Ledger", "Gradients", "Derivation", "Section", "Claim", "evaluate", "compile", "exact", "exact_matrix",
     "blocks", "functions", "ops", "sigmoid", "relu", "relu_at_zero", "softmax", "logsumexp", "gelu", "gelu_tanh",
     "SymseqError", "ShapeError", "ConventionError", "MaskError", "EvaluationError", "LedgerError", "ClaimError",
     "ClaimMismatch", "BackendUnavailable", "__version__",

@@ -50,6 +50,13 @@ def kernel(backend: str = "mpmath", *, dps: int = 50, device=None, dtype=None):
     raise ConventionError(f"unknown backend {backend!r}; valid backends are {', '.join(BACKENDS)}")
 
 
+def compile(ledger, outputs, **options):
+    """Compile a ledger to a straight-line program; see :func:`symseq.backends.compiled.compile`."""
+    from .compiled import compile as _compile
+
+    return _compile(ledger, outputs, **options)
+
+
 def evaluate(ledger, backend: str = "mpmath", *, values: dict | None = None, targets: Iterable[str] | None = None,
              dps: int = 50, device=None, dtype=None, raw: bool = False) -> dict:
     """Evaluate ``ledger``'s rows in order; returns a dict from name to value.

@@ -180,6 +180,7 @@ class _Compiler:
         self.const_cache: dict = {}
         self.row_exprs: dict = {}  # scalar row expression -> row symbol (for reuse)
         self.row_nodes: dict = {}  # matrix row node key -> row name
+        self.row_maps: dict = {}  # key of a Map row's argument -> [(function body, row name)]
         self.vectorized = kernel.name in ("numpy", "torch")
 
     def build(self, outputs) -> Program:
@@ -206,6 +207,8 @@ class _Compiler:
                     self.row_exprs.setdefault(it.node.expr, it.symbol)
             elif not isinstance(it.node, ops.Ref):
                 self.row_nodes.setdefault(it.node.key(), n)
+                if isinstance(it.node, ops.Map):
+                    self.row_maps.setdefault(it.node.children[0].key(), []).append((it.node.fn, n))
         self.p.outputs = {n: self.slot_of[n] for n in outputs}
         self._liveness()
         return self.p
@@ -278,7 +281,21 @@ class _Compiler:
     def emit_map(self, node: ops.Map) -> int:
         (x,) = node.fn.variables
         body = node.fn.expr
-        arg = self.emit(node.children[0])
+        for fn, row in self.row_maps.get(node.children[0].key(), ()):
+            # f(tanh(z)) where h := tanh(z) is a row: evaluate f(h) instead (1 − tanh²(z) → 1 − h²)
+            (v,) = fn.variables
+            g = fn.expr.xreplace({v: x})
+            y = sp.Dummy("y", real=True)
+            if body.has(g):
+                reduced = body.xreplace({g: y})
+                if x not in reduced.free_symbols:
+                    arg = self.slot_of[row]
+                    if self.vectorized:
+                        return self.emit_expr(reduced, {y: arg}, {})
+                    body, x = reduced, y
+                    break
+        else:
+            arg = self.emit(node.children[0])
         if self.vectorized:
             return self.emit_expr(body, {x: arg}, {})
         # mpmath: compile the body once as a scalar program and apply it entrywise

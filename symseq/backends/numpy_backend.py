@@ -159,6 +159,8 @@ class NumpyKernel:
         return np.swapaxes(a, -1, -2)
 
     def matmul(self, a, b):
+        if b.ndim == 2 and a.ndim > 2:  # batch of row blocks times one matrix: a single matrix product
+            return (a.reshape(-1, a.shape[-1]) @ b).reshape(a.shape[:-1] + (b.shape[-1],))
         return a @ b
 
     # reductions

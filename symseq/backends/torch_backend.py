@@ -205,6 +205,8 @@ class TorchKernel:
         return a.transpose(-1, -2)
 
     def matmul(self, a, b):
+        if b.dim() == 2 and a.dim() > 2:  # batch of row blocks times one matrix: a single matrix product
+            return (a.reshape(-1, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[-1])
         return a @ b
 
     def sum(self, a, axis):

@@ -1,0 +1,131 @@
+"""Compiled ledgers: parity with the interpreter for every bundled ledger, batching, options and errors."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symseq import BackendUnavailable, ConventionError, Ledger, LedgerError, ShapeError, compile, evaluate, ops
+from symseq.derivations.week08_decoder import two_token_ledger
+from symseq.verify.derivation import bundled
+
+
+def numeric_ledgers():
+    out = []
+    for d in bundled():
+        for s in d.sections:
+            for L in s.ledgers:
+                if all(it.value is not None for it in L.leaves) and L.rows:
+                    out.append(pytest.param(L, id=f"{d.name}:{L.title}"[:80]))
+    return out
+
+
+def as_float_array(v):
+    if hasattr(v, "detach"):
+        v = v.detach().numpy()
+    return np.array(np.asarray(v, dtype=object).tolist(), dtype=float)
+
+
+@pytest.mark.parametrize("L", numeric_ledgers())
+def test_every_bundled_ledger_evaluates_on_every_backend(L):
+    names = [it.name for it in L.rows]
+    ref = evaluate(L, "mpmath", dps=80)
+    for backend, tol in (("numpy", 1e-12), ("torch", 1e-12), ("mpmath", 1e-25)):
+        if backend == "torch":
+            pytest.importorskip("torch")
+        out = compile(L, names, backend=backend, dps=30)()
+        for n in names:
+            r, o = as_float_array(ref[n]), as_float_array(out[n])
+            finite = np.isfinite(r)
+            assert np.array_equal(np.isfinite(o), finite) and np.all(o[~finite] == r[~finite]), (backend, n)
+            assert np.all(np.abs(o[finite] - r[finite]) <= tol * np.maximum(1, np.abs(r[finite]))), (backend, n)
+
+
+def test_mpmath_to_the_requested_digits():
+    L, r = two_token_ledger()
+    g = L.backward("loss")
+    ref = evaluate(L, "mpmath", dps=120)[g.name("W_Q")]
+    out = compile(L, [g.name("W_Q")], backend="mpmath", dps=60)()[g.name("W_Q")]
+    assert max(abs(out[i, j] - ref[i, j]) for i in range(2) for j in range(2)) < sp.Float("1e-57")
+
+
+def scalar_rnn(T):
+    L = Ledger()
+    w_x, w_h, w_o = L.parameter("w_x", "0.5"), L.parameter("w_h", "1.2"), L.parameter("w_o", "0.7")
+    h = L.input("h_{-1}", 0)
+    for t in range(T):
+        h = L.define(f"h_{t}", sp.tanh(L.define(f"z_{t}", w_x * L.input(f"x_{t}", 0) + w_h * h)))
+    L.define("L", (L.define("yhat", w_o * h) - L.input("y", 1)) ** 2 / 2)
+    return L, L.backward("L")
+
+
+def test_program_size_is_exactly_linear_in_T():
+    sizes = [len(compile(scalar_rnn(T)[0], ["L"] + [scalar_rnn(T)[1].name("w_h")])) for T in (10, 20, 30)]
+    assert sizes[2] - sizes[1] == sizes[1] - sizes[0] > 0
+
+
+def test_batch_reduce_sums_per_example_gradients(rng):
+    L, g = scalar_rnn(5)
+    names = [g.name(p) for p in ("w_x", "w_h", "w_o")]
+    X = rng.normal(size=(5, 7))
+    vals = {f"x_{t}": X[t] for t in range(5)}
+    per = compile(L, names)(vals)
+    summed = compile(L, names, batch_reduce="sum")(vals)
+    mean = compile(L, names, batch_reduce="mean")(vals)
+    for n in names:
+        assert per[n].shape == (7,)
+        assert float(summed[n]) == pytest.approx(per[n].sum(), rel=1e-13)
+        assert float(mean[n]) == pytest.approx(per[n].mean(), rel=1e-13)
+
+
+def test_compiled_torch_is_differentiable_and_matches_the_adjoints(rng):
+    torch = pytest.importorskip("torch")
+    L, r = two_token_ledger()
+    g = L.backward("loss")
+    f = compile(L, ["loss"], backend="torch")
+    leaves = ["H", "W_Q", "W_K", "W_V", "W_out"]
+    ts = {n: torch.tensor(rng.normal(size=(2, 2)), requires_grad=True) for n in leaves}
+    loss = f({n: ts[n] for n in leaves})["loss"]
+    auto = torch.autograd.grad(loss, [ts[n] for n in leaves])
+    ours = compile(L, [g.name(n) for n in leaves], backend="mpmath", dps=30)(
+        {n: ts[n].detach().numpy() for n in leaves})
+    for n, a in zip(leaves, auto):
+        np.testing.assert_allclose(a.numpy(), as_float_array(ours[g.name(n)]), rtol=0, atol=1e-13)
+
+
+def test_errors_name_what_is_wrong():
+    L, g = scalar_rnn(3)
+    with pytest.raises(ConventionError, match="valid backends are exact, mpmath, numpy, torch"):
+        compile(L, ["L"], backend="cupy")
+    f = compile(L, ["L"], inputs=["x_0", "x_1", "y", "w_h"])
+    with pytest.raises(LedgerError, match="does not read; it reads"):
+        f(x_9=1.0)
+    with pytest.raises(ShapeError, match="x_0 has \\(3,\\), x_1 has \\(4,\\)"):
+        f(x_0=np.zeros(3), x_1=np.zeros(4))
+    with pytest.raises(ShapeError, match="w_h came with batch axes"):
+        compile(L, [g.name("w_h")], batch_reduce="sum")(w_h=np.ones(3))
+    M = Ledger()
+    a = M.input("a")
+    M.define("b", a + 1)
+    with pytest.raises(LedgerError, match="no value for a"):
+        compile(M, ["b"])()
+
+
+def test_cuda_without_a_device_says_so():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    L, g = scalar_rnn(2)
+    with pytest.raises(BackendUnavailable, match="use device='cpu'"):
+        compile(L, ["L"], backend="torch", device="cuda")
+
+
+def test_reuses_rows_for_activation_derivatives():
+    L = Ledger()
+    X = L.input("X", [[1, 2]])
+    H = L.define("H", ops.Map(sp.tanh, X))
+    L.define("loss", ops.Sum(H * H, None))
+    g = L.backward("loss")
+    f = compile(L, [g.name("X")])
+    labels = [lab for _, _, _, lab in f.program.instructions]
+    assert labels.count("tanh") == 1  # 1 − tanh²(X) reads H
+    np.testing.assert_allclose(f()[g.name("X")], 2 * np.tanh([[1, 2]]) * (1 - np.tanh([[1, 2]]) ** 2), rtol=1e-14)
