@@ -66,6 +66,9 @@ class sigmoid(sp.Function):
     def _eval_rewrite_as_exp(self, x, **kwargs):
         return 1 / (1 + sp.exp(-x))
 
+    def _eval_evalf(self, prec):
+        return (1 / (1 + sp.exp(-self.args[0])))._eval_evalf(prec)
+
     def _eval_is_real(self):
         return self.args[0].is_real
 
@@ -111,6 +114,9 @@ class relu(sp.Function):
 
     def _eval_rewrite_as_Max(self, x, *args, **kwargs):
         return sp.Max(0, x)
+
+    def _eval_evalf(self, prec):
+        return sp.Max(0, self.args[0])._eval_evalf(prec)
 
     def _eval_is_real(self):
         return self.args[0].is_real
@@ -261,6 +267,9 @@ class gelu(sp.Function):
     def _eval_rewrite_as_erf(self, x, **kwargs):
         return self._closed(x)
 
+    def _eval_evalf(self, prec):
+        return self._closed(self.args[0])._eval_evalf(prec)
+
     def _latex(self, printer, exp=None):
         return r"\operatorname{GELU}\left(%s\right)" % _tex(printer, self.args[0])
 
@@ -290,6 +299,9 @@ class gelu_tanh(sp.Function):
 
     def _eval_rewrite_as_tanh(self, x, **kwargs):
         return self.closed_form(x)
+
+    def _eval_evalf(self, prec):
+        return self.closed_form(self.args[0])._eval_evalf(prec)
 
     def _latex(self, printer, exp=None):
         return r"\operatorname{GELU}_{\tanh}\left(%s\right)" % _tex(printer, self.args[0])
