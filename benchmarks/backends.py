@@ -179,21 +179,21 @@ def bench_attention(T, D, heads, B, rng):
 
 
 # ---------------------------------------------------------------- lambdify of the expanded gradient
-def _lambdify_job(T, q):
+def _lambdify_job(T, q, cse):
     L, g = scalar_rnn(T)
     t0 = time.perf_counter()
     expr = L.expand(g.name("w_h"))
     syms = [L.symbol(n) for n in ["w_x", "w_h", "w_o", "y", "h_{-1}"] + [f"x_{t}" for t in range(T)]]
-    fn = sp.lambdify(syms, expr, "numpy")
+    fn = sp.lambdify(syms, expr, "numpy", cse=cse)
     build = time.perf_counter() - t0
     args = [0.5, 0.9, 1.1, 1.0, 0.0] + [0.1] * T
     ev = best(lambda: fn(*args), 5)
     q.put((build, ev, float(fn(*args))))
 
 
-def bench_lambdify(T, limit):
+def bench_lambdify(T, limit, cse=False):
     q = mp.Queue()
-    p = mp.Process(target=_lambdify_job, args=(T, q))
+    p = mp.Process(target=_lambdify_job, args=(T, q, cse))
     p.start()
     p.join(limit)
     if p.is_alive():
@@ -239,15 +239,21 @@ def main():
     a, b, e = bench_attention(Ta, 64, 4, 8, rng)
     t.add_row(f"attention block gradient, T={Ta}, D=64, 4 heads, batch 8", f"{a*1e3:.2f} ms",
               f"{b*1e3:.2f} ms (torch autograd)", f"{a/b:.2f}", f"{e:.1e}")
+    plain_done = True
     for T in (10, 30) if args.quick else (10, 30, 100):
         ours = bench_compiled_scalar(T)
-        naive = bench_lambdify(T, args.limit)
-        if naive is None:
-            t.add_row(f"∂L/∂w_h, T={T}: compile + evaluate", f"{ours[0]*1e3:.1f} ms + {ours[1]*1e6:.0f} µs",
-                      f"> {args.limit:.0f} s (lambdify of the expanded expression)", "—", "")
-        else:
+        for cse in (True, False):
+            if not cse and not plain_done:
+                continue
+            naive = bench_lambdify(T, args.limit, cse)
+            ref = "lambdify(cse=True)" if cse else "lambdify"
+            if naive is None:
+                plain_done = plain_done and cse
+                t.add_row(f"∂L/∂w_h, T={T}: compile / evaluate", f"{ours[0]*1e3:.1f} ms / {ours[1]*1e6:.0f} µs",
+                          f"> {args.limit:.0f} s ({ref} of the expanded expression)", "—", "")
+                continue
             t.add_row(f"∂L/∂w_h, T={T}: compile / evaluate", f"{ours[0]*1e3:.1f} ms / {ours[1]*1e6:.0f} µs",
-                      f"{naive[0]*1e3:.1f} ms / {naive[1]*1e6:.0f} µs (lambdify, expanded)",
+                      f"{naive[0]*1e3:.1f} ms / {naive[1]*1e6:.0f} µs ({ref} of the expanded expression)",
                       f"{ours[0]/naive[0]:.2f} / {ours[1]/naive[1]:.2f}",
                       f"{abs(ours[2]-naive[2])/max(1, abs(naive[2])):.1e}")
     con.print(t)
