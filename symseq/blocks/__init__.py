@@ -13,3 +13,13 @@ __all__ = [
     "feed_forward", "residual", "ORIENTATIONS", "linear", "project", "CrossEntropy", "cross_entropy",
     "probabilities", "Norm", "layer_norm", "rms_norm",
 ]
+
+# Week 06 encoder: tokens, positions, masks, encoder blocks and task heads.
+from . import masks
+from .embeddings import (Vocabulary, add_positions, angular_frequencies, embedding_lookup, learned_positions,
+                         positions, sinusoidal_positions, tokenize)
+
+__all__ += [
+    "masks", "Vocabulary", "add_positions", "angular_frequencies", "embedding_lookup", "learned_positions",
+    "positions", "sinusoidal_positions", "tokenize",
+]
