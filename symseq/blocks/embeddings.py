@@ -227,7 +227,15 @@ def sinusoidal_positions(T: int, D: int, *, base=10000) -> sp.ImmutableMatrix:
 
 
 def positions(L, T: int, D: int, *, base=10000, name: str = "P"):
-    """Append the sinusoidal position matrix (:func:`sinusoidal_positions`) as a fixed T×D input ``name``."""
+    """Append the sinusoidal position matrix P (:func:`sinusoidal_positions`) as a fixed T×D input ``name``.
+
+    P is an input, not a parameter: it has exact values and receives no
+    gradient rows unless asked for. Use :func:`learned_positions` for a
+    trainable table.
+
+    Raises:
+        ShapeError: for T or D below 1. ConventionError: for a base not greater than 1.
+    """
     return L.input(name, sinusoidal_positions(T, D, base=base),
                    note=f"sinusoidal positions, ω_j = {base}^(−2⌊j/2⌋/{D})")
 

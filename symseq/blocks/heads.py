@@ -179,7 +179,8 @@ def greedy_generate(next_logits: Callable[[list[int]], Sequence], prefix: Sequen
 
     Args:
         next_logits: a function of the current ID prefix returning the K
-            logits of its last row (SymPy numbers, ints, mpf, or a 1×K matrix).
+            logits of its last row (exact SymPy numbers, ints, mpf, or a 1×K
+            matrix; floats from a numeric backend are taken exactly).
         prefix: the supplied IDs (at least one).
         steps: the number of tokens to generate (an externally chosen length
             when the vocabulary has no end-of-sequence token).
