@@ -9,7 +9,7 @@ number the handout prints (:class:`Derivation`, ``symseq verify``).
 from . import blocks, functions, ops
 from .backends import compile, evaluate
 from .errors import (BackendUnavailable, ClaimError, ClaimMismatch, ConventionError, EvaluationError, LedgerError,
-                     MaskError, ShapeError, SymseqError)
+                     MaskError, ShapeError, SymseqError, VocabularyError)
 from .functions import gelu, gelu_tanh, logsumexp, relu, relu_at_zero, sigmoid, softmax
 from .ledger import Gradients, Ledger
 from .numbers import exact, exact_matrix
@@ -22,5 +22,5 @@ __all__ = [
     "Ledger", "Gradients", "Derivation", "Section", "Claim", "evaluate", "compile", "exact", "exact_matrix",
     "blocks", "functions", "ops", "sigmoid", "relu", "relu_at_zero", "softmax", "logsumexp", "gelu", "gelu_tanh",
     "SymseqError", "ShapeError", "ConventionError", "MaskError", "EvaluationError", "LedgerError", "ClaimError",
-    "ClaimMismatch", "BackendUnavailable", "__version__",
+    "ClaimMismatch", "BackendUnavailable", "VocabularyError", "__version__",
 ]

@@ -24,6 +24,13 @@ class MaskError(SymseqError, ValueError):
     """An attention mask leaves a query position with no allowed source."""
 
 
+class VocabularyError(SymseqError, KeyError):
+    """A token is not in the declared vocabulary (names the token, its position and the vocabulary size)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
 class EvaluationError(SymseqError, ArithmeticError):
     """A row evaluated to a non-finite or undefined value (names the row and entry)."""
 

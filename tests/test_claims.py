@@ -99,3 +99,16 @@ def test_claims_on_a_ledger_value():
                                  orientation="in_out", mask="causal")
     assert Claim("0.330238", "value", head.A[1, 0]).check().ok
     assert Claim("(0.330238, 0.669762)", "value", head.A[1, :]).check().ok
+
+
+def test_exact_claim_on_a_numeric_only_ledger_keeps_its_digits():
+    # Without exact forms the claim is decided from mpmath values; 1/5 is not a binary fraction, so the
+    # printed target must be converted at the working precision, not at mpmath's default 15 digits.
+    L = Ledger("numeric only", exact_forms=False)
+    X = L.input("X", [["0.2", "0.9"]])
+    Y = L.define("Y", X + X)
+    c = Claim("(0.4,1.8)", "value", Y, derivation="t", source="000_test.txt", location="§1", exact=True)
+    assert c.check().ok, c.check().message
+    c2 = Claim("(0.4,1.8)", "value", Y + sp.Rational(1, 10**30), derivation="t", source="000_test.txt",
+               location="§1", exact=True)
+    assert c2.check().status == "mismatch"

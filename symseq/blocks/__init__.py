@@ -13,3 +13,18 @@ __all__ = [
     "feed_forward", "residual", "ORIENTATIONS", "linear", "project", "CrossEntropy", "cross_entropy",
     "probabilities", "Norm", "layer_norm", "rms_norm",
 ]
+
+# Week 06 encoder: tokens, positions, masks, encoder blocks and task heads.
+from . import masks
+from .embeddings import (Vocabulary, add_positions, angular_frequencies, embedding_lookup, learned_positions,
+                         positions, sinusoidal_positions, tokenize)
+from .encoder import MLP, Encoder, EncoderBlock, EncoderParams, encoder, encoder_block, mlp
+from .heads import (greedy_generate, masked_cross_entropy, masked_mean_pool, next_token_logits, next_token_targets,
+                    tied_logits, token_classifier)
+
+__all__ += [
+    "masks", "Vocabulary", "add_positions", "angular_frequencies", "embedding_lookup", "learned_positions",
+    "positions", "sinusoidal_positions", "tokenize", "MLP", "Encoder", "EncoderBlock", "EncoderParams", "encoder",
+    "encoder_block", "mlp", "greedy_generate", "masked_cross_entropy", "masked_mean_pool", "next_token_logits",
+    "next_token_targets", "tied_logits", "token_classifier",
+]

@@ -401,11 +401,12 @@ def _show_exact(e) -> str:
 
 
 def _close(v, target, dps) -> bool:
-    t = mpmath.mpf(sp.Float(sp.N(target, dps + 10), dps + 10)._mpf_) if target not in (sp.oo, -sp.oo) else (
-        mpmath.inf if target == sp.oo else mpmath.ninf)
-    if mpmath.isinf(t) or mpmath.isinf(v):
-        return t == v
-    return abs(v - t) <= mpmath.mpf(10) ** (-(dps - 10)) * max(1, abs(t))
+    with mpmath.workdps(dps + 10):  # the target must not be rounded to mpmath's default 15 digits
+        t = mpmath.mpf(sp.Float(sp.N(target, dps + 10), dps + 10)._mpf_) if target not in (sp.oo, -sp.oo) else (
+            mpmath.inf if target == sp.oo else mpmath.ninf)
+        if mpmath.isinf(t) or mpmath.isinf(v):
+            return t == v
+        return abs(v - t) <= mpmath.mpf(10) ** (-(dps - 10)) * max(1, abs(t))
 
 
 def _check_rounded(claim: Claim, e: PrintedNumber, v, ex, dps, idx=0):

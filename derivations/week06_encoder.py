@@ -1,0 +1,1282 @@
+"""Week 06 — the Transformer encoder, computed by hand: tokens, positions, attention, one block, task heads.
+
+Source: seed handout ``004_daeab95066cb0286.txt`` (Week 06 notes), from "Words
+become positioned token representations" to the end. Sections follow the
+handout: token IDs (Table 7), embedding lookup (Table 8), sinusoidal
+positions at the odd width D = 5, H^(0) = E_seq + P, one attention head
+(Tables 10–16), two heads of width 3 joined by a 6→5 output map
+(Tables 17–21), a pre-norm encoder block with LayerNorm and a ReLU MLP and
+the stack's final LayerNorm (Tables 23–31), why position is needed,
+pre-norm against post-norm, task heads and masks (Table 33), the tutorial's
+uniform baseline and the image-patch shapes.
+
+Conventions read from the handout: rows are positions; weights are stored
+output × input and right-multiplied by their transpose (``orientation="out_in"``,
+W_Q is 3×5); scores are divided by √d_k = √3; masks are exact −∞ before the
+row softmax; LayerNorm uses the population variance with ε = 10⁻⁵ inside the
+square root, γ = 1 and β = 0 as parameter values; ReLU'(0) = 0; embeddings
+are not scaled by √D; attention has no biases, the MLP has biases.
+
+Tables printed "to three significant digits" are checked entry by entry at
+three significant digits (a printed 2 stands for 2.00, a printed 0 for an
+exact zero). The deep ledgers are decided with mpmath at 50 digits from the
+exact inputs (sin 3, cos(3/10000^(2/5)), the handout's decimals as Rationals).
+
+Not claims (numbers that follow from no computation in the text):
+* Table 34 (held-out cue-recall accuracy of trained RNN, GRU and Transformer
+  recipes, mean ± standard deviation over three seeds) reports stored results
+  of trained models;
+* the tutorial's parameter counts 1,943 / 2,023 / 1,915: the recipes are not
+  specified completely enough to recount them (output head width, biases and
+  the Transformer's normalisation parameters are not given);
+* the tutorial's split sizes (4,096 / 512 / 1,024 episodes), seeds
+  (6206–6208), epochs, learning rate and clipping threshold are inputs;
+* Figures 4–6 and 8–11 annotate values the text does not print: they are
+  recorded as heatmaps, and their entries are the checked rows of the ledgers.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import mpmath
+
+import numpy as np
+import sympy as sp
+
+from symseq import Derivation, Ledger, MaskError, blocks, evaluate, exact, ops
+from symseq.derive.moments import dot_product_variance
+
+derivation = Derivation(
+    "week06-encoder",
+    title="Week 06 — Inside a Transformer encoder, computed by hand",
+    source="004_daeab95066cb0286.txt",
+    description="tokens, odd-width positions, one and two heads, a pre-norm block, final LayerNorm, masks and heads",
+)
+
+# ---------------------------------------------------------------------------
+# the handout's example: text, vocabulary, parameters
+# ---------------------------------------------------------------------------
+
+PREFIX = "A journey of a thousand miles begins"
+CONTINUATION = "with a single step."
+T, K, D, D_K = 7, 9, 5, 3
+EPS = "1e-5"
+
+# Table 8: the illustrative embedding table, rows are vocabulary IDs 0..8.
+E_VOCAB = [
+    ["0.2", "-0.1", "0.4", "0", "-0.2"],     # a
+    ["0.5", "0.3", "-0.2", "0.1", "0.4"],    # journey
+    ["-0.1", "0.2", "0", "-0.3", "0.1"],     # of
+    ["0.4", "-0.4", "0.2", "0.5", "-0.1"],   # thousand
+    ["0.1", "0.5", "-0.3", "0.2", "0.3"],    # miles
+    ["-0.3", "0.1", "0.5", "-0.2", "0.2"],   # begins
+    ["0", "-0.2", "0.1", "0.3", "-0.4"],     # with
+    ["0.3", "0", "-0.1", "0.4", "0.2"],      # single
+    ["-0.2", "0.4", "0.3", "-0.1", "0.5"],   # step
+]
+
+HALF = sp.Rational(1, 2)
+# Head 1: the handout prints the right multipliers W_Qᵀ, W_Kᵀ, W_Vᵀ (5×3); the stored maps are their transposes.
+W_Q1_T = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]]
+W_K1_T = [[HALF, 0, 0], [0, 1, 0], [0, 0, HALF], [HALF, 0, 0], [0, 0, HALF]]
+W_V1_T = [[1, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, HALF], [0, 0, HALF]]
+# Head 2: printed as stored 3×5 maps.
+W_Q2 = [[0, 0, 0, 1, 0], [0, 0, 0, 0, 1], ["0.5", "0.5", 0, 0, 0]]
+W_K2 = [[0, 0, 0, 1, 0], [0, 0, 1, 0, 0], [0, "0.5", 0, 0, "0.5"]]
+W_V2 = [[0, 1, 0, 0, 0], [0, 0, 0, 1, 0], ["0.5", 0, 0, 0, "0.5"]]
+# Output projection, stored 5×6.
+W_O = [[1, 0, 0, "0.5", 0, 0], [0, 1, 0, 0, "0.5", 0], [0, 0, 1, 0, 0, "0.5"], ["0.5", 0, 0, 0, 1, 0],
+       [0, "0.5", 0, 1, 0, 0]]
+# MLP, F = 4: W_1 is 4×5, W_2 is 5×4 (stored output × input), biases broadcast across rows.
+W_1 = [[1, 0, "-0.5", 0, 0], [0, 1, 0, 0, "-0.5"], [0, 0, 1, "0.5", 0], ["0.5", 0, 0, 0, 1]]
+B_1 = [["0.1", "-0.2", "0.15", "0.05"]]
+W_2 = [["0.5", 0, "0.2", 0], [0, "0.5", 0, "0.2"], ["0.2", 0, "0.5", 0], [0, "0.2", 0, "0.5"], ["0.3", 0, 0, "0.3"]]
+B_2 = [["0.05", "-0.05", "0", "0.1", "-0.1"]]
+
+ORIENT = "out_in"
+FEATURES = [f"Feature {j}" for j in range(D)]
+
+
+def prefix_tokens() -> list[str]:
+    """The seven input tokens by the handout's declared rule."""
+    return blocks.tokenize(PREFIX)
+
+
+def vocabulary() -> blocks.Vocabulary:
+    """Six distinct prefix types, then the continuation words with, single, step: K = 9, IDs from 0."""
+    return blocks.Vocabulary.from_sequences(prefix_tokens(), blocks.tokenize(CONTINUATION))
+
+
+TOKENS = prefix_tokens()
+ROWS = [f"{t}: {w}" for t, w in enumerate(TOKENS)]
+
+
+def _printed(text: str, ncols: int) -> tuple[list[str], list[list[str]]]:
+    """Row labels and printed entries of a table copied as the handout prints it (last ``ncols`` fields are numbers)."""
+    labels, rows = [], []
+    for line in text.strip().splitlines():
+        fields = line.split()
+        labels.append(" ".join(fields[:-ncols]))
+        rows.append(fields[-ncols:])
+    return labels, rows
+
+
+MP = mpmath.MPContext()
+MP.dps = 50
+TINY = MP.mpf(10) ** -40
+
+
+def _close(a, b, tol=TINY) -> tuple[bool, str]:
+    """Entrywise |a − b| below ``tol`` for two mpmath object arrays; returns (ok, largest difference)."""
+    a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+    if a.shape != b.shape:
+        return False, f"shapes {a.shape} and {b.shape}"
+    worst = max(abs(x - y) for x, y in zip(a.flat, b.flat))
+    return worst < tol, f"largest difference {MP.nstr(worst, 3)}"
+
+
+def _mp(L: Ledger) -> dict:
+    """Every row of ``L`` with mpmath at 50 digits (object arrays of mpf)."""
+    return evaluate(L, "mpmath", dps=50)
+
+
+# ---------------------------------------------------------------------------
+# ledgers: positioned input, the heads on H^(0), the encoder block
+# ---------------------------------------------------------------------------
+
+
+def positioned_input(L: Ledger, *, ids=None, token_order=None) -> dict:
+    """E_vocab, E_seq (lookup by ID), P (sinusoidal, T×D) and H^(0) = E_seq + P on ledger ``L``.
+
+    ``ids`` replaces the prefix's token IDs (any length); ``token_order``
+    reorders them while positions stay where they are (the handout's
+    experiment in "Why position is still necessary").
+    """
+    vocab = vocabulary()
+    ids = vocab.ids(TOKENS) if ids is None else list(ids)
+    if token_order is not None:
+        ids = [ids[i] for i in token_order]
+    E = L.parameter("E_vocab", E_VOCAB, note="Table 8, rows are token IDs")
+    E_seq = blocks.embedding_lookup(L, E, ids)
+    P = blocks.positions(L, len(ids), D)
+    H0 = blocks.add_positions(L, E_seq, P)
+    return {"vocab": vocab, "ids": ids, "E_vocab": E, "E_seq": E_seq, "P": P, "H0": H0}
+
+
+def head_parameters(L: Ledger) -> tuple[list, object]:
+    """The two heads' stored 3×5 maps (head 1 from its printed transposes) and the stored 5×6 W_O."""
+    t = lambda m: sp.Matrix(m).T  # noqa: E731
+    heads = [
+        (L.parameter("W_Q^{[1]}", t(W_Q1_T)), L.parameter("W_K^{[1]}", t(W_K1_T)), L.parameter("W_V^{[1]}", t(W_V1_T))),
+        (L.parameter("W_Q^{[2]}", W_Q2), L.parameter("W_K^{[2]}", W_K2), L.parameter("W_V^{[2]}", W_V2)),
+    ]
+    return heads, L.parameter("W_O", W_O)
+
+
+def block_parameters(L: Ledger) -> blocks.EncoderParams:
+    """The block's parameters: both heads and W_O, the MLP (F = 4) and γ = 1, β = 0 for LN_1 and LN_2."""
+    heads, W_Ov = head_parameters(L)
+    mlp = (L.parameter("W_1", W_1), L.parameter("b_1", B_1), L.parameter("W_2", W_2), L.parameter("b_2", B_2))
+    ln = lambda k: (L.parameter(f"gamma_{k}", [[1] * D]), L.parameter(f"beta_{k}", [[0] * D]))  # noqa: E731
+    return blocks.EncoderParams(heads, W_Ov, mlp, ln1=ln(1), ln2=ln(2))
+
+
+@functools.cache
+def input_ledger() -> tuple[Ledger, dict]:
+    """Tokens to H^(0): small and exact (closed forms such as 1/5 + sin 3 are shown beside the decimals)."""
+    L = Ledger("positioned input: E_seq = E_vocab[k_t], P sinusoidal, H^(0) = E_seq + P")
+    return L, positioned_input(L)
+
+
+@functools.cache
+def attention_ledger() -> tuple[Ledger, dict]:
+    """The standalone heads on H^(0): head 1 (unrestricted and causal), head 2, C = [O^[1] | O^[2]], B_att = C W_Oᵀ."""
+    L = Ledger("one and two heads on H^(0), d_k = d_v = 3", exact_forms=False)
+    r = positioned_input(L)
+    heads, W_Ov = head_parameters(L)
+    h1 = blocks.attention_head(L, r["H0"], *heads[0], orientation=ORIENT, tag="[1]")
+    raw = L.define("QK^T", h1.Q @ h1.K.T, note="raw dot products q_t k_jᵀ, before dividing by √3")
+    contrib = L.define("contrib_6", h1.A[6, :].T * h1.V, note="A_{6j} v_j for each source j (Table 14)")
+    causal = blocks.scaled_dot_product(L, h1.Q, h1.K, h1.V, mask=blocks.masks.causal(T), tag="causal")
+    h2 = blocks.attention_head(L, r["H0"], *heads[1], orientation=ORIENT, tag="[2]")
+    C = L.define("C", ops.Concat([h1.O, h2.O], axis=1), note="head outputs side by side, T×6")
+    B = blocks.linear(L, "B_att", C, W_Ov, orientation=ORIENT, note="attention branch C W_Oᵀ, T×5")
+    r.update(h1=h1, h2=h2, raw=raw, contrib=contrib, causal=causal, C=C, B_att=B, heads=heads, W_O=W_Ov)
+    return L, r
+
+
+def block_ledger(title: str, *, norm: str = "pre", permutation=None, token_order=None, block_masks=None,
+                 n_blocks: int = 1, ids=None) -> tuple[Ledger, dict]:
+    """The encoder on H^(0) (or on Π H^(0), or on reordered tokens with positions kept), with its final LayerNorm."""
+    L = Ledger(title, exact_forms=False)
+    r = positioned_input(L, ids=ids, token_order=token_order)
+    H_in = r["H0"]
+    if permutation is not None:
+        Pi = sp.zeros(T, T)
+        for new, old in enumerate(permutation):
+            Pi[new, old] = 1
+        H_in = L.define("ΠH^(0)", ops.Const(Pi, label="Π") @ r["H0"], note="rows of H^(0) reordered")
+    params = [block_parameters(L)] * n_blocks  # deeper demonstrations reuse one block's parameters at every depth
+    ln_f = (L.parameter("gamma_f", [[1] * D]), L.parameter("beta_f", [[0] * D]))
+    enc = blocks.encoder(L, H_in, params, orientation=ORIENT, eps=exact(EPS), norm=norm, ln_final=ln_f,
+                         final=True, block_masks=block_masks)
+    r.update(enc=enc, blk=enc.blocks[0], H_in=H_in)
+    return L, r
+
+
+@functools.cache
+def walkthrough_block() -> tuple[Ledger, dict]:
+    """The handout's pre-norm block on H^(0) with its final LayerNorm (N_layers = 1)."""
+    return block_ledger("one pre-norm encoder block and the final LayerNorm")
+
+
+# ---------------------------------------------------------------------------
+# Words become positioned token representations
+# ---------------------------------------------------------------------------
+
+
+@derivation.section("Turn the completion into a sequence of token IDs")
+def token_ids(s):
+    tokens = prefix_tokens()
+    vocab = vocabulary()
+    ids = vocab.ids(tokens)
+    s.note("Tokenisation is the handout's declared rule (lowercase, split at spaces, drop punctuation), "
+           "applied to the supplied prefix; the arrow before the continuation is not part of the input.")
+    printed = "a journey of a thousand miles begins".split()
+    s.prove("the rule turns the prefix into the seven printed tokens (Table 7's input-token column)",
+            lambda: (tokens == printed, f"tokens = {tokens}"), at="input tokens")
+    s.claim("7", sp.Integer(len(tokens)), what="T, positions in the prefix", at="input tokens")
+    s.claim("6", sp.Integer(len(set(tokens))), what="distinct types in the prefix", at="vocabulary")
+    s.claim("9", sp.Integer(len(vocab)), what="K, vocabulary size with with, single, step", at="vocabulary")
+    s.table("Table 7", [[str(k)] for k in (0, 1, 2, 0, 3, 4, 5)], sp.ImmutableMatrix(T, 1, ids),
+            rows=[str(t) for t in range(T)], cols=["Token ID k_t"], what="token ID")
+    s.prove("both occurrences of a have the same ID but different positions",
+            lambda: (ids[0] == ids[3] and tokens[0] == tokens[3] == "a", f"k_0 = k_3 = {ids[0]}"), at="Table 7")
+    s.keep(tokens=tokens, vocab=vocab, ids=ids)
+
+
+@derivation.section("Look up a five-coordinate embedding for each token")
+def embeddings(s):
+    L, r = input_ledger()
+    s.ledgers.append(L)
+    s.note("Table 8 is the handout's chosen, untrained embedding table: an input, recorded for presentation "
+           "and not checked against itself.")
+    s.show_table("Table 8", r["E_vocab"], rows=[f"{k} {w}" for k, w in enumerate(r["vocab"].tokens)],
+                 cols=[f"j={j}" for j in range(D)], digits=None)
+    s.claim("(0.2,-0.1,0.4,0,-0.2)", r["E_seq"][0, :], exact=True, what="e_0, the first a", at="e_0 = e_3")
+    s.claim("(0.2,-0.1,0.4,0,-0.2)", r["E_seq"][3, :], exact=True, what="e_3, the second a", at="e_0 = e_3")
+    E_seq = L.value(r["E_seq"].name)
+    s.prove("the first and fourth rows of E_seq are equal (lookup alone carries no position)",
+            lambda: (E_seq.row(0) == E_seq.row(3), f"e_0 = {list(E_seq.row(0))}"), at="e_0 = e_3")
+    s.claim_shape("7×5", r["E_seq"], what="E_seq, one row per occurrence", at="E_seq")
+    s.heatmap("Figure 4", r["E_seq"], rows=ROWS, cols=[f"j={j}" for j in range(D)],
+              title="Embedding lookup: seven rows of five features")
+
+
+@derivation.section("Supply position as a second vector")
+def position_vectors(s):
+    L, r = input_ledger()
+    P = r["P"]
+    formula = (r"(\sin t, \cos t, \sin\frac{t}{10000^{2/5}}, \cos\frac{t}{10000^{2/5}}, "
+               r"\sin\frac{t}{10000^{4/5}})")
+    for t in range(T):
+        s.claim(formula, P[t, :], names={"t": sp.Integer(t)}, what=f"p_{t} from ω_j = 10000^(−2⌊j/2⌋/5)",
+                at="p_t at D = 5")
+    s.claim("(0,1,0,1,0)", P[0, :], what="p_0", at="position zero")
+    s.claim("(0.141,-0.990,0.0753,0.997,0.00189)", P[3, :], digits=3, what="p_3", at="position three")
+    tt = sp.Symbol("t", real=True)
+    omega = blocks.angular_frequencies(D)
+    pairs = []
+    for j in (0, 2):  # complete sin/cos pairs: p_{t+Δ} is a rotation of p_t by Δω_j
+        for delta in (1, 2, 3):
+            w = omega[j]
+            sin_t, cos_t, sin_d, cos_d = sp.sin(tt * w), sp.cos(tt * w), sp.sin(delta * w), sp.cos(delta * w)
+            pairs.append(sp.sin((tt + delta) * w) - (sin_t * cos_d + cos_t * sin_d))
+            pairs.append(sp.cos((tt + delta) * w) - (cos_t * cos_d - sin_t * sin_d))
+    s.prove("each complete pair at t + Δ is a linear map of the pair at t with coefficients depending on Δ only",
+            lambda: (all(sp.expand_trig(sp.expand(d)).equals(0) for d in pairs),
+                     f"{len(pairs)} angle-addition identities for pairs (0,1), (2,3), Δ = 1, 2, 3"),
+            at="even-width pairs")
+    Pv = L.value(P.name)
+    s.prove("the unpaired last sine has no fixed one-coordinate shift rule: P[t+1,4]/P[t,4] changes with t",
+            lambda: (sp.N(Pv[2, 4] / Pv[1, 4] - Pv[3, 4] / Pv[2, 4], 30) != 0,
+                     f"ratios {sp.N(Pv[2, 4] / Pv[1, 4], 8)} and {sp.N(Pv[3, 4] / Pv[2, 4], 8)}"),
+            at="odd width")
+    s.heatmap("Figure 5", P, rows=[str(t) for t in range(T)], cols=[f"j={j}" for j in range(D)],
+              title="Sinusoidal positions, D = 5 (the last sine unpaired)")
+
+
+@derivation.section("Add token identity and position coordinate by coordinate")
+def add_position(s):
+    L, r = input_ledger()
+    H0 = r["H0"]
+    s.claim("(0.2,-0.1,0.4,0,-0.2)", r["E_seq"][0, :], exact=True, what="e_0", at="h_0^(0)")
+    s.claim("(0,1,0,1,0)", r["P"][0, :], what="p_0", at="h_0^(0)")
+    s.claim("(0.2,0.9,0.4,1,-0.2)", H0[0, :], exact=True, what="h_0^(0) = e_0 + p_0", at="h_0^(0)")
+    s.claim("(0.341,-1.09,0.475,0.997,-0.198)", H0[3, :], digits=3, what="h_3^(0)", at="h_3^(0)")
+    s.claim(r"0.2+\sin 3", H0[3, 0], what="h_{3,0}^(0)", at="h_3^(0)")
+    s.claim("0.341", H0[3, 0], what="0.2 + sin 3", at="h_3^(0)")
+    s.claim(r"-0.1+\cos 3", H0[3, 1], what="h_{3,1}^(0)", at="h_3^(0)")
+    s.claim("-1.09", H0[3, 1], what="−0.1 + cos 3", at="h_3^(0)")
+    Hv, Pv, Ev = (L.value(n) for n in (H0.name, r["P"].name, r["E_seq"].name))
+    s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)",
+            lambda: (Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3),
+                     "the shared a embedding meets two different position vectors"),
+            at="Pause and predict: the second a")
+    s.note("The embeddings are not multiplied by √D before adding positions (the original Transformer does); "
+           "the handout omits that scaling throughout.")
+    s.heatmap("Figure 6", H0, rows=ROWS, cols=[f"j={j}" for j in range(D)],
+              title="H^(0) = E_seq + P: positioned inputs")
+
+
+@derivation.section("What this matrix is ready to do—and what it has not done")
+def ready(s):
+    L, r = input_ledger()
+    for name, key in (("E_vocab", "E_vocab"), ("E_seq", "E_seq"), ("P", "P"), ("H^(0)", "H0")):
+        printed = "9×5" if key == "E_vocab" else "7×5"
+        s.claim_shape(printed, r[key], what=name, at="Table 9")
+    Lh = s.ledger("a vocabulary head's stored weight")
+    W_o = Lh.parameter("W_o", shape=(K, D))
+    s.claim_shape("K×D", W_o, dims={"K": K, "D": D}, what="vocabulary head W_o (stored)", at="vocabulary head")
+    s.claim_shape("9×5", W_o, what="vocabulary head W_o (stored)", at="vocabulary head")
+    s.claim("6", sp.Integer(r["vocab"].id("with")), what="ID of with, the first continuation token",
+            at="desired continuation")
+
+
+# ---------------------------------------------------------------------------
+# One attention head, one operation at a time
+# ---------------------------------------------------------------------------
+
+TABLE_10 = """
+0: a               0.2       0.9       0.4
+1: journey        1.34      0.84    -0.175
+2: of            0.809    -0.216    0.0502
+3: a             0.341     -1.09     0.475
+4: thousand     -0.357     -1.05       0.3
+5: miles        -0.859     0.784    -0.175
+6: begins       -0.579      1.06      0.65
+"""
+
+TABLE_11 = """
+0: a               0.6       0.9       0.1
+1: journey        1.22      0.84     0.113
+2: of            0.754    -0.216    0.0757
+3: a             0.669     -1.09     0.139
+4: thousand      0.569     -1.05     0.101
+5: miles         0.167     0.784    0.0642
+6: begins        0.105      1.06     0.427
+"""
+
+TABLE_12 = """
+0: a               0.2       0.4       0.4
+1: journey        1.34    -0.175      0.75
+2: of            0.809    0.0502       0.4
+3: a             0.341     0.475       0.4
+4: thousand     -0.357       0.3     0.699
+5: miles        -0.859    -0.175     0.748
+6: begins       -0.579      0.65     0.496
+"""
+
+
+def table(s, label: str, text: str, value, cols: list[str], *, what: str = ""):
+    """Check a table printed to three significant digits, one claim per entry."""
+    rows, printed = _printed(text, len(cols))
+    return s.table(label, printed, value, rows=rows, cols=cols, digits=3, exact=False, what=what)
+
+
+@derivation.section("One attention head: give the same input three different roles")
+def three_roles(s):
+    L, r = attention_ledger()
+    s.ledgers.append(L)
+    h1 = r["h1"]
+    W_Q, W_K, W_V = r["heads"][0]
+    for W, n in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")):
+        s.claim_shape("3×5", W, what=f"{n} stored output × input", at="projection maps")
+        s.claim_shape("5×3", W.T, what=f"{n}ᵀ, the right multiplier", at="projection maps")
+    for M, n in ((h1.Q, "Q_att"), (h1.K, "K_att"), (h1.V, "V_att")):
+        s.claim_shape("7×3", M, what=f"{n} = H^(0) Wᵀ, (7×5)(5×3)", at="projection maps")
+    # The sparse maps, on a symbolic input row.
+    Ls = s.ledger("the sparse maps on a symbolic row h_t")
+    h = Ls.input("h", shape=(1, D))
+    heads, _ = head_parameters(Ls)
+    x = list(Ls.entry_symbols("h"))
+    q = blocks.linear(Ls, "q_t", h, heads[0][0], orientation=ORIENT)
+    k = blocks.linear(Ls, "k_t", h, heads[0][1], orientation=ORIENT)
+    v = blocks.linear(Ls, "v_t", h, heads[0][2], orientation=ORIENT)
+    s.identity("q_t = (h_{t,0}, h_{t,1}, h_{t,2})", Ls.expand(q.name, values=True) - sp.Matrix([x[:3]]),
+               at="projection maps")
+    s.identity("k_t = ((h_{t,0}+h_{t,3})/2, h_{t,1}, (h_{t,2}+h_{t,4})/2)",
+               Ls.expand(k.name, values=True) - sp.Matrix([[(x[0] + x[3]) / 2, x[1], (x[2] + x[4]) / 2]]),
+               at="projection maps")
+    s.identity("v_t = (h_{t,0}, h_{t,2}, (h_{t,3}+h_{t,4})/2)",
+               Ls.expand(v.name, values=True) - sp.Matrix([[x[0], x[2], (x[3] + x[4]) / 2]]), at="projection maps")
+    s.claim("(0.2,0.9,0.4,1,-0.2)", r["H0"][0, :], exact=True, what="h_0^(0), the first a", at="first a")
+    s.claim("(0.6,0.9,0.1)", h1.K[0, :], exact=True, what="k_0", at="first a")
+    s.claim("(0.2,0.4,0.4)", h1.V[0, :], exact=True, what="v_0", at="first a")
+    cols = [f"Feature {j}" for j in range(D_K)]
+    table(s, "Table 10", TABLE_10, h1.Q, cols, what="query")
+    table(s, "Table 11", TABLE_11, h1.K, cols, what="key")
+    table(s, "Table 12", TABLE_12, h1.V, cols, what="value")
+
+
+TABLE_13 = """
+0: a              0.672     0.388     0.185
+1: journey        0.257     0.148     0.146
+2: of            -0.617    -0.356    0.0881
+3: a              -1.45    -0.839    0.0544
+4: thousand       -1.38    -0.797    0.0567
+5: miles          0.776     0.448     0.197
+6: begins          1.34     0.774     0.273
+"""
+
+
+@derivation.section("Follow the “begins” query through seven matches")
+def begins_query(s):
+    L, r = attention_ledger()
+    h1, raw = r["h1"], r["raw"]
+    s.claim("(-0.579,1.06,0.650)", h1.Q[6, :], what="q_6", at="begins query")
+    s.claim("(0.6,0.9,0.1)", h1.K[0, :], exact=True, what="k_0", at="score of source 0")
+    s.claim("-0.579", h1.Q[6, 0], what="q_{6,0}", at="score of source 0")
+    s.claim("1.06", h1.Q[6, 1], what="q_{6,1}", at="score of source 0")
+    s.claim("0.650", h1.Q[6, 2], what="q_{6,2}", at="score of source 0")
+    s.claim("0.672", raw[6, 0], what="q_6 k_0ᵀ", at="score of source 0")
+    s.claim("0.388", h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0")
+    vals = {}
+
+    def scaled():
+        v = vals.setdefault("v", _mp(L))
+        return _close(v[h1.S.name] * MP.sqrt(3), v[raw.name])
+
+    s.prove("S = Q_att K_attᵀ/√d_k with d_k = 3, the query/key width", scaled, at="scaling")
+    s.claim("d_k", dot_product_variance(D_K), names={"d_k": sp.Integer(D_K)},
+            what="Var(q·k) for independent zero-mean unit-variance coordinates", at="scaling")
+    s.claim("1", dot_product_variance(D_K, scaled=True), what="Var(q·k/√d_k)", at="scaling")
+    cols = ["Raw dot product", "S_6j", "A_6j"]
+    value = ops.Concat([raw[6, :].T, h1.S[6, :].T, h1.A[6, :].T], axis=1)
+    table(s, "Table 13", TABLE_13, value, cols)
+
+
+@derivation.section("Normalize across sources, not across features")
+def normalize_sources(s):
+    L, r = attention_ledger()
+    h1 = r["h1"]
+    s.claim("(0.185,0.146,0.0881,0.0544,0.0567,0.197,0.273)", h1.A[6, :], digits=3, what="A_{6,:}",
+            at="row softmax")
+
+    def shifted():
+        v = _mp(L)
+        row = list(v[h1.S.name][6, :])
+        m = max(row)
+        e = [MP.exp(x - m) for x in row]
+        z = MP.fsum(e)
+        ok, detail = _close(np.array([[x / z for x in e]], dtype=object), v[h1.A.name][6:7, :])
+        return ok and max(x - m for x in row) == 0, f"m_6 = {MP.nstr(m, 6)}; {detail}"
+
+    s.prove("subtracting the row maximum m_6 gives the same distribution, with largest exponent 0", shifted,
+            at="stable softmax")
+
+    def sums_to_one():
+        v = _mp(L)[h1.A.name]
+        worst = max(abs(MP.fsum(v[i, :]) - 1) for i in range(T))
+        return worst < TINY, f"largest |Σ_j A_tj − 1| = {MP.nstr(worst, 3)}"
+
+    s.prove("the full-precision weights of every query row sum to one", sums_to_one, at="row softmax")
+
+
+TABLE_14 = """
+0: a             0.0371    0.0741    0.0741
+1: journey        0.196   -0.0255     0.109
+2: of            0.0713   0.00442    0.0352
+3: a             0.0185    0.0258    0.0217
+4: thousand     -0.0202     0.017    0.0396
+5: miles         -0.169   -0.0344     0.147
+6: begins        -0.158     0.177     0.135
+"""
+
+TABLE_15 = """
+0: a             0.122     0.205     0.567
+1: journey       0.342      0.15     0.579
+2: of            0.237     0.206     0.556
+3: a              0.16     0.262     0.541
+4: thousand      0.103     0.268     0.543
+5: miles       -0.0337     0.228     0.563
+6: begins      -0.0248     0.239     0.563
+"""
+
+
+@derivation.section("Use each weight to scale an entire value vector")
+def weighted_values(s):
+    L, r = attention_ledger()
+    h1, contrib = r["h1"], r["contrib"]
+    s.claim("0.185", h1.A[6, 0], what="A_60", at="first source")
+    s.claim("(0.2,0.4,0.4)", h1.V[0, :], exact=True, what="v_0", at="first source")
+    s.claim("(0.0371,0.0741,0.0741)", contrib[0, :], digits=3, what="A_60 v_0", at="first source")
+    s.claim("(-0.0248,0.239,0.563)", h1.O[6, :], digits=3, what="o_6 = Σ_j A_6j v_j", at="begins output")
+    table(s, "Table 14", TABLE_14, contrib, [f"Contribution {j}" for j in range(D_K)], what="A_6j v_j")
+
+    def column_sums():
+        v = _mp(L)
+        c = v[contrib.name]
+        sums = np.array([[sum(c[:, j]) for j in range(D_K)]], dtype=object)
+        return _close(sums, v[h1.O.name][6:7, :])
+
+    s.prove("the column sums of Table 14 are o_6", column_sums, at="Table 14")
+    s.heatmap("Figure 8", ops.Concat([contrib, h1.O[6, :]], axis=0), rows=ROWS + ["sum: o_6"],
+              cols=[f"Feature {j}" for j in range(D_K)], title="Weighted value vectors for the begins query")
+
+
+@derivation.section("Stack the same calculation for all seven queries")
+def all_queries(s):
+    L, r = attention_ledger()
+    h1 = r["h1"]
+    s.claim_shape("7×7", h1.Q @ h1.K.T, what="Q_att K_attᵀ, (7×3)(3×7)", at="matrix form")
+    s.claim_shape("7×7", h1.S, what="S", at="matrix form")
+    s.claim_shape("7×7", h1.A, what="A = softmax_rows(S)", at="matrix form")
+    s.claim_shape("7×3", h1.O, what="O = A V_att, (7×7)(7×3)", at="matrix form")
+    s.heatmap("Figure 9", h1.S, rows=ROWS, cols=ROWS, title="Scaled scores S: queries × sources")
+    s.heatmap("Figure 10", h1.A, rows=ROWS, cols=ROWS, title="Attention weights A = softmax_rows(S)")
+    table(s, "Table 15", TABLE_15, h1.O, [f"Feature {j}" for j in range(D_K)], what="one-head output")
+
+
+TABLE_16 = """
+0: a             0.185     0.389
+1: journey       0.291     0.611
+2: of            0.122         0
+3: a            0.0742         0
+4: thousand     0.0701         0
+5: miles         0.126         0
+6: begins        0.132         0
+"""
+
+
+@derivation.section("Change visibility with a mask")
+def causal_mask(s):
+    L, r = attention_ledger()
+    h1, causal = r["h1"], r["causal"]
+    s.claim("(0.389,0.611,0,0,0,0,0)", causal.A[1, :], digits=3, what="causal A_{1,:}", at="journey query")
+    table(s, "Table 16", TABLE_16, ops.Concat([h1.A[1, :].T, causal.A[1, :].T], axis=1),
+          ["Unrestricted A_1j", "Causal A_1j"])
+
+    def last_rows_equal():
+        v = _mp(L)
+        return _close(v[causal.A.name][6:7, :], v[h1.A.name][6:7, :])
+
+    s.prove("at begins (t = 6) the causal and unrestricted rows are identical", last_rows_equal,
+            at="begins query")
+
+    def causal_rows():
+        A = _mp(L)[causal.A.name]
+        zeros = all(A[t, j] == 0 for t in range(T) for j in range(t + 1, T))
+        worst = max(abs(MP.fsum(A[t, :]) - 1) for t in range(T))
+        return zeros and worst < TINY, f"excluded weights exactly 0; largest |row sum − 1| = {MP.nstr(worst, 3)}"
+
+    s.prove("excluded sources get weight exactly zero and each allowed row sums to one", causal_rows,
+            at="Figure 11")
+    # Changing input rows after position one cannot change the causal output at position one.
+    Ls = s.ledger("the head on an input whose rows 2–6 are symbolic")
+    Lx, rx = input_ledger()
+    known = Ls.input("H_{0:1}", Lx.value(rx["H0"].name)[:2, :], note="rows 0 and 1 of H^(0)")
+    future = Ls.input("H_{2:6}", shape=(T - 2, D), note="later rows, left symbolic")
+    Hin = Ls.define("H^(0)", ops.Concat([known, future], axis=0))
+    heads, _ = head_parameters(Ls)
+    hu = blocks.attention_head(Ls, Hin, *heads[0], orientation=ORIENT, tag="[1]")
+    hc = blocks.scaled_dot_product(Ls, hu.Q, hu.K, hu.V, mask="causal", tag="causal")
+    later = set(Ls.entry_symbols(future.name))
+
+    def independent():
+        Oc = Ls.expand(hc.O.name, values=True).row(1)
+        Ou = Ls.expand(hu.O.name, values=True).row(1)
+        dep_c = set().union(*(e.free_symbols for e in Oc)) & later
+        dep_u = set().union(*(e.free_symbols for e in Ou)) & later
+        return (not dep_c and bool(dep_u),
+                f"causal o_1 uses none of the {len(later)} later entries; unrestricted o_1 uses {len(dep_u)}")
+
+    s.prove("the causal output at position one does not depend on input rows 2–6; the unrestricted one does",
+            independent, at="information boundary")
+    s.heatmap("Figure 11", causal.A, rows=ROWS, cols=ROWS, allowed=blocks.masks.causal(T),
+              title="Causal attention weights (crosses: excluded sources)")
+
+
+# ---------------------------------------------------------------------------
+# Multiple heads return a contextual representation of the same width
+# ---------------------------------------------------------------------------
+
+TABLE_17 = """
+0: a             0.185     0.147
+1: journey       0.146     0.149
+2: of           0.0881     0.116
+3: a            0.0544     0.129
+4: thousand     0.0567      0.16
+5: miles         0.197     0.154
+6: begins        0.273     0.143
+"""
+
+TABLE_18 = TABLE_15
+
+TABLE_19 = """
+0: a             0.277      1.06     0.104
+1: journey       0.382      1.05    0.0938
+2: of            0.218      1.05    0.0923
+3: a            0.0352      1.09    0.0776
+4: thousand    -0.0919      1.12    0.0523
+5: miles        0.0969      1.08    0.0689
+6: begins        0.196      1.06    0.0863
+"""
+
+TABLE_20 = """
+0: a              0.26     0.736     0.619      1.12     0.379
+1: journey       0.533     0.672     0.626      1.22     0.457
+2: of            0.346     0.733     0.602      1.17      0.32
+3: a             0.178     0.805      0.58      1.17     0.166
+4: thousand      0.057     0.826     0.569      1.17    0.0421
+5: miles        0.0147     0.767     0.598      1.06     0.211
+6: begins       0.0732     0.768     0.606      1.05     0.315
+"""
+
+
+@derivation.section("Two heads, two sets of projection parameters")
+def two_heads(s):
+    L, r = attention_ledger()
+    h1, h2 = r["h1"], r["h2"]
+    W_Q2v = r["heads"][1][0]
+    s.claim_shape("3×5", W_Q2v, what="each stored map of head 2", at="head 2 maps")
+    s.claim_shape("5×3", W_Q2v.T, what="its right-multiplication transpose", at="head 2 maps")
+    Ls = s.ledger("head 2's maps on a symbolic row h_6")
+    h = Ls.input("h_6", shape=(1, D))
+    heads, _ = head_parameters(Ls)
+    x = list(Ls.entry_symbols("h_6"))
+    q = blocks.linear(Ls, "q_6^{[2]}", h, heads[1][0], orientation=ORIENT)
+    v = blocks.linear(Ls, "v_6^{[2]}", h, heads[1][2], orientation=ORIENT)
+    s.identity("q_6^[2] = (h_63, h_64, 0.5 h_60 + 0.5 h_61)",
+               Ls.expand(q.name, values=True) - sp.Matrix([[x[3], x[4], (x[0] + x[1]) / 2]]), at="begins row")
+    s.identity("v_6^[2] = (h_61, h_63, 0.5 h_60 + 0.5 h_64)",
+               Ls.expand(v.name, values=True) - sp.Matrix([[x[1], x[3], (x[0] + x[4]) / 2]]), at="begins row")
+    s.claim("(0.789,0.204,0.240)", h2.Q[6, :], what="q_6^[2]", at="begins row")
+    s.claim("(1.06,0.789,-0.188)", h2.V[6, :], what="v_6^[2]", at="begins row")
+    table(s, "Table 17", TABLE_17, ops.Concat([h1.A[6, :].T, h2.A[6, :].T], axis=1),
+          ["Head 1 weight", "Head 2 weight"])
+
+    def columns():
+        v = _mp(L)
+        worst = max(abs(MP.fsum(v[h.A.name][6, :]) - 1) for h in (h1, h2))
+        return worst < TINY, f"largest |Σ_j A_6j − 1| = {MP.nstr(worst, 3)}; the heads are normalised separately"
+
+    s.prove("each column of Table 17 sums to one", columns, at="Table 17")
+    s.claim("(-0.0248,0.239,0.563)", h1.O[6, :], digits=3, what="o_6^[1]", at="begins outputs")
+    s.claim("(0.196,1.06,0.0863)", h2.O[6, :], digits=3, what="o_6^[2]", at="begins outputs")
+
+
+@derivation.section("Inspect all seven output rows from both heads")
+def both_heads(s):
+    L, r = attention_ledger()
+    cols = [f"Feature {j}" for j in range(D_K)]
+    table(s, "Table 18", TABLE_18, r["h1"].O, cols, what="head 1 output")
+    table(s, "Table 19", TABLE_19, r["h2"].O, cols, what="head 2 output")
+
+
+
+@derivation.section("Join features without joining positions")
+def join_features(s):
+    L, r = attention_ledger()
+    C = r["C"]
+    s.claim_shape("7×6", C, what="C = [O^[1] | O^[2]]", at="concatenation")
+    s.claim("(-0.0248,0.239,0.563,0.196,1.06,0.0863)", C[6, :], digits=3, what="c_6", at="concatenation")
+    s.claim("14", sp.Integer(ops.Concat([r["h1"].O, r["h2"].O], axis=0).shape[0]),
+            what="rows if the heads were stacked along positions instead", at="concatenation")
+
+
+@derivation.section("A linear output projection returns to model width")
+def output_projection(s):
+    L, r = attention_ledger()
+    C, B = r["C"], r["B_att"]
+    s.claim_shape("5×6", r["W_O"], what="W_O (stored)", at="output projection")
+    s.claim_shape("7×5", B, what="B_att = C W_Oᵀ", at="output projection")
+    s.claim("-0.0248", C[6, 0], what="c_{6,0}", at="B_att,6,0")
+    s.claim("0.196", C[6, 3], what="c_{6,3}", at="B_att,6,0")
+    s.claim("0.0732", B[6, 0], what="B_att,6,0 = c_60 + 0.5 c_63", at="B_att,6,0")
+
+    def first_feature():
+        v = _mp(L)
+        c = v[C.name]
+        return _close(np.array([[c[6, 0] + c[6, 3] / 2]], dtype=object), v[B.name][6:7, 0:1])
+
+    s.prove("B_att,6,0 = c_60 + 0.5 c_63 (row 0 of W_O)", first_feature, at="B_att,6,0")
+    s.claim("(0.0732,0.768,0.606,1.05,0.315)", B[6, :], digits=3, what="b_att,6", at="begins row")
+    table(s, "Table 20", TABLE_20, B, FEATURES, what="attention branch")
+    h1, h2 = r["h1"], r["h2"]
+    shapes = [("7×5", r["H0"], "positioned input H^(0)")]
+    for i, h in ((1, h1), (2, h2)):
+        shapes += [("7×3", h.Q, f"Q^[{i}]"), ("7×3", h.K, f"K^[{i}]"), ("7×3", h.V, f"V^[{i}]")]
+    shapes += [("7×7", h1.A, "A^[1]"), ("7×7", h2.A, "A^[2]"), ("7×3", h1.O, "O^[1]"), ("7×3", h2.O, "O^[2]"),
+               ("7×6", C, "C"), ("6×5", r["W_O"].T, "W_Oᵀ"), ("7×5", B, "B_att")]
+    for printed, obj, what in shapes:
+        s.claim_shape(printed, obj, what=what, at="Table 21")
+
+
+@derivation.section("How this teaching example relates to standard implementations")
+def standard_implementations(s):
+    L, r = attention_ledger()
+    s.claim("6", sp.Integer(r["C"].shape[1]), what="joined width of two width-3 heads", at="D = 5, two heads")
+    s.note("torch's nn.MultiheadAttention splits embed_dim equally across heads and refuses embed_dim=5, "
+           "num_heads=2; the ledger's heads take any widths. The torch cross-checks of multi-head attention "
+           "live with the attention blocks' tests.")
+
+
+# ---------------------------------------------------------------------------
+# Inside a complete Transformer encoder
+# ---------------------------------------------------------------------------
+
+TABLE_23 = """
+Input H⁽⁰⁾                    -0.579      1.06      0.65     0.789     0.204
+LN₁ input to attention         -1.75      1.11     0.393     0.635    -0.385
+Attention branch               -1.38     0.546     0.102     0.537    -0.299
+First sum U                    -1.96      1.61     0.752      1.33   -0.0954
+LN₂ input to MLP               -1.78     0.998     0.333      0.78    -0.327
+MLP branch                     0.224     0.431     0.436     0.292      -0.1
+Block output H⁽¹⁾              -1.74      2.04      1.19      1.62    -0.195
+Final LN (one-block stack)     -1.68      1.05     0.439      0.75    -0.562
+"""
+
+TABLE_24 = """
+0: a              0.46     0.198     0.494     0.775
+1: journey       0.701     0.289     0.951     0.914
+2: of            0.289     0.157      0.71      0.71
+3: a             0.105     0.502     0.498      1.12
+4: thousand     0.0575     0.711     0.348      1.71
+5: miles         0.249     0.517     0.164      1.88
+6: begins        0.425     0.329     0.325      1.65
+"""
+
+TABLE_25 = """
+0: a            -0.584     0.988    -0.135      1.21     -1.48
+1: journey        1.19     0.258     -1.63     0.741    -0.559
+2: of             1.31     -1.27    -0.601      1.03    -0.473
+3: a             0.333     -1.69     0.523      1.26    -0.428
+4: thousand     -0.491     -1.32     0.288       1.7    -0.184
+5: miles         -1.54     0.743    -0.589      1.31    0.0752
+6: begins        -1.75      1.11     0.393     0.635    -0.385
+"""
+TABLE_26 = """
+0: a            -0.817     0.315     0.131     0.686    -0.144
+1: journey       0.347    -0.107     0.022      1.28    -0.295
+2: of            0.398     0.378     0.221      1.42    -0.306
+3: a            0.0512     0.661      0.32      1.34    -0.413
+4: thousand     -0.212     0.643     0.303       1.3    -0.585
+5: miles         -1.18     0.454    0.0757     0.755    -0.528
+6: begins        -1.38     0.546     0.102     0.537    -0.299
+"""
+
+TABLE_27 = """
+0: a            -0.617      1.21     0.531      1.69    -0.344
+1: journey        1.69     0.733    -0.153      2.38     0.106
+2: of             1.21     0.162     0.271      2.11    -0.205
+3: a             0.392    -0.429     0.796      2.34    -0.611
+4: thousand     -0.569    -0.411     0.603       2.8    -0.683
+5: miles         -2.04      1.24   -0.0991      1.95    -0.225
+6: begins        -1.96      1.61     0.752      1.33   -0.0954
+"""
+
+TABLE_28 = """
+0: a             -1.26     0.818    0.0421      1.35    -0.952
+1: journey       0.771    -0.228     -1.15       1.5    -0.884
+2: of             0.59    -0.651    -0.521      1.67     -1.09
+3: a           -0.0998    -0.877     0.282      1.74     -1.05
+4: thousand     -0.701     -0.58     0.195      1.87    -0.788
+5: miles         -1.61     0.782    -0.192       1.3    -0.283
+6: begins        -1.78     0.998     0.333      0.78    -0.327
+"""
+
+TABLE_29 = """
+0: a             0.224     0.497     0.434     0.319      -0.1
+1: journey       0.774    -0.043      0.29     0.103     0.335
+2: of            0.618     -0.05     0.421       0.1     0.185
+3: a             0.311     -0.05     0.652       0.1      -0.1
+4: thousand      0.306     -0.05     0.641       0.1      -0.1
+5: miles         0.172     0.312     0.304     0.245      -0.1
+6: begins        0.224     0.431     0.436     0.292      -0.1
+"""
+
+TABLE_30 = """
+0: a            -0.393      1.71     0.966         2    -0.444
+1: journey        2.46      0.69     0.137      2.48      0.44
+2: of             1.83     0.112     0.692      2.21   -0.0194
+3: a             0.703    -0.479      1.45      2.44    -0.711
+4: thousand     -0.262    -0.461      1.24       2.9    -0.783
+5: miles         -1.87      1.55     0.205      2.19    -0.325
+6: begins        -1.74      2.04      1.19      1.62    -0.195
+"""
+
+TABLE_31 = """
+0: a             -1.13     0.918     0.192       1.2     -1.18
+1: journey         1.2    -0.542     -1.08      1.22    -0.787
+2: of            0.954    -0.945    -0.302      1.38     -1.09
+3: a            0.0193    -0.982      0.65      1.49     -1.18
+4: thousand     -0.574    -0.719     0.521      1.72    -0.953
+5: miles         -1.55     0.838    -0.102      1.29    -0.472
+6: begins        -1.68      1.05     0.439      0.75    -0.562
+"""
+
+
+
+@derivation.section("Inside a complete Transformer encoder: read the block as two updates")
+def block_updates(s):
+    L, r = walkthrough_block()
+    s.ledgers.append(L)
+    blk = r["blk"]
+    for obj, what in ((blk.ln1.out, "X = LN_1(H^(0))"), (blk.mha.out, "B_att = MHA(X)"), (blk.U, "U"),
+                      (blk.ln2.out, "R = LN_2(U)"), (blk.mlp.B, "B_mlp = MLP(R)"), (blk.out, "H^(1)")):
+        s.claim_shape("7×5", obj, what=what, at="block equations")
+    W_1v, _, W_2v, _ = block_parameters(s.ledger("the MLP's stored weights")).mlp
+    s.claim_shape("4×5", W_1v, what="W_1 (F = 4 hidden features from D = 5)", at="MLP shapes")
+    s.claim_shape("5×4", W_2v, what="W_2", at="MLP shapes")
+    s.claim("4", sp.Integer(blk.mlp.Z.shape[1]), what="F, the MLP hidden width (rows of W_1)", at="Table 22")
+    s.note("LN_1, LN_2 and the final LayerNorm each get their own γ = (1,1,1,1,1) and β = (0,0,0,0,0) "
+           "parameters; attention has no biases, the MLP has b_1 and b_2; there is no dropout.")
+
+
+@derivation.section("LayerNorm looks across features within one word")
+def layer_norm_row(s):
+    L, r = walkthrough_block()
+    blk = r["blk"]
+    ln1 = blk.ln1
+    s.claim("(-0.579,1.06,0.650,0.789,0.204)", r["H0"][6, :], what="h_6^(0)", at="begins row")
+    s.claim("0.425", ln1.mu[6, 0], what="μ_6", at="begins row")
+    s.claim("0.329", ln1.var[6, 0], what="σ_6²", at="begins row")
+    s.claim("-1.75", ln1.out[6, 0], what="X_60 = (h_60 − μ_6)/√(σ_6² + 10⁻⁵)", at="begins row")
+    s.claim("(-1.75,1.11,0.393,0.635,-0.385)", ln1.out[6, :], what="x_6", at="begins row")
+
+    def moments():
+        v = _mp(L)
+        X, var = v[ln1.out.name], v[ln1.var.name]
+        eps = MP.mpf(1) / 100000
+        worst = MP.mpf(0)
+        for t in range(T):
+            mean = MP.fsum(X[t, :]) / D
+            second = MP.fsum(x * x for x in X[t, :]) / D - mean**2
+            worst = max(worst, abs(mean), abs(second - var[t, 0] / (var[t, 0] + eps)))
+        return worst < TINY, f"largest deviation {MP.nstr(worst, 3)} over the seven rows"
+
+    s.prove("with γ = 1, β = 0 each normalized row has mean 0 and variance σ_t²/(σ_t² + ε)", moments,
+            at="normalized rows")
+    Lc = s.ledger("LayerNorm of a constant row")
+    c = Lc.input("c", note="the common value of the row")
+    X = Lc.define("h", c * ops.Const(sp.ones(1, D)), note="a constant row (c, c, c, c, c)")
+    eps = Lc.input("epsilon", note="ε > 0")
+    beta = Lc.parameter("beta", shape=(1, D))
+    gamma = Lc.parameter("gamma", shape=(1, D))
+    n = blocks.layer_norm(Lc, X, gamma, beta, eps=eps, name="LN")
+    out = Lc.expand(n.out.name, values=True)
+    s.identity("a constant row is mapped to β (ε > 0 keeps the denominator nonzero)",
+               sp.Matrix(out) - Lc.entry_symbols("beta"), at="constant row")
+    Lp = s.ledger("LayerNorm of two symbolic rows")
+    Xp = Lp.input("H", shape=(2, 3))
+    npos = blocks.layer_norm(Lp, Xp, eps=Lp.input("epsilon"), name="LN")
+    out = Lp.expand(npos.out.name)
+    second = set(Lp.entry_symbols("H").row(1))
+    s.prove("LayerNorm moves no information between positions: row 0 of LN(H) uses only row 0 of H",
+            lambda: (not (set().union(*(e.free_symbols for e in out.row(0))) & second), "row-wise statistics"),
+            at="normalized rows")
+
+
+@derivation.section("Recompute attention, then add the original input")
+def recompute_attention(s):
+    L, r = walkthrough_block()
+    La, ra = attention_ledger()
+    blk = r["blk"]
+    s.claim("(-1.38,0.546,0.102,0.537,-0.299)", blk.mha.out[6, :], what="b_att,6 inside the block",
+            at="attention on X")
+    s.claim("(0.0732,0.768,0.606,1.05,0.315)", ra["B_att"][6, :], digits=3, what="b_att,6 on H^(0) (earlier)",
+            at="attention on X")
+
+    def differs():
+        a, b = _mp(L)[blk.mha.out.name][6, :], _mp(La)[ra["B_att"].name][6, :]
+        gap = max(abs(x - y) for x, y in zip(a, b))
+        return gap > MP.mpf("0.1"), f"largest change {MP.nstr(gap, 3)}: same parameters, different input"
+
+    s.prove("normalising the input changes the attention branch", differs, at="attention on X")
+    s.claim("(-1.96,1.61,0.752,1.33,-0.0954)", blk.U[6, :], what="u_6 = h_6^(0) + b_att,6", at="first residual")
+    s.claim("-1.96", blk.U[6, 0], what="u_60 = h_60^(0) + B_att,60", at="first residual")
+
+
+@derivation.section("The MLP transforms each contextual row separately")
+def mlp_row(s):
+    L, r = walkthrough_block()
+    blk = r["blk"]
+    ln2, m = blk.ln2, blk.mlp
+    s.claim("0.325", ln2.mu[6, 0], what="mean of u_6", at="LN_2 of begins")
+    s.claim("1.65", ln2.var[6, 0], what="variance of u_6", at="LN_2 of begins")
+    s.claim("(-1.78,0.998,0.333,0.780,-0.327)", ln2.out[6, :], what="r_6 = LN_2(u_6)", at="LN_2 of begins")
+    s.claim("(-1.85,0.962,0.872,-1.17)", m.Z[6, :], what="z_mlp,6 = r_6 W_1ᵀ + b_1", at="MLP of begins")
+    s.claim("(0,0.962,0.872,0)", m.J[6, :], digits=3, what="j_mlp,6 = ReLU(z_mlp,6)", at="MLP of begins")
+    s.claim("-1.85", m.Z[6, 0], what="r_60 − 0.5 r_62 + 0.1", at="MLP of begins")
+    s.claim("0.872", m.Z[6, 2], what="r_62 + 0.5 r_63 + 0.15", at="MLP of begins")
+    s.claim("0.224", m.B[6, 0], what="0.5 j_60 + 0.2 j_62 + 0.05", at="MLP of begins")
+
+    def worked():
+        v = _mp(L)
+        R, Z, J, B = (v[n.name] for n in (ln2.out, m.Z, m.J, m.B))
+        a = [Z[6, 0], Z[6, 2], B[6, 0]]
+        b = [R[6, 0] - R[6, 2] / 2 + MP.mpf(1) / 10, R[6, 2] + R[6, 3] / 2 + MP.mpf(15) / 100,
+             J[6, 0] / 2 + J[6, 2] / 5 + MP.mpf(5) / 100]
+        return _close(np.array(a, dtype=object), np.array(b, dtype=object))
+
+    s.prove("the three worked entries follow from rows of W_1, b_1, W_2, b_2", worked, at="MLP of begins")
+    s.claim("(0.224,0.431,0.436,0.292,-0.100)", m.B[6, :], what="b_mlp,6", at="MLP of begins")
+
+
+@derivation.section("The second addition completes the block")
+def second_addition(s):
+    L, r = walkthrough_block()
+    blk, enc = r["blk"], r["enc"]
+    s.claim("(-1.74,2.04,1.19,1.62,-0.195)", blk.out[6, :], what="h_6^(1) = u_6 + b_mlp,6", at="block output")
+    s.claim("-1.74", blk.out[6, 0], what="h_60^(1) = u_60 + B_mlp,60", at="block output")
+    stages = [r["H0"], blk.ln1.out, blk.mha.out, blk.U, blk.ln2.out, blk.mlp.B, blk.out, enc.out]
+    table(s, "Table 23", TABLE_23, ops.Concat([x[6, :] for x in stages], axis=0), FEATURES,
+          what="begins row by stage")
+
+
+@derivation.section("Inspect normalization statistics and all seven rows at each stage")
+def all_stages(s):
+    L, r = walkthrough_block()
+    blk, enc = r["blk"], r["enc"]
+    stats = ops.Concat([blk.ln1.mu, blk.ln1.var, blk.ln2.mu, blk.ln2.var], axis=1)
+    table(s, "Table 24", TABLE_24, stats, ["LN₁ mean", "LN₁ variance", "LN₂ mean", "LN₂ variance"])
+    for label, text, node, what in (("Table 25", TABLE_25, blk.ln1.out, "normalized X"),
+                                    ("Table 26", TABLE_26, blk.mha.out, "attention B_att"),
+                                    ("Table 27", TABLE_27, blk.U, "residual1 U"),
+                                    ("Table 28", TABLE_28, blk.ln2.out, "mlp-normalized R"),
+                                    ("Table 29", TABLE_29, blk.mlp.B, "mlp B_mlp"),
+                                    ("Table 30", TABLE_30, blk.out, "output H^(1)"),
+                                    ("Table 31", TABLE_31, enc.out, "final H_enc")):
+        table(s, label, text, node, FEATURES, what=what)
+
+
+@derivation.section("Stack blocks along depth, then normalize the final representation")
+def stack(s):
+    L, r = walkthrough_block()
+    enc = r["enc"]
+    s.claim("(-1.68,1.05,0.439,0.750,-0.562)", enc.out[6, :], what="final begins row, LN_final(h_6^(1))",
+            at="final LayerNorm")
+    L2, r2 = block_ledger("two blocks: depth changes, sequence length does not", n_blocks=2)
+    s.ledgers.append(L2)
+    s.claim_shape("7×5", r2["enc"].blocks[1].out, what="H^(2) of a two-block stack", at="stacking")
+
+    def deeper():
+        v1, v2 = _mp(L), _mp(L2)
+        gap = max(abs(x - y) for x, y in zip(v1[enc.out.name].flat, v2[r2["enc"].out.name].flat))
+        return gap > MP.mpf("0.01"), f"H_enc changes by up to {MP.nstr(gap, 3)} with a second block"
+
+    s.prove("a deeper stack normalises the last block's output instead", deeper, at="stacking")
+
+
+# ---------------------------------------------------------------------------
+# Why position is still necessary; pre-norm and post-norm
+# ---------------------------------------------------------------------------
+
+PERMUTATION = (3, 0, 6, 1, 5, 2, 4)  # a fixed reordering of the seven rows: new row i is old row PERMUTATION[i]
+
+
+def _permuted(M, perm=PERMUTATION, cols: bool = False):
+    M = np.asarray(M, dtype=object)
+    out = M[list(perm), :]
+    return out[:, list(perm)] if cols else out
+
+
+@derivation.section("Why position is still necessary")
+def position_needed(s):
+    L, r = walkthrough_block()
+    Lp, rp = block_ledger("the block on Π H^(0): positioned rows reordered together", permutation=PERMUTATION)
+    Lt, rt = block_ledger("tokens reordered, position vectors kept in place", token_order=PERMUTATION)
+    s.ledgers.extend([Lp, Lt])
+    s.note(f"Π is a fixed reordering of the seven rows, {PERMUTATION}; the statements hold for any reordering, "
+           "and are checked here on the handout's numbers at 50 digits.")
+    blk, blk_p = r["blk"], rp["blk"]
+
+    def equivariant():
+        v, vp = _mp(L), _mp(Lp)
+        details = []
+        for h, hp in zip(blk.mha.heads, blk_p.mha.heads):
+            ok, d = _close(vp[hp.A.name], _permuted(v[h.A.name], cols=True))
+            details.append(d)
+            if not ok:
+                return False, f"A(ΠH) ≠ ΠA(H)Πᵀ for {h.A.name}: {d}"
+        for a, b in ((blk.mha.out, blk_p.mha.out), (blk.out, blk_p.out), (r["enc"].out, rp["enc"].out)):
+            ok, d = _close(vp[b.name], _permuted(v[a.name]))
+            if not ok:
+                return False, f"{b.name} is not Π {a.name}: {d}"
+        return True, "A(ΠH) = ΠA(H)Πᵀ for both heads; B_att, H^(1) and H_enc follow Π; " + details[0]
+
+    s.prove("without a mask, reordering the positioned rows reorders every output row the same way "
+            "(A(ΠH) = ΠA(H)Πᵀ, O(ΠH) = ΠO(H))", equivariant, at="permutation equivariance")
+
+    def positions_break():
+        v, vt = _mp(L), _mp(Lt)
+        gap = max(abs(x - y) for x, y in zip(vt[rt["enc"].out.name].flat, _permuted(v[r["enc"].out.name]).flat))
+        return gap > MP.mpf("0.01"), f"H_enc differs from Π H_enc by up to {MP.nstr(gap, 3)}"
+
+    s.prove("reordering the token embeddings while positions stay in place is not a mere reordering of the outputs",
+            positions_break, at="positions break the symmetry")
+    Lc, rc = block_ledger("causal block on H^(0)", block_masks=["causal"])
+    Lcp, rcp = block_ledger("causal block on Π H^(0)", permutation=PERMUTATION, block_masks=["causal"])
+    s.ledgers.extend([Lc, Lcp])
+
+    def causal_not():
+        v, vp = _mp(Lc), _mp(Lcp)
+        A, Ap = rc["blk"].mha.heads[0].A.name, rcp["blk"].mha.heads[0].A.name
+        gap = max(abs(x - y) for x, y in zip(vp[Ap].flat, _permuted(v[A], cols=True).flat))
+        return gap > MP.mpf("0.01"), f"A_causal(ΠH) differs from Π A_causal(H) Πᵀ by up to {MP.nstr(gap, 3)}"
+
+    s.prove("a causal mask tied to position indices does not survive the reordering", causal_not,
+            at="permutation equivariance")
+
+
+@derivation.section("Pre-norm, post-norm, and the backward path")
+def pre_post(s):
+    L, r = walkthrough_block()
+    Lq, rq = block_ledger("post-norm block with the same parameters", norm="post")
+    s.ledgers.append(Lq)
+
+    def different():
+        v, vq = _mp(L), _mp(Lq)
+        gap_b = max(abs(x - y) for x, y in zip(v[r["blk"].mha.out.name].flat, vq[rq["blk"].mha.out.name].flat))
+        gap_h = max(abs(x - y) for x, y in zip(v[r["blk"].out.name].flat, vq[rq["blk"].out.name].flat))
+        return min(gap_b, gap_h) > MP.mpf("0.01"), (f"B_att differs by up to {MP.nstr(gap_b, 3)}, "
+                                                      f"H^(1) by up to {MP.nstr(gap_h, 3)}")
+
+    s.prove("the same parameters give different intermediate numbers under post-norm", different,
+            at="normalization placement")
+
+    def post_rows_normalised():
+        vq = _mp(Lq)
+        Hq = vq[rq["blk"].out.name]
+        worst = max(abs(MP.fsum(Hq[t, :]) / D) for t in range(T))
+        return worst < TINY, f"largest row mean of the post-norm output {MP.nstr(worst, 3)}"
+
+    s.prove("a post-norm block ends on a LayerNorm (its output rows have mean 0 with γ = 1, β = 0)",
+            post_rows_normalised, at="normalization placement")
+    s.note("The residual gradient ∂L/∂h_i = g_i + Σ_j g_j ∂f_j/∂h_i (identity plus branch Jacobian) is checked "
+           "with the closed-form gradients of the attention blocks, not on this example's numbers.")
+
+
+# ---------------------------------------------------------------------------
+# Task heads, information boundaries, and evidence
+# ---------------------------------------------------------------------------
+
+
+@derivation.section("Task heads: choose a readout and shift the target one position ahead")
+def next_token(s):
+    vocab = vocabulary()
+    ids = vocab.ids(TOKENS)
+    Lh = s.ledger("the vocabulary head's shapes")
+    H_enc = Lh.input("H_enc", shape=(T, D))
+    W_o = Lh.parameter("W_o", shape=(K, D))
+    b_o = Lh.parameter("b_o", shape=(1, K))
+    logits = blocks.next_token_logits(Lh, H_enc, W_o, b_o, orientation=ORIENT)
+    s.claim_shape("9×5", W_o, what="W_o of the vocabulary head, C = K = 9", at="vocabulary head")
+    s.claim_shape("7×9", logits, what="one row of nine logits per position", at="vocabulary head")
+    targets, valid = blocks.next_token_targets(ids, continuation=vocab.id("with"))
+    allowed = blocks.masks.causal(T)
+    for t, nxt, seen in ((0, "journey", "a"), (1, "of", "a journey"), (5, "begins", "a journey of a thousand miles"),
+                         (6, "with", "a journey of a thousand miles begins")):
+        s.prove(f"position {t} ({TOKENS[t]}) predicts {nxt}",
+                lambda t=t, nxt=nxt: (vocab.token(targets[t]) == nxt, f"y_{t} = k_{t + 1} = {targets[t]}"),
+                at=f"Table 33, row {t}")
+        s.prove(f"position {t} may use '{seen}'",
+                lambda t=t, seen=seen: (" ".join(w for w, a in zip(TOKENS, allowed[t]) if a) == seen,
+                                        f"causal row {t} allows sources 0..{t}"),
+                at=f"Table 33, row {t}")
+    bare_targets, bare_valid = blocks.next_token_targets(ids)
+    s.claim("6", sp.Integer(sum(bare_valid)), what="rows with a next-token target without the continuation",
+            at="targets without a continuation")
+    s.prove("without the continuation the begins row has no target",
+            lambda: (bare_targets[6] is None and not bare_valid[6], "y_6 undefined"),
+            at="targets without a continuation")
+
+
+def padded_ledger(m, *, left: bool = False) -> tuple[Ledger, dict]:
+    """Head 1 on the prefix padded to nine rows (a zero pad embedding), with key padding and, optionally, causality."""
+    L = Ledger("head 1 on the right-padded prefix (T = 9, two pad rows)", exact_forms=False)
+    vocab = vocabulary()
+    ids = vocab.ids(TOKENS)
+    E = L.parameter("E_vocab", E_VOCAB)
+    E_seq = blocks.embedding_lookup(L, E, ids)
+    pad = ops.Const(sp.zeros(2, D), label="0")
+    E_pad = L.define("E_pad", ops.Concat([pad, E_seq] if left else [E_seq, pad], axis=0),
+                     note="pad rows have a zero embedding (the handout's vocabulary has no PAD token)")
+    P = blocks.positions(L, T + 2, D)
+    H0 = blocks.add_positions(L, E_pad, P)
+    heads, _ = head_parameters(L)
+    head = blocks.attention_head(L, H0, *heads[0], orientation=ORIENT, tag="[1]", mask=blocks.masks.key_padding(m))
+    return L, {"H0": H0, "head": head}
+
+
+@derivation.section("Padding changes visibility and output selection")
+def padding(s):
+    s.note("The handout's padding figure is schematic and adds no PAD token; here the seven-token prefix is "
+           "right-padded to nine rows with a zero pad embedding to check its statements on head 1.")
+    m = [1] * T + [0, 0]
+    L, r = padded_ledger(m)
+    s.ledgers.append(L)
+    La, ra = attention_ledger()
+    head = r["head"]
+    pooled = blocks.masked_mean_pool(L, head.O, m, name="o_bar")
+
+    def pad_rows_nonzero():
+        v = _mp(L)[r["H0"].name]
+        return all(any(x != 0 for x in v[t, :]) for t in (7, 8)), "pad rows of H^(0) equal p_7 and p_8"
+
+    s.prove("a zero pad embedding becomes nonzero after adding its position vector", pad_rows_nonzero,
+            at="padding")
+
+    def sources_excluded():
+        v, va = _mp(L), _mp(La)
+        A = v[head.A.name]
+        zero = all(A[t, j] == 0 for t in range(T + 2) for j in (7, 8))
+        ok, d = _close(v[head.O.name][:T, :], va[ra["h1"].O.name])
+        return zero and ok, f"pad sources get weight exactly 0; real rows equal Table 15 ({d})"
+
+    s.prove("with key padding, pad sources get weight zero and the real rows are unchanged", sources_excluded,
+            at="padding")
+
+    def pad_queries():
+        O = _mp(L)[head.O.name]
+        return all(any(x != 0 for x in O[t, :]) for t in (7, 8)), "rows 7 and 8 of O read the real values"
+
+    s.prove("a source mask does not remove a padded query's output row", pad_queries, at="padding")
+
+    def pooling():
+        v = _mp(L)
+        O = v[head.O.name]
+        mean_real = np.array([[MP.fsum(O[:T, j]) / T for j in range(D_K)]], dtype=object)
+        mean_all = np.array([[MP.fsum(O[:, j]) / (T + 2) for j in range(D_K)]], dtype=object)
+        ok, d = _close(v[pooled.name], mean_real)
+        differs = max(abs(x - y) for x, y in zip(mean_real.flat, mean_all.flat)) > MP.mpf("0.001")
+        return ok and differs, f"pooled = mean of the 7 real rows ({d}); including pad rows would change it"
+
+    s.prove("masked mean pooling averages the real rows only", pooling, at="padding")
+    s.prove("right padding with a causal mask leaves every row a source",
+            lambda: (blocks.masks.empty_rows(blocks.masks.padding_causal(m)) == [], "source 0 is real"),
+            at="padding")
+
+    def left_padding():
+        left = [0, 0] + [1] * T
+        try:
+            padded = blocks.masks.padding_causal(left)
+            Lx = Ledger("left padding")
+            Q = Lx.input("Q", shape=(T + 2, 2))
+            blocks.scaled_dot_product(Lx, Q, Q, Q, mask=padded)
+        except MaskError as exc:
+            return "query position 0" in str(exc), str(exc).split(";")[0]
+        return False, "no error"
+
+    s.prove("left padding with a causal mask leaves the first rows with no source, which is refused",
+            left_padding, at="padding")
+
+
+@derivation.section("Masked mean over valid targets")
+def valid_targets(s):
+    L, r = block_ledger("the walkthrough encoder with a tied vocabulary head, s = H_enc E_vocabᵀ")
+    s.ledgers.append(L)
+    s.note("The handout leaves the vocabulary head's weights unspecified; tying it to E_vocab makes the loss "
+           "computable, so the masked mean is checked as a property, not against printed numbers.")
+    vocab = vocabulary()
+    targets, valid = blocks.next_token_targets(r["ids"])
+    logits = blocks.tied_logits(L, r["enc"].out, r["E_vocab"])
+    ce = blocks.masked_cross_entropy(L, logits, targets, valid)
+
+    def mean_of_valid():
+        v = _mp(L)
+        Z = v[logits.name]
+        losses = []
+        for t in range(T):
+            if valid[t]:
+                z = list(Z[t, :])
+                losses.append(MP.log(MP.fsum(MP.exp(x) for x in z)) - z[targets[t]])
+        want = MP.fsum(losses) / len(losses)
+        got = v[ce.loss.name]
+        return abs(got - want) < TINY, f"ℒ = {MP.nstr(got, 8)} nats over {len(losses)} valid targets"
+
+    s.prove("ℒ = Σ_t v_t[−log p_{t,y_t}] / Σ_t v_t over the six rows with a target", mean_of_valid,
+            at="token-loss mean")
+
+
+@derivation.section("Teacher forcing is not the generation loop")
+def generation(s):
+    vocab = vocabulary()
+    seen = []
+
+    def next_logits(prefix):
+        seen.append(len(prefix))
+        L, r = block_ledger(f"encoder on a {len(prefix)}-token prefix", ids=prefix)
+        logits = blocks.tied_logits(L, r["enc"].out, r["E_vocab"])
+        return list(_mp(L)[logits.name][len(prefix) - 1, :])
+
+    generated = blocks.greedy_generate(next_logits, vocab.ids(TOKENS), steps=2)
+    s.claim("8", sp.Integer(seen[1]), what="prefix read by the second step, after one selected token is appended",
+            at="generation loop")
+    s.prove("each step appends its selection to the inputs and predicts again from the longer prefix",
+            lambda: (len(generated) == 9 and seen == [7, 8], f"prefix lengths {seen}, IDs {generated}"),
+            at="generation loop")
+    s.note("No end-of-sequence token is defined, so the generation length is chosen outside the model (two "
+           "steps here). The head is tied to E_vocab for the loop's sake; the handout does not claim that these "
+           "untrained parameters select with.")
+
+
+@derivation.section("What does the tutorial experiment establish?")
+def tutorial(s):
+    L = s.ledger("a uniform predictor over four movements")
+    Z = L.input("z", [[0, 0, 0, 0]])
+    P = blocks.probabilities(L, Z, name="p")
+    ce = blocks.cross_entropy(L, Z, targets=[2], name="ell_uniform")
+    s.claim("1/4", P[0, 2], what="expected accuracy of a uniform movement predictor", at="uniform baseline")
+    s.claim(r"\log 4", ce.loss, what="its cross-entropy, nats", at="uniform baseline")
+    s.claim("1.39", ce.loss, what="log 4 in nats", at="uniform baseline")
+    s.note("Table 34 (cue-recall accuracy, mean ± sample standard deviation over three seeds) and the parameter "
+           "counts 1,943 / 2,023 / 1,915 report trained recipes whose details the text does not fix; they are "
+           "not claims.")
+
+
+@derivation.section("Attention's shorter path has a computation cost")
+def cost(s):
+    L, r = attention_ledger()
+    h1 = r["h1"]
+    dims = {"T": sp.Integer(T), "d_k": sp.Integer(D_K), "d_v": sp.Integer(D_K)}
+    s.claim("T^2", sp.Integer(h1.S.shape[0] * h1.S.shape[1]), names=dims, what="entries of one score array",
+            at="cost")
+    s.claim("T^2 d_k", sp.Integer(h1.Q.shape[0] * h1.K.shape[0] * h1.Q.shape[1]), names=dims,
+            what="multiplications in Q Kᵀ", at="cost")
+    s.claim("T^2 d_v", sp.Integer(h1.A.shape[0] * h1.A.shape[1] * h1.V.shape[1]), names=dims,
+            what="multiplications in A V", at="cost")
+
+
+@derivation.section("Images can supply tokens too")
+def image_tokens(s):
+    H_img, W_img, C_img, p, D_vit = 6, 6, 1, 3, 4
+    L = s.ledger("a 6×6 grayscale image as four patch tokens")
+    img = L.input("I", shape=(H_img, W_img))
+    patches = []
+    for a in range(H_img // p):
+        for b in range(W_img // p):
+            rows = [img[a * p + i, b * p:(b + 1) * p] for i in range(p)]
+            patches.append(ops.Concat(rows, axis=1))
+    X = L.define("X_patch", ops.Concat(patches, axis=0), note="flattened patches, one row each")
+    W_p = L.parameter("W_patch", shape=(D_vit, p * p * C_img))
+    E_p = blocks.linear(L, "E_patch", X, W_p, orientation=ORIENT)
+    cls = L.parameter("x_class", shape=(1, D_vit))
+    seq = L.define("X_seq", ops.Concat([cls, E_p], axis=0), note="class token prepended")
+    P = blocks.learned_positions(L, L.parameter("P_table", shape=(8, D_vit)), seq.shape[0])
+    H0 = blocks.add_positions(L, seq, P)
+    dims = {"H_{img}": sp.Integer(H_img), "W_{img}": sp.Integer(W_img), "p": sp.Integer(p),
+            "C_{img}": sp.Integer(C_img)}
+    s.claim("(H_{img}/p)(W_{img}/p)", sp.Integer(X.shape[0]), names=dims, what="N_patch", at="patches")
+    s.claim("4", sp.Integer(X.shape[0]), what="patches", at="Figure 17")
+    s.claim("p^2 C_{img}", sp.Integer(X.shape[1]), names=dims, what="numbers per flattened patch", at="patches")
+    s.claim("9", sp.Integer(X.shape[1]), what="input features per patch", at="Figure 17")
+    s.claim_shape("4×4", E_p, what="four feature rows after projection to D = 4", at="Figure 17")
+    s.claim("5", sp.Integer(H0.shape[0]), what="T with the class token", at="Figure 17")
+    flat = L.expand(X.name)
+    img_sym = L.entry_symbols("I")
+    s.prove("patch 1 (top right) holds image columns 3–5 of rows 0–2, row by row",
+            lambda: (list(flat.row(1)) == [img_sym[i, j] for i in range(3) for j in range(3, 6)], "row-major"),
+            at="patches")
