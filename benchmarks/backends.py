@@ -180,6 +180,13 @@ def bench_attention(T, D, heads, B, rng):
 
 # ---------------------------------------------------------------- lambdify of the expanded gradient
 def _lambdify_job(T, q, cse):
+    try:
+        _lambdify_run(T, q, cse)
+    except RecursionError:
+        q.put("recursion")
+
+
+def _lambdify_run(T, q, cse):
     L, g = scalar_rnn(T)
     t0 = time.perf_counter()
     expr = L.expand(g.name("w_h"))
@@ -200,7 +207,10 @@ def bench_lambdify(T, limit, cse=False):
         p.terminate()
         p.join()
         return None
-    return q.get()
+    try:
+        return q.get(timeout=5)
+    except Exception:
+        return "failed"
 
 
 def bench_compiled_scalar(T):
@@ -247,6 +257,11 @@ def main():
                 continue
             naive = bench_lambdify(T, args.limit, cse)
             ref = "lambdify(cse=True)" if cse else "lambdify"
+            if naive in ("recursion", "failed"):
+                t.add_row(f"∂L/∂w_h, T={T}: compile / evaluate", f"{ours[0]*1e3:.1f} ms / {ours[1]*1e6:.0f} µs",
+                          f"fails: {'RecursionError in SymPy' if naive == 'recursion' else 'no result'} ({ref})",
+                          "—", "")
+                continue
             if naive is None:
                 plain_done = plain_done and cse
                 t.add_row(f"∂L/∂w_h, T={T}: compile / evaluate", f"{ours[0]*1e3:.1f} ms / {ours[1]*1e6:.0f} µs",

@@ -112,3 +112,9 @@ def test_exact_claim_on_a_numeric_only_ledger_keeps_its_digits():
     c2 = Claim("(0.4,1.8)", "value", Y + sp.Rational(1, 10**30), derivation="t", source="000_test.txt",
                location="§1", exact=True)
     assert c2.check().status == "mismatch"
+
+
+def test_integers_in_a_significant_digit_table_are_rounded():
+    assert value_claim("2", sp.Rational(2001, 1000), digits=3).ok  # 2 stands for 2.00
+    assert not value_claim("2", sp.Rational(2006, 1000), digits=3).ok
+    assert not value_claim("2", sp.Rational(2001, 1000)).ok  # without digits an integer is exact

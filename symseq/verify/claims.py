@@ -278,8 +278,14 @@ def round_like(x, p: PrintedNumber, sig: int | None) -> str:
 
 
 def _is_exact_relation(claim: Claim, p: Printed) -> bool:
+    """Exact unless the printed string has a decimal point or the claim states significant digits.
+
+    In a table printed to three significant digits, "2" stands for 2.00 and is a rounded value.
+    """
     if claim.exact is not None:
         return claim.exact
+    if claim.digits is not None and all(isinstance(e, PrintedNumber) for e in p.entries):
+        return False
     return not p.approximate
 
 
