@@ -19,6 +19,7 @@ that row instead of recomputing it, and constants are converted once.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -185,7 +186,9 @@ class _Compiler:
 
     def build(self, outputs) -> Program:
         needed = self.L.needed(outputs)
-        for n in needed:
+        position = {n: i for i, n in enumerate(needed)}
+        streams, ready = self._plan_sums(needed, outputs, position)
+        for i, n in enumerate(needed):
             it = self.L[n]
             if it.is_leaf:
                 s = self.p.new_slot()
@@ -196,22 +199,84 @@ class _Compiler:
                     self.p.constants[s] = self.k.const(it.value)
                 else:
                     raise LedgerError(f"{n} has no value and is not an input of the compiled function")
-                continue
-            if self.reduce_params and n in outputs and it.kind == "adjoint" \
+            elif n in streams:
+                self.slot_of[n] = self._finish(streams[n])
+            elif self.reduce_params and n in outputs and it.kind == "adjoint" \
                     and self.L[it.adjoint_of].kind == "parameter":
                 self.slot_of[n] = self.emit_reduced(it.node)  # Σ over the batch, term by term
-                continue
-            self.slot_of[n] = self.emit(it.node)
-            if isinstance(it.node, ops.Scalar):
-                if not it.node.expr.is_Symbol and not it.node.expr.is_number:
-                    self.row_exprs.setdefault(it.node.expr, it.symbol)
-            elif not isinstance(it.node, ops.Ref):
-                self.row_nodes.setdefault(it.node.key(), n)
-                if isinstance(it.node, ops.Map):
-                    self.row_maps.setdefault(it.node.children[0].key(), []).append((it.node.fn, n))
+            else:
+                self.slot_of[n] = self.emit(it.node)
+                self._remember(n, it)
+            for stream, term in ready.get(i, ()):  # terms of long sums whose inputs are now all computed
+                self._accumulate(stream, term)
         self.p.outputs = {n: self.slot_of[n] for n in outputs}
         self._liveness()
         return self.p
+
+    def _remember(self, n, it):
+        if isinstance(it.node, ops.Scalar):
+            if not it.node.expr.is_Symbol and not it.node.expr.is_number:
+                self.row_exprs.setdefault(it.node.expr, it.symbol)
+        elif not isinstance(it.node, ops.Ref):
+            self.row_nodes.setdefault(it.node.key(), n)
+            if isinstance(it.node, ops.Map):
+                self.row_maps.setdefault(it.node.children[0].key(), []).append((it.node.fn, n))
+
+    # -- long sums over uses (a shared weight's gradient Σ_t g_t^z x_t) are accumulated as their terms
+    #    become computable, so the terms need not all be alive at once
+    def _plan_sums(self, needed, outputs, position):
+        streams, ready = {}, {}
+        for n in needed:
+            it = self.L[n]
+            if it.kind != "adjoint" or not self.L[it.adjoint_of].is_leaf:
+                continue
+            node = it.node
+            if isinstance(node, ops.Add) and len(node.children) >= 3:
+                terms = list(node.children)
+            elif isinstance(node, ops.Scalar) and node.expr.is_Add and len(node.expr.args) >= 3:
+                terms = list(node.expr.args)
+            else:
+                continue
+            reduce = self.reduce_params and n in outputs and self.L[it.adjoint_of].kind == "parameter"
+            stream = {"row": n, "node": node, "reduce": reduce, "full": None, "reduced": None}
+            streams[n] = stream
+            for term in terms:
+                deps = ops.refs(term) if isinstance(term, ops.Node) else {x.name for x in term.free_symbols}
+                last = max((position[d] for d in deps if d in position), default=0)
+                ready.setdefault(last, []).append((stream, term))
+        return streams, ready
+
+    def _accumulate(self, stream, term):
+        k = self.k
+        if isinstance(term, ops.Node):
+            outer = (stream["reduce"] and isinstance(term, ops.MatMul) and isinstance(term.children[0], ops.Transpose)
+                     and term.shape == stream["node"].shape)
+            if outer:
+                slot = self.instr(k.batch_tn, [self.emit(term.children[0].children[0]), self.emit(term.children[1])],
+                                  "batch_tn")
+                key = "reduced"
+            else:
+                slot, key = self.emit(term), "full"
+            add = k.add
+        else:
+            expr = term.xreplace(self.row_exprs) if self.row_exprs else term
+            slot, key, add = self.emit_expr(expr, {}, {}), "full", operator.add
+        if stream[key] is None:
+            stream[key] = slot
+        else:
+            stream[key] = self.instr(add, [stream[key], slot], "accumulate")
+
+    def _finish(self, stream) -> int:
+        k = self.k
+        node = stream["node"]
+        full, reduced = stream["full"], stream["reduced"]
+        if stream["reduce"] and full is not None:
+            full = self.instr(k.batch_sum, [full], "batch_sum")
+        parts = [p for p in (full, reduced) if p is not None]
+        out = parts[0] if len(parts) == 1 else self.instr(k.add, parts, "add")
+        if isinstance(node, ops.Add) and node.shape != () and all(c.shape != node.shape for c in node.children):
+            out = self.instr(lambda v, _s=node.shape: k.broadcast_to(v, _s), [out], "Broadcast")
+        return out
 
     def _liveness(self):
         keep = set(self.p.outputs.values()) | set(self.p.constants) | set(self.p.inputs.values())
