@@ -113,37 +113,22 @@ def _write_json(target: str, records):
 
 
 def cmd_show(args, out) -> int:
-    from .backends import evaluate
-    from .errors import EvaluationError, LedgerError
-    from .present.terminal import check_all, ledger_table, verify_table
+    from .present.terminal import show
     from .verify.derivation import select
 
     (d,) = select(_derivations(args), [args.name])
-    sections = d.sections
-    if args.section:
-        sections = [s for s in sections if s.title.startswith(args.section) or args.section in s.title]
-        if not sections:
-            raise SymseqError(f"no section of {d.name} matches {args.section!r}; sections: "
-                              + "; ".join(s.title for s in d.sections))
-    out.print(f"[bold]{d.title}[/bold]  ({d.source})")
-    for s in sections:
-        out.rule(s.title)
-        for note in s.notes:
-            out.print(f"[italic]note:[/italic] {note}")
-        for L in s.ledgers:
-            try:
-                values = evaluate(L, "mpmath", dps=30)
-            except (EvaluationError, LedgerError):
-                values = None
-            out.print(ledger_table(L, values=values, digits=args.digits))
-    check_all([d], out=out)
-    out.print(verify_table(_Only(d, sections)))
+    show(d, _sections(d, args.section), out, digits=args.digits)
     return 0
 
 
-class _Only:
-    def __init__(self, d, sections):
-        self.title, self.name, self.source, self.sections = d.title, d.name, d.source, sections
+def _sections(d, wanted):
+    sections = d.sections
+    if wanted:
+        sections = [s for s in sections if s.title.startswith(wanted) or wanted in s.title]
+        if not sections:
+            raise SymseqError(f"no section of {d.name} matches {wanted!r}; sections: "
+                              + "; ".join(s.title for s in d.sections))
+    return sections
 
 
 def main(argv=None) -> int:

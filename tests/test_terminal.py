@@ -1,0 +1,143 @@
+"""symseq show: paired rows in the recorded order, tables with the handout's rounding, plain piped output."""
+
+import io
+import re
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from symseq.cli import main
+from symseq.present.terminal import check_all, ledger_table
+
+from present_helpers import DEMO_PATH, demo
+from data.present_demo import H_PRINTED, H_VALUES, TOKENS, W_K, W_Q
+
+SHOW = ["--no-color", "show", "--no-bundled", "--path", str(DEMO_PATH), "present-demo"]
+
+
+def _show(capsys, *extra, width=140, monkeypatch=None):
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert main(SHOW + list(extra)) == 0
+    return capsys.readouterr().out
+
+
+def test_paired_rows_print_side_by_side_in_recorded_order(capsys, monkeypatch):
+    out = _show(capsys, "§1", monkeypatch=monkeypatch)
+    expected = [  # Week 06's Table 3: forward downward, backward upward from the loss
+        ("z₀ = wₕ h₋₁ + wₓ x₀ = wₓ x₀", "∂L/∂h₋₁ = g₀ᶻ wₕ"),
+        ("h₀ = φ(z₀)", "g₀ᶻ = g₀ʰ φ′(z₀)"),
+        ("z₁ = wₕ h₀ + wₓ x₁", "g₀ʰ = g₁ᶻ wₕ"),
+        ("h₁ = φ(z₁)", "g₁ᶻ = g₁ʰ φ′(z₁)"),
+        ("z₂ = wₕ h₁ + wₓ x₂", "g₁ʰ = g₂ᶻ wₕ"),
+        ("h₂ = φ(z₂)", "g₂ᶻ = g₂ʰ φ′(z₂)"),
+        ("ŷ = wₒ h₂", "g₂ʰ = e wₒ"),
+        ("L = (ŷ − y)²/2", "e = ŷ − y"),
+    ]
+    lines = out.splitlines()
+    start = next(i for i, ln in enumerate(lines) if "forward pass" in ln and "backward pass" in ln)
+    rows = [ln for ln in lines[start + 2:start + 2 + len(expected)]]
+    for line, (fwd, bwd) in zip(rows, expected):
+        assert fwd in line and bwd in line, (line, fwd, bwd)
+        assert line.index(fwd) < line.index(bwd)
+
+
+def test_numeric_pairs_show_values_beside_formulas(capsys, monkeypatch):
+    out = _show(capsys, "§2", monkeypatch=monkeypatch)
+    line = next(ln for ln in out.splitlines() if ln.lstrip().startswith("h₀ = tanh(z₀)"))
+    assert "tanh(1/2) ≈ 0.462117" in line  # exact closed form beside its decimal
+    assert "g₀ᶻ = g₀ʰ (1 − tanh²(z₀))" in line
+
+
+def _table_rows(out, title, n):
+    lines = out.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(title))
+    body = [ln for ln in lines[start + 1:] if ln.strip() and not set(ln.strip()) <= set("─━")]
+    return body[1:1 + n]  # after the header
+
+
+def test_table_prints_with_the_handouts_rounding(capsys, monkeypatch):
+    out = _show(capsys, "§3", monkeypatch=monkeypatch)
+    assert "Table 1: positioned inputs  (three significant digits)" in out
+    rows = _table_rows(out, "Table 1", 7)
+    for line, token, printed in zip(rows, TOKENS, H_PRINTED):
+        assert line.split()[-5:] == printed, line
+        assert line.strip().startswith(token)
+
+
+def test_begins_table_matches_an_independent_float_computation(capsys, monkeypatch):
+    H = np.array(H_VALUES, dtype=float)
+    Q, K = H @ np.array(W_Q, dtype=float).T, H @ np.array(W_K, dtype=float).T
+    raw = Q[6] @ K.T
+    S = raw / np.sqrt(3)
+    A = np.exp(S - S.max()) / np.exp(S - S.max()).sum()
+    out = _show(capsys, "§3", monkeypatch=monkeypatch)
+    rows = _table_rows(out, "Table 3: the begins query", 7)
+    for j, line in enumerate(rows):
+        assert line.split()[-3:] == [format(raw[j], ".3g"), format(S[j], ".3g"), format(A[j], ".3g")], line
+
+
+def test_heatmap_marks_masked_entries(capsys, monkeypatch):
+    out = _show(capsys, "§3", monkeypatch=monkeypatch)
+    rows = _table_rows(out, "Figure 1: causal scores", 7)
+    for i, line in enumerate(rows):
+        assert line.count("×") == 6 - i, line
+    assert "−∞" not in "\n".join(rows)
+
+
+def test_claims_show_with_status(capsys, monkeypatch):
+    out = _show(capsys, "§3", monkeypatch=monkeypatch)
+    line = next(ln for ln in out.splitlines() if "Table 2: the first row divided by three, row 0: a, Feature 0" in ln)
+    assert "0.0667" in line and line.rstrip().endswith("ok")
+
+
+def test_plain_output_when_piped(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["show", "--no-bundled", "--path", str(DEMO_PATH), "present-demo"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[" not in out  # no colour codes, no progress bar, no cursor movement
+    assert "checking" not in out
+
+
+def test_width_aware(capsys, monkeypatch):
+    out = _show(capsys, "§3", width=72, monkeypatch=monkeypatch)
+    assert max(len(ln) for ln in out.splitlines()) <= 72
+    # a 7×3 grid does not fit beside its formula in 72 columns: the row prints with its grid below it
+    assert re.search(r"^Q = H⁽⁰⁾ W_Qᵀ", out, re.M)
+
+
+def test_ledger_grid_shows_exact_forms_beside_decimals():
+    from symseq.present.views import ledger_values
+    from symseq.verify.derivation import bundled
+
+    d = [d for d in bundled() if d.name == "week08-decoder"][0]
+    L = [s for s in d.sections if s.title.startswith("§4")][0].ledgers[0]
+    num, ex = ledger_values(L)
+    buf = io.StringIO()
+    Console(file=buf, width=140, no_color=True).print(ledger_table(L, values=num, exact=ex))
+    text = buf.getvalue()
+    assert "1/√2 ≈ 0.707107" in text  # S = QKᵀ/√2 on the diagonal
+    assert "softmax_rows(S_causal)" in text
+    assert "−∞" in text  # the masked score
+
+
+def test_progress_only_on_a_terminal():
+    d = demo()
+    term = io.StringIO()
+    check_all([d], out=Console(file=term, force_terminal=True, width=100), delay=0)
+    assert "checking" in term.getvalue() or "building" in term.getvalue()
+    piped = io.StringIO()
+    check_all([d], out=Console(file=piped, force_terminal=False, width=100), delay=0)
+    assert piped.getvalue() == ""
+
+
+def test_verify_piped_has_no_progress(capsys):
+    assert main(["verify", "--no-bundled", "--path", str(DEMO_PATH)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[" not in out and "building" not in out and "checking claims" not in out
+
+
+def test_unknown_section_lists_the_sections(capsys):
+    assert main(SHOW + ["§9"]) == 2
+    err = capsys.readouterr().err
+    assert "§1 Forward and backward rows" in err
