@@ -1,8 +1,9 @@
-"""The ``symseq`` command: list, verify and show derivations.
+"""The ``symseq`` command: list, verify, show, and write LaTeX of derivations.
 
     symseq list
     symseq verify [NAME ...] [--path DIR] [--json FILE] [--digits N]
     symseq show NAME [SECTION]
+    symseq latex NAME [-o FILE] [--standalone] [--force]
 
 ``verify`` exits 0 only when every claim holds (skipped claims, such as
 those needing an optional package, are reported and do not fail the run).
@@ -47,7 +48,19 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("name", metavar="NAME")
     s.add_argument("section", nargs="?", metavar="SECTION", help="a section title or its start (e.g. '§4')")
     common(s)
-    s.add_argument("--digits", type=int, default=6, metavar="N")
+    s.add_argument("--digits", type=int, default=6, metavar="N",
+                   help="significant digits of ledger values (tables keep their own rounding; default 6)")
+
+    lx = sub.add_parser("latex", help="write a derivation as LaTeX (a fragment, or a document with --standalone)")
+    lx.add_argument("name", metavar="NAME")
+    lx.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
+    lx.add_argument("--standalone", action="store_true", help="a complete document that compiles with pdflatex")
+    lx.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    lx.add_argument("--section", metavar="SECTION", help="only the sections whose title starts with or contains this")
+    lx.add_argument("--no-claims", action="store_true", help="leave out the tables of claims")
+    lx.add_argument("--digits", type=int, default=6, metavar="N", help="significant digits of ledger values")
+    common(lx)
+
     return p
 
 
@@ -131,13 +144,32 @@ def _sections(d, wanted):
     return sections
 
 
+def cmd_latex(args, out) -> int:
+    from .present.files import write_atomic
+    from .present.latex import derivation_latex
+    from .verify.derivation import select
+
+    if args.digits < 1:
+        raise SymseqError("--digits must be at least 1")
+    (d,) = select(_derivations(args), [args.name])
+    text = derivation_latex(d, _sections(d, args.section), standalone=args.standalone, digits=args.digits,
+                            claims=not args.no_claims)
+    if not args.output or args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    path = write_atomic(args.output, lambda f: f.write(text), force=args.force)
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     from .present.terminal import console
 
     out = console(no_color=args.no_color or bool(os.environ.get("NO_COLOR")))
     try:
-        return {"list": cmd_list, "verify": cmd_verify, "show": cmd_show}[args.command](args, out)
+        commands = {"list": cmd_list, "verify": cmd_verify, "show": cmd_show, "latex": cmd_latex}
+        return commands[args.command](args, out)
     except SymseqError as exc:
         if args.traceback:
             raise
