@@ -532,30 +532,69 @@ def paired_view(spec, notation_factory) -> PairedView:
     return PairedView(spec.label, pairs)
 
 
+EXACT_SIZE_LIMIT = 400  # nodes of a row's exact value beyond which it (and what depends on it) shows decimals only
+
+
 def ledger_values(ledger, *, exact: bool = True, dps: int = DPS) -> tuple[dict, dict]:
     """Numeric (mpf or object arrays of mpf) and exact values of every row that can be evaluated.
 
     Returns two dicts from name to value; both are empty when a needed leaf has
-    no value (a symbolic ledger). Exact values are computed only when the
-    ledger keeps exact forms. Values are shared with the claim checker's cache.
+    no value (a symbolic ledger). Numeric values are shared with the claim
+    checker's cache. Exact values are computed only when the ledger keeps
+    exact forms, row by row, and a row whose exact value grows beyond
+    :data:`EXACT_SIZE_LIMIT` expression nodes is left out together with every
+    row that uses it, so the cost stays bounded on deep ledgers.
     """
-    from ..ledger import to_sympy
     from ..verify.claims import CACHE
 
     names = list(ledger.order)
-    num, ex = {}, {}
     try:
-        k, env = CACHE.values(ledger, _refs_node(ledger, names), "mpmath", dps)
-        num = {n: env[n] for n in names if n in env}
+        _, env = CACHE.values(ledger, _refs_node(ledger, names), "mpmath", dps)
     except (LedgerError, EvaluationError):
         return {}, {}
-    if exact and getattr(ledger, "exact_forms", True):
-        try:
-            k, env = CACHE.values(ledger, _refs_node(ledger, names), "exact")
-            ex = {n: to_sympy(env[n]) for n in names if n in env}
-        except SymseqError:
-            ex = {}
+    num = {n: env[n] for n in names if n in env}
+    ex = _bounded_exact(ledger) if exact and getattr(ledger, "exact_forms", True) else {}
     return num, ex
+
+
+def _bounded_exact(ledger) -> dict:
+    from ..arrays import EXACT
+    from ..ledger import _eval_node, to_sympy
+
+    env, out, dropped = {}, {}, set()
+    for n in ledger.order:
+        it = ledger[n]
+        if it.is_leaf:
+            if it.value is None:
+                return {}
+            env[n] = EXACT.const(it.value)
+            out[n] = it.value
+            continue
+        if ops.refs(it.node) & dropped:
+            dropped.add(n)
+            continue
+        try:
+            v = to_sympy(_eval_node(it.node, EXACT, env))
+        except SymseqError:
+            dropped.add(n)
+            continue
+        if _size(v) > EXACT_SIZE_LIMIT:
+            dropped.add(n)
+            continue
+        env[n] = EXACT.const(v) if isinstance(v, sp.MatrixBase) else v
+        out[n] = v
+    return out
+
+
+def _size(v) -> int:
+    """Expression nodes of an exact value, counted up to just past the limit."""
+    count = 0
+    for e in (list(v) if isinstance(v, sp.MatrixBase) else [v]):
+        for _ in sp.preorder_traversal(e):
+            count += 1
+            if count > EXACT_SIZE_LIMIT:
+                return count
+    return count
 
 
 class _Refs(ops.Node):
