@@ -141,3 +141,19 @@ def test_unknown_section_lists_the_sections(capsys):
     assert main(SHOW + ["§9"]) == 2
     err = capsys.readouterr().err
     assert "§1 Forward and backward rows" in err
+
+
+def test_large_matrices_show_their_leading_block():
+    from symseq import Ledger
+    from symseq.present.views import ledger_values
+
+    L = Ledger("a 20×15 matrix")
+    X = L.input("X", [[i * j for j in range(15)] for i in range(20)])
+    L.define("Y", X * 2)
+    num, ex = ledger_values(L)
+    buf = io.StringIO()
+    Console(file=buf, width=100, no_color=True).print(ledger_table(L, values=num, exact=ex, width=100))
+    text = buf.getvalue()
+    assert text.count("first 12 of 20 rows, 12 of 15 columns") == 2
+    row11 = [ln.split() for ln in text.splitlines() if ln.split()[:1] == ["11"]]
+    assert row11[1] == ["11"] + [str(2 * 11 * j) for j in range(12)]  # Y = 2X, exact integers

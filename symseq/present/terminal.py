@@ -221,16 +221,26 @@ def _uni_minus(text: str) -> str:
     return text.replace("-", "−")
 
 
+GRID_MAX = 12  # rows and columns of a matrix shown in the terminal; larger ones show their leading block
+
+
 def _value_grid(values, exact, shape, digits: int, *, row_labels=None, col_labels=None) -> Table:
-    """An aligned grid of a matrix: column indices on top, row indices on the left, exact forms where short."""
+    """An aligned grid of a matrix: column indices on top, row indices on the left, exact forms where short.
+
+    A matrix larger than :data:`GRID_MAX` in either direction shows its leading
+    block and says how much is left out.
+    """
     from .views import handout_decimal, short_exact
 
-    m, n = shape
+    full = shape
+    m, n = min(shape[0], GRID_MAX), min(shape[1], GRID_MAX)
     g = Table(box=box.SIMPLE, show_header=True, header_style="dim", pad_edge=False, show_edge=False,
               padding=(0, 1, 0, 1))
     g.add_column("", style="dim", justify="right", no_wrap=True)
     for j in range(n):
         g.add_column(str(col_labels[j]) if col_labels else str(j), justify="right", no_wrap=True)
+    if (m, n) != tuple(full):
+        g.caption = f"first {m} of {full[0]} rows, {n} of {full[1]} columns"
     short = None
     if exact is not None:
         short = [[short_exact(exact[i][j], 10) for j in range(n)] for i in range(m)]
@@ -251,8 +261,7 @@ def _value_grid(values, exact, shape, digits: int, *, row_labels=None, col_label
 
 
 def _grid_width(shape, digits: int) -> int:
-    m, n = shape
-    return 4 + n * (digits + 5)
+    return 4 + min(shape[1], GRID_MAX) * (digits + 5)
 
 
 def _scalar_text(v, e, digits: int) -> str:
