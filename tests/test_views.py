@@ -121,3 +121,19 @@ def test_heatmap_view_marks_masked_entries():
                             and x.label.startswith("Figure 2")][0])
     np.testing.assert_allclose(weights.values.sum(axis=1), 1.0, rtol=1e-14)
     assert (weights.values[weights.masked] == 0).all()
+
+
+def test_a_tie_computed_in_binary_still_rounds_away_from_zero():
+    from symseq import Ledger
+
+    L = Ledger("halves")
+    H = L.input("H", [["0.341", "1.00"], ["-0.341", "-1.00"], ["0.249", "0.0"]])
+    W = L.parameter("W", [["0.5", "0.5"]])
+    K = L.define("K", H @ W.T)  # 0.6705, −0.6705 and 0.1245: exact ties at three significant digits
+    with mpmath.workdps(50):
+        near = [mpmath.mpf(str(x)) for x in ("0.6705", "-0.6705", "0.1245")]
+    assert [handout_decimal(x, 3).text for x in near] != ["0.671", "-0.671", "0.125"]  # binary falls short
+    spec = TableSpec("K", K, None, None, None, 3)
+    assert [row[0].text.text for row in table_view(spec).cells] == ["0.671", "-0.671", "0.125"]
+    spec2 = TableSpec("K", K, [["0.67"], ["-0.67"], ["0.12"]], None, None, None)  # as printed: two decimals
+    assert [row[0].text.text for row in table_view(spec2).cells] == ["0.67", "-0.67", "0.12"]

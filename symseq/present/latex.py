@@ -94,7 +94,7 @@ def _value_part(item, num: dict, ex: dict, digits: int) -> str:
     if item.shape in ((), (1, 1)):
         v = _flat(num[item.name])[0]
         e1 = _flat(e)[0] if e is not None else None
-        dec = number(handout_decimal(v, digits))
+        dec = number(handout_decimal(e1 if isinstance(e1, sp.Rational) else v, digits))
         short = _short_exact_tex(e1)
         if short is not None and getattr(e1, "is_Integer", False):
             return " = " + short
@@ -308,8 +308,9 @@ def value_latex(claim) -> str:
         return "$%s$" % r"\times".join(r.values[0].split("×")) if r.values else ""
     if claim.kind == "property" or not r.values:
         return tex_text(r.message) if r.message and claim.kind == "property" else ""
-    vals = [number(handout_decimal(mpmath.mpf(v) if v not in ("inf", "-inf") else
-                                   (mpmath.inf if v == "inf" else mpmath.ninf), 10)) for v in r.values]
+    with mpmath.workdps(50):
+        vals = [number(handout_decimal(mpmath.mpf(v) if v not in ("inf", "-inf") else
+                                       (mpmath.inf if v == "inf" else mpmath.ninf), 10)) for v in r.values]
     if len(vals) == 1:
         e = r.exact[0, 0] if isinstance(r.exact, sp.MatrixBase) else r.exact
         short = _short_exact_tex(e, 60)

@@ -249,7 +249,8 @@ def _value_grid(values, exact, shape, digits: int, *, row_labels=None, col_label
     for i in range(m):
         cells = []
         for j in range(n):
-            dec = _uni_minus(_num(handout_decimal(values[i][j], digits)))
+            e = exact[i][j] if exact is not None else None
+            dec = _uni_minus(_num(handout_decimal(e if isinstance(e, sp.Rational) else values[i][j], digits)))
             if short is not None:
                 ex = short[i][j]
                 e = exact[i][j]
@@ -267,7 +268,7 @@ def _grid_width(shape, digits: int) -> int:
 def _scalar_text(v, e, digits: int) -> str:
     from .views import handout_decimal, short_exact
 
-    dec = _uni_minus(_num(handout_decimal(v, digits)))
+    dec = _uni_minus(_num(handout_decimal(e if isinstance(e, sp.Rational) else v, digits)))
     ex = short_exact(e, 24) if e is not None else None
     if ex is None:
         return dec

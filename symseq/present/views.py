@@ -56,7 +56,8 @@ class Decimalish:
 
 
 def _to_decimal(x) -> Decimal:
-    return Decimal(mpmath.nstr(mpmath.mpf(x), 60, min_fixed=-80, max_fixed=80, strip_zeros=False))
+    v = x if isinstance(x, mpmath.mpf) else mpmath.mpf(x)  # mpf(mpf) would round to the current precision
+    return Decimal(mpmath.nstr(v, 60, min_fixed=-80, max_fixed=80, strip_zeros=False))
 
 
 def handout_decimal(x, digits: int = 3, *, decimals: int | None = None, sci_below: int = -5,
@@ -120,6 +121,18 @@ def _round_decimal(d: Decimal, digits, decimals, sci_below, sci_above) -> Decima
         return Decimalish(f"{mant}e{e:+03d}", mantissa=mant, exponent=e)
 
 
+def _near_tie(v, digits: int | None, decimals: int | None) -> bool:
+    """Whether ``v`` lies within 10⁻³⁵ (relative) of a halfway point of the rounding asked for."""
+    if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v) or v == 0:
+        return False
+    with localcontext() as ctx:
+        ctx.prec = 90
+        d = abs(_to_decimal(v))
+        q = Decimal(1).scaleb(-decimals) if decimals is not None else Decimal(1).scaleb(d.adjusted() - (digits or 6) + 1)
+        r = (d / q) % 1
+        return abs(r - Decimal("0.5")) < Decimal("1e-35") * (d / q)
+
+
 def decimals_of(printed: str) -> int | None:
     """Digits after the decimal point of a printed decimal (``"0.150"`` → 3, ``"4"`` → 0); None if not a number."""
     from ..verify.printed import read_number
@@ -160,14 +173,36 @@ class Grid:
     values: list  # list of rows of mpf
     exact: list | None  # list of rows of SymPy numbers, or None
     shape: tuple
+    source: Any = None  # the node evaluated, for exact entries on demand
 
-    def best(self, i: int, j: int):
-        """The entry to round: the exact rational when known (so ties round as printed), else the mpf."""
-        if self.exact is not None:
-            e = self.exact[i][j]
-            if isinstance(e, sp.Rational):
-                return e
-        return self.values[i][j]
+    def best(self, i: int, j: int, digits: int | None = 3, decimals: int | None = None):
+        """The entry to round: its mpf value, or its exact rational when that value sits on a rounding tie.
+
+        A 50-digit binary value of 0.6705 may fall on either side of the tie; the
+        exact entry (computed only then) rounds away from zero, as printed.
+        """
+        if self.exact is not None and isinstance(self.exact[i][j], sp.Rational):
+            return self.exact[i][j]
+        v = self.values[i][j]
+        if not _near_tie(v, digits, decimals) or not isinstance(self.source, ops.Node):
+            return v
+        e = self.exact_entry(i, j)
+        return e if isinstance(e, sp.Rational) else v
+
+    def exact_entry(self, i: int, j: int):
+        """The exact value of entry (i, j), or None when it cannot be computed."""
+        from ..ledger import _eval_node
+        from ..verify.claims import CACHE
+
+        node = self.source if self.source.shape == () else ops.Entry(self.source, i, j)
+        led = ledger_of(node)
+        if led is None:
+            return None
+        try:
+            k, env = CACHE.values(led, node, "exact")
+            return _eval_node(node, k, env)
+        except SymseqError:
+            return None
 
     def floats(self) -> np.ndarray:
         """float64 array for plotting (−∞ stays −∞)."""
@@ -205,7 +240,8 @@ def grid(value, *, exact: bool = True, dps: int = DPS) -> Grid:
         v = _eval_node(value, k, env)
         flat = list(v.flat) if isinstance(v, np.ndarray) else [v]
         shape = v.shape if isinstance(v, np.ndarray) else ()
-        rows, shape = _as_grid_shape([mpmath.mpf(x) for x in flat], shape)
+        with mpmath.workdps(dps):  # mpf() rounds to the current precision: keep all 50 digits
+            rows, shape = _as_grid_shape([mpmath.mpf(x) for x in flat], shape)
         ex = None
         if exact and getattr(led, "exact_forms", True):
             try:
@@ -215,7 +251,7 @@ def grid(value, *, exact: bool = True, dps: int = DPS) -> Grid:
                 ex, _ = _as_grid_shape(flat_e, shape if shape else ())
             except SymseqError:
                 ex = None
-        return Grid(rows, ex, shape)
+        return Grid(rows, ex, shape, value)
     if isinstance(value, (list, tuple, np.ndarray)) and not isinstance(value, sp.MatrixBase):
         from ..numbers import exact_matrix
 
@@ -408,7 +444,7 @@ def table_view(spec) -> TableView:
     rounded as the spec says: ``digits`` significant digits, or, with
     ``digits=None``, to as many decimals as the printed entry shows.
     """
-    g = grid(spec.value)
+    g = grid(spec.value, exact=False)
     printed = spec.printed
     m = len(printed) if printed else g.shape[0]
     n = max((len(r) for r in printed), default=0) if printed else g.shape[1]
@@ -420,7 +456,9 @@ def table_view(spec) -> TableView:
         row = []
         for j in range(n):
             p = printed[i][j] if printed and j < len(printed[i]) else None
-            d = _round_entry(g.best(i, j), spec.digits, p)
+            dec = decimals_of(p) if spec.digits is None and p is not None else None
+            d = _round_entry(g.best(i, j, spec.digits if spec.digits is not None else (None if dec is not None else 6),
+                                    dec), spec.digits, p)
             differs = p is not None and _normal(p) != d.text
             row.append(Cell(d, printed=p, differs=differs))
         cells.append(row)
@@ -458,7 +496,7 @@ class HeatmapView:
 
 def heatmap_view(spec) -> HeatmapView:
     """The view of a :class:`~symseq.verify.derivation.HeatmapSpec`; entries equal to −∞ count as masked too."""
-    g = grid(spec.value)
+    g = grid(spec.value, exact=False)
     m, n = g.shape
     vals = g.floats()
     if spec.allowed is not None:
@@ -470,7 +508,7 @@ def heatmap_view(spec) -> HeatmapView:
     else:
         masked = np.zeros((m, n), dtype=bool)
     masked = masked | np.isneginf(vals)
-    cells = [[Cell(handout_decimal(g.best(i, j), spec.digits), masked=bool(masked[i, j])) for j in range(n)]
+    cells = [[Cell(handout_decimal(g.best(i, j, spec.digits), spec.digits), masked=bool(masked[i, j])) for j in range(n)]
              for i in range(m)]
     return HeatmapView(spec.label, spec.title or spec.label, _labels(spec.rows, m, f"{spec.label} rows"),
                        _labels(spec.cols, n, f"{spec.label} columns"), vals, masked, cells, spec.digits)
