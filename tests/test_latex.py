@@ -1,14 +1,13 @@
 """symseq latex: deterministic documents that compile with a real pdflatex, never clobbering a file."""
 
 import os
-import re
 import subprocess
 import sys
 
 import pytest
 import sympy as sp
 
-from symseq import Ledger, blocks, ops
+from symseq import Ledger, ops
 from symseq.cli import main
 from symseq.present.latex import derivation_latex, ledger_latex, matrix_table, standalone_document
 from symseq.verify.derivation import bundled

@@ -4,7 +4,6 @@ import io
 import re
 
 import numpy as np
-import pytest
 from rich.console import Console
 
 from symseq.cli import main
@@ -157,3 +156,23 @@ def test_large_matrices_show_their_leading_block():
     assert text.count("first 12 of 20 rows, 12 of 15 columns") == 2
     row11 = [ln.split() for ln in text.splitlines() if ln.split()[:1] == ["11"]]
     assert row11[1] == ["11"] + [str(2 * 11 * j) for j in range(12)]  # Y = 2X, exact integers
+
+
+def test_a_broken_display_is_reported_and_the_rest_still_shows(monkeypatch):
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.present.terminal import show
+
+    d = Derivation("broken-demo", title="a display with too few labels", source="test")
+
+    @d.section("§1")
+    def one(s):
+        s.show_table("bad table", sp.eye(2), rows=["only one"])
+        s.show_table("good table", sp.eye(2), digits=3)
+
+    buf = io.StringIO()
+    show(d, d.sections, Console(file=buf, width=100, no_color=True))
+    text = buf.getvalue()
+    assert "bad table: cannot be shown: bad table rows: 1 labels for 2 rows" in text
+    assert "good table" in text

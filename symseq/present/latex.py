@@ -29,7 +29,8 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from .notation import HandoutLatexPrinter, Notation, latex_name
+from ..errors import SymseqError
+from .notation import HandoutLatexPrinter, Notation
 from .tex import mathjax_text, tex_math, tex_text, texttt
 from .views import (Decimalish, ledger_values, handout_decimal, heatmap_view, paired_view, rounding_label,
                     step, table_view, latex_label)
@@ -376,7 +377,10 @@ def section_latex(s, *, digits: int = 6, claims: bool = True) -> str:
     for note in s.notes:
         out.append(r"\paragraph{Note.} %s" % tex_text(note))
     for spec in s.displays:
-        out.append(display_latex(spec))
+        try:
+            out.append(display_latex(spec))
+        except SymseqError as exc:  # one broken display does not hide the rest of the derivation
+            out.append(r"\noindent\textbf{%s cannot be shown:} %s\par" % (tex_text(spec.label), tex_text(str(exc))))
     for L in s.ledgers:
         out.append(ledger_latex(L, digits=digits))
     if claims and s.claims:

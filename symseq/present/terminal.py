@@ -6,7 +6,6 @@ output is not a terminal or ``--no-color`` is given.
 
 from __future__ import annotations
 
-from typing import Iterable
 
 import mpmath
 import numpy as np
@@ -17,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from ..errors import SymseqError
 from .notation import Notation
 
 STYLE = {"ok": "green", "mismatch": "bold red", "error": "bold magenta", "skipped": "yellow"}
@@ -490,13 +490,16 @@ def show(d, sections, out: Console, *, digits: int = 6, dps: int = 50):
         for note in s.notes:
             out.print(Text.assemble(("note: ", "italic"), note))
         for spec in s.displays:
-            if isinstance(spec, PairedRowsSpec):
-                num, ex = ledger_values(spec.ledger)
-                out.print(paired_table(paired_view(spec, lambda L: Notation("unicode", L)), num, ex, digits))
-            elif isinstance(spec, TableSpec):
-                out.print(table_display(table_view(spec)))
-            elif isinstance(spec, HeatmapSpec):
-                out.print(heatmap_display(heatmap_view(spec)))
+            try:
+                if isinstance(spec, PairedRowsSpec):
+                    num, ex = ledger_values(spec.ledger)
+                    out.print(paired_table(paired_view(spec, lambda L: Notation("unicode", L)), num, ex, digits))
+                elif isinstance(spec, TableSpec):
+                    out.print(table_display(table_view(spec)))
+                elif isinstance(spec, HeatmapSpec):
+                    out.print(heatmap_display(heatmap_view(spec)))
+            except SymseqError as exc:  # one broken display does not hide the rest of the derivation
+                out.print(Text(f"{spec.label}: cannot be shown: {exc}", style=STYLE["error"]))
         for L in s.ledgers:
             num, ex = ledger_values(L)
             out.print(ledger_table(L, values=num, exact=ex, digits=digits, width=out.width))
