@@ -176,3 +176,17 @@ def test_a_broken_display_is_reported_and_the_rest_still_shows(monkeypatch):
     text = buf.getvalue()
     assert "bad table: cannot be shown: bad table rows: 1 labels for 2 rows" in text
     assert "good table" in text
+
+
+def test_square_brackets_are_text_not_markup():
+    from symseq import Ledger
+    from symseq.present.views import ledger_values
+
+    L = Ledger("uses [t] of a shared weight")
+    w = L.input("w_x^[t]", 2)
+    L.define("y", w * 3)
+    num, ex = ledger_values(L)
+    buf = io.StringIO()
+    Console(file=buf, width=100, no_color=True).print(ledger_table(L, values=num, exact=ex))
+    text = buf.getvalue()
+    assert "wₓ^[t]" in text and "3 wₓ^[t]" in text and "uses [t] of a shared weight" in text

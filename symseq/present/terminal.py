@@ -174,7 +174,8 @@ def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
                 exact = "…"
             claim = c.printed if c.kind == "property" else c.what
             printed = "" if c.kind == "property" else c.printed
-            t.add_row(where, claim, printed, exact, _value_text(c, r, digits), Text(r.status, style=STYLE[r.status]))
+            cells = (where, claim, printed, exact, _value_text(c, r, digits))  # plain text: "[t]" is not markup
+            t.add_row(*(Text(x) for x in cells), Text(r.status, style=STYLE[r.status]))
     return t
 
 
@@ -210,6 +211,11 @@ def summary(claims, derivations) -> tuple[str, bool]:
 # ---------------------------------------------------------------------------
 
 
+def _plain(*cells):
+    """Cells as plain text: a formula such as Z[t, c_t] or w_x^[t] must not be read as rich markup."""
+    return [Text(c) if isinstance(c, str) else c for c in cells]
+
+
 def _num(d) -> str:
     """A rounded number for the terminal (handout tables keep the handout's ASCII minus)."""
     if d.special:
@@ -238,7 +244,7 @@ def _value_grid(values, exact, shape, digits: int, *, row_labels=None, col_label
               padding=(0, 1, 0, 1))
     g.add_column("", style="dim", justify="right", no_wrap=True)
     for j in range(n):
-        g.add_column(str(col_labels[j]) if col_labels else str(j), justify="right", no_wrap=True)
+        g.add_column(Text(str(col_labels[j]) if col_labels else str(j)), justify="right", no_wrap=True)
     if (m, n) != tuple(full):
         g.caption = f"first {m} of {full[0]} rows, {n} of {full[1]} columns"
     short = None
@@ -257,7 +263,7 @@ def _value_grid(values, exact, shape, digits: int, *, row_labels=None, col_label
                 cells.append(ex if (getattr(e, "is_Integer", False) or e in (sp.oo, -sp.oo)) else f"{ex} ≈ {dec}")
             else:
                 cells.append(dec)
-        g.add_row(str(row_labels[i]) if row_labels else str(i), *cells)
+        g.add_row(*_plain(str(row_labels[i]) if row_labels else str(i), *cells))
     return g
 
 
@@ -332,7 +338,7 @@ def ledger_table(ledger, *, values: dict | None = None, exact: dict | None = Non
         t.add_column("value", overflow="fold", ratio=2)
     for it in items:
         cells = [n.name(it.name), _definition(it, n), _shape_text(it.shape)]
-        t.add_row(*cells, *([_value_renderable(it, num, ex, digits)] if num else []))
+        t.add_row(*_plain(*cells, *([_value_renderable(it, num, ex, digits)] if num else [])))
     return _captioned(ledger.title, "", t) if ledger.title else t
 
 
@@ -380,7 +386,7 @@ def paired_table(view, values: dict | None = None, exact: dict | None = None, di
 
     for f, b in view.pairs:
         cells = [eq(f)] + ([val(f)] if with_values else []) + [eq(b)] + ([val(b)] if with_values else [])
-        t.add_row(*cells)
+        t.add_row(*_plain(*cells))
     return _captioned(view.label, "", t)
 
 
@@ -395,7 +401,7 @@ def table_display(view):
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     t.add_column("", no_wrap=True)
     for c in view.cols:
-        t.add_column(unicode_label(c), justify="right", overflow="fold")
+        t.add_column(Text(unicode_label(c)), justify="right", overflow="fold")
     for label, row in zip(view.rows, view.cells):
         cells = []
         for c in row:
@@ -403,7 +409,7 @@ def table_display(view):
                 cells.append(Text(f"{_num(c.text)} (printed {c.printed})", style="bold red"))
             else:
                 cells.append(_num(c.text))
-        t.add_row(unicode_label(label), *cells)
+        t.add_row(*_plain(unicode_label(label), *cells))
     return _captioned(unicode_label(view.label), view.rounding, t)
 
 
@@ -411,7 +417,7 @@ def _captioned(caption: str, detail: str, table: Table):
     """A caption on its own line above a table (a table title would wrap at the table's width)."""
     from rich.console import Group
 
-    head = Text(caption, style="bold")
+    head = Text(caption, style="bold")  # Text: never read as markup
     if detail:
         head.append(f"  ({detail})", style="dim")
     return Group(head, table)
@@ -433,7 +439,7 @@ def heatmap_display(view):
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     t.add_column("", no_wrap=True)
     for c in view.cols:
-        t.add_column(unicode_label(c), justify="right", no_wrap=True)
+        t.add_column(Text(unicode_label(c)), justify="right", no_wrap=True)
     finite = view.values[~view.masked & np.isfinite(view.values)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     span = hi - lo if hi > lo else 1.0
@@ -444,7 +450,7 @@ def heatmap_display(view):
                 cells.append(Text("×", style="dim"))
             else:
                 cells.append(Text(_num(c.text), style=_shade((float(view.values[i, j]) - lo) / span)))
-        t.add_row(unicode_label(label), *cells)
+        t.add_row(*_plain(unicode_label(label), *cells))
     return _captioned(unicode_label(view.title), "rows: queries, columns: sources; × masked", t)
 
 
@@ -465,7 +471,8 @@ def claims_table(title: str, claims, digits: int = 12, exact_width: int = 40):
             exact = "…"
         claim = c.printed if c.kind == "property" else c.what
         printed = "" if c.kind == "property" else c.printed
-        t.add_row(where, claim, printed, exact, _value_text(c, r, digits), Text(r.status, style=STYLE[r.status]))
+        cells = (where, claim, printed, exact, _value_text(c, r, digits))
+        t.add_row(*_plain(*cells), Text(r.status, style=STYLE[r.status]))
     return _captioned(title, "", t)
 
 
