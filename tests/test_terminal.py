@@ -189,4 +189,4 @@ def test_square_brackets_are_text_not_markup():
     buf = io.StringIO()
     Console(file=buf, width=100, no_color=True).print(ledger_table(L, values=num, exact=ex))
     text = buf.getvalue()
-    assert "wₓ^[t]" in text and "3 wₓ^[t]" in text and "uses [t] of a shared weight" in text
+    assert "3 wₓ^{[t]}" in text and "uses [t] of a shared weight" in text
