@@ -139,7 +139,7 @@ def _write_json(target: str, records):
 
 
 def cmd_show(args, out) -> int:
-    from .present.terminal import show
+    from .present.show import show
     from .verify.derivation import select
 
     (d,) = select(_derivations(args), [args.name])

@@ -489,16 +489,13 @@ class Notation:
         return f"{a}ᵀ" if self.uni else f"{_brace(a, '^')}^{{\\top}}"
 
     def apply(self, fn, child, text):
-        """f applied entrywise; a body that is not a single call is parenthesised, g ⊙ (1 − tanh²(z))."""
+        """f applied entrywise (the node's precedence, from its body, decides the parentheses around it)."""
         (x,) = fn.variables
         body = fn.expr
         if isinstance(body, sp.Function) and body.args == (x,):
             return self.expr(body, {x: text})
         bare = not self.uni and body.is_Pow and body.base == x and body.exp == sp.S.Half  # \sqrt{...} groups
-        out = self.expr(body, {x: self.paren(text) if child.prec < 100 and not bare else text})
-        if body.is_Add or body.is_Mul or (body.is_Pow and not body.base == x):
-            return self.paren(out)
-        return out
+        return self.expr(body, {x: self.paren(text) if child.prec < 100 and not bare else text})
 
     def reduce(self, kind, axis, child, text):
         over = {None: "", 0: "t", 1: "j"}[axis]

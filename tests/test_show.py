@@ -1,4 +1,4 @@
-"""symseq show: paired rows in the recorded order, tables with the handout's rounding, plain piped output."""
+"""symseq show (present/show.py): paired rows in recorded order, tables with the handout's rounding, plain pipes."""
 
 import io
 import re
@@ -7,7 +7,8 @@ import numpy as np
 from rich.console import Console
 
 from symseq.cli import main
-from symseq.present.terminal import check_all, ledger_table
+from symseq.present.show import ledger_display
+from symseq.present.terminal import check_all
 
 from present_helpers import DEMO_PATH, demo
 from data.present_demo import H_PRINTED, H_VALUES, TOKENS, W_K, W_Q
@@ -113,7 +114,7 @@ def test_ledger_grid_shows_exact_forms_beside_decimals():
     L = [s for s in d.sections if s.title.startswith("§4")][0].ledgers[0]
     num, ex = ledger_values(L)
     buf = io.StringIO()
-    Console(file=buf, width=140, no_color=True).print(ledger_table(L, values=num, exact=ex))
+    Console(file=buf, width=140, no_color=True).print(ledger_display(L, values=num, exact=ex))
     text = buf.getvalue()
     assert "1/√2 ≈ 0.707107" in text  # S = QKᵀ/√2 on the diagonal
     assert "softmax_rows(S_causal)" in text
@@ -151,7 +152,7 @@ def test_large_matrices_show_their_leading_block():
     L.define("Y", X * 2)
     num, ex = ledger_values(L)
     buf = io.StringIO()
-    Console(file=buf, width=100, no_color=True).print(ledger_table(L, values=num, exact=ex, width=100))
+    Console(file=buf, width=100, no_color=True).print(ledger_display(L, values=num, exact=ex, width=100))
     text = buf.getvalue()
     assert text.count("first 12 of 20 rows, 12 of 15 columns") == 2
     row11 = [ln.split() for ln in text.splitlines() if ln.split()[:1] == ["11"]]
@@ -162,7 +163,7 @@ def test_a_broken_display_is_reported_and_the_rest_still_shows(monkeypatch):
     import sympy as sp
 
     from symseq import Derivation
-    from symseq.present.terminal import show
+    from symseq.present.show import show
 
     d = Derivation("broken-demo", title="a display with too few labels", source="test")
 
@@ -187,6 +188,6 @@ def test_square_brackets_are_text_not_markup():
     L.define("y", w * 3)
     num, ex = ledger_values(L)
     buf = io.StringIO()
-    Console(file=buf, width=100, no_color=True).print(ledger_table(L, values=num, exact=ex))
+    Console(file=buf, width=100, no_color=True).print(ledger_display(L, values=num, exact=ex))
     text = buf.getvalue()
     assert "3 wₓ^{[t]}" in text and "uses [t] of a shared weight" in text
