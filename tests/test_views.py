@@ -137,3 +137,25 @@ def test_a_tie_computed_in_binary_still_rounds_away_from_zero():
     assert [row[0].text.text for row in table_view(spec).cells] == ["0.671", "-0.671", "0.125"]
     spec2 = TableSpec("K", K, [["0.67"], ["-0.67"], ["0.12"]], None, None, None)  # as printed: two decimals
     assert [row[0].text.text for row in table_view(spec2).cells] == ["0.67", "-0.67", "0.12"]
+
+
+def test_a_table_of_formulas_keeps_them():
+    z = sp.Symbol("z")
+    spec = TableSpec("Table 4: slopes", sp.Matrix([[1], [1 - sp.tanh(z) ** 2], [sp.Rational(1, 4)]]), None,
+                     ["identity", "tanh", "σ′(0)"], ["φ′(z)"], None)
+    cells = [row[0] for row in table_view(spec).cells]
+    assert cells[0].expr is None and cells[0].text.text == "1"
+    assert cells[1].expr == 1 - sp.tanh(z) ** 2
+    assert cells[2].text.text == "0.25"
+    from symseq.present.latex import table_latex
+    from symseq.present.show import table_display
+
+    tex = table_latex(spec)
+    assert r"tanh & $1 - \tanh^{2}{\left(z \right)}$ \\" in tex
+    import io
+
+    from rich.console import Console
+
+    buf = io.StringIO()
+    Console(file=buf, width=80, no_color=True).print(table_display(table_view(spec)))
+    assert "1 − tanh²(z)" in buf.getvalue()

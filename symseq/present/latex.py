@@ -213,8 +213,9 @@ def _booktabs(label: str, note: str, cols: list, rows: list, cells: list) -> str
 def table_latex(spec) -> str:
     """A :class:`~symseq.verify.derivation.TableSpec` as a booktabs table, rounded as the handout rounds it."""
     v = table_view(spec)
-    cells = [["$%s$" % number(c.text) for c in row] for row in v.cells]
-    return _booktabs(v.label, v.rounding, v.cols, v.rows, cells)
+    cells = [["$%s$" % (_expr(c.expr) if c.expr is not None else number(c.text)) for c in row] for row in v.cells]
+    formulas = all(c.expr is not None for row in v.cells for c in row)
+    return _booktabs(v.label, "" if formulas else v.rounding, v.cols, v.rows, cells)
 
 
 def heatmap_latex(spec) -> str:

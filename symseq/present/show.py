@@ -217,12 +217,15 @@ def table_display(view):
     for label, row in zip(view.rows, view.cells):
         cells = []
         for c in row:
-            if c.differs:
+            if c.expr is not None:
+                cells.append(Notation("unicode").expr(c.expr))
+            elif c.differs:
                 cells.append(Text(f"{_num(c.text)} (printed {c.printed})", style="bold red"))
             else:
                 cells.append(_num(c.text))
         t.add_row(*_plain(unicode_label(label), *cells))
-    return _captioned(unicode_label(view.label), view.rounding, t)
+    formulas = all(c.expr is not None for row in view.cells for c in row)
+    return _captioned(unicode_label(view.label), "" if formulas else view.rounding, t)
 
 
 def _captioned(caption: str, detail: str, table: Table):

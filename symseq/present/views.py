@@ -205,7 +205,13 @@ class Grid:
             return None
 
     def floats(self) -> np.ndarray:
-        """float64 array for plotting (−∞ stays −∞)."""
+        """float64 array for plotting (−∞ stays −∞).
+
+        Raises:
+            ClaimError: when an entry is a formula rather than a number.
+        """
+        if any(v is None for row in self.values for v in row):
+            raise ClaimError("a heatmap needs numbers, but this value holds formulas; record it with show_table")
         return np.array([[float(v) for v in row] for row in self.values], dtype=float)
 
 
@@ -258,14 +264,13 @@ def grid(value, *, exact: bool = True, dps: int = DPS) -> Grid:
         value = exact_matrix(value)
     if isinstance(value, sp.MatrixBase) or isinstance(value, sp.Basic):
         entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
-        if any(getattr(e, "free_symbols", None) for e in entries):
-            raise ClaimError("a display's exact value has free symbols; give numbers or a node over a ledger")
         shape = value.shape if isinstance(value, sp.MatrixBase) else ()
-        with mpmath.workdps(dps):
-            nums = [_mpf(e, dps) for e in entries]
+        with mpmath.workdps(dps):  # a formula entry (φ′(z) = 1 − tanh²(z)) has no number: None
+            nums = [None if getattr(e, "free_symbols", None) else _mpf(e, dps) for e in entries]
         rows, shape = _as_grid_shape(nums, shape)
         ex, _ = _as_grid_shape(entries, value.shape if isinstance(value, sp.MatrixBase) else ())
-        return Grid(rows, ex if exact else None, shape)
+        symbolic = any(v is None for v in nums)
+        return Grid(rows, ex if exact or symbolic else None, shape)
     raise ClaimError(f"cannot display a value of type {type(value).__name__}; give a matrix node or exact numbers")
 
 
@@ -413,6 +418,7 @@ class Cell:
     printed: str | None = None
     differs: bool = False
     masked: bool = False
+    expr: Any = None  # a formula entry (SymPy), printed in the medium's notation instead of a number
 
 
 @dataclass
@@ -442,7 +448,9 @@ def table_view(spec) -> TableView:
     The table shows the printed table's shape when the handout's strings are
     given (the value may be larger), else the whole value. Each entry is
     rounded as the spec says: ``digits`` significant digits, or, with
-    ``digits=None``, to as many decimals as the printed entry shows.
+    ``digits=None``, to as many decimals as the printed entry shows. Entries
+    that are formulas (a table of activation slopes φ′(z)) keep their SymPy
+    expression in :attr:`Cell.expr`.
     """
     g = grid(spec.value, exact=False)
     printed = spec.printed
@@ -456,6 +464,9 @@ def table_view(spec) -> TableView:
         row = []
         for j in range(n):
             p = printed[i][j] if printed and j < len(printed[i]) else None
+            if g.values[i][j] is None:
+                row.append(Cell(Decimalish(""), printed=p, expr=g.exact[i][j]))
+                continue
             dec = decimals_of(p) if spec.digits is None and p is not None else None
             d = _round_entry(g.best(i, j, spec.digits if spec.digits is not None else (None if dec is not None else 6),
                                     dec), spec.digits, p)
