@@ -132,3 +132,12 @@ def test_cli_fragment_to_stdout(capsys):
     out = capsys.readouterr().out
     assert out.startswith("% symseq latex present-demo") and r"\documentclass" not in out
     assert r"\subsection*{\S{}1 Forward and backward rows}" in out and r"\S{}2" not in out
+
+
+def test_stacked_and_side_by_side_blocks_compile_inside_align(tmp_path):
+    L = Ledger("blocks")
+    a = L.input("a", [[1, 2]])
+    b = L.input("b", [[3, 4], [5, 6]])
+    c = L.define("C", ops.Concat([a, b], axis=0))
+    L.define("D", ops.Concat([ops.Concat([c, c], axis=1), ops.Concat([c, c], axis=1)], axis=0))
+    pdflatex(standalone_document(ledger_latex(L)), tmp_path)

@@ -81,3 +81,14 @@ def test_display_names_serve_latex_too():
     L.input("yhat", display="ŷ")
     assert Notation("latex", L).name("yhat") == r"\hat{y}"
     assert unicode_name("S_masked") == "S_masked"
+
+
+def test_stacked_blocks_use_a_matrix_environment():
+    L = Ledger()
+    a = L.input("a", shape=(1, 2))
+    b = L.input("b", shape=(2, 2))
+    L.define("C", ops.Concat([a, b], axis=0))
+    L.define("D", ops.Concat([b, b], axis=1))
+    n = Notation("latex", L)
+    assert n.render(L["C"].node) == r"\begin{bmatrix}a \\ b\end{bmatrix}"  # not a bare \\ inside an align
+    assert n.render(L["D"].node) == r"\left[b \;\middle|\; b\right]"

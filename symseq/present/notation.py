@@ -516,7 +516,10 @@ class Notation:
         sep = " | " if axis == 1 else "; "
         if self.uni:
             return "[" + sep.join(parts) + "]"
-        return r"\left[" + (r" \;\middle|\; " if axis == 1 else r" \\ ").join(parts) + r"\right]"
+        if axis == 1:
+            return r"\left[" + r" \;\middle|\; ".join(parts) + r"\right]"
+        # stacked rows need a matrix environment: a bare \\ would end the row of an align
+        return r"\begin{bmatrix}" + r" \\ ".join(parts) + r"\end{bmatrix}"
 
     def place(self, text, rows, cols, shape):
         r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
