@@ -84,3 +84,8 @@ def test_a_page_of_unicode_compiles(tmp_path):
     doc = "\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\begin{document}\n" + body + "\n\\end{document}\n"
     assert doc.isascii()
     pdflatex(doc, tmp_path)
+
+
+def test_composed_symbols_stay_whole():
+    assert tex_text("p₀ ≠ p₃") == r"p\ensuremath{_{0}} \ensuremath{\neq} p\ensuremath{_{3}}"
+    assert tex_math("½(ŷ − y)²") == r"\tfrac{1}{2}(\hat{y} - y)^{2}"

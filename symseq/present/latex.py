@@ -268,8 +268,8 @@ def _entries_tex(entries, shape) -> str:
         m, n = shape
         rows = [" & ".join(entries[i * n:(i + 1) * n]) for i in range(m)]
         return r"\begin{pmatrix}%s\end{pmatrix}" % r" \\ ".join(rows)
-    if len(entries) > 1:
-        return r"\left(%s\right)" % ", ".join(entries)
+    if len(entries) > 1:  # a vector may break across lines in a narrow column (not inside \left ... \right)
+        return "(%s)" % r", \allowbreak ".join(entries)
     return entries[0] if entries else ""
 
 
@@ -310,9 +310,10 @@ def value_latex(claim) -> str:
         return "$%s$" % r"\times".join(r.values[0].split("×")) if r.values else ""
     if claim.kind == "property" or not r.values:
         return tex_text(r.message) if r.message and claim.kind == "property" else ""
+    sig = 10 if len(r.values) == 1 else 6  # vectors and matrices must fit their column
     with mpmath.workdps(50):
         vals = [number(handout_decimal(mpmath.mpf(v) if v not in ("inf", "-inf") else
-                                       (mpmath.inf if v == "inf" else mpmath.ninf), 10)) for v in r.values]
+                                       (mpmath.inf if v == "inf" else mpmath.ninf), sig)) for v in r.values]
     if len(vals) == 1:
         e = r.exact[0, 0] if isinstance(r.exact, sp.MatrixBase) else r.exact
         short = _short_exact_tex(e, 60)

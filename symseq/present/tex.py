@@ -45,7 +45,9 @@ SYMBOL_TEX = {
     "ℓ": r"\ell", "ℒ": r"\mathcal{L}", "ℝ": r"\mathbb{R}", "ℕ": r"\mathbb{N}", "ℤ": r"\mathbb{Z}",
     "𝟙": r"\mathbf{1}", "𝔼": r"\mathbb{E}", "⊤": r"\top", "†": r"\dagger", "°": r"^{\circ}",
     "√": r"\sqrt", "∅": r"\emptyset", "¬": r"\neg", "∧": r"\wedge", "∨": r"\vee", "⊕": r"\oplus",
-    "\u00a0": "~", "’": "'", "‘": "`",
+    "\u00a0": "~", "’": "'", "‘": "`", "½": r"\tfrac{1}{2}", "⅓": r"\tfrac{1}{3}", "⅔": r"\tfrac{2}{3}",
+    "¼": r"\tfrac{1}{4}", "¾": r"\tfrac{3}{4}", "⅛": r"\tfrac{1}{8}", "≪": r"\ll", "≫": r"\gg", "≃": r"\simeq",
+    "≅": r"\cong", "∖": r"\setminus", "⊥": r"\perp", "∥": r"\parallel", "⟂": r"\perp", "ℏ": r"\hbar",
 }
 
 # Combining marks (after NFD decomposition) and their math accents.
@@ -67,6 +69,18 @@ _TEXT_TYPO = {"—": "---", "–": "--", "’": "'", "‘": "`", "“": "``", "�
               "«": "<<", "»": ">>", "\u2009": r"\,", "\u202f": r"\,", "\u200b": ""}
 
 
+def _decomposed_letters(text: str) -> str:
+    """NFC text with accented letters split into letter and combining mark (ŷ → y + ̂).
+
+    Symbols keep their composed form: ≠ must stay ≠, not = with an overlay.
+    """
+    out = []
+    for ch in unicodedata.normalize("NFC", text):
+        d = unicodedata.normalize("NFD", ch)
+        out.append(d if len(d) > 1 and d[0].isalpha() else ch)
+    return "".join(out)
+
+
 def _unknown(ch: str) -> str:
     return "[U+%04X]" % ord(ch)
 
@@ -86,7 +100,7 @@ def tex_math(text: str) -> str:
     ASCII passes through unchanged apart from ``#$%&~\\``, so LaTeX already in
     the text (``S_{6j}``) keeps its meaning.
     """
-    s = unicodedata.normalize("NFD", text)
+    s = _decomposed_letters(text)
     out: list[str] = []
     i = 0
     while i < len(s):
@@ -179,7 +193,7 @@ def tex_text(text: str) -> str:
     ``p(B|AB)`` → ``p(B\\textbar{}AB)``; ``W_Q`` → ``W\\_Q``; ``φ′(z₀)`` →
     ``\\ensuremath{\\phi}\\ensuremath{'}(z\\ensuremath{_{0}})``.
     """
-    s = unicodedata.normalize("NFD", text)
+    s = _decomposed_letters(text)
     out: list[str] = []
     i = 0
     while i < len(s):
