@@ -69,7 +69,26 @@ def _norm_for(values: np.ndarray, masked: np.ndarray, vmin=None, vmax=None):
     return "RdBu_r", -bound, bound
 
 
+def _cell_inches(view) -> float:
+    """Width of one cell, wide enough for its longest annotation at 8 points."""
+    longest = max((len(c.text.text) for row in view.cells for c in row if not c.masked), default=1)
+    return max(0.55, 0.075 * longest + 0.15)
+
+
+def _is_attention(view) -> bool:
+    """Rows and columns are the same positions (queries × sources), as in a score or weight matrix."""
+    return list(view.rows) == list(view.cols)
+
+
+def _figure_size(views, extra_width: float = 1.6) -> tuple[float, float]:
+    width = sum(_cell_inches(v) * v.values.shape[1] for v in views) + extra_width * len(views)
+    height = max(0.45 * v.values.shape[0] for v in views) + 1.6
+    return max(width, 4.5), height
+
+
 def _draw_heatmap(ax, view, cmap_name, vmin, vmax, annotate=True):
+    import textwrap
+
     from matplotlib.patches import Rectangle
 
     from .views import mathtext_label
@@ -79,7 +98,8 @@ def _draw_heatmap(ax, view, cmap_name, vmin, vmax, annotate=True):
     import matplotlib
 
     cmap = matplotlib.colormaps[cmap_name].with_extremes(bad=MASK_FACE)
-    im = ax.imshow(data, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest", aspect="equal")
+    cell = _cell_inches(view)
+    im = ax.imshow(data, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest", aspect=0.45 / cell)
     for i in range(m):
         for j in range(n):
             if view.masked[i, j]:
@@ -90,12 +110,17 @@ def _draw_heatmap(ax, view, cmap_name, vmin, vmax, annotate=True):
                 dark = t > 0.6 if cmap_name == "Blues" else abs(t - 0.5) > 0.3
                 ax.text(j, i, view.cells[i][j].text.text.replace("-", "\u2212"), ha="center", va="center",
                         fontsize=8 if n <= 8 else 6, color="white" if dark else "black")
-    ax.set_xticks(range(n), [mathtext_label(c) for c in view.cols], rotation=45 if n > 4 else 0,
-                  ha="right" if n > 4 else "center", fontsize=8)
+    cols = [mathtext_label(c) for c in view.cols]
+    tilt = max(len(str(c)) for c in view.cols) * 0.07 > cell
+    ax.set_xticks(range(n), cols, rotation=45 if tilt else 0, ha="right" if tilt else "center", fontsize=8)
     ax.set_yticks(range(m), [mathtext_label(r) for r in view.rows], fontsize=8)
-    ax.set_xlabel("source")
-    ax.set_ylabel("query")
-    ax.set_title(mathtext_label(view.title), fontsize=10)
+    if _is_attention(view):
+        ax.set_xlabel("source")
+        ax.set_ylabel("query")
+    title = mathtext_label(view.title)
+    if "$" not in title:  # wrapping inside mathtext would break it
+        title = "\n".join(textwrap.wrap(title, max(20, int((cell * n + 1.0) * 11))))
+    ax.set_title(title, fontsize=10)
     ax.set_xlim(-0.5, n - 0.5)
     ax.set_ylim(m - 0.5, -0.5)
     return im
@@ -119,8 +144,7 @@ def heatmap_figure(spec, *, vmin=None, vmax=None, annotate: bool = True):
 
     _, Figure, Canvas = _matplotlib()
     view = heatmap_view(spec)
-    m, n = view.values.shape
-    fig = Figure(figsize=(1.0 + 0.62 * n, 0.9 + 0.55 * m), dpi=100, layout="constrained")
+    fig = Figure(figsize=_figure_size([view]), dpi=100, layout="constrained")
     Canvas(fig)
     ax = fig.add_subplot()
     cmap, lo, hi = _norm_for(view.values, view.masked, vmin, vmax)
@@ -146,9 +170,7 @@ def heads_figure(specs, *, annotate: bool = True, title: str = ""):
     views = [heatmap_view(s) for s in specs]
     allv = np.concatenate([v.values[~v.masked & np.isfinite(v.values)] for v in views])
     cmap, lo, hi = _norm_for(allv.reshape(1, -1), np.zeros((1, allv.size), dtype=bool))
-    m = max(v.values.shape[0] for v in views)
-    n = sum(v.values.shape[1] for v in views)
-    fig = Figure(figsize=(1.5 + 0.62 * n, 1.0 + 0.55 * m), dpi=100, layout="constrained")
+    fig = Figure(figsize=_figure_size(views, 1.3), dpi=100, layout="constrained")
     Canvas(fig)
     axes = fig.subplots(1, len(views), squeeze=False)[0]
     im = None
@@ -165,12 +187,13 @@ def heads_figure(specs, *, annotate: bool = True, title: str = ""):
 def cell_pixels(fig, ax_index: int = 0, frac: float = 0.0) -> list:
     """Pixel (x, y) of every cell (i, j) of a heatmap axis in the saved PNG (origin top left), as rows.
 
-    For tests and tools that read a figure back. ``frac`` moves from each
-    cell's centre towards its lower-left corner (0 to 0.5).
+    For tests and tools that read a figure back: call it right after saving
+    the PNG, since each save lays the figure out again and the positions are
+    those of the last layout. ``frac`` moves from each cell's centre towards
+    its lower-left corner (0 to 0.5).
     """
     ax = fig.symseq_axes[ax_index]
     m, n = fig.symseq_views[ax_index].values.shape
-    fig.canvas.draw()
     height = fig.bbox.height
     out = []
     for i in range(m):
