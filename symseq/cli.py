@@ -45,10 +45,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="significant digits of the values shown (default 12; JSON values carry 40)")
     v.add_argument("--dps", type=int, default=50, metavar="N", help="working precision in decimal digits (default 50)")
 
-    s = sub.add_parser("show", help="show a derivation's ledgers and claims")
+    s = sub.add_parser("show", help="show a derivation: its tables, paired rows, heatmaps, ledgers and claims")
     s.add_argument("name", metavar="NAME")
     s.add_argument("section", nargs="?", metavar="SECTION", help="a section title or its start (e.g. '§4')")
     common(s)
+    s.add_argument("--no-color", action="store_true", default=argparse.SUPPRESS,
+                   help="plain output without colours (also accepted before the command)")
     s.add_argument("--digits", type=int, default=6, metavar="N",
                    help="significant digits of ledger values (tables keep their own rounding; default 6)")
 

@@ -191,3 +191,9 @@ def test_square_brackets_are_text_not_markup():
     Console(file=buf, width=100, no_color=True).print(ledger_display(L, values=num, exact=ex))
     text = buf.getvalue()
     assert "3 wₓ^{[t]}" in text and "uses [t] of a shared weight" in text
+
+
+def test_no_color_after_the_command(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["show", "--no-bundled", "--path", str(DEMO_PATH), "present-demo", "§1", "--no-color"]) == 0
+    assert "z₀ = wₕ h₋₁ + wₓ x₀ = wₓ x₀" in capsys.readouterr().out
