@@ -197,3 +197,23 @@ def test_no_color_after_the_command(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     assert main(["show", "--no-bundled", "--path", str(DEMO_PATH), "present-demo", "§1", "--no-color"]) == 0
     assert "z₀ = wₕ h₋₁ + wₓ x₀ = wₓ x₀" in capsys.readouterr().out
+
+
+def test_heatmap_caption_names_the_figure_and_its_title():
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.present.show import show
+
+    d = Derivation("caption-demo", title="captions", source="test")
+
+    @d.section("§1")
+    def one(s):
+        s.heatmap("Figure 8", sp.Matrix([[1, -2], [3, 4], [5, 6]]), rows=["a", "b", "sum"], cols=["f0", "f1"],
+                  title="Weighted values")
+
+    buf = io.StringIO()
+    show(d, d.sections, Console(file=buf, width=100, no_color=True))
+    text = buf.getvalue()
+    assert "Figure 8: Weighted values" in text
+    assert "queries" not in text and "masked" not in text  # rows and columns are not the same positions

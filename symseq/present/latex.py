@@ -32,8 +32,8 @@ import sympy as sp
 from ..errors import SymseqError
 from .notation import HandoutLatexPrinter, Notation
 from .tex import mathjax_text, tex_math, tex_text, texttt
-from .views import (Decimalish, ledger_values, handout_decimal, heatmap_view, paired_view, rounding_label,
-                    step, table_view, latex_label)
+from .views import (Decimalish, handout_decimal, heatmap_caption, heatmap_view, latex_label, ledger_values,
+                    paired_view, rounding_label, step, table_view)
 
 PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable", "array")
 PREAMBLE = r"""\documentclass[11pt]{article}
@@ -222,8 +222,9 @@ def heatmap_latex(spec) -> str:
     """A :class:`~symseq.verify.derivation.HeatmapSpec` as a booktabs table; masked entries are ``\\times``."""
     v = heatmap_view(spec)
     cells = [[r"$\times$" if c.masked else "$%s$" % number(c.text) for c in row] for row in v.cells]
+    caption, _ = heatmap_caption(v)
     note = rounding_label(v.digits, False) + ("; × marks a masked entry" if v.masked.any() else "")
-    return _booktabs(v.title, note, v.cols, v.rows, cells)
+    return _booktabs(caption, note, v.cols, v.rows, cells)
 
 
 def matrix_table(value, *, label: str = "", rows: list | None = None, cols: list | None = None,

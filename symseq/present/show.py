@@ -249,7 +249,7 @@ def heatmap_display(view):
     """A heatmap as a table: shaded cells (on a colour terminal) with their values; masked entries show ×."""
     import numpy as np
 
-    from .views import unicode_label
+    from .views import heatmap_caption, unicode_label
 
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     t.add_column("", no_wrap=True)
@@ -266,7 +266,8 @@ def heatmap_display(view):
             else:
                 cells.append(Text(_num(c.text), style=_shade((float(view.values[i, j]) - lo) / span)))
         t.add_row(*_plain(unicode_label(label), *cells))
-    return _captioned(unicode_label(view.title), "rows: queries, columns: sources; × masked", t)
+    caption, notes = heatmap_caption(view)
+    return _captioned(unicode_label(caption), notes, t)
 
 
 def claims_table(title: str, claims, digits: int = 12, exact_width: int = 40):

@@ -491,6 +491,15 @@ def _normal(printed: str) -> str:
     return printed.strip().replace("−", "-").replace("\u2212", "-")
 
 
+def heatmap_caption(view) -> tuple[str, str]:
+    """The caption of a heatmap (its label, and its title when it has one) and what its axes and marks mean."""
+    caption = view.label if view.title in ("", view.label) else f"{view.label}: {view.title}"
+    notes = ["rows: queries, columns: sources"] if list(view.rows) == list(view.cols) else []
+    if view.masked.any():
+        notes.append("× masked")
+    return caption, "; ".join(notes)
+
+
 @dataclass
 class HeatmapView:
     """A heatmap: float values for colour, rounded annotations, and which entries are masked."""
