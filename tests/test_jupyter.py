@@ -34,3 +34,19 @@ def test_verify_does_not_import_presentation_at_load():
             "print(any(m.startswith('symseq.present') for m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.stdout.strip() == "False", r.stderr
+
+
+def test_sections_show_their_tables_and_paired_rows():
+    import re
+
+    d = demo()
+    rows = d.sections[0]._repr_latex_()
+    assert r"$$\text{Table 3: forward rows beside backward rows}$$" in rows
+    assert (r"z_{0} = w_{h} h_{-1} + w_{x} x_{0} = w_{x} x_{0} & "
+            r"\frac{\partial \mathcal{L}}{\partial h_{-1}} = g_{0}^{z} w_{h} \\") in rows
+    tables = d.sections[2]._repr_latex_()
+    assert r"\text{0: a} & 0.2 & 0.9 & 0.4 & 1 & -0.2 \\" in tables
+    assert tables.count(r"\times") >= 42  # the masked scores and weights
+    for block in re.findall(r"\$\$(.*?)\$\$", rows + tables, re.S):
+        assert _balanced(block)
+        assert block.count(r"\begin{") == block.count(r"\end{")

@@ -445,6 +445,30 @@ def _mj_claim_row(c) -> str:
     return " & ".join([mathjax_text(what), printed, value, mark])
 
 
+def _mj_display(spec) -> str:
+    """A recorded display as a MathJax array: a table or heatmap with its labels, or paired rows."""
+    from ..verify.derivation import HeatmapSpec, PairedRowsSpec
+
+    if isinstance(spec, PairedRowsSpec):
+        view = paired_view(spec, _notation)
+        cell = lambda st: "" if st is None else "%s = %s" % _equation(st)  # noqa: E731
+        rows = [r"\text{Forward pass} & \text{Backward pass} \\ \hline"]
+        rows += [f"{cell(f)} & {cell(b)} \\\\" for f, b in view.pairs]
+        return "$$%s$$\n$$\\begin{array}{ll}\n%s\n\\end{array}$$" % (mathjax_text(view.label), "\n".join(rows))
+    if isinstance(spec, HeatmapSpec):
+        v = heatmap_view(spec)
+        cells = [[r"\times" if c.masked else number(c.text) for c in row] for row in v.cells]
+        caption = heatmap_caption(v)[0]
+    else:
+        v = table_view(spec)
+        cells = [[_expr(c.expr) if c.expr is not None else number(c.text) for c in row] for row in v.cells]
+        caption = v.label
+    head = " & ".join([""] + [mathjax_text(c) for c in v.cols]) + r" \\ \hline"
+    body = [" & ".join([mathjax_text(r)] + row) + r" \\" for r, row in zip(v.rows, cells)]
+    return "$$%s$$\n$$\\begin{array}{l|%s}\n%s\n\\end{array}$$" % (mathjax_text(caption), "r" * len(v.cols),
+                                                                  "\n".join([head] + body))
+
+
 def _mj_title(text: str) -> str:
     """A heading inside ``\\textbf{}``: characters MathJax would read as commands are replaced."""
     return "".join({"{": "(", "}": ")", "\\": "/", "$": "S", "#": "No.", "%": " percent", "&": "and"}.get(ch, ch)
@@ -472,6 +496,11 @@ def repr_latex(obj) -> str:
         return "$$" + r" \quad ".join([where] + [p for p in row if p]) + "$$"
     if isinstance(obj, Section):
         parts = [r"$$\textbf{%s}$$" % _mj_title(obj.title)]
+        for spec in obj.displays:
+            try:
+                parts.append(_mj_display(spec))
+            except SymseqError as exc:
+                parts.append("$$%s$$" % mathjax_text(f"{spec.label} cannot be shown: {exc}"))
         parts += [repr_latex(L) for L in obj.ledgers]
         if obj.claims:
             rows = [_mj_claim_row(c) for c in obj.claims]
