@@ -4,6 +4,7 @@ import io
 import re
 
 import numpy as np
+import pytest
 from rich.console import Console
 
 from symseq.cli import main
@@ -217,3 +218,55 @@ def test_heatmap_caption_names_the_figure_and_its_title():
     text = buf.getvalue()
     assert "Figure 8: Weighted values" in text
     assert "queries" not in text and "masked" not in text  # rows and columns are not the same positions
+
+
+def _bundled_or_skip(name):
+    from symseq.verify.derivation import bundled
+
+    found = [d for d in bundled() if d.name == name]
+    if not found:
+        pytest.skip(f"{name} is not bundled on this branch")
+    return found[0]
+
+
+def _section_with(d, label):
+    from symseq.verify.derivation import PairedRowsSpec, TableSpec
+
+    for s in d.sections:
+        for x in s.displays:
+            if isinstance(x, (PairedRowsSpec, TableSpec)) and x.label == label:
+                return s
+    raise AssertionError(f"{d.name} records no display labelled {label!r}")
+
+
+def test_week06_rnn_table_3_in_the_handouts_row_order():
+    # Week 06 handout (004), Table 3: forward downward, backward upward from the loss, row for row
+    from symseq.present.show import show
+
+    d = _bundled_or_skip("week06-rnn")
+    buf = io.StringIO()
+    show(d, [_section_with(d, "Table 3")], Console(file=buf, width=140, no_color=True))
+    lines = buf.getvalue().splitlines()
+    start = next(i for i, ln in enumerate(lines) if "forward pass" in ln and "backward pass" in ln)
+    expected = [("z₀ = ", "∂ℒ/∂h₋₁ = g₀ᶻ wₕ"), ("h₀ = φ(z₀)", "g₀ᶻ = g₀ʰ φ′(z₀)"), ("z₁ = ", "g₀ʰ = g₁ᶻ wₕ"),
+                ("h₁ = φ(z₁)", "g₁ᶻ = g₁ʰ φ′(z₁)"), ("z₂ = ", "g₁ʰ = g₂ᶻ wₕ"), ("h₂ = φ(z₂)", "g₂ᶻ = g₂ʰ φ′(z₂)"),
+                ("ŷ = wₒ h₂", "g₂ʰ = e wₒ"), ("ℒ = ", "e = ŷ − y")]
+    for line, (fwd, bwd) in zip(lines[start + 2:], expected):
+        assert line.lstrip().startswith(fwd) and bwd in line, (line, fwd, bwd)
+    assert "z₀ = wₕ h₋₁ + wₓ x₀ = wₓ x₀" in lines[start + 2]
+
+
+def test_week06_encoder_table_13_with_the_handouts_rounding():
+    # Week 06 handout (004), Table 13: the begins query's raw score, scaled score and weight per source
+    from symseq.present.show import show
+
+    d = _bundled_or_skip("week06-encoder")
+    buf = io.StringIO()
+    show(d, [_section_with(d, "Table 13")], Console(file=buf, width=140, no_color=True))
+    printed = [["0: a", "0.672", "0.388", "0.185"], ["1: journey", "0.257", "0.148", "0.146"],
+               ["2: of", "-0.617", "-0.356", "0.0881"], ["3: a", "-1.45", "-0.839", "0.0544"],
+               ["4: thousand", "-1.38", "-0.797", "0.0567"], ["5: miles", "0.776", "0.448", "0.197"],
+               ["6: begins", "1.34", "0.774", "0.273"]]
+    rows = _table_rows(buf.getvalue(), "Table 13", 7)
+    for line, want in zip(rows, printed):
+        assert line.split()[-3:] == want[1:] and line.strip().startswith(want[0]), line
