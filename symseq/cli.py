@@ -1,8 +1,10 @@
-"""The ``symseq`` command: list, verify and show derivations.
+"""The ``symseq`` command: list, verify, show, and write LaTeX and figures of derivations.
 
     symseq list
     symseq verify [NAME ...] [--path DIR] [--json FILE] [--digits N]
     symseq show NAME [SECTION]
+    symseq latex NAME [-o FILE] [--standalone] [--force]
+    symseq figure NAME KIND [-o FILE] [--force]
 
 ``verify`` exits 0 only when every claim holds (skipped claims, such as
 those needing an optional package, are reported and do not fail the run).
@@ -44,11 +46,37 @@ def _parser() -> argparse.ArgumentParser:
                    help="significant digits of the values shown (default 12; JSON values carry 40)")
     v.add_argument("--dps", type=int, default=50, metavar="N", help="working precision in decimal digits (default 50)")
 
-    s = sub.add_parser("show", help="show a derivation's ledgers and claims")
+    s = sub.add_parser("show", help="show a derivation: its tables, paired rows, heatmaps, ledgers and claims")
     s.add_argument("name", metavar="NAME")
     s.add_argument("section", nargs="?", metavar="SECTION", help="a section title or its start (e.g. '§4')")
     common(s)
-    s.add_argument("--digits", type=int, default=6, metavar="N")
+    s.add_argument("--no-color", action="store_true", default=argparse.SUPPRESS,
+                   help="plain output without colours (also accepted before the command)")
+    s.add_argument("--digits", type=int, default=6, metavar="N",
+                   help="significant digits of ledger values (tables keep their own rounding; default 6)")
+
+    lx = sub.add_parser("latex", help="write a derivation as LaTeX (a fragment, or a document with --standalone)")
+    lx.add_argument("name", metavar="NAME")
+    lx.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
+    lx.add_argument("--standalone", action="store_true", help="a complete document that compiles with pdflatex")
+    lx.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    lx.add_argument("--section", metavar="SECTION", help="only the sections whose title starts with or contains this")
+    lx.add_argument("--no-claims", action="store_true", help="leave out the tables of claims")
+    lx.add_argument("--digits", type=int, default=6, metavar="N", help="significant digits of ledger values")
+    common(lx)
+
+    fg = sub.add_parser("figure", help="draw a figure of a derivation as PNG, PDF or SVG (needs symseq[figures])")
+    fg.add_argument("name", metavar="NAME")
+    fg.add_argument("kind", metavar="KIND",
+                    help="'heatmap', 'heads' (heatmaps side by side on one scale), 'gradient-paths', "
+                         "or the label of one of the derivation's heatmaps")
+    fg.add_argument("-o", "--output", metavar="FILE",
+                    help="the file; its extension (.png, .pdf, .svg) sets the format (default NAME-KIND.png)")
+    fg.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    fg.add_argument("--label", action="append", default=[], metavar="LABEL",
+                    help="the heatmap(s) to draw, by label or its start (repeatable)")
+    fg.add_argument("--section", metavar="SECTION", help="draw the heatmaps of this section")
+    common(fg)
     return p
 
 
@@ -120,37 +148,117 @@ def _write_json(target: str, records):
 
 
 def cmd_show(args, out) -> int:
-    from .backends import evaluate
-    from .errors import EvaluationError, LedgerError
-    from .present.terminal import check_all, ledger_table, verify_table
+    from .present.show import show
     from .verify.derivation import select
 
     (d,) = select(_derivations(args), [args.name])
-    sections = d.sections
-    if args.section:
-        sections = [s for s in sections if s.title.startswith(args.section) or args.section in s.title]
-        if not sections:
-            raise SymseqError(f"no section of {d.name} matches {args.section!r}; sections: "
-                              + "; ".join(s.title for s in d.sections))
-    out.print(f"[bold]{d.title}[/bold]  ({d.source})")
-    for s in sections:
-        out.rule(s.title)
-        for note in s.notes:
-            out.print(f"[italic]note:[/italic] {note}")
-        for L in s.ledgers:
-            try:
-                values = evaluate(L, "mpmath", dps=30)
-            except (EvaluationError, LedgerError):
-                values = None
-            out.print(ledger_table(L, values=values, digits=args.digits))
-    check_all([d], out=out)
-    out.print(verify_table(_Only(d, sections)))
+    show(d, _sections(d, args.section), out, digits=args.digits)
     return 0
 
 
-class _Only:
-    def __init__(self, d, sections):
-        self.title, self.name, self.source, self.sections = d.title, d.name, d.source, sections
+def _sections(d, wanted):
+    sections = d.sections
+    if wanted:
+        sections = [s for s in sections if s.title.startswith(wanted) or wanted in s.title]
+        if not sections:
+            raise SymseqError(f"no section of {d.name} matches {wanted!r}; sections: "
+                              + "; ".join(s.title for s in d.sections))
+    return sections
+
+
+def cmd_latex(args, out) -> int:
+    from .present.files import write_atomic
+    from .present.latex import derivation_latex
+    from .verify.derivation import select
+
+    if args.digits < 1:
+        raise SymseqError("--digits must be at least 1")
+    (d,) = select(_derivations(args), [args.name])
+    text = derivation_latex(d, _sections(d, args.section), standalone=args.standalone, digits=args.digits,
+                            claims=not args.no_claims)
+    if not args.output or args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    path = write_atomic(args.output, lambda f: f.write(text), force=args.force)
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_figure(args, out) -> int:
+    from .present import figures
+    from .verify.derivation import select
+
+    (d,) = select(_derivations(args), [args.name])
+    kind = args.kind
+    target = args.output or f"{d.name}-{_slug(kind if kind != 'heatmap' or not args.label else args.label[0])}.png"
+    figures.figure_format(target)
+    if Path(target).exists() and not args.force:
+        raise SymseqError(f"{target} exists; pass --force to overwrite it (or choose another file with -o)")
+    if kind == "gradient-paths":
+        fig = figures.gradient_paths_figure(**_kept_params(d, "gradient_paths", figures.GRADIENT_PATH_KEYS))
+    elif kind == "heads":
+        fig = figures.heads_figure(_heatmaps(d, args.label, args.section, several=True))
+    elif kind == "heatmap":
+        (spec,) = _heatmaps(d, args.label, args.section, several=False)
+        fig = figures.heatmap_figure(spec)
+    else:
+        (spec,) = _heatmaps(d, [kind], args.section, several=False)
+        fig = figures.heatmap_figure(spec)
+    path = figures.save(fig, target, force=args.force)
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "figure"
+
+
+def _heatmaps(d, labels, section, *, several: bool):
+    """The heatmaps a figure command asks for: by label (or its start), by section, or the only candidates."""
+    from .verify.derivation import HeatmapSpec
+
+    sections = _sections(d, section) if section else d.sections
+    specs = [(s, x) for s in sections for x in s.displays if isinstance(x, HeatmapSpec)]
+    known = "; ".join(x.label for _, x in specs) or "none"
+    if labels:
+        chosen = []
+        for lab in labels:
+            hits = [x for _, x in specs if x.label == lab] or [x for _, x in specs if x.label.startswith(lab)]
+            if len(hits) != 1:
+                why = "matches several" if hits else "matches none"
+                raise SymseqError(f"{lab!r} {why} of the heatmaps of {d.name}; heatmaps: {known}")
+            chosen.append(hits[0])
+        if not several and len(chosen) != 1:
+            raise SymseqError("one heatmap at a time: give one --label, or use the kind 'heads' to compare several")
+        return chosen
+    if not specs:
+        raise SymseqError(f"{d.name} records no heatmaps" + (f" in {section!r}" if section else "")
+                          + " (a section records one with section.heatmap(...))")
+    if several:
+        if section or len({id(s) for s, _ in specs}) == 1:
+            return [x for _, x in specs]
+        multi = [s for s in sections if sum(isinstance(x, HeatmapSpec) for x in s.displays) > 1]
+        if len(multi) == 1:
+            return [x for x in multi[0].displays if isinstance(x, HeatmapSpec)]
+        raise SymseqError(f"say which heatmaps to compare with --label (repeatable) or --section; heatmaps: {known}")
+    if len(specs) != 1:
+        raise SymseqError(f"{d.name} records several heatmaps; choose one with --label: {known}")
+    return [specs[0][1]]
+
+
+def _kept_params(d, key: str, valid: tuple) -> dict:
+    """Figure parameters a derivation keeps with ``section.keep(key={...})``."""
+    found = [s.objects[key] for s in d.sections if key in s.objects]
+    if not found:
+        raise SymseqError(f"{d.name} records no {key.replace('_', '-')} figure; a section keeps its parameters "
+                          f"with section.keep({key}={{...}}) using the keys {', '.join(valid)}")
+    params = dict(found[0])
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise SymseqError(f"{d.name}: unknown {key} parameter(s) {', '.join(unknown)}; valid: {', '.join(valid)}")
+    return params
 
 
 def main(argv=None) -> int:
@@ -159,7 +267,9 @@ def main(argv=None) -> int:
 
     out = console(no_color=args.no_color or bool(os.environ.get("NO_COLOR")))
     try:
-        return {"list": cmd_list, "verify": cmd_verify, "show": cmd_show}[args.command](args, out)
+        commands = {"list": cmd_list, "verify": cmd_verify, "show": cmd_show, "latex": cmd_latex,
+                    "figure": cmd_figure}
+        return commands[args.command](args, out)
     except SymseqError as exc:
         if args.traceback:
             raise

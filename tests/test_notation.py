@@ -1,6 +1,6 @@
 import sympy as sp
 
-from symseq import Ledger
+from symseq import Ledger, ops
 from symseq.present.notation import Notation, latex_name, unicode_name
 
 
@@ -31,3 +31,64 @@ def test_rows_print_as_formulas():
     assert n.render(L["Q"].node) == "H W_Q"
     assert n.render(L["S"].node) == "Q Qᵀ/√2"
     assert Notation("latex", L).render(L["S"].node) == r"\frac{Q Q^{\top}}{\sqrt{2}}"
+
+
+def test_adjoint_of_tanh_is_parenthesised():
+    L = Ledger()
+    z = L.input("z_0", shape=(1, 3))
+    h = L.define("h_0", ops.Map(sp.tanh, z))
+    L.define("L", ops.Sum(h, None))
+    L.backward("L", names={"z_0": "g_0^z", "h_0": "g_0^h"})
+    assert Notation("unicode", L).render(L["g_0^z"].node) == "g₀ʰ ⊙ (1 − tanh²(z₀))"
+    assert Notation("latex", L).render(L["g_0^z"].node) == (
+        r"g_{0}^{h} \odot \left(1 - \tanh^{2}{\left(z_{0} \right)}\right)")
+
+
+def test_latex_never_stacks_two_superscripts():
+    L = Ledger()
+    g = L.input("g_0^z", shape=(1, 3))
+    x = L.input("x_0", shape=(1, 2))
+    W = L.input("W_Q", shape=(2, 2))
+    L.define("G", g.T @ x)
+    L.define("w", W[0, 1])
+    n = Notation("latex", L)
+    assert n.render(L["G"].node) == r"{g_{0}^{z}}^{\top} x_{0}"
+    assert n.render(L["w"].node) == r"{W_{Q}}_{01}"
+    assert Notation("latex", L, bold=True).render(L["G"].node) == r"{\mathbf{g}_{0}^{z}}^{\top} \mathbf{x}_{0}"
+
+
+def test_softmax_names_its_axis_and_sqrt_needs_no_extra_parentheses():
+    L = Ledger()
+    S = L.input("S", shape=(2, 2))
+    L.define("A", ops.SoftmaxRows(S))
+    v = L.input("v", shape=(2, 1))
+    L.define("r", ops.Map(sp.Lambda(sp.Symbol("t"), sp.sqrt(sp.Symbol("t"))), v + 1))
+    assert Notation("unicode", L).render(L["A"].node) == "softmax_rows(S)"
+    assert Notation("latex", L).render(L["A"].node) == r"\operatorname{softmax}_{\mathrm{rows}}\left(S\right)"
+    assert Notation("latex", L).render(L["r"].node) == r"\sqrt{v + 1}"
+    assert Notation("unicode", L).render(L["r"].node) == "√(v + 1)"
+
+
+def test_root_denominators_print_as_the_handouts():
+    I, x = sp.Symbol("I"), sp.Symbol("x")
+    assert Notation("unicode").expr(I / sp.sqrt(2)) == "I/√2"
+    assert Notation("latex").expr(I / sp.sqrt(2)) == r"\frac{I}{\sqrt{2}}"
+    assert Notation("latex").expr(-x / sp.sqrt(2)) == r"- \frac{x}{\sqrt{2}}"
+
+
+def test_display_names_serve_latex_too():
+    L = Ledger()
+    L.input("yhat", display="ŷ")
+    assert Notation("latex", L).name("yhat") == r"\hat{y}"
+    assert unicode_name("S_masked") == "S_masked"
+
+
+def test_stacked_blocks_use_a_matrix_environment():
+    L = Ledger()
+    a = L.input("a", shape=(1, 2))
+    b = L.input("b", shape=(2, 2))
+    L.define("C", ops.Concat([a, b], axis=0))
+    L.define("D", ops.Concat([b, b], axis=1))
+    n = Notation("latex", L)
+    assert n.render(L["C"].node) == r"\begin{bmatrix}a \\ b\end{bmatrix}"  # not a bare \\ inside an align
+    assert n.render(L["D"].node) == r"\left[b \;\middle|\; b\right]"

@@ -16,6 +16,7 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.str import StrPrinter
 
 from ..ledger import split_name
+from .tex import tex_math
 
 GREEK = {
     "alpha": ("α", r"\alpha"), "beta": ("β", r"\beta"), "gamma": ("γ", r"\gamma"), "delta": ("δ", r"\delta"),
@@ -34,9 +35,10 @@ SUP = dict(zip("0123456789+-−=()abcdefghijklmnoprstuvwxyzT", "⁰¹²³⁴⁵�
 
 
 def _script(text: str, table: dict, mark: str) -> str:
+    """Sub/superscript characters where Unicode has them all (g₀ᶻ), else ``_text`` (S_masked) or ``_{a b}``."""
     if text and all(ch in table or ch == "," for ch in text):
         return "".join(table.get(ch, ch) for ch in text)
-    return f"{mark}{text}" if len(text) == 1 else f"{mark}{{{text}}}"
+    return f"{mark}{text}" if text.isalnum() else f"{mark}{{{text}}}"
 
 
 def unicode_name(name: str) -> str:
@@ -50,22 +52,31 @@ def unicode_name(name: str) -> str:
     return base + (_script(sub, SUB, "_") if sub else "") + (_script(sup, SUP, "^") if sup else "")
 
 
-def latex_name(name: str) -> str:
-    """LaTeX display of a ledger name: ``g_0^z`` → ``g_{0}^{z}``, ``W_out`` → ``W_{\\mathrm{out}}``."""
+def latex_name(name: str, *, bold: bool = False) -> str:
+    """LaTeX display of a ledger name: ``g_0^z`` → ``g_{0}^{z}``, ``W_out`` → ``W_{\\mathrm{out}}``.
+
+    Unicode becomes LaTeX commands (``ŷ`` → ``\\hat{y}``, ``ε`` → ``\\epsilon``,
+    ``∂`` → ``\\partial``) and LaTeX specials are escaped, so any ledger name
+    compiles. ``bold`` sets the base letter of a matrix in bold, as the
+    handouts write matrices (``\\mathbf{W}_{Q}``, ``\\boldsymbol{\\mu}``).
+    """
     if name.startswith("∂") and "/∂" in name:
         loss, _, of = name[1:].partition("/∂")
-        return r"\frac{\partial %s}{\partial %s}" % (latex_name(loss), latex_name(of))
+        return r"\frac{\partial %s}{\partial %s}" % (latex_name(loss), latex_name(of, bold=bold))
     base, sub, sup = split_name(name)
 
     def part(s):
         if s in GREEK:
             return GREEK[s][1]
-        s = "".join(_UNI_TO_TEX.get(ch, ch) for ch in s)
         if re.fullmatch(r"[A-Za-z]{2,}", s):
             return r"\mathrm{%s}" % s
-        return s
+        if re.fullmatch(r"[A-Za-z]{2,}[_^].+", s):  # a name inside a script: v_{LN_1} → v_{\mathrm{LN}_{1}}
+            return latex_name(s)
+        return tex_math(s)
 
-    out = part(base) if base not in GREEK else GREEK[base][1]
+    out = part(base)
+    if bold:
+        out = _bold(base, out)
     if sub:
         out += "_{%s}" % part(sub)
     if sup:
@@ -73,9 +84,20 @@ def latex_name(name: str) -> str:
     return out
 
 
+def _bold(base: str, tex: str) -> str:
+    if re.fullmatch(r"[A-Za-z]", base):
+        return r"\mathbf{%s}" % tex
+    if base in GREEK or re.fullmatch(r"\\[A-Za-z]+", tex):
+        return r"\boldsymbol{%s}" % tex
+    m = re.fullmatch(r"([A-Za-z])('+)", base)
+    if m:
+        return r"\mathbf{%s}%s" % (m.group(1), m.group(2))
+    return tex
+
+
 def tex_escape_unicode(text: str) -> str:
-    """Replace the Unicode letters the handouts use (ŷ, ε, ∂) by LaTeX commands."""
-    return "".join(_UNI_TO_TEX.get(ch, ch) for ch in text)
+    """Replace the Unicode the handouts use (ŷ, ε, ∂, g₀ᶻ) by LaTeX math commands (see :func:`tex_math`)."""
+    return tex_math(text)
 
 
 # ---------------------------------------------------------------------------
@@ -166,10 +188,17 @@ class UnicodePrinter(StrPrinter):
         if expr.could_extract_minus_sign():
             inner = self._print(-expr)
             return "−" + (f"({inner})" if (-expr).is_Add else inner)
-        # p/q · √q  →  p/√q   (1/√2 rather than √2/2)
+        # p/q · √q  →  p/√q   (1/√2 rather than √2/2; I/√2 rather than √2 I/2)
         coeff, rest = expr.as_coeff_Mul()
         if coeff.is_Rational and rest.is_Pow and rest.exp == sp.S.Half and rest.base.is_Integer and coeff.q == rest.base:
             return f"{coeff.p}/√{rest.base}"
+        split = _root_over(expr)
+        if split is not None:
+            p, q, others = split
+            num = self._print(p * others) if p != 1 else self._print(others)
+            if (p * others).is_Add:
+                num = f"({num})"
+            return f"{num}/√{q}"
         num, den = sp.fraction(expr, exact=True)
         if den != 1:
             n = self._product(num) if num.is_Mul else self._wrap(num)
@@ -291,8 +320,15 @@ class HandoutLatexPrinter(LatexPrinter):
 
     def _print_Mul(self, expr):
         coeff, rest = expr.as_coeff_Mul()
+        if coeff.is_Rational and coeff < 0:
+            inner = self._print(-expr)
+            return "- " + (r"\left(%s\right)" % inner if (-expr).is_Add else inner)
         if coeff.is_Rational and rest.is_Pow and rest.exp == sp.S.Half and rest.base.is_Integer and coeff.q == rest.base:
             return r"\frac{%d}{\sqrt{%d}}" % (coeff.p, rest.base)
+        split = _root_over(expr)
+        if split is not None:
+            p, q, others = split
+            return r"\frac{%s}{\sqrt{%d}}" % (self._print(p * others), q)
         num, den = sp.fraction(expr, exact=True)
         if den == 1 and not expr.could_extract_minus_sign() and coeff == 1:
             def key(f):
@@ -322,7 +358,25 @@ class HandoutLatexPrinter(LatexPrinter):
     def _print_Heaviside(self, expr, exp=None):
         x = self._print(expr.args[0])
         h0 = expr.args[1] if len(expr.args) > 1 else sp.S.Half
-        return r"\mathbb{1}\left[%s > 0\right]" % x if h0 == 0 else r"H\left(%s\right)" % x
+        return r"\mathbf{1}\left[%s > 0\right]" % x if h0 == 0 else r"H\left(%s\right)" % x
+
+
+def _root_over(expr):
+    """(p, q, rest) when ``expr`` is p/q · √q · rest with integers p, q and a non-numeric rest, else None."""
+    if not expr.is_Mul:
+        return None
+    coeff, rest = expr.as_coeff_Mul()
+    if not coeff.is_Rational or coeff.q == 1 or not rest.is_Mul:
+        return None
+    root = sp.sqrt(coeff.q)
+    factors = list(rest.args)
+    if root not in factors or coeff.p < 0:
+        return None
+    factors.remove(root)
+    others = sp.Mul(*factors)
+    if others.is_number:
+        return None
+    return sp.Integer(coeff.p), int(coeff.q), others
 
 
 # ---------------------------------------------------------------------------
@@ -342,18 +396,25 @@ def _ranges(idx, n):
 class Notation:
     """Formats node trees and expressions for one style ("unicode" or "latex"), with a ledger's names."""
 
-    def __init__(self, style: str = "unicode", ledger=None):
+    def __init__(self, style: str = "unicode", ledger=None, *, bold: bool = False):
         if style not in ("unicode", "latex"):
             raise ValueError(f"style must be 'unicode' or 'latex'; got {style!r}")
         self.style = style
         self.ledger = ledger
+        self.bold = bold and style == "latex"
         self.names = {}
         if ledger is not None:
             for n, it in ledger.items.items():
-                override = it.display if style == "unicode" else it.latex
+                if style == "unicode":
+                    override = it.display
+                else:  # a Unicode display name (ŷ) serves LaTeX too when no LaTeX override is given
+                    override = it.latex or (latex_name(it.display, bold=self._is_matrix(n)) if it.display else None)
                 if override:
                     self.names[n] = override
         self.uni = style == "unicode"
+
+    def _is_matrix(self, n: str) -> bool:
+        return self.bold and self.ledger is not None and n in self.ledger and self.ledger[n].shape != ()
 
     def rank(self, name: str) -> int:
         """Factor order in products, as the handouts write them: adjoints, weights, then the rest (e w_o, w_x x_t)."""
@@ -372,7 +433,7 @@ class Notation:
                 of, loss = self.name(it.adjoint_of), self.name(it.loss)
                 if n == f"∂{it.loss}/∂{it.adjoint_of}":
                     return f"∂{loss}/∂{of}" if self.uni else r"\frac{\partial %s}{\partial %s}" % (loss, of)
-        return unicode_name(n) if self.uni else latex_name(n)
+        return unicode_name(n) if self.uni else latex_name(n, bold=self._is_matrix(n))
 
     def expr(self, e, placeholders=None) -> str:
         if isinstance(e, sp.MatrixBase):
@@ -390,7 +451,7 @@ class Notation:
 
     # -- node formatting primitives (called by symseq.ops)
     def label(self, text):
-        return text if self.uni else latex_name(text)
+        return text if self.uni else latex_name(text, bold=self.bold and text not in ("0", "1"))
 
     def matrix(self, m):
         if self.uni:
@@ -425,16 +486,16 @@ class Notation:
         return f"{a}/{b}" if self.uni else r"\frac{%s}{%s}" % (_strip_paren(a), _strip_paren(b))
 
     def transpose(self, a):
-        return f"{a}ᵀ" if self.uni else f"{a}^{{\\top}}"
+        return f"{a}ᵀ" if self.uni else f"{_brace(a, '^')}^{{\\top}}"
 
     def apply(self, fn, child, text):
+        """f applied entrywise (the node's precedence, from its body, decides the parentheses around it)."""
         (x,) = fn.variables
         body = fn.expr
         if isinstance(body, sp.Function) and body.args == (x,):
             return self.expr(body, {x: text})
-        if isinstance(body, sp.Pow) and body.base == x:
-            return self.expr(body, {x: self.paren(text) if child.prec < 100 else text})
-        return self.expr(body, {x: self.paren(text) if child.prec < 100 else text})
+        bare = not self.uni and body.is_Pow and body.base == x and body.exp == sp.S.Half  # \sqrt{...} groups
+        return self.expr(body, {x: self.paren(text) if child.prec < 100 and not bare else text})
 
     def reduce(self, kind, axis, child, text):
         over = {None: "", 0: "t", 1: "j"}[axis]
@@ -445,17 +506,20 @@ class Notation:
         return (f"{sym}_{{{over}}}" if over else sym) + r"\left(%s\right)" % text
 
     def entry(self, text, i, j):
-        return f"{text}[{i},{j}]" if self.uni else f"{text}_{{{i}{j}}}"
+        return f"{text}[{i},{j}]" if self.uni else f"{_brace(_unbold(text), '_')}_{{{i}{j}}}"
 
     def slice(self, text, rows, cols, shape):
         r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
-        return f"{text}[{r}, {c}]" if self.uni else f"{text}_{{[{r},{c}]}}"
+        return f"{text}[{r}, {c}]" if self.uni else f"{_brace(text, '_')}_{{[{r},{c}]}}"
 
     def concat(self, parts, axis):
         sep = " | " if axis == 1 else "; "
         if self.uni:
             return "[" + sep.join(parts) + "]"
-        return r"\left[" + (r" \;\middle|\; " if axis == 1 else r" \\ ").join(parts) + r"\right]"
+        if axis == 1:
+            return r"\left[" + r" \;\middle|\; ".join(parts) + r"\right]"
+        # stacked rows need a matrix environment: a bare \\ would end the row of an align
+        return r"\begin{bmatrix}" + r" \\ ".join(parts) + r"\end{bmatrix}"
 
     def place(self, text, rows, cols, shape):
         r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
@@ -467,16 +531,41 @@ class Notation:
         return f"{unit}·{text}" if self.uni else f"{unit} {text}"
 
     def call(self, name, parts, sub=None):
+        """A named operation, softmax_rows(S): ``sub`` says which axis it runs over."""
         if self.uni:
-            return f"{name}({', '.join(parts)})"
-        return r"\operatorname{%s}\left(%s\right)" % (name, ", ".join(parts))
+            return f"{name}{'_' + sub if sub else ''}({', '.join(parts)})"
+        sub_tex = "_{\\mathrm{%s}}" % sub if sub else ""
+        return r"\operatorname{%s}%s\left(%s\right)" % (name, sub_tex, ", ".join(parts))
 
     def take_rows(self, text, ids, label):
         idx = label or ",".join(str(i) for i in ids)
         return f"{text}[{idx}]" if self.uni else f"{text}[{idx}]"
 
     def take_along(self, text, label):
-        return f"{text}[t, {label or 'c_t'}]" if self.uni else f"{text}_{{t,{label or 'c_t'}}}"
+        if self.uni:
+            return f"{text}[t, {label or 'c_t'}]"
+        return f"{_brace(text, '_')}_{{t,{latex_name(label) if label else 'c_{t}'}}}"
+
+
+def _top_level_script(s: str, marks: str = "_^") -> bool:
+    """Whether ``s`` has one of ``marks`` (sub- or superscript) outside braces."""
+    depth = 0
+    for ch in s:
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth == 0 and ch in marks:
+            return True
+    return False
+
+
+def _brace(s: str, mark: str) -> str:
+    """``{g_{0}^{z}}^{\\top}``: LaTeX refuses a second superscript (or subscript) on one base."""
+    return "{%s}" % s if _top_level_script(s, mark) or (mark == "^" and s.endswith("'")) else s
+
+
+def _unbold(s: str) -> str:
+    """An entry of a matrix is a scalar: W_{Q,01}, not bold."""
+    return re.sub(r"\\mathbf\{([A-Za-z])\}", r"\1", s)
 
 
 def _strip_paren(s: str) -> str:

@@ -70,12 +70,14 @@ def exact_text(exact) -> str:
     return n.expr(exact)
 
 
-def check_all(derivations, dps: int = 50, *, out: Console | None = None):
-    """Build every derivation and check its claims, with a progress bar on a terminal."""
+def check_all(derivations, dps: int = 50, *, out: Console | None = None, delay: float = 0.5):
+    """Build every derivation and check its claims; returns the claims in order.
+
+    A transient progress bar appears on ``out`` only when it is a terminal and
+    the work has taken more than ``delay`` seconds; piped output never sees it.
+    """
     claims = []
-    show = out is not None and out.is_terminal
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=out, transient=True, disable=not show) as progress:
+    with DelayedProgress(out, delay) as progress:
         task = progress.add_task("building derivations", total=len(derivations))
         for d in derivations:
             progress.update(task, description=f"building {d.name}")
@@ -89,6 +91,47 @@ def check_all(derivations, dps: int = 50, *, out: Console | None = None):
             claims.append(c)
             progress.advance(task2)
     return claims
+
+
+class DelayedProgress:
+    """A rich progress bar that starts only after ``delay`` seconds, and only on a terminal."""
+
+    def __init__(self, out: Console | None, delay: float):
+        import time
+
+        self._clock = time.monotonic
+        self.enabled = out is not None and out.is_terminal and not out.is_dumb_terminal
+        self.delay = delay
+        self.started = False
+        self.t0 = self._clock()
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=out, transient=True, disable=not self.enabled)
+
+    def __enter__(self):
+        self._maybe_start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.started:
+            self.progress.stop()
+        return False
+
+    def _maybe_start(self):
+        if self.enabled and not self.started and self._clock() - self.t0 >= self.delay:
+            self.progress.start()
+            self.started = True
+
+    def add_task(self, description, total):
+        self._maybe_start()
+        return self.progress.add_task(description, total=total)
+
+    def update(self, task, **kw):
+        self._maybe_start()
+        self.progress.update(task, **kw)
+
+    def advance(self, task):
+        self.progress.advance(task)
+        self._maybe_start()
 
 
 def _value_text(c, r, digits) -> str:
@@ -130,7 +173,8 @@ def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
                 exact = "…"
             claim = c.printed if c.kind == "property" else c.what
             printed = "" if c.kind == "property" else c.printed
-            t.add_row(where, claim, printed, exact, _value_text(c, r, digits), Text(r.status, style=STYLE[r.status]))
+            cells = (where, claim, printed, exact, _value_text(c, r, digits))  # plain text: "[t]" is not markup
+            t.add_row(*(Text(x) for x in cells), Text(r.status, style=STYLE[r.status]))
     return t
 
 
@@ -188,5 +232,5 @@ def ledger_table(ledger, *, values: dict | None = None, digits: int = 6) -> Tabl
             v = values[it.name]
             flat = list(v.flat) if hasattr(v, "flat") else [v]
             val = short_value([mpmath.nstr(x, 20) for x in flat], it.shape, digits)
-        t.add_row(n.name(it.name), defn, shape, val)
+        t.add_row(Text(n.name(it.name)), Text(defn), shape, Text(val))
     return t

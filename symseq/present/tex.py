@@ -1,0 +1,259 @@
+"""Unicode text and math as plain-ASCII LaTeX that pdflatex compiles.
+
+Handout names and sentences carry Unicode (ŷ, ε, ∂, g₀ᶻ, H⁽⁰⁾, "Week 8 — One
+Head", "§4"). LaTeX output must be ASCII so that it compiles with pdflatex and
+the packages of texlive-latex-base alone:
+
+* :func:`tex_math` turns a Unicode formula fragment into math-mode LaTeX:
+  ``ŷ`` → ``\\hat{y}``, ``∂`` → ``\\partial``, ``g₀ᶻ`` → ``g_{0}^{z}``,
+  ``⊙`` → ``\\odot``, ``√2`` → ``\\sqrt{2}``.
+* :func:`tex_text` escapes a sentence for text mode (``#$%&_{}~^\\``), turns
+  typographic Unicode into LaTeX (``—`` → ``---``, ``§`` → ``\\S``, ``é`` →
+  ``\\'{e}``) and wraps mathematical characters in ``\\ensuremath``.
+* :func:`mathjax_text` escapes a sentence for ``\\text{...}`` in MathJax
+  (Jupyter), which keeps Unicode as it is.
+
+Characters with no LaTeX spelling become ``[U+XXXX]`` so that the output
+still compiles and the gap is visible.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+GREEK_TEX = {
+    "α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "ε": r"\epsilon", "ϵ": r"\epsilon",
+    "ζ": r"\zeta", "η": r"\eta", "θ": r"\theta", "ϑ": r"\vartheta", "ι": r"\iota", "κ": r"\kappa",
+    "λ": r"\lambda", "μ": r"\mu", "ν": r"\nu", "ξ": r"\xi", "ο": "o", "π": r"\pi", "ρ": r"\rho",
+    "σ": r"\sigma", "ς": r"\varsigma", "τ": r"\tau", "υ": r"\upsilon", "φ": r"\phi", "ϕ": r"\phi",
+    "χ": r"\chi", "ψ": r"\psi", "ω": r"\omega",
+    "Α": "A", "Β": "B", "Γ": r"\Gamma", "Δ": r"\Delta", "Ε": "E", "Ζ": "Z", "Η": "H", "Θ": r"\Theta",
+    "Ι": "I", "Κ": "K", "Λ": r"\Lambda", "Μ": "M", "Ν": "N", "Ξ": r"\Xi", "Ο": "O", "Π": r"\Pi",
+    "Ρ": "P", "Σ": r"\Sigma", "Τ": "T", "Υ": r"\Upsilon", "Φ": r"\Phi", "Χ": "X", "Ψ": r"\Psi",
+    "Ω": r"\Omega",
+}
+
+SYMBOL_TEX = {
+    "∂": r"\partial", "∞": r"\infty", "′": "'", "″": "''", "·": r"\cdot", "⋅": r"\cdot", "⊙": r"\odot",
+    "⊘": r"\oslash", "⊗": r"\otimes", "∘": r"\circ", "×": r"\times", "−": "-", "–": "-", "≤": r"\leq",
+    "≥": r"\geq", "≈": r"\approx", "≠": r"\neq", "≡": r"\equiv", "→": r"\to", "←": r"\leftarrow",
+    "↦": r"\mapsto", "⇒": r"\Rightarrow", "∑": r"\sum", "∏": r"\prod", "∫": r"\int", "∈": r"\in",
+    "∉": r"\notin", "⊂": r"\subset", "⊆": r"\subseteq", "∪": r"\cup", "∩": r"\cap", "∀": r"\forall",
+    "∃": r"\exists", "∇": r"\nabla", "±": r"\pm", "∓": r"\mp", "∝": r"\propto", "∼": r"\sim",
+    "≔": ":=", "…": r"\ldots", "⋯": r"\cdots", "⋮": r"\vdots", "⋱": r"\ddots", "‖": r"\|", "∣": r"\mid",
+    "⟨": r"\langle", "⟩": r"\rangle", "⌊": r"\lfloor", "⌋": r"\rfloor", "⌈": r"\lceil", "⌉": r"\rceil",
+    "ℓ": r"\ell", "ℒ": r"\mathcal{L}", "ℝ": r"\mathbb{R}", "ℕ": r"\mathbb{N}", "ℤ": r"\mathbb{Z}",
+    "𝟙": r"\mathbf{1}", "𝔼": r"\mathbb{E}", "⊤": r"\top", "†": r"\dagger", "°": r"^{\circ}",
+    "√": r"\sqrt", "∅": r"\emptyset", "¬": r"\neg", "∧": r"\wedge", "∨": r"\vee", "⊕": r"\oplus",
+    "\u00a0": "~", "’": "'", "‘": "`", "½": r"\tfrac{1}{2}", "⅓": r"\tfrac{1}{3}", "⅔": r"\tfrac{2}{3}",
+    "¼": r"\tfrac{1}{4}", "¾": r"\tfrac{3}{4}", "⅛": r"\tfrac{1}{8}", "≪": r"\ll", "≫": r"\gg", "≃": r"\simeq",
+    "≅": r"\cong", "∖": r"\setminus", "⊥": r"\perp", "∥": r"\parallel", "⟂": r"\perp", "ℏ": r"\hbar",
+}
+
+# Combining marks (after NFD decomposition) and their math accents.
+ACCENT_MATH = {"\u0302": r"\hat", "\u0303": r"\tilde", "\u0304": r"\bar", "\u0305": r"\bar", "\u0307": r"\dot",
+               "\u0308": r"\ddot", "\u20d7": r"\vec", "\u0301": r"\acute", "\u0300": r"\grave", "\u030c": r"\check"}
+ACCENT_TEXT = {"\u0301": "\\'", "\u0300": "\\`", "\u0302": "\\^", "\u0303": "\\~", "\u0308": '\\"',
+               "\u0304": "\\=", "\u0307": "\\.", "\u030c": "\\v", "\u0306": "\\u", "\u030a": "\\r",
+               "\u0327": "\\c", "\u0328": "\\k", "\u030b": "\\H"}
+
+SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", "0123456789+-=()aehijklmnoprstuvx"))
+SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", "0123456789+-=()abcdefghijklmnoprstuvwxyz"))
+
+_MATH_SPECIAL = {"#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&", "~": r"\sim ", "\\": r"\backslash "}
+_TEXT_SPECIAL = {"#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&", "_": r"\_", "{": r"\{", "}": r"\}",
+                 "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+                 "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+_TEXT_TYPO = {"—": "---", "–": "--", "’": "'", "‘": "`", "“": "``", "”": "''", "„": ",,", "§": r"\S{}",
+              "¶": r"\P{}", "…": r"\ldots{}", "\u00a0": "~", "•": r"\textbullet{}", "©": r"\copyright{}",
+              "«": "<<", "»": ">>", "\u2009": r"\,", "\u202f": r"\,", "\u200b": ""}
+
+
+def _decomposed_letters(text: str) -> str:
+    """NFC text with accented letters split into letter and combining mark (ŷ → y + ̂).
+
+    Symbols keep their composed form: ≠ must stay ≠, not = with an overlay.
+    """
+    out = []
+    for ch in unicodedata.normalize("NFC", text):
+        d = unicodedata.normalize("NFD", ch)
+        out.append(d if len(d) > 1 and d[0].isalpha() else ch)
+    return "".join(out)
+
+
+def _unknown(ch: str) -> str:
+    return "[U+%04X]" % ord(ch)
+
+
+def _script_runs(text: str, i: int, table: dict) -> tuple[str, int]:
+    j = i
+    while j < len(text) and text[j] in table:
+        j += 1
+    return "".join(table[c] for c in text[i:j]), j
+
+
+def tex_math(text: str) -> str:
+    """Math-mode LaTeX (ASCII) for a Unicode formula fragment.
+
+    ``ŷ − y`` → ``\\hat{y} - y``; ``∂ℒ/∂W_Q`` → ``\\partial \\mathcal{L}/\\partial W_Q``;
+    ``g₀ᶻ`` → ``g_{0}^{z}``; ``Wᵀ`` → ``W^{\\top}``; ``√2`` → ``\\sqrt{2}``.
+    ASCII passes through unchanged apart from ``#$%&~\\``, so LaTeX already in
+    the text (``S_{6j}``) keeps its meaning.
+    """
+    s = _decomposed_letters(text)
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        nxt = s[i + 1] if i + 1 < len(s) else ""
+        if nxt in ACCENT_MATH:  # base letter followed by a combining accent
+            base = _math_char(ch)
+            out.append("%s{%s}" % (ACCENT_MATH[nxt], base))
+            i += 2
+            continue
+        if ch in SUBSCRIPTS:
+            run, i = _script_runs(s, i, SUBSCRIPTS)
+            out.append("_{%s}" % run)
+            continue
+        if ch in SUPERSCRIPTS:
+            run, i = _script_runs(s, i, SUPERSCRIPTS)
+            out.append("^{%s}" % run)
+            continue
+        if ch == "ᵀ":
+            out.append(r"^{\top}")
+            i += 1
+            continue
+        if ch == "√":
+            j = i + 1
+            if j < len(s) and s[j] == "(":
+                depth, k = 0, j
+                while k < len(s):
+                    depth += s[k] == "("
+                    depth -= s[k] == ")"
+                    if depth == 0:
+                        break
+                    k += 1
+                out.append(r"\sqrt{%s}" % tex_math(s[j + 1:k]))
+                i = k + 1
+                continue
+            k = j
+            while k < len(s) and (s[k].isalnum() or s[k] == "."):
+                k += 1
+            if k > j:
+                out.append(r"\sqrt{%s}" % tex_math(s[j:k]))
+                i = k
+                continue
+            out.append(r"\surd ")
+            i += 1
+            continue
+        if ch in ACCENT_MATH:  # a stray combining mark
+            i += 1
+            continue
+        out.append(_math_char(ch))
+        i += 1
+    return _join_commands(out)
+
+
+def _math_char(ch: str) -> str:
+    if ch in GREEK_TEX:
+        return GREEK_TEX[ch]
+    if ch in SYMBOL_TEX:
+        return SYMBOL_TEX[ch]
+    if ch in _MATH_SPECIAL:
+        return _MATH_SPECIAL[ch]
+    if ord(ch) < 128:
+        return ch
+    base = unicodedata.normalize("NFKD", ch)
+    if base != ch and all(ord(c) < 128 for c in base):
+        return base
+    return r"\text{%s}" % _unknown(ch)
+
+
+def _join_commands(parts: list[str]) -> str:
+    """Join pieces, separating a control word from a following letter (``\\alpha x``, not ``\\alphax``)."""
+    out = ""
+    for p in parts:
+        if out and p and p[0].isalpha() and _ends_with_control_word(out):
+            out += " "
+        out += p
+    return out
+
+
+def _ends_with_control_word(s: str) -> bool:
+    j = len(s)
+    while j > 0 and s[j - 1].isalpha():
+        j -= 1
+    return j < len(s) and j > 0 and s[j - 1] == "\\"
+
+
+def tex_text(text: str) -> str:
+    """Text-mode LaTeX (ASCII) for a sentence: specials escaped, typography and math characters converted.
+
+    ``Week 8 — One Head`` → ``Week 8 --- One Head``; ``§4`` → ``\\S{}4``;
+    ``p(B|AB)`` → ``p(B\\textbar{}AB)``; ``W_Q`` → ``W\\_Q``; ``φ′(z₀)`` →
+    ``\\ensuremath{\\phi}\\ensuremath{'}(z\\ensuremath{_{0}})``.
+    """
+    s = _decomposed_letters(text)
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        nxt = s[i + 1] if i + 1 < len(s) else ""
+        if nxt in ACCENT_TEXT and ch.isalpha() and ord(ch) < 128:
+            out.append("%s{%s}" % (ACCENT_TEXT[nxt], ch))
+            i += 2
+            continue
+        if ch in _TEXT_SPECIAL:
+            out.append(_TEXT_SPECIAL[ch])
+        elif ch in _TEXT_TYPO:
+            out.append(_TEXT_TYPO[ch])
+        elif ch == "\n":
+            out.append("\n")
+        elif ord(ch) < 128:
+            out.append(ch)
+        elif ch in SUBSCRIPTS or ch in SUPERSCRIPTS or ch == "ᵀ":
+            table = SUBSCRIPTS if ch in SUBSCRIPTS else SUPERSCRIPTS
+            if ch == "ᵀ":
+                out.append(r"\ensuremath{^{\top}}")
+                i += 1
+                continue
+            run, i = _script_runs(s, i, table)
+            out.append(r"\ensuremath{%s{%s}}" % ("_" if table is SUBSCRIPTS else "^", run))
+            continue
+        elif ch == "√":
+            out.append(r"\ensuremath{\surd}")
+        elif ch in GREEK_TEX or ch in SYMBOL_TEX:
+            out.append(r"\ensuremath{%s}" % _math_char(ch))
+        elif ch in ACCENT_TEXT or ch in ACCENT_MATH:
+            pass  # a combining mark on a character we could not accent
+        else:
+            base = unicodedata.normalize("NFKD", ch)
+            out.append(base if base != ch and all(ord(c) < 128 for c in base) else _unknown(ch))
+        i += 1
+    return "".join(out)
+
+
+def mathjax_text(text: str) -> str:
+    """A sentence as MathJax math (Jupyter): ``\\text{...}`` runs with Unicode kept as it is.
+
+    Characters that ``\\text`` cannot hold literally in every MathJax version
+    (braces, backslash, ``$ # % &``) are set as math between the runs.
+    """
+    special = {"{": r"\{", "}": r"\}", "\\": r"\backslash ", "$": r"\$", "#": r"\#", "%": r"\%", "&": r"\&"}
+    out, run = [], []
+    for ch in text:
+        if ch in special:
+            if run:
+                out.append(r"\text{%s}" % "".join(run))
+                run = []
+            out.append(special[ch])
+        else:
+            run.append(ch)
+    if run:
+        out.append(r"\text{%s}" % "".join(run))
+    return "".join(out)
+
+
+def texttt(text: str) -> str:
+    """Verbatim-looking typewriter text for a string that may hold anything (a printed formula)."""
+    return r"\texttt{%s}" % tex_text(text)

@@ -1,0 +1,666 @@
+"""What a display shows, independent of the medium: values, rounding, labels and formulas.
+
+The terminal (:mod:`.terminal`), LaTeX (:mod:`.latex`) and figure
+(:mod:`.figures`) renderers all read a section's displays through this
+module, so a table shows the same digits everywhere:
+
+* :func:`handout_decimal` rounds as the handouts print tables: to ``d``
+  significant digits, half away from zero, trailing zeros dropped (three
+  significant digits print 0.150 as ``0.15`` and 0.300 as ``0.3``, Week 06
+  handout 004, Tables 10–15).
+* :func:`grid` evaluates a matrix node (or an exact matrix) with mpmath at 50
+  digits, sharing the claim checker's per-ledger cache, and gives its exact
+  entries where the ledger keeps exact forms.
+* :class:`TableView`, :class:`HeatmapView` and :class:`PairedView` hold one
+  display as rows of cells ready to print.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from .. import ops
+from ..errors import ClaimError, EvaluationError, LedgerError, SymseqError
+
+DPS = 50  # the claim checker's default precision: values are shared through its cache
+
+
+# ---------------------------------------------------------------------------
+# numbers
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decimalish:
+    """A rounded number as sign, digits and exponent, so each medium can typeset it.
+
+    ``text`` is the plain rendering (ASCII minus): ``-0.175``, ``0.0502``,
+    ``1.2e-07``; ``mantissa``/``exponent`` give 1.2 × 10⁻⁷ for scientific form.
+    """
+
+    text: str
+    mantissa: str = ""
+    exponent: int | None = None
+    special: str = ""  # "inf", "-inf", "nan" or ""
+
+    @property
+    def negative(self) -> bool:
+        return self.text.startswith("-")
+
+
+def _to_decimal(x) -> Decimal:
+    v = x if isinstance(x, mpmath.mpf) else mpmath.mpf(x)  # mpf(mpf) would round to the current precision
+    return Decimal(mpmath.nstr(v, 60, min_fixed=-80, max_fixed=80, strip_zeros=False))
+
+
+def handout_decimal(x, digits: int = 3, *, decimals: int | None = None, sci_below: int = -5,
+                    sci_above: int = 9) -> Decimalish:
+    """Round ``x`` as a handout prints it.
+
+    Args:
+        x: an mpmath number (or anything mpmath reads exactly: int, SymPy
+            Float, decimal string); ±∞ is kept as a special value.
+        digits: significant digits (three in Week 06's tables).
+        decimals: instead, a fixed number of digits after the point, as a
+            printed entry shows them (``0.2`` → 1, ``0.150`` → 3).
+        sci_below, sci_above: decimal exponents outside which scientific
+            notation is used (``1.2e-07``).
+
+    Returns:
+        a :class:`Decimalish`; exact zero prints ``0``; rounding is half away
+        from zero on a 60-digit decimal of ``x`` and trailing zeros are dropped
+        in significant-digit mode (0.150 → ``0.15``), kept in fixed-decimals mode.
+    """
+    if isinstance(x, sp.Rational):  # exact: a tie such as 0.175 rounds away from zero, as printed
+        if x == 0:
+            return Decimalish("0")
+        with localcontext() as ctx:
+            ctx.prec = 90
+            return _round_decimal(Decimal(int(x.p)) / Decimal(int(x.q)), digits, decimals, sci_below, sci_above)
+    v = mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x
+    if mpmath.isinf(v):
+        return Decimalish("inf" if v > 0 else "-inf", special="inf" if v > 0 else "-inf")
+    if mpmath.isnan(v):
+        return Decimalish("nan", special="nan")
+    if v == 0:
+        return Decimalish("0")
+    with localcontext() as ctx:
+        ctx.prec = 90
+        return _round_decimal(_to_decimal(v), digits, decimals, sci_below, sci_above)
+
+
+def _round_decimal(d: Decimal, digits, decimals, sci_below, sci_above) -> Decimalish:
+    with localcontext() as ctx:
+        ctx.prec = 90
+        if decimals is not None:
+            out = d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+            text = format(out, "f")
+            if out == 0:
+                text = text.lstrip("-")
+            return Decimalish(text)
+        e = d.adjusted()
+        out = d.quantize(Decimal(1).scaleb(e - digits + 1), rounding=ROUND_HALF_UP)
+        if out.adjusted() > e:  # 9.995 → 10.0
+            e += 1
+            out = d.quantize(Decimal(1).scaleb(e - digits + 1), rounding=ROUND_HALF_UP)
+        if sci_below < e < sci_above:
+            text = format(out, "f")
+            if "." in text:
+                text = text.rstrip("0").rstrip(".")
+            return Decimalish(text)
+        mant = format(out.scaleb(-e), "f")
+        if "." in mant:
+            mant = mant.rstrip("0").rstrip(".")
+        return Decimalish(f"{mant}e{e:+03d}", mantissa=mant, exponent=e)
+
+
+def _near_tie(v, digits: int | None, decimals: int | None) -> bool:
+    """Whether ``v`` lies within 10⁻³⁵ (relative) of a halfway point of the rounding asked for."""
+    if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v) or v == 0:
+        return False
+    with localcontext() as ctx:
+        ctx.prec = 90
+        d = abs(_to_decimal(v))
+        q = Decimal(1).scaleb(-decimals) if decimals is not None else Decimal(1).scaleb(d.adjusted() - (digits or 6) + 1)
+        r = (d / q) % 1
+        return abs(r - Decimal("0.5")) < Decimal("1e-35") * (d / q)
+
+
+def decimals_of(printed: str) -> int | None:
+    """Digits after the decimal point of a printed decimal (``"0.150"`` → 3, ``"4"`` → 0); None if not a number."""
+    from ..verify.printed import read_number
+
+    n = read_number(printed) if isinstance(printed, str) else None
+    if n is None or n.decimals < 0:
+        return None
+    return n.decimals
+
+
+def rounding_label(digits: int | None, printed: bool) -> str:
+    """How a table is rounded, in words: "three significant digits", "as printed"."""
+    words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+    if digits is not None:
+        return f"{words.get(digits, str(digits))} significant digit{'s' if digits != 1 else ''}"
+    return "rounded as printed" if printed else "six significant digits"
+
+
+# ---------------------------------------------------------------------------
+# values
+# ---------------------------------------------------------------------------
+
+
+def ledger_of(node) -> Any:
+    """The ledger a node refers to (through its :class:`~symseq.ops.Ref` leaves), or None."""
+    if not isinstance(node, ops.Node):
+        return None
+    for n in ops.walk(node):
+        if isinstance(n, ops.Ref) and n.ledger is not None:
+            return n.ledger
+    return None
+
+
+@dataclass
+class Grid:
+    """A matrix's values: mpf entries (rows are positions), exact entries when available, its shape."""
+
+    values: list  # list of rows of mpf
+    exact: list | None  # list of rows of SymPy numbers, or None
+    shape: tuple
+    source: Any = None  # the node evaluated, for exact entries on demand
+
+    def best(self, i: int, j: int, digits: int | None = 3, decimals: int | None = None):
+        """The entry to round: its mpf value, or its exact rational when that value sits on a rounding tie.
+
+        A 50-digit binary value of 0.6705 may fall on either side of the tie; the
+        exact entry (computed only then) rounds away from zero, as printed.
+        """
+        if self.exact is not None and isinstance(self.exact[i][j], sp.Rational):
+            return self.exact[i][j]
+        v = self.values[i][j]
+        if not _near_tie(v, digits, decimals) or not isinstance(self.source, ops.Node):
+            return v
+        e = self.exact_entry(i, j)
+        return e if isinstance(e, sp.Rational) else v
+
+    def exact_entry(self, i: int, j: int):
+        """The exact value of entry (i, j), or None when it cannot be computed."""
+        from ..ledger import _eval_node
+        from ..verify.claims import CACHE
+
+        node = self.source if self.source.shape == () else ops.Entry(self.source, i, j)
+        led = ledger_of(node)
+        if led is None:
+            return None
+        try:
+            k, env = CACHE.values(led, node, "exact")
+            return _eval_node(node, k, env)
+        except SymseqError:
+            return None
+
+    def floats(self) -> np.ndarray:
+        """float64 array for plotting (−∞ stays −∞).
+
+        Raises:
+            ClaimError: when an entry is a formula rather than a number.
+        """
+        if any(v is None for row in self.values for v in row):
+            raise ClaimError("a heatmap needs numbers, but this value holds formulas; record it with show_table")
+        return np.array([[float(v) for v in row] for row in self.values], dtype=float)
+
+
+def _as_grid_shape(values, shape):
+    if shape == ():
+        return [[values[0]]], (1, 1)
+    m, n = shape
+    return [values[i * n:(i + 1) * n] for i in range(m)], (m, n)
+
+
+def grid(value, *, exact: bool = True, dps: int = DPS) -> Grid:
+    """Evaluate a display's value: a node over a ledger, an exact SymPy matrix or number, or a nested list.
+
+    Numeric entries come from mpmath at ``dps`` digits; exact entries from the
+    exact kernel when ``exact`` and the ledger keeps exact forms (see
+    ``Ledger(exact_forms=...)``). A scalar comes back as a 1×1 grid.
+
+    Raises:
+        ClaimError: for a value that is neither a node nor exact numbers.
+        LedgerError, EvaluationError: when the ledger cannot be evaluated.
+    """
+    from ..ledger import _eval_node, to_sympy
+    from ..verify.claims import CACHE
+
+    if isinstance(value, ops.Node):
+        led = ledger_of(value)
+        if led is None:
+            if isinstance(value, ops.Const):
+                return grid(value.value, exact=exact, dps=dps)
+            raise ClaimError("a display's value must refer to a ledger (a node built from ledger handles)")
+        k, env = CACHE.values(led, value, "mpmath", dps)
+        v = _eval_node(value, k, env)
+        flat = list(v.flat) if isinstance(v, np.ndarray) else [v]
+        shape = v.shape if isinstance(v, np.ndarray) else ()
+        with mpmath.workdps(dps):  # mpf() rounds to the current precision: keep all 50 digits
+            rows, shape = _as_grid_shape([mpmath.mpf(x) for x in flat], shape)
+        ex = None
+        if exact and getattr(led, "exact_forms", True):
+            try:
+                ke, enve = CACHE.values(led, value, "exact")
+                e = to_sympy(_eval_node(value, ke, enve))
+                flat_e = list(e) if isinstance(e, sp.MatrixBase) else [e]
+                ex, _ = _as_grid_shape(flat_e, shape if shape else ())
+            except SymseqError:
+                ex = None
+        return Grid(rows, ex, shape, value)
+    if isinstance(value, (list, tuple, np.ndarray)) and not isinstance(value, sp.MatrixBase):
+        from ..numbers import exact_matrix
+
+        value = exact_matrix(value)
+    if isinstance(value, sp.MatrixBase) or isinstance(value, sp.Basic):
+        entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
+        shape = value.shape if isinstance(value, sp.MatrixBase) else ()
+        with mpmath.workdps(dps):  # a formula entry (φ′(z) = 1 − tanh²(z)) has no number: None
+            nums = [None if getattr(e, "free_symbols", None) else _mpf(e, dps) for e in entries]
+        rows, shape = _as_grid_shape(nums, shape)
+        ex, _ = _as_grid_shape(entries, value.shape if isinstance(value, sp.MatrixBase) else ())
+        symbolic = any(v is None for v in nums)
+        return Grid(rows, ex if exact or symbolic else None, shape)
+    raise ClaimError(f"cannot display a value of type {type(value).__name__}; give a matrix node or exact numbers")
+
+
+def _mpf(e, dps):
+    if e is sp.S.NegativeInfinity:
+        return mpmath.ninf
+    if e is sp.S.Infinity:
+        return mpmath.inf
+    return mpmath.mpf(sp.Float(sp.N(e, dps + 10), dps + 10)._mpf_)
+
+
+def short_exact(e, limit: int = 18) -> str | None:
+    """The exact closed form of a number in Unicode when it is short (``1/√2``, ``3/4``), else None.
+
+    Integers print as themselves; a closed form no shorter than its decimal is not worth showing.
+    """
+    from .notation import Notation
+
+    if e is None or not isinstance(e, sp.Basic) or not e.is_number:
+        return None
+    if e in (sp.oo, -sp.oo):
+        return "∞" if e == sp.oo else "−∞"
+    if sp.count_ops(e) > 12:
+        return None
+    text = Notation("unicode").expr(e)
+    return text if len(text) <= limit else None
+
+
+# ---------------------------------------------------------------------------
+# labels
+# ---------------------------------------------------------------------------
+
+_NAMEISH = re.compile(r"^[A-Za-z\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff'′]*"
+                      r"([_^](\{[^{}\s]*\}|\([^()\s]*\)|[A-Za-z0-9\u0370-\u03ff+\-−'′]+))+$")
+
+
+def label_parts(label: str) -> list[tuple[str, str]]:
+    """Split a row or column label into ("text", s) and ("name", s) pieces.
+
+    Words that look like handout symbols (``A_{6j}``, ``S_6j``, ``g_t^z``,
+    ``H^(0)``) are names, typeset as math; the rest is text ("Raw dot
+    product", "0: a"). ``$...$`` and ``\\(...\\)`` spans are LaTeX math taken as
+    given.
+    """
+    out: list[tuple[str, str]] = []
+    pos = 0
+    for m in re.finditer(r"\$([^$]+)\$|\\\((.+?)\\\)", label):
+        if m.start() > pos:
+            out.extend(_words(label[pos:m.start()]))
+        out.append(("math", m.group(1) or m.group(2)))
+        pos = m.end()
+    out.extend(_words(label[pos:]))
+    return out
+
+
+def _words(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for piece in re.split(r"(\s+)", text):
+        if not piece:
+            continue
+        trail = ""
+        core = piece
+        while core and core[-1] in ",.;:)" and not _NAMEISH.match(core):
+            trail = core[-1] + trail
+            core = core[:-1]
+        if core and _NAMEISH.match(core):
+            out.append(("name", core))
+            if trail:
+                out.append(("text", trail))
+        else:
+            out.append(("text", piece))
+    merged: list[tuple[str, str]] = []
+    for kind, s in out:
+        if merged and kind == "text" and merged[-1][0] == "text":
+            merged[-1] = ("text", merged[-1][1] + s)
+        else:
+            merged.append((kind, s))
+    return merged
+
+
+def unicode_label(label: str) -> str:
+    """A label for the terminal: handout symbols in Unicode (``A_{6j}`` → A₆ⱼ)."""
+    from .notation import unicode_name
+
+    out = []
+    for kind, s in label_parts(str(label)):
+        if kind == "name":
+            out.append(unicode_name(s))
+        elif kind == "math":
+            out.append(_latex_to_unicode(s))
+        else:
+            out.append(s)
+    return "".join(out)
+
+
+def latex_label(label: str) -> str:
+    """A label for LaTeX text mode: symbols as math (``$A_{6j}$``), the rest escaped."""
+    from .notation import latex_name
+    from .tex import tex_math, tex_text
+
+    out = []
+    for kind, s in label_parts(str(label)):
+        if kind == "name":
+            out.append("$%s$" % latex_name(s))
+        elif kind == "math":
+            out.append("$%s$" % tex_math(s))
+        else:
+            out.append(tex_text(s))
+    return "".join(out)
+
+
+def mathtext_label(label: str) -> str:
+    """A label for matplotlib: symbols as mathtext (``$A_{6j}$``), the rest as text with ``$`` escaped."""
+    from .notation import latex_name
+
+    out = []
+    for kind, s in label_parts(str(label)):
+        if kind == "name":
+            out.append("$%s$" % latex_name(s))
+        elif kind == "math":
+            out.append("$%s$" % s)
+        else:
+            out.append(s.replace("$", r"\$"))
+    return "".join(out)
+
+
+def _latex_to_unicode(s: str) -> str:
+    from .notation import unicode_name
+
+    s = s.replace(r"\mathbf", "").replace(r"\mathrm", "").replace(r"\,", " ").strip()
+    return unicode_name(s) if _NAMEISH.match(s) else s
+
+
+# ---------------------------------------------------------------------------
+# views of a section's displays
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Cell:
+    """One table entry: what to print, its number, and whether the handout's printed string differs."""
+
+    text: Decimalish
+    exact: str | None = None
+    printed: str | None = None
+    differs: bool = False
+    masked: bool = False
+    expr: Any = None  # a formula entry (SymPy), printed in the medium's notation instead of a number
+
+
+@dataclass
+class TableView:
+    """A handout table (rows are positions): labels, cells, and how it is rounded."""
+
+    label: str
+    rows: list
+    cols: list
+    cells: list  # list of rows of Cell
+    rounding: str
+    digits: int | None
+
+
+def _labels(given, n, what):
+    if given is None:
+        return [str(i) for i in range(n)]
+    given = [str(g) for g in given]
+    if len(given) < n:
+        raise ClaimError(f"{what}: {len(given)} labels for {n} {what.split()[-1]}; give one label per entry")
+    return given[:n]
+
+
+def table_view(spec) -> TableView:
+    """The view of a :class:`~symseq.verify.derivation.TableSpec`.
+
+    The table shows the printed table's shape when the handout's strings are
+    given (the value may be larger), else the whole value. Each entry is
+    rounded as the spec says: ``digits`` significant digits, or, with
+    ``digits=None``, to as many decimals as the printed entry shows. Entries
+    that are formulas (a table of activation slopes φ′(z)) keep their SymPy
+    expression in :attr:`Cell.expr`.
+    """
+    g = grid(spec.value, exact=False)
+    printed = spec.printed
+    m = len(printed) if printed else g.shape[0]
+    n = max((len(r) for r in printed), default=0) if printed else g.shape[1]
+    if m > g.shape[0] or n > g.shape[1]:
+        raise ClaimError(f"{spec.label}: the printed table is {m}×{n} but the value is only "
+                         f"{g.shape[0]}×{g.shape[1]}")
+    cells = []
+    for i in range(m):
+        row = []
+        for j in range(n):
+            p = printed[i][j] if printed and j < len(printed[i]) else None
+            if g.values[i][j] is None:
+                row.append(Cell(Decimalish(""), printed=p, expr=g.exact[i][j]))
+                continue
+            dec = decimals_of(p) if spec.digits is None and p is not None else None
+            d = _round_entry(g.best(i, j, spec.digits if spec.digits is not None else (None if dec is not None else 6),
+                                    dec), spec.digits, p)
+            differs = p is not None and _normal(p) != d.text
+            row.append(Cell(d, printed=p, differs=differs))
+        cells.append(row)
+    return TableView(spec.label, _labels(spec.rows, m, f"{spec.label} rows"),
+                     _labels(spec.cols, n, f"{spec.label} columns"), cells,
+                     rounding_label(spec.digits, bool(printed)), spec.digits)
+
+
+def _round_entry(v, digits, printed):
+    if digits is not None:
+        return handout_decimal(v, digits)
+    dec = decimals_of(printed) if printed is not None else None
+    if dec is not None:
+        return handout_decimal(v, decimals=dec)
+    return handout_decimal(v, 6)
+
+
+def _normal(printed: str) -> str:
+    return printed.strip().replace("−", "-").replace("\u2212", "-")
+
+
+def heatmap_caption(view) -> tuple[str, str]:
+    """The caption of a heatmap (its label, and its title when it has one) and what its axes and marks mean."""
+    caption = view.label if view.title in ("", view.label) else f"{view.label}: {view.title}"
+    notes = ["rows: queries, columns: sources"] if list(view.rows) == list(view.cols) else []
+    if view.masked.any():
+        notes.append("× masked")
+    return caption, "; ".join(notes)
+
+
+@dataclass
+class HeatmapView:
+    """A heatmap: float values for colour, rounded annotations, and which entries are masked."""
+
+    label: str
+    title: str
+    rows: list
+    cols: list
+    values: np.ndarray  # float64; masked entries keep their value (0 or −∞)
+    masked: np.ndarray  # bool, True where the entry is excluded
+    cells: list  # list of rows of Cell
+    digits: int
+
+
+def heatmap_view(spec) -> HeatmapView:
+    """The view of a :class:`~symseq.verify.derivation.HeatmapSpec`; entries equal to −∞ count as masked too."""
+    g = grid(spec.value, exact=False)
+    m, n = g.shape
+    vals = g.floats()
+    if spec.allowed is not None:
+        allowed = np.asarray(spec.allowed, dtype=bool)
+        if allowed.shape != (m, n):
+            raise ClaimError(f"{spec.label}: the allowed mask is {allowed.shape[0]}×{allowed.shape[1]} but the "
+                             f"value is {m}×{n}; give one entry per (query, source)")
+        masked = ~allowed
+    else:
+        masked = np.zeros((m, n), dtype=bool)
+    masked = masked | np.isneginf(vals)
+    cells = [[Cell(handout_decimal(g.best(i, j, spec.digits), spec.digits), masked=bool(masked[i, j])) for j in range(n)]
+             for i in range(m)]
+    return HeatmapView(spec.label, spec.title or spec.label, _labels(spec.rows, m, f"{spec.label} rows"),
+                       _labels(spec.cols, n, f"{spec.label} columns"), vals, masked, cells, spec.digits)
+
+
+@dataclass
+class Step:
+    """One ledger row as an equation: name, formula, and an optional simplified right-hand side."""
+
+    name: str
+    formula: str
+    simplified: str | None = None
+    kind: str = "row"
+    boxed: bool = False
+    item: Any = None
+
+
+@dataclass
+class PairedView:
+    """Forward steps beside backward steps, in the handout's order (Week 06, Table 3)."""
+
+    label: str
+    pairs: list  # list of (Step | None, Step | None)
+
+
+def step(ledger, name: str, notation) -> Step:
+    """The equation ``name = formula`` of a ledger row (a leaf shows its value or 'given').
+
+    A scalar row that uses an input fixed at zero also gets the form with
+    that input's terms dropped (z₀ = w_x x₀ + w_h h₋₁ = w_x x₀ when
+    h₋₁ = 0), as the handouts write it.
+    """
+    it = ledger[name]
+    lhs = notation.name(name)
+    if it.is_leaf:
+        if it.value is not None:
+            return Step(lhs, notation.expr(it.value), kind=it.kind, item=it)
+        return Step(lhs, "", kind=it.kind, item=it)
+    rhs = notation.render(it.node)
+    simplified = None
+    if isinstance(it.node, ops.Scalar):
+        fixed = {ledger[s.name].symbol: 0 for s in it.node.expr.free_symbols
+                 if s.name in ledger and ledger[s.name].kind == "input" and ledger[s.name].value == 0}
+        if fixed:
+            sub = it.node.expr.xreplace(fixed)
+            if sub != it.node.expr:
+                simplified = notation.expr(sub)
+    boxed = it.kind == "adjoint" and it.adjoint_of is not None and ledger[it.adjoint_of].kind == "parameter"
+    return Step(lhs, rhs, simplified, kind=it.kind, boxed=boxed, item=it)
+
+
+def paired_view(spec, notation_factory) -> PairedView:
+    """The view of a :class:`~symseq.verify.derivation.PairedRowsSpec` with a notation for its ledger."""
+    n = notation_factory(spec.ledger)
+    pairs = []
+    for f, b in spec.pairs:
+        pairs.append((step(spec.ledger, f, n) if f is not None else None,
+                      step(spec.ledger, b, n) if b is not None else None))
+    return PairedView(spec.label, pairs)
+
+
+EXACT_SIZE_LIMIT = 400  # nodes of a row's exact value beyond which it (and what depends on it) shows decimals only
+
+
+def ledger_values(ledger, *, exact: bool = True, dps: int = DPS) -> tuple[dict, dict]:
+    """Numeric (mpf or object arrays of mpf) and exact values of every row that can be evaluated.
+
+    Returns two dicts from name to value; both are empty when a needed leaf has
+    no value (a symbolic ledger). Numeric values are shared with the claim
+    checker's cache. Exact values are computed only when the ledger keeps
+    exact forms, row by row, and a row whose exact value grows beyond
+    :data:`EXACT_SIZE_LIMIT` expression nodes is left out together with every
+    row that uses it, so the cost stays bounded on deep ledgers.
+    """
+    from ..verify.claims import CACHE
+
+    names = list(ledger.order)
+    try:
+        _, env = CACHE.values(ledger, _refs_node(ledger, names), "mpmath", dps)
+    except (LedgerError, EvaluationError):
+        return {}, {}
+    num = {n: env[n] for n in names if n in env}
+    ex = _bounded_exact(ledger) if exact and getattr(ledger, "exact_forms", True) else {}
+    return num, ex
+
+
+def _bounded_exact(ledger) -> dict:
+    from ..arrays import EXACT
+    from ..ledger import _eval_node, to_sympy
+
+    env, out, dropped = {}, {}, set()
+    for n in ledger.order:
+        it = ledger[n]
+        if it.is_leaf:
+            if it.value is None:
+                return {}
+            env[n] = EXACT.const(it.value)
+            out[n] = it.value
+            continue
+        if ops.refs(it.node) & dropped:
+            dropped.add(n)
+            continue
+        try:
+            v = to_sympy(_eval_node(it.node, EXACT, env))
+        except SymseqError:
+            dropped.add(n)
+            continue
+        if _size(v) > EXACT_SIZE_LIMIT:
+            dropped.add(n)
+            continue
+        env[n] = EXACT.const(v) if isinstance(v, sp.MatrixBase) else v
+        out[n] = v
+    return out
+
+
+def _size(v) -> int:
+    """Expression nodes of an exact value, counted up to just past the limit."""
+    count = 0
+    for e in (list(v) if isinstance(v, sp.MatrixBase) else [v]):
+        for _ in sp.preorder_traversal(e):
+            count += 1
+            if count > EXACT_SIZE_LIMIT:
+                return count
+    return count
+
+
+class _Refs(ops.Node):
+    """A bundle of references, only for asking the cache to evaluate several names at once."""
+
+    def __init__(self, refs):
+        self.children = tuple(refs)
+
+
+def _refs_node(ledger, names):
+    return _Refs([ops.Ref(n, ledger[n].shape, ledger) for n in names])

@@ -1,0 +1,38 @@
+"""Shared helpers of the presentation tests: the demo derivation and a real pdflatex run."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from symseq.verify.derivation import from_path
+
+DEMO_PATH = Path(__file__).parent / "data" / "present_demo.py"
+
+
+def demo():
+    """The demo derivation (tests/data/present_demo.py), built once per process."""
+    (d,) = from_path(DEMO_PATH)
+    return d
+
+
+def pdflatex(tex: str, folder: Path, name: str = "doc") -> str:
+    """Compile ``tex`` once with pdflatex in ``folder``; return the log. Fails on any LaTeX error.
+
+    Without pdflatex the test is skipped locally; on CI (CI set) it fails, since .ci/run installs it.
+    """
+    exe = shutil.which("pdflatex")
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("pdflatex is missing; .ci/run installs texlive-latex-base and texlive-latex-recommended")
+        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+    (folder / f"{name}.tex").write_text(tex, encoding="ascii")
+    r = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", f"{name}.tex"],
+                       cwd=folder, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
+    log = (folder / f"{name}.log").read_text(errors="replace") if (folder / f"{name}.log").exists() else r.stdout
+    assert r.returncode == 0, log[-3000:]
+    assert (folder / f"{name}.pdf").stat().st_size > 1000
+    assert "Missing character" not in log, [ln for ln in log.splitlines() if "Missing character" in ln][:5]
+    return log
