@@ -520,6 +520,16 @@ class Map(Node):
         return (self.fn,)
 
     @property
+    def prec(self):
+        """A body printed as a sum or product (1 − tanh², σ(1 − σ)) binds like one, so g ⊙ (1 − tanh²(z)) keeps its parentheses."""
+        b = self.fn.expr
+        if b.is_Add:
+            return ADD
+        if b.is_Mul or b.is_Pow and not isinstance(b.base, sp.Function):
+            return MUL
+        return ATOM
+
+    @property
     def body(self):
         return self.fn.expr
 
