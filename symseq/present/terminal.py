@@ -130,7 +130,8 @@ def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
                 exact = "…"
             claim = c.printed if c.kind == "property" else c.what
             printed = "" if c.kind == "property" else c.printed
-            t.add_row(where, claim, printed, exact, _value_text(c, r, digits), Text(r.status, style=STYLE[r.status]))
+            cells = (where, claim, printed, exact, _value_text(c, r, digits))  # plain text: "[t]" is not markup
+            t.add_row(*(Text(x) for x in cells), Text(r.status, style=STYLE[r.status]))
     return t
 
 
@@ -182,5 +183,5 @@ def ledger_table(ledger, *, values: dict | None = None, digits: int = 6) -> Tabl
             v = values[it.name]
             flat = list(v.flat) if hasattr(v, "flat") else [v]
             val = short_value([mpmath.nstr(x, 20) for x in flat], it.shape, digits)
-        t.add_row(n.name(it.name), defn, shape, val)
+        t.add_row(Text(n.name(it.name)), Text(defn), shape, Text(val))
     return t
