@@ -18,19 +18,19 @@ TOL = 1e-10
 
 
 def build(kind, *, positions="all", loss_positions="mean", batch="mean", suffix="_l0", variant="torch",
-          nonlinearity="tanh"):
+          nonlinearity="tanh", bias=True):
     L = Ledger(kind)
     xs = cells.sequence_inputs(L, T, width=D, batch=B)
     h0 = L.input("h_{-1}", shape=(B, H))
     c0 = L.input("c_{-1}", shape=(B, H)) if kind == "lstm" else None
     if kind == "rnn":
-        p = cells.rnn_parameters(L, D, H, suffix=suffix)
+        p = cells.rnn_parameters(L, D, H, suffix=suffix, bias=bias)
         run = cells.rnn(L, xs, p.W_x, p.W_h, p.b, phi=nonlinearity, h_init=h0)
     elif kind == "gru":
-        p = cells.gru_parameters(L, D, H, suffix=suffix)
+        p = cells.gru_parameters(L, D, H, suffix=suffix, bias=bias)
         run = cells.gru(L, xs, p, h_init=h0, variant=variant)
     else:
-        p = cells.lstm_parameters(L, D, H, suffix=suffix)
+        p = cells.lstm_parameters(L, D, H, suffix=suffix, bias=bias)
         run = cells.lstm(L, xs, p, h_init=h0, c_init=c0)
     W_o, b_o = L.parameter("W_o", shape=(C, H)), L.parameter("b_o", shape=(1, C))
     head = heads_rnn.regression_head(L, run, W_o, b_o, positions=positions)
@@ -38,12 +38,12 @@ def build(kind, *, positions="all", loss_positions="mean", batch="mean", suffix=
     return L, run, head, loss, L.backward(loss.name)
 
 
-def point(L, module, rng, names=("h_{-1}", "c_{-1}")):
-    """Random inputs and head; the recurrent parameters are the module's own (random) initialisation."""
-    vals = cells.module_values(module)
-    for it in L.leaves:
-        if it.name not in vals:
-            vals[it.name] = rng.normal(size=it.shape) * 0.8
+def point(L, module, rng):
+    """Random values for every leaf of the ledger, with its recurrent parameters loaded into ``module``."""
+    vals = {it.name: rng.normal(size=it.shape) * 0.8 for it in L.leaves}
+    own = dict(module.named_parameters())
+    assert set(own) <= set(vals), sorted(set(own) - set(vals))
+    module.load_state_dict({n: torch.tensor(vals[n]).reshape(p.shape) for n, p in own.items()})
     return vals
 
 
@@ -74,16 +74,14 @@ def compare(L, g, vals, module_params, ts, loss_t, out_t=None, out_rows=None):
         np.testing.assert_allclose(ours[g.name(n)], tensor.grad.numpy(), rtol=0, atol=TOL, err_msg=n)
 
 
-MODULES = {"rnn": lambda: torch.nn.RNN(D, H, batch_first=True), "gru": lambda: torch.nn.GRU(D, H, batch_first=True),
-           "lstm": lambda: torch.nn.LSTM(D, H, batch_first=True)}
+MODULES = {"rnn": torch.nn.RNN, "gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
 
 
 @pytest.mark.parametrize("kind", ["rnn", "gru", "lstm"])
-@pytest.mark.parametrize("seed", [0, 1])
-def test_every_gradient_matches_the_torch_module(kind, seed, rng):
-    torch.manual_seed(seed)
-    module = MODULES[kind]().double()
-    L, run, head, loss, g = build(kind)
+@pytest.mark.parametrize("seed,bias", [(0, True), (1, True), (2, False)])
+def test_every_gradient_matches_the_torch_module(kind, seed, bias):
+    module = MODULES[kind](D, H, bias=bias, batch_first=True).double()
+    L, run, head, loss, g = build(kind, bias=bias)
     vals = point(L, module, np.random.default_rng(seed))
     X = torch.tensor(np.stack([vals[f"x_{t}"] for t in range(T)], axis=1), requires_grad=True)
     ts = leaf_tensors(vals, ["h_{-1}"] + (["c_{-1}"] if kind == "lstm" else []))
@@ -97,7 +95,6 @@ def test_every_gradient_matches_the_torch_module(kind, seed, rng):
 
 
 def test_relu_elman_and_a_final_only_summed_loss(rng):
-    torch.manual_seed(3)
     module = torch.nn.RNN(D, H, nonlinearity="relu", batch_first=True).double()
     L, run, head, loss, g = build("rnn", positions="final", loss_positions="sum", batch="sum", nonlinearity="relu")
     vals = point(L, module, rng)
@@ -111,7 +108,6 @@ def test_relu_elman_and_a_final_only_summed_loss(rng):
 @pytest.mark.parametrize("kind", ["rnn", "gru", "lstm"])
 def test_cell_modules_stepped_by_hand(kind, rng):
     """nn.RNNCell / GRUCell / LSTMCell (parameters without the _l0 suffix), called once per position."""
-    torch.manual_seed(11)
     module = {"rnn": torch.nn.RNNCell, "gru": torch.nn.GRUCell, "lstm": torch.nn.LSTMCell}[kind](D, H).double()
     L, run, head, loss, g = build(kind, suffix="")
     vals = point(L, module, rng)
@@ -147,7 +143,6 @@ def cho_gru_by_hand(X, h, w_ih, w_hh, b_ih, b_hh):
 
 
 def test_cho_variant_matches_its_equations_and_differs_from_torch(rng):
-    torch.manual_seed(5)
     module = torch.nn.GRU(D, H, batch_first=True).double()
     L, run, head, loss, g = build("gru", variant="cho2014")
     vals = point(L, module, rng)

@@ -15,12 +15,12 @@ __all__ = [
 ]
 
 # Recurrent cells, regression heads and squared-error losses (Week 06 handout, 004, first half).
-from .cells import (GRU_GATES, GRU_VARIANTS, LSTM_GATES, GatedParams, Recurrence, RNNParams, gru, gru_parameters,
+from .cells import (GRU_GATES, GRU_VARIANTS, LSTM_GATES, GatedParams, Recurrence, RNNParams, gru, gru_mix, gru_parameters,
                     lstm, lstm_parameters, module_values, rnn, rnn_parameters, sequence_inputs)
 from .heads_rnn import HalfSquaredNorm, Readout, SquaredError, regression_head, squared_error
 
 __all__ += [
-    "GRU_GATES", "GRU_VARIANTS", "LSTM_GATES", "GatedParams", "Recurrence", "RNNParams", "gru", "gru_parameters",
+    "GRU_GATES", "GRU_VARIANTS", "LSTM_GATES", "GatedParams", "Recurrence", "RNNParams", "gru", "gru_mix", "gru_parameters",
     "lstm", "lstm_parameters", "module_values", "rnn", "rnn_parameters", "sequence_inputs", "HalfSquaredNorm",
     "Readout", "SquaredError", "regression_head", "squared_error",
 ]

@@ -454,6 +454,15 @@ def check_gru_variant(variant: str) -> str:
     return variant
 
 
+def gru_mix(u, h_prev, candidate):
+    """The GRU state update u ⊙ h_{t−1} + (1 − u) ⊙ h̃ (h_{t−1} = None: (1 − u) ⊙ h̃), as a node or SymPy scalar.
+
+    A coordinate of u near one retains the old state; near zero it takes the
+    candidate (torch's convention and Cho et al. 2014, eq. 7).
+    """
+    return (1 - u) * candidate if h_prev is None else u * h_prev + (1 - u) * candidate
+
+
 def gru(L, xs, p: GatedParams, *, variant: str = "torch", h_init=None, tag: str | None = None) -> Recurrence:
     """Append the rows r_t, u_t, h̃_t, h_t of a GRU for t = 0, …, T−1 (equations in the module docstring).
 
@@ -496,8 +505,7 @@ def gru(L, xs, p: GatedParams, *, variant: str = "torch", h_init=None, tag: str 
                 inner.append((r * h) @ p.W_h["n"].T)
             inner.extend(b_hn)
         n = L.define(tagged(f"h̃_{t}", tag), ops.Map(sp.tanh, ops.add(*inner)), note="candidate state; torch's n_t")
-        new = (1 - u) * n if h is None else u * h + (1 - u) * n
-        h = L.define(tagged(f"h_{t}", tag), new, note="hidden state: retained old state plus written candidate")
+        h = L.define(tagged(f"h_{t}", tag), gru_mix(u, h, n), note="hidden state: retained old state plus written candidate")
         for key, v in (("r", r), ("u", u), ("h̃", n)):
             run.gates[key].append(v)
         run.h.append(h)

@@ -66,6 +66,8 @@ class Readout:
     yhat: list
     states: list
     final_only: bool = False
+    W_o: Any = None
+    b_o: Any = None
 
 
 @dataclass
@@ -114,7 +116,7 @@ def regression_head(L, states, W_o, b_o=None, *, positions="final", name: str | 
         raise ShapeError("a head needs at least one hidden state: T must be at least 1")
     pos = _positions(positions, T)
     base = name or "ŷ"
-    out = Readout(pos, [], [hs[t] for t in pos], final_only=positions == "final")
+    out = Readout(pos, [], [hs[t] for t in pos], final_only=positions == "final", W_o=W_o, b_o=b_o)
     for t in pos:
         h = hs[t]
         row = base if positions == "final" else f"{base}_{t}"
