@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from symseq import Derivation, Ledger, evaluate, exact, ops
+from symseq import Derivation, Ledger, evaluate, exact
 from symseq.blocks import cells, heads_rnn
 from symseq.derive import bptt as bptt_
 from symseq.derive import clipping, jacobians

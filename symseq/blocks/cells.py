@@ -122,10 +122,6 @@ class Recurrence:
     def width(self) -> int:
         return 1 if self.scalar else self.h[0].shape[1]
 
-    def name(self, handle) -> str:
-        """The ledger name of a handle of this recurrence (a symbol's name, or a Ref's)."""
-        return handle.name
-
 
 @dataclass
 class RNNParams:
@@ -192,7 +188,7 @@ def apply(phi, z):
 
 
 def derivative(phi) -> sp.Lambda:
-    """φ′ as a one-variable Lambda (tanh′ = 1 − tanh², σ′ = σ(1 − σ), ReLU′ = H(x) with H(0) = 0, φ′ for general φ)."""
+    """φ′ as a one-variable Lambda: tanh′ = 1 − tanh², σ′ = σ(1 − σ), ReLU′ = H(x) with H(0) = 0, or φ′."""
     phi = activation(phi)
     body = phi.expr if isinstance(phi, sp.Lambda) else phi(_X)
     var = phi.variables[0] if isinstance(phi, sp.Lambda) else _X
@@ -211,19 +207,18 @@ def _positions(xs) -> list:
     """The inputs x_t as a list: a list of handles, or the rows of one T×D node (B = 1)."""
     if isinstance(xs, ops.Node):
         if xs.shape == ():
-            raise ShapeError("a sequence is a list of inputs x_t or a T×D matrix whose rows are positions; got a scalar")
+            raise ShapeError("a sequence is a list of inputs x_t or a T×D matrix whose rows are positions; "
+                             "got a scalar")
         xs = [xs[t, :] for t in range(xs.shape[0])]
     xs = list(xs)
     if not xs:
-        raise ShapeError(
-            "an empty sequence has no positions: T must be at least 1 (give one input x_t per position t = 0, …, T−1)"
-        )
+        raise ShapeError("an empty sequence has no positions: T must be at least 1 "
+                         "(give one input x_t per position t = 0, …, T−1)")
     first = _shape(xs[0])
     for t, x in enumerate(xs):
         if _shape(x) != first:
-            raise ShapeError(
-                f"x_{t} is {_fmt(_shape(x))} but x_0 is {_fmt(first)}: every position needs the same batch size and width"
-            )
+            raise ShapeError(f"x_{t} is {_fmt(_shape(x))} but x_0 is {_fmt(first)}: every position needs the same "
+                             f"batch size and width")
     return xs
 
 
@@ -255,9 +250,11 @@ def _check_widths(cell: str, x_shape, W_x, W_h, biases=(), h_init=None, what="W_
         )
     for b in biases:
         if _shape(b) != (1, H):
-            raise ShapeError(f"{cell}: a bias is {_fmt(_shape(b))} but must be 1×{H} (one row, added for every example)")
+            raise ShapeError(f"{cell}: a bias is {_fmt(_shape(b))} but must be 1×{H} "
+                             f"(one row, added for every example)")
     if h_init is not None and _shape(h_init) != (B, H):
-        raise ShapeError(f"{cell}: the initial state is {_fmt(_shape(h_init))} but must be {B}×{H} (batch × hidden width)")
+        raise ShapeError(f"{cell}: the initial state is {_fmt(_shape(h_init))} but must be {B}×{H} "
+                         f"(batch × hidden width)")
 
 
 def _affine(x, W, h, U, biases):
@@ -335,7 +332,7 @@ def sequence_inputs(L, T: int, *, width: int | None = None, batch: int = 1, name
     return out
 
 
-def rnn_parameters(L, D: int, H: int, *, bias: bool | str = True, naming: str = "torch", suffix: str = "_l0",
+def rnn_parameters(L, D: int, H: int, *, bias: bool = True, naming: str = "torch", suffix: str = "_l0",
                    values: dict | None = None) -> RNNParams:
     """Leaves for an Elman cell: W_x (H×D), W_h (H×H) and biases, named as torch or as the handout.
 
@@ -348,22 +345,30 @@ def rnn_parameters(L, D: int, H: int, *, bias: bool | str = True, naming: str = 
     Raises:
         ConventionError: for an unknown naming.
     """
-    values = values or {}
+    leaf = _leaf_maker(L, values)
     if naming == "handout":
-        W_x = L.parameter("W_x", values.get("W_x"), shape=None if "W_x" in values else (H, D))
-        W_h = L.parameter("W_h", values.get("W_h"), shape=None if "W_h" in values else (H, H))
-        b = L.parameter("b_h", values.get("b_h"), shape=None if "b_h" in values else (1, H)) if bias else None
-        return RNNParams(W_x, W_h, b)
+        b = leaf("b_h", (1, H)) if bias else None
+        return RNNParams(leaf("W_x", (H, D)), leaf("W_h", (H, H)), b)
     if naming != "torch":
-        raise ConventionError(f"unknown naming {naming!r}; use 'torch' (weight_ih_l0, ...) or 'handout' (W_x, W_h, b_h)")
-
-    def leaf(n, shape, uni, tex):
-        return L.parameter(n, values.get(n), shape=None if n in values else shape, display=uni, latex=tex)
-
-    W_x = leaf(f"weight_ih{suffix}", (H, D), "Wₓ", "W_{x}")
-    W_h = leaf(f"weight_hh{suffix}", (H, H), "Wₕ", "W_{h}")
-    b = (leaf(f"bias_ih{suffix}", (1, H), "bᵢₕ", "b_{ih}"), leaf(f"bias_hh{suffix}", (1, H), "bₕₕ", "b_{hh}")) if bias else None
+        raise ConventionError(f"unknown naming {naming!r}; use 'torch' (weight_ih_l0, ...) or 'handout' "
+                              f"(W_x, W_h, b_h)")
+    W_x = leaf(f"weight_ih{suffix}", (H, D), display="Wₓ", latex="W_{x}")
+    W_h = leaf(f"weight_hh{suffix}", (H, H), display="Wₕ", latex="W_{h}")
+    b = None
+    if bias:
+        b = (leaf(f"bias_ih{suffix}", (1, H), display="bᵢₕ", latex="b_{ih}"),
+             leaf(f"bias_hh{suffix}", (1, H), display="bₕₕ", latex="b_{hh}"))
     return RNNParams(W_x, W_h, b)
+
+
+def _leaf_maker(L, values: dict | None):
+    """A function creating a parameter leaf with its exact value from ``values`` when given, else symbolic."""
+    values = values or {}
+
+    def leaf(name, shape, **kw):
+        return L.parameter(name, values.get(name), shape=None if name in values else shape, **kw)
+
+    return leaf
 
 
 # ---------------------------------------------------------------------------
@@ -373,21 +378,18 @@ def rnn_parameters(L, D: int, H: int, *, bias: bool | str = True, naming: str = 
 
 def _gated_parameters(L, kind: str, gates: tuple, D: int, H: int, bias: bool, packed: bool, suffix: str,
                       values: dict | None) -> GatedParams:
-    values = values or {}
     G = len(gates)
     p = GatedParams(kind, {}, {}, {} if bias else None, {} if bias else None)
+    make = _leaf_maker(L, values)
     if not packed:
         for a in gates:
-            p.W_x[a] = L.parameter(f"W_{{x{a}}}", values.get(f"W_{{x{a}}}"), shape=None if f"W_{{x{a}}}" in values else (H, D))
-            p.W_h[a] = L.parameter(f"W_{{h{a}}}", values.get(f"W_{{h{a}}}"), shape=None if f"W_{{h{a}}}" in values else (H, H))
+            p.W_x[a], p.W_h[a] = make(f"W_{{x{a}}}", (H, D)), make(f"W_{{h{a}}}", (H, H))
             if bias:
-                p.b_x[a] = L.parameter(f"b_{{x{a}}}", values.get(f"b_{{x{a}}}"), shape=None if f"b_{{x{a}}}" in values else (1, H))
-                p.b_h[a] = L.parameter(f"b_{{h{a}}}", values.get(f"b_{{h{a}}}"), shape=None if f"b_{{h{a}}}" in values else (1, H))
+                p.b_x[a], p.b_h[a] = make(f"b_{{x{a}}}", (1, H)), make(f"b_{{h{a}}}", (1, H))
         return p
 
     def leaf(n, shape):
-        return L.parameter(n, values.get(n), shape=None if n in values else shape,
-                           note=f"torch's packed {kind} parameter, gate blocks {', '.join(gates)}")
+        return make(n, shape, note=f"torch's packed {kind} parameter, gate blocks {', '.join(gates)}")
 
     w_ih, w_hh = leaf(f"weight_ih{suffix}", (G * H, D)), leaf(f"weight_hh{suffix}", (G * H, H))
     p.packed = {f"weight_ih{suffix}": w_ih, f"weight_hh{suffix}": w_hh}
@@ -429,7 +431,8 @@ def lstm_parameters(L, D: int, H: int, *, bias: bool = True, packed: bool = True
 def _check_gated(cell, p: GatedParams, gates, x_shape, h_init):
     for a in gates:
         if a not in p.W_x or a not in p.W_h:
-            raise ConventionError(f"{cell}: the parameters have no weights for gate {a!r}; the gates are {', '.join(gates)}")
+            raise ConventionError(f"{cell}: the parameters have no weights for gate {a!r}; "
+                                  f"the gates are {', '.join(gates)}")
         biases = [d[a] for d in (p.b_x, p.b_h) if d is not None and d.get(a) is not None]
         _check_widths(cell, x_shape, p.W_x[a], p.W_h[a], biases, h_init, what=f"W_{{x{a}}}, W_{{h{a}}}")
 
@@ -455,7 +458,7 @@ def check_gru_variant(variant: str) -> str:
 
 
 def gru_mix(u, h_prev, candidate):
-    """The GRU state update u ⊙ h_{t−1} + (1 − u) ⊙ h̃ (h_{t−1} = None: (1 − u) ⊙ h̃), as a node or SymPy scalar.
+    """The GRU state update u ⊙ h_{t−1} + (1 − u) ⊙ h̃ (for h_{t−1} = None: (1 − u) ⊙ h̃), a node or a scalar.
 
     A coordinate of u near one retains the old state; near zero it takes the
     candidate (torch's convention and Cho et al. 2014, eq. 7).
@@ -505,7 +508,8 @@ def gru(L, xs, p: GatedParams, *, variant: str = "torch", h_init=None, tag: str 
                 inner.append((r * h) @ p.W_h["n"].T)
             inner.extend(b_hn)
         n = L.define(tagged(f"h̃_{t}", tag), ops.Map(sp.tanh, ops.add(*inner)), note="candidate state; torch's n_t")
-        h = L.define(tagged(f"h_{t}", tag), gru_mix(u, h, n), note="hidden state: retained old state plus written candidate")
+        h = L.define(tagged(f"h_{t}", tag), gru_mix(u, h, n),
+                     note="hidden state: retained old state plus written candidate")
         for key, v in (("r", r), ("u", u), ("h̃", n)):
             run.gates[key].append(v)
         run.h.append(h)
@@ -601,5 +605,6 @@ def gate_blocks(packed: np.ndarray, gates: Sequence[str], H: int) -> dict:
     if arr.shape[0] == 1 and arr.shape[1] == len(gates) * H:
         return {a: arr[:, k * H:(k + 1) * H] for k, a in enumerate(gates)}
     if arr.shape[0] != len(gates) * H:
-        raise ShapeError(f"a packed array with {len(gates)} gates of width {H} needs {len(gates) * H} rows; got {arr.shape}")
+        raise ShapeError(f"a packed array with {len(gates)} gates of width {H} needs {len(gates) * H} rows; "
+                         f"got {arr.shape}")
     return {a: arr[k * H:(k + 1) * H] for k, a in enumerate(gates)}

@@ -122,7 +122,8 @@ def regression_head(L, states, W_o, b_o=None, *, positions="final", name: str | 
         row = base if positions == "final" else f"{base}_{t}"
         if isinstance(h, sp.Basic):
             if not isinstance(W_o, sp.Basic):
-                raise ShapeError(f"head: the state is a scalar but W_o is {W_o.shape[0]}×{W_o.shape[1]}; use a scalar w_o")
+                raise ShapeError(f"head: the state is a scalar but W_o is {W_o.shape[0]}×{W_o.shape[1]}; "
+                                 f"use a scalar w_o")
             expr = W_o * h + (b_o if b_o is not None else 0)
             out.yhat.append(L.define(row, expr, note="regression prediction"))
             continue

@@ -191,7 +191,7 @@ def paths_to_z(bp: BPTT, t: int, _factors: dict | None = None) -> list[list[sp.E
     One path per scored position q ≥ t: [s(ŷ_q − y_q), w_o, w_h φ′(z_q), …, w_h φ′(z_{t+1}), φ′(z_t)]:
     the error signal, the head, one factor per recurrent transition, the activation at t. Their sum is g_t^z.
     """
-    run = _scalar_elman(bp)
+    _scalar_elman(bp)
     ro = bp.loss.readout
     f = _factors if _factors is not None else _path_factors(bp)
     return [[f["e"][q], ro.W_o] + f["step"][q:t:-1] + [f["act"][t]] for q in ro.positions if q >= t]

@@ -128,5 +128,8 @@ def gradient_step(params: dict, grads: dict, eta) -> dict:
         shape_g = getattr(g, "shape", ())
         if tuple(shape_v) != tuple(shape_g):
             raise ShapeError(f"parameter {k!r} is {shape_v} but its gradient is {shape_g}")
-        out[k] = v - step * g if exact_mode else np.asarray(v, dtype=np.float64) - float(step) * np.asarray(g, dtype=np.float64)
+        if exact_mode:
+            out[k] = v - step * g
+        else:
+            out[k] = np.asarray(v, dtype=np.float64) - float(step) * np.asarray(g, dtype=np.float64)
     return out

@@ -73,7 +73,8 @@ def _one_example(run: Recurrence):
     if run.scalar:
         return
     if run.batch != 1:
-        raise ShapeError(f"a state Jacobian is per example; this recurrence has a batch of {run.batch} (build it with B = 1)")
+        raise ShapeError(f"a state Jacobian is per example; this recurrence has a batch of {run.batch} "
+                         f"(build it with B = 1)")
 
 
 def _previous(run: Recurrence, t: int, which: str = "h"):
@@ -98,7 +99,8 @@ def _previous(run: Recurrence, t: int, which: str = "h"):
 def elman_jacobian(L, run: Recurrence, t: int, *, name: str | None = None):
     """Append J_t := diag(φ′(z_t)) W_h (H×H; scalar: w_h φ′(z_t)) and return its handle."""
     if run.kind != "rnn":
-        raise ConventionError(f"elman_jacobian needs an Elman recurrence; this one is a {run.kind} (use gru_jacobian / lstm_jacobian)")
+        raise ConventionError(f"elman_jacobian needs an Elman recurrence; this one is a {run.kind} "
+                              f"(use gru_jacobian or lstm_jacobian)")
     _one_example(run)
     name = name or f"J_{t}"
     if name in L:
@@ -134,7 +136,8 @@ def spectral_norm(M, dps: int = 30):
     ctx = mpmath.MPContext()
     ctx.dps = dps
     if isinstance(M, sp.MatrixBase):
-        rows = [[ctx.mpf(sp.Float(sp.N(M[i, j], dps + 5), dps + 5)._mpf_) for j in range(M.cols)] for i in range(M.rows)]
+        rows = [[ctx.mpf(sp.Float(sp.N(M[i, j], dps + 5), dps + 5)._mpf_) for j in range(M.cols)]
+                for i in range(M.rows)]
     else:
         arr = np.asarray(M, dtype=object)
         if arr.ndim == 0:
@@ -188,10 +191,6 @@ def activation_table(z: sp.Symbol = _Z) -> list[ActivationSlope]:
 # ---------------------------------------------------------------------------
 
 
-def _ones_minus(v):
-    return 1 - v
-
-
 def gru_carry(L, run: Recurrence, t: int, *, name: str | None = None):
     """Append diag(u_t): ∂h_t/∂h_{t−1} with the gates and the candidate held fixed (the direct carry)."""
     if run.kind != "gru":
@@ -235,7 +234,7 @@ def lstm_jacobian(L, run: Recurrence, t: int, *, name: str | None = None):
         raise ConventionError(f"lstm_jacobian needs an LSTM recurrence; this one is a {run.kind}")
     _one_example(run)
     p = run.params
-    h_prev, c_prev = _previous(run, t, "h"), _previous(run, t, "c")
+    c_prev = _previous(run, t, "c")  # h_{t−1} enters only through the gates, whose values the rows already hold
     i, f, g, o = (run.gates[k][t] for k in ("i", "f", "c̃", "o"))
     c = run.c[t]
     tc = ops.Map(sp.tanh, c)
