@@ -97,6 +97,32 @@ def E(L: Ledger, name: str) -> sp.Matrix:
 # One scalar recurrent model
 # ---------------------------------------------------------------------------
 
+@derivation.section("Why order and available context matter")
+def available_context(s):
+    # Forecasting x_3 from the prefix x_0, x_1, x_2: the prediction reads the prefix only; x_3 is the target.
+    L = s.ledger("forecast x_3 from x_0, x_1, x_2 (scalar RNN, general φ)", exact_forms=False)
+    xs = [L.input(f"x_{t}") for t in range(4)]
+    run = cells.rnn(L, xs[:3], L.parameter("w_x"), L.parameter("w_h"), phi=phi)
+    head = heads_rnn.regression_head(L, run, L.parameter("w_o"))
+    heads_rnn.squared_error(L, head, [xs[3]])
+    used = {sym.name for sym in L.expand("ŷ").free_symbols}
+    s.prove("the forecast ŷ uses the observed prefix x_0, x_1, x_2 and not x_3",
+            lambda: ({"x_0", "x_1", "x_2"} <= used and "x_3" not in used, "ŷ depends on " + ", ".join(sorted(used))),
+            at="pause and predict: what may a forecast use?")
+    s.identity("the true x_3 supplies the target of the loss: ℒ = ½(ŷ − x_3)²",
+               L["ℒ"].node.expr - (L.symbol("ŷ") - L.symbol("x_3")) ** 2 / 2,
+               at="pause and predict: what may a forecast use?")
+    # Sharing across time: a longer sequence adds uses of the same weights, not new weights.
+    counts = {}
+    for T in (3, 10):
+        Lt, run_t, bp_t = scalar_model(f"{T}-step scalar RNN", T=T)
+        counts[T] = (len([it for it in Lt.leaves if it.kind == "parameter"]), Lt[bp_t.grads.name("w_h")].meta["uses"])
+    s.prove("T = 3 and T = 10 have the same three parameters; w_h is used T times",
+            lambda: (counts[3][0] == counts[10][0] == 3 and counts[3][1] == 3 and counts[10][1] == 10,
+                     f"parameters {counts[3][0]} and {counts[10][0]}; uses of w_h {counts[3][1]} and {counts[10][1]}"),
+            at="carry a representation through the sequence")
+
+
 SCALAR = "One scalar recurrent model: the three-step problem"
 
 
@@ -396,6 +422,9 @@ def shapes(s):
     s.claim_shape("1×H", (h0 @ W_h.T).shape, dims=DIMS, what="h_{t−1} W_hᵀ: (1×H)(H×H)", at="forward equation")
     s.claim_shape("1×C", (L.handle("h_2") @ L.handle("W_o").T).shape, dims=DIMS, what="h_{T−1} W_oᵀ: (1×H)(H×C)",
                   at="forward equation")
+    gz = L.handle(bp.g_z(1))
+    s.claim_shape("H×D", (gz.T @ x1).shape, dims=DIMS, what="outer product (g_t^z)ᵀ x_t: (H×1)(1×D)",
+                  at="outer product")
     for name, printed in (("W_x", "H×D"), ("W_h", "H×H"), ("W_o", "C×H"), ("b_h", "1×H"), ("b_o", "1×C")):
         s.claim_shape(printed, L.shape(g.name(name)), dims=DIMS, what=f"∇_{name} ℒ has its parameter's shape",
                       at="gradient shapes")
@@ -765,6 +794,11 @@ def pytorch_example(s):
     s.claim_shape("1×B×H", tuple(final.shape), dims={"B": B, "H": H}, what="final (layers × batch × hidden)",
                   at="shapes")
     s.claim_shape("B×C", tuple(prediction.shape), dims={"B": B, "C": C}, what="head(final[0])", at="shapes")
+    s.claim_shape("B×H", tuple(final[0].shape), dims={"B": B, "H": H}, what="final[0]", at="shapes")
+    s.claim_shape("B×T×C", tuple(head(output).shape), dims={"B": B, "T": T, "C": C},
+                  what="head(output): a prediction at every position", at="shapes")
+    s.prove("with one layer and one direction, final[0] is the last row of output (batch_first does not change it)",
+            lambda: (bool(torch.equal(final[0], output[:, -1, :])), "final[0] == output[:, -1, :]"), at="shapes")
     s.prove("nn.RNN uses tanh by default", lambda: (nn.RNN(D, H).nonlinearity == "tanh", "nonlinearity='tanh'"),
             at="activation")
     # The ledger: the same computation from the module's weights, read exactly, and the handout's decimals.

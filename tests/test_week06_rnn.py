@@ -20,7 +20,8 @@ def claims_where(text):
 
 def test_the_derivation_covers_the_first_half_and_every_section_builds():
     titles = [s.title for s in D.sections]
-    assert titles[0].startswith("One scalar recurrent model") and "Optional exercises" in titles[-1]
+    assert titles[0].startswith("Why order and available context") and "Optional exercises" in titles[-1]
+    assert any(t.startswith("One scalar recurrent model") for t in titles)
     assert not [s.title for s in D.sections if s.error]
     assert len(D.claims) >= 150
     assert D.source == "004_daeab95066cb0286.txt"
