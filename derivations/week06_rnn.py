@@ -1,17 +1,17 @@
 """Week 06 — Sequential Representation Learning, first half: recurrent memory and BPTT.
 
-Source: seed handout ``004_daeab95066cb0286.txt`` (Week 06 chapter), from
-"One scalar recurrent model: forward pass, prediction, loss, and learning" up
-to the heading "Words become positioned token representations", plus optional
+Source: seed handout ``004_daeab95066cb0286.txt`` (Week 06 chapter), its first
+half: from the opening "Why order and available context matter" up to the
+heading "Words become positioned token representations", plus optional
 exercises 1 and 2 at the end of the chapter, which ask about this half. The
 rest of the file (embeddings, attention, the encoder) is a separate derivation.
 
-Sections follow the handout: the three-step scalar model and its backward
-table (Table 3), sums over shared uses and their path products, activation
-slopes (Table 4), the update, vector states and shapes (Table 5), the vector
-backward pass, per-position targets, Jacobian products and their bound, the
-controlled experiments of Figure 3, clipping, the GRU and the LSTM, and the
-seeded ``nn.RNN`` example.
+Sections follow the handout: what a forecast may read, the three-step scalar
+model and its backward table (Table 3), sums over shared uses and their path
+products, activation slopes (Table 4), the update, vector states and shapes
+(Table 5), the vector backward pass, per-position targets, Jacobian products
+and their bound, the controlled experiments of Figure 3, clipping, the GRU and
+the LSTM, and the seeded ``nn.RNN`` example.
 
 Conventions read from the handout: rows are positions (one example: x_t is
 1×D, h_t is 1×H); weights are stored output×input and right-multiplied
