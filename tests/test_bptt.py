@@ -215,6 +215,7 @@ def test_spectral_norm_agrees_with_numpy(rng):
     assert jacobians.spectral_norm(sp.Matrix([[3, 0], [0, -5]])) == 5
 
 
+@needs_torch
 def test_diag_node_has_the_right_adjoint(rng):
     L = Ledger()
     v = L.parameter("v", shape=(1, 3))
