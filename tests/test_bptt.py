@@ -282,3 +282,17 @@ def test_gradient_step():
         clipping.gradient_step({"w": sp.Integer(1)}, {"w": sp.Integer(1)}, 0)
     with pytest.raises(ShapeError, match="no gradient"):
         clipping.gradient_step({"w": sp.Integer(1)}, {}, exact("0.1"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=7), st.floats(1e-3, 1e3))
+def test_clipping_never_exceeds_tau_and_keeps_the_direction(g, tau):
+    grads = {"g": np.array([g])}
+    r = clipping.clip_by_global_norm(grads, tau)
+    out = r.grads["g"]
+    assert clipping.global_norm(r.grads) <= tau * (1 + 1e-12)
+    assert r.clipped == (r.norm > tau)
+    if r.clipped:
+        np.testing.assert_allclose(out * r.norm / tau, grads["g"], rtol=1e-12, atol=1e-300)
+    else:
+        np.testing.assert_array_equal(out, grads["g"])
