@@ -268,6 +268,8 @@ def test_other_bad_inputs():
         cells.rnn(L, xs, W_x, W_h, L.parameter("b", shape=(1, 2)))
     with pytest.raises(ShapeError, match="initial state is 1×2 but must be 1×3"):
         cells.rnn(L, xs, W_x, W_h, h_init=L.input("h0", shape=(1, 2)))
+    with pytest.raises(ShapeError, match="scalar cell needs a scalar bias"):
+        cells.rnn(L, [L.input("s_0")], L.parameter("w_x"), L.parameter("w_h"), h_init=L.input("hm", shape=(1, 1)))
     with pytest.raises(ShapeError, match="x_1 is 2×2 but x_0 is 1×2"):
         cells.rnn(L, [xs[0], L.input("x_b", shape=(2, 2))], W_x, W_h)
     run = cells.rnn(L, xs, W_x, W_h)

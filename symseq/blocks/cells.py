@@ -238,6 +238,8 @@ def _check_widths(cell: str, x_shape, W_x, W_h, biases=(), h_init=None, what="W_
     if x_shape == ():
         if _shape(W_x) != () or _shape(W_h) != ():
             raise ShapeError(f"{head}; a scalar input needs scalar weights (or give x_t as a 1×1 matrix)")
+        if any(_shape(v) != () for v in list(biases) + ([h_init] if h_init is not None else [])):
+            raise ShapeError(f"{cell}: a scalar cell needs a scalar bias and a scalar initial state h_{{-1}}")
         return
     if _shape(W_x) == () or _shape(W_h) == ():
         raise ShapeError(f"{head}; a B×D input needs an H×D input weight and an H×H recurrent weight")

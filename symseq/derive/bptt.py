@@ -313,8 +313,10 @@ def state_sensitivity(bp: BPTT, s: int, q: int) -> sp.Expr:
 
 def expanded_equals_path_sum(bp: BPTT, wrt: str) -> sp.Expr:
     """The difference (recursion, expanded) − (path sum): zero exactly when the two forms agree."""
+    b = bp.run.params.b
+    b = b[0] if isinstance(b, (tuple, list)) else b  # torch's two biases receive the same gradient
     leaf = {"w_x": bp.run.params.W_x, "w_h": bp.run.params.W_h, "w_o": bp.loss.readout.W_o,
-            "b": bp.run.params.b, "h_init": bp.run.h_init}.get(wrt, wrt)
+            "b": b, "h_init": bp.run.h_init}.get(wrt, wrt)
     if leaf is None:
         raise LedgerError(f"this recurrence has no {wrt}")
     name = leaf if isinstance(leaf, str) else leaf.name
