@@ -490,6 +490,11 @@ def local_partials(expr: sp.Expr) -> list[tuple[sp.Symbol, sp.Expr]]:
             _PARTIALS.clear()
         _PARTIALS[key] = hit
     back = {c: s for s, c in canon.items()}
+    # Reuse the row's own function applications (tanh(z_t), φ(z_t)) instead of rebuilding them from the
+    # template: rebuilding calls their eval (tanh's costs ~0.25 ms), which SymPy's bounded cache only
+    # absorbs while the rows are few, so without this the backward pass grew faster than T.
+    for f in expr.atoms(sp.Function):
+        back[f.xreplace(canon)] = f
     return [(syms[i], d.xreplace(back)) for i, d in hit]
 
 

@@ -28,3 +28,14 @@ __all__ += [
     "encoder_block", "mlp", "greedy_generate", "masked_cross_entropy", "masked_mean_pool", "next_token_logits",
     "next_token_targets", "tied_logits", "token_classifier",
 ]
+
+# Recurrent cells, regression heads and squared-error losses (Week 06 handout, 004, first half).
+from .cells import (GRU_GATES, GRU_VARIANTS, LSTM_GATES, GatedParams, Recurrence, RNNParams, gru, gru_mix, gru_parameters,
+                    lstm, lstm_parameters, module_values, rnn, rnn_parameters, sequence_inputs)
+from .heads_rnn import HalfSquaredNorm, Readout, SquaredError, regression_head, squared_error
+
+__all__ += [
+    "GRU_GATES", "GRU_VARIANTS", "LSTM_GATES", "GatedParams", "Recurrence", "RNNParams", "gru", "gru_mix", "gru_parameters",
+    "lstm", "lstm_parameters", "module_values", "rnn", "rnn_parameters", "sequence_inputs", "HalfSquaredNorm",
+    "Readout", "SquaredError", "regression_head", "squared_error",
+]
