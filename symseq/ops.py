@@ -502,8 +502,6 @@ class Map(Node):
     1 − tanh², ReLU' as the Heaviside step with its convention at 0).
     """
 
-    prec = ATOM
-
     def __init__(self, fn, a):
         if isinstance(fn, sp.Lambda):
             if len(fn.variables) != 1:

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from ..errors import SymseqError
 from .notation import Notation
-from .terminal import STYLE, DelayedProgress, _value_text, exact_text
+from .terminal import STYLE, DelayedProgress, claim_cells, claims_columns
 
 
 def _plain(*cells):
@@ -271,24 +271,11 @@ def heatmap_display(view):
 
 
 def claims_table(title: str, claims, digits: int = 12, exact_width: int = 40):
-    """The claims of one section with their status (see :func:`verify_table`)."""
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    t.add_column("where", overflow="fold", ratio=2)
-    t.add_column("claim", overflow="fold", ratio=3)
-    t.add_column("printed", overflow="fold", ratio=2)
-    t.add_column("exact", overflow="fold", ratio=2)
-    t.add_column("value", overflow="fold", ratio=2)
-    t.add_column("status", no_wrap=True)
+    """The claims of one section with their status (the columns of :func:`verify_table`)."""
+    t = claims_columns(Table(box=box.SIMPLE_HEAD, pad_edge=False))
     for c in claims:
-        r = c.check()
         where = c.location.split(", ", 1)[1] if ", " in c.location else ""
-        exact = exact_text(r.exact) if c.kind == "value" else ""
-        if len(exact) > exact_width:
-            exact = "…"
-        claim = c.printed if c.kind == "property" else c.what
-        printed = "" if c.kind == "property" else c.printed
-        cells = (where, claim, printed, exact, _value_text(c, r, digits))
-        t.add_row(*_plain(*cells), Text(r.status, style=STYLE[r.status]))
+        t.add_row(*claim_cells(c, where, digits, exact_width))
     return _captioned(title, "", t)
 
 

@@ -6,7 +6,6 @@ output is not a terminal or ``--no-color`` is given.
 
 from __future__ import annotations
 
-from typing import Iterable
 
 import mpmath
 import sympy as sp
@@ -146,19 +145,36 @@ def _value_text(c, r, digits) -> str:
     return r.message
 
 
+CLAIM_COLUMNS = ("where", "claim", "printed", "exact", "value", "status")
+
+
+def claims_columns(t: Table) -> Table:
+    """Add the six columns of a claims table: where, claim, printed, exact closed form, value, status."""
+    for name, ratio in zip(CLAIM_COLUMNS[:-1], (2, 3, 2, 2, 2)):
+        t.add_column(name, overflow="fold", ratio=ratio)
+    t.add_column("status", no_wrap=True)
+    return t
+
+
+def claim_cells(c, where: str, digits: int = 12, exact_width: int = 40) -> list:
+    """The cells of one claim's row; plain text, so "[t]" in a statement is not read as markup."""
+    r = c.check()
+    exact = exact_text(r.exact) if c.kind == "value" else ""
+    if len(exact) > exact_width:
+        exact = "…"
+    claim = c.printed if c.kind == "property" else c.what
+    printed = "" if c.kind == "property" else c.printed
+    cells = (where, claim, printed, exact, _value_text(c, r, digits))
+    return [Text(x) for x in cells] + [Text(r.status, style=STYLE[r.status])]
+
+
 def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
     """One rich table for a derivation: where, claim, printed, exact closed form, value, status.
 
     Sections are table sections; mismatches and errors are detailed by :func:`problems`.
     """
-    t = Table(title=f"{d.title}  [dim]({d.name}, {d.source})[/dim]", box=box.SIMPLE_HEAVY,
-              title_justify="left", expand=False, pad_edge=False)
-    t.add_column("where", overflow="fold", ratio=2)
-    t.add_column("claim", overflow="fold", ratio=3)
-    t.add_column("printed", overflow="fold", ratio=2)
-    t.add_column("exact", overflow="fold", ratio=2)
-    t.add_column("value", overflow="fold", ratio=2)
-    t.add_column("status", no_wrap=True)
+    t = claims_columns(Table(title=f"{d.title}  [dim]({d.name}, {d.source})[/dim]", box=box.SIMPLE_HEAVY,
+                             title_justify="left", expand=False, pad_edge=False))
     for s in d.sections:
         t.add_row(Text(s.title, style="bold"), "", "", "", "", "")
         if s.error or s.skipped:
@@ -166,15 +182,8 @@ def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
             kind = "error" if s.error else "skipped"
             t.add_row("", Text(first), "", "", "", Text(kind, style=STYLE[kind]))
         for c in s.claims:
-            r = c.check()
             where = c.location[len(s.title) + 2:] if c.location.startswith(s.title + ", ") else ""
-            exact = exact_text(r.exact) if c.kind == "value" else ""
-            if len(exact) > exact_width:
-                exact = "…"
-            claim = c.printed if c.kind == "property" else c.what
-            printed = "" if c.kind == "property" else c.printed
-            cells = (where, claim, printed, exact, _value_text(c, r, digits))  # plain text: "[t]" is not markup
-            t.add_row(*(Text(x) for x in cells), Text(r.status, style=STYLE[r.status]))
+            t.add_row(*claim_cells(c, where, digits, exact_width))
     return t
 
 
@@ -211,26 +220,3 @@ def summary(claims, derivations) -> tuple[str, bool]:
     return ", ".join(parts), ok
 
 
-def ledger_table(ledger, *, values: dict | None = None, digits: int = 6) -> Table:
-    """Forward rows beside their values, then adjoint rows: name := formula."""
-    n = Notation("unicode", ledger)
-    t = Table(title=ledger.title, box=box.SIMPLE, title_justify="left")
-    t.add_column("name")
-    t.add_column("definition", overflow="fold")
-    t.add_column("shape")
-    t.add_column("value", overflow="fold")
-    for it in ledger.leaves + ledger.rows:
-        if it.is_leaf:
-            defn = "input" if it.kind == "input" else "parameter"
-            if it.value is not None:
-                defn += " = " + exact_text(it.value)
-        else:
-            defn = n.render(it.node)
-        shape = "scalar" if it.shape == () else f"{it.shape[0]}×{it.shape[1]}"
-        val = ""
-        if values is not None and it.name in values:
-            v = values[it.name]
-            flat = list(v.flat) if hasattr(v, "flat") else [v]
-            val = short_value([mpmath.nstr(x, 20) for x in flat], it.shape, digits)
-        t.add_row(Text(n.name(it.name)), Text(defn), shape, Text(val))
-    return t
