@@ -191,6 +191,11 @@ def batched_self_attention(L, Xs, W_QKV, W_O, *, masks=None, **kw) -> list:
                 f"(one T×T matrix of allowed sources per item)"
             )
         per_item = list(arr)
+    if any(X.shape[0] != T for X in Xs):
+        raise ShapeError("every item of a batch needs the same number of positions T; got "
+                         + ", ".join(str(X.shape[0]) for X in Xs))
+    for b, m in enumerate(per_item):  # every mask is checked before any row is appended
+        _mask_for(m, T, b, kw.get("empty_rows", "error"))
     return [fused_self_attention(L, X, W_QKV, W_O, mask=m, tag=f"[{b}]", batch=b, **kw)
             for b, (X, m) in enumerate(zip(Xs, per_item))]
 

@@ -50,8 +50,9 @@ class Proof:
 def vanishes(expr) -> bool:
     """True when the exact SymPy expression (or every entry of a matrix) is identically zero.
 
-    Tries, in order of cost: structural zero, ``expand``, ``cancel`` of the
-    expansion, then ``simplify``.
+    Tries, in order of cost: structural zero and ``expand``; then a value at an
+    exact rational point (a nonzero value there proves the expression is not
+    zero); then ``cancel`` of the expansion and ``simplify``.
     """
     if isinstance(expr, sp.MatrixBase):
         return all(vanishes(e) for e in expr)
@@ -60,6 +61,11 @@ def vanishes(expr) -> bool:
     e = sp.expand(expr)
     if e == 0:
         return True
+    syms = e.free_symbols
+    if syms:  # a nonzero value at an exact point proves that it is not identically zero
+        v = numeric(e, rational_point(syms, seed=7))
+        if v.is_number and v.is_finite and not v.has(sp.nan) and abs(v) > sp.Float("1e-20"):
+            return False
     try:
         if sp.cancel(sp.together(e)) == 0:
             return True
