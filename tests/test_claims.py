@@ -99,3 +99,13 @@ def test_claims_on_a_ledger_value():
                                  orientation="in_out", mask="causal")
     assert Claim("0.330238", "value", head.A[1, 0]).check().ok
     assert Claim("(0.330238, 0.669762)", "value", head.A[1, :]).check().ok
+
+
+def test_declared_multi_letter_names_are_one_symbol():
+    """Shapes such as T×Vocab, T_max×D and B×n_head×T^2 read declared names whole (Handout #11, Week 7)."""
+    from symseq.verify.printed import read_printed
+
+    assert read_printed("T×Vocab", {"T": 3, "Vocab": 5}, shape=True).entries == [3, 5]
+    assert read_printed("B×n_head×T^2", {"B": 2, "n_head": 3, "T": 2}, shape=True).entries == [2, 3, 4]
+    with pytest.raises(ClaimError, match="uses the name 'V'"):
+        read_printed("T×Vocab", {"T": 3}, shape=True)
