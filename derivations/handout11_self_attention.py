@@ -563,7 +563,7 @@ def trace(s):
                Lh.expand(zrow.name, values=True) - sp.Matrix([[h0, h1, -h0 - h1]]), at="5 · logits and loss")
     s.show_table("Z", r["Z"], rows=["A@0", "B@1", "C@2"], cols=VOCAB, digits=4)
     ce, P = r["ce"], r["P"]
-    ell, Pv = L.value(ce.per_position.name), L.value(P.name)
+    Pv = L.value(P.name)
     for i, c in enumerate([1, 2, 0]):  # the ledger computes ℓ_i as logsumexp(z_i) − z_{i,target}
         s.claim(r"-\log p", ce.per_position[i, 0], names={"p": Pv[i, c]},
                 what=f"ℓ_{i} = logsumexp(z_{i}) − z_{{{i},target}} = −log p_{i}({VOCAB[c]})", at="5 · logits and loss")

@@ -29,7 +29,6 @@ from symseq import Derivation, Ledger, blocks, exact, ops
 from symseq.derive import attention_grads as grads_cf
 from symseq.derive import properties
 from symseq.derive.moments import dot_product_variance
-from symseq.derive.symbolic import vanishes
 
 derivation = Derivation(
     "week07-attention",
@@ -65,6 +64,8 @@ def prompts(s):
 
 @derivation.section("Queries, keys and values of 'like'")
 def like_rows(s):
+    s.note("Only the second rows of W_Q, W_K, W_V are printed (through q_like, k_like, v_like); the other rows and "
+           "the rows of X for 'you' and 'we' are not. The selection is proved for arbitrary weights.")
     L = Ledger("x_like times arbitrary 4×2 projections")
     s.ledgers.append(L)
     x = L.input("x_like", [[0, 1, 0, 0]])

@@ -122,7 +122,6 @@ def test_unrestricted_attention_is_permutation_equivariant_and_positions_break_i
 
 def test_a_whole_encoder_block_with_layer_norm_and_ffn_is_equivariant():
     def block(L, X):
-        d = X.shape[1]
         p = blocks.BlockParams([(L.parameter("W_Q", [[1], [-2]]), L.parameter("W_K", [["1/2"], [1]]),
                                  L.parameter("W_V", [[1, 2], [0, -1]]))], L.parameter("W_O", [[1, "1/3"], [2, 1]]),
                                (L.parameter("W_1", [[1, -1, 2], ["1/2", 1, -1]]), None,
@@ -204,8 +203,8 @@ def test_rows_sum_to_one_and_convexity_at_random_exact_points(case):
     V = L.input("V", values)
     c = L.input("c", [[s] for s in shift])
     A = L.define("A", ops.SoftmaxRows(Sc, allowed))
-    A2 = L.define("A_shift", ops.SoftmaxRows(Sc + c, allowed))
-    O = L.define("O", A @ V)
+    L.define("A_shift", ops.SoftmaxRows(Sc + c, allowed))
+    L.define("O", A @ V)
     assert pr.rows_sum_to_one(L, A)
     Av = L.value("A")
     assert all((Av[t, j] == 0) == (not allowed[t, j]) for t in range(T) for j in range(S))

@@ -77,7 +77,7 @@ def test_norms_match_torch(rng, kind):
         n = blocks.layer_norm(L, X, gamma, beta, eps="1e-5", name="LN")
     else:
         n = blocks.rms_norm(L, X, gamma, eps="1e-5", name="RMS")
-    G = L.input("G", shape=(T, D))
+    L.input("G", shape=(T, D))
     upstream_loss(L, [n.out.name], ["G"])
     grads = L.backward("ℓ")
     vals = {"X": rng.normal(size=(T, D)) * 2 + 0.5, "gamma": rng.normal(size=(1, D)), "G": rng.normal(size=(T, D))}
