@@ -437,7 +437,7 @@ def trace_ledger(tokens=("A", "B", "C"), *, p_extra=None, targets=("B", "C", "A"
     if T > 3:  # p_3 is not given: keep it symbolic
         P = L.define("p", ops.Concat([L.input("p_{0:3}", rows), L.input("p_3", shape=(1, 2))], axis=0))
     ids = [VOCAB.index(t) for t in tokens]
-    Erows = L.define("E[w]", ops.TakeRows(E, ids, label="w"))
+    Erows = L.define("E_w", ops.TakeRows(E, ids, label="w"), note="rows E[w_i]")
     X = L.define("X", Erows + P)
     W_Q = L.parameter("W_Q", [[1], [0]])
     W_K = L.parameter("W_K", [[LOG2], [0]])

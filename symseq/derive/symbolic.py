@@ -64,7 +64,7 @@ def vanishes(expr) -> bool:
     syms = e.free_symbols
     if syms:  # a nonzero value at an exact point proves that it is not identically zero
         v = numeric(e, rational_point(syms, seed=7))
-        if v.is_number and v.is_finite and not v.has(sp.nan) and abs(v) > sp.Float("1e-20"):
+        if v.is_number and v.is_real and v.is_finite and abs(v) > sp.Float("1e-20"):
             return False
     try:
         if sp.cancel(sp.together(e)) == 0:
