@@ -118,3 +118,13 @@ def test_integers_in_a_significant_digit_table_are_rounded():
     assert value_claim("2", sp.Rational(2001, 1000), digits=3).ok  # 2 stands for 2.00
     assert not value_claim("2", sp.Rational(2006, 1000), digits=3).ok
     assert not value_claim("2", sp.Rational(2001, 1000)).ok  # without digits an integer is exact
+
+
+def test_declared_multi_letter_names_are_one_symbol():
+    """Shapes such as T×Vocab, T_max×D and B×n_head×T^2 read declared names whole (Handout #11, Week 7)."""
+    from symseq.verify.printed import read_printed
+
+    assert read_printed("T×Vocab", {"T": 3, "Vocab": 5}, shape=True).entries == [3, 5]
+    assert read_printed("B×n_head×T^2", {"B": 2, "n_head": 3, "T": 2}, shape=True).entries == [2, 3, 4]
+    with pytest.raises(ClaimError, match="'V' is neither a number nor a name"):
+        read_printed("T×Vocab", {"T": 3}, shape=True)

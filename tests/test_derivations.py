@@ -26,3 +26,17 @@ def test_week8_has_at_least_thirty_numeric_claims():
     d = [d for d in DERIVATIONS if d.name == "week08-decoder"][0]
     numeric = [c for c in d.claims if c.kind == "value"]
     assert len(numeric) >= 30
+
+
+@pytest.mark.parametrize("name,minimum,numeric", [("handout11-self-attention", 110, 35), ("week07-attention", 60, 20)])
+def test_attention_handouts_are_covered(name, minimum, numeric):
+    d = [d for d in DERIVATIONS if d.name == name][0]
+    assert len(d.claims) >= minimum
+    assert len([c for c in d.claims if c.kind == "value"]) >= numeric
+    assert all(c.location for c in d.claims)
+
+
+def test_handout11_mean_loss_is_the_printed_one():
+    d = [d for d in DERIVATIONS if d.name == "handout11-self-attention"][0]
+    (claim,) = [c for c in d.claims if c.printed == "3.02041"]
+    assert claim.check().ok and claim.check().values[0].startswith("3.020410229")

@@ -39,3 +39,14 @@ __all__ += [
     "lstm", "lstm_parameters", "module_values", "rnn", "rnn_parameters", "sequence_inputs", "HalfSquaredNorm",
     "Readout", "SquaredError", "regression_head", "squared_error",
 ]
+
+# Fused W_QKV and its split, gated feed-forward maps, post-norm blocks (Handout #11, 001, §4.2, §5.1, §9.3).
+from .fused import (QKV, FusedAttention, batched_self_attention, fused_self_attention,  # noqa: E402
+                    head_widths, split_qkv)
+from .gated import GATES, SILU, GatedFeedForward, gated_feed_forward  # noqa: E402
+from .postnorm import post_norm_block  # noqa: E402
+
+__all__ += [
+    "QKV", "FusedAttention", "batched_self_attention", "fused_self_attention", "head_widths", "split_qkv",
+    "GATES", "SILU", "GatedFeedForward", "gated_feed_forward", "post_norm_block",
+]

@@ -116,9 +116,17 @@ _FUNCS = {"exp": sp.exp, "log": sp.log, "ln": sp.log, "tanh": sp.tanh, "sin": sp
           "sqrt": sp.sqrt}
 
 
-def _tokens(text: str):
+def _tokens(text: str, names=()):
+    long_names = sorted((n for n in names if len(n) > 1 and not _TOKEN.fullmatch(n)), key=len, reverse=True)
     pos, out = 0, []
     while pos < len(text):
+        hit = next((n for n in long_names if text.startswith(n, pos)
+                    and not (pos + len(n) < len(text) and (text[pos + len(n)].isalnum() or text[pos + len(n)] == "_"))),
+                   None)
+        if hit is not None:  # a declared multi-letter name (Vocab, n_head, T_max) is one symbol
+            out.append(("name", hit))
+            pos += len(hit)
+            continue
         m = _TOKEN.match(text, pos)
         if not m:
             raise ClaimError(f"cannot read {text!r}: unexpected {text[pos:pos + 12]!r} at position {pos}")
@@ -147,7 +155,7 @@ class _Parser:
     def __init__(self, text: str, names: dict):
         self.text = text
         self.names = names
-        self.toks = _tokens(text)
+        self.toks = _tokens(text, names)
         self.i = 0
 
     def peek(self):

@@ -1,0 +1,340 @@
+"""Week 7 — Attention: read the relevant preceding context.
+
+Source: seed handout ``003_b76f00753924d0c1.txt``. The handout has no
+numbered sections; the sections here follow its order: the two prompts
+A = [you, like] and B = [we, like], the uniform-average baseline, the
+projections of "like", the scores and their scaling, the gradient paths, the
+√d_k argument, softmax sensitivity and shifts, the axes of the T×T matrix, the
+causal mask, weight orientation and the mask buffer, batching, heads and W_O,
+the size of the score tensors, and the [B,T,C] interface.
+
+What the handout leaves out: the rows of X for "you" and "we" and every row of
+W_Q, W_K, W_V except the second (the one x_like selects) are not printed; the
+keys of "you" and "we" appear only through rounded dot products (1.131 and 0,
+0 and 0.141). The module takes those keys as printed, checks every claim that
+depends on them over the whole interval of keys that round to the printed
+digits, and leaves the values of "you" and "we" symbolic.
+
+Conventions read from the handout: rows are positions; Q = X W_Q with W of
+shape [C, d_head] (``orientation="in_out"``, as ``x @ w_q``); scores are
+divided by √d_k with d_k = 2; the causal mask excludes later positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from symseq import Derivation, Ledger, blocks, exact, ops
+from symseq.derive import attention_grads as grads_cf
+from symseq.derive import properties
+from symseq.derive.moments import dot_product_variance
+
+derivation = Derivation(
+    "week07-attention",
+    title="Week 7 — Attention: read the relevant preceding context",
+    source="003_b76f00753924d0c1.txt",
+    description="two prompts sharing a final token: projections, scores, scaling, masks, heads and sizes",
+)
+
+SQRT2 = sp.sqrt(2)
+K_LIKE = [exact("0.2") * SQRT2, exact("0.2") * SQRT2]
+K_YOU = [exact("1.131"), 0]  # printed to three decimals: 1×1.131 + 1×0
+K_WE = [0, exact("0.141")]  # printed to three decimals: 1×0 + 1×0.141
+
+
+@derivation.section("Two prompts with the same final token")
+def prompts(s):
+    A, B = ["you", "like"], ["we", "like"]
+    s.prove("the two prompts end in the same token", lambda: (A[-1] == B[-1] and A[0] != B[0], f"A = {A}, B = {B}"))
+    L = Ledger("uniform average of the visible prefix, T = 2")
+    s.ledgers.append(L)
+    X = L.input("X", shape=(2, 4))
+    zero = L.input("S_0", [[0, 0], [0, 0]], note="equal scores: no query involved")
+    Abar = L.define("A_avg", ops.SoftmaxRows(zero, blocks.causal_mask(2)))
+    Oavg = L.define("O_avg", Abar @ X)
+    s.claim("[0.5,0.5]", Abar[1, :], what="fixed weights at the final position t = 1", at="uniform baseline")
+    s.prove("the baseline's weights do not change with the current query", lambda: (
+        not L.expand(Abar.name, values=True).free_symbols,
+        "A_avg involves no input"), at="uniform baseline")
+    xs = L.entry_symbols("X")
+    s.identity("its output at t = 1 is the plain average of the two rows", L.expand(Oavg.name, values=True).row(1)
+               - (xs.row(0) + xs.row(1)) / 2, at="uniform baseline")
+
+
+@derivation.section("Queries, keys and values of 'like'")
+def like_rows(s):
+    s.note("Only the second rows of W_Q, W_K, W_V are printed (through q_like, k_like, v_like); the other rows and "
+           "the rows of X for 'you' and 'we' are not. The selection is proved for arbitrary weights.")
+    L = Ledger("x_like times arbitrary 4×2 projections")
+    s.ledgers.append(L)
+    x = L.input("x_like", [[0, 1, 0, 0]])
+    rows = {}
+    for n in ("Q", "K", "V"):
+        W = L.parameter(f"W_{n}", shape=(4, 2))
+        rows[n] = (L.define(f"{n.lower()}_like", x @ W), L.entry_symbols(f"W_{n}"))
+    s.identity("multiplying x_like = [0,1,0,0] by each W selects its second row",
+               *[L.expand(r.name, values=True) - W.row(1) for r, W in rows.values()])
+    Lk = Ledger("the printed key of 'like'")
+    s.ledgers.append(Lk)
+    k = Lk.input("k_like", [K_LIKE])
+    s.claim("[0.283,0.283]", k, what="k_like = [0.2√2, 0.2√2]")
+    s.claim("[0.2√2,0.2√2]", k, what="k_like, exactly")
+
+
+def prompt_ledger(first_key, name, *, values: bool = False):
+    """The final row of one prompt: q_like = [1,1] against the keys of its two positions, d_k = 2."""
+    L = Ledger(f"prompt {name}: the final query against both keys")
+    q = L.input("q_like", [[1, 1]])
+    K = L.input("K", [first_key, K_LIKE], note="rows: the first token's key (as printed), k_like")
+    V = L.input("V", shape=(2, 2)) if values else L.input("V", [[0, 0], [0, 1]])
+    raw = L.define("qKᵀ", q @ K.T, note="raw scores")
+    head = blocks.scaled_dot_product(L, q, K, V, names={"S": "s", "A": "a", "O": "o"})
+    return L, raw, head
+
+
+@derivation.section("Scores and scaling")
+def scores(s):
+    s.note("The keys of 'you' and 'we' are taken as printed, [1.131, 0] and [0, 0.141]; the handout computes the "
+           "scaled rows from unrounded scores, so the checks below hold for every key that rounds to the printed "
+           "digits (the end points of each interval are checked; the scores are monotone in the key).")
+    LA, rawA, hA = prompt_ledger(K_YOU, "A")
+    LB, rawB, hB = prompt_ledger(K_WE, "B")
+    s.ledgers.extend([LA, LB])
+    s.claim("1.131", rawA[0, 0], what="q_like · k_you", at="prompt A")
+    s.claim("0.566", rawA[0, 1], what="q_like · k_like = 0.283 + 0.283", at="prompt A")
+    s.claim("0.141", rawB[0, 0], what="q_like · k_we", at="prompt B")
+    s.claim("0.566", rawB[0, 1], what="q_like · k_like", at="prompt B")
+    s.claim("[1.131,0.566]", rawA, what="displayed raw scores, rounded", at="prompt A")
+    s.claim("[0.141,0.566]", rawB, what="displayed raw scores, rounded", at="prompt B")
+    s.claim("2", sp.Integer(LA.shape("q_like")[1]), what="d_k, the width of q and k", at="scaling")
+    s.claim("[0.8,0.4]", hA.S, what="final row divided by √d_k", at="prompt A")
+    s.claim("[0.1,0.4]", hB.S, what="final row divided by √d_k", at="prompt B")
+    ends = {"you": [exact("1.1305"), exact("1.1315")], "we": [exact("0.1405"), exact("0.1415")]}
+    ok = all(abs(k / SQRT2 - exact("0.8")) <= exact("0.05") for k in ends["you"]) and all(
+        abs(k / SQRT2 - exact("0.1")) <= exact("0.05") for k in ends["we"])
+    s.prove("the scaled rows [0.8, 0.4] and [0.1, 0.4] hold for every key that rounds to the printed digits",
+            lambda: (ok, f"k_you/√2 ∈ [{sp.N(ends['you'][0] / SQRT2, 6)}, {sp.N(ends['you'][1] / SQRT2, 6)}], "
+                         f"k_we/√2 ∈ [{sp.N(ends['we'][0] / SQRT2, 6)}, {sp.N(ends['we'][1] / SQRT2, 6)}]"),
+            at="scaling")
+    s.prove("the final position can read both columns: its row has nothing to mask", lambda: (
+        bool(blocks.causal_mask(2)[1].all()), "causal row t = 1 allows positions 0 and 1"), at="scaling")
+    aA, aB = LA.value(hA.A.name), LB.value(hB.A.name)
+    s.show_table("weights of the final row, prompt A", hA.A, cols=["you", "like"], digits=6)
+    s.show_table("weights of the final row, prompt B", hB.A, cols=["we", "like"], digits=6)
+    s.prove("the first-position keys produce different weights for A and B", lambda: (
+        sp.N(aA[0, 0] - aB[0, 0], 30) != 0, f"a_A = {[sp.N(e, 6) for e in aA]}, a_B = {[sp.N(e, 6) for e in aB]}"),
+        at="both prompts end in 'like'")
+    v, v_like = sp.Matrix([sp.symbols("v_0 v_1", real=True)]), sp.Matrix([[0, 1]])
+    oA = aA[0, 0] * v + aA[0, 1] * v_like
+    oB = aB[0, 0] * v + aB[0, 1] * v_like
+    s.identity("with the same first value v the outputs differ by (a_A,0 − a_B,0)(v − v_like)",
+               oA - oB - (aA[0, 0] - aB[0, 0]) * (v - v_like), at="both prompts end in 'like'")
+    LV, _, hV = prompt_ledger(K_YOU, "A, symbolic values", values=True)
+    dO = sp.Matrix(LV.expand(hV.O.name, values=True)).jacobian(list(LV.entry_symbols("V").row(0)))
+    s.prove("the first token's value also reaches the output (the 'you' and 'we' values matter)", lambda: (
+        all(dO[i, i] != 0 for i in range(2)), f"∂o/∂v_first = a_0 I = {sp.N(dO[0, 0], 6)} I"),
+        at="both prompts end in 'like'")
+
+
+@derivation.section("Gradient paths through P, S and V")
+def gradient_paths(s):
+    L = Ledger("one head with a vocabulary readout, symbolic X and weights")
+    s.ledgers.append(L)
+    X = L.input("X", shape=(2, 4))
+    W = {n: L.parameter(f"W_{n}", shape=(4, 2)) for n in ("Q", "K", "V")}
+    head = blocks.attention_head(L, X, W["Q"], W["K"], W["V"], orientation="in_out", mask="causal")
+    Z = L.define("Z", head.O @ L.parameter("W_out", shape=(2, 3)), note="logits")
+    ce = blocks.cross_entropy(L, Z, [1, 2])
+    g = L.backward(ce.loss.name)
+    s.prove("both paths contribute to the gradient of the shared input X", lambda: (
+        L[g.name("X")].meta["uses"] == 3, "∂ℓ/∂X is the sum of 3 contributions: through Q, K and V"))
+    S_syms = L.expand(head.S.name).free_symbols
+    s.prove("V does not participate in the QKᵀ score calculation", lambda: (
+        not (S_syms & set(L.entry_symbols("W_V"))), "S involves X, W_Q, W_K only"))
+    G = L.handle(g.name(head.O.name))
+    cf = grads_cf.attention_gradient_rows(L, head.Q, head.K, head.V, head.A, G, tag="cf")
+    keep = [head.Q.name, head.K.name, head.V.name, head.A.name, G.name]  # any upstream adjoint ∂ℓ/∂O, any weights
+
+    def form(name):
+        return L.expand(name, keep=keep)
+
+    s.identity("the value path: ∂ℓ/∂V = Aᵀ ∂ℓ/∂O, which does not pass through S",
+               form(g.name(head.V.name)) - form(cf["V"].name))
+    s.identity("the score path to W_Q: ∂ℓ/∂W_Q = Xᵀ ∇_S K/√d_k with ∇_S = A ⊙ (∇_A − ((∇_A ⊙ A)1)1ᵀ)",
+               form(g.name("W_Q")) - L.entry_symbols("X").T * form(cf["Q"].name))
+    s.identity("the score path to W_K: ∂ℓ/∂W_K = Xᵀ ∇_Sᵀ Q/√d_k",
+               form(g.name("W_K")) - L.entry_symbols("X").T * form(cf["K"].name))
+
+
+@derivation.section("Why divide by √d_k")
+def scaling_argument(s):
+    s.claim("1", dot_product_variance(1), what="variance of one product q_i k_i", at="unit-variance model")
+    for d_k in (2, 4, 8):
+        s.claim("d_k", dot_product_variance(d_k), names={"d_k": sp.Integer(d_k)}, what=f"Var(q·k), d_k = {d_k}",
+                at="unit-variance model")
+        s.claim("√d_k", sp.sqrt(dot_product_variance(d_k)), names={"d_k": sp.Integer(d_k)},
+                what=f"standard deviation, d_k = {d_k}", at="unit-variance model")
+        s.claim("1", dot_product_variance(d_k, scaled=True), what=f"Var(q·k/√d_k), d_k = {d_k}",
+                at="unit-variance model")
+
+
+@derivation.section("Softmax sensitivity, shifts and scaling")
+def sensitivity(s):
+    L = Ledger("a score row with a large difference")
+    s.ledgers.append(L)
+    a = L.define("a", ops.SoftmaxRows(L.input("s", [[0, 20]])))
+    J = grads_cf.softmax_jacobian(L.value(a.name))
+    s.prove("large differences within a row make softmax nearly one-hot and locally insensitive", lambda: (
+        max(abs(sp.N(e, 30)) for e in J) < sp.Float("1e-8"),
+        f"a = {[sp.N(e, 6) for e in L.value(a.name)]}, max |∂a/∂s| = {max(abs(sp.N(e, 6)) for e in J)}"))
+    s.prove("adding the same constant to every score of a row does not change softmax",
+            properties.shift_invariance(2, 2, blocks.causal_mask(2)).check)
+    Lc = Ledger("prompt A's row shifted by 1000")
+    s.ledgers.append(Lc)
+    row = Lc.input("s", [["0.8", "0.4"]])
+    same = Lc.define("a_shift", ops.SoftmaxRows(row + 1000))
+    base = Lc.define("a", ops.SoftmaxRows(row))
+    s.identity("[0.8, 0.4] and [1000.8, 1000.4] give the same weights", Lc.value(same.name) - Lc.value(base.name))
+    Lp = Ledger("positive scaling of prompt A's row")
+    c = Lp.input("c", note="a positive scale")
+    w = ops.SoftmaxRows(Lp.input("s", [["0.8", "0.4"]]) * c)
+    wv = Lp.define("a_c", w)
+    wc = Lp.expand(wv.name, values=True)
+    s.identity("positive scaling keeps the order: a_0/a_1 = e^{0.4c} > 1 for every c > 0",
+               sp.simplify(wc[0, 0] / wc[0, 1]) - sp.exp(sp.Rational(2, 5) * c))
+    spread = [sp.N((wc[0, 0] - wc[0, 1]).subs(c, cv), 12) for cv in (sp.Rational(1, 2), 1, 10)]
+    s.prove("but it changes the spread of the weights", lambda: (
+        spread[0] < spread[1] < spread[2], f"a_0 − a_1 at c = 1/2, 1, 10: {[sp.N(x, 6) for x in spread]}"))
+
+
+@derivation.section("The axes of the T×T matrix")
+def axes(s):
+    s.note("The separate axis-check example the handout mentions is not in the text; the axes are checked on the "
+           "two-token prompt.")
+    LA, rawA, hA = prompt_ledger(K_YOU, "A")
+    L = Ledger("prompt A with both rows, symbolic X, T = 2")
+    s.ledgers.append(L)
+    X = L.input("X", shape=(2, 4))
+    head = blocks.attention_head(L, X, L.parameter("W_Q", shape=(4, 2)), L.parameter("W_K", shape=(4, 2)),
+                                 L.parameter("W_V", shape=(4, 2)), orientation="in_out", mask="causal")
+    s.claim_shape("T×T", head.A, dims={"T": 2}, what="[T,T] = [2,2]")
+    s.claim("2", sp.Integer(head.A.shape[0]), what="T")
+    s.prove("row t is the query position: each row is a distribution over key positions",
+            properties.rows_sum_to_one(L, head.A).check)
+    s.prove("column j is the key position and the corresponding value position",
+            properties.convex_combination(L, head.O, head.V).check)
+
+
+def _layer(L, X, tag, masked):
+    D = X.shape[1]
+    h = blocks.attention_head(L, X, L.parameter(f"W_Q^{{{tag}}}", shape=(D, 1)),
+                              L.parameter(f"W_K^{{{tag}}}", shape=(D, 1)), L.parameter(f"W_V^{{{tag}}}", shape=(D, D)),
+                              orientation="in_out", mask="causal" if masked else None, tag=tag)
+    return blocks.residual(L, f"H^{{{tag}}}", X, h.O)
+
+
+@derivation.section("The causal mask")
+def causal(s):
+    open_dep = properties.dependence(lambda L, X: _layer(L, X, "(0)", False), 2, 2)
+    s.prove("without a mask position t = 0 reads 'like' at position 1, its own answer", lambda: (
+        not open_dep.zero[0][1], f"∂o_{{0,{open_dep.witness[(0, 1)][0]}}}/∂x_{{1,{open_dep.witness[(0, 1)][1]}}} = "
+                                 f"{open_dep.witness[(0, 1)][2]}"))
+    s.prove("with the causal mask t = 0 uses only 'you'",
+            properties.causal_independence(lambda L, X: _layer(L, X, "(0)", True), 2, 2).check)
+    allowed = blocks.causal_mask(4)
+    s.prove("position t = 3 can read positions 0, 1, 2, 3, not only its predecessor", lambda: (
+        [j for j in range(4) if allowed[3, j]] == [0, 1, 2, 3], "row 3 of the 4×4 causal mask"))
+    L = Ledger("causal weights over symbolic scores, T = 4")
+    s.ledgers.append(L)
+    A = L.define("A", ops.SoftmaxRows(L.input("S", shape=(4, 4)), allowed))
+    row3 = L.expand(A.name).row(3)
+    s.prove("the mask defines visibility, not the relative weights among visible positions", lambda: (
+        all(e.free_symbols for e in row3), "each weight of row 3 depends on the scores S_3j"))
+    Tmax, T = 8, 3
+    s.prove("[:T,:T] of the maximum-length mask is the mask of the current length", lambda: (
+        np.array_equal(blocks.causal_mask(Tmax)[:T, :T], blocks.causal_mask(T)), "T_max = 8, T = 3"),
+        at="register_buffer")
+    s.prove("'self' does not restrict a token to itself: the current and all earlier positions", lambda: (
+        all([j for j in range(4) if allowed[t, j]] == list(range(t + 1)) for t in range(4)), "rows of the mask"))
+
+
+@derivation.section("Weight orientation")
+def orientation(s):
+    L = Ledger("x @ w_q against nn.Linear's stored weight")
+    s.ledgers.append(L)
+    X = L.input("X", shape=(2, 4))
+    W = L.parameter("w_q", shape=(4, 2), note="[C, d_head], as x @ w_q")
+    Wt = L.parameter("weight", shape=(2, 4), note="[d_head, C], as nn.Linear(C, d_head).weight")
+    a = L.define("X_w_q", blocks.project(X, W, orientation="in_out"))
+    b = L.define("X_weightᵀ", blocks.project(X, Wt, orientation="out_in"))
+    s.claim_shape("C×d_head", W, dims={"C": 4, "d_head": 2}, what="w_q")
+    s.claim_shape("d_head×C", Wt, dims={"C": 4, "d_head": 2}, what="nn.Linear(C, d_head).weight")
+    s.identity("the two calculations are equivalent when weight = w_qᵀ",
+               L.expand(a.name) - L.expand(b.name).xreplace(dict(zip(L.entry_symbols("weight"),
+                                                                      L.entry_symbols("w_q").T))))
+
+
+@derivation.section("Batching and heads")
+def batching(s):
+    L = Ledger("prompts A and B in one batch, C = 4, two heads of width 2")
+    s.ledgers.append(L)
+    Xs = [L.input(f"X^{{[{b}]}}", shape=(2, 4)) for b in range(2)]
+    items = blocks.batched_self_attention(L, Xs, L.parameter("W_QKV", shape=(4, 12)), L.parameter("W_O", shape=(4, 4)),
+                                          n_heads=2, orientation="in_out", masks="causal")
+    A0 = L.expand(items[0].heads[0].A.name)
+    other = set(L.entry_symbols("X^{[1]}"))
+    s.prove("prompt A's score slice involves only its own tokens: batching does not join the prompts", lambda: (
+        not (set().union(*(e.free_symbols for e in A0)) & other), "A^{[0],1} has no symbol of X^{[1]}"))
+    Lh = Ledger("two heads with their own W_Q, W_K, W_V")
+    s.ledgers.append(Lh)
+    X = Lh.input("X", shape=(2, 4))
+    heads = [tuple(Lh.parameter(f"W_{n}^({i})", shape=(4, 2)) for n in "QKV") for i in (1, 2)]
+    mha = blocks.multi_head(Lh, X, heads, Lh.parameter("W_O", shape=(4, 4)), orientation="in_out", mask="causal")
+    q2 = Lh.expand(mha.heads[1].Q.name).free_symbols
+    s.prove("head 2 receives the same X, not head 1's output", lambda: (
+        not (q2 & set().union(*(Lh.entry_symbols(f"W_{n}^(1)") for n in "QKV"))) and q2 & set(Lh.entry_symbols("X")),
+        "Q^{(2)} involves X and W_Q^{(2)} only"))
+    s.claim_shape("T×C", mha.concat, dims={"T": 2, "C": 4}, what="two two-feature records side by side")
+    s.claim_shape("T×C", mha.out, dims={"T": 2, "C": 4}, what="W_O supplies the [B,T,C] interface")
+
+
+@derivation.section("Sizes of the score tensors")
+def sizes(s):
+    B, n_head, T = 2, 2, 2
+    L = Ledger("B = 2 prompts, two heads, T = 2")
+    s.ledgers.append(L)
+    Xs = [L.input(f"X^{{[{b}]}}", shape=(T, 4)) for b in range(B)]
+    items = blocks.batched_self_attention(L, Xs, L.parameter("W_QKV", shape=(4, 12)), L.parameter("W_O", shape=(4, 4)),
+                                          n_heads=n_head, orientation="in_out", masks="causal")
+    per_head = {h.S.shape[0] * h.S.shape[1] for it in items for h in it.heads}
+    s.claim("T^2", sp.Integer(per_head.pop()), names={"T": sp.Integer(T)}, what="entries of one head's score matrix")
+    total = sum(h.S.shape[0] * h.S.shape[1] for it in items for h in it.heads)
+    weights = sum(h.A.shape[0] * h.A.shape[1] for it in items for h in it.heads)
+    s.claim_shape("B×n_head×T^2", (len(items), len(items[0].heads), total // (len(items) * len(items[0].heads))),
+                  dims={"B": B, "n_head": n_head, "T": T}, what="score entries across the batch and all heads")
+    s.prove("across the batch and all heads there are B×n_head×T² score entries, and as many weights", lambda: (
+        total == weights == B * n_head * T**2, f"{total} scores, {weights} weights = 2·2·2²"))
+    masked = [h.S_masked for it in items for h in it.heads]
+    s.prove("the causal mask forbids future reads, but the dense matrix still holds every T×T entry", lambda: (
+        all(m.shape == (T, T) for m in masked) and items[0].heads[0].allowed.sum() == T * (T + 1) // 2,
+        "S_masked is T×T with −∞ above the diagonal"))
+
+
+@derivation.section("The [B,T,C] interface")
+def interface(s):
+    B, T, C = 2, 2, 4
+    L = Ledger("token and position embeddings, then multi-head attention, [B,T,C] = [2,2,4]")
+    s.ledgers.append(L)
+    E = L.parameter("E", shape=(3, C), note="embeddings of you, we, like")
+    P = L.parameter("P", shape=(T, C), note="position embeddings")
+    W_QKV, W_O = L.parameter("W_QKV", shape=(C, 3 * C)), L.parameter("W_O", shape=(C, C))
+    Xs = [L.define(f"X^{{[{b}]}}", ops.TakeRows(E, ids, label="w") + P) for b, ids in enumerate(([0, 2], [1, 2]))]
+    items = blocks.batched_self_attention(L, Xs, W_QKV, W_O, n_heads=2, orientation="in_out", masks="causal")
+    for b in range(B):
+        s.claim_shape("T×C", Xs[b], dims={"T": T, "C": C}, what=f"prompt {'AB'[b]}: token plus position embeddings")
+        s.claim_shape("T×C", items[b].out, dims={"T": T, "C": C}, what=f"prompt {'AB'[b]}: attention after W_O")
+    s.claim("2", sp.Integer(len(items)), what="B, the two prompts")
+    res = [blocks.residual(L, f"H^{{[{b}]}}", Xs[b], items[b].out) for b in range(B)]
+    s.prove("the attention output can be added to the residual stream: [B,T,C] is kept", lambda: (
+        all(r.shape == (T, C) for r in res), f"{B} items of {T}×{C}"))
