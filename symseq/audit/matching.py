@@ -221,19 +221,40 @@ class Auditor:
         groups: dict = {}
         for c in claims:
             groups.setdefault(c.group, []).append(c)
+        done: dict = {}
+        if claims and claims[0].weak:
+            # lone integers whose printed string is specific (1/\sqrt{d_k}) first, at an occurrence that reads so
+            for c in claims:
+                if c.rng is None or c.hits or len(c.raw) < 3 or re.fullmatch(r"-?[\d.]+", c.raw):
+                    continue
+                stream = self._stream(c.rng)
+                hits = [k for k in self._find(c.keys, stream) if self._raw_match(c, stream[k:k + len(c.keys)])]
+                key = (c.claim.location, c.claim.printed)
+                if key in done:
+                    self._take(c, done[key])
+                elif hits:
+                    self._take(c, stream[hits[0]:hits[0] + len(c.keys)])
+                    done[key] = c.hits
         for cs in groups.values():
             stream = self._stream(cs[0].rng)
             cursor = None
+            in_table = isinstance(cs[0].group[1], str)
             for c in cs:
                 if c.rng is None or c.hits:
                     continue
-                hits = self._find(c.keys, stream, start_at=cursor)
+                key = (c.claim.location, c.claim.printed)
+                if c.weak and key in done:  # the same printed value at the same place: one occurrence
+                    self._take(c, done[key])
+                    continue
+                # lone integers outside tables are searched from the start of the range, not after the cursor
+                hits = self._find(c.keys, stream, start_at=cursor if (in_table or not c.weak) else None)
                 if not hits:
                     continue
                 pick = next((k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])), hits[0]) \
                     if c.weak else hits[0]
                 idx = stream[pick:pick + len(c.keys)]
                 self._take(c, idx)
+                done[key] = c.hits
                 cursor = idx[-1] + 1
 
     def _share(self, claims: list[_Claim]):
@@ -349,11 +370,16 @@ class Auditor:
             return
         entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
         shape = value.shape if isinstance(value, sp.MatrixBase) else ()
-        for rng in ((sect, (1, self.doc.n)) if entries and len(entries) > 1 else (sect,)):
+        anchor = sect[0] if sect else 1
+        for rng in (sect, self.report.spans.get(d.name), (1, self.doc.n)) if len(entries) > 1 else (
+                sect, self.report.spans.get(d.name)):
             if rng is None:
                 continue
             for soft in (False, True):
-                for i in self._stream(rng, soft):
+                stream = self._stream(rng, soft)
+                if rng != sect:  # outside the section: the nearest occurrence to it
+                    stream = sorted(stream, key=lambda k: abs(self.toks[k].line - anchor))
+                for i in stream:
                     if self._free(i, soft) and self._same(self.toks[i], entries, shape):
                         self.owner.setdefault(i, []).append(g)
                         self.toks[i].cls, self.toks[i].reason = "covered", f"input {source}"

@@ -333,8 +333,12 @@ class _Scanner:
             m = re.match(r"\d+", s[j:])
             self.emit(j, j + m.end(), m.group(0), "number", [m.group(0)], script=kind)
             return j + m.end()
-        body, end = _group(s, j)
-        start = j + 1 if j < len(s) and s[j] == "{" else j
+        if j < len(s) and s[j] in "([" and _matching(s, j, s[j]) > 0:  # ^[2], ^(0) written without braces
+            end = _matching(s, j, s[j]) + 1
+            body, start = s[j:end], j
+        else:
+            body, end = _group(s, j)
+            start = j + 1 if j < len(s) and s[j] == "{" else j
         if kind == "sub":
             for m in re.finditer(r"\d+", body):
                 self.emit(start + m.start(), start + m.end(), m.group(0), "number", [m.group(0)], script="sub")
