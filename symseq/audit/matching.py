@@ -56,11 +56,13 @@ class _Claim:
     words: list = field(default_factory=list)
     trial: Claim | None = None  # the claim restated with an edited token's text
     prop: bool = False  # a property whose statement repeats the handout's formula
+    needs_raw: bool = False  # match only where the text reads as the printed string
 
 
 def _raw(text: str) -> str:
     t = text.replace(MINUS, "-")
     for a, b in (("\\times", "×"), ("\\sqrt", "√"), ("\\left", ""), ("\\right", ""), ("\\mathrm", ""),
+                 ("\\mathbf", ""), ("\\bigl", ""), ("\\bigr", ""), ("\\Bigl", ""), ("\\Bigr", ""), ("&", ""),
                  ("\\,", ""), ("\\;", ""), ("\\!", ""), ("\\ ", ""), ("\\cdot", "·")):
         t = t.replace(a, b)
     return re.sub(r"[\s${}]", "", t)
@@ -174,7 +176,7 @@ class Auditor:
                     except SymseqError:
                         keys = []
                     prop = c.kind == "property"
-                    if not keys or prop and len(keys) < 2 and all(re.fullmatch(r"-?\d+", k) for k in keys):
+                    if not keys:
                         continue
                     at = c.location[len(s.title) + 2:] if c.location.startswith(s.title + ", ") else ""
                     m = _LABEL.search(at)
@@ -183,7 +185,7 @@ class Auditor:
                     weak = len(keys) == 1 and bool(re.fullmatch(r"-?\d+", keys[0]))
                     group = (d.name, m.group(0)) if table else (d.name, id(s))
                     out.append(_Claim(c, keys, s, rng, sect, group, weak and not prop, _raw(c.printed), order,
-                                      dspan=sp_, prop=prop))
+                                      dspan=sp_, prop=prop, needs_raw=prop and weak))
                     order += 1
         return out
 
@@ -214,8 +216,7 @@ class Auditor:
         first, last = self.toks[idx[0]], self.toks[idx[-1]]
         if first.line != last.line:
             return False
-        text = _raw(self.doc.line(first.line)[max(0, first.start - 40):last.end + 40])
-        return c.raw in text
+        return c.raw in _raw(self.doc.line(first.line))
 
     def _in_order(self, claims: list[_Claim]):
         groups: dict = {}
@@ -248,6 +249,8 @@ class Auditor:
                     continue
                 # lone integers outside tables are searched from the start of the range, not after the cursor
                 hits = self._find(c.keys, stream, start_at=cursor if (in_table or not c.weak) else None)
+                if c.needs_raw:
+                    hits = [k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])]
                 if not hits:
                     continue
                 pick = next((k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])), hits[0]) \
@@ -277,9 +280,11 @@ class Auditor:
         of the text and the whole file (lone integers stay in their section, where they may be words)."""
         claims = sorted(claims, key=lambda c: (c.weak, c.order))
         for c in claims:
-            if c.hits or c.words or c.prop:
+            if c.hits or c.words or c.prop and wide:
                 continue
-            if wide and c.weak:
+            if c.prop:  # a statement of the handout's formula: only in its own section
+                ranges = [c.sect_rng]
+            elif wide and c.weak:
                 ranges = [c.dspan]
             elif wide:
                 ranges = [c.dspan, (1, self.doc.n)]
@@ -292,6 +297,8 @@ class Auditor:
                 for soft in (False, True):
                     stream = self._stream(rng, soft)
                     hits = self._find(c.keys, stream, soft=soft)
+                    if c.needs_raw:
+                        hits = [k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])]
                     if hits:
                         anchor = (c.sect_rng or c.rng or (1, 1))[0]
                         hits.sort(key=lambda k: (not self._raw_match(c, stream[k:k + len(c.keys)]),
@@ -303,7 +310,7 @@ class Auditor:
                 if done:
                     break
             words_in = c.dspan if wide else c.sect_rng
-            if not done and c.weak and words_in is not None and (wide or c.sect_rng):
+            if not done and c.weak and not c.prop and words_in is not None and (wide or c.sect_rng):
                 value = int(c.keys[0])
                 a, b = words_in
                 heading = {h.line for h in self.doc.headings}
@@ -362,7 +369,7 @@ class Auditor:
             self.report.missing.append(Missing(f"{d.name}::{g.location}", "", g.location, f"{g.what}: {exc}",
                                                kind="input"))
             return
-        m = _LABEL.search(g.at or "")
+        m = _LABEL.fullmatch((g.at or "").strip())
         table = self.doc.table(m.group(0)) if m else None
         source = f"{d.name}::{g.location}" + (f"::{g.what}" if g.what else "")
         if table is not None:
@@ -478,8 +485,10 @@ class Auditor:
 
     def _distance(self, c: _Claim, t: Token) -> int | None:
         ref = claim_tokens(c.claim.printed)[0]
-        if ref.kind != t.kind and not (ref.is_scalar and t.is_scalar):
+        if ref.kind != t.kind:
             return None
+        if ref.kind == "number" and len(re.sub(r"\D", "", ref.entries[0])) < 2:
+            return None  # a one-digit number: any other digit is as close, so no edit can be told apart
         if len(ref.entries) != len(t.entries) or ref.shape != t.shape and ref.kind == t.kind == "matrix":
             return None
         dist = sum(_levenshtein(a, b) for a, b in zip(ref.entries, t.entries))
@@ -567,8 +576,8 @@ def _same_form(a: str, b: str) -> bool:
     if da != db:
         return False
     x, y = number_value(a), number_value(b)
-    if x is None or y is None:
-        return a.replace("-", "") != b.replace("-", "") or True
+    if x is None or y is None or not (x.is_Rational and y.is_Rational):
+        return True  # a fraction or root: the edit distance alone decides
     if x == 0:
         return abs(y) <= sp.Integer(10) ** (-da) * 9
     from ..verify.printed import magnitude

@@ -477,6 +477,13 @@ class _Scanner:
             if after not in ("+", "=", "-", MINUS) or after == "=" and s[e:].lstrip()[:2] == "=\\":
                 self.emit(i, e, s[i:e], "shape", sizes, (len(sizes),))
                 return e
+        # a × D: a shape with a symbolic size (1\times D, 9 \times d_k)
+        sym = re.match(r"\s*(?:\\times|×)\s*([A-Za-z](?:_\{?[A-Za-z]+\}?)?)(?![A-Za-z(])", s[k:])
+        if sym and not sign and re.fullmatch(r"\d+", num):
+            e = k + sym.end()
+            size = re.sub(r"[{}]", "", sym.group(1))
+            self.emit(i, e, s[i:e], "shape", [num, size], (2,))
+            return e
         # a/b fractions, a/√b
         frac = re.match(r"/(\d+)(?![\d./,])", s[k:])
         if frac and re.fullmatch(r"\d+", num) and not (i > 0 and s[i - 1] == "/"):
