@@ -630,7 +630,7 @@ def _trial(claim: Claim, t: Token) -> Claim | None:
         return None
     return Claim(printed, claim.kind, claim.quantity, derivation=claim.derivation, source=claim.source,
                  location=claim.location, what=claim.what, digits=claim.digits, exact=claim.exact,
-                 names=dict(claim.names), ledger=claim.ledger, closed_form=False)
+                 names=dict(claim.names), ledger=claim.ledger, closed_form=claim.closed_form)
 
 
 def audit(doc: Document, derivations: list, *, dps: int = 50) -> AuditReport:

@@ -96,6 +96,9 @@ def _classify(doc, t: Token, i: int, text: str, spans, table, heading: bool, cit
         return HARD, why
     if t.line in doc.references:
         return HARD, "reference entry"
+    hit = _in(spans, t)
+    if hit and hit[0] == HARD:
+        return hit
     if heading:
         return HARD, "heading"
     if table is not None and t.line == table.header:
@@ -108,9 +111,6 @@ def _classify(doc, t: Token, i: int, text: str, spans, table, heading: bool, cit
     if citations and t.kind in ("number", "vector") and _in([(m.start(), m.end(), HARD, "citation")
                                                              for m in _CITATION.finditer(text)], t):
         return HARD, "citation"
-    hit = _in(spans, t)
-    if hit and hit[0] == HARD:
-        return hit
     if re.fullmatch(r"(19|20)\d\d", t.text) and table is None:
         return HARD, "year"
     if t.line in doc.code:

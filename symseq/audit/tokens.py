@@ -231,9 +231,9 @@ def _matching(s: str, i: int, open_ch: str) -> int:
 
 def _sign_allowed(s: str, i: int) -> bool:
     """Whether a '-' at ``s[i]`` is a sign (not a subtraction)."""
+    if i > 0 and s[i - 1].isspace():
+        return True  # "gives −0.99" (a subtraction is spaced on both sides or on neither: "x - 2", "T-1")
     j = i - 1
-    while j >= 0 and s[j] == " ":
-        j -= 1
     if j < 0:
         return True
     c = s[j]
