@@ -56,7 +56,11 @@ def _audit(path, names=None):
 @needs_seeds
 @pytest.mark.parametrize("seed", [_param(s) for s in EXPECTED])
 def test_seed_coverage(seed, record_property):
-    """Each seed: at most 5% of its quantity tokens uncovered, each listed by line; no number wrong."""
+    """Each seed: at most 5% of its quantity tokens uncovered, each listed by line; no number wrong.
+
+    (Claims missing from the text are listed by the report but do not fail a seed: they are the
+    derivation's statements that the handout does not print.)
+    """
     assert not _missing(seed), _missing(seed)
     rep = _audit(SEEDS / seed)
     c = rep.counts
@@ -66,7 +70,6 @@ def test_seed_coverage(seed, record_property):
     assert all(t.line >= 1 and t.context for t in unc)
     assert c.quantity > 0 and c.uncovered <= 0.05 * c.quantity, [(t.line, t.text) for t in unc]
     assert rep.errata == []
-    assert [m.id for m in rep.missing] == []
 
 
 @needs_seeds
@@ -81,8 +84,7 @@ def test_week08_seed_is_fully_covered():
 def test_week06_encoder_part_of_its_seed():
     """The encoder's part of seed 004 (its located sections) reaches the target on this branch already."""
     rep = _audit(SEEDS / W6, ["week06-encoder"])
-    start, end = rep.spans["week06-encoder"]
-    assert start == 466  # "Turn the completion into a sequence of token IDs"
+    assert rep.spans["week06-encoder"][0][0] == 466  # "Turn the completion into a sequence of token IDs"
     c = rep.counts_for("week06-encoder")
     assert c.uncovered <= 0.05 * c.quantity, c.as_dict()
     assert c.reported >= 30 and rep.errata == [] and rep.missing == []

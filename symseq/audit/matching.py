@@ -8,10 +8,14 @@ The order of the work:
    repeats (0.6, 0.792412) is matched at the right occurrence. Claims printing a
    lone integer are matched after the others, and a claim repeating another's
    printed string at the same location shares its occurrence.
-2. Claims not found in order are searched again in the whole range, then in the
-   section, the derivation's part of the text, and the whole file (lone integers
-   stay within their section, where they may also be written as words).
-3. Numbers declared reported, then declared inputs, are marked.
+2. Claims not found in order are searched again in the whole range and the
+   section; a claim repeating another's printed string at the same place then
+   shares its occurrence; after step 4, the rest are searched in the
+   derivation's part of the text and (except lone integers, which may also be
+   written as words) the whole file, nearest to their section first.
+3. Numbers declared reported are marked; declared inputs (``section.given``)
+   take the tokens of their value last, after every claim (a table's rows in
+   order; an edited entry is an erratum of the input).
 4. A claim still not found may have been edited: a token nobody covers, between
    the claim's neighbours in its range, of the same form and within two edited
    characters of the printed string, is checked as that claim's number (a claim
@@ -120,10 +124,11 @@ class Auditor:
 
     # -- ranges
     def _lines(self, rng) -> list[int]:
+        """Token positions in a line range (a, b), or in a list of ranges."""
         if rng is None:
             return []
-        a, b = rng
-        return [i for i, t in enumerate(self.toks) if a <= t.line <= b]
+        ranges = rng if isinstance(rng, list) else [rng]
+        return [i for i, t in enumerate(self.toks) if any(a <= t.line <= b for a, b in ranges)]
 
     def _free(self, i: int, soft: bool) -> bool:
         t = self.toks[i]
@@ -149,9 +154,7 @@ class Auditor:
         for c in claims:
             self._group_claims.setdefault(c.group, []).append(c)
         self._in_order([c for c in claims if not c.weak])
-        self._share(claims)
         self._in_order([c for c in claims if c.weak])
-        self._share(claims)
         self._anywhere([c for c in claims if not c.hits and not c.words], wide=False)
         self._share(claims)
         self._reported()
@@ -285,7 +288,7 @@ class Auditor:
             if c.prop:  # a statement of the handout's formula: only in its own section
                 ranges = [c.sect_rng]
             elif wide and c.weak:
-                ranges = [c.dspan]
+                ranges = [c.dspan]  # a lone integer stays within its derivation's part of the text
             elif wide:
                 ranges = [c.dspan, (1, self.doc.n)]
             else:
@@ -312,10 +315,10 @@ class Auditor:
             words_in = c.dspan if wide else c.sect_rng
             if not done and c.weak and not c.prop and words_in is not None and (wide or c.sect_rng):
                 value = int(c.keys[0])
-                a, b = words_in
+                ranges = words_in if isinstance(words_in, list) else [words_in]
                 heading = {h.line for h in self.doc.headings}
                 for w in self.doc.words:
-                    if a <= w.line <= b and w.value == value and w.line not in heading and id(w) not in self.words_used:
+                    if any(a <= w.line <= b for a, b in ranges) and w.value == value and w.line not in heading and id(w) not in self.words_used:
                         c.words = [w]
                         self.words_used.add(id(w))
                         break
@@ -485,8 +488,8 @@ class Auditor:
 
     def _distance(self, c: _Claim, t: Token) -> int | None:
         ref = claim_tokens(c.claim.printed)[0]
-        if ref.kind != t.kind:
-            return None
+        if ref.kind != t.kind or any(number_value(e) is None for e in ref.entries + t.entries):
+            return None  # only numbers can be edited digits (not T×d_k, not a symbol)
         if ref.kind == "number" and len(re.sub(r"\D", "", ref.entries[0])) < 2:
             return None  # a one-digit number: any other digit is as close, so no edit can be told apart
         if len(ref.entries) != len(t.entries) or ref.shape != t.shape and ref.kind == t.kind == "matrix":

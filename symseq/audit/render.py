@@ -29,8 +29,8 @@ def render(rep: AuditReport, out) -> None:
     c = rep.counts
     t = _table("coverage", ["part", "quantity", "structural", "reported", "covered", "uncovered", "wrong",
                             "coverage"])
-    rows = [("whole file", c)] + [(f"{n} (lines {rep.spans[n][0]}–{rep.spans[n][1]})", rep.counts_for(n))
-                                  for n in rep.derivations if n in rep.spans]
+    rows = [("whole file", c)] + [(f"{n} (lines {', '.join(f'{a}–{b}' for a, b in rep.spans[n])})",
+                                   rep.counts_for(n)) for n in rep.derivations if n in rep.spans]
     for name, k in rows:
         t.add_row(name, str(k.quantity), str(k.structural), str(k.reported), str(k.covered), str(k.uncovered),
                   str(k.wrong), f"{k.coverage:.1f}%")

@@ -92,7 +92,7 @@ class AuditReport:
     errata: list = field(default_factory=list)
     missing: list = field(default_factory=list)
     unlocated: list = field(default_factory=list)  # (derivation, section title) without a heading
-    spans: dict = field(default_factory=dict)  # derivation name -> (first line, last line)
+    spans: dict = field(default_factory=dict)  # derivation name -> [(first line, last line), ...]
     claims_checked: int = 0
     claims_matched: int = 0
 
@@ -105,7 +105,7 @@ class AuditReport:
         sp = self.spans.get(name)
         if sp is None:
             return None
-        return count(t for t in self.tokens if sp[0] <= t.line <= sp[1])
+        return count(t for t in self.tokens if any(a <= t.line <= b for a, b in sp))
 
     @property
     def ok(self) -> bool:
@@ -129,7 +129,8 @@ class AuditReport:
             "file": str(self.path),
             "derivations": list(self.derivations),
             "summary": self.counts.as_dict(),
-            "by_derivation": {n: (c.as_dict() if (c := self.counts_for(n)) else None) for n in self.derivations},
+            "by_derivation": {n: (dict(c.as_dict(), lines=[list(r) for r in self.spans[n]])
+                                  if (c := self.counts_for(n)) else None) for n in self.derivations},
             "errata": [vars(e) for e in self.errata],
             "missing": [vars(m) for m in self.missing],
             "unlocated_sections": [{"derivation": d, "section": s} for d, s in self.unlocated],

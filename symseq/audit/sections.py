@@ -83,10 +83,12 @@ def locate(doc: Document, derivations: list, *, threshold: float = 0.5) -> dict:
     Sections are matched in their derivation's order; among headings of
     equal score, the first one after the previous section's heading wins,
     so repeated headings ("Reveal the explanation") fall where they belong.
+    Two derivations of one handout may both place a section under one
+    heading ("Optional exercises" holds exercises for each half of Week 06).
     """
     out: dict[int, Located] = {}
-    taken: set[int] = set()
     for d in derivations:
+        taken: set[int] = set()  # within one derivation a heading is one section's; two derivations may share one
         prev = 0
         for s in d.sections:
             best, best_key = None, None
@@ -113,10 +115,21 @@ def locate(doc: Document, derivations: list, *, threshold: float = 0.5) -> dict:
     return out
 
 
-def span(located: dict, derivation) -> tuple[int, int] | None:
-    """First and last line of a derivation's located sections (None when none is located)."""
-    lines = [(loc.start, loc.end) for loc in (located.get(id(s)) for s in derivation.sections)
-             if loc is not None and loc.start is not None]
+def span(located: dict, derivation) -> list[tuple[int, int]] | None:
+    """The line ranges of a derivation's located sections, merged where they touch (None when none is located).
+
+    Two derivations of one handout (Week 06's recurrent half and its encoder
+    half) interleave nothing, but a derivation's sections need not be
+    contiguous: its part of the text is the union of their ranges.
+    """
+    lines = sorted((loc.start, loc.end) for loc in (located.get(id(s)) for s in derivation.sections)
+                   if loc is not None and loc.start is not None)
     if not lines:
         return None
-    return min(a for a, _ in lines), max(b for _, b in lines)
+    merged = [list(lines[0])]
+    for a, b in lines[1:]:
+        if a <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return [tuple(r) for r in merged]

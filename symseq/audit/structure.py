@@ -32,7 +32,7 @@ _LABEL = re.compile(rf"(?<![\w])(?:{_LABELS})\s*#?\s*(?:{_NUM})(?:\s*(?:–|—|
 _VERSION = re.compile(r"(?<![\w])(?:PyTorch|Python|torch|TensorFlow|CUDA|NumPy|SymPy|SciPy|JAX|pandas|MATLAB|"
                       r"version|release)\s*(?:==?\s*)?v?\d+(?:\.\d+)*", re.IGNORECASE)
 _SEED = re.compile(r"\bseeds?\b[^.;:\n]{0,12}?\d+(?:\s*(?:/|,|and)\s*\d+)*|manual_seed\(\s*\d+\s*\)", re.IGNORECASE)
-_INDEX_ASSIGN = re.compile(r"(?<![\w\\])(?:[tijsqrckl]|\\ell|ℓ)\s*=\s*-?\d+(?!\.?\d)"
+_INDEX_ASSIGN = re.compile(r"(?<![\w\\])(?:[tijsqrckl]|\\ell|ℓ)\s*=\s*(?:-?\d+(?!\.?\d)|[A-Z]\s*-\s*1)"
                            r"(?:\s*,\s*(?:\\,|\\;|\s)*(?:-?\d+(?!\.?\d)|\\ldots|\\dots|…|\.\.\.))*")
 _INDEX_ARITH = re.compile(r"(?<![\w\\])(?:[tTsqijkKnNLDCrℓ]|\\ell)\s*[-+]\s*\d+(?!\.?\d)")
 _TOKEN_ID = re.compile(r"\b(?:IDs?|id)\s+\d+(?:\s*(?:–|-|,|and|\.\.)\s*\d+)*")

@@ -284,6 +284,11 @@ class _Scanner:
             if c == "\\":
                 i = self.command(i)
                 continue
+            if c == "[" and i > 0 and (s[i - 1].isalnum() or s[i - 1] in "_)]") and re.match(r"\[\s*-?\d+\s*\]", s[i:]):
+                m = re.match(r"\[\s*(-?\d+)\s*\]", s[i:])  # final[0], x[3]: an index into a name
+                self.emit(i + 1, i + m.end() - 1, m.group(1), "number", [m.group(1)], script="sub")
+                i += m.end()
+                continue
             if c in "([" and not (i > 0 and s[i - 1] == "\\"):
                 j = self.vector(i)
                 if j:
@@ -477,6 +482,12 @@ class _Scanner:
             if after not in ("+", "=", "-", MINUS) or after == "=" and s[e:].lstrip()[:2] == "=\\":
                 self.emit(i, e, s[i:e], "shape", sizes, (len(sizes),))
                 return e
+        # D × 1: a shape whose first size is a symbol
+        lead = re.search(r"(?<![A-Za-z\\])([A-Za-z])\s*(?:\\times|×)\s*$", s[:i])
+        if lead and not sign and re.fullmatch(r"\d+", num) and not re.match(r"\s*(?:\\times|×)", s[k:]):
+            a = lead.start(1)
+            self.emit(a, k, s[a:k], "shape", [lead.group(1), num], (2,))
+            return k
         # a × D: a shape with a symbolic size (1\times D, 9 \times d_k)
         sym = re.match(r"\s*(?:\\times|×)\s*([A-Za-z](?:_\{?[A-Za-z]+\}?)?)(?![A-Za-z(])", s[k:])
         if sym and not sign and re.fullmatch(r"\d+", num):
