@@ -411,7 +411,7 @@ def three_roles(s):
     for W, n in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")):
         s.claim_shape("3×5", W, what=f"{n} stored output × input", at="projection maps")
         s.claim_shape("5×3", W.T, what=f"{n}ᵀ, the right multiplier", at="projection maps")
-    sizes(s, ("d_k", h1.Q.shape[1]), ("d_v", h1.V.shape[1]), at="one head")
+    sizes(s, ("d_k", h1.Q.shape[1]), ("d_v", h1.V.shape[1]), ("K, beside K_att", K), at="one head")
     s.claim_shape("7×5", r["H0"], what="the positioned input H^(0)", at="route of Figure 7")
     s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k, the divisor of the scores", at="route of Figure 7")
     for W, n in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")):
@@ -1367,3 +1367,37 @@ def image_tokens(s):
     s.prove("patch 1 (top right) holds image columns 3–5 of rows 0–2, row by row",
             lambda: (list(flat.row(1)) == [img_sym[i, j] for i in range(3) for j in range(3, 6)], "row-major"),
             at="patches")
+
+
+@derivation.section("Optional exercises 3 and 4")
+def exercises(s):
+    # Exercise 3: one query, scores (0, log 2, log 3), scalar values (2, −1, 4); the answers are not printed.
+    L = s.ledger("exercise 3: one query over three sources")
+    scores = L.input("s", sp.Matrix([[0, sp.log(2), sp.log(3)]]), note="the scores (0, log 2, log 3)")
+    v = L.input("v", [[2], [-1], [4]], note="the scalar values of sources 0, 1, 2")
+    a = L.define("a", ops.SoftmaxRows(scores))
+    o = L.define("o", a @ v)
+    masked = L.define("a_masked", ops.SoftmaxRows(scores, blocks.masks.causal(3)[1:2, :]))
+    o_masked = L.define("o_masked", masked @ v)
+    s.given(L.handle("v").T, what="the scalar values (2, −1, 4)", at="exercise 3")
+    weights, renorm = L.value(a.name), L.value(masked.name)
+    zeroed = sp.Matrix([[weights[0, 0], weights[0, 1], 0]])
+    s.prove("excluding source 2 renormalises the two allowed weights; zeroing its normalised weight does not",
+            lambda: (sp.simplify(sum(renorm) - 1) == 0 and sp.simplify(sum(zeroed) - 1) != 0,
+                     f"weights {list(weights)}, renormalised {list(renorm)}, zeroed {list(zeroed)} "
+                     f"(sum {sum(zeroed)})"), at="exercise 3")
+    s.note("Exercise 3: with these values both the renormalised output and the zeroed-weight output are 0 "
+           f"(unrestricted output {L.value(o.name)[0, 0]}); the two rules differ in their weights (sums 1 and 1/2), "
+           "not in this particular output.")
+    # Exercise 4: three heads with d_k = 2, d_v = 4 on D = 5 inputs at seven positions.
+    L4 = s.ledger("exercise 4: three heads, d_k = 2, d_v = 4, D = 5, T = 7")
+    H = L4.input("H", shape=(T, D))
+    heads = [(L4.parameter(f"W_Q^[{i}]", shape=(2, D)), L4.parameter(f"W_K^[{i}]", shape=(2, D)),
+              L4.parameter(f"W_V^[{i}]", shape=(4, D))) for i in (1, 2, 3)]
+    W_O4 = L4.parameter("W_O", shape=(D, 12))
+    mha = blocks.multi_head(L4, H, heads, W_O4, orientation=ORIENT)
+    first = mha.heads[0]
+    sizes(s, ("d_k", first.Q.shape[1]), ("d_v", first.V.shape[1]), at="exercise 4")
+    s.prove("three heads of width d_v = 4 join to 12 features, not the equal partition of D = 5",
+            lambda: (mha.concat.shape == (T, 12) and 12 != D, f"concatenation {mha.concat.shape}, W_O {W_O4.shape}"),
+            at="exercise 4")
