@@ -758,7 +758,7 @@ def output_projection(s):
 def standard_implementations(s):
     L, r = attention_ledger()
     s.claim("6", sp.Integer(r["C"].shape[1]), what="joined width of two width-3 heads", at="D = 5, two heads")
-    h1, h2 = r["h1"], r["h2"]
+    h1 = r["h1"]
     sizes(s, ("D", D), ("embed_dim", D), ("num_heads", len(r["heads"])), ("D in D→3", D),
           ("d_k in 5→3", h1.Q.shape[1]), ("D in 6→5", r["B_att"].shape[1]), at="D = 5, two heads")
     s.note("torch's nn.MultiheadAttention splits embed_dim equally across heads and refuses embed_dim=5, "
@@ -1386,9 +1386,10 @@ def exercises(s):
             lambda: (sp.simplify(sum(renorm) - 1) == 0 and sp.simplify(sum(zeroed) - 1) != 0,
                      f"weights {list(weights)}, renormalised {list(renorm)}, zeroed {list(zeroed)} "
                      f"(sum {sum(zeroed)})"), at="exercise 3")
-    s.note("Exercise 3: with these values both the renormalised output and the zeroed-weight output are 0 "
-           f"(unrestricted output {L.value(o.name)[0, 0]}); the two rules differ in their weights (sums 1 and 1/2), "
-           "not in this particular output.")
+    out_renorm, out_zeroed = L.value(o_masked.name)[0, 0], (zeroed * L.value(v.name))[0, 0]
+    s.note(f"Exercise 3: with these values the renormalised output ({out_renorm}) and the zeroed-weight output "
+           f"({out_zeroed}) coincide (unrestricted output {L.value(o.name)[0, 0]}); the two rules differ in their "
+           f"weights (sums {sum(renorm)} and {sum(zeroed)}), not in this particular output.")
     # Exercise 4: three heads with d_k = 2, d_v = 4 on D = 5 inputs at seven positions.
     L4 = s.ledger("exercise 4: three heads, d_k = 2, d_v = 4, D = 5, T = 7")
     H = L4.input("H", shape=(T, D))
