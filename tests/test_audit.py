@@ -196,3 +196,17 @@ def test_markdown_and_latex_sources_are_read():
     tex = parse("\\section{The forward pass}\n$w \\simeq 0.330238$ % 0.999 is a comment\n", path="n.tex")
     assert [t.key for t in tex.tokens] == ["0.330238"]
     assert tex.headings[0].text == "The forward pass"
+
+
+@needs_seeds
+def test_fail_under_and_json_on_stdout(capsys):
+    seed = str(SEEDS / W6)
+    assert main(["--no-color", "audit", seed, "-d", "week06-encoder", "--fail-under", "99"]) == 1
+    assert "below --fail-under 99" in capsys.readouterr().out
+    assert main(["--no-color", "audit", str(SEEDS / W8), "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    record = json.loads(captured.out)
+    assert record["summary"]["coverage_percent"] == 100.0 and "coverage" in captured.err
+    classes = {t["class"] for t in record["tokens"]}
+    assert classes == {"covered", "structural"}
+    assert record["by_derivation"]["week08-decoder"]["lines"] == [[24, 194]]
