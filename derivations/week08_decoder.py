@@ -78,11 +78,16 @@ def one_head(s):
                      and all(A_sym[i, j].is_positive for i in range(3) for j in range(i + 1)),
                      "A_ts = 0 for s > t; A_ts = e^{S_ts}/Σ_{j≤t} e^{S_tj} > 0 for s ≤ t"),
             at="causal mask")
+    s.claim("0", A_sym[0, 1], what="A_ts for s > t (position 1 does not see position 2)", at="causal mask")
     # Why divide by √d_k: independent, centred, unit-variance coordinates.
     for d_k in (1, 2, 3, 4, 8):
         s.claim("d_k", dot_product_variance(d_k), names={"d_k": sp.Integer(d_k)},
                 what=f"Var(q·k) at d_k={d_k}", at="scaling")
         s.claim("1", dot_product_variance(d_k, scaled=True), what=f"Var(q·k/√d_k) at d_k={d_k}", at="scaling")
+    for d_k in (1, 2, 3, 4, 8):
+        s.claim(r"1/\sqrt{d_k}", 1 / sp.sqrt(dot_product_variance(d_k)), names={"d_k": sp.Integer(d_k)},
+                what=f"the temperature scale that returns the score variance to one, d_k={d_k}",
+                at="temperature scale")
     s.claim_shape("h d_v×d", (DIMS["h"] * DIMS["d_v"], DIMS["d"]), dims=DIMS, what="W_O", at="multi-head")
     Lm = s.ledger("two heads, d=6, d_v=3")
     H = Lm.input("H", shape=(DIMS["T"], DIMS["d"]))
@@ -114,6 +119,13 @@ def residual_and_norm(s):
         x = Ld.input("h", shape=(1, d))
         n = blocks.layer_norm(Ld, x, eps=0, name="LN")
         y = Ld.expand(n.out.name)
+        hs = list(Ld.entry_symbols("h"))
+        mu, var = Ld.expand(n.mu.name)[0, 0], Ld.expand(n.var.name)[0, 0]
+        # μ(h) = (1/d) Σ_j h_j and v(h) = (1/d) Σ_j (h_j − μ)²: the weight 1/d of each coordinate.
+        s.claim(r"\frac{1}{d}", sp.diff(mu, hs[0]), names={"d": sp.Integer(d)}, what=f"weight of h_0 in μ(h), d={d}",
+                at="mean μ(h)")
+        s.claim(r"\frac{1}{d}", sp.simplify(var / sum((h_j - mu) ** 2 for h_j in hs)), names={"d": sp.Integer(d)},
+                what=f"v(h) over Σ_j (h_j − μ)², d={d}", at="variance v(h)")
         s.identity(f"LN(h) has zero coordinate sum (d={d}, ε=0)", sum(y), at="normalization")
         s.identity(f"LN(h) has squared norm d (d={d}, ε=0)", sum(e**2 for e in y) - d, at="normalization")
     # With ε > 0 the squared norm is d·v/(v + ε) < d.
@@ -136,6 +148,8 @@ def residual_and_norm(s):
     r = blocks.residual(Lx, "h+LN(h)", h, n.out)
     norm = Lx.define("|h+LN(h)|", sp.sqrt(Lx.define("|h+LN(h)|^2", ops.Sum(r * r, None))))
     mean = Lx.define("mean(h+LN(h))", ops.Sum(r, None, mean=True))
+    s.given(h, what="h", at="example h=(1,3)")
+    s.given(sp.Integer(0), what="ε", at="example h=(1,3)")
     s.claim("2", n.mu[0, 0], what="μ", at="example h=(1,3)")
     s.claim("1", n.var[0, 0], what="v", at="example h=(1,3)")
     s.claim("(-1,1)", n.out, what="LN(h)", at="example h=(1,3)")
@@ -174,7 +188,10 @@ def decoder_complete(s):
     W2r = Lr.parameter("W_2", [[1, 0, 0], [0, 1, 0]])
     hid = Lr.define("m", ops.Map(relu, xr @ W1r))
     out = Lr.define("FF", hid @ W2r)
-    s.claim("(1,0,0)", out, what="ReLU(hW_1)W_2 at h=(1,−2,0): the negative unit is cut", at="feed-forward")
+    s.claim("0", hid[0, 1], what="ReLU(a) = max(0, a) at the hidden unit a = −2", at="feed-forward")
+    s.prove("ReLU keeps the pieces apart: at h = (1, −2, 0) the negative hidden unit is cut",
+            lambda: (Lr.value(out.name) == sp.Matrix([[1, 0, 0]]), f"ReLU(hW_1)W_2 = {list(Lr.value(out.name))}"),
+            at="feed-forward")
     s.keep(ledger=L, decoder=dec)
 
 
@@ -237,6 +254,8 @@ def checkpoints(s):
     H = L.input("H", shape=(4, 6))
     head = blocks.attention_head(L, H, L.parameter("W_Q", shape=(6, 2)), L.parameter("W_K", shape=(6, 2)),
                                  L.parameter("W_V", shape=(6, 3)), orientation="in_out", mask="causal")
+    for what, size in (("T", H.shape[0]), ("d", H.shape[1]), ("d_k", head.Q.shape[1]), ("d_v", head.V.shape[1])):
+        s.given(sp.Integer(size), what=what, at="checkpoint 1")
     s.claim_shape("4×4", head.Q @ head.K.T, what="QKᵀ", at="checkpoint 1")
     s.claim_shape("4×3", head.O, what="AV", at="checkpoint 1")
     # 2. Remove the residual.
@@ -258,6 +277,14 @@ def checkpoints(s):
     s.prove("its vocabulary probabilities change", lambda: (sp.N(p_new - p_old, 30) != 0,
                                                            f"p(B) {sp.N(p_old, 8)} → {sp.N(p_new, 8)}"),
             at="checkpoint 3")
+
+
+@derivation.section("The practical session — Laboratory 4, part I")
+def laboratory(s):
+    L, r = two_token_ledger()
+    s.ledgers.append(L)
+    s.claim("0.792412", r["P"][1, 1], what="p(B|AB), which the laboratory must recover by hand",
+            at="reproducing §3.4.2")
 
 
 @derivation.section("Key claims and status")

@@ -5,8 +5,9 @@
     symseq show NAME [SECTION]
     symseq latex NAME [-o FILE] [--standalone] [--force]
     symseq figure NAME KIND [-o FILE] [--force]
+    symseq audit FILE [--derivation NAME ...] [--json OUT]
 
-``verify`` exits 0 only when every claim holds (skipped claims, such as
+``audit`` exits 1 when any number of the handout is wrong. ``verify`` exits 0 only when every claim holds (skipped claims, such as
 those needing an optional package, are reported and do not fail the run).
 Errors print one message, without a traceback (``--traceback`` shows it).
 """
@@ -77,6 +78,17 @@ def _parser() -> argparse.ArgumentParser:
                     help="the heatmap(s) to draw, by label or its start (repeatable)")
     fg.add_argument("--section", metavar="SECTION", help="draw the heatmaps of this section")
     common(fg)
+
+    au = sub.add_parser("audit", help="find every number in a handout's text and say which are checked, wrong, "
+                                      "or unchecked")
+    au.add_argument("file", metavar="FILE", help="the handout: plain text, Markdown (.md) or LaTeX (.tex)")
+    au.add_argument("--derivation", "-d", action="append", default=[], metavar="NAME",
+                    help="a derivation to audit against (repeatable; default: those whose source is FILE's name)")
+    au.add_argument("--json", metavar="OUT", help="write every token and its classification to OUT ('-' for stdout)")
+    au.add_argument("--format", choices=("text", "markdown", "latex"), help="the file's format (default: by extension)")
+    au.add_argument("--fail-under", type=float, metavar="PCT",
+                    help="also exit 1 when the coverage of quantity tokens is below PCT percent")
+    common(au)
     return p
 
 
@@ -261,6 +273,30 @@ def _kept_params(d, key: str, valid: tuple) -> dict:
     return params
 
 
+def cmd_audit(args, out) -> int:
+    from .audit import audit_file, for_source
+    from .audit.render import render
+    from .verify.derivation import select
+
+    found = _derivations(args)
+    ds = select(found, args.derivation) if args.derivation else for_source(args.file, found)
+    if not ds:
+        raise SymseqError(f"no derivation has {Path(args.file).name!r} as its source; name one with "
+                          f"--derivation NAME (known: {', '.join(d.name for d in found) or 'none'})")
+    if args.json == "-":
+        from .present.terminal import console
+
+        out = console(no_color=args.no_color, file=sys.stderr)
+    rep = audit_file(args.file, ds, fmt=args.format)
+    render(rep, out)
+    if args.json:
+        _write_json(args.json, rep.as_json())
+    low = args.fail_under is not None and rep.counts.coverage < args.fail_under
+    if low:
+        out.print(f"coverage {rep.counts.coverage:.1f}% is below --fail-under {args.fail_under}", style="bold red")
+    return 1 if (rep.errata or low) else 0
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     from .present.terminal import console
@@ -268,7 +304,7 @@ def main(argv=None) -> int:
     out = console(no_color=args.no_color or bool(os.environ.get("NO_COLOR")))
     try:
         commands = {"list": cmd_list, "verify": cmd_verify, "show": cmd_show, "latex": cmd_latex,
-                    "figure": cmd_figure}
+                    "figure": cmd_figure, "audit": cmd_audit}
         return commands[args.command](args, out)
     except SymseqError as exc:
         if args.traceback:

@@ -73,6 +73,38 @@ class PairedRowsSpec:
 
 
 @dataclass
+class Reported:
+    """Numbers a handout prints that no derivation can reproduce, such as results of trained models.
+
+    ``where`` is a table or figure label ("Table 34"), or words of the
+    handout's text that contain the numbers (then ``paragraph`` extends the
+    declaration to the whole paragraph). ``symseq audit`` counts these
+    numbers apart, with ``reason``.
+    """
+
+    where: str
+    reason: str
+    location: str
+    paragraph: bool = False
+
+
+@dataclass
+class Given:
+    """An input the handout prints (a number, vector, matrix or table) and the value the derivation computes with.
+
+    ``symseq audit`` finds the printed input in the handout (in the table
+    ``at`` names, else in the section) and reports any entry that differs from
+    ``value``, so a handout and its derivation cannot drift apart unnoticed.
+    Inputs are not claims: ``symseq verify`` does not count them.
+    """
+
+    value: Any
+    what: str
+    location: str
+    at: str = ""
+
+
+@dataclass
 class Section:
     """A section of a handout: its ledgers, notes, claims, and the tables and figures it shows."""
 
@@ -85,6 +117,8 @@ class Section:
     skipped: str = ""
     objects: dict = field(default_factory=dict)
     displays: list = field(default_factory=list)  # TableSpec, HeatmapSpec, PairedRowsSpec in handout order
+    reported_numbers: list = field(default_factory=list)  # Reported, for symseq audit
+    inputs: list = field(default_factory=list)  # Given, for symseq audit
 
     # -- building
     def ledger(self, title: str = "", *, exact_forms: bool = True) -> Ledger:
@@ -201,6 +235,41 @@ class Section:
         spec = HeatmapSpec(label, value, rows, cols, allowed, digits, title)
         self.displays.append(spec)
         return spec
+
+    def reported(self, where: str, *, reason: str, paragraph: bool = False) -> Reported:
+        """Declare numbers of the handout that no derivation can reproduce, with the reason.
+
+        Args:
+            where: a table or figure label ("Table 34"), or words of the text
+                that contain the numbers ("1,943/2,023/1,915").
+            reason: why they cannot be derived ("held-out accuracy of trained
+                recipes: stored results of the tutorial's runs").
+            paragraph: declare every number of the paragraph containing ``where``.
+
+        Raises:
+            ClaimError: for an empty ``where`` or ``reason``.
+        """
+        if not isinstance(where, str) or not where.strip() or not isinstance(reason, str) or not reason.strip():
+            raise ClaimError(f"{self.title}: reported(where, reason=...) needs the table label or the words of the "
+                             f"text that hold the numbers, and the reason they cannot be derived; got "
+                             f"where={where!r}, reason={reason!r}")
+        r = Reported(where.strip(), reason.strip(), self.title, paragraph)
+        self.reported_numbers.append(r)
+        return r
+
+    def given(self, value: Any, *, what: str = "", at: str = "") -> Given:
+        """Record an input the handout prints, with the exact value the derivation computes with.
+
+        Args:
+            value: a ledger input or parameter (a node such as ``L["W_1"]`` or
+                ``W_Q.T``), or an exact SymPy number or matrix.
+            what: what the input is ("W_Q^T as printed", "d_k").
+            at: the table that prints it ("Table 8"), if any; its rows are
+                compared with the rows of ``value`` in order.
+        """
+        g = Given(value, what, self._location(at), at)
+        self.inputs.append(g)
+        return g
 
     def paired_rows(self, label: str, ledger: Ledger, pairs: list) -> PairedRowsSpec:
         """Record forward rows beside backward rows in the handout's order, e.g. [("z_0", "∂L/∂h_{-1}"), ...]."""

@@ -1,0 +1,42 @@
+"""Handout audit: every number of a handout's text, and which are checked, wrong, or unchecked.
+
+    from symseq.audit import audit_file
+    report = audit_file("000_30e9e4099f2cd2dc.txt", derivations)
+    report.counts.coverage, report.errata, report.uncovered()
+
+The pipeline: :mod:`.tokens` (numeric tokens), :mod:`.document` (headings,
+tables, code), :mod:`.structure` (numbers that are not quantities),
+:mod:`.sections` (where each section of a derivation is), :mod:`.matching`
+(claims, inputs and reported numbers against tokens), :mod:`.report` (the
+result) and :mod:`.render` (the terminal report).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .document import AuditError, Document, parse, read
+from .matching import audit, digit_fault
+from .report import AuditReport, Counts, Erratum, Missing
+
+
+def for_source(path: str | Path, derivations: list) -> list:
+    """The derivations whose ``source`` is the file name of ``path``."""
+    name = Path(path).name
+    return [d for d in derivations if d.source == name]
+
+
+def audit_file(path: str | Path, derivations: list, *, fmt: str | None = None, dps: int = 50) -> AuditReport:
+    """Audit the handout at ``path`` against ``derivations`` (see :func:`symseq.audit.matching.audit`).
+
+    Raises:
+        AuditError: when the file cannot be read or no derivation is given.
+    """
+    if not derivations:
+        raise AuditError(f"no derivation to audit {path} against; name one with --derivation NAME "
+                         f"(symseq list shows them)")
+    return audit(read(path, fmt=fmt), derivations, dps=dps)
+
+
+__all__ = ["audit_file", "audit", "for_source", "read", "parse", "Document", "AuditReport", "Counts", "Erratum",
+           "Missing", "AuditError", "digit_fault"]

@@ -1,0 +1,331 @@
+"""A handout as the audit reads it: lines, headings, tables, code, references and numeric tokens.
+
+Plain text, Markdown and LaTeX sources are read the same way after a little
+format-specific preparation (LaTeX comments are dropped, Markdown fences and
+LaTeX ``verbatim``/``lstlisting`` blocks are code). The layout found here is
+what locates claims: a heading line per section, a table per ``Table N``
+caption (tab-separated rows, Markdown pipe rows or LaTeX ``tabular`` rows),
+and the code and reference lines whose numbers are not quantities.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import SymseqError
+from .tokens import Token, WordNumber, scan, scan_words
+
+_CAPTION = re.compile(r"^\s*(?:\\caption\{)?\s*(Table|Figure)\s+(\d+)\s*[:.]", re.IGNORECASE)
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
+_TEX_HEADING = re.compile(r"\\(?:part|chapter|section|subsection|subsubsection|paragraph)\*?\{(.*)\}")
+_STRONG_CODE = re.compile(
+    r"^\s*(import \w|from [\w.]+ import |def \w+\(|class \w+[(:]|assert |print\(|return\b|for \w+(, \w+)* in |"
+    r"while .*:$|with .*:$|if .*:$|elif .*:$|else:$|try:$|except\b|@\w+|>>> |\$ )"
+)
+_CALL = re.compile(r"[\w.\]]+\([^()]*\)?")
+
+
+class AuditError(SymseqError, ValueError):
+    """The handout cannot be audited (missing file, unreadable text, no derivation for it)."""
+
+
+@dataclass
+class Table:
+    """A table of the handout: its label ("Table 13", or "" without a caption) and its lines."""
+
+    label: str
+    caption: int | None  # caption line (1-based) or None
+    header: int  # the first row line (column labels)
+    rows: list[int]  # data row lines, in order
+    sep: str  # cell separator: tab, | or &
+
+    @property
+    def first(self) -> int:
+        return self.caption if self.caption is not None else self.header
+
+    @property
+    def last(self) -> int:
+        return self.rows[-1] if self.rows else self.header
+
+    def lines(self) -> range:
+        return range(self.first, self.last + 1)
+
+
+@dataclass
+class Heading:
+    line: int
+    text: str
+
+
+@dataclass
+class Document:
+    """A handout's text and layout; ``tokens`` in reading order, ``words`` the numbers written as words."""
+
+    path: Path
+    format: str  # text, markdown or latex
+    lines: list[str]
+    tokens: list[Token] = field(default_factory=list)
+    words: list[WordNumber] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    code: set = field(default_factory=set)
+    references: set = field(default_factory=set)
+    paragraphs: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.lines)
+
+    def line(self, i: int) -> str:
+        return self.lines[i - 1]
+
+    def table_at(self, line: int) -> Table | None:
+        return next((t for t in self.tables if t.first <= line <= t.last), None)
+
+    def table(self, label: str) -> Table | None:
+        want = _norm_label(label)
+        return next((t for t in self.tables if t.label and _norm_label(t.label) == want), None)
+
+    def paragraph_of(self, line: int) -> tuple[int, int]:
+        return next(((a, b) for a, b in self.paragraphs if a <= line <= b), (line, line))
+
+    def cell_index(self, token: Token) -> int | None:
+        """The cell (0-based) of a token in a table row, or None outside tables."""
+        t = self.table_at(token.line)
+        if t is None or token.line == t.caption:
+            return None
+        text = self.line(token.line)
+        return _cell_of(text, token.start, t.sep)
+
+
+def _norm_label(label: str) -> str:
+    return re.sub(r"\s+", " ", label.strip().lower())
+
+
+def _cell_of(text: str, col: int, sep: str) -> int:
+    if sep == "&":
+        return len(re.findall(r"(?<!\\)&", text[:col]))
+    prefix = text[:col]
+    if sep == "|":
+        return max(prefix.count("|") - 1, 0)
+    return prefix.count("\t")
+
+
+def read(path: str | Path, *, fmt: str | None = None) -> Document:
+    """Read a handout file into a :class:`Document` with its numeric tokens.
+
+    ``fmt`` is text, markdown or latex; by default it follows the file's
+    extension (.tex → latex, .md/.markdown → markdown, else text).
+
+    Raises:
+        AuditError: when the file does not exist or is not UTF-8 text.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise AuditError(f"no handout at {path}; give the path of a text, Markdown or LaTeX file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise AuditError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                         f"save it as UTF-8 to audit it") from exc
+    return parse(text, path=path, fmt=fmt)
+
+
+def parse(text: str, *, path: str | Path = "<text>", fmt: str | None = None) -> Document:
+    """A :class:`Document` from text already read (see :func:`read`)."""
+    path = Path(path)
+    if fmt is None:
+        suffix = path.suffix.lower()
+        fmt = "latex" if suffix in (".tex", ".ltx") else "markdown" if suffix in (".md", ".markdown") else "text"
+    if fmt not in ("text", "markdown", "latex"):
+        raise AuditError(f"unknown format {fmt!r}; use text, markdown or latex")
+    lines = text.splitlines()
+    if fmt == "latex":
+        lines = [re.sub(r"(?<!\\)%.*$", "", ln) for ln in lines]
+    doc = Document(path, fmt, lines)
+    doc.code = _code_lines(lines, fmt)
+    doc.paragraphs = _paragraphs(lines)
+    doc.headings = _headings(doc)
+    doc.tables = _tables(doc)
+    doc.references = _reference_lines(lines)
+    for i, ln in enumerate(lines, start=1):
+        toks = scan(ln, i)
+        for t in toks:
+            t.context = _context(ln, t.start, t.end)
+        doc.tokens.extend(toks)
+        if i not in doc.code:
+            doc.words.extend(scan_words(ln, i))
+    return doc
+
+
+def _context(line: str, start: int, end: int, width: int = 48) -> str:
+    a = max(0, start - width)
+    b = min(len(line), end + width)
+    left = line[a:start]
+    if a > 0 and " " in left:
+        left = left[left.index(" ") + 1:]
+    right = line[end:b]
+    if b < len(line) and " " in right:
+        right = right[:right.rindex(" ")]
+    return (("…" if a > 0 else "") + left + "⟨" + line[start:end] + "⟩" + right
+            + ("…" if b < len(line) else "")).replace("\t", " ⇥ ")
+
+
+def _paragraphs(lines) -> list[tuple[int, int]]:
+    out, start = [], None
+    for i, ln in enumerate(lines, start=1):
+        if ln.strip():
+            start = start or i
+        elif start:
+            out.append((start, i - 1))
+            start = None
+    if start:
+        out.append((start, len(lines)))
+    return out
+
+
+def _code_lines(lines, fmt) -> set:
+    code, fence, verb = set(), False, False
+    for i, ln in enumerate(lines, start=1):
+        s = ln.strip()
+        if fmt == "markdown" and s.startswith("```"):
+            code.add(i)
+            fence = not fence
+            continue
+        if fmt == "latex" and re.match(r"\\begin\{(verbatim|lstlisting|minted|Verbatim)\}", s):
+            verb = True
+        if fence or verb:
+            code.add(i)
+        if fmt == "latex" and re.match(r"\\end\{(verbatim|lstlisting|minted|Verbatim)\}", s):
+            verb = False
+    if fmt == "latex":
+        return code
+    # plain text: a strong code line opens a block; weak lines (assignments, indented continuations) stay in it
+    in_block = False
+    for i, ln in enumerate(lines, start=1):
+        if i in code:
+            continue
+        s = ln.strip()
+        if not s:
+            continue
+        if _STRONG_CODE.match(ln) and not _prose(s):
+            code.add(i)
+            in_block = True
+        elif in_block and _weak_code(ln):
+            code.add(i)
+        else:
+            in_block = False
+    return code
+
+
+def _prose(s: str) -> bool:
+    """A sentence rather than code: several plain words and a full stop."""
+    if s.startswith("#"):
+        return False
+    words = re.findall(r"[A-Za-z]{2,}", s)
+    return len(words) >= 8 and s.endswith(".") and "(" not in s[:20]
+
+
+def _weak_code(ln: str) -> bool:
+    s = ln.strip()
+    if _prose(s):
+        return False
+    return bool(re.match(r"^[\w.\[\], ]+\s*[-+*/]?=\s*\S", s) or ln.startswith((" ", "\t")) or _CALL.match(s)
+                or s.startswith(("#", ")", "]", "}")))
+
+
+def _headings(doc: Document) -> list[Heading]:
+    out = []
+    lines = doc.lines
+    for i, ln in enumerate(lines, start=1):
+        s = ln.strip()
+        if not s or i in doc.code:
+            continue
+        if doc.format == "markdown":
+            m = _MD_HEADING.match(ln)
+            if m:
+                out.append(Heading(i, m.group(1).strip()))
+            continue
+        if doc.format == "latex":
+            m = _TEX_HEADING.search(ln)
+            if m:
+                out.append(Heading(i, m.group(1).strip()))
+            continue
+        prev_blank = i == 1 or not lines[i - 2].strip()
+        next_blank = i == len(lines) or not lines[i].strip()
+        if not (prev_blank and next_blank) or "\t" in ln or len(s) > 110 or _CAPTION.match(s):
+            continue
+        if s.endswith((".", ",", ";", "?", ":")) and not s.endswith("?") or len(s.split()) > 16:
+            continue
+        if s.startswith(("•", "-", "*", "\\[", "$$", "\\(")) or re.match(r"^\d+\.\s.*\.$", s):
+            continue
+        out.append(Heading(i, s))
+    return out
+
+
+def _tables(doc: Document) -> list[Table]:
+    lines = doc.lines
+    tables, i, count = [], 0, 0
+    captions = {}
+    for k, ln in enumerate(lines, start=1):
+        m = _CAPTION.match(ln)
+        if m and m.group(1).lower() == "table":
+            captions[k] = f"Table {m.group(2)}"
+    n = len(lines)
+    while i < n:
+        ln = lines[i]
+        sep = None
+        if doc.format == "latex" and re.search(r"\\begin\{(tabular|longtable|array)\*?\}", ln) and \
+                "\\begin{array}" not in ln:
+            sep = "&"
+        elif "\t" in ln and (i + 1) not in doc.code:
+            sep = "\t"
+        elif doc.format == "markdown" and ln.lstrip().startswith("|"):
+            sep = "|"
+        if sep is None:
+            i += 1
+            continue
+        start = i
+        if sep == "&":
+            j = i + 1
+            while j < n and not re.search(r"\\end\{(tabular|longtable|array)\*?\}", lines[j]):
+                j += 1
+            rows = [k + 1 for k in range(i + 1, j) if "&" in lines[k]]
+            i = j + 1
+        else:
+            j = i
+            while j < n and (("\t" in lines[j]) if sep == "\t" else lines[j].lstrip().startswith("|")):
+                j += 1
+            rows = [k + 1 for k in range(i, j) if not re.fullmatch(r"\s*\|?[\s:|-]+\|?\s*", lines[k])]
+            i = j
+        if not rows:
+            continue
+        count += 1
+        caption = next((k for k in range(start, max(start - 4, 0), -1) if k in captions), None)
+        if caption is None and sep == "&":
+            cap = next((k for k in range(max(start - 6, 1), min(i + 6, n) + 1)
+                        if re.search(r"\\caption\{", lines[k - 1])), None)
+            label = f"Table {count}"
+            caption = cap
+        else:
+            label = captions.get(caption, "") if caption else ""
+        tables.append(Table(label, caption, rows[0], rows[1:], sep))
+    return tables
+
+
+def _reference_lines(lines) -> set:
+    """Bibliography entries and further-reading bullets: their numbers are years, pages and identifiers."""
+    out = set()
+    for i, ln in enumerate(lines, start=1):
+        s = ln.strip()
+        if not s:
+            continue
+        bullet = bool(re.match(r"^([•*-]|\[\d+\])\s", s))
+        cited = "et al." in s or bool(re.search(r"\b(19|20)\d\d\b", s))
+        entry = bool(re.match(r"^[A-Z][\w'-]+, [A-Z][\w.-]*", s)) and bool(re.search(r"\b(19|20)\d\d\b", s)) and (
+            "http" in s or "“" in s or '"' in s or "Proceedings" in s or "Conference" in s)
+        if entry or (bullet and cited and len(s) < 300 and s.count(".") <= 4):
+            out.add(i)
+    return out

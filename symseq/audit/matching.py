@@ -1,0 +1,642 @@
+"""Matching a derivation's claims, inputs and reported numbers to the tokens of a handout.
+
+The order of the work:
+
+1. Each claim is scanned like the text (:func:`symseq.audit.structure.claim_tokens`)
+   and searched in its range: the table its location names ("Table 13, row 0: a,
+   …"), else its section. Claims are matched greedily in order, so a value that
+   repeats (0.6, 0.792412) is matched at the right occurrence. Claims printing a
+   lone integer are matched after the others, and a claim repeating another's
+   printed string at the same location shares its occurrence.
+2. Claims not found in order are searched again in the whole range and the
+   section; a claim repeating another's printed string at the same place then
+   shares its occurrence; after step 4, the rest are searched in the
+   derivation's part of the text and (except lone integers, which may also be
+   written as words) the whole file, nearest to their section first.
+3. Numbers declared reported are marked; declared inputs (``section.given``)
+   take the tokens of their value last, after every claim (a table's rows in
+   order; an edited entry is an erratum of the input).
+4. A claim still not found may have been edited: a token nobody covers, between
+   the claim's neighbours in its range, of the same form and within two edited
+   characters of the printed string, is checked as that claim's number (a claim
+   with the token's text and the same quantity). If it does not hold it is
+   reported wrong, with the correct rounding and the digit at fault; if it
+   holds it is covered. Claims that stay unfound are "missing from the text".
+5. Every matched claim is checked; a claim that does not hold makes its tokens wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from ..errors import SymseqError
+from ..verify.claims import Claim, exact_value
+from ..verify.printed import PrintedNumber, read_printed
+from .document import Document
+from .report import AuditReport, Erratum, Missing
+from .sections import locate, span
+from .structure import HARD, SOFT, claim_tokens, classify
+from .tokens import MINUS, Token, number_value
+
+_LABEL = re.compile(r"\b(Table|Figure)\s+\d+\b")
+
+
+@dataclass
+class _Claim:
+    claim: Claim
+    keys: list
+    section: object
+    rng: tuple | None  # primary range (lines), inclusive
+    sect_rng: tuple | None
+    group: tuple
+    weak: bool
+    raw: str
+    order: int
+    dspan: tuple | None = None  # the derivation's part of the text
+    hits: list = field(default_factory=list)  # token positions
+    words: list = field(default_factory=list)
+    trial: Claim | None = None  # the claim restated with an edited token's text
+    prop: bool = False  # a property whose statement repeats the handout's formula
+    needs_raw: bool = False  # match only where the text reads as the printed string
+
+
+def _raw(text: str) -> str:
+    t = text.replace(MINUS, "-")
+    for a, b in (("\\times", "×"), ("\\sqrt", "√"), ("\\left", ""), ("\\right", ""), ("\\mathrm", ""),
+                 ("\\mathbf", ""), ("\\bigl", ""), ("\\bigr", ""), ("\\Bigl", ""), ("\\Bigr", ""), ("&", ""),
+                 ("\\,", ""), ("\\;", ""), ("\\!", ""), ("\\ ", ""), ("\\cdot", "·")):
+        t = t.replace(a, b)
+    return re.sub(r"[\s${}]", "", t)
+
+
+def _levenshtein(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def digit_fault(printed: str, correct: str) -> str:
+    """Which digit of ``printed`` is at fault against ``correct``: "4th decimal: printed 5, correct 4"."""
+    p, c = printed.replace(MINUS, "-"), correct.replace(MINUS, "-")
+    if p.startswith("-") != c.startswith("-"):
+        return f"the sign: printed {printed}, correct {correct}"
+    p, c = p.lstrip("-"), c.lstrip("-")
+    pi, ci = (p + ".").index("."), (c + ".").index(".")
+    if pi != ci:
+        return f"the magnitude: printed {printed}, correct {correct}"
+    for k in range(max(len(p), len(c))):
+        a = p[k] if k < len(p) else ""
+        b = c[k] if k < len(c) else ""
+        if a == b:
+            continue
+        if not a or not b:
+            return f"the number of digits: printed {printed}, correct {correct}"
+        if k < pi:
+            place = pi - k
+            name = {1: "units", 2: "tens", 3: "hundreds", 4: "thousands"}.get(place, f"10^{place - 1}s")
+            return f"the {name} digit: printed {a}, correct {b}"
+        return f"{_ordinal(k - pi)} decimal: printed {a}, correct {b}"
+    return "none"
+
+
+class Auditor:
+    """One audit of ``doc`` against ``derivations`` (use :func:`audit`)."""
+
+    def __init__(self, doc: Document, derivations: list, *, dps: int = 50):
+        self.doc = doc
+        self.derivations = derivations
+        self.dps = dps
+        self.toks = doc.tokens
+        self.owner: dict[int, list] = {}  # token position -> claims (or inputs) covering it
+        self.report = AuditReport(doc.path, [d.name for d in derivations], doc.tokens)
+        self.words_used: set = set()
+
+    # -- ranges
+    def _lines(self, rng) -> list[int]:
+        """Token positions in a line range (a, b), or in a list of ranges."""
+        if rng is None:
+            return []
+        ranges = rng if isinstance(rng, list) else [rng]
+        return [i for i, t in enumerate(self.toks) if any(a <= t.line <= b for a, b in ranges)]
+
+    def _free(self, i: int, soft: bool) -> bool:
+        t = self.toks[i]
+        if i in self.owner or t.cls:
+            return False
+        return t.tier == "" or (soft and t.tier == SOFT)
+
+    # -- the passes
+    def run(self) -> AuditReport:
+        classify(self.doc)
+        self.located = locate(self.doc, self.derivations)
+        rep = self.report
+        for d in self.derivations:
+            sp_ = span(self.located, d)
+            if sp_:
+                rep.spans[d.name] = sp_
+            for s in d.sections:
+                loc = self.located.get(id(s))
+                if loc is None or loc.start is None:
+                    rep.unlocated.append((d.name, s.title))
+        claims = self._claims()
+        self._group_claims = {}
+        for c in claims:
+            self._group_claims.setdefault(c.group, []).append(c)
+        self._in_order([c for c in claims if not c.weak])
+        self._in_order([c for c in claims if c.weak])
+        self._anywhere([c for c in claims if not c.hits and not c.words], wide=False)
+        self._share(claims)
+        self._reported()
+        self._edited([c for c in claims if not c.hits and not c.words])
+        self._anywhere([c for c in claims if not c.hits and not c.words], wide=True)
+        self._share(claims)
+        self._inputs()
+        self._decide(claims)
+        self._finish()
+        return rep
+
+    def _claims(self) -> list[_Claim]:
+        out, order = [], 0
+        for d in self.derivations:
+            sp_ = span(self.located, d)
+            for s in d.sections:
+                loc = self.located.get(id(s))
+                sect = (loc.start, loc.end) if loc is not None and loc.start is not None else None
+                for c in s.claims:
+                    try:
+                        keys = [t.key for t in claim_tokens(c.printed)]
+                    except SymseqError:
+                        keys = []
+                    prop = c.kind == "property"
+                    if not keys:
+                        continue
+                    at = c.location[len(s.title) + 2:] if c.location.startswith(s.title + ", ") else ""
+                    m = _LABEL.search(at)
+                    table = self.doc.table(m.group(0)) if m else None
+                    rng = (table.first, table.last) if table else sect
+                    weak = len(keys) == 1 and bool(re.fullmatch(r"-?\d+", keys[0]))
+                    group = (d.name, m.group(0)) if table else (d.name, id(s))
+                    out.append(_Claim(c, keys, s, rng, sect, group, weak and not prop, _raw(c.printed), order,
+                                      dspan=sp_, prop=prop, needs_raw=prop and weak))
+                    order += 1
+        return out
+
+    def _find(self, keys, positions, *, soft=False, start_at=None) -> list[int]:
+        """Every start index (in ``positions``) where ``keys`` match free tokens in a row."""
+        n = len(keys)
+        hits = []
+        for k in range(len(positions) - n + 1):
+            idx = positions[k:k + n]
+            if start_at is not None and idx[0] < start_at:
+                continue
+            if all(self._free(i, soft) and self.toks[i].key == key for i, key in zip(idx, keys)):
+                hits.append(k)
+        return hits
+
+    def _stream(self, rng, soft=False) -> list[int]:
+        """Token positions in ``rng`` that a claim may match (quantities; soft structural ones when asked)."""
+        return [i for i in self._lines(rng) if self.toks[i].tier == "" or (soft and self.toks[i].tier == SOFT)]
+
+    def _take(self, c: _Claim, idx: list[int]):
+        c.hits = list(idx)
+        for i in idx:
+            self.owner.setdefault(i, []).append(c)
+
+    def _raw_match(self, c: _Claim, idx: list[int]) -> bool:
+        if len(c.raw) < 3 or re.fullmatch(r"-?[\d.]+", c.raw):
+            return False
+        first, last = self.toks[idx[0]], self.toks[idx[-1]]
+        if first.line != last.line:
+            return False
+        return c.raw in _raw(self.doc.line(first.line))
+
+    def _in_order(self, claims: list[_Claim]):
+        groups: dict = {}
+        for c in claims:
+            groups.setdefault(c.group, []).append(c)
+        done: dict = {}
+        if claims and claims[0].weak:
+            # lone integers whose printed string is specific (1/\sqrt{d_k}) first, at an occurrence that reads so
+            for c in claims:
+                if c.rng is None or c.hits or len(c.raw) < 3 or re.fullmatch(r"-?[\d.]+", c.raw):
+                    continue
+                stream = self._stream(c.rng)
+                hits = [k for k in self._find(c.keys, stream) if self._raw_match(c, stream[k:k + len(c.keys)])]
+                key = (c.claim.location, c.claim.printed)
+                if key in done:
+                    self._take(c, done[key])
+                elif hits:
+                    self._take(c, stream[hits[0]:hits[0] + len(c.keys)])
+                    done[key] = c.hits
+        for cs in groups.values():
+            stream = self._stream(cs[0].rng)
+            cursor = None
+            in_table = isinstance(cs[0].group[1], str)
+            for c in cs:
+                if c.rng is None or c.hits:
+                    continue
+                key = (c.claim.location, c.claim.printed)
+                if c.weak and key in done:  # the same printed value at the same place: one occurrence
+                    self._take(c, done[key])
+                    continue
+                # lone integers outside tables are searched from the start of the range, not after the cursor
+                hits = self._find(c.keys, stream, start_at=cursor if (in_table or not c.weak) else None)
+                if c.needs_raw:
+                    hits = [k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])]
+                if not hits:
+                    continue
+                pick = next((k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])), hits[0]) \
+                    if c.weak else hits[0]
+                idx = stream[pick:pick + len(c.keys)]
+                self._take(c, idx)
+                done[key] = c.hits
+                cursor = idx[-1] + 1
+
+    def _share(self, claims: list[_Claim]):
+        seen = {}
+        for c in claims:
+            key = (c.claim.location, c.claim.printed)
+            if c.hits or c.words:
+                seen.setdefault(key, c)
+        for c in claims:
+            if not c.hits and not c.words:
+                other = seen.get((c.claim.location, c.claim.printed))
+                if other is not None:
+                    if other.hits:
+                        self._take(c, other.hits)
+                    else:
+                        c.words = other.words
+
+    def _anywhere(self, claims: list[_Claim], *, wide: bool):
+        """Claims not found in order: the whole range and the section; with ``wide``, the derivation's part
+        of the text and the whole file (lone integers stay in their section, where they may be words)."""
+        claims = sorted(claims, key=lambda c: (c.weak, c.order))
+        for c in claims:
+            if c.hits or c.words or c.prop and wide:
+                continue
+            if c.prop:  # a statement of the handout's formula: only in its own section
+                ranges = [c.sect_rng]
+            elif wide and c.weak:
+                ranges = [c.dspan]  # a lone integer stays within its derivation's part of the text
+            elif wide:
+                ranges = [c.dspan, (1, self.doc.n)]
+            else:
+                ranges = [c.rng, c.sect_rng]
+            done = False
+            for rng in ranges:
+                if rng is None:
+                    continue
+                for soft in (False, True):
+                    stream = self._stream(rng, soft)
+                    hits = self._find(c.keys, stream, soft=soft)
+                    if c.needs_raw:
+                        hits = [k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])]
+                    if hits:
+                        anchor = (c.sect_rng or c.rng or (1, 1))[0]
+                        hits.sort(key=lambda k: (not self._raw_match(c, stream[k:k + len(c.keys)]),
+                                                 self.toks[stream[k]].line < anchor,
+                                                 abs(self.toks[stream[k]].line - anchor)))
+                        self._take(c, stream[hits[0]:hits[0] + len(c.keys)])
+                        done = True
+                        break
+                if done:
+                    break
+            words_in = c.dspan if wide else c.sect_rng
+            if not done and c.weak and not c.prop and words_in is not None and (wide or c.sect_rng):
+                value = int(c.keys[0])
+                ranges = words_in if isinstance(words_in, list) else [words_in]
+                heading = {h.line for h in self.doc.headings}
+                for w in self.doc.words:
+                    if any(a <= w.line <= b for a, b in ranges) and w.value == value and w.line not in heading and id(w) not in self.words_used:
+                        c.words = [w]
+                        self.words_used.add(id(w))
+                        break
+
+    # -- reported numbers and inputs
+    def _reported(self):
+        for d in self.derivations:
+            for s in d.sections:
+                loc = self.located.get(id(s))
+                sect = (loc.start, loc.end) if loc is not None and loc.start is not None else None
+                for r in getattr(s, "reported_numbers", []):
+                    for i in self._reported_tokens(r, sect):
+                        t = self.toks[i]
+                        if i not in self.owner and not t.cls and t.tier != HARD:
+                            t.cls, t.reason = "reported", f"{r.reason} ({d.name}, {r.location})"
+
+    def _reported_tokens(self, r, sect) -> list[int]:
+        table = self.doc.table(r.where) if _LABEL.fullmatch(r.where) else None
+        if table is not None:
+            return self._lines((table.first, table.last))
+        out = []
+        for rng in (sect, (1, self.doc.n)):
+            if rng is None:
+                continue
+            for line in range(rng[0], rng[1] + 1):
+                text = self.doc.line(line)
+                k = text.find(r.where)
+                while k >= 0:
+                    if r.paragraph:
+                        out += self._lines(self.doc.paragraph_of(line))
+                    else:
+                        out += [i for i in self._lines((line, line))
+                                if k <= self.toks[i].start and self.toks[i].end <= k + len(r.where)]
+                    k = text.find(r.where, k + 1)
+            if out:
+                return out
+        return out
+
+    def _inputs(self):
+        for d in self.derivations:
+            for s in d.sections:
+                loc = self.located.get(id(s))
+                sect = (loc.start, loc.end) if loc is not None and loc.start is not None else None
+                for g in getattr(s, "inputs", []):
+                    self._input(d, g, sect)
+
+    def _input(self, d, g, sect):
+        try:
+            value = exact_value(Claim("", "value", g.value, ledger=None))
+        except SymseqError as exc:
+            self.report.missing.append(Missing(f"{d.name}::{g.location}", "", g.location, f"{g.what}: {exc}",
+                                               kind="input"))
+            return
+        m = _LABEL.fullmatch((g.at or "").strip())
+        table = self.doc.table(m.group(0)) if m else None
+        source = f"{d.name}::{g.location}" + (f"::{g.what}" if g.what else "")
+        if table is not None:
+            self._input_table(value, table, source, g)
+            return
+        entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
+        shape = value.shape if isinstance(value, sp.MatrixBase) else ()
+        anchor = sect[0] if sect else 1
+        for rng in (sect, self.report.spans.get(d.name), (1, self.doc.n)) if len(entries) > 1 else (
+                sect, self.report.spans.get(d.name)):
+            if rng is None:
+                continue
+            for soft in (False, True):
+                stream = self._stream(rng, soft)
+                if rng != sect:  # outside the section: the nearest occurrence to it
+                    stream = sorted(stream, key=lambda k: abs(self.toks[k].line - anchor))
+                for i in stream:
+                    if self._free(i, soft) and self._same(self.toks[i], entries, shape):
+                        self.owner.setdefault(i, []).append(g)
+                        self.toks[i].cls, self.toks[i].reason = "covered", f"input {source}"
+                        return
+        if len(entries) > 1 and sect is not None:
+            for i in self._stream(sect, True):
+                t = self.toks[i]
+                if self._free(i, True) and len(t.entries) == len(entries):
+                    vals = [number_value(e) for e in t.entries]
+                    bad = [k for k, (v, e) in enumerate(zip(vals, entries)) if v is None or sp.simplify(v - e) != 0]
+                    if 0 < len(bad) <= 2 and len(bad) * 2 < len(entries):
+                        k = bad[0]
+                        self._input_erratum(t, t.entries[k], entries[k], source, f"entry {k}")
+                        self.owner.setdefault(i, []).append(g)
+                        return
+        self.report.missing.append(Missing(source, _show(value), g.location, g.what, kind="input"))
+
+    @staticmethod
+    def _same(t: Token, entries, shape) -> bool:
+        if len(t.entries) != len(entries):
+            return False
+        if t.kind == "matrix" and shape and tuple(t.shape) != tuple(shape):
+            return False
+        if t.kind == "shape":
+            return False
+        for e, v in zip(t.entries, entries):
+            x = number_value(e)
+            if x is None or sp.simplify(x - v) != 0:
+                return False
+        return True
+
+    def _input_table(self, value, table, source, g):
+        rows = list(table.rows)
+        if not isinstance(value, sp.MatrixBase):
+            value = sp.Matrix([[value]])
+        for r, line in enumerate(rows[:value.shape[0]]):
+            cells = [i for i in self._lines((line, line)) if self.toks[i].tier != HARD and not self.toks[i].cls]
+            for j, i in enumerate(cells[:value.shape[1]]):
+                t = self.toks[i]
+                want = value[r, j]
+                got = number_value(t.entries[0]) if t.is_scalar else None
+                self.owner.setdefault(i, []).append(g)
+                if got is not None and sp.simplify(got - want) == 0:
+                    t.cls, t.reason = "covered", f"input {source}"
+                else:
+                    self._input_erratum(t, t.entries[0], want, source, f"row {r}, column {j}")
+
+    def _input_erratum(self, t: Token, printed: str, want, source: str, where: str):
+        correct = _render_like(want, printed)
+        t.cls, t.reason = "wrong", f"input {source}"
+        self.report.errata.append(Erratum(t.line, printed, correct, f"{where}: " + digit_fault(printed, correct),
+                                          source, _show(want), t.context, kind="input"))
+
+    # -- edited numbers
+    def _edited(self, claims: list[_Claim]):
+        for c in claims:
+            if c.hits or c.words or c.prop or len(c.keys) != 1 or c.rng is None:
+                continue
+            cand = self._gap(c)
+            if cand is None:
+                continue
+            best = None
+            for i in cand:
+                t = self.toks[i]
+                dist = self._distance(c, t)
+                if dist is not None and (best is None or dist < best[0]):
+                    best = (dist, i)
+            if best is None:
+                continue
+            i = best[1]
+            t = self.toks[i]
+            trial = _trial(c.claim, t)
+            if trial is None:
+                continue
+            r = trial.check(self.dps)
+            if r.status == "ok":
+                self._take(c, [i])
+                c.trial = None
+            elif r.status == "mismatch":
+                self._take(c, [i])
+                c.trial = trial
+
+    def _gap(self, c: _Claim) -> list[int]:
+        stream = self._stream(c.rng, soft=True)
+        same = self._group_claims.get(c.group, [])
+        before = [o for o in same if o.order < c.order and o.hits and o.hits[-1] in stream]
+        after = [o for o in same if o.order > c.order and o.hits and o.hits[0] in stream]
+        lo = max((o.hits[-1] for o in before), default=-1)
+        hi = min((o.hits[0] for o in after), default=10**9)
+        if c.weak and (lo < 0 or hi == 10**9):
+            return None  # a lone integer is looked for only between two found neighbours
+        gap = [i for i in stream if lo < i < hi and self._free(i, True)]
+        if c.weak:
+            return gap
+        return gap or [i for i in stream if self._free(i, True)]
+
+    def _distance(self, c: _Claim, t: Token) -> int | None:
+        ref = claim_tokens(c.claim.printed)[0]
+        if ref.kind != t.kind or any(number_value(e) is None for e in ref.entries + t.entries):
+            return None  # only numbers can be edited digits (not T×d_k, not a symbol)
+        if ref.kind == "number" and len(re.sub(r"\D", "", ref.entries[0])) < 2:
+            return None  # a one-digit number: any other digit is as close, so no edit can be told apart
+        if len(ref.entries) != len(t.entries) or ref.shape != t.shape and ref.kind == t.kind == "matrix":
+            return None
+        dist = sum(_levenshtein(a, b) for a, b in zip(ref.entries, t.entries))
+        if not 0 < dist <= 2:
+            return None
+        for a, b in zip(ref.entries, t.entries):
+            if not _same_form(a, b):
+                return None
+        return dist
+
+    # -- deciding
+    def _decide(self, claims: list[_Claim]):
+        rep = self.report
+        for c in claims:
+            if c.hits or c.words:
+                rep.claims_matched += 1
+        for c in claims:
+            claim = c.trial or c.claim
+            if c.prop and not c.hits:
+                continue
+            if not c.hits and not c.words:
+                rep.missing.append(Missing(c.claim.id, c.claim.printed, c.claim.location, c.claim.what))
+                continue
+            r = claim.check(self.dps)
+            rep.claims_checked += 1
+            if not c.hits:
+                continue
+            if r.status == "ok":
+                for i in c.hits:
+                    t = self.toks[i]
+                    if t.cls != "wrong":
+                        t.cls, t.reason = "covered", c.claim.id
+            elif r.status == "mismatch":
+                self._claim_erratum(c, claim, r)
+            else:
+                for i in c.hits:
+                    t = self.toks[i]
+                    if not t.cls:
+                        t.cls = "uncovered"
+                        t.reason = (f"claim {c.claim.id} {r.status}: {r.message}" if r.message
+                                    else f"claim {c.claim.id} {r.status}")
+
+    def _claim_erratum(self, c: _Claim, claim: Claim, r):
+        t = self.toks[c.hits[0]]
+        for i in c.hits:
+            self.toks[i].cls, self.toks[i].reason = "wrong", c.claim.id
+        try:
+            p = read_printed(claim.printed, claim.names)
+        except SymseqError:
+            p = None
+        faults, printed, correct = [], [], []
+        for k, ok in enumerate(r.rounded):
+            e = p.entries[k] if p is not None and k < len(p.entries) else None
+            text = e.text if isinstance(e, PrintedNumber) else str(e)
+            if isinstance(e, PrintedNumber) and r.errors and r.errors[k] is not None and abs(r.errors[k]) <= 0.5:
+                continue  # this entry holds
+            if isinstance(e, PrintedNumber) and r.rounded[k] == e.text:
+                continue
+            where = f"entry {k}: " if len(r.rounded) > 1 else ""
+            faults.append(where + digit_fault(text, str(r.rounded[k])) if isinstance(e, PrintedNumber)
+                          else where + f"printed {text}, correct {r.rounded[k]}")
+            printed.append(text)
+            correct.append(str(r.rounded[k]))
+        if not faults:
+            faults, printed, correct = [r.message], [claim.printed], [", ".join(map(str, r.rounded))]
+        value = r.values[0] if len(r.values) == 1 else ", ".join(fmt_decimal_str(v) for v in r.values[:6])
+        self.report.errata.append(Erratum(t.line, ", ".join(printed), ", ".join(correct), "; ".join(faults),
+                                          c.claim.id, fmt_decimal_str(value), t.context))
+
+    def _finish(self):
+        for t in self.toks:
+            if t.cls:
+                continue
+            if t.tier:
+                t.cls = "structural"
+            else:
+                t.cls = "uncovered"
+        self.report.errata.sort(key=lambda e: e.line)
+
+
+def _same_form(a: str, b: str) -> bool:
+    """Printed with the same number of decimals, and within one unit of the leading digit of ``a``."""
+    da = len(a.split(".")[1]) if "." in a else 0
+    db = len(b.split(".")[1]) if "." in b else 0
+    if da != db:
+        return False
+    x, y = number_value(a), number_value(b)
+    if x is None or y is None or not (x.is_Rational and y.is_Rational):
+        return True  # a fraction or root: the edit distance alone decides
+    if x == 0:
+        return abs(y) <= sp.Integer(10) ** (-da) * 9
+    from ..verify.printed import magnitude
+
+    return abs(abs(y) - abs(x)) <= sp.Integer(10) ** magnitude(sp.Rational(abs(x)))
+
+
+def fmt_decimal_str(v) -> str:
+    s = str(v)
+    return s[:14] if len(s) > 14 and re.fullmatch(r"-?[\d.]+", s) else s
+
+
+def _show(v) -> str:
+    if isinstance(v, sp.MatrixBase):
+        return "[" + "; ".join(", ".join(str(x) for x in v.row(i)) for i in range(v.rows)) + "]"
+    return str(v)
+
+
+def _render_like(value, printed: str) -> str:
+    """``value`` as the handout would print it in the form of ``printed`` (decimals kept), or exactly."""
+    from ..verify.claims import round_like
+    from ..verify.printed import read_number
+
+    p = read_number(printed.replace(MINUS, "-"))
+    if p is not None and value.is_number and value.is_real:
+        import mpmath
+
+        with mpmath.workdps(60):
+            x = mpmath.mpf(sp.Float(sp.N(value, 60), 60)._mpf_)
+            out = round_like(x, p, None)
+        if sp.Rational(out.replace(MINUS, "-")) == value:
+            return out
+    return str(value)
+
+
+def _trial(claim: Claim, t: Token) -> Claim | None:
+    """The claim ``claim`` restated with the token's printed text (to check an edited number)."""
+    minus = MINUS if MINUS in t.text else "-"
+    ents = [e.replace("-", minus) for e in t.entries]
+    if t.is_scalar:
+        printed = ents[0]
+    elif t.kind == "vector":
+        printed = "(" + ",".join(ents) + ")"
+    elif t.kind == "matrix":
+        r, cols = t.shape
+        printed = "[" + ";".join(",".join(ents[i * cols:(i + 1) * cols]) for i in range(r)) + "]"
+    elif t.kind == "shape":
+        printed = "×".join(t.entries)
+    else:
+        return None
+    return Claim(printed, claim.kind, claim.quantity, derivation=claim.derivation, source=claim.source,
+                 location=claim.location, what=claim.what, digits=claim.digits, exact=claim.exact,
+                 names=dict(claim.names), ledger=claim.ledger, closed_form=claim.closed_form)
+
+
+def audit(doc: Document, derivations: list, *, dps: int = 50) -> AuditReport:
+    """Audit ``doc`` against the claims, inputs and reported numbers of ``derivations`` (see the module docstring)."""
+    a = Auditor(doc, derivations, dps=dps)
+    return a.run()

@@ -1,0 +1,135 @@
+"""Where each section of a derivation sits in a handout: the heading its title names, and its line range.
+
+A derivation's section titles follow the handout's headings, though not to the
+letter: "§1 One head" is the heading "1. One head", "Match each forward
+operation to its backward calculation (Table 3)" carries a table in
+parentheses, and "Inside a complete Transformer encoder: read the block as two
+updates" joins a chapter heading and the subheading "Read the block as two
+updates to the representation". Titles and headings are compared after
+normalising § signs, numbering, punctuation and case; a title's parts (split at
+a colon, a dash or a parenthesis) may each name the heading.
+
+A located section runs from its heading to the next located heading of any
+section audited in the same file (or to the end of the file).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from .document import Document
+
+_STOP = {"a", "an", "the", "of", "and", "to", "in", "for", "with", "by", "on", "at", "is", "its", "it"}
+
+
+@dataclass
+class Located:
+    """A section of a derivation and its place in the handout (1-based lines, ``end`` inclusive)."""
+
+    section: object
+    heading: int | None
+    start: int | None = None
+    end: int | None = None
+    score: float = 0.0
+
+    def __contains__(self, line: int) -> bool:
+        return self.start is not None and self.start <= line <= self.end
+
+
+def normalise(title: str) -> str:
+    """Lower case, without § signs, leading numbering, punctuation and parenthesised remarks."""
+    t = unicodedata.normalize("NFKC", title)
+    t = re.sub(r"\([^()]*\)", " ", t)
+    t = t.replace("’", "'").replace("“", "").replace("”", "").lower()
+    t = re.sub(r"^\s*(§+\s*)?\d+(\.\d+)*\.?\s*", "", t)
+    t = re.sub(r"[^\w\s']", " ", t)
+    return re.sub(r"\s+", " ", t).strip()
+
+
+def _parts(title: str) -> list[str]:
+    pieces = re.split(r":|—|–| - |\(", title)
+    out = [normalise(title)] + [normalise(p) for p in pieces]
+    return [p for i, p in enumerate(out) if p and p not in out[:i]]
+
+
+def score(title: str, heading: str) -> float:
+    """How well a section title names a heading: 1 for equal, less for a part, a prefix or shared words."""
+    h = normalise(heading)
+    if not h:
+        return 0.0
+    best = 0.0
+    for k, p in enumerate(_parts(title)):
+        whole = k == 0
+        if p == h:
+            best = max(best, 1.0 if whole else 0.95)
+            continue
+        short, long_ = (p, h) if len(p) <= len(h) else (h, p)
+        if long_.startswith(short + " ") and len(short.split()) >= 2:
+            best = max(best, 0.9 if whole else 0.85)
+            continue
+        pw, hw = set(p.split()) - _STOP, set(h.split()) - _STOP
+        if pw and hw:
+            jac = len(pw & hw) / len(pw | hw)
+            if jac >= 0.6:
+                best = max(best, 0.8 * jac)
+    return best
+
+
+def locate(doc: Document, derivations: list, *, threshold: float = 0.5) -> dict:
+    """Map each section (by ``id``) of ``derivations`` to a :class:`Located` in ``doc``.
+
+    Sections are matched in their derivation's order; among headings of
+    equal score, the first one after the previous section's heading wins,
+    so repeated headings ("Reveal the explanation") fall where they belong.
+    Two derivations of one handout may both place a section under one
+    heading ("Optional exercises" holds exercises for each half of Week 06).
+    """
+    out: dict[int, Located] = {}
+    for d in derivations:
+        taken: set[int] = set()  # within one derivation a heading is one section's; two derivations may share one
+        prev = 0
+        for s in d.sections:
+            best, best_key = None, None
+            for h in doc.headings:
+                sc = score(s.title, h.text)
+                if sc < threshold or h.line in taken:
+                    continue
+                key = (sc, h.line >= prev, -abs(h.line - prev))
+                if best_key is None or key > best_key:
+                    best, best_key = h, key
+            if best is None:
+                out[id(s)] = Located(s, None)
+                continue
+            taken.add(best.line)
+            out[id(s)] = Located(s, best.line, score=best_key[0])
+            prev = best.line
+    starts = sorted(loc.heading for loc in out.values() if loc.heading is not None)
+    for loc in out.values():
+        if loc.heading is None:
+            continue
+        later = [x for x in starts if x > loc.heading]
+        loc.start = loc.heading
+        loc.end = (later[0] - 1) if later else doc.n
+    return out
+
+
+def span(located: dict, derivation) -> list[tuple[int, int]] | None:
+    """The line ranges of a derivation's located sections, merged where they touch (None when none is located).
+
+    Two derivations of one handout (Week 06's recurrent half and its encoder
+    half) interleave nothing, but a derivation's sections need not be
+    contiguous: its part of the text is the union of their ranges.
+    """
+    lines = sorted((loc.start, loc.end) for loc in (located.get(id(s)) for s in derivation.sections)
+                   if loc is not None and loc.start is not None)
+    if not lines:
+        return None
+    merged = [list(lines[0])]
+    for a, b in lines[1:]:
+        if a <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return [tuple(r) for r in merged]

@@ -1,0 +1,137 @@
+"""Structural numbers: the numbers of a handout that are not quantities, each with the reason it is not.
+
+Section and table numbers, week and handout numbers, years, citation
+numbers, list markers, page numbers, software versions, seeds, indices in
+subscripts and exponents, row labels and column labels of tables, numbers in
+code and in reference entries: none of these is a value a derivation could
+check, and none counts as uncovered. Each carries its reason, so the report
+shows what was set aside and why.
+
+Two tiers: a *hard* structural number is never a claim's (a heading's "1",
+"Table 13", "PyTorch 2.8"); a *soft* one is structural only when no claim
+prints it ("ID 6", "position 1", numbers in code), because a derivation may
+well state it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .document import Document
+from .tokens import Token
+
+HARD, SOFT = "hard", "soft"
+
+_NUM = r"\d+(?:\.\d+)*[a-z]?"
+_LABELS = (r"Tables?|Figures?|Figs?\.|Eqs?\.|Equations?|§§?|Chapters?|Sections?|Weeks?|Units?|Laborator(?:y|ies)|"
+           r"Labs?|Lectures?|Handouts?|Exercises?|Checkpoints?|Appendix|Appendices|Parts?|Pages?|pp?\.|Slides?|"
+           r"Homeworks?|Problems?|Questions?|Theorems?|Lemmas?|Definitions?|Propositions?|Corollar(?:y|ies)|"
+           r"Algorithms?|Listings?|Lines?")
+_LABEL = re.compile(rf"(?<![\w])(?:{_LABELS})\s*#?\s*(?:{_NUM})(?:\s*(?:–|—|-|,|and|&|/|or|to)\s*(?:{_NUM}))*",
+                    re.IGNORECASE)
+_VERSION = re.compile(r"(?<![\w])(?:PyTorch|Python|torch|TensorFlow|CUDA|NumPy|SymPy|SciPy|JAX|pandas|MATLAB|"
+                      r"version|release)\s*(?:==?\s*)?v?\d+(?:\.\d+)*", re.IGNORECASE)
+_SEED = re.compile(r"\bseeds?\b[^.;:\n]{0,12}?\d+(?:\s*(?:/|,|and)\s*\d+)*|manual_seed\(\s*\d+\s*\)", re.IGNORECASE)
+_INDEX_ASSIGN = re.compile(r"(?<![\w\\])(?:[tijsqrckl]|\\ell|ℓ)\s*=\s*(?:-?\d+(?!\.?\d)|[A-Z]\s*-\s*1)"
+                           r"(?:\s*,\s*(?:\\,|\\;|\s)*(?:-?\d+(?!\.?\d)|\\ldots|\\dots|…|\.\.\.))*")
+_INDEX_ARITH = re.compile(r"(?<![\w\\])(?:[tTsqijkKnNLDCrℓ]|\\ell)\s*[-+]\s*\d+(?!\.?\d)")
+_TOKEN_ID = re.compile(r"\b(?:IDs?|id)\s+\d+(?:\s*(?:–|-|,|and|\.\.)\s*\d+)*")
+_POSITION = re.compile(r"\b(?:positions?|rows?|columns?|sources?|coordinates?|features?|heads?|entry|entries|"
+                       r"index|indices|layers?|blocks?|time steps?|steps?)\s+(?:\\\(|\$)?\s*\d+(?!\.?\d)"
+                       r"(?:\s*(?:,|and|–)\s*\d+(?!\.?\d))*", re.IGNORECASE)
+_CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
+
+
+def line_spans(text: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, tier, reason) of the structural spans of one line, by its words alone.
+
+    These rules also apply to a claim's printed string, so that a claim and
+    the text it is found in agree about which of their numbers are quantities.
+    """
+    spans = []
+    for rx, tier, reason in ((_LABEL, HARD, "label (table, figure, section, week, handout …)"),
+                             (_VERSION, HARD, "software version"),
+                             (_SEED, HARD, "random seed"),
+                             (_INDEX_ASSIGN, HARD, "index value"),
+                             (_INDEX_ARITH, HARD, "index arithmetic"),
+                             (_TOKEN_ID, SOFT, "token ID"),
+                             (_POSITION, SOFT, "position, row or feature number")):
+        for m in rx.finditer(text):
+            spans.append((m.start(), m.end(), tier, reason))
+    return spans
+
+
+def _in(spans, tok: Token):
+    for a, b, tier, reason in spans:
+        if a <= tok.start and tok.end <= b:
+            return tier, reason
+    return None
+
+
+def script_reason(tok: Token) -> str | None:
+    return {"sub": "subscript index", "sup": "superscript (exponent or depth/head label)",
+            "ident": "part of a name", "url": "URL"}.get(tok.script)
+
+
+def classify(doc: Document) -> None:
+    """Set ``tier`` and ``reason`` of every structural token of ``doc`` (quantities keep tier "")."""
+    by_line: dict[int, list[Token]] = {}
+    for t in doc.tokens:
+        by_line.setdefault(t.line, []).append(t)
+    heading_lines = {h.line for h in doc.headings}
+    citations = any(re.match(r"^\s*\[\d+\]\s", ln) for ln in doc.lines)
+    for line, toks in by_line.items():
+        text = doc.line(line)
+        spans = line_spans(text)
+        table = doc.table_at(line)
+        for i, t in enumerate(toks):
+            verdict = _classify(doc, t, i, text, spans, table, line in heading_lines, citations)
+            if verdict:
+                t.tier, t.reason = verdict
+
+
+def _classify(doc, t: Token, i: int, text: str, spans, table, heading: bool, citations: bool):
+    why = script_reason(t)
+    if why:
+        return HARD, why
+    if t.line in doc.references:
+        return HARD, "reference entry"
+    hit = _in(spans, t)
+    if hit and hit[0] == HARD:
+        return hit
+    if heading:
+        return HARD, "heading"
+    if table is not None and t.line == table.header:
+        return HARD, "table column label"
+    if table is not None and t.line in table.rows and doc.cell_index(t) == 0 and re.fullmatch(r"\d+", t.text):
+        return HARD, "table row label"
+    stripped = text.lstrip(" \t•*-")
+    if i == 0 and re.fullmatch(r"\d+", t.text) and re.match(rf"\(?{re.escape(t.text)}[.)]\s", stripped):
+        return HARD, "list marker"
+    if citations and t.kind in ("number", "vector") and _in([(m.start(), m.end(), HARD, "citation")
+                                                             for m in _CITATION.finditer(text)], t):
+        return HARD, "citation"
+    if re.fullmatch(r"(19|20)\d\d", t.text) and table is None:
+        return HARD, "year"
+    if t.line in doc.code:
+        return SOFT, "code"
+    if hit:
+        return hit
+    return None
+
+
+def claim_tokens(printed: str) -> list[Token]:
+    """The quantity tokens of a claim's printed string (structural ones left out by the same rules as the text)."""
+    from .tokens import scan
+
+    text = printed.strip().strip("$")
+    toks = scan(text)
+    spans = line_spans(text)
+    out = []
+    for t in toks:
+        if script_reason(t):
+            continue
+        if _in(spans, t):  # "row 0", "ID 6" in a statement are not its numbers either
+            continue
+        out.append(t)
+    return out

@@ -1,0 +1,540 @@
+"""Numeric tokens of a handout's text: every number, with its line, column and printed form.
+
+One scanner reads plain text, Markdown and LaTeX alike (the handouts mix them:
+``\\(0.2+\\sin 3\\approx0.341\\)``, ``$w\\simeq 0.330238$``, tab-separated
+tables). It never evaluates the text. A token is one of:
+
+* ``number``: a decimal or integer as printed, signed with ASCII ``-`` or
+  Unicode ``−`` when the sign is not a subtraction (``-0.579``, ``4,096``,
+  ``1e-5``, ``10^{-5}``, ``5%``, a dotted ``3.4.1``);
+* ``fraction``: ``1/4``, ``\\frac{1}{2}``, ``\\tfrac12``;
+* ``root``: ``√2``, ``\\sqrt{3}``, ``1/\\sqrt{2}``, ``0.2√2``;
+* ``vector``: a bracketed list whose entries are all numbers, one token
+  (``[0.8,0.4]``, ``(0.2,0.9,0.4,1,-0.2)``, ``(0.789,\\;0.204,\\;0.240)``);
+* ``matrix``: a LaTeX ``bmatrix``/``pmatrix``/``array`` whose cells are all numbers;
+* ``shape``: ``7×5``, ``7\\times5``, ``16x16``.
+
+Digits in a subscript (``h_{t-1}``, ``W_{x,00}``, ``\\sum_{t=0}``) are tokens
+with ``script="sub"``; a simple superscript (``^2``, ``^{(0)}``, ``^{[2]}``)
+has ``script="sup"``; the digits of an identifier (``W2``) have
+``script="ident"``; those of a URL ``script="url"``. The structural
+classification (:mod:`symseq.audit.structure`) reads these marks.
+
+Each token has a canonical key (:attr:`Token.key`) so that a claim's printed
+string, scanned by the same function, can be found in the text whatever the
+LaTeX spacing: ``(0.789,\\;0.204,\\;0.240)`` and ``(0.789,0.204,0.240)`` have
+the same key.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+MINUS = "\u2212"
+_SPACING = re.compile(r"\\[,;:! ]|\\quad|\\qquad|~|\\thinspace|\\enspace")
+_NUMBER = re.compile(
+    r"(?P<dotted>\d+(?:\.\d+){2,}(?![\d]))"
+    r"|(?P<num>(?:\d{1,3}(?:,\d{3})+(?![\d.])|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![\d.]))?)"
+)
+_SIMPLE_NUM = re.compile(r"^[-+\u2212]?(\d+(\.\d+)?|\.\d+)$")
+_URL = re.compile(r"https?://\S+|www\.\S+")
+_CMD = re.compile(r"\\[A-Za-z]+")
+_ENV = re.compile(r"\\begin\{(bmatrix|pmatrix|matrix|vmatrix|Bmatrix|array|smallmatrix)\}(\{[^{}]*\})?")
+_FRAC_CMD = ("\\frac", "\\tfrac", "\\dfrac")
+_OPEN = {"(": ")", "[": "]"}
+_SIGN_OK_AFTER = set("([{,=&|;:<>≈~\t≤≥*×/") | {"\u2248", "\u2243", "\u2264", "\u2265", "\u2192"}
+NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fourteen": 14, "sixteen": 16, "twenty": 20,
+}
+_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
+@dataclass
+class Token:
+    """One numeric token of a text (or of a claim's printed string).
+
+    Attributes:
+        line: line number, from 1 (0 for a claim's printed string).
+        start, end: columns of the token in its line (end exclusive).
+        text: the token as printed.
+        kind: number, fraction, root, vector, matrix or shape.
+        entries: canonical entry strings (one for a scalar), row-major.
+        shape: () for a scalar, (n,) for a vector, (rows, cols) for a matrix, (k,) of sizes for a shape.
+        script: "" for a quantity position; sub, sup, ident or url (see the module docstring).
+    """
+
+    line: int
+    start: int
+    end: int
+    text: str
+    kind: str
+    entries: tuple
+    shape: tuple = ()
+    script: str = ""
+    # filled by the audit
+    tier: str = ""  # "hard" or "soft" for a structural number (see symseq.audit.structure)
+    cls: str = ""  # covered, wrong, uncovered, structural, reported
+    reason: str = ""  # the structural or reported reason, or the claim id
+    context: str = ""
+    claim: object = field(default=None, repr=False)
+
+    @property
+    def key(self) -> str:
+        """Canonical form for matching: kind and entries (a vector of one entry never occurs)."""
+        if self.kind in ("number", "fraction", "root"):
+            return self.entries[0]
+        if self.kind == "shape":
+            return "×".join(self.entries)
+        if self.kind == "matrix":
+            r, c = self.shape
+            return "[" + ";".join(",".join(self.entries[i * c:(i + 1) * c]) for i in range(r)) + "]"
+        return "(" + ",".join(self.entries) + ")"
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.kind in ("number", "fraction", "root")
+
+
+@dataclass
+class WordNumber:
+    """A small integer written as a word ("seven"), usable by a claim that prints it as a numeral."""
+
+    line: int
+    start: int
+    end: int
+    text: str
+    value: int
+
+
+def canonical_number(text: str) -> str:
+    """A printed number without its decoration: ``−0.5`` → ``-0.5``, ``4,096`` → ``4096``, ``+3`` → ``3``."""
+    t = text.replace(MINUS, "-").replace(",", "").strip()
+    return t[1:] if t.startswith("+") else t
+
+
+def number_value(entry: str):
+    """The exact value of a canonical entry (a SymPy number), or None for a form that has no single value."""
+    t = entry.rstrip("%")
+    scale = sp.Rational(1, 100) if entry.endswith("%") else 1
+    m = re.fullmatch(r"(-?[\d.]+)(?:e([-+]?\d+))?", t)
+    if m and t.count(".") <= 1:
+        try:
+            v = sp.Rational(m.group(1))
+        except (TypeError, ValueError):
+            return None
+        if m.group(2):
+            v = v * sp.Integer(10) ** int(m.group(2))
+        return v * scale
+    m = re.fullmatch(r"(-?\d+)/(\d+)", t)
+    if m:
+        return sp.Rational(int(m.group(1)), int(m.group(2)))
+    m = re.fullmatch(r"(-?[\d.]*)(/)?√(\d+)", t)
+    if m:
+        a = sp.Rational(m.group(1)) if m.group(1) not in ("", "-") else (sp.Integer(-1) if m.group(1) == "-" else 1)
+        r = sp.sqrt(int(m.group(3)))
+        return a / r if m.group(2) else a * r
+    return None
+
+
+# ---------------------------------------------------------------------------
+# the scanner
+# ---------------------------------------------------------------------------
+
+
+def _group(s: str, i: int) -> tuple[str, int]:
+    """The argument starting at ``s[i]``: a balanced ``{...}`` group, a command, or one character."""
+    while i < len(s) and s[i] == " ":
+        i += 1
+    if i >= len(s):
+        return "", i
+    if s[i] == "{":
+        depth, j = 0, i
+        while j < len(s):
+            if s[j] == "{" and (j == 0 or s[j - 1] != "\\"):
+                depth += 1
+            elif s[j] == "}" and (j == 0 or s[j - 1] != "\\"):
+                depth -= 1
+                if depth == 0:
+                    return s[i + 1:j], j + 1
+            j += 1
+        return s[i + 1:], len(s)
+    m = _CMD.match(s, i)
+    if m:
+        return m.group(0), m.end()
+    return s[i], i + 1
+
+
+def _strip_spacing(text: str) -> str:
+    t = _SPACING.sub(" ", text)
+    for cmd in ("\\mathrm", "\\text", "\\mathbf", "\\displaystyle"):
+        t = t.replace(cmd, "")
+    return t.replace("{", "").replace("}", "").strip()
+
+
+def _entry(text: str) -> str | None:
+    """Canonical form of one cell or vector entry when it is a plain number, fraction or root; else None."""
+    t = _strip_spacing(text).replace(" ", "")
+    if not t:
+        return None
+    t = t.replace(MINUS, "-")
+    if _SIMPLE_NUM.match(t):
+        return canonical_number(t)
+    m = re.fullmatch(r"([-+]?)\\[td]?frac(\d)(\d)", t) or re.fullmatch(r"([-+]?)(\d+)/(\d+)", t)
+    if m:
+        return f"{'-' if m.group(1) == '-' else ''}{m.group(2)}/{m.group(3)}"
+    m = re.fullmatch(r"([-+]?)\\[td]?frac(\d+)(\d+)", text.replace(" ", "").replace("{", "").replace("}", ""))
+    if m and "{" in text:
+        return f"{'-' if m.group(1) == '-' else ''}{m.group(2)}/{m.group(3)}"
+    m = re.fullmatch(r"([-+]?[\d.]*)(/?)(?:√|\\sqrt)(\d+)", t)
+    if m:
+        return f"{m.group(1).lstrip('+')}{m.group(2)}√{m.group(3)}"
+    m = re.fullmatch(r"([-+]?\d+(?:,\d{3})+)", t)
+    if m:
+        return canonical_number(t)
+    return None
+
+
+def _split_top(text: str, seps: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if depth == 0 and ch in seps:
+            parts.append(cur)
+            cur = ""
+            continue
+        cur += ch
+    parts.append(cur)
+    return parts
+
+
+def _matching(s: str, i: int, open_ch: str) -> int:
+    """Index of the bracket closing ``s[i]`` on this line, or -1."""
+    close = _OPEN[open_ch]
+    depth = 0
+    for j in range(i, len(s)):
+        c = s[j]
+        if c in "([" and not (j > 0 and s[j - 1] == "\\"):
+            depth += 1
+        elif c in ")]" and not (j > 0 and s[j - 1] == "\\"):
+            depth -= 1
+            if depth == 0:
+                return j if c == close else -1
+    return -1
+
+
+def _sign_allowed(s: str, i: int) -> bool:
+    """Whether a '-' at ``s[i]`` is a sign (not a subtraction)."""
+    if i > 0 and s[i - 1].isspace():
+        return True  # "gives −0.99" (a subtraction is spaced on both sides or on neither: "x - 2", "T-1")
+    j = i - 1
+    if j < 0:
+        return True
+    c = s[j]
+    if c in _SIGN_OK_AFTER or c.isspace():
+        return True
+    if c == "(" or c == "{":
+        return True
+    m = re.search(r"\\([A-Za-z]+)\s*$", s[:i])
+    if m and m.group(1) not in ("right", "rbrace", "rbrack"):
+        return True  # \approx-1.09, \simeq -0.5
+    if s[:j + 1].endswith(("\\(", "\\[", "$")):
+        return True
+    return False
+
+
+class _Scanner:
+    def __init__(self, line: str, lineno: int, *, offset: int = 0, script: str = ""):
+        self.s = line
+        self.lineno = lineno
+        self.offset = offset
+        self.script = script
+        self.out: list[Token] = []
+
+    def emit(self, start, end, text, kind, entries, shape=(), script=None):
+        self.out.append(Token(self.lineno, start + self.offset, end + self.offset, text, kind, tuple(entries),
+                              shape, self.script if script is None else script))
+
+    def sub(self, text: str, start: int, script: str):
+        """Scan ``text`` (a part of the line starting at column ``start``) into this scanner's tokens."""
+        inner = _Scanner(text, self.lineno, offset=self.offset + start, script=script or self.script)
+        inner.run()
+        self.out.extend(inner.out)
+
+    def run(self) -> list[Token]:
+        s, i = self.s, 0
+        urls = [(m.start(), m.end()) for m in _URL.finditer(s)]
+        while i < len(s):
+            url = next(((a, b) for a, b in urls if a == i), None)
+            if url:
+                for m in re.finditer(r"\d+", s[url[0]:url[1]]):
+                    self.emit(url[0] + m.start(), url[0] + m.end(), m.group(0), "number", [m.group(0)], script="url")
+                i = url[1]
+                continue
+            c = s[i]
+            if c in "_^":
+                i = self.script_group(i)
+                continue
+            if c == "\\":
+                i = self.command(i)
+                continue
+            if c == "[" and i > 0 and (s[i - 1].isalnum() or s[i - 1] in "_)]") and re.match(r"\[\s*-?\d+\s*\]", s[i:]):
+                m = re.match(r"\[\s*(-?\d+)\s*\]", s[i:])  # final[0], x[3]: an index into a name
+                self.emit(i + 1, i + m.end() - 1, m.group(1), "number", [m.group(1)], script="sub")
+                i += m.end()
+                continue
+            if c in "([" and not (i > 0 and s[i - 1] == "\\"):
+                j = self.vector(i)
+                if j:
+                    i = j
+                    continue
+                i += 1
+                continue
+            if c == "√":
+                m = re.match(r"√\s*(\d+)", s[i:])
+                if m:
+                    self.emit(i, i + m.end(), m.group(0), "root", [f"√{m.group(1)}"])
+                    i += m.end()
+                    continue
+                i += 1
+                continue
+            if c.isdigit() and re.search(r"[A-Za-z]{2,}-$", s[:i]) and not re.search(r"\\[A-Za-z]+-$", s[:i]):
+                m = re.match(r"\d+", s[i:])  # a hyphenated name such as nn-llm-unit-2
+                self.emit(i, i + m.end(), m.group(0), "number", [m.group(0)], script="ident")
+                i += m.end()
+                continue
+            if c.isdigit() or (c == "." and i + 1 < len(s) and s[i + 1].isdigit()) or (
+                    c in "-+" + MINUS and i + 1 < len(s) and (s[i + 1].isdigit() or s[i + 1] == ".")
+                    and _sign_allowed(s, i)):
+                i = self.number(i)
+                continue
+            if c.isalpha():
+                m = re.match(r"[A-Za-z]+(\d+)", s[i:])
+                if m and (i == 0 or not s[i - 1].isdigit()):
+                    # an identifier such as W2 or fp16 (not 2w or 16x16)
+                    a = i + m.start(1)
+                    if not re.match(r"x\d", s[i:]) or i == 0 or not s[i - 1].isdigit():
+                        self.emit(a, i + m.end(), m.group(1), "number", [m.group(1)], script="ident")
+                        i += m.end()
+                        continue
+                m = re.match(r"[^\W\d_]+", s[i:])
+                i += m.end() if m else 1
+                continue
+            i += 1
+        return self.out
+
+    # -- pieces
+    def script_group(self, i: int) -> int:
+        s = self.s
+        kind = "sub" if s[i] == "_" else "sup"
+        j = i + 1
+        if j < len(s) and s[j].isdigit():  # h_63, T^2: a run of digits
+            m = re.match(r"\d+", s[j:])
+            self.emit(j, j + m.end(), m.group(0), "number", [m.group(0)], script=kind)
+            return j + m.end()
+        if j < len(s) and s[j] in "([" and _matching(s, j, s[j]) > 0:  # ^[2], ^(0) written without braces
+            end = _matching(s, j, s[j]) + 1
+            body, start = s[j:end], j
+        else:
+            body, end = _group(s, j)
+            start = j + 1 if j < len(s) and s[j] == "{" else j
+        if kind == "sub":
+            for m in re.finditer(r"\d+", body):
+                self.emit(start + m.start(), start + m.end(), m.group(0), "number", [m.group(0)], script="sub")
+            return end
+        if _simple_script(body):
+            for m in re.finditer(r"\d+", body):
+                self.emit(start + m.start(), start + m.end(), m.group(0), "number", [m.group(0)], script="sup")
+            return end
+        self.sub(body, start, "")
+        return end
+
+    def command(self, i: int) -> int:
+        s = self.s
+        m = _CMD.match(s, i)
+        if not m:
+            return i + 2 if i + 1 < len(s) else i + 1  # \( \[ \, \\ ...
+        name = m.group(0)
+        if name in _FRAC_CMD:
+            a, j = _group(s, m.end())
+            b, k = _group(s, j)
+            ea, eb = _entry(a), _entry(b)
+            if ea is not None and eb is not None and re.fullmatch(r"\d+", ea):
+                if re.fullmatch(r"\d+", eb):
+                    self.emit(i, k, s[i:k], "fraction", [f"{ea}/{eb}"])
+                    return k
+                if re.fullmatch(r"√\d+", eb):
+                    self.emit(i, k, s[i:k], "root", [f"{ea}/{eb}"])
+                    return k
+            return m.end()
+        if name == "\\sqrt":
+            a, j = _group(s, m.end())
+            if re.fullmatch(r"\s*\d+\s*", a):
+                self.emit(i, j, s[i:j], "root", [f"√{a.strip()}"])
+                return j
+            return m.end()
+        if name == "\\begin":
+            env = _ENV.match(s, i)
+            if env:
+                return self.matrix(i, env)
+            return m.end()
+        if name in ("\\left", "\\bigl", "\\Bigl", "\\biggl", "\\big", "\\Big"):
+            j = m.end()
+            if j < len(s) and s[j] in "([":
+                k = self.vector(j, lead=i)
+                if k:
+                    return k
+            return j
+        if name == "\\lbrack":
+            return m.end()
+        return m.end()
+
+    def matrix(self, i: int, env) -> int:
+        s = self.s
+        name = env.group(1)
+        end_tag = f"\\end{{{name}}}"
+        k = s.find(end_tag, env.end())
+        if k < 0:
+            return env.end()
+        body = s[env.end():k]
+        rows = [r for r in re.split(r"\\\\", body) if r.strip()]
+        grid = [[_entry(c) for c in r.split("&")] for r in rows]
+        widths = {len(r) for r in grid}
+        if grid and len(widths) == 1 and all(e is not None for r in grid for e in r):
+            end = k + len(end_tag)
+            self.emit(i, end, s[i:end], "matrix", [e for r in grid for e in r], (len(grid), widths.pop()))
+            return end
+        return env.end()
+
+    def vector(self, i: int, lead: int | None = None) -> int | None:
+        s = self.s
+        j = _matching(s, i, s[i])
+        if j < 0:
+            return None
+        inner = s[i + 1:j]
+        if re.search(r"\d,\d{3}/\d", inner):
+            return None  # counts with thousands separators, such as (1,943/2,023/1,915)
+        if inner.rstrip().endswith("\\right") or inner.rstrip().endswith("\\bigr") or inner.rstrip().endswith(
+                "\\Bigr"):
+            inner = re.sub(r"\\(right|bigr|Bigr)\s*$", "", inner.rstrip())
+        clean = _SPACING.sub(" ", inner)
+        sep = "|" if "|" in clean and "," in clean else ""
+        items = [x for part in (_split_top(clean, "|;") if sep else [clean]) for x in _split_top(part, ",")]
+        if len(items) < 2 or any(not x.strip() for x in items):
+            return None
+        entries = [_entry(x) for x in items]
+        if any(e is None for e in entries):
+            return None
+        start = i if lead is None else lead
+        self.emit(start, j + 1, s[start:j + 1], "vector", entries, (len(entries),))
+        return j + 1
+
+    def number(self, i: int) -> int:
+        s = self.s
+        sign = ""
+        j = i
+        if s[j] in "-+" + MINUS:
+            sign = "-" if s[j] != "+" else ""
+            j += 1
+        m = _NUMBER.match(s, j)
+        if not m:
+            return j + 1
+        text_end = m.end()
+        if m.group("dotted"):
+            self.emit(i, text_end, s[i:text_end], "number", [sign + m.group(0)])
+            return text_end
+        num = m.group("num")
+        if "," in num and (re.match(r"\d", s[text_end:text_end + 1] or " ") or _in_comma_list(s, j, text_end)):
+            num = num.split(",")[0]  # not a thousands separator after all
+            text_end = j + len(num)
+        k = text_end
+        # 10^{-5}
+        if num == "10" and s[k:k + 1] == "^":
+            body, e = _group(s, k + 1)
+            if re.fullmatch(r"\s*[-+\u2212]?\d+\s*", body):
+                exp = canonical_number(body.strip())
+                self.emit(i, e, s[i:e], "number", [f"{sign}1e{exp}"])
+                return e
+        # a percentage
+        if s[k:k + 1] == "%" and not (k > 0 and s[k - 1] == "\\"):
+            self.emit(i, k + 1, s[i:k + 1], "number", [sign + canonical_number(num) + "%"])
+            return k + 1
+        if s[k:k + 2] == "\\%":
+            self.emit(i, k + 2, s[i:k + 2], "number", [sign + canonical_number(num) + "%"])
+            return k + 2
+        # a × b shapes (integers)
+        shape = re.match(r"\s*(?:\\times|×|x)\s*(\d+)(?![\d.])", s[k:])
+        if shape and not sign and re.fullmatch(r"\d+", num) and (s[k:k + 1] != "x" or shape.group(0)[0] == "x"):
+            sizes, e = [num, shape.group(1)], k + shape.end()
+            while True:
+                more = re.match(r"\s*(?:\\times|×)\s*(\d+)(?![\d.])", s[e:])
+                if not more:
+                    break
+                sizes.append(more.group(1))
+                e += more.end()
+            after = s[e:].lstrip()[:1]
+            if after not in ("+", "=", "-", MINUS) or after == "=" and s[e:].lstrip()[:2] == "=\\":
+                self.emit(i, e, s[i:e], "shape", sizes, (len(sizes),))
+                return e
+        # D × 1: a shape whose first size is a symbol
+        lead = re.search(r"(?<![A-Za-z\\])([A-Za-z])\s*(?:\\times|×)\s*$", s[:i])
+        if lead and not sign and re.fullmatch(r"\d+", num) and not re.match(r"\s*(?:\\times|×)", s[k:]):
+            a = lead.start(1)
+            self.emit(a, k, s[a:k], "shape", [lead.group(1), num], (2,))
+            return k
+        # a × D: a shape with a symbolic size (1\times D, 9 \times d_k)
+        sym = re.match(r"\s*(?:\\times|×)\s*([A-Za-z](?:_\{?[A-Za-z]+\}?)?)(?![A-Za-z(])", s[k:])
+        if sym and not sign and re.fullmatch(r"\d+", num):
+            e = k + sym.end()
+            size = re.sub(r"[{}]", "", sym.group(1))
+            self.emit(i, e, s[i:e], "shape", [num, size], (2,))
+            return e
+        # a/b fractions, a/√b
+        frac = re.match(r"/(\d+)(?![\d./,])", s[k:])
+        if frac and re.fullmatch(r"\d+", num) and not (i > 0 and s[i - 1] == "/"):
+            e = k + frac.end()
+            self.emit(i, e, s[i:e], "fraction", [f"{sign}{num}/{frac.group(1)}"])
+            return e
+        root = re.match(r"(/?)\s*(?:√|\\sqrt)\s*\{?\s*(\d+)\s*\}?", s[k:])
+        if root and not (root.group(1) == "" and s[k:k + 1] == " "):
+            e = k + root.end()
+            self.emit(i, e, s[i:e], "root", [f"{sign}{canonical_number(num)}{root.group(1)}√{root.group(2)}"])
+            return e
+        self.emit(i, k, s[i:k], "number", [sign + canonical_number(num)])
+        return k
+
+
+def _simple_script(body: str) -> bool:
+    """A superscript that labels or raises to an integer power (^2, ^{-1}, ^{(0)}, ^{[2]}, ^{T-1}, ^\\top)."""
+    b = body.strip()
+    if b in ("\\top", "\\mathsf{T}", "\\prime", "*", "'", "\\ast"):
+        return True
+    if re.search(r"\\times|×|/|\\frac|\\sqrt|\\lfloor|\d\.\d", b):
+        return False
+    b = re.sub(r"\\(ell|top|prime|mathrm\{[^{}]*\}|mathsf\{[^{}]*\}|text\{[^{}]*\})", "x", b)
+    return bool(re.fullmatch(r"[-+\u2212]?\s*[(\[]?\s*[-+\u2212]?[\dA-Za-z ,]*(?:[-+\u2212]\s*[\dA-Za-z ]+)?\s*[)\]]?", b))
+
+
+def _in_comma_list(s: str, start: int, end: int) -> bool:
+    """Whether digits joined by a comma are a list (t=0,1,2 / (0,4)) rather than a thousands separator."""
+    before = s[:start].rstrip()
+    if re.match(r"/\d{1,3},\d{3}", s[end:]):
+        return False  # 1,943/2,023/1,915
+    return before.endswith(("(", "[", "=")) and not re.match(r"\s*[)\]]", s[end:])
+
+
+def scan(line: str, lineno: int = 0) -> list[Token]:
+    """Every numeric token of one line, in order (see the module docstring)."""
+    return _Scanner(line, lineno).run()
+
+
+def scan_words(line: str, lineno: int = 0) -> list[WordNumber]:
+    """Small integers written as words ("seven", "one")."""
+    return [WordNumber(lineno, m.start(), m.end(), m.group(0), NUMBER_WORDS[m.group(0).lower()])
+            for m in _WORD.finditer(line)]

@@ -1,0 +1,84 @@
+"""The audit's tokenizer: every numeric form the handouts print, as one token with its canonical key."""
+
+import pytest
+import sympy as sp
+
+from symseq.audit.tokens import number_value, scan, scan_words
+
+
+def keys(text):
+    return [(t.key, t.kind) for t in scan(text) if not t.script]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("loss is about $0.232674$ nats", [("0.232674", "number")]),
+    (r"$$w=\frac{1}{1+e^{1/\sqrt{2}}}\simeq \mathrm{0.330238.}$$",
+     [("1", "number"), ("1", "number"), ("1/√2", "root"), ("0.330238", "number")]),
+    ("gives −0.99 and -1.09", [("-0.99", "number"), ("-1.09", "number")]),
+    ("6: begins\t-0.579\t1.06\t0.65", [("6", "number"), ("-0.579", "number"), ("1.06", "number"),
+                                       ("0.65", "number")]),
+    ("a uniform predictor has accuracy \\(1/4\\)", [("1/4", "fraction")]),
+    ("weights [0.8,0.4] and (0.2,0.9,0.4,1,-0.2)", [("(0.8,0.4)", "vector"), ("(0.2,0.9,0.4,1,-0.2)", "vector")]),
+    (r"\approx(0.789,\;0.204,\;0.240)", [("(0.789,0.204,0.240)", "vector")]),
+    ("Concatenation gives $[2,0.6\\;|\\;0.6,2]$", [("(2,0.6,0.6,2)", "vector")]),
+    (r"\mathbf W^\top= \begin{bmatrix} \tfrac12&0\\0&1 \end{bmatrix}", [("[1/2,0;0,1]", "matrix")]),
+    (r"shape \((7\times5)(5\times3)=7\times3\) and $4\times 4$",
+     [("7×5", "shape"), ("5×3", "shape"), ("7×3", "shape"), ("4×4", "shape")]),
+    (r"\mathbb R^{1\times D}", [("1×D", "shape")]),
+    (r"stabilizer \(10^{-5}\) and 1e-3", [("1e-5", "number"), ("1e-3", "number")]),
+    ("uses 4,096 training and 1,024 test episodes", [("4096", "number"), ("1024", "number")]),
+    (r"\(0.2+\sin 3\approx0.341\)", [("0.2", "number"), ("3", "number"), ("0.341", "number")]),
+    (r"\(-0.1+\cos 3\approx-1.09\)", [("-0.1", "number"), ("3", "number"), ("-1.09", "number")]),
+    ("0.9(0.5)+0.1(-0.4)=0.410.", [("0.9", "number"), ("0.5", "number"), ("0.1", "number"), ("-0.4", "number"),
+                                   ("0.410", "number")]),
+    (r"\(\log4\approx1.39\)", [("4", "number"), ("1.39", "number")]),
+    ("the 2w-1 term", [("2", "number"), ("1", "number")]),
+    ("§3.4.1", [("3.4.1", "number")]),
+    ("a 5% rate", [("5%", "number")]),
+])
+def test_numeric_forms(text, expected):
+    assert keys(text) == expected
+
+
+def test_subscripts_exponents_names_and_urls_are_marked():
+    toks = scan(r"h_{t-1}, W_{x,00}, \sum_{t=0}^{2}, T^2, H^{(0)}, W2, nn-llm-unit-2, https://arxiv.org/abs/2010.11929")
+    marks = [(t.text, t.script) for t in toks]
+    assert ("1", "sub") in marks and ("00", "sub") in marks and ("0", "sub") in marks
+    assert ("2", "sup") in marks and ("0", "sup") in marks
+    assert ("2", "ident") in marks
+    assert ("2010", "url") in marks and ("11929", "url") in marks
+    assert all(t.script for t in toks)  # nothing here is a quantity
+
+
+def test_a_superscript_that_is_a_formula_is_scanned():
+    # the exponent of e is part of a formula: its numbers are quantities; a power of 2 is not
+    assert keys(r"e^{-2(1-w)}") == [("-2", "number"), ("1", "number")]
+    assert keys(r"W_O\in\mathbb R^{5\times6}") == [("5×6", "shape")]
+
+
+def test_a_sign_after_a_name_is_a_subtraction_and_after_a_command_a_sign():
+    assert keys("T-1 and x - 2") == [("1", "number"), ("2", "number")]
+    assert keys(r"\approx-1.09 and \simeq -0.5") == [("-1.09", "number"), ("-0.5", "number")]
+
+
+def test_counts_with_thousands_separators_are_not_a_vector():
+    assert keys("close (1,943/2,023/1,915)") == [("1943", "number"), ("2023", "number"), ("1915", "number")]
+    assert keys("gives $(0,4)$") == [("(0,4)", "vector")]
+
+
+def test_token_columns_locate_the_printed_text():
+    line = "hence $\\mathrm{LN}(h)=(-1,1)$."
+    (t,) = scan(line, 7)
+    assert (t.line, line[t.start:t.end]) == (7, "(-1,1)")
+
+
+def test_values_are_exact():
+    assert number_value("0.2") == sp.Rational(1, 5)
+    assert number_value("1e-5") == sp.Rational(1, 100000)
+    assert number_value("1/√2") == 1 / sp.sqrt(2)
+    assert number_value("5%") == sp.Rational(1, 20)
+    assert number_value("3.4.1") is None
+
+
+def test_number_words():
+    assert [(w.text, w.value) for w in scan_words("seven positions and one head")] == [("seven", 7), ("one", 1)]
