@@ -43,6 +43,7 @@ import sympy as sp
 from .. import ops
 from ..blocks.attention import scaled_dot_product
 from ..blocks.norms import layer_norm
+from ..numbers import exact
 from ..errors import ShapeError
 from ..ledger import Ledger
 from ..blocks._naming import tagged
@@ -103,7 +104,7 @@ def attention_gradients(Q, K, V, G, *, allowed=None, scale=None) -> dict:
         raise ShapeError(f"K has {K.rows} positions but V has {V.rows}; each key needs its value")
     if G.shape != (Q.rows, V.cols):
         raise ShapeError(f"the upstream adjoint is {G.rows}×{G.cols} but O is {Q.rows}×{V.cols}")
-    c = sp.sqrt(Q.cols) if scale is None else sp.sympify(scale)
+    c = sp.sqrt(Q.cols) if scale is None else exact(scale, what="scale")
     S = Q * K.T / c
     ok = ops.allowed_matrix(allowed, S.shape) if allowed is not None else np.ones(S.shape, dtype=bool)
     A = sp.zeros(*S.shape)
@@ -130,7 +131,7 @@ def layer_norm_jacobian(x, gamma=None, eps=0) -> sp.Matrix:
     d = x.cols
     mu = sum(x) / d
     var = sum((e - mu) ** 2 for e in x) / d
-    sigma = sp.sqrt(var + sp.sympify(eps))
+    sigma = sp.sqrt(var + exact(eps, what="ε"))
     xh = [(e - mu) / sigma for e in x]
     g = [sp.S.One] * d if gamma is None else list(_row(gamma))
     return sp.Matrix(d, d, lambda i, j: g[i] / sigma * (sp.KroneckerDelta(i, j) - sp.Rational(1, d) - xh[i] * xh[j] / d))

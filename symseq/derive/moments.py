@@ -15,6 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..errors import ConventionError
+from ..numbers import exact
 
 
 def expectation(expr, variables, moments: dict | None = None, *, variance=1):
@@ -26,7 +27,7 @@ def expectation(expr, variables, moments: dict | None = None, *, variance=1):
             ``{0: 1, 1: 0, 2: variance}``. A needed moment that is not given
             raises ConventionError.
     """
-    moments = {0: sp.S.One, 1: sp.S.Zero, 2: sp.sympify(variance)} if moments is None else dict(moments)
+    moments = {0: sp.S.One, 1: sp.S.Zero, 2: exact(variance, what="variance")} if moments is None else dict(moments)
     variables = list(variables)
     poly = sp.Poly(sp.expand(expr), *variables)
     total = sp.S.Zero
