@@ -24,7 +24,7 @@ results stated for it are proved as symbolic identities.
 
 For ``symseq audit``: inputs the handout prints (h_{−1} = 0 wherever it is
 restated, the GRU example's u, old state and candidate, Figure 3's w_x and
-zero start, the seeded example's sizes, X and target) are declared
+zero start, the seeded example's sizes, X, target and max_norm) are declared
 with ``section.given``; formulas and bounds it prints (ℒ = ½(ŷ − y)², Table 4's
 slopes, r < 1, D = H = C = 1, …) are identities or proofs whose statement is
 the handout's own LaTeX, so the audit finds them where they are printed.
@@ -1009,6 +1009,8 @@ def pytorch_example(s):
     L = s.ledger("nn.RNN(2, 2, bias=False) and nn.Linear(2, 1, bias=False) after torch.manual_seed(6)",
                  exact_forms=False)
     xs = [L.input(f"x_{t}", [row]) for t, row in enumerate([["0.2", "-0.1"], ["0.0", "0.3"], ["0.4", "0.1"]])]
+    max_norm = "1.0"  # the handout's clip_grad_norm_(…, max_norm=1.0)
+    s.given(exact(max_norm), what="max_norm, the clipping threshold τ of clip_grad_norm_", at="clipping")
     for what, size in (("B", B), ("T", T), ("D", D), ("H", H), ("C", C)):
         s.given(sp.Integer(size), what=f"{what} in the code", at="sizes")
     for t, x in enumerate(xs):
@@ -1040,7 +1042,7 @@ def pytorch_example(s):
             lambda: (diff < 1e-6, f"max difference {diff:.2e}"), at="loss.backward()")
     ours_g = {n: np.array([[float(v) for v in row] for row in ev[g].tolist()]) for n, g in grads.items()}
     params = list(rnn.parameters()) + list(head.parameters())
-    for tau in ("1.0", "0.1"):  # the handout's max_norm (‖g‖ is below it here), then one that clips
+    for tau in (max_norm, "0.1"):  # the handout's max_norm (‖g‖ is below it here), then one that clips
         clipped = clipping.clip_by_global_norm(ours_g, tau, eps="1e-6")
         torch.nn.utils.clip_grad_norm_(params, max_norm=float(tau))
         cdiff = max(np.abs(clipped.grads[n] - mods[n].grad.numpy()).max() for n in grads)
