@@ -368,6 +368,7 @@ def ready(s):
     s.claim_shape("9×5", W_o, what="vocabulary head W_o (stored)", at="vocabulary head")
     s.claim("6", sp.Integer(r["vocab"].id("with")), what="ID of with, the first continuation token",
             at="desired continuation")
+    s.claim_shape("7×5", r["H0"], what="the positioned input H^(0), the start of Figure 7's route", at="Figure 7")
 
 
 # ---------------------------------------------------------------------------
@@ -1041,7 +1042,9 @@ def stack(s):
             at="final LayerNorm")
     L2, r2 = block_ledger("two blocks: depth changes, sequence length does not", n_blocks=2)
     s.ledgers.append(L2)
-    s.claim_shape("7×5", r2["enc"].blocks[1].out, what="H^(2) of a two-block stack", at="stacking")
+    H2 = r2["enc"].blocks[1].out
+    s.prove("depth changes, the sequence length does not: H^(2) of a two-block stack has the shape of H^(0)",
+            lambda: (H2.shape == r2["H0"].shape == (T, D), f"H^(2) is {H2.shape[0]}×{H2.shape[1]}"), at="stacking")
 
     def deeper():
         v1, v2 = _mp(L), _mp(L2)
