@@ -289,16 +289,25 @@ def embeddings(s):
 def position_vectors(s):
     L, r = input_ledger()
     P = r["P"]
+    omega = blocks.angular_frequencies(D)
+
+    def pair_index():
+        halves = [sp.floor(sp.Rational(j, 2)) for j in range(D)]
+        shared = all(omega[2 * m] == omega[2 * m + 1] for m in range(D // 2))
+        return halves == [j // 2 for j in range(D)] and shared, f"⌊j/2⌋ = {halves} for j = 0, …, {D - 1}"
+
+    s.prove(r"\lfloor j/2\rfloor is the integer part of j/2", pair_index,
+            what="features 2m and 2m + 1 share the pair index m and so the frequency ω_j", at="angular frequencies")
     formula = (r"(\sin t, \cos t, \sin\frac{t}{10000^{2/5}}, \cos\frac{t}{10000^{2/5}}, "
                r"\sin\frac{t}{10000^{4/5}})")
     for t in range(T):
         s.claim(formula, P[t, :], names={"t": sp.Integer(t)}, what=f"p_{t} from ω_j = 10000^(−2⌊j/2⌋/5)",
                 at="p_t at D = 5")
     sizes(s, ("D, the odd width", D), at="p_t at D = 5")
-    omega = blocks.angular_frequencies(D)
-    s.prove(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}, with D = 5",
+    s.prove(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
             lambda: (all(sp.simplify(omega[j] - sp.Integer(10000) ** sp.Rational(-2 * (j // 2), D)) == 0
-                         for j in range(D)), f"ω = {list(omega)}"), at="angular frequencies")
+                         for j in range(D)), f"ω = {list(omega)}"), what=f"the angular frequencies at D = {D}",
+            at="angular frequencies")
     s.claim("(0,1,0,1,0)", P[0, :], what="p_0", at="position zero")
     s.claim("(0.141,-0.990,0.0753,0.997,0.00189)", P[3, :], digits=3, what="p_3", at="position three")
     tt = sp.Symbol("t", real=True)
@@ -359,6 +368,7 @@ def ready(s):
     s.claim_shape("9×5", W_o, what="vocabulary head W_o (stored)", at="vocabulary head")
     s.claim("6", sp.Integer(r["vocab"].id("with")), what="ID of with, the first continuation token",
             at="desired continuation")
+    s.claim_shape("7×5", r["H0"], what="the positioned input H^(0), the start of Figure 7's route", at="Figure 7")
 
 
 # ---------------------------------------------------------------------------
@@ -731,17 +741,19 @@ def output_projection(s):
     C, B = r["C"], r["B_att"]
     s.claim_shape("5×6", r["W_O"], what="W_O (stored)", at="output projection")
     s.claim_shape("7×5", B, what="B_att = C W_Oᵀ", at="output projection")
-    s.claim("-0.0248", C[6, 0], what="c_{6,0}", at="B_att,6,0")
-    s.claim("0.196", C[6, 3], what="c_{6,3}", at="B_att,6,0")
-    s.given(r["W_O"], what="W_O as printed", at="output projection")
-    s.claim("0.0732", B[6, 0], what="B_att,6,0 = c_60 + 0.5 c_63", at="B_att,6,0")
 
     def first_feature():
         v = _mp(L)
         c = v[C.name]
         return _close(np.array([[c[6, 0] + c[6, 3] / 2]], dtype=object), v[B.name][6:7, 0:1])
 
+    # The worked sum in its printed order: the formula, then c_{6,0}, the weight 0.5 of c_{6,3}, c_{6,3}, the result.
     s.prove("B_{att,6,0} = c_{6,0} + 0.5 c_{6,3} (row 0 of W_O)", first_feature, at="B_att,6,0")
+    s.claim("-0.0248", C[6, 0], what="c_{6,0}", at="B_att,6,0")
+    s.claim("0.5", r["W_O"][0, 3], what="W_O,0,3, the weight of c_{6,3} in the worked sum", at="B_att,6,0")
+    s.claim("0.196", C[6, 3], what="c_{6,3}", at="B_att,6,0")
+    s.given(r["W_O"], what="W_O as printed", at="output projection")
+    s.claim("0.0732", B[6, 0], what="B_att,6,0 = c_60 + 0.5 c_63", at="B_att,6,0")
     s.claim("(0.0732,0.768,0.606,1.05,0.315)", B[6, :], digits=3, what="b_att,6", at="begins row")
     table(s, "Table 20", TABLE_20, B, FEATURES, what="attention branch")
     h1, h2 = r["h1"], r["h2"]
@@ -1030,7 +1042,9 @@ def stack(s):
             at="final LayerNorm")
     L2, r2 = block_ledger("two blocks: depth changes, sequence length does not", n_blocks=2)
     s.ledgers.append(L2)
-    s.claim_shape("7×5", r2["enc"].blocks[1].out, what="H^(2) of a two-block stack", at="stacking")
+    H2 = r2["enc"].blocks[1].out
+    s.prove("depth changes, the sequence length does not: H^(2) of a two-block stack has the shape of H^(0)",
+            lambda: (H2.shape == r2["H0"].shape == (T, D), f"H^(2) is {H2.shape[0]}×{H2.shape[1]}"), at="stacking")
 
     def deeper():
         v1, v2 = _mp(L), _mp(L2)
@@ -1148,6 +1162,9 @@ def next_token(s):
             at="vocabulary head")
     s.claim("9", sp.Integer(W_o.shape[0]), what="C = K, the vocabulary head's classes", at="vocabulary head")
     sizes(s, ("D, the contextual feature width", W_o.shape[1]), at="vocabulary head")
+    m = [1] * T + [0, 0]  # the key mask of the padding section: 1 for a real token, 0 for padding
+    s.given(sp.Integer(m[0]), what="m_t for a real input token", at="masked mean pooling")
+    s.given(sp.Integer(m[-1]), what="m_t for padding", at="masked mean pooling")
     targets, valid = blocks.next_token_targets(ids, continuation=vocab.id("with"))
     allowed = blocks.masks.causal(T)
     for t, nxt, seen in ((0, "journey", "a"), (1, "of", "a journey"), (5, "begins", "a journey of a thousand miles"),
@@ -1189,10 +1206,11 @@ def padding(s):
     s.note("The handout's padding figure is schematic and adds no PAD token; here the seven-token prefix is "
            "right-padded to nine rows with a zero pad embedding to check its statements on head 1.")
     m = [1] * T + [0, 0]
-    s.given(sp.Integer(m[0]), what="m_t for a real input token", at="mask values")
-    s.given(sp.Integer(m[-1]), what="m_t for padding", at="mask values")
     s.given(sp.Integer(0), what="M_tj for a permitted source", at="mask values")
     s.given(sp.Integer(m[0]), what="m_j of a permitted source", at="mask values")
+    _, valid = blocks.next_token_targets(vocabulary().ids(TOKENS))
+    s.prove(r"\sum_t v_t>0", lambda: (sum(valid) > 0, f"Σ_t v_t = {sum(valid)} valid targets in the prefix"),
+            what="the token-loss mean has a positive denominator: the prefix has valid targets", at="token-loss mean")
     L, r = padded_ledger(m)
     s.ledgers.append(L)
     La, ra = attention_ledger()
@@ -1360,7 +1378,8 @@ def image_tokens(s):
     s.claim("p^2 C_{img}", sp.Integer(X.shape[1]), names=dims, what="numbers per flattened patch", at="patches")
     s.claim("9", sp.Integer(X.shape[1]), what="input features per patch", at="Figure 17")
     s.claim("4", sp.Integer(E_p.shape[0]), what="feature rows after projection", at="Figure 17")
-    sizes(s, ("D of the ViT example", E_p.shape[1]), at="Figure 17")
+    s.prove("D=4", lambda: (E_p.shape == (4, D_vit) == (4, 4), f"E_patch is {E_p.shape[0]}×{E_p.shape[1]}"),
+            what="projection to D = 4 gives four feature rows of width D", at="Figure 17")
     s.claim("5", sp.Integer(H0.shape[0]), what="T with the class token", at="Figure 17")
     flat = L.expand(X.name)
     img_sym = L.entry_symbols("I")
@@ -1379,6 +1398,11 @@ def exercises(s):
     o = L.define("o", a @ v)
     masked = L.define("a_masked", ops.SoftmaxRows(scores, blocks.masks.causal(3)[1:2, :]))
     o_masked = L.define("o_masked", masked @ v)
+    s_printed = L.value("s")
+    s.given(s_printed[0, 0], what="the score of source 0", at="exercise 3")
+    for j in (1, 2):
+        s.given(sp.exp(s_printed[0, j]), what=f"e^{{s_{j}}}, the argument of the score log {sp.exp(s_printed[0, j])}",
+                at="exercise 3")
     s.given(L.handle("v").T, what="the scalar values (2, −1, 4)", at="exercise 3")
     weights, renorm = L.value(a.name), L.value(masked.name)
     zeroed = sp.Matrix([[weights[0, 0], weights[0, 1], 0]])
@@ -1398,7 +1422,7 @@ def exercises(s):
     W_O4 = L4.parameter("W_O", shape=(D, 12))
     mha = blocks.multi_head(L4, H, heads, W_O4, orientation=ORIENT)
     first = mha.heads[0]
-    sizes(s, ("d_k", first.Q.shape[1]), ("d_v", first.V.shape[1]), at="exercise 4")
+    sizes(s, ("d_k", first.Q.shape[1]), ("d_v", first.V.shape[1]), ("D, the input width", H.shape[1]), at="exercise 4")
     s.prove("three heads of width d_v = 4 join to 12 features, not the equal partition of D = 5",
             lambda: (mha.concat.shape == (T, 12) and 12 != D, f"concatenation {mha.concat.shape}, W_O {W_O4.shape}"),
             at="exercise 4")

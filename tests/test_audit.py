@@ -98,6 +98,38 @@ def test_week06_encoder_part_of_its_seed():
     assert set(range(1294, 1297)) <= reported  # Table 34 rows (its header is structural)
 
 
+@needs_seeds
+def test_week06_seed_is_fully_covered_and_its_only_missing_claims_are_exercise_answers():
+    """Seed 004: every quantity token covered; the two claims not in the text are exercise 2's own answers."""
+    rep = _audit(SEEDS / W6)
+    c = rep.counts
+    assert (c.quantity, c.covered, c.uncovered, c.wrong, c.reported) == (886, 886, 0, 0, 34)
+    assert c.structural == 939
+    assert all(rep.counts_for(n).uncovered == 0 for n in ("week06-rnn", "week06-encoder"))
+    assert sorted(m.printed for m in rep.missing) == ["-0.32768", "0.32768"]
+    assert all("exercise 2" in m.location for m in rep.missing)
+
+
+@needs_seeds
+def test_week06_rnn_numbers_are_covered_inside_their_own_sections():
+    """Each token a week06-rnn claim or input covers lies in that claim's section, not in a section it borrowed from."""
+    from symseq.audit.document import read
+    from symseq.audit.sections import locate
+
+    derivations = for_source(W6, DERIVATIONS)
+    rnn = next(d for d in derivations if d.name == "week06-rnn")
+    located = locate(read(SEEDS / W6), derivations)
+    ranges = {s.title: (located[id(s)].start, located[id(s)].end) for s in rnn.sections}
+    rep = _audit(SEEDS / W6)
+    owned = [t for t in rep.tokens if t.cls == "covered" and "week06-rnn::" in t.reason]
+    assert len(owned) >= 85
+    for t in owned:
+        location = t.reason.split("week06-rnn::", 1)[1]
+        title = max((k for k in ranges if location.startswith(k)), key=len)
+        a, b = ranges[title]
+        assert a <= t.line <= b, (t.line, t.text, t.reason)
+
+
 def _copy(tmp_path, seed, line, old, new) -> Path:
     lines = (SEEDS / seed).read_text(encoding="utf-8").splitlines(keepends=True)
     assert lines[line - 1].count(old) == 1, lines[line - 1]

@@ -84,6 +84,15 @@ def test_seeds_and_index_arithmetic():
     assert reasons["0"] == ""  # a bare 0 in prose is a quantity
 
 
+def test_a_script_label_named_in_the_prose_is_structural():
+    doc = parse(r"The superscript \((0)\) denotes the input; the subscript 2 labels a head. "
+                r"The exponent 2 squares, and the superscript \(h\) labels a derivative.")
+    classify(doc)
+    verdicts = [(t.text, t.tier, t.reason) for t in doc.tokens]
+    named = "superscript or subscript label named in the text"
+    assert verdicts == [("0", SOFT, named), ("2", SOFT, named), ("2", "", "")]  # an exponent's value stays a quantity
+
+
 def test_a_claims_printed_string_drops_the_same_structural_numbers():
     assert [t.key for t in claim_tokens("B_{att,6,0} = c_{6,0} + 0.5 c_{6,3} (row 0 of W_O)")] == ["0.5"]
     assert [t.key for t in claim_tokens(r"\left(\begin{array}{cc}1/\sqrt{2}& -\infty \\ 0& 1/\sqrt{2}\end{array}\right)")] \

@@ -56,6 +56,14 @@ def test_a_superscript_that_is_a_formula_is_scanned():
     assert keys(r"W_O\in\mathbb R^{5\times6}") == [("5×6", "shape")]
 
 
+def test_a_called_code_name_ending_in_an_underscore_is_not_a_subscript():
+    # Python's clip_grad_norm_(…) in prose: its arguments are code, not a LaTeX subscript group
+    line = "insert torch.nn.utils.clip_grad_norm_(list(rnn.parameters()), max_norm=1.0) after backward"
+    assert keys(line) == [("1.0", "number")]
+    # LaTeX subscripts in parentheses keep their mark: a one-letter base and a command such as \sum
+    assert keys(r"x_(1) and \sum_(2) and h_{(0)}") == []
+
+
 def test_a_sign_after_a_name_is_a_subtraction_and_after_a_command_a_sign():
     assert keys("T-1 and x - 2") == [("1", "number"), ("2", "number")]
     assert keys(r"\approx-1.09 and \simeq -0.5") == [("-1.09", "number"), ("-0.5", "number")]

@@ -2,8 +2,9 @@
 
 Section and table numbers, week and handout numbers, years, citation
 numbers, list markers, page numbers, software versions, seeds, indices in
-subscripts and exponents, row labels and column labels of tables, numbers in
-code and in reference entries: none of these is a value a derivation could
+subscripts and exponents (and script labels the prose names: "the superscript
+(0) denotes …"), row labels and column labels of tables, numbers in code and
+in reference entries: none of these is a value a derivation could
 check, and none counts as uncovered. Each carries its reason, so the report
 shows what was set aside and why.
 
@@ -40,6 +41,9 @@ _POSITION = re.compile(r"\b(?:positions?|rows?|columns?|sources?|coordinates?|fe
                        r"index|indices|layers?|blocks?|time steps?|steps?)\s+(?:\\\(|\$)?\s*\d+(?!\.?\d)"
                        r"(?:\s*(?:,|and|–)\s*\d+(?!\.?\d))*", re.IGNORECASE)
 _CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
+# "the superscript (0) denotes …": a script label quoted in prose is the label, not a quantity
+_NAMED_SCRIPT = re.compile(r"\b(?:superscripts?|subscripts?)\s+(?:\\\(|\$)?\s*(?:\^|_)?\{?\s*[(\[]?\s*\d+\s*[)\]]?",
+                           re.IGNORECASE)
 
 
 def line_spans(text: str) -> list[tuple[int, int, str, str]]:
@@ -55,7 +59,8 @@ def line_spans(text: str) -> list[tuple[int, int, str, str]]:
                              (_INDEX_ASSIGN, HARD, "index value"),
                              (_INDEX_ARITH, HARD, "index arithmetic"),
                              (_TOKEN_ID, SOFT, "token ID"),
-                             (_POSITION, SOFT, "position, row or feature number")):
+                             (_POSITION, SOFT, "position, row or feature number"),
+                             (_NAMED_SCRIPT, SOFT, "superscript or subscript label named in the text")):
         for m in rx.finditer(text):
             spans.append((m.start(), m.end(), tier, reason))
     return spans

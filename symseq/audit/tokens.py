@@ -41,6 +41,7 @@ _NUMBER = re.compile(
 )
 _SIMPLE_NUM = re.compile(r"^[-+\u2212]?(\d+(\.\d+)?|\.\d+)$")
 _URL = re.compile(r"https?://\S+|www\.\S+")
+_CALLED_NAME = re.compile(r"(?<![\\\w])[A-Za-z_]\w*[A-Za-z0-9]$")  # clip_grad_norm in clip_grad_norm_(…)
 _CMD = re.compile(r"\\[A-Za-z]+")
 _ENV = re.compile(r"\\begin\{(bmatrix|pmatrix|matrix|vmatrix|Bmatrix|array|smallmatrix)\}(\{[^{}]*\})?")
 _FRAC_CMD = ("\\frac", "\\tfrac", "\\dfrac")
@@ -278,6 +279,9 @@ class _Scanner:
                 i = url[1]
                 continue
             c = s[i]
+            if c == "_" and s[i + 1:i + 2] == "(" and _CALLED_NAME.search(s[:i]):
+                i += 1  # a code name ending in an underscore, called: clip_grad_norm_(…, max_norm=1.0)
+                continue
             if c in "_^":
                 i = self.script_group(i)
                 continue
