@@ -50,6 +50,11 @@ def test_subscripts_exponents_names_and_urls_are_marked():
     assert all(t.script for t in toks)  # nothing here is a quantity
 
 
+def test_digits_leading_a_file_name_are_part_of_the_name():
+    toks = scan("Download 11_attention.py and run python 11_attention.py; $x_2$ and 10_{ab} differ")
+    assert [(t.text, t.script) for t in toks] == [("11", "ident"), ("11", "ident"), ("2", "sub"), ("10", "")]
+
+
 def test_a_superscript_that_is_a_formula_is_scanned():
     # the exponent of e is part of a formula: its numbers are quantities; a power of 2 is not
     assert keys(r"e^{-2(1-w)}") == [("-2", "number"), ("1", "number")]

@@ -309,6 +309,11 @@ class _Scanner:
                 self.emit(i, i + m.end(), m.group(0), "number", [m.group(0)], script="ident")
                 i += m.end()
                 continue
+            if c.isdigit() and (i == 0 or not s[i - 1].isalnum()) and re.match(r"\d+_[A-Za-z]{2,}", s[i:]):
+                m = re.match(r"\d+", s[i:])  # a file or identifier name such as 11_attention.py
+                self.emit(i, i + m.end(), m.group(0), "number", [m.group(0)], script="ident")
+                i += m.end()
+                continue
             if c.isdigit() or (c == "." and i + 1 < len(s) and s[i + 1].isdigit()) or (
                     c in "-+" + MINUS and i + 1 < len(s) and (s[i + 1].isdigit() or s[i + 1] == ".")
                     and _sign_allowed(s, i)):
