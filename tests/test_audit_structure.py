@@ -115,3 +115,20 @@ def test_hash_numbers_are_references():
     assert by.count(("12", "numbered reference (#12)")) == 2
     assert ("5", "numbered reference (#12)") in by
     assert ("3", "") in by and ("4", "") in by  # '#' glued to a preceding number is not a reference
+
+
+def test_assignments_from_dotted_calls_are_code_and_sentences_are_not():
+    doc = parse(textwrap.dedent("""\
+        Name the tensor axes.
+
+        scores = torch.einsum("bid,bjd->bij", q, k) / math.sqrt(q.size(-1))
+        weights = scores.softmax(dim=-1)
+
+                q, k, v  = self.c_attn(x).split(self.n_embd, dim=2)
+
+        For example, y = torch.tanh(x) squashes every entry of the 3 rows into (-1, 1) as usual.
+        """))
+    classify(doc)
+    assert doc.code == {3, 4, 6}
+    assert {t.reason for t in doc.tokens if t.line in (3, 4, 6)} == {"code"}
+    assert [t.text for t in doc.tokens if t.line == 8 and not t.tier] == ["3", "(-1, 1)"]
