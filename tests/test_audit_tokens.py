@@ -32,6 +32,9 @@ def keys(text):
     ("0.9(0.5)+0.1(-0.4)=0.410.", [("0.9", "number"), ("0.5", "number"), ("0.1", "number"), ("-0.4", "number"),
                                    ("0.410", "number")]),
     (r"\(\log4\approx1.39\)", [("4", "number"), ("1.39", "number")]),
+    (r"keys $k_0=[\sqrt2\log2,0]$ and scores $[\log 2,0,\log2]$",
+     [("(√2\\log2,0)", "vector"), ("(\\log2,0,\\log2)", "vector")]),
+    (r"scores \((0,\ln 3,-2\log(2))\)", [("(0,\\log3,-2\\log2)", "vector")]),
     ("the 2w-1 term", [("2", "number"), ("1", "number")]),
     ("§3.4.1", [("3.4.1", "number")]),
     ("a 5% rate", [("5%", "number")]),
@@ -83,6 +86,8 @@ def test_values_are_exact():
     assert number_value("1/√2") == 1 / sp.sqrt(2)
     assert number_value("5%") == sp.Rational(1, 20)
     assert number_value("3.4.1") is None
+    assert number_value("√2\\log2") == sp.sqrt(2) * sp.log(2)
+    assert number_value("-0.5\\log3") == -sp.log(3) / 2
 
 
 def test_number_words():
