@@ -36,6 +36,9 @@ def keys(text):
      [("(√2\\log2,0)", "vector"), ("(\\log2,0,\\log2)", "vector")]),
     (r"scores \((0,\ln 3,-2\log(2))\)", [("(0,\\log3,-2\\log2)", "vector")]),
     ("the 2w-1 term", [("2", "number"), ("1", "number")]),
+    ("approximately 1×1.131+1×0=1.131", [("1", "number"), ("1.131", "number"), ("1", "number"), ("0", "number"),
+                                         ("1.131", "number")]),
+    ("the sum 1×0+1×0.141", [("1", "number"), ("0", "number"), ("1", "number"), ("0.141", "number")]),
     ("§3.4.1", [("3.4.1", "number")]),
     ("a 5% rate", [("5%", "number")]),
 ])

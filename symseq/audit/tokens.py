@@ -487,7 +487,9 @@ class _Scanner:
             return k + 2
         # a × b shapes (integers)
         shape = re.match(r"\s*(?:\\times|×|x)\s*(\d+)(?![\d.])", s[k:])
-        if shape and not sign and re.fullmatch(r"\d+", num) and (s[k:k + 1] != "x" or shape.group(0)[0] == "x"):
+        in_sum = s[:i].rstrip()[-1:] in ("+", "-", MINUS)  # 1×1.131+1×0: a term of a sum is a product
+        if shape and not sign and not in_sum and re.fullmatch(r"\d+", num) and (
+                s[k:k + 1] != "x" or shape.group(0)[0] == "x"):
             sizes, e = [num, shape.group(1)], k + shape.end()
             while True:
                 more = re.match(r"\s*(?:\\times|×)\s*(\d+)(?![\d.])", s[e:])
