@@ -216,3 +216,40 @@ def test_fail_under_and_json_on_stdout(capsys):
     classes = {t["class"] for t in record["tokens"]}
     assert classes == {"covered", "structural"}
     assert record["by_derivation"]["week08-decoder"]["lines"] == [[24, 194]]
+
+
+def test_sections_without_headings_are_placed_between_their_neighbours():
+    """A handout without section headings: a lone integer or a scalar input of a section is found between the
+    numbers found for the sections before and after it, not at the first equal digit of the file."""
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    text = ("The count is 2, the depth is 3, and the first row is [0.5,0.5].\n\n"
+            "Here d_k=2 and n=3 for this part of the text.\n\n"
+            "Each product has variance 1 and the weights are [0.8,0.4].\n\n"
+            "A later 2, 3 and 1 belong to no section.\n")
+    d = Derivation("no-headings", title="a chapter without headings", source="chapter.txt")
+
+    @d.section("The first row")
+    def first(s):
+        s.claim("[0.5,0.5]", sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 2)]]))
+
+    @d.section("The width and the count")
+    def width(s):
+        s.claim("2", sp.Integer(2), what="d_k")
+        s.given(sp.Integer(3), what="n")
+
+    @d.section("The variance and the weights")
+    def weights(s):
+        s.claim("1", sp.Integer(1), what="variance of one product")
+        s.claim("1", sp.Integer(1), what="the same variance, restated")
+        s.claim("[0.8,0.4]", sp.Matrix([[sp.Rational(4, 5), sp.Rational(2, 5)]]))
+
+    rep = audit(parse(text, path="chapter.txt"), [d])
+    covered = sorted((t.line, t.text) for t in rep.tokens if t.cls == "covered")
+    assert covered == [(1, "[0.5,0.5]"), (3, "2"), (3, "3"), (5, "1"), (5, "[0.8,0.4]")]
+    assert sorted((t.line, t.text) for t in rep.tokens if t.cls == "uncovered") == [
+        (1, "2"), (1, "3"), (7, "1"), (7, "2"), (7, "3")]
+    assert rep.missing == []

@@ -12,7 +12,10 @@ The order of the work:
    section; a claim repeating another's printed string at the same place then
    shares its occurrence; after step 4, the rest are searched in the
    derivation's part of the text and (except lone integers, which may also be
-   written as words) the whole file, nearest to their section first.
+   written as words) the whole file, nearest to their section first. A section
+   the text gives no heading is placed between the numbers found for the
+   sections before and after it: its lone integers (and scalar inputs) are
+   looked for there.
 3. Numbers declared reported are marked; declared inputs (``section.given``)
    take the tokens of their value last, after every claim (a table's rows in
    order; an edited entry is an erratum of the input).
@@ -110,6 +113,16 @@ def digit_fault(printed: str, correct: str) -> str:
     return "none"
 
 
+class _Gap(tuple):
+    """Lines (first, last) of a section without a heading, holding only the tokens strictly between the token
+    positions ``after`` and ``before`` (see :meth:`Auditor._between`)."""
+
+    def __new__(cls, lines: tuple, after: int, before: int):
+        gap = super().__new__(cls, lines)
+        gap.after, gap.before = after, before
+        return gap
+
+
 class Auditor:
     """One audit of ``doc`` against ``derivations`` (use :func:`audit`)."""
 
@@ -124,11 +137,35 @@ class Auditor:
 
     # -- ranges
     def _lines(self, rng) -> list[int]:
-        """Token positions in a line range (a, b), or in a list of ranges."""
+        """Token positions in a line range (a, b), or in a list of ranges, or strictly within a :class:`_Gap`."""
         if rng is None:
             return []
+        if isinstance(rng, _Gap):
+            return list(range(rng.after + 1, rng.before))
         ranges = rng if isinstance(rng, list) else [rng]
         return [i for i, t in enumerate(self.toks) if any(a <= t.line <= b for a, b in ranges)]
+
+    def _between(self, section) -> "_Gap | None":
+        """Where a section the text gives no heading can be: after the last number found for the sections of
+        its derivation before it (and their headings), before the first found for those after it. Sections
+        follow the handout's order, so a lone integer or scalar input of the section is looked for there.
+        None when nothing bounds it or the bounds cross."""
+        d = section.derivation
+        index = {id(x): k for k, x in enumerate(d.sections)}
+        k = index[id(section)]
+        lo, hi = -1, len(self.toks)
+        for c in self._all_claims:
+            j = index.get(id(c.section))
+            if j is not None and j != k and c.hits:
+                lo, hi = (max(lo, max(c.hits)), hi) if j < k else (lo, min(hi, min(c.hits)))
+        for j, x in enumerate(d.sections):
+            loc = self.located.get(id(x))
+            if loc is not None and loc.heading is not None:
+                first = next((i for i, t in enumerate(self.toks) if t.line >= loc.heading), len(self.toks))
+                lo, hi = (max(lo, first - 1), hi) if j < k else (lo, min(hi, first))
+        if (lo, hi) == (-1, len(self.toks)) or lo + 1 > hi - 1:
+            return None
+        return _Gap((self.toks[lo + 1].line, self.toks[hi - 1].line), lo, hi)
 
     def _free(self, i: int, soft: bool) -> bool:
         t = self.toks[i]
@@ -150,6 +187,7 @@ class Auditor:
                 if loc is None or loc.start is None:
                     rep.unlocated.append((d.name, s.title))
         claims = self._claims()
+        self._all_claims = claims
         self._group_claims = {}
         for c in claims:
             self._group_claims.setdefault(c.group, []).append(c)
@@ -285,10 +323,18 @@ class Auditor:
         for c in claims:
             if c.hits or c.words or c.prop and wide:
                 continue
+            if c.weak:  # the same printed integer at the same place: one occurrence (as in the ordered pass)
+                same = next((o for o in self._all_claims if o.hits and (o.claim.location, o.claim.printed) ==
+                             (c.claim.location, c.claim.printed)), None)
+                if same is not None:
+                    self._take(c, same.hits)
+                    continue
             if c.prop:  # a statement of the handout's formula: only in its own section
                 ranges = [c.sect_rng]
             elif wide and c.weak:
-                ranges = [c.dspan]  # a lone integer stays within its derivation's part of the text
+                # a lone integer stays within its derivation's part of the text, or between the numbers found
+                # for the sections around its own when its section has no heading
+                ranges = [c.dspan if c.sect_rng is not None else self._between(c.section) or c.dspan]
             elif wide:
                 ranges = [c.dspan, (1, self.doc.n)]
             else:
@@ -312,7 +358,7 @@ class Auditor:
                         break
                 if done:
                     break
-            words_in = c.dspan if wide else c.sect_rng
+            words_in = (ranges[0] if c.weak and c.sect_rng is None else c.dspan) if wide else c.sect_rng
             if not done and c.weak and not c.prop and words_in is not None and (wide or c.sect_rng):
                 value = int(c.keys[0])
                 ranges = words_in if isinstance(words_in, list) else [words_in]
@@ -363,7 +409,7 @@ class Auditor:
                 loc = self.located.get(id(s))
                 sect = (loc.start, loc.end) if loc is not None and loc.start is not None else None
                 for g in getattr(s, "inputs", []):
-                    self._input(d, g, sect)
+                    self._input(d, g, sect or self._between(s))
 
     def _input(self, d, g, sect):
         try:
