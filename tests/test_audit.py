@@ -24,9 +24,9 @@ def seeds_dir() -> Path:
 
 
 SEEDS = seeds_dir()
-W8, W6 = "000_30e9e4099f2cd2dc.txt", "004_daeab95066cb0286.txt"
+W8, W6, W7 = "000_30e9e4099f2cd2dc.txt", "004_daeab95066cb0286.txt", "003_b76f00753924d0c1.txt"
 # The derivations each seed needs: None = any derivation whose source is the seed (Handout #11 / Week 7).
-EXPECTED = {W8: ["week08-decoder"], "001_d42a515eb3cd140c.txt": None, "003_b76f00753924d0c1.txt": None,
+EXPECTED = {W8: ["week08-decoder"], "001_d42a515eb3cd140c.txt": None, W7: None,
             W6: ["week06-rnn", "week06-encoder"]}
 DERIVATIONS = bundled()
 NAMES = {d.name for d in DERIVATIONS}
@@ -151,6 +151,21 @@ def test_one_changed_digit_in_a_week06_table(tmp_path, line, old, new, correct, 
 
 
 @needs_seeds
+@pytest.mark.parametrize("line, old, new, correct, fault", [
+    (19, "=1.131.", "=1.132.", "1.131", "3rd decimal: printed 2, correct 1"),  # q_like · k_you
+    (23, "becomes [0.8,0.4]", "becomes [0.9,0.4]", "0.8", "entry 0: 1st decimal: printed 9, correct 8"),
+    (17, "≈[0.283,0.283]", "≈[0.283,0.284]", "0.283", "entry 1: 3rd decimal: printed 4, correct 3"),
+])
+def test_one_changed_digit_in_week07_without_headings(tmp_path, line, old, new, correct, fault):
+    """Week 7 has no section headings: an edited number is still found in the place of its section."""
+    path = _copy(tmp_path, W7, line, old, new)
+    rep = _audit(path, ["week07-attention"])
+    (e,) = rep.errata
+    assert (e.line, e.correct, e.fault) == (line, correct, fault)
+    assert rep.counts.uncovered == 0 and rep.missing == []
+
+
+@needs_seeds
 def test_a_changed_input_of_week06_is_reported(tmp_path):
     # Table 8, row 1 (journey), j = 0: the embedding the derivation computes with is 0.5
     path = _copy(tmp_path, W6, 507, "journey\t0.5\t", "journey\t0.6\t")
@@ -253,3 +268,6 @@ def test_sections_without_headings_are_placed_between_their_neighbours():
     assert sorted((t.line, t.text) for t in rep.tokens if t.cls == "uncovered") == [
         (1, "2"), (1, "3"), (7, "1"), (7, "2"), (7, "3")]
     assert rep.missing == []
+    edited = audit(parse(text.replace("[0.8,0.4]", "[0.8,0.5]"), path="chapter.txt"), [d])
+    (e,) = edited.errata  # found in the place of its section, and checked at its printed digits
+    assert (e.line, e.printed, e.correct) == (5, "0.5", "0.4")

@@ -22,7 +22,8 @@ The order of the work:
 4. A claim still not found may have been edited: a token nobody covers, between
    the claim's neighbours in its range, of the same form and within two edited
    characters of the printed string, is checked as that claim's number (a claim
-   with the token's text and the same quantity). If it does not hold it is
+   with the token's text and the same quantity; for a section without a heading,
+   in the place inferred for it once the other claims are found). If it does not hold it is
    reported wrong, with the correct rounding and the digit at fault; if it
    holds it is covered. Claims that stay unfound are "missing from the text".
 5. Every matched claim is checked; a claim that does not hold makes its tokens wrong.
@@ -199,6 +200,7 @@ class Auditor:
         self._edited([c for c in claims if not c.hits and not c.words])
         self._anywhere([c for c in claims if not c.hits and not c.words], wide=True)
         self._share(claims)
+        self._edited([c for c in claims if not c.hits and not c.words and c.rng is None], unlocated=True)
         self._inputs()
         self._decide(claims)
         self._finish()
@@ -490,11 +492,14 @@ class Auditor:
                                           source, _show(want), t.context, kind="input"))
 
     # -- edited numbers
-    def _edited(self, claims: list[_Claim]):
+    def _edited(self, claims: list[_Claim], *, unlocated: bool = False):
+        """With ``unlocated``, the claims of sections without a heading, in the place :meth:`_between` infers
+        for their section (once the numbers around it are found)."""
         for c in claims:
-            if c.hits or c.words or c.prop or len(c.keys) != 1 or c.rng is None:
+            rng = self._between(c.section) if unlocated and c.rng is None else c.rng
+            if c.hits or c.words or c.prop or len(c.keys) != 1 or rng is None:
                 continue
-            cand = self._gap(c)
+            cand = self._gap(c, rng)
             if cand is None:
                 continue
             best = None
@@ -518,8 +523,8 @@ class Auditor:
                 self._take(c, [i])
                 c.trial = trial
 
-    def _gap(self, c: _Claim) -> list[int]:
-        stream = self._stream(c.rng, soft=True)
+    def _gap(self, c: _Claim, rng) -> list[int]:
+        stream = self._stream(rng, soft=True)
         same = self._group_claims.get(c.group, [])
         before = [o for o in same if o.order < c.order and o.hits and o.hits[-1] in stream]
         after = [o for o in same if o.order > c.order and o.hits and o.hits[0] in stream]
