@@ -271,3 +271,50 @@ def test_sections_without_headings_are_placed_between_their_neighbours():
     edited = audit(parse(text.replace("[0.8,0.4]", "[0.8,0.5]"), path="chapter.txt"), [d])
     (e,) = edited.errata  # found in the place of its section, and checked at its printed digits
     assert (e.line, e.printed, e.correct) == (5, "0.5", "0.4")
+
+
+def _two_heads_derivation():
+    import sympy as sp
+
+    from symseq import Derivation
+
+    d = Derivation("inputs-and-sums", title="inputs and written-out sums", source="sums.txt")
+
+    @d.section("1 Two heads")
+    def heads(s):
+        s.given(sp.Integer(8), what="D")
+        for h, w in enumerate((sp.Rational(4, 5), sp.Rational(1, 10))):
+            s.given(w, what=f"weight {h}")
+        s.given(sp.Matrix([[0, -1]]), what="k_2")
+        s.claim("1×1.131+1×0", sp.Rational(1131, 1000), what="q · k written out")
+        s.claim("1.131", sp.Rational(1131, 1000), what="q · k")
+    return d
+
+
+SUMS = ("1 Two heads\n\n"
+        "At $D=8$ the weights are 0.8 and 0.1, the key $k_2=[0,-1]$, and q · k is 1×1.131+1×0=1.131 here.\n")
+
+
+@pytest.mark.parametrize("old, new, token, printed, correct, fault", [
+    ("0.8 and", "0.7 and", "0.7", "0.7", "0.8", "1st decimal: printed 7, correct 8"),  # a scalar input
+    ("[0,-1]", "[0,-2]", "[0,-2]", "-2", "-1", "entry 1: the units digit: printed 2, correct 1"),  # 1 of 2 entries
+    ("1×1.131+", "1×1.141+", "1.141", "1.141", "1.131", "2nd decimal: printed 4, correct 3"),  # 1 number of several
+])
+def test_an_edited_input_or_number_among_several_is_reported_wrong(old, new, token, printed, correct, fault):
+    from symseq.audit import audit
+
+    d = _two_heads_derivation()
+    assert audit(parse(SUMS, path="sums.txt"), [d]).counts.covered == 9
+    rep = audit(parse(SUMS.replace(old, new), path="sums.txt"), [d])
+    (e,) = rep.errata
+    assert (e.line, e.printed, e.correct, e.fault) == (3, printed, correct, fault)
+    assert [t.text for t in rep.tokens if t.cls == "wrong"] == [token]  # that number alone
+    assert rep.counts.uncovered == 0 and rep.missing == []
+
+
+def test_a_lone_one_digit_input_is_not_taken_for_an_edited_one():
+    from symseq.audit import audit
+
+    rep = audit(parse(SUMS.replace("$D=8$", "$D=9$"), path="sums.txt"), [_two_heads_derivation()])
+    assert rep.errata == []  # 9 is as close to 8 as any digit: the input is missing and 9 uncovered
+    assert [m.what for m in rep.missing] == ["D"] and [t.text for t in rep.uncovered()] == ["9"]
