@@ -112,7 +112,12 @@ def scores(s):
     LA, rawA, hA = prompt_ledger(K_YOU, "A")
     LB, rawB, hB = prompt_ledger(K_WE, "B")
     s.ledgers.extend([LA, LB])
-    s.given(LA.handle("q_like"), what="the final query q_like", at="prompt A")
+    Lq = Ledger("the final query: x_like times W_Q, of which only the second row is printed")
+    s.ledgers.append(Lq)
+    q_final = Lq.define("q", Lq.input("x_like", [X_LIKE]) @ Lq.parameter("W_Q", shape=(4, 2)))
+    row = dict(zip(Lq.entry_symbols("W_Q").row(1), Q_LIKE))  # the printed second row, q_like
+    s.claim("[1,1]", Lq.expand(q_final.name, values=True).xreplace(row), what="the final 'like' query x_like W_Q",
+            at="prompt A")
     Lr = Ledger("the displayed products, with k_like rounded to three decimals")
     s.ledgers.append(Lr)
     k_shown = Lr.input("k_like^{rounded}", [[round_to(e, 3) for e in K_LIKE]])
