@@ -109,6 +109,8 @@ def scores(s):
     s.note("The keys of 'you' and 'we' are taken as printed, [1.131, 0] and [0, 0.141]; the handout computes the "
            "scaled rows from unrounded scores, so the checks below hold for every key that rounds to the printed "
            "digits (the end points of each interval are checked; the scores are monotone in the key).")
+    s.note("The written-out sum 1×0.283+1×0.283 uses k_like's entries as displayed: it is checked exactly with "
+           "k_like rounded to three decimals, while the score 0.566 is checked against the exact q_like·k_like = 0.4√2.")
     LA, rawA, hA = prompt_ledger(K_YOU, "A")
     LB, rawB, hB = prompt_ledger(K_WE, "B")
     s.ledgers.extend([LA, LB])
