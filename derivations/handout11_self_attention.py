@@ -16,7 +16,11 @@ scores are excluded before the row softmax; cross-entropy is
 logsumexp(z) − z_target in nats. The handout's displayed equations and tables
 (the X, S, A, U and logit matrices of §7.4, the post-norm formula of §5.1, the
 teacher-forcing table of §7.2) are not in the text; each section notes what it
-checks in their place.
+checks in their place. The inputs the text prints (q and the keys of §2.1, the
+two scores of §3.1 and their divisor √64, D and H of §4, the values and weights
+of §4.1, the position rows, W_Q, W_K and W_vocab of §7.4) are declared with
+``section.given`` at the values computed with, so ``symseq audit`` reports an
+edited input as wrong.
 """
 
 from __future__ import annotations
@@ -56,7 +60,10 @@ def _retrieval() -> tuple[Ledger, object, object]:
 def retrieval(s):
     L, head, E = _retrieval()
     s.ledgers.append(L)
-    s.claim_shape("1×d_k", L.handle("q"), dims={"d_k": 2}, what="q", at="d_k = 2")
+    s.claim("2", sp.Integer(L.shape("q")[1]), what="d_k, the width of q and of every key", at="d_k = 2")
+    s.given(L.handle("q"), what="q")
+    for j in range(3):
+        s.given(L.handle("K")[j, :], what=f"k_{j}")
     s.claim(r"[\log 2,0,0]", head.S, what="scaled scores q k_jᵀ/√2")
     s.claim("[2,1,1]", E, what="exponentials of the scaled scores")
     s.claim("[1/2,1/4,1/4]", head.A, what="attention weights")
@@ -117,11 +124,14 @@ def scaling(s):
     L = Ledger("§3.1 two scores [0, 8], raw and divided by √64")
     s.ledgers.append(L)
     Sr = L.input("s", [[0, 8]])
+    scale = sp.sqrt(64)  # √d_k with d_k = 64
     raw = L.define("a_raw", ops.SoftmaxRows(Sr))
-    scaled = L.define("s/√64", Sr / ops.as_node(sp.sqrt(64)))
+    scaled = L.define("s/√64", Sr / ops.as_node(scale))
     a = L.define("a_scaled", ops.SoftmaxRows(scaled))
+    s.given(L.handle("s"), what="the two scores", at="two scores")
+    s.given(scale, what="the divisor √d_k, d_k = 64", at="two scores")
     s.claim("[0.000335,0.999665]", raw, what="softmax([0, 8])", at="two scores")
-    s.claim("8", sp.sqrt(64), what="√64", at="two scores")
+    s.claim("8", scale, what="√64", at="two scores")
     s.claim("[0,1]", scaled, what="scores divided by √64", at="two scores")
     s.claim("[0.268941,0.731059]", a, what="softmax([0, 1])", at="two scores")
     J_raw = grads_cf.softmax_jacobian(L.value("a_raw"))
@@ -172,6 +182,8 @@ def heads(s):
         counts[H] = (L, r)
     L, r = counts[2]
     s.ledgers.append(L)
+    s.given(sp.Integer(L.shape("X")[1]), what="D, the model width", at="D = 8, H = 2")
+    s.given(sp.Integer(len(r.qkv.heads)), what="H, the number of heads", at="D = 8, H = 2")
     s.claim("4", sp.Integer(r.qkv.d_k), what="features per head, d_h = D/H", at="D = 8, H = 2")
     s.claim_shape("T×D", r.concat, dims={"T": 3, "D": D}, what="concatenated heads", at="D = 8, H = 2")
     s.claim("3D^2", sp.Integer(int(np.prod(L.shape("W_QKV")))), names={"D": sp.Integer(D)}, what="Q, K, V projections",
@@ -196,17 +208,27 @@ def two_heads(s):
     V = L.input("V", [[2, 0], [0, 2], [4, 4]])
     A1 = L.input("a^(1)", [["0.8", "0.1", "0.1"]])
     A2 = L.input("a^(2)", [["0.1", "0.8", "0.1"]])
+    for j in range(3):
+        s.given(V[j, :], what=f"v_{j}", at="values of §2.1")
+    for h, A in ((1, A1), (2, A2)):  # each head's sum prints its weights and the three values again
+        for j in range(3):
+            s.given(A[0, j], what=f"head {h}'s weight on position {j}", at=f"head {h}'s sum")
+            s.given(V[j, :], what=f"v_{j} in head {h}'s sum", at=f"head {h}'s sum")
     O1 = L.define("y^(1)", A1 @ V)
     O2 = L.define("y^(2)", A2 @ V)
-    cat = L.define("y_cat", ops.Concat([O1, O2], axis=1))
+    joined = ops.Concat([O1, O2], axis=1)
+    cat = L.define("y_cat", joined)
     W_O = L.parameter("W_O", sp.eye(4))
     out = L.define("MHA", cat @ W_O)
     avg = L.define("mean", (O1 + O2) / 2)
     s.claim("[2,0.6]", O1, what="head 1: 0.8 v_0 + 0.1 v_1 + 0.1 v_2")
     s.claim("[0.6,2]", O2, what="head 2: 0.1 v_0 + 0.8 v_1 + 0.1 v_2")
     s.claim("[2,0.6 | 0.6,2]", cat, what="concatenation")
+    s.claim("2", sp.Integer(len(joined.children)), what="H, the heads whose outputs are joined", at="H = 2")
+    s.claim("2", sp.Integer(O1.shape[1]), what="d_h, the width of each head's output", at="d_h = 2")
     s.claim("4", sp.Integer(cat.shape[1]), what="D = H·d_h with H = 2, d_h = 2")
     s.claim("[2,0.6 | 0.6,2]", out, what="W_O = I_4 preserves the four features")
+    s.claim_shape(r"4\times4", W_O, what="a learned map that can mix the four features")
     s.claim("[1.3,1.3]", avg, what="averaging the two answers")
     Ls = Ledger("the heads swapped")
     cat_s = Ls.define("y_cat_swapped", ops.Concat([Ls.input("y^(2)", [["0.6", 2]]), Ls.input("y^(1)", [[2, "0.6"]])],
@@ -290,7 +312,7 @@ def block(s):
     W_1 = L.parameter("W_1", shape=(D, 4 * D))
     ff = blocks.feed_forward(L, X, W_1, L.parameter("b_1", shape=(1, 4 * D)), L.parameter("W_2", shape=(4 * D, D)),
                              L.parameter("b_2", shape=(1, D)), orientation="in_out")
-    s.claim_shape("D×4D", W_1, dims={"D": D}, what="expansion to D_ff = 4D")
+    s.claim("4D", sp.Integer(W_1.shape[1]), names={"D": sp.Integer(D)}, what="D_ff, the width W_1 expands to")
     s.claim_shape("T×D", ff.out, dims={"T": 4, "D": D}, what="back to width D")
 
     def ffn(Lf, Xf):
@@ -523,15 +545,23 @@ def trace(s):
     stream = ["A", "B", "C", "A"]
     s.prove("the three input rows are A B C at positions 0, 1, 2; their targets are B C A", lambda: (
         stream[:-1] == ["A", "B", "C"] and stream[1:] == ["B", "C", "A"], "inputs and targets of A B C A"))
+    s.claim("2", sp.Integer(X.shape[1]), what="D, the width of the embedding rows", at="D = 2")
+    s.claim("1", sp.Integer(head.Q.shape[1]), what="d_k, the width of Q = X W_Q", at="d_k = 1")
+    s.claim("2", sp.Integer(head.V.shape[1]), what="d_v, the width of V = X W_V", at="d_v = 2")
     s.claim("[1,0]", Ew[0, :], what="E[A]", at="1 · embed")
     s.claim("[0,1/2]", Ew[1, :], what="E[B]", at="1 · embed")
     s.claim("[1/2,1/2]", Ew[2, :], what="E[C]", at="1 · embed")
+    for i in range(3):
+        s.given(L.handle("p")[i, :], what=f"p_{i}", at="1 · embed")
+    s.given(L.handle("W_Q").T, what="W_Q, printed transposed", at="2 · project")
+    s.given(L.handle("W_K").T, what="W_K, printed transposed", at="2 · project")
     s.show_table("X = E[w] + P", X, rows=["A@0", "B@1", "C@2"], cols=["0", "1"])
     s.claim_shape("T×d_k", head.Q, dims={"T": 3, "d_k": 1}, what="Q", at="2 · project")
     s.claim_shape("T×d_v", head.V, dims={"T": 3, "d_v": 2}, what="V", at="2 · project")
     s.claim("[1,0,1]", head.Q.T, what="Q = X W_Q (printed transposed)", at="2 · project")
     s.claim(r"[\log 2,0,\log 2]", head.K.T, what="K = X W_K (printed transposed)", at="2 · project")
     s.identity("V = X", L.value(head.V.name) - L.value(X.name), at="2 · project")
+    s.claim("1", sp.Integer(head.Q.shape[1]), what="d_k, restated for the scale", at="2 · project, d_k = 1")
     s.claim("1", sp.sqrt(head.Q.shape[1]), what="the scale √d_k with d_k = 1", at="2 · project")
     s.prove("row 0 reads key 0, row 1 keys 0–1, row 2 keys 0–2", lambda: (
         head.allowed.tolist() == [[True, False, False], [True, True, False], [True, True, True]], "causal prefix"),
@@ -544,14 +574,17 @@ def trace(s):
     s.heatmap("A (causal)", head.A, rows=["A@0", "B@1", "C@2"], cols=["0", "1", "2"], allowed=head.allowed)
     e2 = L.define("e^{S_2}", ops.Map(sp.exp, head.S[2, :]))
     s.claim("[2,1,2]", e2, what="row 2's exponentials", at="3 · retrieve")
-    s.claim("[2/5,1/5,2/5]", head.A[2, :], what="row 2's weights", at="3 · retrieve")
+    s.claim(r"\tfrac25", head.A[2, 0], what="row 2's weight on key 0", at="3 · retrieve, a_20")
     s.claim("[1,0]", head.V[0, :], what="v_0", at="3 · retrieve")
+    s.claim(r"\tfrac15", head.A[2, 1], what="row 2's weight on key 1", at="3 · retrieve, a_21")
     s.claim("[0,1]", head.V[1, :], what="v_1", at="3 · retrieve")
+    s.claim(r"\tfrac25", head.A[2, 2], what="row 2's weight on key 2", at="3 · retrieve, a_22")
     s.claim("[1,1]", head.V[2, :], what="v_2", at="3 · retrieve")
     s.claim("[0.8,0.6]", head.O[2, :], what="row 2 retrieves ⅖v_0 + ⅕v_1 + ⅖v_2", at="3 · retrieve")
     U, H = L.value(r["U"].name), L.value(r["H"].name)
     s.prove("every entry of U is nonnegative, so ReLU(U) = U", lambda: (
         all(e >= 0 for e in U), f"U = {U.tolist()}"), at="4 · residual and FFN")
+    s.claim("1.5", H[0, 0] / U[0, 0], what="the factor H = 1.5U, at entry (0, 0)", at="4 · residual and FFN")
     s.identity("the second residual produces H = 1.5U", H - sp.Rational(3, 2) * U, at="4 · residual and FFN")
     s.show_table("U", r["U"], digits=4)
     s.show_table("H", r["H"], digits=4)
@@ -559,6 +592,7 @@ def trace(s):
     hrow = Lh.input("h", shape=(1, 2))
     zrow = Lh.define("z", hrow @ Lh.parameter("W_vocab", [[1, 0, -1], [0, 1, -1]]))
     h0, h1 = Lh.entry_symbols("h")
+    s.given(L.handle("W_vocab"), what="the untied head W_vocab", at="5 · logits and loss")
     s.identity("each row (h_0, h_1) gives logits (h_0, h_1, −h_0 − h_1)",
                Lh.expand(zrow.name, values=True) - sp.Matrix([[h0, h1, -h0 - h1]]), at="5 · logits and loss")
     s.show_table("Z", r["Z"], rows=["A@0", "B@1", "C@2"], cols=VOCAB, digits=4)
@@ -574,6 +608,8 @@ def trace(s):
 
 @derivation.section("§8 Optional lab: verify attention before building an LM")
 def lab(s):
+    Lr, retrieval_head, _ = _retrieval()
+    s.claim("[2,1.5]", retrieval_head.O, what="the retrieval answer of §2.1 the lab verifies", ledger=Lr)
     L = Ledger("§8 a batch of two, T = 3, d_k = 2, d_v = 2")
     s.ledgers.append(L)
     Q = [L.input(f"Q^{{[{b}]}}", shape=(3, 2)) for b in range(2)]
@@ -621,7 +657,8 @@ def readings(s):
 
     ff = blocks.feed_forward(L, X, L.parameter("c_fc", shape=(3, 12)), None, L.parameter("c_proj", shape=(12, 3)),
                              None, orientation="in_out", activation=gelu, name="mlp")
-    s.claim_shape("T×4D", ff.hidden, dims={"T": 4, "D": 3}, what="expansion to 4 * n_embd, GELU", at="§9.2 pre-norm")
+    s.claim("4 * config.n_embd", sp.Integer(ff.hidden.shape[1]), names={"config.n_embd": sp.Integer(3)},
+            what="width of the MLP's expansion, before GELU", at="§9.2 pre-norm")
     s.claim_shape("T×D", ff.out, dims={"T": 4, "D": 3}, what="contraction back to D", at="§9.2 pre-norm")
     Lg = Ledger("§9.3 gated FFN, D = 3, D_ff = 5")
     s.ledgers.append(Lg)

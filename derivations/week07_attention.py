@@ -38,6 +38,8 @@ derivation = Derivation(
 )
 
 SQRT2 = sp.sqrt(2)
+X_LIKE = [0, 1, 0, 0]  # the one-hot input row of "like"
+Q_LIKE, V_LIKE = [1, 1], [0, 1]  # second rows of W_Q and W_V, printed as q_like and v_like
 K_LIKE = [exact("0.2") * SQRT2, exact("0.2") * SQRT2]
 K_YOU = [exact("1.131"), 0]  # printed to three decimals: 1×1.131 + 1×0
 K_WE = [0, exact("0.141")]  # printed to three decimals: 1×0 + 1×0.141
@@ -68,26 +70,35 @@ def like_rows(s):
            "the rows of X for 'you' and 'we' are not. The selection is proved for arbitrary weights.")
     L = Ledger("x_like times arbitrary 4×2 projections")
     s.ledgers.append(L)
-    x = L.input("x_like", [[0, 1, 0, 0]])
+    x = L.input("x_like", [X_LIKE])
     rows = {}
     for n in ("Q", "K", "V"):
         W = L.parameter(f"W_{n}", shape=(4, 2))
         rows[n] = (L.define(f"{n.lower()}_like", x @ W), L.entry_symbols(f"W_{n}"))
     s.identity("multiplying x_like = [0,1,0,0] by each W selects its second row",
                *[L.expand(r.name, values=True) - W.row(1) for r, W in rows.values()])
+    s.given(L.handle("x_like"), what="x_like")
+    s.given(sp.Matrix([Q_LIKE]), what="q_like, the second row of W_Q")
+    s.given(sp.Matrix([V_LIKE]), what="v_like, the second row of W_V")
     Lk = Ledger("the printed key of 'like'")
     s.ledgers.append(Lk)
     k = Lk.input("k_like", [K_LIKE])
-    s.claim("[0.283,0.283]", k, what="k_like = [0.2√2, 0.2√2]")
     s.claim("[0.2√2,0.2√2]", k, what="k_like, exactly")
+    s.claim("[0.283,0.283]", k, what="k_like = [0.2√2, 0.2√2]")
+
+
+def round_to(x, decimals: int):
+    """``x`` rounded half up to ``decimals`` places, exactly (the handout's displayed key entries)."""
+    scale = sp.Integer(10) ** decimals
+    return sp.floor(x * scale + sp.Rational(1, 2)) / scale
 
 
 def prompt_ledger(first_key, name, *, values: bool = False):
     """The final row of one prompt: q_like = [1,1] against the keys of its two positions, d_k = 2."""
     L = Ledger(f"prompt {name}: the final query against both keys")
-    q = L.input("q_like", [[1, 1]])
+    q = L.input("q_like", [Q_LIKE])
     K = L.input("K", [first_key, K_LIKE], note="rows: the first token's key (as printed), k_like")
-    V = L.input("V", shape=(2, 2)) if values else L.input("V", [[0, 0], [0, 1]])
+    V = L.input("V", shape=(2, 2)) if values else L.input("V", [[0, 0], V_LIKE], note="v_you is not printed")
     raw = L.define("qKᵀ", q @ K.T, note="raw scores")
     head = blocks.scaled_dot_product(L, q, K, V, names={"S": "s", "A": "a", "O": "o"})
     return L, raw, head
@@ -98,18 +109,34 @@ def scores(s):
     s.note("The keys of 'you' and 'we' are taken as printed, [1.131, 0] and [0, 0.141]; the handout computes the "
            "scaled rows from unrounded scores, so the checks below hold for every key that rounds to the printed "
            "digits (the end points of each interval are checked; the scores are monotone in the key).")
+    s.note("The written-out sum 1×0.283+1×0.283 uses k_like's entries as displayed: it is checked exactly with "
+           "k_like rounded to three decimals, while the score 0.566 is checked against the exact q_like·k_like = 0.4√2.")
     LA, rawA, hA = prompt_ledger(K_YOU, "A")
     LB, rawB, hB = prompt_ledger(K_WE, "B")
     s.ledgers.extend([LA, LB])
+    Lq = Ledger("the final query: x_like times W_Q, of which only the second row is printed")
+    s.ledgers.append(Lq)
+    q_final = Lq.define("q", Lq.input("x_like", [X_LIKE]) @ Lq.parameter("W_Q", shape=(4, 2)))
+    row = dict(zip(Lq.entry_symbols("W_Q").row(1), Q_LIKE))  # the printed second row, q_like
+    s.claim("[1,1]", Lq.expand(q_final.name, values=True).xreplace(row), what="the final 'like' query x_like W_Q",
+            at="prompt A")
+    Lr = Ledger("the displayed products, with k_like rounded to three decimals")
+    s.ledgers.append(Lr)
+    k_shown = Lr.input("k_like^{rounded}", [[round_to(e, 3) for e in K_LIKE]])
+    shown = Lr.define("q_like·k_like^{rounded}", Lr.input("q_like", [Q_LIKE]) @ k_shown.T)
+    s.claim("1×1.131+1×0", rawA[0, 0], what="q_like · k_you written out", at="prompt A")
     s.claim("1.131", rawA[0, 0], what="q_like · k_you", at="prompt A")
-    s.claim("0.566", rawA[0, 1], what="q_like · k_like = 0.283 + 0.283", at="prompt A")
+    s.claim("1×0.283+1×0.283", shown[0, 0], what="q_like · k_like written out with the displayed entries of k_like",
+            at="prompt A")
+    s.claim("0.566", rawA[0, 1], what="q_like · k_like = 0.4√2", at="prompt A")
+    s.claim("1×0+1×0.141", rawB[0, 0], what="q_like · k_we written out", at="prompt B")
     s.claim("0.141", rawB[0, 0], what="q_like · k_we", at="prompt B")
     s.claim("0.566", rawB[0, 1], what="q_like · k_like", at="prompt B")
-    s.claim("[1.131,0.566]", rawA, what="displayed raw scores, rounded", at="prompt A")
-    s.claim("[0.141,0.566]", rawB, what="displayed raw scores, rounded", at="prompt B")
     s.claim("2", sp.Integer(LA.shape("q_like")[1]), what="d_k, the width of q and k", at="scaling")
     s.claim("[0.8,0.4]", hA.S, what="final row divided by √d_k", at="prompt A")
     s.claim("[0.1,0.4]", hB.S, what="final row divided by √d_k", at="prompt B")
+    s.claim("[1.131,0.566]", rawA, what="displayed raw scores, rounded", at="prompt A")
+    s.claim("[0.141,0.566]", rawB, what="displayed raw scores, rounded", at="prompt B")
     ends = {"you": [exact("1.1305"), exact("1.1315")], "we": [exact("0.1405"), exact("0.1415")]}
     ok = all(abs(k / SQRT2 - exact("0.8")) <= exact("0.05") for k in ends["you"]) and all(
         abs(k / SQRT2 - exact("0.1")) <= exact("0.05") for k in ends["we"])
@@ -219,7 +246,7 @@ def axes(s):
     head = blocks.attention_head(L, X, L.parameter("W_Q", shape=(4, 2)), L.parameter("W_K", shape=(4, 2)),
                                  L.parameter("W_V", shape=(4, 2)), orientation="in_out", mask="causal")
     s.claim_shape("T×T", head.A, dims={"T": 2}, what="[T,T] = [2,2]")
-    s.claim("2", sp.Integer(head.A.shape[0]), what="T")
+    s.claim("[2,2]", sp.Matrix([list(head.A.shape)]), what="[T,T], the shape of each weight matrix")
     s.prove("row t is the query position: each row is a distribution over key positions",
             properties.rows_sum_to_one(L, head.A).check)
     s.prove("column j is the key position and the corresponding value position",
@@ -329,12 +356,22 @@ def interface(s):
     E = L.parameter("E", shape=(3, C), note="embeddings of you, we, like")
     P = L.parameter("P", shape=(T, C), note="position embeddings")
     W_QKV, W_O = L.parameter("W_QKV", shape=(C, 3 * C)), L.parameter("W_O", shape=(C, C))
-    Xs = [L.define(f"X^{{[{b}]}}", ops.TakeRows(E, ids, label="w") + P) for b, ids in enumerate(([0, 2], [1, 2]))]
+    tokens = [L.define(f"E_w^{{[{b}]}}", ops.TakeRows(E, ids, label="w")) for b, ids in enumerate(([0, 2], [1, 2]))]
+    Xs = [L.define(f"X^{{[{b}]}}", tokens[b] + P) for b in range(B)]
     items = blocks.batched_self_attention(L, Xs, W_QKV, W_O, n_heads=2, orientation="in_out", masks="causal")
     for b in range(B):
         s.claim_shape("T×C", Xs[b], dims={"T": T, "C": C}, what=f"prompt {'AB'[b]}: token plus position embeddings")
         s.claim_shape("T×C", items[b].out, dims={"T": T, "C": C}, what=f"prompt {'AB'[b]}: attention after W_O")
-    s.claim("2", sp.Integer(len(items)), what="B, the two prompts")
+
+    def batch_shape(nodes):
+        """[B,T,C] of a batch whose items share one T×C shape."""
+        (shape,) = {n.shape for n in nodes}
+        return sp.Matrix([[len(nodes), *shape]])
+
+    s.claim("[2,2,4]", batch_shape(tokens), what="[B,T,C] of the embedded prompts", at="interface")
+    s.claim("[2,2,4]", batch_shape(Xs), what="[B,T,C] after adding position embeddings", at="positions added")
+    s.claim("[2,2,4]", batch_shape([it.out for it in items]), what="[B,T,C] of multi-head attention after W_O",
+            at="attention added to the residual stream")
     res = [blocks.residual(L, f"H^{{[{b}]}}", Xs[b], items[b].out) for b in range(B)]
     s.prove("the attention output can be added to the residual stream: [B,T,C] is kept", lambda: (
         all(r.shape == (T, C) for r in res), f"{B} items of {T}×{C}"))

@@ -107,3 +107,37 @@ def test_tables_headings_and_code_are_found():
                                                   "2. Residual updates and normalization"]
     assert doc.code == {20, 21}
     assert doc.references == {23}
+
+
+def test_numbered_steps_are_list_markers_and_products_are_not():
+    doc = parse("1 · Embed tokens and add positions.\n\n2 · Project with $W_Q=[1,0]$.\n\n3 · 4 = 12 by hand.\n")
+    classify(doc)
+    reasons = {(t.line, t.text): t.reason for t in doc.tokens}
+    assert reasons[(1, "1")] == reasons[(3, "2")] == "list marker"
+    assert reasons[(5, "3")] == "" and reasons[(5, "4")] == ""  # "3 · 4" is a product, not a step
+
+
+def test_hash_numbers_are_references():
+    doc = parse("Use #12's architecture section; §9.4 and #12 §7 guide it. The ratio 3#4 and \\#5 in LaTeX.\n")
+    classify(doc)
+    by = [(t.text, t.reason) for t in doc.tokens]
+    assert by.count(("12", "numbered reference (#12)")) == 2
+    assert ("5", "numbered reference (#12)") in by
+    assert ("3", "") in by and ("4", "") in by  # '#' glued to a preceding number is not a reference
+
+
+def test_assignments_from_dotted_calls_are_code_and_sentences_are_not():
+    doc = parse(textwrap.dedent("""\
+        Name the tensor axes.
+
+        scores = torch.einsum("bid,bjd->bij", q, k) / math.sqrt(q.size(-1))
+        weights = scores.softmax(dim=-1)
+
+                q, k, v  = self.c_attn(x).split(self.n_embd, dim=2)
+
+        For example, y = torch.tanh(x) squashes every entry of the 3 rows into (-1, 1) as usual.
+        """))
+    classify(doc)
+    assert doc.code == {3, 4, 6}
+    assert {t.reason for t in doc.tokens if t.line in (3, 4, 6)} == {"code"}
+    assert [t.text for t in doc.tokens if t.line == 8 and not t.tier] == ["3", "(-1, 1)"]

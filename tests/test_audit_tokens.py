@@ -32,7 +32,13 @@ def keys(text):
     ("0.9(0.5)+0.1(-0.4)=0.410.", [("0.9", "number"), ("0.5", "number"), ("0.1", "number"), ("-0.4", "number"),
                                    ("0.410", "number")]),
     (r"\(\log4\approx1.39\)", [("4", "number"), ("1.39", "number")]),
+    (r"keys $k_0=[\sqrt2\log2,0]$ and scores $[\log 2,0,\log2]$",
+     [("(√2\\log2,0)", "vector"), ("(\\log2,0,\\log2)", "vector")]),
+    (r"scores \((0,\ln 3,-2\log(2))\)", [("(0,\\log3,-2\\log2)", "vector")]),
     ("the 2w-1 term", [("2", "number"), ("1", "number")]),
+    ("approximately 1×1.131+1×0=1.131", [("1", "number"), ("1.131", "number"), ("1", "number"), ("0", "number"),
+                                         ("1.131", "number")]),
+    ("the sum 1×0+1×0.141", [("1", "number"), ("0", "number"), ("1", "number"), ("0.141", "number")]),
     ("§3.4.1", [("3.4.1", "number")]),
     ("a 5% rate", [("5%", "number")]),
 ])
@@ -48,6 +54,11 @@ def test_subscripts_exponents_names_and_urls_are_marked():
     assert ("2", "ident") in marks
     assert ("2010", "url") in marks and ("11929", "url") in marks
     assert all(t.script for t in toks)  # nothing here is a quantity
+
+
+def test_digits_leading_a_file_name_are_part_of_the_name():
+    toks = scan("Download 11_attention.py and run python 11_attention.py; $x_2$ and 10_{ab} differ")
+    assert [(t.text, t.script) for t in toks] == [("11", "ident"), ("11", "ident"), ("2", "sub"), ("10", "")]
 
 
 def test_a_superscript_that_is_a_formula_is_scanned():
@@ -86,6 +97,8 @@ def test_values_are_exact():
     assert number_value("1/√2") == 1 / sp.sqrt(2)
     assert number_value("5%") == sp.Rational(1, 20)
     assert number_value("3.4.1") is None
+    assert number_value("√2\\log2") == sp.sqrt(2) * sp.log(2)
+    assert number_value("-0.5\\log3") == -sp.log(3) / 2
 
 
 def test_number_words():

@@ -52,6 +52,17 @@ def test_exact_claims_compare_formulas():
     assert not value_claim("(0,4)", sp.Matrix([[0, sp.Rational(41, 10)]])).ok  # integers are exact claims
 
 
+def test_latex_fractions_without_braces_and_products_with_times():
+    assert value_claim(r"\tfrac25", sp.Rational(2, 5)).ok
+    assert value_claim(r"\frac12+\tfrac1{10}", sp.Rational(3, 5)).ok
+    assert not value_claim(r"\tfrac25", sp.Rational(1, 4)).ok  # \tfrac25 is 2/5, never 25 or 2/50
+    assert value_claim("1×1.131+1×0", sp.Rational(1131, 1000)).ok
+    # a formula is decided exactly: 1×0.283+1×0.283 = 0.566 ≠ 0.4√2
+    assert not value_claim("1×0.283+1×0.283", sp.Rational(2, 5) * sp.sqrt(2)).ok
+    r = value_claim(r"\frac123", sp.Rational(3, 2))
+    assert r.status == "error" and "two numbers in a row" in r.message
+
+
 def test_unreadable_printed_strings_are_named():
     r = value_claim("0.79.2412", P)
     assert r.status == "error" and "0.79.2412" in r.message

@@ -8,6 +8,7 @@ for j > i, and masking only the last block leaks. The hypothesis tests sample
 shapes and values; the proofs themselves are symbolic.
 """
 
+import mpmath
 import numpy as np
 import pytest
 import sympy as sp
@@ -211,10 +212,11 @@ def test_rows_sum_to_one_and_convexity_at_random_exact_points(case):
     assert vanishes(L.value("A_shift") - Av)
     Ov = evaluate(L, "mpmath", dps=30)["O"]
     Vm = np.array(values, dtype=object)
+    tol = mpmath.mpf("1e-25")  # in mpmath: added to a float, 1e-25 would vanish next to 1.5
     for t in range(T):
         for k in range(Vm.shape[1]):
-            col = [float(x) for x in Vm[:, k]]
-            assert min(col) - 1e-25 <= Ov[t, k] <= max(col) + 1e-25  # inside the convex hull, per coordinate
+            col = [mpmath.mpf(int(x.p)) / int(x.q) for x in Vm[:, k]]
+            assert min(col) - tol <= Ov[t, k] <= max(col) + tol  # inside the convex hull, per coordinate
 
 
 @SETTINGS

@@ -25,6 +25,8 @@ _STRONG_CODE = re.compile(
     r"while .*:$|with .*:$|if .*:$|elif .*:$|else:$|try:$|except\b|@\w+|>>> |\$ )"
 )
 _CALL = re.compile(r"[\w.\]]+\([^()]*\)?")
+# names = module.function(...) / a, b = self.f(x).split(...): an assignment from a dotted call
+_ASSIGN_CALL = re.compile(r"^\s*\w+(?:\.\w+|\[[^\]]*\])*(?:\s*,\s*\w+(?:\.\w+)*)*\s*=\s*(?:\w+\.)+\w+\(")
 
 
 class AuditError(SymseqError, ValueError):
@@ -210,7 +212,7 @@ def _code_lines(lines, fmt) -> set:
         s = ln.strip()
         if not s:
             continue
-        if _STRONG_CODE.match(ln) and not _prose(s):
+        if (_STRONG_CODE.match(ln) or _ASSIGN_CALL.match(ln)) and not _prose(s):
             code.add(i)
             in_block = True
         elif in_block and _weak_code(ln):

@@ -12,14 +12,18 @@ The order of the work:
    section; a claim repeating another's printed string at the same place then
    shares its occurrence; after step 4, the rest are searched in the
    derivation's part of the text and (except lone integers, which may also be
-   written as words) the whole file, nearest to their section first.
+   written as words) the whole file, nearest to their section first. A section
+   the text gives no heading is placed between the numbers found for the
+   sections before and after it: its lone integers (and scalar inputs) are
+   looked for there.
 3. Numbers declared reported are marked; declared inputs (``section.given``)
    take the tokens of their value last, after every claim (a table's rows in
    order; an edited entry is an erratum of the input).
 4. A claim still not found may have been edited: a token nobody covers, between
    the claim's neighbours in its range, of the same form and within two edited
    characters of the printed string, is checked as that claim's number (a claim
-   with the token's text and the same quantity). If it does not hold it is
+   with the token's text and the same quantity; for a section without a heading,
+   in the place inferred for it once the other claims are found). If it does not hold it is
    reported wrong, with the correct rounding and the digit at fault; if it
    holds it is covered. Claims that stay unfound are "missing from the text".
 5. Every matched claim is checked; a claim that does not hold makes its tokens wrong.
@@ -61,6 +65,7 @@ class _Claim:
     trial: Claim | None = None  # the claim restated with an edited token's text
     prop: bool = False  # a property whose statement repeats the handout's formula
     needs_raw: bool = False  # match only where the text reads as the printed string
+    edit: tuple | None = None  # (token position, the claim's own token) of a number edited within several
 
 
 def _raw(text: str) -> str:
@@ -110,6 +115,16 @@ def digit_fault(printed: str, correct: str) -> str:
     return "none"
 
 
+class _Gap(tuple):
+    """Lines (first, last) of a section without a heading, holding only the tokens strictly between the token
+    positions ``after`` and ``before`` (see :meth:`Auditor._between`)."""
+
+    def __new__(cls, lines: tuple, after: int, before: int):
+        gap = super().__new__(cls, lines)
+        gap.after, gap.before = after, before
+        return gap
+
+
 class Auditor:
     """One audit of ``doc`` against ``derivations`` (use :func:`audit`)."""
 
@@ -124,11 +139,35 @@ class Auditor:
 
     # -- ranges
     def _lines(self, rng) -> list[int]:
-        """Token positions in a line range (a, b), or in a list of ranges."""
+        """Token positions in a line range (a, b), or in a list of ranges, or strictly within a :class:`_Gap`."""
         if rng is None:
             return []
+        if isinstance(rng, _Gap):
+            return list(range(rng.after + 1, rng.before))
         ranges = rng if isinstance(rng, list) else [rng]
         return [i for i, t in enumerate(self.toks) if any(a <= t.line <= b for a, b in ranges)]
+
+    def _between(self, section) -> "_Gap | None":
+        """Where a section the text gives no heading can be: after the last number found for the sections of
+        its derivation before it (and their headings), before the first found for those after it. Sections
+        follow the handout's order, so a lone integer or scalar input of the section is looked for there.
+        None when the bounds cross."""
+        d = section.derivation
+        index = {id(x): k for k, x in enumerate(d.sections)}
+        k = index[id(section)]
+        lo, hi = -1, len(self.toks)
+        for c in self._all_claims:
+            j = index.get(id(c.section))
+            if j is not None and j != k and c.hits:
+                lo, hi = (max(lo, max(c.hits)), hi) if j < k else (lo, min(hi, min(c.hits)))
+        for j, x in enumerate(d.sections):
+            loc = self.located.get(id(x))
+            if loc is not None and loc.heading is not None:
+                first = next((i for i, t in enumerate(self.toks) if t.line >= loc.heading), len(self.toks))
+                lo, hi = (max(lo, first - 1), hi) if j < k else (lo, min(hi, first))
+        if lo + 1 > hi - 1:
+            return None
+        return _Gap((self.toks[lo + 1].line, self.toks[hi - 1].line), lo, hi)
 
     def _free(self, i: int, soft: bool) -> bool:
         t = self.toks[i]
@@ -150,6 +189,7 @@ class Auditor:
                 if loc is None or loc.start is None:
                     rep.unlocated.append((d.name, s.title))
         claims = self._claims()
+        self._all_claims = claims
         self._group_claims = {}
         for c in claims:
             self._group_claims.setdefault(c.group, []).append(c)
@@ -160,6 +200,10 @@ class Auditor:
         self._reported()
         self._edited([c for c in claims if not c.hits and not c.words])
         self._anywhere([c for c in claims if not c.hits and not c.words], wide=True)
+        self._share(claims)
+        unlocated = [c for c in claims if not c.hits and not c.words and c.sect_rng is None]
+        self._edited(unlocated, unlocated=True)
+        self._anywhere([c for c in unlocated if not c.hits], wide=True, last=True)
         self._share(claims)
         self._inputs()
         self._decide(claims)
@@ -278,15 +322,25 @@ class Auditor:
                     else:
                         c.words = other.words
 
-    def _anywhere(self, claims: list[_Claim], *, wide: bool):
+    def _anywhere(self, claims: list[_Claim], *, wide: bool, last: bool = False):
         """Claims not found in order: the whole range and the section; with ``wide``, the derivation's part
-        of the text and the whole file (lone integers stay in their section, where they may be words)."""
+        of the text and the whole file (lone integers stay in their section, where they may be words). A
+        section without a heading is searched with ``wide`` between the numbers found around it, and with
+        ``last`` (after its edited numbers are looked for there) in the derivation's part and the file."""
         claims = sorted(claims, key=lambda c: (c.weak, c.order))
         for c in claims:
             if c.hits or c.words or c.prop and wide:
                 continue
+            if c.weak:  # the same printed integer at the same place: one occurrence (as in the ordered pass)
+                same = next((o for o in self._all_claims if o.hits and (o.claim.location, o.claim.printed) ==
+                             (c.claim.location, c.claim.printed)), None)
+                if same is not None:
+                    self._take(c, same.hits)
+                    continue
             if c.prop:  # a statement of the handout's formula: only in its own section
                 ranges = [c.sect_rng]
+            elif wide and c.sect_rng is None and not last:
+                ranges = [self._between(c.section) or c.dspan]
             elif wide and c.weak:
                 ranges = [c.dspan]  # a lone integer stays within its derivation's part of the text
             elif wide:
@@ -312,7 +366,7 @@ class Auditor:
                         break
                 if done:
                     break
-            words_in = c.dspan if wide else c.sect_rng
+            words_in = ranges[0] if wide else c.sect_rng
             if not done and c.weak and not c.prop and words_in is not None and (wide or c.sect_rng):
                 value = int(c.keys[0])
                 ranges = words_in if isinstance(words_in, list) else [words_in]
@@ -358,31 +412,48 @@ class Auditor:
         return out
 
     def _inputs(self):
+        """Inputs take their tokens in rounds: as printed in their section, as printed elsewhere (the
+        derivation's part of the text; for a vector or matrix, then the whole file), then as edited in their
+        section (:meth:`_input_edited`); the rest are missing."""
+        pending = []
         for d in self.derivations:
             for s in d.sections:
                 loc = self.located.get(id(s))
                 sect = (loc.start, loc.end) if loc is not None and loc.start is not None else None
                 for g in getattr(s, "inputs", []):
-                    self._input(d, g, sect)
+                    p = self._input(d, g, sect or self._between(s))
+                    if p is not None:
+                        pending.append(p)
+        pending = [p for p in pending if not self._input_found(p, wide=False)]
+        pending = [p for p in pending if not self._input_found(p, wide=True)]
+        for p in pending:
+            self._input_edited(*p)
 
     def _input(self, d, g, sect):
+        """What the rounds of :meth:`_inputs` need to find ``g`` (None once a table input or an error is handled)."""
         try:
             value = exact_value(Claim("", "value", g.value, ledger=None))
         except SymseqError as exc:
             self.report.missing.append(Missing(f"{d.name}::{g.location}", "", g.location, f"{g.what}: {exc}",
                                                kind="input"))
-            return
+            return None
         m = _LABEL.fullmatch((g.at or "").strip())
         table = self.doc.table(m.group(0)) if m else None
         source = f"{d.name}::{g.location}" + (f"::{g.what}" if g.what else "")
         if table is not None:
             self._input_table(value, table, source, g)
-            return
+            return None
         entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
+        return d, g, sect, value, entries, source
+
+    def _input_found(self, p, *, wide: bool) -> bool:
+        """Take the free token printing input ``p`` as it is: in its section, or with ``wide`` elsewhere."""
+        d, g, sect, value, entries, source = p
         shape = value.shape if isinstance(value, sp.MatrixBase) else ()
         anchor = sect[0] if sect else 1
-        for rng in (sect, self.report.spans.get(d.name), (1, self.doc.n)) if len(entries) > 1 else (
-                sect, self.report.spans.get(d.name)):
+        wider = (self.report.spans.get(d.name), (1, self.doc.n)) if len(entries) > 1 else (
+            self.report.spans.get(d.name),)
+        for rng in wider if wide else (sect,):
             if rng is None:
                 continue
             for soft in (False, True):
@@ -393,7 +464,12 @@ class Auditor:
                     if self._free(i, soft) and self._same(self.toks[i], entries, shape):
                         self.owner.setdefault(i, []).append(g)
                         self.toks[i].cls, self.toks[i].reason = "covered", f"input {source}"
-                        return
+                        return True
+        return False
+
+    def _input_edited(self, d, g, sect, value, entries, source):
+        """An input not printed as it is: a free token of its section with a minority of entries changed, or the
+        section's only free token of its size whose changed entries are each a digit or two away; else missing."""
         if len(entries) > 1 and sect is not None:
             for i in self._stream(sect, True):
                 t = self.toks[i]
@@ -405,7 +481,36 @@ class Auditor:
                         self._input_erratum(t, t.entries[k], entries[k], source, f"entry {k}")
                         self.owner.setdefault(i, []).append(g)
                         return
+        close = [(i, bad) for i in (self._stream(sect, True) if sect is not None else [])
+                 if self._free(i, True) and (bad := self._edited_entries(self.toks[i], entries))]
+        if len(close) == 1:
+            i, bad = close[0]
+            t, k = self.toks[i], bad[0]
+            self._input_erratum(t, t.entries[k], entries[k], source, f"entry {k}" if len(entries) > 1 else "")
+            self.owner.setdefault(i, []).append(g)
+            return
         self.report.missing.append(Missing(source, _show(value), g.location, g.what, kind="input"))
+
+    @staticmethod
+    def _edited_entries(t: Token, entries) -> list[int]:
+        """The entries of ``t`` that differ from ``entries`` when at most two do and each is printed within two
+        edited characters of the value printed the same way ([0,-2] for [0,-1], 0.7 for 0.8); else [].
+        A lone one-digit number is never taken for an edited one (9 is as close to 8 as to any digit)."""
+        if t.kind == "shape" or len(t.entries) != len(entries):
+            return []
+        bad = []
+        for k, (e, v) in enumerate(zip(t.entries, entries)):
+            x = number_value(e)
+            if x is None:
+                return []
+            if sp.simplify(x - v) != 0:
+                shown = _render_like(v, e).replace(MINUS, "-")
+                if _levenshtein(e, shown) > 2:
+                    return []
+                bad.append(k)
+        if len(bad) == len(entries) and any(len(re.sub(r"\D", "", e)) < 2 for e in t.entries):
+            return []  # nothing else agrees, and any other one-digit number is as close: no edit can be told apart
+        return bad if len(bad) <= 2 else []
 
     @staticmethod
     def _same(t: Token, entries, shape) -> bool:
@@ -440,21 +545,29 @@ class Auditor:
     def _input_erratum(self, t: Token, printed: str, want, source: str, where: str):
         correct = _render_like(want, printed)
         t.cls, t.reason = "wrong", f"input {source}"
-        self.report.errata.append(Erratum(t.line, printed, correct, f"{where}: " + digit_fault(printed, correct),
+        self.report.errata.append(Erratum(t.line, printed, correct, (f"{where}: " if where else "") +
+                                          digit_fault(printed, correct),
                                           source, _show(want), t.context, kind="input"))
 
     # -- edited numbers
-    def _edited(self, claims: list[_Claim]):
+    def _edited(self, claims: list[_Claim], *, unlocated: bool = False):
+        """With ``unlocated``, the claims of sections without a heading, in the place :meth:`_between` infers
+        for their section (once the numbers around it are found)."""
         for c in claims:
-            if c.hits or c.words or c.prop or len(c.keys) != 1 or c.rng is None:
+            rng = self._between(c.section) if unlocated and c.rng is None else c.rng
+            if c.hits or c.words or c.prop or rng is None:
                 continue
-            cand = self._gap(c)
+            if len(c.keys) > 1:
+                self._edited_run(c, rng)
+                continue
+            cand = self._gap(c, rng)
             if cand is None:
                 continue
+            cand = [i for i in cand if not self._prints_an_input(i)]
             best = None
             for i in cand:
                 t = self.toks[i]
-                dist = self._distance(c, t)
+                dist = self._distance(claim_tokens(c.claim.printed)[0], t)
                 if dist is not None and (best is None or dist < best[0]):
                     best = (dist, i)
             if best is None:
@@ -472,8 +585,30 @@ class Auditor:
                 self._take(c, [i])
                 c.trial = trial
 
-    def _gap(self, c: _Claim) -> list[int]:
-        stream = self._stream(c.rng, soft=True)
+    def _prints_an_input(self, i: int) -> bool:
+        """Whether token ``i`` prints, in the place of its section, the value of an input a derivation declares
+        (then it is that input's, not an edited claim's)."""
+        for d in self.derivations:
+            for s in d.sections:
+                gs = getattr(s, "inputs", [])
+                if not gs:
+                    continue
+                loc = self.located.get(id(s))
+                rng = (loc.start, loc.end) if loc is not None and loc.start is not None else self._between(s)
+                if rng is None or i not in self._lines(rng):
+                    continue
+                for g in gs:
+                    try:
+                        v = exact_value(Claim("", "value", g.value, ledger=None))
+                    except SymseqError:
+                        continue
+                    entries = list(v) if isinstance(v, sp.MatrixBase) else [v]
+                    if self._same(self.toks[i], entries, v.shape if isinstance(v, sp.MatrixBase) else ()):
+                        return True
+        return False
+
+    def _gap(self, c: _Claim, rng) -> list[int]:
+        stream = self._stream(rng, soft=True)
         same = self._group_claims.get(c.group, [])
         before = [o for o in same if o.order < c.order and o.hits and o.hits[-1] in stream]
         after = [o for o in same if o.order > c.order and o.hits and o.hits[0] in stream]
@@ -486,11 +621,35 @@ class Auditor:
             return gap
         return gap or [i for i in stream if self._free(i, True)]
 
-    def _distance(self, c: _Claim, t: Token) -> int | None:
-        ref = claim_tokens(c.claim.printed)[0]
+    def _edited_run(self, c: _Claim, rng):
+        """A claim of several numbers (1×1.131+1×0) printed with one of them edited: the only run of free tokens
+        in its range that has every other number as the claim prints it and that one a digit or two away (the
+        numbers around it tell even a one-digit edit apart). It is checked as the claim restated with it."""
+        refs = claim_tokens(c.claim.printed)
+        stream, n, found = self._stream(rng, soft=True), len(c.keys), []
+        for k in range(len(stream) - n + 1):
+            idx = stream[k:k + n]
+            diff = [j for j, (i, key) in enumerate(zip(idx, c.keys)) if self.toks[i].key != key]
+            if len(diff) == 1 and all(self._free(i, True) for i in idx) and \
+                    self._distance(refs[diff[0]], self.toks[idx[diff[0]]], lone=False) is not None:
+                found.append((idx, diff[0]))
+        if len(found) != 1:
+            return
+        idx, j = found[0]
+        base = c.claim.printed.strip().strip("$")
+        ref, t = refs[j], self.toks[idx[j]]
+        trial = _restated(c.claim, base[:ref.start] + t.text + base[ref.end:])
+        r = trial.check(self.dps)
+        if r.status in ("ok", "mismatch"):
+            self._take(c, idx)
+            c.trial = trial if r.status == "mismatch" else None
+            c.edit = (idx[j], ref) if r.status == "mismatch" else None
+
+    def _distance(self, ref: Token, t: Token, *, lone: bool = True) -> int | None:
+        """Edited characters between the claim's token ``ref`` and the text's ``t`` when ``t`` may be ``ref`` edited."""
         if ref.kind != t.kind or any(number_value(e) is None for e in ref.entries + t.entries):
             return None  # only numbers can be edited digits (not T×d_k, not a symbol)
-        if ref.kind == "number" and len(re.sub(r"\D", "", ref.entries[0])) < 2:
+        if lone and ref.kind == "number" and len(re.sub(r"\D", "", ref.entries[0])) < 2:
             return None  # a one-digit number: any other digit is as close, so no edit can be told apart
         if len(ref.entries) != len(t.entries) or ref.shape != t.shape and ref.kind == t.kind == "matrix":
             return None
@@ -535,6 +694,17 @@ class Auditor:
                                     else f"claim {c.claim.id} {r.status}")
 
     def _claim_erratum(self, c: _Claim, claim: Claim, r):
+        if c.edit is not None:  # one number edited among several: that number is wrong, as the claim prints it
+            i, ref = c.edit
+            t = self.toks[i]
+            for h in c.hits:
+                self.toks[h].cls, self.toks[h].reason = ("wrong" if h == i else "covered"), c.claim.id
+            k = next((k for k, (a, b) in enumerate(zip(t.entries, ref.entries)) if a != b), 0)
+            where = f"entry {k}: " if len(t.entries) > 1 else ""
+            self.report.errata.append(Erratum(t.line, t.entries[k], ref.entries[k],
+                                              where + digit_fault(t.entries[k], ref.entries[k]), c.claim.id,
+                                              fmt_decimal_str(r.values[0] if r.values else ""), t.context))
+            return
         t = self.toks[c.hits[0]]
         for i in c.hits:
             self.toks[i].cls, self.toks[i].reason = "wrong", c.claim.id
@@ -545,7 +715,7 @@ class Auditor:
         faults, printed, correct = [], [], []
         for k, ok in enumerate(r.rounded):
             e = p.entries[k] if p is not None and k < len(p.entries) else None
-            text = e.text if isinstance(e, PrintedNumber) else str(e)
+            text = e.text if isinstance(e, PrintedNumber) else claim.printed if len(r.rounded) == 1 else str(e)
             if isinstance(e, PrintedNumber) and r.errors and r.errors[k] is not None and abs(r.errors[k]) <= 0.5:
                 continue  # this entry holds
             if isinstance(e, PrintedNumber) and r.rounded[k] == e.text:
@@ -616,6 +786,13 @@ def _render_like(value, printed: str) -> str:
     return str(value)
 
 
+def _restated(claim: Claim, printed: str) -> Claim:
+    """``claim`` with another printed string (an edited number in its place)."""
+    return Claim(printed, claim.kind, claim.quantity, derivation=claim.derivation, source=claim.source,
+                 location=claim.location, what=claim.what, digits=claim.digits, exact=claim.exact,
+                 names=dict(claim.names), ledger=claim.ledger, closed_form=claim.closed_form)
+
+
 def _trial(claim: Claim, t: Token) -> Claim | None:
     """The claim ``claim`` restated with the token's printed text (to check an edited number)."""
     minus = MINUS if MINUS in t.text else "-"
@@ -631,9 +808,7 @@ def _trial(claim: Claim, t: Token) -> Claim | None:
         printed = "×".join(t.entries)
     else:
         return None
-    return Claim(printed, claim.kind, claim.quantity, derivation=claim.derivation, source=claim.source,
-                 location=claim.location, what=claim.what, digits=claim.digits, exact=claim.exact,
-                 names=dict(claim.names), ledger=claim.ledger, closed_form=claim.closed_form)
+    return _restated(claim, printed)
 
 
 def audit(doc: Document, derivations: list, *, dps: int = 50) -> AuditReport:

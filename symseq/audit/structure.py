@@ -44,6 +44,7 @@ _CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 # "the superscript (0) denotes …": a script label quoted in prose is the label, not a quantity
 _NAMED_SCRIPT = re.compile(r"\b(?:superscripts?|subscripts?)\s+(?:\\\(|\$)?\s*(?:\^|_)?\{?\s*[(\[]?\s*\d+\s*[)\]]?",
                            re.IGNORECASE)
+_HASH_NUMBER = re.compile(r"(?<![\w&\\])\\?#\d+(?![\d.])")
 
 
 def line_spans(text: str) -> list[tuple[int, int, str, str]]:
@@ -54,6 +55,7 @@ def line_spans(text: str) -> list[tuple[int, int, str, str]]:
     """
     spans = []
     for rx, tier, reason in ((_LABEL, HARD, "label (table, figure, section, week, handout …)"),
+                             (_HASH_NUMBER, HARD, "numbered reference (#12)"),
                              (_VERSION, HARD, "software version"),
                              (_SEED, HARD, "random seed"),
                              (_INDEX_ASSIGN, HARD, "index value"),
@@ -111,7 +113,8 @@ def _classify(doc, t: Token, i: int, text: str, spans, table, heading: bool, cit
     if table is not None and t.line in table.rows and doc.cell_index(t) == 0 and re.fullmatch(r"\d+", t.text):
         return HARD, "table row label"
     stripped = text.lstrip(" \t•*-")
-    if i == 0 and re.fullmatch(r"\d+", t.text) and re.match(rf"\(?{re.escape(t.text)}[.)]\s", stripped):
+    marker = rf"\(?{re.escape(t.text)}(?:[.)]\s|\s*[·•]\s+[A-Z])"  # "1. ", "(2) ", "3) ", a step "4 · Add the"
+    if i == 0 and re.fullmatch(r"\d+", t.text) and re.match(marker, stripped):
         return HARD, "list marker"
     if citations and t.kind in ("number", "vector") and _in([(m.start(), m.end(), HARD, "citation")
                                                              for m in _CITATION.finditer(text)], t):

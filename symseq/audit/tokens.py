@@ -10,7 +10,9 @@ tables). It never evaluates the text. A token is one of:
 * ``fraction``: ``1/4``, ``\\frac{1}{2}``, ``\\tfrac12``;
 * ``root``: ``√2``, ``\\sqrt{3}``, ``1/\\sqrt{2}``, ``0.2√2``;
 * ``vector``: a bracketed list whose entries are all numbers, one token
-  (``[0.8,0.4]``, ``(0.2,0.9,0.4,1,-0.2)``, ``(0.789,\\;0.204,\\;0.240)``);
+  (``[0.8,0.4]``, ``(0.2,0.9,0.4,1,-0.2)``, ``(0.789,\\;0.204,\\;0.240)``); an entry of a vector
+  or matrix may also be a natural logarithm of an integer, times a number or root
+  (``[\\log2,0,0]``, ``[\\sqrt2\\log2,0]``);
 * ``matrix``: a LaTeX ``bmatrix``/``pmatrix``/``array`` whose cells are all numbers;
 * ``shape``: ``7×5``, ``7\\times5``, ``16x16``.
 
@@ -40,6 +42,7 @@ _NUMBER = re.compile(
     r"|(?P<num>(?:\d{1,3}(?:,\d{3})+(?![\d.])|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![\d.]))?)"
 )
 _SIMPLE_NUM = re.compile(r"^[-+\u2212]?(\d+(\.\d+)?|\.\d+)$")
+_LOG_ENTRY = re.compile(r"([-+]?)(\d+(?:\.\d+)?)?(?:(?:√|\\sqrt)(\d+))?\\(?:log|ln)\(?(\d+)\)?")
 _URL = re.compile(r"https?://\S+|www\.\S+")
 _CALLED_NAME = re.compile(r"(?<![\\\w])[A-Za-z_]\w*[A-Za-z0-9]$")  # clip_grad_norm in clip_grad_norm_(…)
 _CMD = re.compile(r"\\[A-Za-z]+")
@@ -133,6 +136,10 @@ def number_value(entry: str):
     m = re.fullmatch(r"(-?\d+)/(\d+)", t)
     if m:
         return sp.Rational(int(m.group(1)), int(m.group(2)))
+    m = re.fullmatch(r"(-?)([\d.]*)(?:√(\d+))?\\log(\d+)", t)
+    if m:
+        v = (sp.Rational(m.group(2)) if m.group(2) else 1) * (sp.sqrt(int(m.group(3))) if m.group(3) else 1)
+        return (-v if m.group(1) else v) * sp.log(int(m.group(4)))
     m = re.fullmatch(r"(-?[\d.]*)(/)?√(\d+)", t)
     if m:
         a = sp.Rational(m.group(1)) if m.group(1) not in ("", "-") else (sp.Integer(-1) if m.group(1) == "-" else 1)
@@ -196,6 +203,11 @@ def _entry(text: str) -> str | None:
     m = re.fullmatch(r"([-+]?\d+(?:,\d{3})+)", t)
     if m:
         return canonical_number(t)
+    m = _LOG_ENTRY.fullmatch(t)
+    if m:  # \log2, 2\ln 3, \sqrt2\log2: a (root times a) logarithm of an integer, natural as SymPy's log
+        sign, coef, root, arg = m.groups()
+        return f"{'-' if sign == '-' else ''}{canonical_number(coef) if coef else ''}" \
+               f"{'√' + root if root else ''}\\log{arg}"
     return None
 
 
@@ -310,6 +322,11 @@ class _Scanner:
                 continue
             if c.isdigit() and re.search(r"[A-Za-z]{2,}-$", s[:i]) and not re.search(r"\\[A-Za-z]+-$", s[:i]):
                 m = re.match(r"\d+", s[i:])  # a hyphenated name such as nn-llm-unit-2
+                self.emit(i, i + m.end(), m.group(0), "number", [m.group(0)], script="ident")
+                i += m.end()
+                continue
+            if c.isdigit() and (i == 0 or not s[i - 1].isalnum()) and re.match(r"\d+_[A-Za-z]{2,}", s[i:]):
+                m = re.match(r"\d+", s[i:])  # a file or identifier name such as 11_attention.py
                 self.emit(i, i + m.end(), m.group(0), "number", [m.group(0)], script="ident")
                 i += m.end()
                 continue
@@ -474,7 +491,9 @@ class _Scanner:
             return k + 2
         # a × b shapes (integers)
         shape = re.match(r"\s*(?:\\times|×|x)\s*(\d+)(?![\d.])", s[k:])
-        if shape and not sign and re.fullmatch(r"\d+", num) and (s[k:k + 1] != "x" or shape.group(0)[0] == "x"):
+        in_sum = s[:i].rstrip()[-1:] in ("+", "-", MINUS)  # 1×1.131+1×0: a term of a sum is a product
+        if shape and not sign and not in_sum and re.fullmatch(r"\d+", num) and (
+                s[k:k + 1] != "x" or shape.group(0)[0] == "x"):
             sizes, e = [num, shape.group(1)], k + shape.end()
             while True:
                 more = re.match(r"\s*(?:\\times|×)\s*(\d+)(?![\d.])", s[e:])

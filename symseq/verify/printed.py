@@ -9,7 +9,8 @@ text from a handout is data. It understands the forms the handouts use:
   ``[[1,0],[w,1-w]]`` and LaTeX ``\\begin{array}{cc}1/\\sqrt{2} & -\\infty \\\\ 0 & 1\\end{array}``;
 * shapes: ``4×3``, ``T×d_k``, ``h d_v \\times d``;
 * formulas over declared names: ``1/(1+e^{1/√2})``, ``1/[1+e^{2w-1}]``,
-  ``\\frac{1}{\\sqrt{2}}``, ``I/√2``, ``3D^2``.
+  ``\\frac{1}{\\sqrt{2}}``, ``\\tfrac25`` (LaTeX's one-token arguments), ``I/√2``,
+  ``3D^2``, ``1×1.131+1×0`` (× multiplies in a formula).
 
 Names not declared by the claim are an error that names them.
 """
@@ -191,7 +192,7 @@ class _Parser:
         left = self.unary()
         while True:
             k, t = self.peek()
-            if t in ("*", "·"):
+            if t in ("*", "·", "×"):  # 1×1.131 + 1×0: a product written with ×
                 self.take()
                 left = left * self.unary()
             elif t == "/":
@@ -240,6 +241,25 @@ class _Parser:
             return -self.group_or_atom()
         return self.atom()
 
+    def frac_argument(self):
+        """One argument of \\frac: a braced group, or (as LaTeX reads \\tfrac25) a single digit or symbol."""
+        k, t = self.peek()
+        if t == "{":
+            self.take()
+            e = self.expr()
+            self.take("}")
+            return e
+        if k == "num" and re.fullmatch(r"\d+", t):
+            if len(t) > 1:  # \tfrac25: the first digit is one argument, the rest is read next
+                self.toks[self.i] = ("num", t[1:])
+            else:
+                self.take()
+            return sp.Integer(int(t[0]))
+        if k in ("name", "cmd"):
+            return self.atom()
+        raise ClaimError(f"cannot read {self.text!r}: \\frac needs two arguments, such as \\frac{{2}}{{5}} or "
+                         f"\\tfrac25")
+
     def atom(self):
         k, t = self.take()
         if k == "num":
@@ -255,12 +275,8 @@ class _Parser:
         if t == "∞":
             return sp.oo
         if k == "cmd" and t in (r"\frac", r"\tfrac", r"\dfrac"):
-            self.take("{")
-            a = self.expr()
-            self.take("}")
-            self.take("{")
-            b = self.expr()
-            self.take("}")
+            a = self.frac_argument()
+            b = self.frac_argument()
             return a / b
         if k == "name":
             if t in self.names:
