@@ -1275,7 +1275,6 @@ def valid_targets(s):
     s.ledgers.append(L)
     s.note("The handout leaves the vocabulary head's weights unspecified; tying it to E_vocab makes the loss "
            "computable, so the masked mean is checked as a property, not against printed numbers.")
-    vocab = vocabulary()
     targets, valid = blocks.next_token_targets(r["ids"])
     logits = blocks.tied_logits(L, r["enc"].out, r["E_vocab"])
     ce = blocks.masked_cross_entropy(L, logits, targets, valid)

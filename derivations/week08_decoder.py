@@ -13,7 +13,6 @@ with ε inside the root; the readout softmax runs over token labels.
 
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
 from symseq import Derivation, Ledger, blocks, ops
@@ -69,7 +68,7 @@ def one_head(s):
     # proved for symbolic scores of three positions.
     L = s.ledger("causal attention over symbolic scores, T=3")
     S = L.input("S", shape=(3, 3))
-    A = L.define("A", ops.SoftmaxRows(S, blocks.causal_mask(3)))
+    L.define("A", ops.SoftmaxRows(S, blocks.causal_mask(3)))
     A_sym = L.expand("A")
     s.identity("every masked attention row sums to 1 over the accessible prefix",
                *[sum(A_sym.row(i)) - 1 for i in range(3)], at="causal mask")
@@ -107,7 +106,7 @@ def residual_and_norm(s):
     W = L.parameter("W", shape=(3, 3))
     ln = blocks.layer_norm(L, h, eps=L.input("epsilon"), name="LN")
     F = L.define("F", ops.Map(sp.tanh, ln.out @ W))
-    Hp = blocks.residual(L, "h'", h, F)
+    blocks.residual(L, "h'", h, F)
     hs = list(L.entry_symbols("h"))
     J = sp.Matrix(L.expand("h'")).jacobian(hs)
     J_F = sp.Matrix(L.expand("F")).jacobian(hs)

@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-import sympy as sp
 
 from symseq import Ledger, blocks
 from symseq.derivations.week08_decoder import two_token_ledger

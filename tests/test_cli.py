@@ -3,8 +3,6 @@
 import json
 import textwrap
 
-import pytest
-
 from symseq.cli import main
 
 BAD = textwrap.dedent('''
@@ -87,7 +85,7 @@ def test_path_may_name_the_project_folder_and_json_to_stdout_is_pure(tmp_path, c
 
 
 def test_printed_must_be_a_string():
-    from symseq import ClaimError, Derivation
+    from symseq import Derivation
 
     d = Derivation("t", title="t", source="t.txt")
 

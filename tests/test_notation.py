@@ -26,7 +26,7 @@ def test_rows_print_as_formulas():
     H = L.input("H", shape=(2, 3))
     W = L.parameter("W_Q", shape=(3, 2))
     Q = L.define("Q", H @ W)
-    S = L.define("S", (Q @ Q.T) / sp.sqrt(2))
+    L.define("S", (Q @ Q.T) / sp.sqrt(2))
     n = Notation("unicode", L)
     assert n.render(L["Q"].node) == "H W_Q"
     assert n.render(L["S"].node) == "Q Qᵀ/√2"

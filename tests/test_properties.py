@@ -212,11 +212,12 @@ def test_rows_sum_to_one_and_convexity_at_random_exact_points(case):
     assert vanishes(L.value("A_shift") - Av)
     Ov = evaluate(L, "mpmath", dps=30)["O"]
     Vm = np.array(values, dtype=object)
-    tol = mpmath.mpf("1e-25")  # in mpmath: added to a float, 1e-25 would vanish next to 1.5
-    for t in range(T):
-        for k in range(Vm.shape[1]):
-            col = [mpmath.mpf(int(x.p)) / int(x.q) for x in Vm[:, k]]
-            assert min(col) - tol <= Ov[t, k] <= max(col) + tol  # inside the convex hull, per coordinate
+    with mpmath.workdps(40):  # the tolerance must survive being added to 1.5: work at 40 digits, not 15
+        tol = mpmath.mpf("1e-25")
+        for t in range(T):
+            for k in range(Vm.shape[1]):
+                col = [mpmath.mpf(int(x.p)) / int(x.q) for x in Vm[:, k]]
+                assert min(col) - tol <= Ov[t, k] <= max(col) + tol  # inside the convex hull, per coordinate
 
 
 @SETTINGS

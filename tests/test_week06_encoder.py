@@ -69,7 +69,7 @@ def test_omissions_are_noted():
 
 
 def test_the_handout_block_agrees_across_backends():
-    torch = pytest.importorskip("torch")  # noqa: F841
+    pytest.importorskip("torch")
     L, r = w6.walkthrough_block()
     exact50 = evaluate(L, "mpmath", dps=50)[r["enc"].out.name]
     fast = evaluate(L, "torch")[r["enc"].out.name].numpy()
