@@ -229,13 +229,17 @@ class _Parser:
         k, t = self.peek()
         return k in ("num", "name", "cmd") or t in ("(", "[", "{", "√", "∞")
 
+    def braced(self):
+        """A ``{…}`` group: the expression inside."""
+        self.take("{")
+        e = self.expr()
+        self.take("}")
+        return e
+
     def group_or_atom(self):
         k, t = self.peek()
         if t == "{":
-            self.take()
-            e = self.expr()
-            self.take("}")
-            return e
+            return self.braced()
         if t in ("-", "−"):
             self.take()
             return -self.group_or_atom()
@@ -245,10 +249,7 @@ class _Parser:
         """One argument of \\frac: a braced group, or (as LaTeX reads \\tfrac25) a single digit or symbol."""
         k, t = self.peek()
         if t == "{":
-            self.take()
-            e = self.expr()
-            self.take("}")
-            return e
+            return self.braced()
         if k == "num" and re.fullmatch(r"\d+", t):
             if len(t) > 1:  # \tfrac25: the first digit is one argument, the rest is read next
                 self.toks[self.i] = ("num", t[1:])
