@@ -406,7 +406,12 @@ class Ledger:
                 env[n] = given[n]
                 continue
             it = self.items[n]
-            env[n] = _eval_node(it.node, kernel, env)
+            try:
+                env[n] = _eval_node(it.node, kernel, env)
+            except ZeroDivisionError:  # mpmath divides exactly and refuses 0/0 where arrays give nan
+                raise EvaluationError(f"row {it.name} divides by zero"
+                                      + (f": {it.on_nonfinite}" if it.on_nonfinite else "; check the inputs of this row")
+                                      ) from None
             if check:
                 _check_value(kernel, it, env[n])
         return env

@@ -102,3 +102,11 @@ def test_multi_head_allows_any_widths():
     assert mha.concat.shape == (3, 6) and mha.out.shape == (3, 5)
     with pytest.raises(ShapeError, match="W_O"):
         blocks.multi_head(L, H, heads[:1], L.parameter("W_O2", shape=(6, 5)), orientation="in_out", tag="x")
+
+
+def test_layer_norm_constant_row_with_zero_eps_on_mpmath_names_the_row():
+    L = Ledger()
+    X = L.input("X", [[1, 3], [2, 2]])
+    blocks.layer_norm(L, X, eps=0, name="LN")
+    with pytest.raises(EvaluationError, match=r"row LN divides by zero.*constant.*ε > 0"):
+        evaluate(L, "mpmath")

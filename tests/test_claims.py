@@ -139,3 +139,9 @@ def test_declared_multi_letter_names_are_one_symbol():
     assert read_printed("B×n_head×T^2", {"B": 2, "n_head": 3, "T": 2}, shape=True).entries == [2, 3, 4]
     with pytest.raises(ClaimError, match="'V' is neither a number nor a name"):
         read_printed("T×Vocab", {"T": 3}, shape=True)
+
+
+def test_a_failing_check_is_an_error_not_a_crash():
+    c = Claim("a property", "property", lambda: 1 / 0, derivation="t", source="s", location="§1")
+    r = c.check()
+    assert r.status == "error" and "ZeroDivisionError" in r.message

@@ -94,3 +94,17 @@ def test_printed_must_be_a_string():
         sec.claim(0.330238, 1)
 
     assert d.sections[0].error.startswith("ClaimError") and "must be the string" in d.sections[0].error
+
+
+def test_the_source_tree_derivations_are_not_loaded_twice(monkeypatch):
+    from pathlib import Path
+
+    from symseq.verify.derivation import default_paths
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # the repository root: ./derivations is the bundled set
+    assert default_paths() == []
+
+
+def test_show_finds_a_section_by_the_table_it_shows(capsys):
+    assert main(["--no-color", "show", "week06-encoder", "Table 13"]) == 0
+    assert "begins" in capsys.readouterr().out

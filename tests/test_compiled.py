@@ -129,3 +129,10 @@ def test_reuses_rows_for_activation_derivatives():
     labels = [lab for _, _, _, lab in f.program.instructions]
     assert labels.count("tanh") == 1  # 1 − tanh²(X) reads H
     np.testing.assert_allclose(f()[g.name("X")], 2 * np.tanh([[1, 2]]) * (1 - np.tanh([[1, 2]]) ** 2), rtol=1e-14)
+
+
+def test_device_names_are_checked():
+    pytest.importorskip("torch")
+    L, g = scalar_rnn(2)
+    with pytest.raises(ConventionError, match="unknown torch device 'cudaa'"):
+        compile(L, ["L"], backend="torch", device="cudaa")

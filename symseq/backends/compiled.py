@@ -27,7 +27,7 @@ import numpy as np
 import sympy as sp
 
 from .. import ops
-from ..errors import ConventionError, LedgerError, ShapeError
+from ..errors import ConventionError, EvaluationError, LedgerError, ShapeError
 from .scalar import plan
 
 
@@ -114,8 +114,12 @@ class CompiledLedger:
             raise ShapeError("inputs disagree on their batch axes: "
                              + ", ".join(f"{n} has {b}" for n, b in batch.items())
                              + "; give every batched input the same leading shape (or none)")
-        for (out, fn, args, _), free in zip(p.instructions, p.frees):
-            slots[out] = fn(*[slots[a] for a in args])
+        for (out, fn, args, label), free in zip(p.instructions, p.frees):
+            try:
+                slots[out] = fn(*[slots[a] for a in args])
+            except ZeroDivisionError:
+                raise EvaluationError(f"a division by zero in the compiled program ({label}); symseq.evaluate on "
+                                      f"the same values names the row") from None
             for f in free:  # release intermediates after their last use (keeps memory, and caches, small)
                 slots[f] = None
         result = {}

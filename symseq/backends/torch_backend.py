@@ -32,7 +32,11 @@ def import_torch():
 
 def resolve_device(torch, device):
     """A torch.device for ``device`` ("cpu", "cuda", "cuda:1", None = cpu), refusing CUDA where it is absent."""
+    import re
+
     name = "cpu" if device is None else str(device)
+    if name.startswith("cuda") and not re.fullmatch(r"cuda(:\d+)?", name):
+        raise ConventionError(f"unknown torch device {name!r}; use 'cpu', 'cuda' or 'cuda:N'")
     if name.startswith("cuda") and not torch.cuda.is_available():
         raise BackendUnavailable(
             f"device={name!r} was requested but torch finds no CUDA device on this machine "

@@ -217,6 +217,10 @@ def summary(claims, derivations) -> tuple[str, bool]:
             parts.append(f"{counts[k]} {k}")
     if broken:
         parts.append(f"{len(broken)} section(s) failed to build")
+    skipped = [(d, s) for d in derivations for s in d.sections if s.skipped]
+    if skipped:  # not checked, so not counted among the claims: say so
+        parts.append(f"{len(skipped)} section(s) not checked ("
+                     + "; ".join(f"{d.name} · {s.title}: {s.skipped}" for d, s in skipped) + ")")
     return ", ".join(parts), ok
 
 

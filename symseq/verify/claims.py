@@ -328,6 +328,8 @@ def check_claim(claim: Claim, dps: int = 50) -> Result:
         return _check_value(claim, dps)
     except SymseqError as exc:
         return Result("error", message=str(exc))
+    except Exception as exc:  # a bug in a derivation's check must not stop the other claims
+        return Result("error", message=f"{type(exc).__name__} while checking this claim: {exc}")
 
 
 def _check_shape(claim: Claim) -> Result:

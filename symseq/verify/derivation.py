@@ -451,7 +451,8 @@ def default_paths() -> list[Path]:
     import symseq.derivations as pkg
 
     bundled_dirs = {Path(p).resolve() for p in pkg.__path__}
-    return [] if here.resolve() in bundled_dirs else [here]
+    own_tree = (Path.cwd() / "symseq" / "ledger.py").is_file() and (here / "__init__.py").is_file()
+    return [] if here.resolve() in bundled_dirs or own_tree else [here]
 
 
 def discover(paths: Iterable[str | Path] = (), *, include_bundled: bool = True) -> list[Derivation]:
@@ -462,7 +463,8 @@ def discover(paths: Iterable[str | Path] = (), *, include_bundled: bool = True) 
     names = [d.name for d in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise ClaimError(f"two derivations share the name(s) {', '.join(dup)}; names must be unique")
+        raise ClaimError(f"two derivations share the name(s) {', '.join(dup)}; names must be unique "
+                         f"(if a folder holds copies of the bundled derivations, pass --no-bundled)")
     return out
 
 
