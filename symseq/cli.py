@@ -133,7 +133,7 @@ def cmd_verify(args, out) -> int:
     for line in problems(claims, ds):
         out.print(line, style="bold red", markup=False, highlight=False, soft_wrap=True)
     line, ok = summary(claims, ds)
-    out.print(("[green]" if ok else "[bold red]") + line, highlight=False, soft_wrap=True)
+    out.print(line, style="green" if ok else "bold red", markup=False, highlight=False, soft_wrap=True)
     if args.json:
         records = [c.record() for c in claims]
         for d in ds:
