@@ -73,6 +73,33 @@ def exact(value: Any, *, what: str = "value") -> sp.Expr:
     raise ConventionError(f"{what}: cannot use {value!r} of type {type(value).__name__} as an exact number")
 
 
+def to_decimal(x):
+    """An mpmath number (or anything mpmath reads exactly) as a 60-significant-digit Decimal, with no float on the way."""
+    import mpmath
+    from decimal import Decimal
+
+    v = x if isinstance(x, mpmath.mpf) else mpmath.mpf(x)  # mpf(mpf) would round to the current precision
+    return Decimal(mpmath.nstr(v, 60, min_fixed=-80, max_fixed=80, strip_zeros=False))
+
+
+def round_half_up(d, *, decimals: int | None = None, digits: int | None = None):
+    """Round a nonzero Decimal half away from zero, to ``decimals`` places or ``digits`` significant digits.
+
+    In significant-digit mode a carry moves the last digit (9.995 at three digits is 10.0).
+    """
+    from decimal import ROUND_HALF_UP, Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 90
+        if decimals is not None:
+            return d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+        e = d.adjusted()
+        out = d.quantize(Decimal(1).scaleb(e - digits + 1), rounding=ROUND_HALF_UP)
+        if out.adjusted() > e:
+            out = d.quantize(Decimal(1).scaleb(e - digits + 2), rounding=ROUND_HALF_UP)
+        return out
+
+
 def _plain(f: sp.Float) -> str:
     return format(float(f), "g")
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal, localcontext
 from typing import Any
 
 import mpmath
@@ -28,6 +28,7 @@ import sympy as sp
 
 from .. import ops
 from ..errors import ClaimError, EvaluationError, LedgerError, SymseqError
+from ..numbers import round_half_up, to_decimal
 
 DPS = 50  # the claim checker's default precision: values are shared through its cache
 
@@ -53,11 +54,6 @@ class Decimalish:
     @property
     def negative(self) -> bool:
         return self.text.startswith("-")
-
-
-def _to_decimal(x) -> Decimal:
-    v = x if isinstance(x, mpmath.mpf) else mpmath.mpf(x)  # mpf(mpf) would round to the current precision
-    return Decimal(mpmath.nstr(v, 60, min_fixed=-80, max_fixed=80, strip_zeros=False))
 
 
 def handout_decimal(x, digits: int = 3, *, decimals: int | None = None, sci_below: int = -5,
@@ -93,23 +89,20 @@ def handout_decimal(x, digits: int = 3, *, decimals: int | None = None, sci_belo
         return Decimalish("0")
     with localcontext() as ctx:
         ctx.prec = 90
-        return _round_decimal(_to_decimal(v), digits, decimals, sci_below, sci_above)
+        return _round_decimal(to_decimal(v), digits, decimals, sci_below, sci_above)
 
 
 def _round_decimal(d: Decimal, digits, decimals, sci_below, sci_above) -> Decimalish:
     with localcontext() as ctx:
         ctx.prec = 90
         if decimals is not None:
-            out = d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+            out = round_half_up(d, decimals=decimals)
             text = format(out, "f")
             if out == 0:
                 text = text.lstrip("-")
             return Decimalish(text)
-        e = d.adjusted()
-        out = d.quantize(Decimal(1).scaleb(e - digits + 1), rounding=ROUND_HALF_UP)
-        if out.adjusted() > e:  # 9.995 → 10.0
-            e += 1
-            out = d.quantize(Decimal(1).scaleb(e - digits + 1), rounding=ROUND_HALF_UP)
+        out = round_half_up(d, digits=digits)  # 9.995 → 10.0: the exponent follows the carry
+        e = out.adjusted()
         if sci_below < e < sci_above:
             text = format(out, "f")
             if "." in text:
@@ -127,7 +120,7 @@ def _near_tie(v, digits: int | None, decimals: int | None) -> bool:
         return False
     with localcontext() as ctx:
         ctx.prec = 90
-        d = abs(_to_decimal(v))
+        d = abs(to_decimal(v))
         q = Decimal(1).scaleb(-decimals) if decimals is not None else Decimal(1).scaleb(d.adjusted() - (digits or 6) + 1)
         r = (d / q) % 1
         return abs(r - Decimal("0.5")) < Decimal("1e-35") * (d / q)

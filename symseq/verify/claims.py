@@ -21,7 +21,7 @@ Rules (DESIGN.md, "Claims"):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import localcontext
 from typing import Any, Callable
 
 import mpmath
@@ -31,6 +31,7 @@ import sympy as sp
 from .. import ops
 from ..arrays import EXACT
 from ..errors import ClaimError, ClaimMismatch, SymseqError
+from ..numbers import round_half_up, to_decimal
 from .printed import Printed, PrintedNumber, read_printed
 
 STATUSES = ("ok", "mismatch", "error", "skipped")
@@ -265,20 +266,12 @@ def fmt_decimal(x, digits: int = 40) -> str:
 
 def round_like(x, p: PrintedNumber, sig: int | None) -> str:
     """Correct rendering of ``x`` at the printed precision (half away from zero)."""
+    d = to_decimal(x)
+    if sig is not None and d == 0:
+        return "0"
+    out = round_half_up(d, decimals=p.decimals, digits=None) if sig is None else round_half_up(d, digits=sig)
     with localcontext() as ctx:
-        ctx.prec = 80
-        d = Decimal(mpmath.nstr(x, 60, min_fixed=-80, max_fixed=80, strip_zeros=False))
-        if sig is None:
-            q = Decimal(1).scaleb(-p.decimals)
-            out = d.quantize(q, rounding=ROUND_HALF_UP)
-        else:
-            if d == 0:
-                return "0"
-            e = d.adjusted()
-            q = Decimal(1).scaleb(e - sig + 1)
-            out = d.quantize(q, rounding=ROUND_HALF_UP)
-            if out.adjusted() > e:  # 9.995 → 10.0
-                out = d.quantize(q * 10, rounding=ROUND_HALF_UP)
+        ctx.prec = 90
         s = format(out, "f")
     return s.replace("-", "−") if p.text.strip().startswith("−") else s
 
