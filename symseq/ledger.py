@@ -416,20 +416,9 @@ class Ledger:
                 _check_value(kernel, it, env[n])
         return env
 
-    def leaf_values(self, kernel=EXACT, overrides: dict | None = None, symbolic: bool = False) -> dict:
-        """Kernel values of the leaves: their exact values (or entry symbols when ``symbolic`` or unset)."""
-        out = {}
-        overrides = overrides or {}
-        for it in self.leaves:
-            if it.name in overrides:
-                v = overrides[it.name]
-                v = exact_matrix(v, what=it.name) if it.shape != () else exact(v, what=it.name)
-            elif it.value is not None and not symbolic:
-                v = it.value
-            else:
-                continue
-            out[it.name] = kernel.const(v)
-        return out
+    def leaf_values(self, kernel=EXACT) -> dict:
+        """The leaves that have exact values, as ``kernel`` values (the ``given`` of :meth:`run`)."""
+        return {it.name: kernel.const(it.value) for it in self.leaves if it.value is not None}
 
     def symbolic_value(self, name: str, kernel=EXACT):
         item = self[name]

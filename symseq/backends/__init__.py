@@ -77,12 +77,8 @@ def evaluate(ledger, backend: str = "mpmath", *, values: dict | None = None, tar
     unknown = [n for n in values if n not in ledger or not ledger[n].is_leaf]
     if unknown:
         raise LedgerError(f"values given for {', '.join(map(str, unknown))}, which are not inputs or parameters of this ledger")
-    given = {}
-    for it in ledger.leaves:
-        if it.name in values:
-            given[it.name] = k.from_user(values[it.name], it.shape)
-        elif it.value is not None:
-            given[it.name] = k.const(it.value)
+    given = ledger.leaf_values(k)
+    given.update({n: k.from_user(v, ledger[n].shape) for n, v in values.items()})
     env = ledger.run(k, given, targets)
     if raw:
         return env

@@ -165,7 +165,7 @@ class _Cache:
                 from ..backends.mpmath_backend import MpmathKernel
 
                 k = MpmathKernel(dps)
-            env = {it.name: k.const(it.value) for it in ledger.leaves if it.value is not None}
+            env = ledger.leaf_values(k)
             self.store[key] = (ledger, k, env)
         _, k, env = self.store[key]
         missing = [n for n in ops.refs(node) if n not in env]
