@@ -253,18 +253,13 @@ class _Compiler:
     def _accumulate(self, stream, term):
         k = self.k
         if isinstance(term, ops.Node):
-            outer = (stream["reduce"] and isinstance(term, ops.MatMul) and isinstance(term.children[0], ops.Transpose)
-                     and term.shape == stream["node"].shape)
-            if outer:
-                slot = self.instr(k.batch_tn, [self.emit(term.children[0].children[0]), self.emit(term.children[1])],
-                                  "batch_tn")
-                key = "reduced"
+            if stream["reduce"] and _is_outer(term, stream["node"].shape):
+                slot, key = self.emit_outer(term), "reduced"
             else:
                 slot, key = self.emit(term), "full"
             add = k.add
         else:
-            expr = term.xreplace(self.row_exprs) if self.row_exprs else term
-            slot, key, add = self.emit_expr(expr, {}, {}), "full", operator.add
+            slot, key, add = self.emit_expr(self._reuse_rows(term), {}, {}), "full", operator.add
         if stream[key] is None:
             stream[key] = slot
         else:
@@ -320,10 +315,7 @@ class _Compiler:
             value = node.value if isinstance(node, ops.Const) else node.expr
             return self.const(self.k.const(value), key=("node", node.key()))
         if isinstance(node, ops.Scalar):
-            expr = node.expr
-            if self.row_exprs:
-                expr = expr.xreplace(self.row_exprs)
-            return self.emit_expr(expr, {}, {})
+            return self.emit_expr(self._reuse_rows(node.expr), {}, {})
         if isinstance(node, ops.Map):
             return self.emit_map(node)
         args = [self.emit(c) for c in node.children]
@@ -335,17 +327,24 @@ class _Compiler:
         is added at full batch size and summed once."""
         k = self.k
         terms = list(node.children) if isinstance(node, ops.Add) else [node]
-        outer = [t for t in terms if isinstance(t, ops.MatMul) and isinstance(t.children[0], ops.Transpose)
-                 and t.shape == node.shape]
-        rest = [t for t in terms if not any(t is o for o in outer)]
-        parts = [self.instr(k.batch_tn, [self.emit(t.children[0].children[0]), self.emit(t.children[1])], "batch_tn")
-                 for t in outer]
+        outer = [t for t in terms if _is_outer(t, node.shape)]
+        rest = [t for t in terms if not _is_outer(t, node.shape)]
+        parts = [self.emit_outer(t) for t in outer]
         if rest:
             whole = rest[0] if len(rest) == 1 else ops.Add(*rest)
             if whole.shape != node.shape:
                 whole = ops.Broadcast(whole, node.shape)
             parts.append(self.instr(k.batch_sum, [self.emit(whole)], "batch_sum"))
         return parts[0] if len(parts) == 1 else self.instr(lambda *xs: _sum(xs), parts, "add")
+
+    def emit_outer(self, term) -> int:
+        """Σ over the batch of aᵀ b for a term aᵀ b, as one matrix product."""
+        return self.instr(self.k.batch_tn, [self.emit(term.children[0].children[0]), self.emit(term.children[1])],
+                          "batch_tn")
+
+    def _reuse_rows(self, expr):
+        """``expr`` with subexpressions that are earlier rows (tanh(z_t) when h_t := tanh(z_t)) read from those rows."""
+        return expr.xreplace(self.row_exprs) if self.row_exprs else expr
 
     def emit_map(self, node: ops.Map) -> int:
         (x,) = node.fn.variables
@@ -406,6 +405,12 @@ class _Compiler:
             out = self.instr(step[1], args, _label(e))
         memo[e] = out
         return out
+
+
+def _is_outer(term, shape) -> bool:
+    """Whether ``term`` is aᵀ b of the full ``shape`` (a weight's gradient contribution Σ_t g_tᵀ x_t)."""
+    return (isinstance(term, ops.MatMul) and isinstance(term.children[0], ops.Transpose)
+            and term.shape == shape)
 
 
 def _sum(xs):
