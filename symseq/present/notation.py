@@ -25,10 +25,6 @@ GREEK = {
     "tau": ("τ", r"\tau"), "phi": ("φ", r"\phi"), "psi": ("ψ", r"\psi"), "omega": ("ω", r"\omega"),
     "Sigma": ("Σ", r"\Sigma"), "Phi": ("Φ", r"\Phi"), "Omega": ("Ω", r"\Omega"), "Delta": ("Δ", r"\Delta"),
 }
-_UNI_TO_TEX = {u: t for u, t in GREEK.values()}
-_UNI_TO_TEX.update({"ŷ": r"\hat{y}", "ĥ": r"\hat{h}", "ĝ": r"\hat{g}", "∂": r"\partial ", "′": "'", "ℒ": r"\mathcal{L}",
-                    "ε": r"\epsilon", "x̂": r"\hat{x}", "Ĥ": r"\hat{H}", "Ŷ": r"\hat{Y}", "Ã": r"\tilde{A}",
-                    "S̃": r"\tilde{S}", "h̃": r"\tilde{h}", "c̃": r"\tilde{c}", "Ẑ": r"\hat{Z}", "N̂": r"\hat{N}"})
 
 SUB = dict(zip("0123456789+-−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
 SUP = dict(zip("0123456789+-−=()abcdefghijklmnoprstuvwxyzT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀ"))
@@ -93,11 +89,6 @@ def _bold(base: str, tex: str) -> str:
     if m:
         return r"\mathbf{%s}%s" % (m.group(1), m.group(2))
     return tex
-
-
-def tex_escape_unicode(text: str) -> str:
-    """Replace the Unicode the handouts use (ŷ, ε, ∂, g₀ᶻ) by LaTeX math commands (see :func:`tex_math`)."""
-    return tex_math(text)
 
 
 # ---------------------------------------------------------------------------
