@@ -82,6 +82,18 @@ def to_decimal(x):
     return Decimal(mpmath.nstr(v, 60, min_fixed=-80, max_fixed=80, strip_zeros=False))
 
 
+def to_mpf(e, dps: int, ctx=None):
+    """An exact SymPy number as an mpmath number correct to ``dps`` digits (±∞ kept), in context ``ctx``."""
+    import mpmath
+
+    ctx = ctx or mpmath.mp
+    if e is sp.S.NegativeInfinity:
+        return ctx.ninf
+    if e is sp.S.Infinity:
+        return ctx.inf
+    return ctx.mpf(sp.Float(sp.N(e, dps + 10), dps + 10)._mpf_)
+
+
 def round_half_up(d, *, decimals: int | None = None, digits: int | None = None):
     """Round a nonzero Decimal half away from zero, to ``decimals`` places or ``digits`` significant digits.
 

@@ -28,7 +28,7 @@ import sympy as sp
 
 from .. import ops
 from ..errors import ClaimError, EvaluationError, LedgerError, SymseqError
-from ..numbers import round_half_up, to_decimal
+from ..numbers import round_half_up, to_decimal, to_mpf
 
 DPS = 50  # the claim checker's default precision: values are shared through its cache
 
@@ -259,7 +259,7 @@ def grid(value, *, exact: bool = True, dps: int = DPS) -> Grid:
         entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
         shape = value.shape if isinstance(value, sp.MatrixBase) else ()
         with mpmath.workdps(dps):  # a formula entry (φ′(z) = 1 − tanh²(z)) has no number: None
-            nums = [None if getattr(e, "free_symbols", None) else _mpf(e, dps) for e in entries]
+            nums = [None if getattr(e, "free_symbols", None) else to_mpf(e, dps) for e in entries]
         rows, shape = _as_grid_shape(nums, shape)
         ex, _ = _as_grid_shape(entries, value.shape if isinstance(value, sp.MatrixBase) else ())
         symbolic = any(v is None for v in nums)
@@ -267,12 +267,6 @@ def grid(value, *, exact: bool = True, dps: int = DPS) -> Grid:
     raise ClaimError(f"cannot display a value of type {type(value).__name__}; give a matrix node or exact numbers")
 
 
-def _mpf(e, dps):
-    if e is sp.S.NegativeInfinity:
-        return mpmath.ninf
-    if e is sp.S.Infinity:
-        return mpmath.inf
-    return mpmath.mpf(sp.Float(sp.N(e, dps + 10), dps + 10)._mpf_)
 
 
 def short_exact(e, limit: int = 18) -> str | None:

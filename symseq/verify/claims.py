@@ -31,7 +31,7 @@ import sympy as sp
 from .. import ops
 from ..arrays import EXACT
 from ..errors import ClaimError, ClaimMismatch, SymseqError
-from ..numbers import round_half_up, to_decimal
+from ..numbers import round_half_up, to_decimal, to_mpf
 from .printed import Printed, PrintedNumber, read_printed
 
 STATUSES = ("ok", "mismatch", "error", "skipped")
@@ -221,21 +221,14 @@ def numeric_value(claim: Claim, dps: int):
     ctx.dps = dps
     if val is not None:
         if isinstance(val, sp.MatrixBase):
-            return [_mpf(ctx, e, dps) for e in val], val.shape
-        return [_mpf(ctx, val, dps)], ()
+            return [to_mpf(e, dps, ctx) for e in val], val.shape
+        return [to_mpf(val, dps, ctx)], ()
     k, env = CACHE.values(led, node, "mpmath", dps)
     v = _eval(node, k, env)
     if isinstance(v, np.ndarray):
         return [ctx.mpf(x) for x in v.flat], v.shape
     return [ctx.mpf(v)], ()
 
-
-def _mpf(ctx, e, dps):
-    if e is sp.S.NegativeInfinity:
-        return ctx.ninf
-    if e is sp.S.Infinity:
-        return ctx.inf
-    return ctx.mpf(sp.Float(sp.N(e, dps + 10), dps + 10)._mpf_)
 
 
 def _eval(node, k, env):
@@ -409,8 +402,7 @@ def _show_exact(e) -> str:
 
 def _close(v, target, dps) -> bool:
     with mpmath.workdps(dps + 10):  # the target must not be rounded to mpmath's default 15 digits
-        t = mpmath.mpf(sp.Float(sp.N(target, dps + 10), dps + 10)._mpf_) if target not in (sp.oo, -sp.oo) else (
-            mpmath.inf if target == sp.oo else mpmath.ninf)
+        t = to_mpf(target, dps)
         if mpmath.isinf(t) or mpmath.isinf(v):
             return t == v
         return abs(v - t) <= mpmath.mpf(10) ** (-(dps - 10)) * max(1, abs(t))
