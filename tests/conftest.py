@@ -1,4 +1,6 @@
-"""Shared test setup: torch on one thread (shared, noisy machines), seeded randomness."""
+"""Shared test setup: torch on one thread (shared, noisy machines), a fixed terminal
+width (rich wraps tables and pytest truncates its summary to the terminal), seeded
+randomness."""
 
 import os
 
@@ -6,6 +8,12 @@ import numpy as np
 import pytest
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+@pytest.fixture(autouse=True)
+def _terminal_width(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+
 
 try:
     import torch

@@ -25,7 +25,7 @@ def summary_line(rep: AuditReport) -> str:
 
 def render(rep: AuditReport, out) -> None:
     """Print ``rep`` on the rich console ``out``."""
-    out.print(Text(f"audit of {rep.path} against {', '.join(rep.derivations)}", style="bold"))
+    out.print(Text(f"audit of {rep.path} against {', '.join(rep.derivations)}", style="bold"), soft_wrap=True)
     c = rep.counts
     t = _table("coverage", ["part", "quantity", "structural", "reported", "covered", "uncovered", "wrong",
                             "coverage"])
@@ -61,4 +61,4 @@ def render(rep: AuditReport, out) -> None:
             r.add_row(k, str(n))
         out.print(r)
     style = "bold red" if rep.errata else "green"
-    out.print(Text(summary_line(rep), style=style))
+    out.print(Text(summary_line(rep), style=style), soft_wrap=True)
