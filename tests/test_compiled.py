@@ -131,6 +131,38 @@ def test_reuses_rows_for_activation_derivatives():
     np.testing.assert_allclose(f()[g.name("X")], 2 * np.tanh([[1, 2]]) * (1 - np.tanh([[1, 2]]) ** 2), rtol=1e-14)
 
 
+def vector_rnn(T, D=3, H=2):
+    L = Ledger()
+    W_x, W_h = L.parameter("W_x", shape=(H, D)), L.parameter("W_h", shape=(H, H))
+    h = L.input("h_{-1}", [[0] * H])
+    for t in range(T):
+        z = L.define(f"z_{t}", L.input(f"x_{t}", shape=(1, D)) @ W_x.T + h @ W_h.T)
+        h = L.define(f"h_{t}", ops.Map(sp.tanh, z))
+    L.define("L", ops.Sum(h * h, None) / 2)
+    return L, L.backward("L")
+
+
+def test_a_tree_used_in_every_step_is_computed_once():
+    L, g = vector_rnn(4)
+    f = compile(L, ["L", g.name("W_x"), g.name("W_h")], batch_reduce="sum")
+    labels = [lab for _, _, _, lab in f.program.instructions]
+    assert labels.count("Transpose") == 2  # W_xᵀ and W_hᵀ, not once per position
+
+
+def test_leaves_left_at_their_exact_values_stay_exact_across_calls(rng):
+    L, g = vector_rnn(3)
+    f = compile(L, ["L", g.name("W_h")], batch_reduce="sum")  # h_{-1} is not passed: its exact zeros are used
+    vals = {"W_x": rng.normal(size=(2, 3)), "W_h": rng.normal(size=(2, 2))} | {
+        f"x_{t}": rng.normal(size=(5, 1, 3)) for t in range(3)}
+    first = f(vals)
+    out = f(vals)
+    h = np.zeros((5, 1, 2))
+    for t in range(3):
+        h = np.tanh(vals[f"x_{t}"] @ vals["W_x"].T + h @ vals["W_h"].T)
+    np.testing.assert_allclose(out["L"], (h * h).sum(axis=(1, 2)) / 2, rtol=1e-14)
+    np.testing.assert_array_equal(first[g.name("W_h")], out[g.name("W_h")])
+
+
 def test_device_names_are_checked():
     pytest.importorskip("torch")
     L, g = scalar_rnn(2)
