@@ -364,10 +364,15 @@ class Mul(Node):
         return fmt.hadamard(pa, pb)
 
 
+def _all_ones(n: Node) -> bool:
+    """The constant 1, or 1 broadcast to a matrix (the adjoint a sum of entries hands to its argument)."""
+    return is_one(n) or (isinstance(n, Broadcast) and is_one(n.children[0]))
+
+
 def mul(a: Node, b: Node) -> Node:
-    if is_one(a) and broadcast_shape(a.shape, b.shape, "·") == b.shape:
+    if _all_ones(a) and broadcast_shape(a.shape, b.shape, "·") == b.shape:
         return b
-    if is_one(b) and broadcast_shape(a.shape, b.shape, "·") == a.shape:
+    if _all_ones(b) and broadcast_shape(a.shape, b.shape, "·") == a.shape:
         return a
     if isinstance(a, (Scalar, Const)) and isinstance(b, (Scalar, Const)) and a.shape == () == b.shape:
         if (isinstance(a, Const) and a.label) or (isinstance(b, Const) and b.label):

@@ -95,3 +95,12 @@ def test_undefined_values_name_the_row():
     L.define("b", 1 / a)
     with pytest.raises(EvaluationError, match="row b evaluates to"):
         L.value("b")
+
+
+def test_the_adjoint_of_a_weighted_sum_is_the_weight_itself():
+    # ∂/∂a Σ(G ⊙ a) = G: the ones a sum hands back are not multiplied in (no "1 ⊙ G" row)
+    L = Ledger()
+    G, a = L.input("G", shape=(1, 3)), L.input("a", shape=(1, 3))
+    L.define("loss", ops.Sum(G * a, None))
+    g = L.backward("loss")
+    assert isinstance(L[g.name("a")].node, ops.Ref) and L[g.name("a")].node.name == "G"
