@@ -18,10 +18,10 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .errors import SymseqError
+from .verify.claims import VALUE_DIGITS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -115,8 +115,10 @@ def cmd_verify(args, out) -> int:
     from .present.terminal import check_all, problems, summary, verify_table
     from .verify.derivation import select
 
-    if args.digits < 1 or args.dps < 15:
-        raise SymseqError("--digits must be at least 1 and --dps at least 15")
+    if not 1 <= args.digits <= VALUE_DIGITS or args.dps < 15:
+        raise SymseqError(f"--digits must be between 1 and {VALUE_DIGITS} (claims carry {VALUE_DIGITS} significant "
+                          f"digits; --json gives all of them) and --dps at least 15; got --digits {args.digits}, "
+                          f"--dps {args.dps}")
     ds = select(_derivations(args), args.names)
     if not ds:
         raise SymseqError("no derivations found; pass --path DIR to load an author's derivations folder")
@@ -146,23 +148,22 @@ def cmd_verify(args, out) -> int:
 
 
 def _write_json(target: str, records):
+    """The JSON report on stdout ('-') or in a file, replaced whole (a report is rewritten by every run)."""
+    from .present.files import write_atomic
+
     text = json.dumps(records, indent=2, ensure_ascii=False)
     if target == "-":
         sys.stdout.write(text + "\n")
         return
-    path = Path(target)
-    if not path.parent.is_dir():
-        raise SymseqError(f"cannot write {path}: the folder {path.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text + "\n")
-    os.replace(tmp, path)
+    write_atomic(target, lambda f: f.write(text + "\n"), force=True)
 
 
 def cmd_show(args, out) -> int:
     from .present.show import show
     from .verify.derivation import select
 
+    if not 1 <= args.digits <= VALUE_DIGITS:
+        raise SymseqError(f"--digits must be between 1 and {VALUE_DIGITS}; got {args.digits}")
     (d,) = select(_derivations(args), [args.name])
     show(d, _sections(d, args.section), out, digits=args.digits)
     return 0
@@ -185,8 +186,8 @@ def cmd_latex(args, out) -> int:
     from .present.latex import derivation_latex
     from .verify.derivation import select
 
-    if args.digits < 1:
-        raise SymseqError("--digits must be at least 1")
+    if not 1 <= args.digits <= VALUE_DIGITS:
+        raise SymseqError(f"--digits must be between 1 and {VALUE_DIGITS}; got {args.digits}")
     (d,) = select(_derivations(args), [args.name])
     text = derivation_latex(d, _sections(d, args.section), standalone=args.standalone, digits=args.digits,
                             claims=not args.no_claims)

@@ -148,6 +148,7 @@ def test_one_changed_digit_in_week08_is_reported_exactly(tmp_path, capsys):
     assert (e.line, e.printed, e.correct) == (118, "0.792512", "0.792412")
     assert e.fault == "4th decimal: printed 5, correct 4"
     assert e.source == "week08-decoder::§4 The forward pass by hand::p(B|AB)"
+    assert e.value == "0.792411504249"  # 0.79241150424874644…, rounded (not cut) to 12 digits
     assert [t.line for t in rep.tokens if t.cls == "wrong"] == [118]
     assert rep.missing == [] and rep.counts.uncovered == 0
     out = tmp_path / "audit.json"

@@ -40,6 +40,29 @@ def test_verify_bundled_passes_and_writes_json(tmp_path, capsys):
     assert p["source"] == "000_30e9e4099f2cd2dc.txt" and p["location"].startswith("§4")
 
 
+def test_many_digits_are_the_true_digits(capsys, monkeypatch):
+    # p(B|AB) = 0.79241150424874644354063550408792…; float64 would go wrong after about 16 digits
+    monkeypatch.setenv("COLUMNS", "250")  # the value on one line
+    assert main(["--no-color", "verify", "week08-decoder", "--digits", "30"]) == 0
+    assert " 0.792411504248746443540635504088 " in capsys.readouterr().out
+    assert main(["verify", "week08-decoder", "--digits", "41"]) == 2
+    assert "--digits must be between 1 and 40" in capsys.readouterr().err
+
+
+def test_the_json_report_is_written_like_any_output_file(tmp_path, capsys):
+    import os
+
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "reports" / "claims.json"  # the folder is made, as for LaTeX and figures
+        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out)]) == 0
+        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out)]) == 0  # rewritten
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644
+    assert len(json.loads(out.read_text())) >= 90
+
+
 def test_one_wrong_digit_fails_with_location_and_correct_rounding(tmp_path, capsys):
     d = tmp_path / "derivations"
     d.mkdir()

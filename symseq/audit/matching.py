@@ -727,9 +727,9 @@ class Auditor:
             correct.append(str(r.rounded[k]))
         if not faults:
             faults, printed, correct = [r.message], [claim.printed], [", ".join(map(str, r.rounded))]
-        value = r.values[0] if len(r.values) == 1 else ", ".join(fmt_decimal_str(v) for v in r.values[:6])
+        value = ", ".join(fmt_decimal_str(v) for v in r.values[:6])
         self.report.errata.append(Erratum(t.line, ", ".join(printed), ", ".join(correct), "; ".join(faults),
-                                          c.claim.id, fmt_decimal_str(value), t.context))
+                                          c.claim.id, value, t.context))
 
     def _finish(self):
         for t in self.toks:
@@ -758,9 +758,17 @@ def _same_form(a: str, b: str) -> bool:
     return abs(abs(y) - abs(x)) <= sp.Integer(10) ** magnitude(sp.Rational(abs(x)))
 
 
-def fmt_decimal_str(v) -> str:
+def fmt_decimal_str(v, digits: int = 12) -> str:
+    """A claim's decimal value string rounded half up to ``digits`` significant digits (other text unchanged)."""
     s = str(v)
-    return s[:14] if len(s) > 14 and re.fullmatch(r"-?[\d.]+", s) else s
+    if not re.fullmatch(r"-?\d+\.\d+", s) or len(s.lstrip("-").replace(".", "").lstrip("0")) <= digits:
+        return s
+    from decimal import Decimal
+
+    from ..numbers import round_half_up
+
+    d = Decimal(s)
+    return s if d == 0 else format(round_half_up(d, digits=digits), "f")
 
 
 def _show(v) -> str:

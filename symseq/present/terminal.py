@@ -37,6 +37,9 @@ def console(no_color: bool = False, file=None) -> Console:
 def short_value(values: list, shape: tuple, digits: int, integers=None) -> str:
     """Decimal values rounded to ``digits`` significant digits: one number, a row, or rows.
 
+    ``values`` are decimal strings (a claim's values carry 40 significant digits); ``digits`` should not
+    exceed what they carry.
+
     ``integers`` marks entries known to be exact integers (shown without a decimal point).
     """
     integers = list(integers) if integers is not None else [False] * len(values)
@@ -44,10 +47,11 @@ def short_value(values: list, shape: tuple, digits: int, integers=None) -> str:
     def one(s, is_int):
         if s in ("inf", "-inf"):
             return "∞" if s == "inf" else "−∞"
-        x = mpmath.mpf(s)
-        if is_int or x == 0:
-            return str(int(x)).replace("-", "−")
-        return mpmath.nstr(x, digits, min_fixed=-6, max_fixed=12).replace("-", "−")
+        with mpmath.workdps(max(digits, len(s)) + 10):  # mpf() rounds to the working precision: keep every digit
+            x = mpmath.mpf(s)
+            if is_int or x == 0:
+                return str(int(x)).replace("-", "−")
+            return mpmath.nstr(x, digits, min_fixed=-6, max_fixed=12).replace("-", "−")
 
     vals = [one(v, i) for v, i in zip(values, integers)]
     if not shape or len(vals) == 1:

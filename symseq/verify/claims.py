@@ -248,7 +248,10 @@ def _to_sympy(v):
 # ---------------------------------------------------------------------------
 
 
-def fmt_decimal(x, digits: int = 40) -> str:
+VALUE_DIGITS = 40  # significant digits of the values a claim's result carries (terminal, JSON)
+
+
+def fmt_decimal(x, digits: int = VALUE_DIGITS) -> str:
     """An mpf as a decimal string with ``digits`` significant digits (no float on the way)."""
     if mpmath.isinf(x):
         return "-inf" if x < 0 else "inf"
