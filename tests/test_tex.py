@@ -89,3 +89,21 @@ def test_a_page_of_unicode_compiles(tmp_path):
 def test_composed_symbols_stay_whole():
     assert tex_text("p₀ ≠ p₃") == r"p\ensuremath{_{0}} \ensuremath{\neq} p\ensuremath{_{3}}"
     assert tex_math("½(ŷ − y)²") == r"\tfrac{1}{2}(\hat{y} - y)^{2}"
+
+
+def test_formulas_from_a_latex_source_are_typeset_and_compile(tmp_path):
+    from symseq.present.tex import source_formula_text
+
+    cases = {
+        r"\mathcal L=\frac12(\widehat y-y)^2": r"$\mathcal L=\frac12(\widehat y-y)^2$",
+        r"\phi'(z)=1 for z>0; 0 for z<0": r"$\phi'(z)=1$ for $z>0; 0$ for $z<0$",
+        r"\mu_t = \frac15 Σ_c h_{t,c} (population variance)": r"$\mu_t = \frac15 \Sigma_c h_{t,c}$ (population variance)",
+        r"\lfloor j/2\rfloor is the integer part of j/2": r"$\lfloor j/2\rfloor$ is the integer part of $j/2$",
+        r"\newcommand x": r"\texttt{\textbackslash{}newcommand x}",  # not a formula command: shown verbatim
+        r"\frac{1}{2": r"\texttt{\textbackslash{}frac\{1\}\{2}",  # unbalanced
+    }
+    for src, want in cases.items():
+        assert source_formula_text(src) == want
+    doc = ("\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\begin{document}\n"
+           + "\n".join(source_formula_text(s) + r"\par" for s in cases) + "\n\\end{document}\n")
+    pdflatex(doc, tmp_path)

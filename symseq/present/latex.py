@@ -31,7 +31,7 @@ import sympy as sp
 
 from ..errors import SymseqError
 from .notation import HandoutLatexPrinter, Notation
-from .tex import mathjax_text, tex_math, tex_text, texttt
+from .tex import mathjax_text, source_formula_text, tex_math, tex_source_parts, tex_text, texttt
 from .views import (Decimalish, handout_decimal, heatmap_caption, heatmap_view, latex_label, ledger_values,
                     paired_view, rounding_label, step, table_view)
 
@@ -327,6 +327,14 @@ def value_latex(claim) -> str:
     return "$%s$" % _entries_tex(vals, shape)
 
 
+def _what_latex(c) -> str:
+    """What a claim states: a property's statement as the handout printed it (a formula from a LaTeX source
+    is typeset), else the quantity's name."""
+    if c.kind == "property" and "\\" in c.printed:
+        return source_formula_text(c.printed)
+    return latex_label(c.printed if c.kind == "property" else c.what)
+
+
 def claims_latex(claims, *, section_title: str = "") -> str:
     """The claims as a longtable: where, quantity, printed, value, status."""
     if not claims:
@@ -336,8 +344,8 @@ def claims_latex(claims, *, section_title: str = "") -> str:
         r = c.check()
         where = c.location[len(section_title) + 2:] if section_title and c.location.startswith(section_title + ", ") \
             else ("" if c.location == section_title else c.location)
-        what = c.printed if c.kind == "property" else c.what
-        rows.append(" & ".join([latex_label(where), latex_label(what), printed_latex(c), value_latex(c),
+        what = _what_latex(c)
+        rows.append(" & ".join([latex_label(where), what, printed_latex(c), value_latex(c),
                                 _STATUS[r.status]]) + r" \\")
     return "\n".join([
         r"\begin{longtable}{@{}>{\raggedright}p{0.17\linewidth}>{\raggedright}p{0.25\linewidth}"
@@ -442,7 +450,9 @@ def _mj_claim_row(c) -> str:
     value = value_latex(c)
     value = value.strip("$") if value.startswith("$") and value.endswith("$") else mathjax_text(r.message or "")
     mark = r"\checkmark" if r.status == "ok" else r"\text{%s}" % r.status
-    return " & ".join([mathjax_text(what), printed, value, mark])
+    parts = tex_source_parts(what) if c.kind == "property" and "\\" in what else None
+    what = "".join(t if k == "math" else mathjax_text(t) for k, t in parts) if parts else mathjax_text(what)
+    return " & ".join([what, printed, value, mark])
 
 
 def _mj_display(spec) -> str:

@@ -19,6 +19,7 @@ still compiles and the gap is visible.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 GREEK_TEX = {
@@ -252,6 +253,78 @@ def mathjax_text(text: str) -> str:
     if run:
         out.append(r"\text{%s}" % "".join(run))
     return "".join(out)
+
+
+# Control words a formula in a handout's LaTeX source may use and pdflatex knows with amsmath and amssymb.
+SOURCE_COMMANDS = frozenset("""
+    frac tfrac dfrac sqrt mathcal mathbf mathrm mathbb mathit mathsf boldsymbol widehat widetilde hat tilde bar
+    vec dot ddot overline underline partial nabla sum prod int lim max min argmax exp log ln sin cos tanh det
+    cdot times odot otimes oplus circ le leq ge geq ne neq approx sim simeq equiv propto in notin to mapsto
+    infty ldots cdots dots top lfloor rfloor lceil rceil langle rangle left right big Big bigl bigr mid quad
+    qquad text operatorname ell alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa
+    lambda mu nu xi pi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma
+    Upsilon Phi Psi Omega
+""".split())
+
+_PROSE = re.compile(r"^[(\[]?([A-Za-z]{2,})[)\],.;:]*$")
+
+
+def tex_source_parts(text: str) -> list[tuple[str, str]] | None:
+    """A formula as a LaTeX handout writes it in its source, split into ("math", tex) and ("text", words) runs.
+
+    ``\\mathcal L=\\frac12(\\widehat y-y)^2`` is one math run; in
+    ``\\phi'(z)=1 for z>0`` the word "for" is text. Unicode in math runs is
+    converted as by :func:`tex_math`; control words pass unchanged.
+
+    Returns None when the string is not safe to typeset: a control word
+    outside :data:`SOURCE_COMMANDS`, a math run whose braces do not balance,
+    or one of ``$ % # &``.
+    """
+    if any(ch in text for ch in "$%#&"):
+        return None
+    for m in re.finditer(r"\\([A-Za-z]+|.)", text):
+        if m.group(1) not in SOURCE_COMMANDS and m.group(1) not in (",", ";", "!", " ", "{", "}", "|"):
+            return None
+    runs: list[list] = []  # [kind, [tokens]]
+    for tok in re.split(r"(\s+)", text.strip()):
+        if not tok:
+            continue
+        kind = "space" if tok.isspace() else ("text" if _PROSE.match(tok) else "math")
+        if kind == "space" and runs:
+            runs[-1][1].append(tok)
+        elif runs and runs[-1][0] == kind:
+            runs[-1][1].append(tok)
+        elif kind != "space":
+            runs.append([kind, [tok]])
+    out: list[tuple[str, str]] = []
+    for kind, toks in runs:
+        body = "".join(toks)
+        trail = body[len(body.rstrip()):]
+        body = body.rstrip()
+        if kind == "math":
+            depth = 0
+            for i, ch in enumerate(body):
+                if ch in "{}" and (i == 0 or body[i - 1] != "\\"):
+                    depth += 1 if ch == "{" else -1
+                    if depth < 0:
+                        return None
+            if depth:
+                return None
+            pieces = re.split(r"(\\[A-Za-z]+|\\.)", body)
+            body = _join_commands([p if p.startswith("\\") else tex_math(p) for p in pieces if p])
+        out.append((kind, body))
+        if trail:
+            out.append(("text", " "))
+    return out
+
+
+def source_formula_text(text: str) -> str:
+    """Text-mode LaTeX for a formula from a handout's LaTeX source: math runs in ``$...$``, words as text; a
+    string :func:`tex_source_parts` cannot typeset safely is shown verbatim in typewriter type."""
+    parts = tex_source_parts(text)
+    if parts is None:
+        return texttt(text)
+    return "".join(f"${s}$" if kind == "math" else tex_text(s) for kind, s in parts)
 
 
 def texttt(text: str) -> str:
