@@ -141,3 +141,22 @@ def test_stacked_and_side_by_side_blocks_compile_inside_align(tmp_path):
     c = L.define("C", ops.Concat([a, b], axis=0))
     L.define("D", ops.Concat([ops.Concat([c, c], axis=1), ops.Concat([c, c], axis=1)], axis=0))
     pdflatex(standalone_document(ledger_latex(L)), tmp_path)
+
+
+def test_long_gradients_continue_on_further_lines_and_stay_on_the_page(tmp_path):
+    import re
+
+    L = Ledger("scalar RNN, T = 12")
+    w_x, w_h = L.parameter("w_x"), L.parameter("w_h")
+    h = L.input("h_{-1}", 0)
+    for t in range(12):
+        h = L.define(f"h_{t}", sp.tanh(L.define(f"z_{t}", w_x * L.input(f"x_{t}") + w_h * h)))
+    L.define("L", (h - L.input("y")) ** 2 / 2)
+    L.backward("L")
+    tex = ledger_latex(L, values=False)
+    # Σ_t g_t^z h_{t−1} has twelve terms: too wide for one line, so the box holds an aligned block
+    boxed = [b for b in tex.split("\n") if b.startswith(r"\boxed{\begin{aligned}") and r"{\partial w_{h}} &= " in b]
+    assert len(boxed) == 1 and r"\\ &\quad + " in boxed[0], tex[-2000:]
+    assert boxed[0].count("h_{") == 12  # every term kept
+    log = pdflatex(standalone_document(tex), tmp_path)
+    assert not re.search(r"Overfull \\hbox", log), re.findall(r"Overfull \\hbox \([0-9.]+pt", log)

@@ -26,6 +26,8 @@ used by ``_repr_latex_`` in Jupyter.
 
 from __future__ import annotations
 
+import re
+
 import mpmath
 import sympy as sp
 
@@ -128,6 +130,66 @@ def _equation(st, value: str = "") -> tuple[str, str]:
     return st.name, rhs
 
 
+LINE_WIDTH = 72  # characters of typeset math that fit a line of a page with 2 cm margins (about 17 cm)
+
+
+def visible_width(tex: str) -> int:
+    """A rough count of the characters ``tex`` shows when typeset: a fraction as wide as its wider part,
+    a command that draws one symbol as one character, a binary operator with its spaces as three."""
+    s = re.sub(r"\\(left|right|[bB]igg?[lr]?)(?![A-Za-z])", "", tex)
+    for _ in range(3):  # nested fractions, innermost first
+        s = re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", lambda m: max(m.group(1), m.group(2), key=len), s)
+    s = re.sub(r"\\(mathbf|mathrm|mathcal|mathbb|operatorname|boxed|text|hat|tilde|widehat|widetilde|bar|"
+               r"begin\{[a-z*]+\}|end\{[a-z*]+\})", "", s)
+    s = re.sub(r"\\[A-Za-z]+", "x", s)
+    operators = len(re.findall(r" [-+=] ", s))  # binary operators are set with space on both sides
+    s = re.sub(r"[{}^_\s&]|\\\\", "", s)
+    return len(s) + 2 * operators
+
+
+def break_lines(tex: str, width: int = LINE_WIDTH, first: int = 0) -> list[str]:
+    """``tex`` cut at top-level ``+``, ``-``, ``=`` and ``\\approx`` (outside braces, parentheses and
+    environments) into pieces that fit ``width`` visible characters; ``first`` is taken by what comes before
+    the first piece (the left-hand side). Each later piece starts with its operator."""
+    cuts, depth, i = [], 0, 0
+    while i < len(tex):
+        if tex.startswith("\\begin{", i):
+            depth += 1
+        elif tex.startswith("\\end{", i):
+            depth -= 1
+        ch = tex[i]
+        if ch in "({[" and not tex.startswith("\\{", i - 1):
+            depth += 1
+        elif ch in ")}]" and not tex.startswith("\\}", i - 1):
+            depth -= 1
+        elif depth == 0 and i > 0 and (tex.startswith(" + ", i - 1) or tex.startswith(" - ", i - 1)
+                                       or tex.startswith(" = ", i - 1) or tex.startswith(" \\approx ", i - 1)):
+            cuts.append(i)
+        i += 1
+    pieces, start, budget = [], 0, width - first
+    last = 0
+    for c in cuts + [len(tex)]:
+        if visible_width(tex[start:c]) > budget and last > start:
+            pieces.append(tex[start:last].rstrip())
+            start, budget = last, width - 4
+        last = c
+    pieces.append(tex[start:].rstrip())
+    return [p for p in pieces if p]
+
+
+def _aligned_rhs(lhs: str, rhs: str) -> str:
+    """``lhs &= rhs`` for an ``align*``, the right-hand side continued on indented lines when it is long."""
+    parts = break_lines(rhs, first=visible_width(lhs) + 2)
+    return f"{lhs} &= " + " \\\\\n  &\\quad ".join(parts)
+
+
+def _boxed(lhs: str, rhs: str) -> str:
+    parts = break_lines(rhs, first=visible_width(lhs) + 4)
+    if len(parts) == 1:
+        return r"\boxed{%s = %s}" % (lhs, rhs)
+    return r"\boxed{\begin{aligned}%s &= %s\end{aligned}}" % (lhs, " \\\\ &\\quad ".join(parts))
+
+
 def ledger_latex(ledger, *, digits: int = 6, values: bool = True) -> str:
     """A ledger's rows as an ``align*`` environment, then its parameter gradients boxed (``gather*``).
 
@@ -148,9 +210,9 @@ def ledger_latex(ledger, *, digits: int = 6, values: bool = True) -> str:
     for it in ledger.rows:
         st = step(ledger, it.name, n)
         lhs, rhs = _equation(st, _value_part(it, num, ex, digits))
-        lines.append(f"{lhs} &= {rhs}")
+        lines.append(_aligned_rhs(lhs, rhs))
         if st.boxed:
-            boxed.append(r"\boxed{%s = %s}" % (lhs, st.formula))
+            boxed.append(_boxed(lhs, st.formula))
     out = [r"\paragraph{%s}" % tex_text(ledger.title)] if ledger.title else []
     if lines:
         out.append("\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}")
