@@ -327,6 +327,28 @@ def test_a_marked_heading_places_a_section_before_a_plain_line_naming_it():
 
 
 @needs_seeds
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_an_edited_number_is_found_when_no_section_heading_is(tmp_path, fmt):
+    """Week 8 with every heading line blanked out: 0.792412 is printed three times (§4, checkpoint 2, the key
+    claims), so §4's claim is placed by the numbers printed once around it (0.584075 of checkpoint 2 after
+    it), and its edited occurrence on line 118 is still the one reported."""
+    from symseq.audit.document import read
+
+    heads = {h.line for h in read(SEEDS / W8).headings}
+    lines = (SEEDS / W8).read_text(encoding="utf-8").splitlines()
+    lines = ["Part" if i in heads else ln for i, ln in enumerate(lines, start=1)]
+    assert lines[117].count("0.792412") == 1
+    lines[117] = lines[117].replace("0.792412", "0.792512")
+    path = tmp_path / "week08_without_headings.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rep = _audit(path, ["week08-decoder"], fmt)
+    assert len(rep.unlocated) == 8
+    (e,) = rep.errata
+    assert (e.line, e.printed, e.correct) == (118, "0.792512", "0.792412")
+    assert rep.missing == [] and rep.counts.uncovered == 0
+
+
+@needs_seeds
 def test_fail_under_and_json_on_stdout(capsys):
     seed = str(SEEDS / W6)
     assert main(["--no-color", "audit", seed, "-d", "week06-encoder", "--fail-under", "99"]) == 1
