@@ -55,9 +55,9 @@ def _param(seed):
     return pytest.param(seed, marks=marks, id=seed[:3])
 
 
-def _audit(path, names=None):
+def _audit(path, names=None, fmt=None):
     ds = [d for d in DERIVATIONS if d.name in names] if names else for_source(path, DERIVATIONS)
-    return audit_file(path, ds)
+    return audit_file(path, ds, fmt=fmt)
 
 
 @needs_seeds
@@ -131,19 +131,23 @@ def test_week06_rnn_numbers_are_covered_inside_their_own_sections():
         assert a <= t.line <= b, (t.line, t.text, t.reason)
 
 
-def _copy(tmp_path, seed, line, old, new) -> Path:
+def _copy(tmp_path, seed, line, old, new, suffix=".txt") -> Path:
     lines = (SEEDS / seed).read_text(encoding="utf-8").splitlines(keepends=True)
     assert lines[line - 1].count(old) == 1, lines[line - 1]
     lines[line - 1] = lines[line - 1].replace(old, new)
-    path = tmp_path / f"copy_of_{seed}"
+    path = tmp_path / f"copy_of_{Path(seed).stem}{suffix}"
     path.write_text("".join(lines), encoding="utf-8")
     return path
 
 
 @needs_seeds
-def test_one_changed_digit_in_week08_is_reported_exactly(tmp_path, capsys):
-    path = _copy(tmp_path, W8, 118, "0.792412", "0.792512")
-    rep = _audit(path, ["week08-decoder"])
+@pytest.mark.parametrize("suffix, fmt", [(".txt", None), (".md", None), (".txt", "markdown")],
+                         ids=["text", "md-suffix", "markdown-format"])
+def test_one_changed_digit_in_week08_is_reported_exactly(tmp_path, capsys, suffix, fmt):
+    """The same edit is found however the handout is read: as text, or as Markdown (where "4. The forward pass
+    by hand" is an ordered-list line, yet still the heading of §4, whose claim the edited number is)."""
+    path = _copy(tmp_path, W8, 118, "0.792412", "0.792512", suffix)
+    rep = _audit(path, ["week08-decoder"], fmt)
     (e,) = rep.errata
     assert (e.line, e.printed, e.correct) == (118, "0.792512", "0.792412")
     assert e.fault == "4th decimal: printed 5, correct 4"
@@ -152,7 +156,9 @@ def test_one_changed_digit_in_week08_is_reported_exactly(tmp_path, capsys):
     assert [t.line for t in rep.tokens if t.cls == "wrong"] == [118]
     assert rep.missing == [] and rep.counts.uncovered == 0
     out = tmp_path / "audit.json"
-    assert main(["--no-color", "audit", str(path), "--derivation", "week08-decoder", "--json", str(out)]) == 1
+    fmt_args = ["--format", fmt] if fmt else []
+    assert main(["--no-color", "audit", str(path), "--derivation", "week08-decoder", "--json", str(out),
+                 *fmt_args]) == 1
     text = capsys.readouterr().out
     assert "0.792512" in text and "4th decimal" in text
     record = json.loads(out.read_text())
@@ -175,13 +181,14 @@ def test_an_exact_vector_claim_edited(tmp_path):
     (691, "-0.839", "-0.849", "-0.839", "2nd decimal: printed 4, correct 3"),  # Table 13, S_63
     (1063, "-0.0954", "-0.0964", "-0.0954", "3rd decimal: printed 6, correct 5"),  # Table 23, first sum U
 ])
-def test_one_changed_digit_in_a_week06_table(tmp_path, line, old, new, correct, fault):
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_one_changed_digit_in_a_week06_table(tmp_path, line, old, new, correct, fault, fmt):
     path = _copy(tmp_path, W6, line, old, new)
-    rep = _audit(path, ["week06-encoder"])
+    rep = _audit(path, ["week06-encoder"], fmt)
     (e,) = rep.errata
     assert (e.line, e.printed, e.correct, e.fault) == (line, new, correct, fault)
     assert rep.missing == []
-    assert main(["--no-color", "audit", str(path), "-d", "week06-encoder"]) == 1
+    assert main(["--no-color", "audit", str(path), "-d", "week06-encoder", "--format", fmt]) == 1
 
 
 @needs_seeds
@@ -193,10 +200,11 @@ def test_one_changed_digit_in_a_week06_table(tmp_path, line, old, new, correct, 
     (19, "is [1,1]", "is [1,2]", "1", "entry 1: the units digit: printed 2, correct 1"),  # the final query
     (17, "v_like=[0,1]", "v_like=[0,2]", "1", "entry 1: the units digit: printed 2, correct 1"),  # an input
 ])
-def test_one_changed_digit_in_week07_without_headings(tmp_path, line, old, new, correct, fault):
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_one_changed_digit_in_week07_without_headings(tmp_path, line, old, new, correct, fault, fmt):
     """Week 7 has no section headings: an edited number is still found in the place of its section."""
     path = _copy(tmp_path, W7, line, old, new)
-    rep = _audit(path, ["week07-attention"])
+    rep = _audit(path, ["week07-attention"], fmt)
     (e,) = rep.errata
     assert (e.line, e.correct, e.fault) == (line, correct, fault)
     assert rep.counts.uncovered == 0 and rep.missing == []
@@ -211,10 +219,12 @@ def test_one_changed_digit_in_week07_without_headings(tmp_path, line, old, new, 
     (127, "H=1.5U", "H=1.6U", "1.5", "1st decimal: printed 6, correct 5"),
     (135, "answer $[2,1.5]$", "answer $[2,1.6]$", "1.5", "entry 1: 1st decimal: printed 6, correct 5"),
 ])
-def test_one_changed_digit_in_handout11(tmp_path, line, old, new, correct, fault):
-    """Handout #11: an edited input or claimed number is reported wrong on its line, with the correct value."""
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_one_changed_digit_in_handout11(tmp_path, line, old, new, correct, fault, fmt):
+    """Handout #11: an edited input or claimed number is reported wrong on its line, with the correct value
+    (read as Markdown too, where its headings "2.1 A complete numerical retrieval" carry no # marks)."""
     path = _copy(tmp_path, H11, line, old, new)
-    rep = _audit(path, ["handout11-self-attention"])
+    rep = _audit(path, ["handout11-self-attention"], fmt)
     (e,) = rep.errata
     assert (e.line, e.correct, e.fault) == (line, correct, fault)
     assert rep.counts.uncovered == 0
@@ -272,6 +282,70 @@ def test_markdown_and_latex_sources_are_read():
     tex = parse("\\section{The forward pass}\n$w \\simeq 0.330238$ % 0.999 is a comment\n", path="n.tex")
     assert [t.key for t in tex.tokens] == ["0.330238"]
     assert tex.headings[0].text == "The forward pass"
+
+
+@needs_seeds
+@pytest.mark.parametrize("seed", [_param(s) for s in EXPECTED])
+def test_a_seed_reads_the_same_as_markdown(seed):
+    """A plain-text seed saved as Markdown has the same headings, the same located sections and the same
+    class for every number (the seeds use no Markdown markup that would change them)."""
+    from symseq.audit.document import read
+
+    text, md = read(SEEDS / seed), read(SEEDS / seed, fmt="markdown")
+    assert [(h.line, h.text) for h in md.headings] == [(h.line, h.text) for h in text.headings]
+    a, b = _audit(SEEDS / seed), _audit(SEEDS / seed, fmt="markdown")
+    assert b.counts.as_dict() == a.counts.as_dict() and b.unlocated == a.unlocated
+    assert [(t.line, t.text, t.cls) for t in b.tokens] == [(t.line, t.text, t.cls) for t in a.tokens]
+
+
+def test_markdown_headings_marked_and_plain():
+    """ATX (closing #s dropped), setext and lone bold lines are marked headings; a numbered title standing
+    alone ("4. The forward pass by hand") is a plain one; list items, quotes and table rows are none."""
+    md = parse("## 1. One head ##\n\nResidual updates\n----------------\n\n**Key claims and status**\n\n"
+               "4. The forward pass by hand\n\n1. Write down a complete decoder.\n\n- a bullet\n\n> a quote\n\n"
+               "| a | b |\n", path="n.md")
+    assert [(h.line, h.text, h.marked) for h in md.headings] == [
+        (1, "1. One head", True), (3, "Residual updates", True), (6, "Key claims and status", True),
+        (8, "4. The forward pass by hand", False)]
+    text = parse("4. The forward pass by hand\n\nThe pass.\n", path="n.txt")
+    assert [(h.text, h.marked) for h in text.headings] == [("4. The forward pass by hand", False)]
+
+
+def test_a_marked_heading_places_a_section_before_a_plain_line_naming_it():
+    from symseq import Derivation
+    from symseq.audit.sections import locate
+
+    d = Derivation("placing", title="placing", source="n.md")
+    d.section("§4 The forward pass by hand")(lambda s: None)
+    md = parse("The forward pass by hand\n\nA list of contents.\n\n# 4 The forward pass by hand\n\nw = 0.5\n",
+               path="n.md")
+    (loc,) = locate(md, [d]).values()
+    assert (loc.heading, loc.end) == (5, 7)
+    plain = parse("4. The forward pass by hand\n\nw = 0.5\n", path="n.md")
+    (loc,) = locate(plain, [d]).values()
+    assert (loc.heading, loc.end) == (1, 3)
+
+
+@needs_seeds
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_an_edited_number_is_found_when_no_section_heading_is(tmp_path, fmt):
+    """Week 8 with every heading line blanked out: 0.792412 is printed three times (§4, checkpoint 2, the key
+    claims), so §4's claim is placed by the numbers printed once around it (0.584075 of checkpoint 2 after
+    it), and its edited occurrence on line 118 is still the one reported."""
+    from symseq.audit.document import read
+
+    heads = {h.line for h in read(SEEDS / W8).headings}
+    lines = (SEEDS / W8).read_text(encoding="utf-8").splitlines()
+    lines = ["Part" if i in heads else ln for i, ln in enumerate(lines, start=1)]
+    assert lines[117].count("0.792412") == 1
+    lines[117] = lines[117].replace("0.792412", "0.792512")
+    path = tmp_path / "week08_without_headings.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rep = _audit(path, ["week08-decoder"], fmt)
+    assert len(rep.unlocated) == 8
+    (e,) = rep.errata
+    assert (e.line, e.printed, e.correct) == (118, "0.792512", "0.792412")
+    assert rep.missing == [] and rep.counts.uncovered == 0
 
 
 @needs_seeds

@@ -6,6 +6,13 @@ LaTeX ``verbatim``/``lstlisting`` blocks are code). The layout found here is
 what locates claims: a heading line per section, a table per ``Table N``
 caption (tab-separated rows, Markdown pipe rows or LaTeX ``tabular`` rows),
 and the code and reference lines whose numbers are not quantities.
+
+Headings are *marked* (``# 4 The forward pass``, a setext underline, a lone
+``**bold**`` line, ``\\section{…}``) or *plain*: a short line standing alone
+between blank lines ("4. The forward pass by hand"), the only kind a text file
+has. Markdown reads both, so that a handout's headings do not depend on the
+suffix it is saved with; a section is placed at a plain heading only where no
+marked one names it (:func:`symseq.audit.sections.locate`).
 """
 
 from __future__ import annotations
@@ -18,7 +25,11 @@ from ..errors import SymseqError
 from .tokens import Token, WordNumber, scan, scan_words
 
 _CAPTION = re.compile(r"^\s*(?:\\caption\{)?\s*(Table|Figure)\s+(\d+)\s*[:.]", re.IGNORECASE)
-_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
+_MD_SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
+_MD_STRONG = re.compile(r"^(\*\*|__)([^*_].*?)\1[:.]?$")
+# Markdown block syntax that is not a heading line: quote, table row, HTML, image, bullet, thematic break
+_MD_BLOCK = re.compile(r"^(?:>|\||<|!\[|[-+*]\s|(?:[-*_]\s*){3,}$)")
 _TEX_HEADING = re.compile(r"\\(?:part|chapter|section|subsection|subsubsection|paragraph)\*?\{(.*)\}")
 _STRONG_CODE = re.compile(
     r"^\s*(import \w|from [\w.]+ import |def \w+\(|class \w+[(:]|assert |print\(|return\b|for \w+(, \w+)* in |"
@@ -57,8 +68,11 @@ class Table:
 
 @dataclass
 class Heading:
+    """A heading line (1-based) and its text; ``marked`` when the source's markup says it is one (not plain)."""
+
     line: int
     text: str
+    marked: bool = False
 
 
 @dataclass
@@ -239,32 +253,54 @@ def _weak_code(ln: str) -> bool:
 
 
 def _headings(doc: Document) -> list[Heading]:
+    """Marked headings (Markdown ``#`` and setext headings and lone bold lines, LaTeX sectioning commands) and
+    plain ones (:func:`_plain_heading`, in text and Markdown), in line order."""
     out = []
     lines = doc.lines
+    setext = set()
     for i, ln in enumerate(lines, start=1):
         s = ln.strip()
-        if not s or i in doc.code:
-            continue
-        if doc.format == "markdown":
-            m = _MD_HEADING.match(ln)
-            if m:
-                out.append(Heading(i, m.group(1).strip()))
+        if not s or i in doc.code or i in setext:
             continue
         if doc.format == "latex":
             m = _TEX_HEADING.search(ln)
             if m:
-                out.append(Heading(i, m.group(1).strip()))
+                out.append(Heading(i, m.group(1).strip(), marked=True))
             continue
-        prev_blank = i == 1 or not lines[i - 2].strip()
-        next_blank = i == len(lines) or not lines[i].strip()
-        if not (prev_blank and next_blank) or "\t" in ln or len(s) > 110 or _CAPTION.match(s):
-            continue
-        if s.endswith((".", ",", ";", "?", ":")) and not s.endswith("?") or len(s.split()) > 16:
-            continue
-        if s.startswith(("•", "-", "*", "\\[", "$$", "\\(")) or re.match(r"^\d+\.\s.*\.$", s):
-            continue
-        out.append(Heading(i, s))
+        if doc.format == "markdown":
+            m = _MD_HEADING.match(ln)
+            if m:
+                out.append(Heading(i, m.group(1).strip(), marked=True))
+                continue
+            prev_blank = i == 1 or not lines[i - 2].strip()
+            if i < len(lines) and i + 1 not in doc.code and _MD_SETEXT.match(lines[i]) and prev_blank \
+                    and not _MD_BLOCK.match(s) and "\t" not in ln:
+                out.append(Heading(i, s, marked=True))
+                setext.add(i + 1)
+                continue
+            m = _MD_STRONG.match(s)
+            if m and _plain_heading(lines, i, m.group(2).strip()):
+                out.append(Heading(i, m.group(2).strip(), marked=True))
+                continue
+            if _MD_BLOCK.match(s):
+                continue
+        if _plain_heading(lines, i, s):
+            out.append(Heading(i, s))
     return out
+
+
+def _plain_heading(lines, i: int, s: str) -> bool:
+    """Line ``i`` (stripped text ``s``) stands alone between blank lines and reads as a title: short, no
+    closing punctuation but a question mark, not a bullet, a display equation, a caption or a numbered
+    sentence ("1. Write down …." is a list item, "4. The forward pass by hand" a title)."""
+    ln = lines[i - 1]
+    prev_blank = i == 1 or not lines[i - 2].strip()
+    next_blank = i == len(lines) or not lines[i].strip()
+    if not (prev_blank and next_blank) or "\t" in ln or len(s) > 110 or _CAPTION.match(s):
+        return False
+    if s.endswith((".", ",", ";", "?", ":")) and not s.endswith("?") or len(s.split()) > 16:
+        return False
+    return not (s.startswith(("•", "-", "*", "\\[", "$$", "\\(")) or re.match(r"^\d+\.\s.*\.$", s))
 
 
 def _tables(doc: Document) -> list[Table]:

@@ -15,7 +15,9 @@ The order of the work:
    written as words) the whole file, nearest to their section first. A section
    the text gives no heading is placed between the numbers found for the
    sections before and after it: its lone integers (and scalar inputs) are
-   looked for there.
+   looked for there. Claims of such sections whose printed string occurs once
+   in the file are found first, so that a value printed in several places
+   (0.792412 in §4, a checkpoint and the key claims) is bounded by them.
 3. Numbers declared reported are marked; declared inputs (``section.given``)
    take the tokens of their value last, after every claim (a table's rows in
    order; an edited entry is an erratum of the input).
@@ -327,7 +329,12 @@ class Auditor:
         of the text and the whole file (lone integers stay in their section, where they may be words). A
         section without a heading is searched with ``wide`` between the numbers found around it, and with
         ``last`` (after its edited numbers are looked for there) in the derivation's part and the file."""
-        claims = sorted(claims, key=lambda c: (c.weak, c.order))
+        anchors = set()
+        if wide and not last:  # a section without a heading: its numbers printed once in the file place it first
+            whole = self._stream((1, self.doc.n))
+            anchors = {id(c) for c in claims if c.sect_rng is None and not c.weak and not c.prop
+                       and len(self._find(c.keys, whole)) == 1}
+        claims = sorted(claims, key=lambda c: (c.weak, id(c) not in anchors, c.order))
         for c in claims:
             if c.hits or c.words or c.prop and wide:
                 continue

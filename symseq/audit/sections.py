@@ -83,6 +83,9 @@ def locate(doc: Document, derivations: list, *, threshold: float = 0.5) -> dict:
     Sections are matched in their derivation's order; among headings of
     equal score, the first one after the previous section's heading wins,
     so repeated headings ("Reveal the explanation") fall where they belong.
+    Marked headings (``#``, ``\\section``) are tried first; a plain heading
+    line ("4. The forward pass by hand", which Markdown would read as a list
+    item) places a section that no marked heading names, in any format.
     Two derivations of one handout may both place a section under one
     heading ("Optional exercises" holds exercises for each half of Week 06).
     """
@@ -92,13 +95,16 @@ def locate(doc: Document, derivations: list, *, threshold: float = 0.5) -> dict:
         prev = 0
         for s in d.sections:
             best, best_key = None, None
-            for h in doc.headings:
-                sc = score(s.title, h.text)
-                if sc < threshold or h.line in taken:
-                    continue
-                key = (sc, h.line >= prev, -abs(h.line - prev))
-                if best_key is None or key > best_key:
-                    best, best_key = h, key
+            for tier in ([h for h in doc.headings if h.marked], [h for h in doc.headings if not h.marked]):
+                for h in tier:
+                    sc = score(s.title, h.text)
+                    if sc < threshold or h.line in taken:
+                        continue
+                    key = (sc, h.line >= prev, -abs(h.line - prev))
+                    if best_key is None or key > best_key:
+                        best, best_key = h, key
+                if best is not None:
+                    break
             if best is None:
                 out[id(s)] = Located(s, None)
                 continue
