@@ -212,7 +212,11 @@ def cmd_figure(args, out) -> int:
     if kind == "gradient-paths":
         fig = figures.gradient_paths_figure(**_kept_params(d, "gradient_paths", figures.GRADIENT_PATH_KEYS))
     elif kind == "heads":
-        fig = figures.heads_figure(_heatmaps(d, args.label, args.section, several=True))
+        specs = _heatmaps(d, args.label, args.section, several=True)
+        if not args.label:  # chosen for the author: say which, since they share one colour scale
+            print(f"heads: {'; '.join(x.label for x in specs)} on one colour scale (choose with --label)",
+                  file=sys.stderr)
+        fig = figures.heads_figure(specs)
     elif kind == "heatmap":
         (spec,) = _heatmaps(d, args.label, args.section, several=False)
         fig = figures.heatmap_figure(spec)

@@ -148,3 +148,13 @@ def test_missing_matplotlib_names_the_extra(monkeypatch, tmp_path, capsys):
     assert main(["figure", "--no-bundled", "--path", str(DEMO_PATH), "present-demo", "gradient-paths",
                  "-o", str(tmp_path / "g.png")]) == 2
     assert "pip install 'symseq[figures]'" in capsys.readouterr().err
+
+
+def test_heads_chosen_for_the_author_are_named(tmp_path, capsys):
+    out = tmp_path / "heads.png"
+    assert main(["figure", "week06-encoder", "heads", "-o", str(out)]) == 0  # the one section with two heatmaps
+    assert "heads: Figure 9; Figure 10 on one colour scale (choose with --label)" in capsys.readouterr().err
+    assert out.stat().st_size > 1000
+    assert main(["figure", "week06-encoder", "heads", "--label", "Figure 9", "--label", "Figure 10", "-o", str(out),
+                 "--force"]) == 0
+    assert "choose with --label" not in capsys.readouterr().err
