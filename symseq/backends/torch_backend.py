@@ -44,8 +44,8 @@ def resolve_device(torch, device):
         )
     try:
         return torch.device(name)
-    except RuntimeError as exc:
-        raise ConventionError(f"unknown torch device {name!r}; use 'cpu' or 'cuda[:index]'") from exc
+    except RuntimeError:
+        raise ConventionError(f"unknown torch device {name!r}; use 'cpu' or 'cuda[:index]'") from None
 
 
 class TorchLibrary(Library):
