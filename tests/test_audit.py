@@ -447,3 +447,27 @@ def test_a_lone_one_digit_input_is_not_taken_for_an_edited_one():
     rep = audit(parse(SUMS.replace("$D=8$", "$D=9$"), path="sums.txt"), [_two_heads_derivation()])
     assert rep.errata == []  # 9 is as close to 8 as any digit: the input is missing and 9 uncovered
     assert [m.what for m in rep.missing] == ["D"] and [t.text for t in rep.uncovered()] == ["9"]
+
+
+def test_numbers_of_a_section_that_was_not_checked_say_why(tmp_path):
+    import sympy as sp
+
+    from symseq import Derivation
+
+    d = Derivation("needs-a-package", title="Two sections", source="two.txt")
+
+    @d.section("1. A half")
+    def half(s):
+        s.claim("0.5", sp.Rational(1, 2), what="one half")
+
+    @d.section("2. A quarter", requires=("symseq_no_such_package",))
+    def quarter(s):  # pragma: no cover - never built: its package is missing
+        s.claim("0.25", sp.Rational(1, 4), what="one quarter")
+
+    path = tmp_path / "two.txt"
+    path.write_text("Two sections\n\n1. A half\n\nThe half is 0.5 here.\n\n2. A quarter\n\nThe quarter is 0.25 here.\n")
+    rep = audit_file(path, [d])
+    (t,) = rep.uncovered()
+    assert (t.line, t.text) == (9, "0.25")
+    assert t.reason == ("needs-a-package · 2. A quarter was not checked: needs symseq_no_such_package, which is not "
+                        "installed (pip install 'symseq[symseq_no_such_package]')")

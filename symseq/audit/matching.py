@@ -739,6 +739,8 @@ class Auditor:
                                           c.claim.id, value, t.context))
 
     def _finish(self):
+        skipped = [(loc, f"{d.name} · {x.title} was not checked: {x.skipped}") for d in self.derivations
+                   for x in d.sections if x.skipped and (loc := self.located.get(id(x))) is not None]
         for t in self.toks:
             if t.cls:
                 continue
@@ -746,6 +748,7 @@ class Auditor:
                 t.cls = "structural"
             else:
                 t.cls = "uncovered"
+                t.reason = t.reason or next((why for loc, why in skipped if t.line in loc), "")
         self.report.errata.sort(key=lambda e: e.line)
 
 
