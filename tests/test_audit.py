@@ -470,4 +470,4 @@ def test_numbers_of_a_section_that_was_not_checked_say_why(tmp_path):
     (t,) = rep.uncovered()
     assert (t.line, t.text) == (9, "0.25")
     assert t.reason == ("needs-a-package · 2. A quarter was not checked: needs symseq_no_such_package, which is not "
-                        "installed (pip install 'symseq[symseq_no_such_package]')")
+                        "installed (pip install 'symseq_no_such_package')")

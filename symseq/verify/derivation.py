@@ -346,7 +346,8 @@ class Derivation:
         s = Section(self, title)
         for pkg in requires:
             if importlib.util.find_spec(pkg) is None:
-                s.skipped = f"needs {pkg}, which is not installed (pip install 'symseq[{pkg}]')"
+                extra = {"torch": "symseq[torch]", "matplotlib": "symseq[figures]"}.get(pkg, pkg)
+                s.skipped = f"needs {pkg}, which is not installed (pip install '{extra}')"
                 return s
         try:
             fn(s)
