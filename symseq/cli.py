@@ -24,6 +24,13 @@ from .errors import SymseqError
 from .verify.claims import VALUE_DIGITS
 
 
+def _check_digits(digits: int) -> None:
+    """The digits of values shown: at least 1, at most the significant digits a claim's values carry."""
+    if not 1 <= digits <= VALUE_DIGITS:
+        raise SymseqError(f"--digits must be between 1 and {VALUE_DIGITS} (values carry {VALUE_DIGITS} significant "
+                          f"digits; verify --json gives all of them); got --digits {digits}")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="symseq", description="Check the mathematics of sequence-model handouts.")
     p.add_argument("--no-color", action="store_true", help="plain output without colours")
@@ -115,10 +122,9 @@ def cmd_verify(args, out) -> int:
     from .present.terminal import check_all, problems, summary, verify_table
     from .verify.derivation import select
 
-    if not 1 <= args.digits <= VALUE_DIGITS or args.dps < 15:
-        raise SymseqError(f"--digits must be between 1 and {VALUE_DIGITS} (claims carry {VALUE_DIGITS} significant "
-                          f"digits; --json gives all of them) and --dps at least 15; got --digits {args.digits}, "
-                          f"--dps {args.dps}")
+    _check_digits(args.digits)
+    if args.dps < 15:
+        raise SymseqError(f"--dps must be at least 15; got --dps {args.dps}")
     ds = select(_derivations(args), args.names)
     if not ds:
         raise SymseqError("no derivations found; pass --path DIR to load an author's derivations folder")
@@ -162,8 +168,7 @@ def cmd_show(args, out) -> int:
     from .present.show import show
     from .verify.derivation import select
 
-    if not 1 <= args.digits <= VALUE_DIGITS:
-        raise SymseqError(f"--digits must be between 1 and {VALUE_DIGITS}; got {args.digits}")
+    _check_digits(args.digits)
     (d,) = select(_derivations(args), [args.name])
     show(d, _sections(d, args.section), out, digits=args.digits)
     return 0
@@ -186,8 +191,7 @@ def cmd_latex(args, out) -> int:
     from .present.latex import derivation_latex
     from .verify.derivation import select
 
-    if not 1 <= args.digits <= VALUE_DIGITS:
-        raise SymseqError(f"--digits must be between 1 and {VALUE_DIGITS}; got {args.digits}")
+    _check_digits(args.digits)
     (d,) = select(_derivations(args), [args.name])
     text = derivation_latex(d, _sections(d, args.section), standalone=args.standalone, digits=args.digits,
                             claims=not args.no_claims)

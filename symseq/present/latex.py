@@ -33,7 +33,7 @@ import sympy as sp
 
 from ..errors import SymseqError
 from .notation import HandoutLatexPrinter, Notation
-from .tex import mathjax_text, source_formula_text, tex_math, tex_source_parts, tex_text, texttt
+from .tex import balanced_braces, mathjax_text, source_formula_text, tex_math, tex_source_parts, tex_text, texttt
 from .views import (Decimalish, handout_decimal, heatmap_caption, heatmap_view, latex_label, ledger_values,
                     paired_view, rounding_label, step, table_view)
 
@@ -316,16 +316,6 @@ _STATUS = {"ok": r"$\checkmark$", "mismatch": r"\textbf{mismatch}", "error": r"\
            "skipped": r"\textit{skipped}"}
 
 
-def _balanced(s: str) -> bool:
-    depth = 0
-    for ch in s.replace(r"\{", "").replace(r"\}", ""):
-        depth += ch == "{"
-        depth -= ch == "}"
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 def _entries_tex(entries, shape) -> str:
     if shape and len(shape) == 2 and shape[0] > 1:
         m, n = shape
@@ -349,7 +339,7 @@ def printed_latex(claim) -> str:
         return ""
     if claim.kind == "shape":
         t = tex_math(claim.printed)
-        return f"${t}$" if _balanced(t) else texttt(claim.printed)
+        return f"${t}$" if balanced_braces(t) else texttt(claim.printed)
     try:
         p = read_printed(claim.printed, {k: sp.Symbol(k) for k in claim.names})
     except (SymseqError, Exception):  # an unreadable string is shown as it is

@@ -269,6 +269,17 @@ SOURCE_COMMANDS = frozenset("""
 _PROSE = re.compile(r"^[(\[]?([A-Za-z]{2,})[)\],.;:]*$")
 
 
+def balanced_braces(s: str) -> bool:
+    """Whether the groups ``{...}`` of ``s`` close in order (escaped ``\\{`` and ``\\}`` do not count)."""
+    depth = 0
+    for ch in s.replace(r"\{", "").replace(r"\}", ""):
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def tex_source_parts(text: str) -> list[tuple[str, str]] | None:
     """A formula as a LaTeX handout writes it in its source, split into ("math", tex) and ("text", words) runs.
 
@@ -302,13 +313,7 @@ def tex_source_parts(text: str) -> list[tuple[str, str]] | None:
         trail = body[len(body.rstrip()):]
         body = body.rstrip()
         if kind == "math":
-            depth = 0
-            for i, ch in enumerate(body):
-                if ch in "{}" and (i == 0 or body[i - 1] != "\\"):
-                    depth += 1 if ch == "{" else -1
-                    if depth < 0:
-                        return None
-            if depth:
+            if not balanced_braces(body):
                 return None
             pieces = re.split(r"(\\[A-Za-z]+|\\.)", body)
             body = _join_commands([p if p.startswith("\\") else tex_math(p) for p in pieces if p])
