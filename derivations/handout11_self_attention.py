@@ -85,7 +85,7 @@ def routing(s):
     a = L.value(head.A.name)
     s.claim(r"\begin{array}{ccc}1/4&-1/8&-1/8\\-1/8&3/16&-1/16\\-1/8&-1/16&3/16\end{array}", J,
             what="∂a/∂s at a = [1/2, 1/4, 1/4] from reverse mode (the weights' Jacobian; not printed, derived)",
-            at="competition for a fixed total")
+            at="competition for a fixed total", in_text=False)
     s.prove("raising one score increases its own weight and reduces the others", lambda: (
         all((J[i, j] > 0) if i == j else (J[i, j] < 0) for i in range(3) for j in range(3))
         and J == grads_cf.softmax_jacobian(a), "∂a_i/∂s_i = a_i(1 − a_i) > 0, ∂a_j/∂s_i = −a_i a_j < 0"),
@@ -637,7 +637,8 @@ def lab(s):
 def readings(s):
     B, T, C, nh = 2, 3, 6, 2
     hs = C // nh
-    s.claim("3", sp.Integer(hs), what="hs = C // nh at C = 6, nh = 2", at="§9.1 head axis")
+    # the excerpt names hs but prints no value for it (its "three families" are q, k and v)
+    s.claim("3", sp.Integer(hs), what="hs = C // nh at C = 6, nh = 2", at="§9.1 head axis", in_text=False)
     labels = np.arange(B * T * 3 * C).reshape(B, T, 3 * C)
     q, k, v = labels[..., :C], labels[..., C:2 * C], labels[..., 2 * C:]
     Ll = Ledger("§9.1 column labels through the fused split")

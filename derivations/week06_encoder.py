@@ -254,9 +254,12 @@ def token_ids(s):
     s.prove("the rule turns the prefix into the seven printed tokens (Table 7's input-token column)",
             lambda: (tokens == printed, f"tokens = {tokens}"), at="input tokens")
     s.claim("7", sp.Integer(len(tokens)), what="T, positions in the prefix", at="input tokens")
-    s.claim("6", sp.Integer(len(set(tokens))), what="distinct types in the prefix", at="vocabulary")
-    s.claim("9", sp.Integer(len(vocab)), what="K, vocabulary size with with, single, step", at="vocabulary")
-    s.claim("9", sp.Integer(len(vocab)), what="K, vocabulary entries", at="three counts")
+    s.claim("6", sp.Integer(len(set(tokens))), what="distinct types in the prefix", at="vocabulary",
+            near="six distinct token types")
+    s.claim("9", sp.Integer(len(vocab)), what="K, vocabulary size with with, single, step", at="vocabulary",
+            near=r"vocabulary size \(K=9\)")
+    s.claim("9", sp.Integer(len(vocab)), what="K, vocabulary entries", at="three counts",
+            near=r"\(K=9\) vocabulary entries")
     sizes(s, ("D, representation features", D), at="three counts")
     s.table("Table 7", [[str(k)] for k in (0, 1, 2, 0, 3, 4, 5)], sp.ImmutableMatrix(T, 1, ids),
             rows=[str(t) for t in range(T)], cols=["Token ID k_t"], what="token ID")
@@ -423,7 +426,8 @@ def three_roles(s):
         s.claim_shape("5×3", W.T, what=f"{n}ᵀ, the right multiplier", at="projection maps")
     sizes(s, ("d_k", h1.Q.shape[1]), ("d_v", h1.V.shape[1]), ("K, beside K_att", K), at="one head")
     s.claim_shape("7×5", r["H0"], what="the positioned input H^(0)", at="route of Figure 7")
-    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k, the divisor of the scores", at="route of Figure 7")
+    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k, the divisor of the scores", at="route of Figure 7",
+            near=r"divides the scores by \(\sqrt3\)")
     for W, n in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")):
         s.given(W.T, what=f"{n}ᵀ as printed", at="projection maps")
     for M, n in ((h1.Q, "Q_att"), (h1.K, "K_att"), (h1.V, "V_att")):
@@ -479,7 +483,7 @@ def begins_query(s):
     s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="the divisor of S_6j", at="scaled score")
     s.claim("0.672", raw[6, 0], what="q_6 k_0ᵀ in S_60", at="scaled score")
     s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="the divisor of S_60", at="scaled score")
-    s.claim("0.388", h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0")
+    s.claim("0.388", h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0", near=r"S_{60}\approx")
     vals = {}
 
     def scaled():
@@ -489,7 +493,7 @@ def begins_query(s):
     s.prove("S = Q_att K_attᵀ/√d_k with d_k = 3, the query/key width", scaled, at="scaling")
     s.claim("d_k", dot_product_variance(D_K), names={"d_k": sp.Integer(D_K)},
             what="Var(q·k) for independent zero-mean unit-variance coordinates", at="scaling")
-    s.claim("1", dot_product_variance(D_K, scaled=True), what="Var(q·k/√d_k)", at="scaling")
+    s.claim("1", dot_product_variance(D_K, scaled=True), what="Var(q·k/√d_k)", at="scaling", near="gives variance one")
     cols = ["Raw dot product", "S_6j", "A_6j"]
     value = ops.Concat([raw[6, :].T, h1.S[6, :].T, h1.A[6, :].T], axis=1)
     table(s, "Table 13", TABLE_13, value, cols)
@@ -883,8 +887,9 @@ def block_updates(s):
                       (blk.ln2.out, "R = LN_2(U)"), (blk.mlp.B, "B_mlp = MLP(R)"), (blk.out, "H^(1)")):
         s.claim_shape("7×5", obj, what=what, at="block equations")
     W_1v, _, W_2v, _ = block_parameters(s.ledger("the MLP's stored weights")).mlp
-    s.claim_shape("4×5", W_1v, what="W_1 (F = 4 hidden features from D = 5)", at="MLP shapes")
-    s.claim_shape("5×4", W_2v, what="W_2", at="MLP shapes")
+    s.claim_shape("4×5", W_1v, what="W_1 (F = 4 hidden features from D = 5)", at="MLP shapes",
+                  near=r"\(W_1\) has shape")
+    s.claim_shape("5×4", W_2v, what="W_2", at="MLP shapes", near=r"\(W_1\) has shape")
     s.claim("4", sp.Integer(blk.mlp.Z.shape[1]), what="F, the MLP hidden width (rows of W_1)", at="Table 22")
     sizes(s, ("T in Figure 13", T), ("D in Figure 13", D), ("F", blk.mlp.Z.shape[1]), ("T in Figure 14", T),
           ("D in Figure 14", D), at="figures")
@@ -1157,10 +1162,12 @@ def next_token(s):
     W_o = Lh.parameter("W_o", shape=(K, D))
     b_o = Lh.parameter("b_o", shape=(1, K))
     logits = blocks.next_token_logits(Lh, H_enc, W_o, b_o, orientation=ORIENT)
-    s.claim_shape("9×5", W_o, what="W_o of the vocabulary head, C = K = 9", at="vocabulary head")
+    s.claim_shape("9×5", W_o, what="W_o of the vocabulary head, C = K = 9", at="vocabulary head",
+                  near=r"W_o\in\mathbb R^{9\times5}")
     s.prove("the head gives one row of nine logits per position", lambda: (logits.shape == (T, K), f"{logits.shape}"),
             at="vocabulary head")
-    s.claim("9", sp.Integer(W_o.shape[0]), what="C = K, the vocabulary head's classes", at="vocabulary head")
+    s.claim("9", sp.Integer(W_o.shape[0]), what="C = K, the vocabulary head's classes", at="vocabulary head",
+            near="C=K=9")
     sizes(s, ("D, the contextual feature width", W_o.shape[1]), at="vocabulary head")
     m = [1] * T + [0, 0]  # the key mask of the padding section: 1 for a real token, 0 for padding
     s.given(sp.Integer(m[0]), what="m_t for a real input token", at="masked mean pooling")
@@ -1178,7 +1185,7 @@ def next_token(s):
                 at=f"Table 33, row {t}")
     bare_targets, bare_valid = blocks.next_token_targets(ids)
     s.claim("6", sp.Integer(sum(bare_valid)), what="rows with a next-token target without the continuation",
-            at="targets without a continuation")
+            at="targets without a continuation", near="first six rows")
     s.prove("without the continuation the begins row has no target",
             lambda: (bare_targets[6] is None and not bare_valid[6], "y_6 undefined"),
             at="targets without a continuation")

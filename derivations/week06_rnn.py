@@ -388,7 +388,8 @@ def activation_slopes(s):
     s.claim("0", sp.limit(sp.diff(sigmoid(z), z).rewrite(sp.exp), z, sp.oo), what="σ′(z) as z → ∞ (saturation)",
             at="Table 4, sigmoid")
     d_relu = sp.diff(relu(z), z)
-    s.claim("1", d_relu.subs(z, 1), what="ReLU′ at a positive preactivation", at="Table 4, ReLU")
+    s.claim("1", d_relu.subs(z, 1), what="ReLU′ at a positive preactivation", at="Table 4, ReLU",
+            in_text=False)  # printed inside the φ′ statement of the ReLU row, which the property above claims
     s.claim("0", d_relu.subs(z, -1), what="ReLU′ at a negative preactivation (the path is cut)", at="Table 4, ReLU")
     s.claim("0", d_relu.subs(z, 0), what="ReLU′(0) under the implementation's convention (torch's autograd: 0)",
             at="Table 4, ReLU")
@@ -420,8 +421,9 @@ def why_tanh(s):
                *[zero(L.expand(bp.g_z(t), keep=keep + [bp.g_h(t)]).xreplace(back) - S(bp.g_h(t)) * (1 - S(f"h_{t}") ** 2))
                  for t in range(3)], what="with h_t = tanh(z_t), g_t^z = g_t^h (1 − h_t²)", at="tanh derivative")
     z = sp.Symbol("z", real=True)
-    s.claim("1", sp.limit(sp.tanh(z), z, sp.oo), what="tanh's upper bound (states stay in (−1, 1))", at="bounded states")
-    s.claim("-1", sp.limit(sp.tanh(z), z, -sp.oo), what="tanh's lower bound", at="bounded states")
+    s.claim("-1", sp.limit(sp.tanh(z), z, -sp.oo), what="tanh's lower bound", at="bounded states", near="stays between")
+    s.claim("1", sp.limit(sp.tanh(z), z, sp.oo), what="tanh's upper bound (states stay in (−1, 1))", at="bounded states",
+            near="stays between")
     w_h = exact("1.2")
 
     def saturation():
@@ -1084,7 +1086,9 @@ def exercises(s):
     P = jacobians.jacobian_product(Li, runi, 5, 0, name="∂h_{s+5}/∂h_s")
     s.identity("∂h_{s+5}/∂h_s = w_h^5: one factor w_h for each of the five transitions",
                Li.value(P.name) - Li.value("w_h") ** 5, at="exercise 2")
-    s.claim("-0.32768", P, exact=True, what="∂h_{s+5}/∂h_s", at="exercise 2")
+    # the handout leaves exercise 2's answers to the reader: they are this derivation's, not printed
+    s.claim("-0.32768", P, exact=True, what="∂h_{s+5}/∂h_s", at="exercise 2", in_text=False)
     s.prove("its sign is negative (an odd number of negative factors)", lambda: (Li.value(P.name) < 0, "(−0.8)^5 < 0"),
             at="exercise 2")
-    s.claim("0.32768", sp.Abs(Li.value(P.name)), exact=True, what="its magnitude 0.8^5", at="exercise 2")
+    s.claim("0.32768", sp.Abs(Li.value(P.name)), exact=True, what="its magnitude 0.8^5", at="exercise 2",
+            in_text=False)

@@ -93,10 +93,21 @@ def _parser() -> argparse.ArgumentParser:
                     help="a derivation to audit against (repeatable; default: those whose source is FILE's name)")
     au.add_argument("--json", metavar="OUT", help="write every token and its classification to OUT ('-' for stdout)")
     au.add_argument("--format", choices=("text", "markdown", "latex"), help="the file's format (default: by extension)")
-    au.add_argument("--fail-under", type=float, metavar="PCT",
+    au.add_argument("--fail-under", type=_percent, metavar="PCT",
                     help="also exit 1 when the coverage of quantity tokens is below PCT percent")
     common(au)
     return p
+
+
+def _percent(text: str) -> float:
+    """A percentage for --fail-under: a number from 0 to 100."""
+    try:
+        x = float(text)
+    except ValueError:
+        x = None
+    if x is None or not 0 <= x <= 100:
+        raise argparse.ArgumentTypeError(f"expected a percentage from 0 to 100, got {text!r}")
+    return x
 
 
 def _derivations(args):
@@ -307,10 +318,10 @@ def cmd_audit(args, out) -> int:
                           style="yellow", markup=False, soft_wrap=True)
     if args.json:
         _write_json(args.json, rep.as_json())
-    low = args.fail_under is not None and rep.counts.coverage < args.fail_under
-    if low:
-        out.print(f"coverage {rep.counts.coverage:.1f}% is below --fail-under {args.fail_under}", style="bold red")
-    return 1 if (rep.errata or low) else 0
+    why = rep.failures(args.fail_under)
+    if why:
+        out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)
+    return 1 if why else 0
 
 
 def main(argv=None) -> int:

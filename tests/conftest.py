@@ -15,6 +15,16 @@ def _terminal_width(monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")
 
 
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """A test that sets mpmath's global precision (mp.dps = 30) does not leak it into the next test."""
+    import mpmath
+
+    dps = mpmath.mp.dps
+    yield
+    mpmath.mp.dps = dps
+
+
 try:
     import torch
 

@@ -289,11 +289,19 @@ def _headings(doc: Document) -> list[Heading]:
     return out
 
 
+_QUANTITY_LINE = re.compile(r"=|[\[(]\s*[-−]?\.?\d")
+
+
 def _plain_heading(lines, i: int, s: str) -> bool:
-    """Line ``i`` (stripped text ``s``) stands alone between blank lines and reads as a title: short, no
+    r"""Line ``i`` (stripped text ``s``) stands alone between blank lines and reads as a title: short, no
     closing punctuation but a question mark, not a bullet, a display equation, a caption or a numbered
-    sentence ("1. Write down …." is a list item, "4. The forward pass by hand" a title)."""
+    sentence ("1. Write down …." is a list item, "4. The forward pass by hand" a title). A line holding ``=``
+    or a bracketed number (``d_k = 4``, ``Shape: [3, 4]``) states a quantity and is never a heading; nor is a
+    bold line that does (Markdown ``**Step 2: z = …**``). Headings marked by ``#`` or ``\section`` are the
+    author's own markup and are taken as they are."""
     ln = lines[i - 1]
+    if _QUANTITY_LINE.search(s):
+        return False  # "d_k = 4", "Shape: [3, 4]": a line that states a quantity is never a heading
     prev_blank = i == 1 or not lines[i - 2].strip()
     next_blank = i == len(lines) or not lines[i].strip()
     if not (prev_blank and next_blank) or "\t" in ln or len(s) > 110 or _CAPTION.match(s):

@@ -138,6 +138,7 @@ class Auditor:
         self.owner: dict[int, list] = {}  # token position -> claims (or inputs) covering it
         self.report = AuditReport(doc.path, [d.name for d in derivations], doc.tokens)
         self.words_used: set = set()
+        self._unprinted: list[Claim] = []  # claims of values the handout leaves to the reader
 
     # -- ranges
     def _lines(self, rng) -> list[int]:
@@ -220,6 +221,9 @@ class Auditor:
                 loc = self.located.get(id(s))
                 sect = (loc.start, loc.end) if loc is not None and loc.start is not None else None
                 for c in s.claims:
+                    if not c.in_text:
+                        self._unprinted.append(c)
+                        continue
                     try:
                         keys = [t.key for t in claim_tokens(c.printed)]
                     except SymseqError:
@@ -231,12 +235,30 @@ class Auditor:
                     m = _LABEL.search(at)
                     table = self.doc.table(m.group(0)) if m else None
                     rng = (table.first, table.last) if table else sect
+                    if c.near:
+                        rng = self._near(c.near, sect)
+                        if rng is None:
+                            self.report.missing.append(Missing(c.id, c.printed, c.location, c.what,
+                                                               kind="claim", lines=None, near=c.near))
+                            continue
                     weak = len(keys) == 1 and bool(re.fullmatch(r"-?\d+", keys[0]))
                     group = (d.name, m.group(0)) if table else (d.name, id(s))
-                    out.append(_Claim(c, keys, s, rng, sect, group, weak and not prop, _raw(c.printed), order,
+                    own = sect
+                    if c.near:
+                        own, group = rng, (d.name, "near", c.near)
+                    out.append(_Claim(c, keys, s, rng, own, group, weak and not prop, _raw(c.printed), order,
                                       dspan=sp_, prop=prop, needs_raw=prop and weak))
                     order += 1
         return out
+
+    def _near(self, near: str, sect) -> list | None:
+        """The lines holding the text ``near`` (spacing, ``$`` and braces aside): those of the section when it has
+        any, else those of the whole file; None when no line holds it."""
+        want = _raw(near)
+        hold = [i for i in range(1, self.doc.n + 1) if want in _raw(self.doc.line(i))]
+        inside = [i for i in hold if sect is not None and sect[0] <= i <= sect[1]]
+        lines = inside or hold
+        return [(i, i) for i in lines] or None
 
     def _find(self, keys, positions, *, soft=False, start_at=None) -> list[int]:
         """Every start index (in ``positions``) where ``keys`` match free tokens in a row."""
@@ -296,8 +318,10 @@ class Auditor:
                 if c.weak and key in done:  # the same printed value at the same place: one occurrence
                     self._take(c, done[key])
                     continue
-                # lone integers outside tables are searched from the start of the range, not after the cursor
+                # lone integers outside tables are searched between the numbers of the claims around them
                 hits = self._find(c.keys, stream, start_at=cursor if (in_table or not c.weak) else None)
+                if c.weak and not in_table:
+                    hits = self._within(c, stream, hits)
                 if c.needs_raw:
                     hits = [k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])]
                 if not hits:
@@ -308,6 +332,20 @@ class Auditor:
                 self._take(c, idx)
                 done[key] = c.hits
                 cursor = idx[-1] + 1
+
+    def _bounds(self, c: _Claim) -> tuple[int, int]:
+        """Token positions (lo, hi) between which claim ``c`` must sit: after the numbers of the claims before it
+        in its table or section that are found, before those of the claims after it. (-1, n) when there are
+        none, or when they cross (the derivation states them in another order than the text)."""
+        same = self._group_claims.get(c.group, [])
+        lo = max((o.hits[-1] for o in same if o.order < c.order and o.hits), default=-1)
+        hi = min((o.hits[0] for o in same if o.order > c.order and o.hits), default=len(self.toks))
+        return (lo, hi) if lo < hi else (-1, len(self.toks))
+
+    def _within(self, c: _Claim, stream: list[int], hits: list[int]) -> list[int]:
+        """The ``hits`` (indices into ``stream``) that lie within :meth:`_bounds` of ``c``."""
+        lo, hi = self._bounds(c)
+        return [k for k in hits if lo < stream[k] and stream[k + len(c.keys) - 1] < hi]
 
     def _share(self, claims: list[_Claim]):
         seen = {}
@@ -338,6 +376,8 @@ class Auditor:
         for c in claims:
             if c.hits or c.words or c.prop and wide:
                 continue
+            if wide and c.sect_rng is not None:
+                continue  # a claim of a located section is attributed within its section only
             if c.weak:  # the same printed integer at the same place: one occurrence (as in the ordered pass)
                 same = next((o for o in self._all_claims if o.hits and (o.claim.location, o.claim.printed) ==
                              (c.claim.location, c.claim.printed)), None)
@@ -354,6 +394,7 @@ class Auditor:
                 ranges = [c.dspan, (1, self.doc.n)]
             else:
                 ranges = [c.rng, c.sect_rng]
+            bounded = c.weak and not wide
             done = False
             for rng in ranges:
                 if rng is None:
@@ -363,6 +404,8 @@ class Auditor:
                     hits = self._find(c.keys, stream, soft=soft)
                     if c.needs_raw:
                         hits = [k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])]
+                    if bounded:
+                        hits = self._within(c, stream, hits)
                     if hits:
                         anchor = (c.sect_rng or c.rng or (1, 1))[0]
                         hits.sort(key=lambda k: (not self._raw_match(c, stream[k:k + len(c.keys)]),
@@ -378,7 +421,12 @@ class Auditor:
                 value = int(c.keys[0])
                 ranges = words_in if isinstance(words_in, list) else [words_in]
                 heading = {h.line for h in self.doc.headings}
+                lo, hi = self._bounds(c)
+                first = self.toks[lo].line if lo >= 0 else 0
+                last = self.toks[hi].line if hi < len(self.toks) else self.doc.n
                 for w in self.doc.words:
+                    if bounded and not first <= w.line <= last:
+                        continue
                     if any(a <= w.line <= b for a, b in ranges) and w.value == value and w.line not in heading and id(w) not in self.words_used:
                         c.words = [w]
                         self.words_used.add(id(w))
@@ -678,10 +726,13 @@ class Auditor:
             claim = c.trial or c.claim
             if c.prop and not c.hits:
                 continue
-            if not c.hits and not c.words:
-                rep.missing.append(Missing(c.claim.id, c.claim.printed, c.claim.location, c.claim.what))
-                continue
             r = claim.check(self.dps)
+            if not c.hits and not c.words:
+                rep.missing.append(Missing(c.claim.id, c.claim.printed, c.claim.location, c.claim.what,
+                                           lines=self._expected(c)))
+                if r.status == "mismatch":
+                    self._unlocated_erratum(claim, r, "not located in the text")
+                continue
             rep.claims_checked += 1
             if not c.hits:
                 continue
@@ -699,6 +750,36 @@ class Auditor:
                         t.cls = "uncovered"
                         t.reason = (f"claim {c.claim.id} {r.status}: {r.message}" if r.message
                                     else f"claim {c.claim.id} {r.status}")
+
+        for claim in self._unprinted:
+            r = claim.check(self.dps)
+            rep.claims_checked += 1
+            if r.status == "mismatch":
+                self._unlocated_erratum(claim, r, "a value the handout leaves to the reader (in_text=False)")
+
+    def _expected(self, c: _Claim) -> tuple | None:
+        """Where a claim not found was expected: between the lines of the claims found before and after it in
+        its table or section (in the derivation's order), else its section's lines."""
+        same = [o for o in self._group_claims.get(c.group, []) if o.hits]
+        before = [self.toks[o.hits[-1]].line for o in same if o.order < c.order]
+        after = [self.toks[o.hits[0]].line for o in same if o.order > c.order]
+        rng = c.rng or c.sect_rng or self._between(c.section)
+        if isinstance(rng, list):
+            rng = (rng[0][0], rng[-1][1])
+        elif isinstance(rng, _Gap):
+            rng = tuple(rng)
+        lo = max(before) if before else rng[0] if rng else None
+        hi = min(after) if after else rng[1] if rng else None
+        if lo is None or hi is None or lo > hi:
+            return tuple(rng) if rng else None
+        return (lo, hi)
+
+    def _unlocated_erratum(self, claim: Claim, r, why: str):
+        """A claim that does not hold and has no token in the text: an erratum all the same, without a line."""
+        correct = ", ".join(map(str, r.rounded)) if r.rounded else ""
+        value = ", ".join(fmt_decimal_str(v) for v in r.values[:6])
+        self.report.errata.append(Erratum(None, claim.printed, correct, f"{r.message} ({why})" if r.message
+                                          else why, claim.id, value, ""))
 
     def _claim_erratum(self, c: _Claim, claim: Claim, r):
         if c.edit is not None:  # one number edited among several: that number is wrong, as the claim prints it
@@ -749,7 +830,7 @@ class Auditor:
             else:
                 t.cls = "uncovered"
                 t.reason = t.reason or next((why for loc, why in skipped if t.line in loc), "")
-        self.report.errata.sort(key=lambda e: e.line)
+        self.report.errata.sort(key=lambda e: (e.line is None, e.line or 0))
 
 
 def _same_form(a: str, b: str) -> bool:
@@ -808,7 +889,7 @@ def _restated(claim: Claim, printed: str) -> Claim:
     """``claim`` with another printed string (an edited number in its place)."""
     return Claim(printed, claim.kind, claim.quantity, derivation=claim.derivation, source=claim.source,
                  location=claim.location, what=claim.what, digits=claim.digits, exact=claim.exact,
-                 names=dict(claim.names), ledger=claim.ledger, closed_form=claim.closed_form)
+                 names=dict(claim.names), ledger=claim.ledger, closed_form=claim.closed_form, in_text=claim.in_text, near=claim.near)
 
 
 def _trial(claim: Claim, t: Token) -> Claim | None:

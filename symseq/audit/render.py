@@ -38,7 +38,7 @@ def render(rep: AuditReport, out) -> None:
     if rep.errata:
         e = _table(f"errata ({len(rep.errata)})", ["line", "printed", "correct", "digit at fault", "value", "claim"])
         for x in rep.errata:
-            e.add_row(str(x.line), x.printed, x.correct, x.fault, x.value, x.source)
+            e.add_row(str(x.line) if x.line is not None else "—", x.printed, x.correct, x.fault, x.value, x.source)
         out.print(e)
     unc = rep.uncovered()
     if unc:
@@ -47,9 +47,12 @@ def render(rep: AuditReport, out) -> None:
             u.add_row(str(tok.line), tok.text, tok.context, tok.reason)
         out.print(u)
     if rep.missing:
-        m = _table(f"claims missing from the text ({len(rep.missing)})", ["kind", "printed", "location", "what"])
+        m = _table(f"claims missing from the text ({len(rep.missing)})", ["expected at", "kind", "printed",
+                                                                           "location", "what"])
         for x in rep.missing:
-            m.add_row(x.kind, x.printed, x.location, x.what)
+            where = ("lines " + (f"{x.lines[0]}" if x.lines[0] == x.lines[1] else f"{x.lines[0]}–{x.lines[1]}")
+                     if x.lines else "—")
+            m.add_row(where, x.kind, x.printed, x.location, x.what)
         out.print(m)
     if rep.unlocated:
         out.print(Text("sections without a heading in the text (matched by their printed strings alone): "
@@ -60,5 +63,5 @@ def render(rep: AuditReport, out) -> None:
         for k, n in reasons.items():
             r.add_row(k, str(n))
         out.print(r)
-    style = "bold red" if rep.errata else "green"
+    style = "bold red" if rep.failed else "green"
     out.print(Text(summary_line(rep), style=style), soft_wrap=True)

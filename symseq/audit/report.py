@@ -24,9 +24,12 @@ CLASSES = ("covered", "wrong", "uncovered", "structural", "reported")
 
 @dataclass
 class Erratum:
-    """A number the handout prints wrongly: where, as printed, the correct value and the digit at fault."""
+    """A number the handout prints wrongly: where, as printed, the correct value and the digit at fault.
 
-    line: int
+    ``line`` is None for a claim that does not hold but whose printed number was not located in the text
+    (it still fails the audit)."""
+
+    line: int | None
     printed: str
     correct: str
     fault: str
@@ -38,13 +41,20 @@ class Erratum:
 
 @dataclass
 class Missing:
-    """A claim (or declared input) whose printed number the text no longer contains."""
+    """A claim (or declared input) whose printed number the text no longer contains.
+
+    ``lines`` is where it was expected (first, last): between the numbers of its neighbouring claims, else its
+    section; None when its section was not located either. A missing claim fails the audit: a handout that
+    does not print a value it is checked for has lost a number (a value the handout leaves to the reader is
+    declared with ``in_text=False`` and never looked for)."""
 
     id: str
     printed: str
     location: str
     what: str = ""
     kind: str = "claim"
+    lines: tuple | None = None
+    near: str = ""  # the anchor text of a claim pinned with near=, when no line holds it
 
 
 @dataclass
@@ -107,10 +117,31 @@ class AuditReport:
             return None
         return count(t for t in self.tokens if any(a <= t.line <= b for a, b in sp))
 
+    def failures(self, fail_under: float | None = None) -> list[str]:
+        """Why the audit fails (empty when it passes): wrong numbers, claims or inputs missing from the text,
+        and, with ``fail_under`` (percent), coverage below it. The one verdict the CLI exits on."""
+        out = []
+        if self.errata:
+            out.append(f"{len(self.errata)} wrong number(s)")
+        claims = sum(m.kind == "claim" for m in self.missing)
+        inputs = len(self.missing) - claims
+        if claims:
+            out.append(f"{claims} claim(s) missing from the text")
+        if inputs:
+            out.append(f"{inputs} input(s) missing from the text")
+        if fail_under is not None and self.counts.coverage < fail_under:
+            out.append(f"coverage {self.counts.coverage:.1f}% is below --fail-under {fail_under:g}")
+        return out
+
+    @property
+    def failed(self) -> bool:
+        """Some number is wrong, or a claim's or input's number is missing from the text."""
+        return bool(self.failures())
+
     @property
     def ok(self) -> bool:
-        """No number is wrong."""
-        return not self.errata
+        """No number is wrong and none is missing."""
+        return not self.failed
 
     def uncovered(self) -> list:
         return [t for t in self.tokens if t.cls == "uncovered"]
@@ -129,6 +160,7 @@ class AuditReport:
             "file": str(self.path),
             "derivations": list(self.derivations),
             "summary": self.counts.as_dict(),
+            "failed": self.failed,
             "by_derivation": {n: (dict(c.as_dict(), lines=[list(r) for r in self.spans[n]])
                                   if (c := self.counts_for(n)) else None) for n in self.derivations},
             "errata": [vars(e) for e in self.errata],

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .document import Document
+from .document import Document, Heading
 
 _STOP = {"a", "an", "the", "of", "and", "to", "in", "for", "with", "by", "on", "at", "is", "its", "it"}
 
@@ -88,6 +88,9 @@ def locate(doc: Document, derivations: list, *, threshold: float = 0.5) -> dict:
     item) places a section that no marked heading names, in any format.
     Two derivations of one handout may both place a section under one
     heading ("Optional exercises" holds exercises for each half of Week 06).
+    A title that no heading names but that a line of the text holds verbatim,
+    as the whole line, places its section there, with or without blank lines
+    around it.
     """
     out: dict[int, Located] = {}
     for d in derivations:
@@ -105,6 +108,10 @@ def locate(doc: Document, derivations: list, *, threshold: float = 0.5) -> dict:
                         best, best_key = h, key
                 if best is not None:
                     break
+            if best is None:  # the title as a whole line of its own, whether or not blank lines surround it
+                best = next((Heading(i, ln.strip()) for i, ln in enumerate(doc.lines, start=1)
+                             if ln.strip() == s.title.strip() and i not in taken and i not in doc.code), None)
+                best_key = (1.0,) if best is not None else None
             if best is None:
                 out[id(s)] = Located(s, None)
                 continue

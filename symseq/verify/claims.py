@@ -69,6 +69,10 @@ class Claim:
         digits: significant digits of a table, or None for "as printed".
         exact: force (True) or forbid (False) exact comparison; None decides
             from the printed string (a decimal point means rounded).
+        in_text: False for a value the handout does not print (an answer it
+            leaves to the reader): ``symseq audit`` does not look for it.
+        near: text of the line the handout prints it on, when that line is
+            outside the claim's section or order is not enough to place it.
     """
 
     printed: str
@@ -83,6 +87,8 @@ class Claim:
     names: dict = field(default_factory=dict)
     ledger: Any = None
     closed_form: bool = True
+    in_text: bool = True
+    near: str = ""
     skip_reason: str = ""
     result: Result | None = None
 

@@ -146,7 +146,7 @@ class Section:
 
     def claim(self, printed: str, value: Any, *, what: str = "", at: str = "", digits: int | None = None,
               exact: bool | None = None, names: dict | None = None, ledger: Ledger | None = None,
-              closed_form: bool = True) -> Claim:
+              closed_form: bool = True, in_text: bool = True, near: str = "") -> Claim:
         """State that the handout prints ``printed`` for ``value``.
 
         Args:
@@ -162,23 +162,34 @@ class Section:
             exact: force an exact (True) or rounded (False) comparison.
             names: values of the symbols a printed formula uses, e.g. {"w": w}.
             closed_form: show the exact closed form beside the value (when short).
+            in_text: False for a value the handout leaves to the reader (an
+                exercise's answer): ``printed`` is then the derivation's own
+                answer, and ``symseq audit`` does not look for it in the text
+                (any other claim whose number is not in the text fails the audit).
+            near: text of the line the handout prints the value on (``r"W_o\\in"``),
+                for ``symseq audit``: the claim is looked for on the lines that
+                hold it, in its section when any there do, else anywhere in the
+                file. Use it when the text prints a value outside the section
+                that derives it, or where order alone cannot place it.
         """
         _check_printed(printed)
         if isinstance(value, sp.Basic) and not isinstance(value, sp.MatrixBase) and value.free_symbols and ledger is None:
             ledger = self._ledger_for(value)
         return self._add(Claim(printed, "value", value, location=self._location(at), what=what, digits=digits,
-                               exact=exact, names=dict(names or {}), ledger=ledger, closed_form=closed_form))
+                               exact=exact, names=dict(names or {}), ledger=ledger, closed_form=closed_form,
+                               in_text=in_text, near=near))
 
-    def claim_shape(self, printed: str, shape, *, dims: dict | None = None, what: str = "", at: str = "") -> Claim:
+    def claim_shape(self, printed: str, shape, *, dims: dict | None = None, what: str = "", at: str = "",
+                    near: str = "") -> Claim:
         """State the printed shape (``"4×3"``, ``"T×d_k"`` with ``dims={"T": 4, "d_k": 2}``) of an object.
 
-        ``shape`` is a tuple, a node, or a ledger name's handle.
+        ``shape`` is a tuple, a node, or a ledger name's handle; ``near`` as for :meth:`claim`.
         """
         _check_printed(printed)
         if isinstance(shape, ops.Node):
             shape = shape.shape
         return self._add(Claim(printed, "shape", tuple(shape), location=self._location(at), what=what,
-                               names={k: sp.Integer(v) for k, v in (dims or {}).items()}))
+                               names={k: sp.Integer(v) for k, v in (dims or {}).items()}, near=near))
 
     def prove(self, statement: str, check: Callable[[], Any], *, what: str = "", at: str = "") -> Claim:
         """A property the handout states, decided by ``check()`` → bool or (bool, detail).

@@ -1,0 +1,131 @@
+"""How many edited numbers the audit catches: mutation testing over the seed handouts and the worked examples.
+
+Each handout is audited unedited first: a seed must pass (no errata, nothing missing); a worked example with
+slips of its own is mutated all the same, and only what an edit adds to its errata counts.
+Then every covered quantity token is edited one at a time in the ways of
+:mod:`symseq.audit.mutate` (last digit, middle digit, sign, two entries swapped,
+the number deleted), and the edited text is audited again. A mutation counts
+as caught when the audit fails (exit status 1), names the edited line (an
+erratum there, or a claim missing from the text expected there), and, for a
+digit or sign edit, gives the number as it was printed as the correct rounding.
+
+    python benchmarks/audit_mutations.py                  # every mutation (minutes per seed)
+    python benchmarks/audit_mutations.py --sample 40      # at most 40 of each kind per handout
+    python benchmarks/audit_mutations.py --misses         # also list what was not caught
+    python benchmarks/audit_mutations.py -j 2             # in two processes
+
+The seeds are read from ../shared/seeds beside the repository or $SYMSEQ_SEEDS;
+the worked examples from tests/data/examples (each with its derivation in
+tests/data/examples/derivations).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = Path(os.environ.get("SYMSEQ_SEEDS") or ROOT.parent / "shared" / "seeds")
+EXAMPLES = ROOT / "tests" / "data" / "examples"
+SEED_DERIVATIONS = {"000_30e9e4099f2cd2dc.txt": ["week08-decoder"],
+                    "001_d42a515eb3cd140c.txt": ["handout11-self-attention"],
+                    "003_b76f00753924d0c1.txt": ["week07-attention"],
+                    "004_daeab95066cb0286.txt": ["week06-rnn", "week06-encoder"]}
+
+
+def handouts() -> list[tuple[Path, list]]:
+    """(path, derivations) for each seed handout and each worked example."""
+    from symseq.verify.derivation import bundled, discover
+
+    out = []
+    ds = bundled()
+    for name, names in SEED_DERIVATIONS.items():
+        if (SEEDS / name).is_file():
+            out.append((SEEDS / name, [d for d in ds if d.name in names]))
+    if (EXAMPLES / "derivations").is_dir():
+        found = discover([EXAMPLES / "derivations"], include_bundled=False)
+        for f in sorted(EXAMPLES.glob("*.md")) + sorted(EXAMPLES.glob("*.txt")) + sorted(EXAMPLES.glob("*.tex")):
+            mine = [d for d in found if d.source == f.name]
+            if mine:
+                out.append((f, mine))
+    return out
+
+
+def _judge(job):
+    path, names, m, baseline = job
+    from symseq.audit import read
+    from symseq.audit.mutate import judge
+
+    ds = _derivations_by_name(path, names)
+    return judge(m, read(path), ds, baseline=baseline)
+
+
+_CACHE: dict = {}
+
+
+def _derivations_by_name(path: Path, names: list[str]) -> list:
+    key = (str(path), tuple(names))
+    if key not in _CACHE:
+        _CACHE[key] = [d for p, ds in handouts() if p == path for d in ds if d.name in names]
+    return _CACHE[key]
+
+
+def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout) -> int:
+    from symseq.audit import audit, read
+    from symseq.audit.mutate import KINDS, plan
+    from symseq.audit.mutate import sample as draw
+
+    bad = 0
+    rows = []
+    for path, ds in handouts():
+        doc = read(path)
+        clean = audit(doc, ds)
+        seeded = path.parent == SEEDS
+        if clean.failed:
+            print(f"{path.name}: unedited, the audit fails ({'; '.join(clean.failures())})", file=out)
+            if seeded:  # a seed handout has no errata: its clean audit must pass
+                bad += 1
+                continue
+        muts = plan(clean, doc)
+        if sample:
+            muts = draw(muts, sample, seed)
+        work = [(path, [d.name for d in ds], m, clean if clean.failed else None) for m in muts]
+        if jobs > 1:
+            with ProcessPoolExecutor(jobs) as ex:
+                verdicts = list(ex.map(_judge, work, chunksize=8))
+        else:
+            verdicts = [_judge(w) for w in work]
+        for kind in KINDS:
+            vs = [v for v in verdicts if v.mutation.kind == kind]
+            if not vs:
+                continue
+            caught = sum(v.caught for v in vs)
+            rows.append((path.name, kind, len(vs), caught, sum(v.failed for v in vs)))
+            if caught < len(vs):
+                bad += 1
+            if misses:
+                for v in vs:
+                    if not v.caught:
+                        print(f"  MISSED {path.name} {v.mutation}: failed={v.failed} at_line={v.at_line} "
+                              f"rounding={v.rounding} | {v.said}", file=out)
+    print(f"{'handout':34} {'kind':7} {'edits':>6} {'caught':>7} {'%':>7} {'exit 1':>7}", file=out)
+    for name, kind, n, caught, failed in rows:
+        print(f"{name:34} {kind:7} {n:6d} {caught:7d} {100 * caught / n:6.1f}% {failed:7d}", file=out)
+    return 1 if bad else 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sample", type=int, metavar="N", help="at most N mutations of each kind per handout")
+    p.add_argument("--seed", type=int, default=0, help="the random seed of --sample")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="processes")
+    p.add_argument("--misses", action="store_true", help="list the mutations that were not caught")
+    a = p.parse_args(argv)
+    return run(a.sample, a.jobs, a.seed, a.misses)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

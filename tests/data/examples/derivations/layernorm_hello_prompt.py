@@ -1,0 +1,350 @@
+"""LayerNorm of the prompt "Hello, how are you?" (six tokens, four features), computed by hand and in torch.
+
+Source: micwill755/transformer, ``lesson/docs/Layer_Normalization_Explained.md``
+(https://github.com/micwill755/transformer/blob/796de3411284cc66c1f1f20c3fc9ad80462129ad/lesson/docs/Layer_Normalization_Explained.md),
+rendered as ``layernorm-hello-prompt.md``. Sections follow the page's headings: the
+illustrative drift of activations, the six steps for "Hello", the whole prompt before and
+after normalization, where LayerNorm runs, ranges and the mean/standard-deviation
+examples, variance against standard deviation, and the torch script with its printed
+"Expected Output".
+
+Conventions read from the page: LayerNorm over the four features of each token, population
+variance (``unbiased=False``), no gain or shift; the hand computation uses ε = 0, the
+script's ``manual_layer_norm`` ε = 1e-5 inside the root, and its "Hello" breakdown divides
+by ``torch.sqrt(variance)`` (ε = 0). ``Tensor.std`` without arguments is torch's default,
+the sample standard deviation (correction 1): the printed "Original stds per token",
+"New stds per token" and "Normalized std" are claimed as that, since that is what the
+script prints.
+
+What the page prints wrongly (the claims keep the printed strings): the standard
+deviations of ",", " how", " are", " you", "?" (0.208, 0.374, 0.424, 0.424, 0.245; they are
+0.187, 0.350, 0.394, 0.402, 0.224) and with them the normalized rows of those tokens, their
+two-decimal copies and the ranges ~2.88 and ~2.94; and nearly all of the "Expected Output",
+which the script cannot print: the sample standard deviations, the normalized matrix (even
+its "Hello" row, -0.4124 for -0.4121), the "New stds" (1.1547 each) and the normalized std
+of "Hello". Illustrative numbers that no computation produces (the drifting activations, the
+gradients of "Training Stability", exam marks out of 100 and 1000, "12+ layers") are declared
+with ``section.reported``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from symseq import Derivation, blocks, ops
+
+SQRT = sp.Lambda(sp.Symbol("u"), sp.sqrt(sp.Symbol("u")))
+
+derivation = Derivation(
+    "layernorm-hello-prompt",
+    title="Layer Normalization Explained: A Beginner's Guide",
+    source="layernorm-hello-prompt.md",
+    description="LayerNorm of a six-token prompt by hand and as a torch script's printed output",
+)
+
+ROWS = [["0.1", "0.3", "-0.2", "0.8"], ["0.0", "0.1", "0.4", "-0.1"], ["0.5", "-0.3", "0.2", "0.6"],
+        ["0.2", "0.7", "-0.4", "0.3"], ["-0.1", "0.4", "0.8", "-0.2"], ["0.3", "-0.1", "0.1", "0.5"]]
+TOKENS = ["Hello", ",", " how", " are", " you", "?"]
+D = 4
+ILLUSTRATIVE = "illustrative values of an analogy, not computed from any printed input"
+
+
+def _prompt(s, title: str = "the prompt, 6 tokens × 4 features; LayerNorm with ε = 0"):
+    """X, its LayerNorm at ε = 0 (n) and the population standard deviation per token."""
+    L = s.ledger(title)
+    X = L.input("X", ROWS, note="rows Hello , how are you ?")
+    n = blocks.layer_norm(L, X, eps=0, name="LN")
+    std = L.define("sigma", ops.Map(SQRT, n.var), note="population standard deviation of each row")
+    return L, X, n, std
+
+
+def _hello(s, title: str = "Hello alone; ε = 0"):
+    L = s.ledger(title)
+    x = L.input("x", [ROWS[0]], note="hello_features")
+    n = blocks.layer_norm(L, x, eps=0, name="LN")
+    std = L.define("sigma", ops.Map(SQRT, n.var))
+    centred = L.define("x-mu", x - n.mu)
+    sq = L.define("(x-mu)^2", centred * centred)
+    return L, x, n, std, centred, sq
+
+
+def _row_stats(L, M, name: str):
+    """Mean, population std and sample std (correction 1) of each row of M, as ledger rows."""
+    mean = L.define(f"mean({name})", ops.Sum(M, 1, mean=True))
+    c = M - mean
+    ss = ops.Sum(c * c, 1)
+    pop = L.define(f"std_pop({name})", ops.Map(SQRT, ss / ops.as_node(sp.Integer(D))))
+    sample = L.define(f"std({name})", ops.Map(SQRT, ss / ops.as_node(sp.Integer(D - 1))))
+    return mean, pop, sample
+
+
+def _range(L, X, t: int, scale=1):
+    row = list(L.value(X.name).row(t))
+    return (max(row, key=lambda e: sp.N(e, 30)) - min(row, key=lambda e: sp.N(e, 30))) * scale
+
+
+@derivation.section("What is Layer Normalization?")
+def what_is(s):
+    s.reported("out of 100 and others out of 1000", reason=ILLUSTRATIVE + " (exam marks)")
+
+
+@derivation.section("Without Layer Normalization")
+def without(s):
+    L, X, n, std = _prompt(s)
+    s.given(X[0, :], what="Layer 1, the embedding of Hello", at="exploding")
+    s.given(X[0, :], what="Layer 1, the embedding of Hello", at="vanishing")
+    for v in ("[15.2, -8.9, 22.1, -12.4]", "[156.7, -234.1, 89.3, -445.2]", "[2847.3, -1923.8, 5621.9, -3892.1]",
+              "[0.01, 0.003, -0.02, 0.008]", "[0.0001, 0.00003, -0.0002, 0.00008]",
+              "[0.000001, 0.0000003, -0.000002, 0.0000008]"):
+        s.reported(v, reason=ILLUSTRATIVE + " (activations of later layers)")
+
+
+@derivation.section("With Layer Normalization")
+def with_ln(s):
+    L, X, n, std = _prompt(s)
+    mean, pop, _ = _row_stats(L, n.out, "LN")
+    s.claim("0", mean[0, 0], what="mean of LN(Hello)", at="Mean ≈ 0")
+    s.claim("1", pop[0, 0], what="standard deviation of LN(Hello)", at="Standard deviation ≈ 1")
+    s.claim("[-0.41, 0.14, -1.24, 1.51]", n.out[0, :], what="Layer 1: LN(Hello) to two decimals", at="Layer 1")
+    for v in ("[0.23, -0.87, 1.12, -0.48]", "[-1.05, 0.67, -0.31, 0.69]", "[0.88, -0.22, 1.33, -1.99]"):
+        s.reported(v, reason=ILLUSTRATIVE + " (normalized activations of later layers)")
+
+
+@derivation.section("Step 1: Token Embedding")
+def step1(s):
+    L, x, n, std, centred, sq = _hello(s)
+    s.given(sp.Integer(D), what="4 dimensions", at="4 dimensions")
+    s.given(x, what="hello_features")
+
+
+@derivation.section("Step 2: Calculate Mean")
+def step2(s):
+    L, x, n, std, centred, sq = _hello(s)
+    s.claim("(0.1 + 0.3 + (-0.2) + 0.8) / 4", n.mu[0, 0], what="mean, the sum over 4")
+    s.claim("1.0 / 4", n.mu[0, 0], what="mean, 1.0 over 4")
+    s.claim("0.25", n.mu[0, 0], what="mean")
+
+
+@derivation.section("Step 3: Calculate Variance")
+def step3(s):
+    L, x, n, std, centred, sq = _hello(s)
+    s.claim("[0.1 - 0.25, 0.3 - 0.25, -0.2 - 0.25, 0.8 - 0.25]", centred, what="differences, as written")
+    s.claim("[-0.15, 0.05, -0.45, 0.55]", centred, what="differences")
+    for j, p in enumerate(("-0.15", "0.05", "-0.45", "0.55")):
+        s.claim(p, centred[0, j], what=f"difference {j}, squared", at="squared_differences")
+    s.claim("[0.0225, 0.0025, 0.2025, 0.3025]", sq, what="squared differences")
+    s.claim("(0.0225 + 0.0025 + 0.2025 + 0.3025) / 4", n.var[0, 0], what="variance, the sum over 4")
+    s.claim("0.5300 / 4", n.var[0, 0], what="variance, 0.53 over 4")
+    s.claim("0.1325", n.var[0, 0], what="variance")
+
+
+@derivation.section("Step 4: Calculate Standard Deviation")
+def step4(s):
+    L, x, n, std, centred, sq = _hello(s)
+    s.claim("√0.1325", std[0, 0], what="std_dev as the root of the variance")
+    s.claim("0.364", std[0, 0], what="std_dev")
+
+
+@derivation.section("Step 5: Normalize Each Feature")
+def step5(s):
+    L, x, n, std, centred, sq = _hello(s)
+    for j, (xj, d, y) in enumerate((("0.1", "-0.15", "-0.412"), ("0.3", "0.05", "0.137"),
+                                    ("-0.2", "-0.45", "-1.236"), ("0.8", "0.55", "1.511"))):
+        at = f"feature {j}"
+        s.given(x[0, j], what=f"feature {j}", at=at)
+        s.claim("0.25", n.mu[0, 0], what="mean", at=at)
+        s.claim("0.364", std[0, 0], what="std_dev", at=at)
+        s.claim(d, centred[0, j], what=f"feature {j} minus the mean", at=at)
+        s.claim("0.364", std[0, 0], what="std_dev again", at=at)
+        s.claim(y, n.out[0, j], what=f"normalized feature {j}", at=at)
+
+
+@derivation.section("Step 6: Verify the Result")
+def step6(s):
+    L, x, n, std, centred, sq = _hello(s)
+    mean, pop, _ = _row_stats(L, n.out, "LN")
+    s.claim("0", mean[0, 0], what="the mean the rescaled features should have", at="comment")
+    s.claim("1", pop[0, 0], what="the std the rescaled features should have", at="comment")
+    for j, y in enumerate(("-0.412", "0.137", "-1.236", "1.511")):
+        s.claim(y, n.out[0, j], what=f"normalized feature {j}", at="new_mean")
+    s.claim("4", sp.Integer(D), what="the number of features", at="new_mean")
+    s.claim("0.000", mean[0, 0], what="new_mean", at="new_mean")
+    s.claim("1.000", pop[0, 0], what="new_std (population)", at="new_std")
+
+
+@derivation.section("Before Layer Normalization")
+def before(s):
+    L, X, n, std = _prompt(s)
+    s.given(sp.Integer(D), what="4 dimensions each", at="comment")
+    for t, w in enumerate(TOKENS):
+        s.given(X[t, :], what=f"embedding of {w!r}", at="embeddings")
+    means = ("0.25", "0.10", "0.25", "0.20", "0.225", "0.20")
+    stds = ("0.364", "0.208", "0.374", "0.424", "0.424", "0.245")
+    for t, w in enumerate(TOKENS):
+        s.claim(means[t], n.mu[t, 0], what=f"mean of {w!r}", at=f"stats of {w!r}")
+        s.claim(stds[t], std[t, 0], what=f"std of {w!r} (population)", at=f"stats of {w!r}")
+
+
+@derivation.section("After Layer Normalization")
+def after(s):
+    L, X, n, std = _prompt(s)
+    mean, pop, _ = _row_stats(L, n.out, "LN")
+    rows = ("[-0.412, 0.137, -1.236, 1.511]", "[-0.481, 0.000, 1.442, -0.962]", "[0.668, -1.471, -0.134, 0.936]",
+            "[0.000, 1.179, -1.415, 0.236]", "[-0.766, 0.412, 1.354, -1.000]", "[0.408, -1.225, -0.408, 1.225]")
+    for t, w in enumerate(TOKENS):
+        at = f"row of {w!r}"
+        s.claim(rows[t], n.out[t, :], what=f"LN of {w!r}", at=at)
+        s.claim("0", mean[t, 0], what=f"mean of LN({w!r})", at=at)
+        s.claim("1", pop[t, 0], what=f"std of LN({w!r})", at=at)
+
+
+@derivation.section("When Does Layer Norm Happen?")
+def when(s):
+    L, X, n, std = _prompt(s)
+    s.given(X[0, :], what="the first row of the embeddings", at="flow")
+    s.reported("12+ layers", reason="a typical depth named in passing, not a quantity of the example")
+    layers = sp.Integer(12)
+    s.given(layers, what="a 12-layer transformer", at="count")
+    s.claim("24", 2 * layers, what="two LayerNorms per layer (before attention and before the feed-forward)",
+            at="count")
+
+
+@derivation.section("The Problem: Inconsistent Scales")
+def problem(s):
+    L, X, n, std = _prompt(s)
+    for t, r in enumerate(("1.0", "0.5", "0.9")):
+        s.given(X[t, :], what=f"embedding of {TOKENS[t]!r}", at=f"row {t}")
+        s.claim(r, _range(L, X, t), what=f"range max − min of {TOKENS[t]!r}", at=f"row {t}")
+
+
+@derivation.section("The Solution: Standard Scale")
+def solution(s):
+    L, X, n, std = _prompt(s)
+    mean, pop, _ = _row_stats(L, n.out, "LN")
+    rows = ("[-0.41, 0.14, -1.24, 1.51]", "[-0.48, 0.00, 1.44, -0.96]", "[0.67, -1.47, -0.13, 0.94]")
+    ranges = ("2.75", "2.88", "2.94")
+    for t in range(3):
+        at = f"row {t}"
+        s.claim(rows[t], n.out[t, :], what=f"LN of {TOKENS[t]!r}, two decimals", at=at)
+        s.claim(ranges[t], _range(L, X, t, 1 / L.value(std.name)[t, 0]), what=f"range of LN({TOKENS[t]!r})", at=at)
+        s.claim("0", mean[t, 0], what=f"LN({TOKENS[t]!r}) is balanced around 0", at=at)
+
+
+@derivation.section("**Mean = 0 (Balanced)**")
+def mean0(s):
+    L = s.ledger("the seesaw example")
+    u = L.input("unbalanced", [[5, 6, 7, 8]])
+    m = L.define("mean(unbalanced)", ops.Sum(u, 1, mean=True))
+    b = L.define("balanced", u - m)
+    mb = L.define("mean(balanced)", ops.Sum(b, 1, mean=True))
+    s.given(u, what="unbalanced")
+    s.claim("6.5", m, what="Mean of unbalanced")
+    s.claim("[-1.5, -0.5, 0.5, 1.5]", b, what="balanced = unbalanced − its mean")
+    s.claim("0", mb, what="Mean of balanced")
+
+
+@derivation.section("**Standard Deviation = 1 (Consistent)**")
+def std1(s):
+    mm, km = sp.Rational(1, 1000), sp.Integer(1000)
+    s.given(sp.Integer(1000), what="1000 mm", at="different_units")
+    s.given(sp.Integer(2), what="2 m", at="different_units")
+    s.given(sp.Rational(1, 2), what="0.5 km", at="different_units")
+    s.claim("1", 1000 * mm, what="1000 mm in metres", at="same_units")
+    s.claim("2", sp.Integer(2), what="2 m in metres", at="same_units")
+    s.claim("500", sp.Rational(1, 2) * km, what="0.5 km in metres", at="same_units")
+
+
+@derivation.section("Training Stability")
+def training(s):
+    for v in ("0.001", "15.7", "0.0001", "= 0.8", "= 1.2", "= 0.9"):
+        s.reported(v, reason=ILLUSTRATIVE + " (gradient sizes)")
+
+
+@derivation.section('For Our "Hello" Example')
+def hello_example(s):
+    L, x, n, std, centred, sq = _hello(s)
+    s.claim("0.1325", n.var[0, 0], what="variance", at="what we found")
+    s.claim("√0.1325", std[0, 0], what="standard deviation as a root", at="what we found")
+    s.claim("0.364", std[0, 0], what="standard deviation", at="what we found")
+    s.claim("0.364", std[0, 0], what="standard deviation, squared back", at="check")
+    s.claim("0.1325", sp.Rational(364, 1000) ** 2, what="0.364 squared (0.132496)", at="check")
+    s.claim("√0.1325", std[0, 0], what="the root again", at="check")
+    s.claim("0.364", std[0, 0], what="standard deviation again", at="check")
+
+
+@derivation.section("**What Actually Happens:**")
+def actually(s):
+    L = s.ledger("Hello with ε = 1e-5")
+    x = L.input("x", [ROWS[0]])
+    eps = sp.Rational(1, 100000)
+    n = blocks.layer_norm(L, x, eps=eps, name="LN")
+    root = L.define("sqrt(v+eps)", ops.Map(SQRT, n.var + ops.as_node(eps)))
+    s.claim("0.1325", n.var[0, 0], what="variance", at="Step 1")
+    s.claim("√(0.1325 + 0.00001)", root[0, 0], what="√(variance + ε), ε = 0.00001", at="Step 2")
+    s.claim("0.364", root[0, 0], what="std_dev with ε", at="Step 2")
+
+
+@derivation.section("Complete Code Example")
+def code(s):
+    L, X, n, std = _prompt(s)
+    s.given(sp.Rational(1, 100000), what="eps=1e-5", at="manual_layer_norm")
+    s.given(sp.Integer(X.shape[0]), what="6 tokens", at="comment")
+    s.given(sp.Integer(D), what="4 features each", at="comment")
+    for t, w in enumerate(TOKENS):
+        s.given(X[t, :], what=f"embedding of {w!r}", at="torch.tensor")
+    s.given(sp.Integer(D), what="nn.LayerNorm(4)", at="nn.LayerNorm")
+    s.given(sp.Integer(D), what="4 features", at="nn.LayerNorm")
+    s.given(X[0, :], what="embeddings[0], the Hello row", at="hello")
+
+
+def _matrix(rows) -> str:
+    return "[" + ", ".join(rows) + "]"
+
+
+@derivation.section("Expected Output")
+def expected(s):
+    L, X, n, std = _prompt(s, "the script's run: X, LN with ε = 1e-5 (manual_layer_norm), LN with ε = 0 (Hello)")
+    ln = blocks.layer_norm(L, X, eps="1e-5", name="LN_eps")
+    _, _, sample = _row_stats(L, X, "X")
+    m_eps, _, sample_eps = _row_stats(L, ln.out, "LN_eps")
+    m0, pop0, sample0 = _row_stats(L, n.out, "LN")
+    s.given(X, what="Original embeddings (tensor, six rows)", at="Original embeddings")
+    s.claim("[0.2500, 0.1000, 0.2500, 0.2000, 0.2250, 0.2000]", n.mu.T if hasattr(n.mu, "T") else n.mu,
+            what="Original means per token", at="means")
+    s.claim("[0.3640, 0.2082, 0.3742, 0.4243, 0.4240, 0.2449]", sample.T,
+            what="Original stds per token: embeddings.std(dim=-1), the sample std", at="stds")
+    s.claim(_matrix(["[-0.4124,  0.1375, -1.2371,  1.5120]", "[-0.4804,  0.0000,  1.4414, -0.9610]",
+                     "[ 0.6682, -1.4706, -0.1336,  0.9360]", "[ 0.0000,  1.1785, -1.4142,  0.2357]",
+                     "[-0.7660,  0.4123,  1.3540, -1.0003]", "[ 0.4082, -1.2247, -0.4082,  1.2247]"]),
+            ln.out, what="After manual layer norm (ε = 1e-5)", at="manual layer norm")
+    s.claim("[-0.0000,  0.0000,  0.0000, -0.0000,  0.0000,  0.0000]", m_eps.T, what="New means per token",
+            at="new means")
+    s.claim("[1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000]", sample_eps.T,
+            what="New stds per token: normalized_manual.std(dim=-1), the sample std", at="new stds")
+    s.given(X[0, :], what="Original 'Hello' features", at="Hello")
+    s.claim("0.250", n.mu[0, 0], what="Mean", at="Hello")
+    s.claim("0.132", n.var[0, 0], what="Variance (0.1325 printed to three decimals)", at="Hello")
+    s.claim("0.364", std[0, 0], what="Standard deviation", at="Hello")
+    s.claim("[-0.4124,  0.1375, -1.2371,  1.5120]", n.out[0, :],
+            what="Normalized 'Hello' = (hello − mean)/std_dev, ε = 0", at="Hello")
+    s.claim("0.000000", m0[0, 0], what="Normalized mean", at="Hello")
+    s.claim("0", m0[0, 0], what="Normalized mean should be ≈0", at="Hello")
+    s.claim("1.000000", sample0[0, 0], what="Normalized std: normalized_hello.std(), the sample std", at="Hello")
+    s.claim("1", pop0[0, 0], what="Normalized std should be ≈1 (the population std of a normalized row)",
+            at="Hello")
+
+
+@derivation.section("🎯 **What Layer Normalization Does**")
+def takeaways(s):
+    L, X, n, std = _prompt(s)
+    mean, pop, _ = _row_stats(L, n.out, "LN")
+    s.claim("0", mean[0, 0], what="the mean after LayerNorm (Hello)")
+    s.claim("1", pop[0, 0], what="the standard deviation after LayerNorm (Hello)")
+
+
+@derivation.section("🎯 **When It Happens**")
+def when_takeaway(s):
+    per_layer, layers = sp.Integer(2), sp.Integer(12)
+    s.claim("2", per_layer, what="LayerNorms per layer: before attention and before the feed-forward")
+    s.claim("24", per_layer * layers, what="LayerNorms in a 12-layer model")
+    s.given(layers, what="a 12-layer model")

@@ -1,0 +1,52 @@
+"""The audit's own benchmark, sampled: edited numbers of the seed handouts must be caught.
+
+``benchmarks/audit_mutations.py`` runs every mutation (see its README figures);
+here a fixed sample of each kind per seed keeps the score in CI. The floors are
+the scores measured when they were set, rounded down: raising them is the
+point of the audit's open work, lowering one needs a reason in the commit.
+"""
+
+import pytest
+
+from symseq.audit import audit, read
+from symseq.audit.mutate import KINDS, judge, mutations, plan, sample
+from symseq.audit.tokens import scan
+from test_audit import EXPECTED, SEEDS, needs_seeds
+from symseq.verify.derivation import bundled
+
+DERIVATIONS = bundled()
+PER_KIND = 3
+# caught (exit 1, at the edited line, correct rounding) and failed (exit 1) over the sample, per seed
+FLOORS = {"000": (0.65, 0.85), "001": (0.60, 0.80), "003": (0.90, 0.90), "004": (0.75, 0.80)}
+
+
+def _derivations(seed):
+    names = EXPECTED[seed] or [d.name for d in DERIVATIONS if d.source == seed]
+    return [d for d in DERIVATIONS if d.name in names]
+
+
+@needs_seeds
+@pytest.mark.parametrize("seed", sorted(EXPECTED), ids=lambda s: s[:3])
+def test_sampled_mutations_of_a_seed_are_caught(seed):
+    doc = read(SEEDS / seed)
+    ds = _derivations(seed)
+    clean = audit(doc, ds)
+    assert not clean.failed, clean.failures()
+    muts = sample(plan(clean, doc), PER_KIND, seed=0)
+    assert {m.kind for m in muts} >= {"last", "sign", "delete"}
+    verdicts = [judge(m, doc, ds) for m in muts]
+    caught = sum(v.caught for v in verdicts) / len(verdicts)
+    failed = sum(v.failed for v in verdicts) / len(verdicts)
+    floor_caught, floor_failed = FLOORS[seed[:3]]
+    missed = [f"{v.mutation}: {v.said or 'passed'}" for v in verdicts if not v.caught]
+    assert caught >= floor_caught and failed >= floor_failed, "\n".join(missed)
+
+
+def test_the_kinds_of_edit():
+    (tok,) = scan("x = [0.8,-0.4]")
+    m = mutations(tok, "-")
+    assert m == {"last": "[0.8,-0.5]", "middle": "[0.8,-1.4]", "sign": "[-0.8,-0.4]", "swap": "[-0.4,0.8]",
+                 "delete": ""}
+    (tok,) = scan("d_k = 0")
+    assert set(mutations(tok)) == {"last", "delete"}  # zero has no sign; one digit has no middle
+    assert KINDS == ("last", "middle", "sign", "swap", "delete")
