@@ -383,16 +383,20 @@ def activation_slopes(s):
                     at="Table 4, sigmoid")
     s.identity("1/4 − σ(z)(1 − σ(z)) = (σ(z) − 1/2)² ≥ 0, so σ′ ≤ 1/4 everywhere",
                sp.expand(sp.Rational(1, 4) - sig * (1 - sig) - (sig - sp.Rational(1, 2)) ** 2), at="Table 4, sigmoid")
-    s.claim("1", sp.diff(sp.tanh(z), z).subs(z, 0), what="tanh′(0): slope one near zero", at="Table 4, tanh")
-    s.claim("0", sp.limit(sp.diff(sp.tanh(z), z), z, sp.oo), what="tanh′(z) as z → ∞ (saturation)", at="Table 4, tanh")
+    s.claim("1", sp.diff(sp.tanh(z), z).subs(z, 0), what="tanh′(0): slope one near zero", at="Table 4, tanh",
+            near="The slope is near one near zero")
+    # The saturation limits are printed after the table, in the sentence on saturation.
+    s.claim("0", sp.limit(sp.diff(sp.tanh(z), z), z, sp.oo), what="tanh′(z) as z → ∞ (saturation)",
+            at="saturation", near="their derivatives approach zero")
     s.claim("0", sp.limit(sp.diff(sigmoid(z), z).rewrite(sp.exp), z, sp.oo), what="σ′(z) as z → ∞ (saturation)",
-            at="Table 4, sigmoid")
+            at="saturation", near="their derivatives approach zero")
     d_relu = sp.diff(relu(z), z)
     s.claim("1", d_relu.subs(z, 1), what="ReLU′ at a positive preactivation", at="Table 4, ReLU",
             in_text=False)  # printed inside the φ′ statement of the ReLU row, which the property above claims
-    s.claim("0", d_relu.subs(z, -1), what="ReLU′ at a negative preactivation (the path is cut)", at="Table 4, ReLU")
+    s.claim("0", d_relu.subs(z, -1), what="ReLU′ at a negative preactivation (the path is cut)", at="Table 4, ReLU",
+            in_text=False)  # printed inside the same φ′ statement
     s.claim("0", d_relu.subs(z, 0), what="ReLU′(0) under the implementation's convention (torch's autograd: 0)",
-            at="Table 4, ReLU")
+            at="Table 4, ReLU", in_text=False)  # the handout leaves the convention to the implementation
     s.note("ReLU is not differentiable at 0; the handout asks an implementation to fix a convention. symseq uses "
            "ReLU′(0) = 0, as torch's autograd; relu_at_zero(x, 1/2) records the other convention.")
     # An active ReLU path keeps the recurrent weight factors: ∂h_q/∂h_s = w_h^{q−s} when every z_t > 0.
@@ -534,8 +538,8 @@ def shapes(s):
              ("H×H", "W_h", "W_h"), ("C×H", "W_o", "W_o"), ("1×H", "b_h", "b_h"), ("1×C", "b_o", "b_o"),
              ("1×C", "ŷ", "ŷ"), ("1×C", "y", "y"), ("1×H", bp.g_h(1), "g_t^h"), ("1×H", bp.g_z(1), "g_t^z"),
              ("1×C", "e", "e")]
-    for printed, name, what in items:
-        s.claim_shape(printed, L.shape(name), dims=DIMS, what=what, at="Table 5")
+    for printed, name, what in items:  # each in the row that names its symbol (ŷ shares a row with y)
+        s.claim_shape(printed, L.shape(name), dims=DIMS, what=what, at=f"Table 5, {'y' if what == 'ŷ' else what}")
     # The forward equation as printed: the loss, the zero initial state, then each product's shape in turn.
     yh, y = E(L, "ŷ"), E(L, "y")
     s.identity(r"\mathcal L=\tfrac12\sum_{c=0}^{C-1}(\widehat y_c-y_c)^2",

@@ -33,6 +33,7 @@ The order of the work:
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -68,6 +69,9 @@ class _Claim:
     prop: bool = False  # a property whose statement repeats the handout's formula
     needs_raw: bool = False  # match only where the text reads as the printed string
     edit: tuple | None = None  # (token position, the claim's own token) of a number edited within several
+    row: bool = False  # its location names a table row ("Table 4, tanh"): it is looked for in that row only
+    aligned: bool = False  # found by the alignment of its group (in the text's order), not by a later search
+    hint: tuple | None = None  # (token positions, index of the edited one) where the alignment expects it edited
 
 
 def _raw(text: str) -> str:
@@ -139,6 +143,8 @@ class Auditor:
         self.report = AuditReport(doc.path, [d.name for d in derivations], doc.tokens)
         self.words_used: set = set()
         self._unprinted: list[Claim] = []  # claims of values the handout leaves to the reader
+        self._first_line = [t.line for t in self.toks]  # tokens come in text order
+        self._input_values: list | None = None
 
     # -- ranges
     def _lines(self, rng) -> list[int]:
@@ -148,6 +154,9 @@ class Auditor:
         if isinstance(rng, _Gap):
             return list(range(rng.after + 1, rng.before))
         ranges = rng if isinstance(rng, list) else [rng]
+        if len(ranges) == 1:
+            a, b = ranges[0]
+            return list(range(bisect.bisect_left(self._first_line, a), bisect.bisect_right(self._first_line, b)))
         return [i for i, t in enumerate(self.toks) if any(a <= t.line <= b for a, b in ranges)]
 
     def _between(self, section) -> "_Gap | None":
@@ -196,11 +205,13 @@ class Auditor:
         self._group_claims = {}
         for c in claims:
             self._group_claims.setdefault(c.group, []).append(c)
-        self._in_order([c for c in claims if not c.weak])
-        self._in_order([c for c in claims if c.weak])
-        self._anywhere([c for c in claims if not c.hits and not c.words], wide=False)
+        self._align(claims)
+        self._anywhere([c for c in claims if not c.hits and not c.words and not self._hinted(c)], wide=False)
         self._share(claims)
         self._reported()
+        self._hints(claims)
+        self._anywhere([c for c in claims if not c.hits and not c.words], wide=False)
+        self._share(claims)
         self._edited([c for c in claims if not c.hits and not c.words])
         self._anywhere([c for c in claims if not c.hits and not c.words], wide=True)
         self._share(claims)
@@ -235,6 +246,9 @@ class Auditor:
                     m = _LABEL.search(at)
                     table = self.doc.table(m.group(0)) if m else None
                     rng = (table.first, table.last) if table else sect
+                    row = self._row(table, at[m.end():]) if table else None
+                    if row is not None:  # "Table 4, tanh": the row that begins with tanh
+                        rng = (row, row)
                     if c.near:
                         rng = self._near(c.near, sect)
                         if rng is None:
@@ -242,14 +256,24 @@ class Auditor:
                                                                kind="claim", lines=None, near=c.near))
                             continue
                     weak = len(keys) == 1 and bool(re.fullmatch(r"-?\d+", keys[0]))
-                    group = (d.name, m.group(0)) if table else (d.name, id(s))
+                    group = (d.name, m.group(0), row) if table else (d.name, id(s))
                     own = sect
                     if c.near:
                         own, group = rng, (d.name, "near", c.near)
                     out.append(_Claim(c, keys, s, rng, own, group, weak and not prop, _raw(c.printed), order,
-                                      dspan=sp_, prop=prop, needs_raw=prop and weak))
+                                      dspan=sp_, prop=prop, needs_raw=prop and weak, row=row is not None and not c.near))
                     order += 1
         return out
+
+    def _row(self, table, label: str) -> int | None:
+        """The line of ``table``'s only data row whose first cell holds ``label`` as a word (case aside), else None:
+        "Table 4, sigmoid" names the row "Logistic sigmoid: …"."""
+        want = label.strip(" ,").lower()
+        if not want:
+            return None
+        first = [self.doc.line(r).strip().strip("|").split(table.sep)[0].lower() for r in table.rows]
+        rows = [r for r, cell in zip(table.rows, first) if re.search(rf"(?<!\w){re.escape(want)}(?!\w)", cell)]
+        return rows[0] if len(rows) == 1 else None
 
     def _near(self, near: str, sect) -> list | None:
         """The lines holding the text ``near`` (spacing, ``$`` and braces aside): those of the section when it has
@@ -333,6 +357,142 @@ class Auditor:
                 done[key] = c.hits
                 cursor = idx[-1] + 1
 
+    # weights of the alignment: every exact match outweighs every hint, every hint every preference
+    _EXACT, _HINT = 10**8, 10**4
+
+    def _align(self, claims: list[_Claim]):
+        """Attribute each group's claims (a table's, a ``near=`` anchor's, a section's) to token occurrences by one
+        alignment that respects the order of the text: each claim takes at most one occurrence and each token
+        serves at most one claim, so equal printed strings of different claims take different occurrences, in
+        order. Lone integers at the same place with the same printed string, and claims of one table row with
+        the same printed string ("z_t, h_t: 1×H"), form one unit and share theirs (other claims repeating a found one's place and string share it in :meth:`_share`).
+
+        The alignment maximises, in this order: the number of tokens claims print exactly (a property restating
+        the handout's formula counts half: a value claim of the same token outranks it); the number of claims left
+        without one whose place in the order holds a number that reads as theirs edited (a *hint*, checked by
+        :meth:`_hints` once every exact search is done); and preferences among equal occurrences (a line that
+        reads as the printed string; the result after the last ``=`` of a line). Table rows, tables and anchors
+        go first, since their lines lie inside a section."""
+        groups: dict = {}
+        for c in claims:
+            if c.rng is not None:
+                groups.setdefault(c.group, []).append(c)
+        for cs in sorted(groups.values(), key=lambda cs: (not isinstance(cs[0].group[1], str),
+                                                          len(cs[0].group) < 3 or cs[0].group[2] is None,
+                                                          cs[0].order)):
+            units: dict = {}
+            for c in cs:  # a lone integer stated twice at one place, or a string twice in one row, is printed once
+                key = (c.rng, c.claim.printed) if c.row else (c.claim.location, c.claim.printed) if c.weak else id(c)
+                units.setdefault(key, []).append(c)
+            units = list(units.values())
+            stream = [i for i in self._stream(cs[0].rng) if self._free(i, False)]
+            for unit, (idx, edited) in zip(units, self._alignment(units, stream)):
+                for c in unit:
+                    if idx and edited is None:
+                        self._take(c, idx)
+                        c.aligned = True
+                    elif idx:
+                        c.hint = (idx, edited)
+
+    def _alignment(self, units: list[list[_Claim]], stream: list[int]) -> list[tuple]:
+        """For each unit, (token positions, None) of its exact match, (positions, k) of its hint (entry k of the
+        run edited), or ((), None): the best order-respecting alignment of ``units`` to ``stream``."""
+        m, n = len(units), len(stream)
+        keys = [self.toks[i].key for i in stream]
+        cand: list[dict] = []  # per unit: stream index -> (score, length, edited)
+        for u in units:
+            c = u[0]
+            L, opts = len(c.keys), {}
+            refs = None
+            for j in range(n - L + 1):
+                idx = stream[j:j + L]
+                if keys[j:j + L] == c.keys:
+                    if c.needs_raw and not self._raw_match(c, idx):
+                        continue
+                    weight = self._EXACT // 2 if c.prop else self._EXACT  # a value outranks a restated formula
+                    opts[j] = (weight * L + self._preference(c, idx), L, None)
+                elif not c.prop:
+                    if refs is None:
+                        refs = claim_tokens(c.claim.printed)
+                    diff = [k for k in range(L) if keys[j + k] != c.keys[k]]
+                    if len(diff) == 1 and (L > 1 or len(c.keys) == 1) and \
+                            self._edit_of(refs[diff[0]], self.toks[idx[diff[0]]]) and \
+                            not (L == 1 and self._prints_an_input(idx[0])):
+                        opts[j] = (self._HINT, L, diff[0])
+            cand.append(opts)
+        # best[i][j]: the best score aligning units[i:] to stream[j:]
+        best = [[0] * (n + 1) for _ in range(m + 1)]
+        for i in range(m - 1, -1, -1):
+            row, nxt, opts = best[i], best[i + 1], cand[i]
+            for j in range(n - 1, -1, -1):
+                v = max(nxt[j], row[j + 1])
+                o = opts.get(j)
+                if o is not None:
+                    v = max(v, o[0] + nxt[j + o[1]])
+                row[j] = v
+            row[n] = nxt[n]
+        out, j = [], 0
+        for i in range(m):
+            while True:
+                o = cand[i].get(j) if j < n else None
+                if o is not None and best[i][j] == o[0] + best[i + 1][j + o[1]]:
+                    out.append((stream[j:j + o[1]], o[2]))
+                    j += o[1]
+                    break
+                if j < n and best[i][j] == best[i][j + 1]:
+                    j += 1
+                    continue
+                out.append(((), None))  # best[i][j] == best[i + 1][j]: the unit is left out
+                break
+        return out
+
+    def _preference(self, c: _Claim, idx: list[int]) -> int:
+        """Among occurrences that print a claim exactly: one on a line that reads as the printed string (2), one
+        after the last ``=`` of its line (1), where ``a = … = b`` prints a result."""
+        score = 2 if self._raw_match(c, idx) else 0
+        first = self.toks[idx[0]]
+        eq = self.doc.line(first.line).rfind("=")
+        return score + (1 if eq >= 0 and first.start > eq else 0)
+
+    def _edit_of(self, ref: Token, t: Token) -> bool:
+        """Whether the text's token ``t`` may be the claim's token ``ref`` edited: a digit or two changed (one
+        digit included; the alignment's order decides), the sign flipped, or entries of a vector swapped."""
+        if self._distance(ref, t, lone=False) is not None:
+            return True
+        if ref.kind == t.kind and ref.kind in ("vector", "matrix") and ref.shape == t.shape and \
+                ref.entries != t.entries and sorted(ref.entries) == sorted(t.entries):
+            return True
+        return False
+
+    def _hinted(self, c: _Claim) -> bool:
+        """Whether the alignment expects claim ``c`` at tokens that no claim has taken since."""
+        return c.hint is not None and all(self._free(i, True) for i in c.hint[0])
+
+    def _hints(self, claims: list[_Claim]):
+        """Claims the alignment left without an exact occurrence but with a hint whose tokens are still free:
+        each is checked restated with the text's number. If it holds it is covered; if not the number is wrong."""
+        for c in claims:
+            if c.hits or c.words or not self._hinted(c):
+                continue
+            idx, k = c.hint
+            if len(idx) == 1:
+                trial = _trial(c.claim, self.toks[idx[0]])
+            else:
+                ref = claim_tokens(c.claim.printed)[k]
+                base = c.claim.printed.strip().strip("$")
+                trial = _restated(c.claim, base[:ref.start] + self.toks[idx[k]].text + base[ref.end:])
+            if trial is None:
+                continue
+            r = trial.check(self.dps)
+            if r.status == "ok":
+                self._take(c, list(idx))
+                c.aligned, c.trial = True, None
+            elif r.status == "mismatch":
+                self._take(c, list(idx))
+                c.aligned, c.trial = True, trial
+                if len(idx) > 1:
+                    c.edit = (idx[k], claim_tokens(c.claim.printed)[k])
+
     def _bounds(self, c: _Claim) -> tuple[int, int]:
         """Token positions (lo, hi) between which claim ``c`` must sit: after the numbers of the claims before it
         in its table or section that are found, before those of the claims after it. (-1, n) when there are
@@ -393,7 +553,7 @@ class Auditor:
             elif wide:
                 ranges = [c.dspan, (1, self.doc.n)]
             else:
-                ranges = [c.rng, c.sect_rng]
+                ranges = [c.rng] if c.row else [c.rng, c.sect_rng]  # a table row's claim stays in its row
             bounded = c.weak and not wide
             done = False
             for rng in ranges:
@@ -416,7 +576,7 @@ class Auditor:
                         break
                 if done:
                     break
-            words_in = ranges[0] if wide else c.sect_rng
+            words_in = ranges[0] if wide else c.rng if c.row else c.sect_rng
             if not done and c.weak and not c.prop and words_in is not None and (wide or c.sect_rng):
                 value = int(c.keys[0])
                 ranges = words_in if isinstance(words_in, list) else [words_in]
@@ -643,23 +803,25 @@ class Auditor:
     def _prints_an_input(self, i: int) -> bool:
         """Whether token ``i`` prints, in the place of its section, the value of an input a derivation declares
         (then it is that input's, not an edited claim's)."""
-        for d in self.derivations:
-            for s in d.sections:
-                gs = getattr(s, "inputs", [])
-                if not gs:
-                    continue
-                loc = self.located.get(id(s))
-                rng = (loc.start, loc.end) if loc is not None and loc.start is not None else self._between(s)
-                if rng is None or i not in self._lines(rng):
-                    continue
-                for g in gs:
-                    try:
-                        v = exact_value(Claim("", "value", g.value, ledger=None))
-                    except SymseqError:
-                        continue
-                    entries = list(v) if isinstance(v, sp.MatrixBase) else [v]
-                    if self._same(self.toks[i], entries, v.shape if isinstance(v, sp.MatrixBase) else ()):
-                        return True
+        if self._input_values is None:
+            self._input_values = []
+            for d in self.derivations:
+                for s in d.sections:
+                    for g in getattr(s, "inputs", []):
+                        try:
+                            v = exact_value(Claim("", "value", g.value, ledger=None))
+                        except SymseqError:
+                            continue
+                        entries = list(v) if isinstance(v, sp.MatrixBase) else [v]
+                        self._input_values.append((s, entries, v.shape if isinstance(v, sp.MatrixBase) else ()))
+        line = self.toks[i].line
+        for s, entries, shape in self._input_values:
+            loc = self.located.get(id(s))
+            rng = (loc.start, loc.end) if loc is not None and loc.start is not None else self._between(s)
+            if rng is None or (i not in self._lines(rng) if isinstance(rng, _Gap) else not rng[0] <= line <= rng[1]):
+                continue
+            if self._same(self.toks[i], entries, shape):
+                return True
         return False
 
     def _gap(self, c: _Claim, rng) -> list[int]:
