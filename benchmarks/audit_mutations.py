@@ -13,6 +13,7 @@ digit or sign edit, gives the number as it was printed as the correct rounding.
     python benchmarks/audit_mutations.py --sample 40      # at most 40 of each kind per handout
     python benchmarks/audit_mutations.py --misses         # also list what was not caught
     python benchmarks/audit_mutations.py -j 2             # in two processes
+    python benchmarks/audit_mutations.py --only 004       # one handout
 
 The seeds are read from ../shared/seeds beside the repository or $SYMSEQ_SEEDS;
 the worked examples from tests/data/examples (each with its derivation in
@@ -73,7 +74,7 @@ def _derivations_by_name(path: Path, names: list[str]) -> list:
     return _CACHE[key]
 
 
-def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout) -> int:
+def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout, only: str = "") -> int:
     from symseq.audit import audit, read
     from symseq.audit.mutate import KINDS, plan
     from symseq.audit.mutate import sample as draw
@@ -81,6 +82,8 @@ def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout) 
     bad = 0
     rows = []
     for path, ds in handouts():
+        if not path.name.startswith(only):
+            continue
         doc = read(path)
         clean = audit(doc, ds)
         seeded = path.parent == SEEDS
@@ -123,8 +126,9 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0, help="the random seed of --sample")
     p.add_argument("-j", "--jobs", type=int, default=1, help="processes")
     p.add_argument("--misses", action="store_true", help="list the mutations that were not caught")
+    p.add_argument("--only", metavar="PREFIX", default="", help="only the handouts whose file name starts so")
     a = p.parse_args(argv)
-    return run(a.sample, a.jobs, a.seed, a.misses)
+    return run(a.sample, a.jobs, a.seed, a.misses, only=a.only)
 
 
 if __name__ == "__main__":

@@ -773,10 +773,12 @@ def output_projection(s):
 @derivation.section("How this teaching example relates to standard implementations")
 def standard_implementations(s):
     L, r = attention_ledger()
-    s.claim("6", sp.Integer(r["C"].shape[1]), what="joined width of two width-3 heads", at="D = 5, two heads")
     h1 = r["h1"]
+    # in the text's order: D = 5, embed_dim, num_heads, the 5→3 maps, then the joined width in 6→5
     sizes(s, ("D", D), ("embed_dim", D), ("num_heads", len(r["heads"])), ("D in D→3", D),
-          ("d_k in 5→3", h1.Q.shape[1]), ("D in 6→5", r["B_att"].shape[1]), at="D = 5, two heads")
+          ("d_k in 5→3", h1.Q.shape[1]), at="D = 5, two heads")
+    s.claim("6", sp.Integer(r["C"].shape[1]), what="joined width of two width-3 heads", at="D = 5, two heads")
+    sizes(s, ("D in 6→5", r["B_att"].shape[1]), at="D = 5, two heads")
     s.note("torch's nn.MultiheadAttention splits embed_dim equally across heads and refuses embed_dim=5, "
            "num_heads=2; the ledger's heads take any widths. The torch cross-checks of multi-head attention "
            "live with the attention blocks' tests.")

@@ -172,8 +172,6 @@ def test_errata_are_located_at_their_lines(report):
     assert wrong == {(45, "[0.500, 0.337]"), (47, "[0.300, 0.198]")}
 
 
-@pytest.mark.xfail(strict=True, reason="audit: the claim '[0.0, 0.0]' of test case 2's Expected cell is matched to "
-                                       "the input x=[0.0,0.0] (column 5) and the input h to the Expected cell")
 def test_test_case_2_expected_value_is_the_claims_token(report):
     row = sorted((t for t in report.tokens if t.line == 69), key=lambda t: t.start)
     assert [t.text for t in row] == ["[0.0,0.0]", "[0.0,0.0]", "[0.0, 0.0]"]

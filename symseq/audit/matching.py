@@ -43,7 +43,7 @@ from ..errors import SymseqError
 from ..verify.claims import Claim, exact_value
 from ..verify.printed import PrintedNumber, read_printed
 from .document import Document
-from .report import AuditReport, Erratum, Missing
+from .report import Ambiguous, AuditReport, Erratum, Missing
 from .sections import locate, span
 from .structure import HARD, SOFT, claim_tokens, classify
 from .tokens import MINUS, Token, number_value
@@ -70,6 +70,7 @@ class _Claim:
     needs_raw: bool = False  # match only where the text reads as the printed string
     edit: tuple | None = None  # (token position, the claim's own token) of a number edited within several
     row: bool = False  # its location names a table row ("Table 4, tanh"): it is looked for in that row only
+    dropped: int | None = None  # the number of its printed string that the text leaves out, where it stands
     aligned: bool = False  # found by the alignment of its group (in the text's order), not by a later search
     hint: tuple | None = None  # (token positions, index of the edited one) where the alignment expects it edited
 
@@ -121,6 +122,31 @@ def digit_fault(printed: str, correct: str) -> str:
     return "none"
 
 
+@dataclass
+class _Input:
+    """A declared input (``section.given``) of a located section, aligned with its section's claims."""
+
+    given: object
+    derivation: object
+    section: object
+    value: object
+    entries: list
+    shape: tuple
+    source: str
+    rng: tuple
+    group: tuple
+    order: tuple
+    hits: list = field(default_factory=list)
+    hint: tuple | None = None
+    aligned: bool = False
+    keys: tuple = (None,)  # one token
+    claim = None
+
+    @property
+    def sect_rng(self):
+        return self.rng
+
+
 class _Gap(tuple):
     """Lines (first, last) of a section without a heading, holding only the tokens strictly between the token
     positions ``after`` and ``before`` (see :meth:`Auditor._between`)."""
@@ -145,6 +171,8 @@ class Auditor:
         self._unprinted: list[Claim] = []  # claims of values the handout leaves to the reader
         self._first_line = [t.line for t in self.toks]  # tokens come in text order
         self._input_values: list | None = None
+        self._inputs_aligned: list = []
+        self._inputs_done: set = set()  # id of each Given already attributed
 
     # -- ranges
     def _lines(self, rng) -> list[int]:
@@ -200,10 +228,13 @@ class Auditor:
                 loc = self.located.get(id(s))
                 if loc is None or loc.start is None:
                     rep.unlocated.append((d.name, s.title))
+                rep.sections.append((d.name, s.title, (loc.start, loc.end) if loc is not None and
+                                     loc.start is not None else None))
         claims = self._claims()
+        self._inputs_aligned = self._aligned_inputs()
         self._all_claims = claims
         self._group_claims = {}
-        for c in claims:
+        for c in claims + self._inputs_aligned:
             self._group_claims.setdefault(c.group, []).append(c)
         self._align(claims)
         self._anywhere([c for c in claims if not c.hits and not c.words and not self._hinted(c)], wide=False)
@@ -221,14 +252,15 @@ class Auditor:
         self._share(claims)
         self._inputs()
         self._decide(claims)
+        self._ambiguous(claims)
         self._finish()
         return rep
 
     def _claims(self) -> list[_Claim]:
-        out, order = [], 0
-        for d in self.derivations:
+        out = []
+        for di, d in enumerate(self.derivations):
             sp_ = span(self.located, d)
-            for s in d.sections:
+            for si, s in enumerate(d.sections):
                 loc = self.located.get(id(s))
                 sect = (loc.start, loc.end) if loc is not None and loc.start is not None else None
                 for c in s.claims:
@@ -260,9 +292,31 @@ class Auditor:
                     own = sect
                     if c.near:
                         own, group = rng, (d.name, "near", c.near)
-                    out.append(_Claim(c, keys, s, rng, own, group, weak and not prop, _raw(c.printed), order,
-                                      dspan=sp_, prop=prop, needs_raw=prop and weak, row=row is not None and not c.near))
-                    order += 1
+                    out.append(_Claim(c, keys, s, rng, own, group, weak and not prop, _raw(c.printed),
+                                      (di, si, c.seq), dspan=sp_, prop=prop, needs_raw=prop and weak,
+                                      row=row is not None and not c.near))
+        return out
+
+    def _aligned_inputs(self) -> list["_Input"]:
+        """The inputs of located sections that are not tables: they join their section's alignment."""
+        out = []
+        for di, d in enumerate(self.derivations):
+            for si, s in enumerate(d.sections):
+                loc = self.located.get(id(s))
+                if loc is None or loc.start is None:
+                    continue
+                for g in getattr(s, "inputs", []):
+                    if _LABEL.fullmatch((g.at or "").strip()):
+                        continue
+                    try:
+                        value = exact_value(Claim("", "value", g.value, ledger=None))
+                    except SymseqError:
+                        continue  # reported by _inputs
+                    entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
+                    shape = value.shape if isinstance(value, sp.MatrixBase) else ()
+                    source = f"{d.name}::{g.location}" + (f"::{g.what}" if g.what else "")
+                    out.append(_Input(g, d, s, value, entries, shape, source, (loc.start, loc.end), (d.name, id(s)),
+                                      (di, si, g.seq)))
         return out
 
     def _row(self, table, label: str) -> int | None:
@@ -377,19 +431,26 @@ class Auditor:
         for c in claims:
             if c.rng is not None:
                 groups.setdefault(c.group, []).append(c)
+        for g in self._inputs_aligned:
+            groups.setdefault(g.group, []).append(g)
         for cs in sorted(groups.values(), key=lambda cs: (not isinstance(cs[0].group[1], str),
                                                           len(cs[0].group) < 3 or cs[0].group[2] is None,
                                                           cs[0].order)):
             units: dict = {}
-            for c in cs:  # a lone integer stated twice at one place, or a string twice in one row, is printed once
-                key = (c.rng, c.claim.printed) if c.row else (c.claim.location, c.claim.printed) if c.weak else id(c)
+            for c in sorted(cs, key=lambda c: c.order):
+                # a lone integer stated twice at one place, or a string twice in one row, is printed once
+                key = id(c) if isinstance(c, _Input) else (c.rng, c.claim.printed) if c.row else \
+                    (c.claim.location, c.claim.printed) if c.weak else id(c)
                 units.setdefault(key, []).append(c)
             units = list(units.values())
             stream = [i for i in self._stream(cs[0].rng) if self._free(i, False)]
             for unit, (idx, edited) in zip(units, self._alignment(units, stream)):
                 for c in unit:
                     if idx and edited is None:
-                        self._take(c, idx)
+                        if isinstance(c, _Input):
+                            self._input_take(c, idx[0])
+                        else:
+                            self._take(c, idx)
                         c.aligned = True
                     elif idx:
                         c.hint = (idx, edited)
@@ -404,6 +465,9 @@ class Auditor:
             c = u[0]
             L, opts = len(c.keys), {}
             refs = None
+            if isinstance(c, _Input):
+                cand.append(self._input_options(c, stream))
+                continue
             for j in range(n - L + 1):
                 idx = stream[j:j + L]
                 if keys[j:j + L] == c.keys:
@@ -411,14 +475,20 @@ class Auditor:
                         continue
                     weight = self._EXACT // 2 if c.prop else self._EXACT  # a value outranks a restated formula
                     opts[j] = (weight * L + self._preference(c, idx), L, None)
-                elif not c.prop:
+                elif not c.prop or L > 1:  # a formula restated is told edited only by the numbers around it
                     if refs is None:
                         refs = claim_tokens(c.claim.printed)
                     diff = [k for k in range(L) if keys[j + k] != c.keys[k]]
-                    if len(diff) == 1 and (L > 1 or len(c.keys) == 1) and \
+                    if len(diff) == 1 and \
                             self._edit_of(refs[diff[0]], self.toks[idx[diff[0]]]) and \
                             not (L == 1 and self._prints_an_input(idx[0])):
                         opts[j] = (self._HINT, L, diff[0])
+            if L >= 3:  # a statement of several numbers with one of them deleted: the others still in a row
+                for k in range(L):
+                    rest = c.keys[:k] + c.keys[k + 1:]
+                    for j in range(n - L + 2):
+                        if j not in opts and keys[j:j + L - 1] == rest:
+                            opts[j] = (self._HINT, L - 1, -1 - k)
             cand.append(opts)
         # best[i][j]: the best score aligning units[i:] to stream[j:]
         best = [[0] * (n + 1) for _ in range(m + 1)]
@@ -446,6 +516,43 @@ class Auditor:
                 break
         return out
 
+    def _input_options(self, g: "_Input", stream: list[int]) -> dict:
+        """The alignment's options for an input: a token printing its value (exact), or a token with one or two
+        entries a digit or two away, or its entries swapped (a hint)."""
+        opts = {}
+        for j, i in enumerate(stream):
+            t = self.toks[i]
+            if len(t.entries) != len(g.entries) or t.kind == "shape":
+                continue
+            if self._same(t, g.entries, g.shape):
+                opts[j] = (self._EXACT, 1, None)
+            elif self._edited_entries(t, g.entries, lone=True) or self._swapped(t, g.entries):
+                opts[j] = (self._HINT, 1, 0)
+        return opts
+
+    @staticmethod
+    def _swapped(t: Token, entries) -> bool:
+        """Whether ``t`` prints the values ``entries`` in another order (two entries exchanged, say)."""
+        vals = [number_value(e) for e in t.entries]
+        if len(entries) < 2 or any(v is None for v in vals):
+            return False
+        try:
+            return sorted(vals) == sorted(entries) and vals != list(entries)
+        except TypeError:
+            return False
+
+    def _input_take(self, g: "_Input", i: int):
+        t = self.toks[i]
+        self.owner.setdefault(i, []).append(g.given)
+        g.hits = [i]
+        bad = [k for k, (e, v) in enumerate(zip(t.entries, g.entries)) if (x := number_value(e)) is None or x != v]
+        if not bad:
+            t.cls, t.reason = "covered", f"input {g.source}"
+        else:
+            k = bad[0]
+            self._input_erratum(t, t.entries[k], g.entries[k], g.source, f"entry {k}" if len(g.entries) > 1 else "")
+        self._inputs_done.add(id(g.given))
+
     def _preference(self, c: _Claim, idx: list[int]) -> int:
         """Among occurrences that print a claim exactly: one on a line that reads as the printed string (2), one
         after the last ``=`` of its line (1), where ``a = … = b`` prints a result."""
@@ -471,10 +578,22 @@ class Auditor:
     def _hints(self, claims: list[_Claim]):
         """Claims the alignment left without an exact occurrence but with a hint whose tokens are still free:
         each is checked restated with the text's number. If it holds it is covered; if not the number is wrong."""
+        for g in self._inputs_aligned:
+            if not g.hits and self._hinted(g):
+                self._input_take(g, g.hint[0][0])
+                g.aligned = True
         for c in claims:
             if c.hits or c.words or not self._hinted(c):
                 continue
             idx, k = c.hint
+            if k < 0:  # the statement with its number k deleted: missing there
+                self._take(c, list(idx))
+                c.aligned, c.dropped = True, -1 - k
+                continue
+            if c.prop:  # a restated formula printed with another number than the one the derivation checks
+                self._take(c, list(idx))
+                c.aligned, c.edit = True, (idx[k], claim_tokens(c.claim.printed)[k])
+                continue
             if len(idx) == 1:
                 trial = _trial(c.claim, self.toks[idx[0]])
             else:
@@ -636,6 +755,8 @@ class Auditor:
                 loc = self.located.get(id(s))
                 sect = (loc.start, loc.end) if loc is not None and loc.start is not None else None
                 for g in getattr(s, "inputs", []):
+                    if id(g) in self._inputs_done:
+                        continue
                     p = self._input(d, g, sect or self._between(s))
                     if p is not None:
                         pending.append(p)
@@ -704,13 +825,17 @@ class Auditor:
             self._input_erratum(t, t.entries[k], entries[k], source, f"entry {k}" if len(entries) > 1 else "")
             self.owner.setdefault(i, []).append(g)
             return
-        self.report.missing.append(Missing(source, _show(value), g.location, g.what, kind="input"))
+        placed = next((x for x in self._inputs_aligned if x.given is g), None)
+        self.report.missing.append(Missing(source, _show(value), g.location, g.what, kind="input",
+                                           lines=self._expected(placed) if placed is not None else
+                                           tuple(sect) if sect is not None else None))
 
     @staticmethod
-    def _edited_entries(t: Token, entries) -> list[int]:
+    def _edited_entries(t: Token, entries, lone: bool = False) -> list[int]:
         """The entries of ``t`` that differ from ``entries`` when at most two do and each is printed within two
         edited characters of the value printed the same way ([0,-2] for [0,-1], 0.7 for 0.8); else [].
-        A lone one-digit number is never taken for an edited one (9 is as close to 8 as to any digit)."""
+        A lone one-digit number is never taken for an edited one (9 is as close to 8 as to any digit), unless
+        ``lone`` (where the alignment's order, not the digits, places it)."""
         if t.kind == "shape" or len(t.entries) != len(entries):
             return []
         bad = []
@@ -723,7 +848,7 @@ class Auditor:
                 if _levenshtein(e, shown) > 2:
                     return []
                 bad.append(k)
-        if len(bad) == len(entries) and any(len(re.sub(r"\D", "", e)) < 2 for e in t.entries):
+        if not lone and len(bad) == len(entries) and any(len(re.sub(r"\D", "", e)) < 2 for e in t.entries):
             return []  # nothing else agrees, and any other one-digit number is as close: no edit can be told apart
         return bad if len(bad) <= 2 else []
 
@@ -888,6 +1013,9 @@ class Auditor:
             claim = c.trial or c.claim
             if c.prop and not c.hits:
                 continue
+            if c.dropped is not None or c.prop and c.edit is not None:
+                self._misprinted(c)
+                continue
             r = claim.check(self.dps)
             if not c.hits and not c.words:
                 rep.missing.append(Missing(c.claim.id, c.claim.printed, c.claim.location, c.claim.what,
@@ -920,9 +1048,10 @@ class Auditor:
                 self._unlocated_erratum(claim, r, "a value the handout leaves to the reader (in_text=False)")
 
     def _expected(self, c: _Claim) -> tuple | None:
-        """Where a claim not found was expected: between the lines of the claims found before and after it in
-        its table or section (in the derivation's order), else its section's lines."""
-        same = [o for o in self._group_claims.get(c.group, []) if o.hits]
+        """Where a claim (or input) not found was expected: between the lines of the claims and inputs the
+        alignment placed before and after it in its table or section (in the derivation's order; those printing
+        the same could have taken its place, so they do not bound it), else its section's lines."""
+        same = [o for o in self._group_claims.get(c.group, []) if o.hits and o.aligned and not _alike(o, c)]
         before = [self.toks[o.hits[-1]].line for o in same if o.order < c.order]
         after = [self.toks[o.hits[0]].line for o in same if o.order > c.order]
         rng = c.rng or c.sect_rng or self._between(c.section)
@@ -935,6 +1064,27 @@ class Auditor:
         if lo is None or hi is None or lo > hi:
             return tuple(rng) if rng else None
         return (lo, hi)
+
+    def _misprinted(self, c: _Claim):
+        """A claim found with one of its numbers deleted (missing, at the lines of the rest), or a restated formula
+        printed with one number other than the statement the derivation checks (wrong there)."""
+        rep, ref = self.report, claim_tokens(c.claim.printed)
+        for i in c.hits:
+            self.toks[i].cls, self.toks[i].reason = "covered", c.claim.id
+        if c.dropped is not None:
+            lines = (self.toks[c.hits[0]].line, self.toks[c.hits[-1]].line)
+            rep.missing.append(Missing(c.claim.id, c.claim.printed, c.claim.location,
+                                       f"{c.claim.what} (its number {ref[c.dropped].text} is left out)".strip(),
+                                       lines=lines))
+            return
+        i, want = c.edit
+        t = self.toks[i]
+        t.cls = "wrong"
+        k = next((k for k, (a, b) in enumerate(zip(t.entries, want.entries)) if a != b), 0)
+        where = f"entry {k}: " if len(t.entries) > 1 else ""
+        rep.errata.append(Erratum(t.line, t.entries[k], want.entries[k], where + digit_fault(t.entries[k],
+                                  want.entries[k]) + " (the formula the derivation checks prints it so)",
+                                  c.claim.id, "", t.context))
 
     def _unlocated_erratum(self, claim: Claim, r, why: str):
         """A claim that does not hold and has no token in the text: an erratum all the same, without a line."""
@@ -981,6 +1131,18 @@ class Auditor:
         self.report.errata.append(Erratum(t.line, ", ".join(printed), ", ".join(correct), "; ".join(faults),
                                           c.claim.id, value, t.context))
 
+    def _ambiguous(self, claims: list[_Claim]):
+        """Aligned claims of one number whose printed string also stands, uncovered, between their neighbours."""
+        for c in claims:
+            if not c.aligned or c.trial is not None or len(c.hits) != 1 or c.rng is None:
+                continue
+            lo, hi = self._bounds(c)
+            others = [i for i in self._stream(c.rng) if lo < i < hi and i not in self.owner and not self.toks[i].cls
+                      and self.toks[i].key == c.keys[0]]
+            if others:
+                self.report.ambiguous.append(Ambiguous(c.claim.id, c.claim.printed, self.toks[c.hits[0]].line,
+                                                       tuple(self.toks[i].line for i in others)))
+
     def _finish(self):
         skipped = [(loc, f"{d.name} · {x.title} was not checked: {x.skipped}") for d in self.derivations
                    for x in d.sections if x.skipped and (loc := self.located.get(id(x))) is not None]
@@ -993,6 +1155,13 @@ class Auditor:
                 t.cls = "uncovered"
                 t.reason = t.reason or next((why for loc, why in skipped if t.line in loc), "")
         self.report.errata.sort(key=lambda e: (e.line is None, e.line or 0))
+
+
+def _alike(a, b) -> bool:
+    """Whether two claims (or two inputs) print the same, so either could stand at the other's place."""
+    if isinstance(a, _Input) or isinstance(b, _Input):
+        return isinstance(a, _Input) and isinstance(b, _Input) and a.entries == b.entries
+    return a.keys == b.keys
 
 
 def _same_form(a: str, b: str) -> bool:

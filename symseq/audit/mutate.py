@@ -51,7 +51,7 @@ class Mutation:
         return out
 
     def __str__(self) -> str:
-        return f"line {self.line} {self.kind}: {self.before!r} -> {self.after!r}"
+        return f"line {self.line}:{self.start} {self.kind}: {self.before!r} -> {self.after!r}"
 
 
 def _bump(text: str, k: int) -> str:

@@ -35,6 +35,11 @@ def render(rep: AuditReport, out) -> None:
         t.add_row(name, str(k.quantity), str(k.structural), str(k.reported), str(k.covered), str(k.uncovered),
                   str(k.wrong), f"{k.coverage:.1f}%")
     out.print(t)
+    if rep.sections:
+        st = _table("sections", ["lines", "section"])
+        for d, title, r in rep.sections:
+            st.add_row(f"{r[0]}–{r[1]}" if r else "no heading", f"{d} · {title}")
+        out.print(st)
     if rep.errata:
         e = _table(f"errata ({len(rep.errata)})", ["line", "printed", "correct", "digit at fault", "value", "claim"])
         for x in rep.errata:
@@ -54,6 +59,12 @@ def render(rep: AuditReport, out) -> None:
                      if x.lines else "—")
             m.add_row(where, x.kind, x.printed, x.location, x.what)
         out.print(m)
+    if rep.ambiguous:
+        a = _table(f"attributions the order of the text leaves open ({len(rep.ambiguous)})",
+                   ["line", "printed", "also at", "claim"])
+        for x in rep.ambiguous:
+            a.add_row(str(x.line), x.printed, ", ".join(map(str, x.others)), x.id)
+        out.print(a)
     if rep.unlocated:
         out.print(Text("sections without a heading in the text (matched by their printed strings alone): "
                        + "; ".join(f"{d}: {s}" for d, s in rep.unlocated), style="dim"))

@@ -58,6 +58,18 @@ class Missing:
 
 
 @dataclass
+class Ambiguous:
+    """A claim whose printed number the text holds more than once where it may stand (between the numbers of
+    its neighbouring claims): the audit attributed it to the occurrence at ``line`` and lists the others,
+    uncovered, at ``others``. Anchor the claim with ``near=`` (the text of its line) to settle it."""
+
+    id: str
+    printed: str
+    line: int
+    others: tuple
+
+
+@dataclass
 class Counts:
     """Token counts of one text or one derivation's part of it."""
 
@@ -103,6 +115,8 @@ class AuditReport:
     missing: list = field(default_factory=list)
     unlocated: list = field(default_factory=list)  # (derivation, section title) without a heading
     spans: dict = field(default_factory=dict)  # derivation name -> [(first line, last line), ...]
+    sections: list = field(default_factory=list)  # (derivation, section title, (first, last) or None)
+    ambiguous: list = field(default_factory=list)  # Ambiguous
     claims_checked: int = 0
     claims_matched: int = 0
 
@@ -166,6 +180,9 @@ class AuditReport:
             "errata": [vars(e) for e in self.errata],
             "missing": [vars(m) for m in self.missing],
             "unlocated_sections": [{"derivation": d, "section": s} for d, s in self.unlocated],
+            "sections": [{"derivation": d, "section": s, "lines": list(r) if r else None}
+                         for d, s, r in self.sections],
+            "ambiguous": [dict(vars(a), others=list(a.others)) for a in self.ambiguous],
             "tokens": [{
                 "line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind, "entries": list(t.entries),
                 "class": t.cls, "reason": t.reason, "context": t.context,

@@ -49,7 +49,7 @@ _CMD = re.compile(r"\\[A-Za-z]+")
 _ENV = re.compile(r"\\begin\{(bmatrix|pmatrix|matrix|vmatrix|Bmatrix|array|smallmatrix)\}(\{[^{}]*\})?")
 _FRAC_CMD = ("\\frac", "\\tfrac", "\\dfrac")
 _OPEN = {"(": ")", "[": "]"}
-_SIGN_OK_AFTER = set("([{,=&|;:<>≈~\t≤≥*×/") | {"\u2248", "\u2243", "\u2264", "\u2265", "\u2192"}
+_SIGN_OK_AFTER = set("([{,=&|;:<>≈~\t≤≥*×/+") | {"\u2248", "\u2243", "\u2264", "\u2265", "\u2192"}
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fourteen": 14, "sixteen": 16, "twenty": 20,
@@ -259,6 +259,8 @@ def _sign_allowed(s: str, i: int) -> bool:
         return True  # \approx-1.09, \simeq -0.5
     if s[:j + 1].endswith(("\\(", "\\[", "$")):
         return True
+    if re.search(r"\\begin\{\w+\}(?:\{[^{}]*\})?$", s[:i]):
+        return True  # the first cell of an array or matrix: \begin{array}{cc}-2
     return False
 
 

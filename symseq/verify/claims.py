@@ -89,6 +89,7 @@ class Claim:
     closed_form: bool = True
     in_text: bool = True
     near: str = ""
+    seq: int = 0  # its place among the claims and inputs of its section, in the order they were stated
     skip_reason: str = ""
     result: Result | None = None
 

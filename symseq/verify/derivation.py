@@ -102,6 +102,7 @@ class Given:
     what: str
     location: str
     at: str = ""
+    seq: int = 0  # its place among the claims and inputs of its section, in the order they were stated
 
 
 @dataclass
@@ -141,6 +142,7 @@ class Section:
     def _add(self, claim: Claim) -> Claim:
         claim.derivation = self.derivation.name
         claim.source = self.derivation.source
+        claim.seq = len(self.claims) + len(self.inputs)
         self.claims.append(claim)
         return claim
 
@@ -278,7 +280,7 @@ class Section:
             at: the table that prints it ("Table 8"), if any; its rows are
                 compared with the rows of ``value`` in order.
         """
-        g = Given(value, what, self._location(at), at)
+        g = Given(value, what, self._location(at), at, seq=len(self.claims) + len(self.inputs))
         self.inputs.append(g)
         return g
 
