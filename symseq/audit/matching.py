@@ -207,7 +207,11 @@ class Auditor:
                 lo, hi = (max(lo, first - 1), hi) if j < k else (lo, min(hi, first))
         if lo + 1 > hi - 1:
             return None
-        return _Gap((self.toks[lo + 1].line, self.toks[hi - 1].line), lo, hi)
+        gap = _Gap((self.toks[lo + 1].line, self.toks[hi - 1].line), lo, hi)
+        # where a number of it was expected: from the number found before it to the one after (a number deleted
+        # there leaves no token between them)
+        gap.expected = (self.toks[lo].line if lo >= 0 else 1, self.toks[hi].line if hi < len(self.toks) else self.doc.n)
+        return gap
 
     def _free(self, i: int, soft: bool) -> bool:
         t = self.toks[i]
@@ -422,7 +426,7 @@ class Auditor:
         the same printed string ("z_t, h_t: 1×H"), form one unit and share theirs (other claims repeating a found one's place and string share it in :meth:`_share`).
 
         The alignment maximises, in this order: the number of tokens claims print exactly (a property restating
-        the handout's formula counts half: a value claim of the same token outranks it); the number of claims left
+        the handout's formula counts a little less, so that a value claim of the same token outranks it); the number of claims left
         without one whose place in the order holds a number that reads as theirs edited (a *hint*, checked by
         :meth:`_hints` once every exact search is done); and preferences among equal occurrences (a line that
         reads as the printed string; the result after the last ``=`` of a line). Table rows, tables and anchors
@@ -473,15 +477,16 @@ class Auditor:
                 if keys[j:j + L] == c.keys:
                     if c.needs_raw and not self._raw_match(c, idx):
                         continue
-                    weight = self._EXACT // 2 if c.prop else self._EXACT  # a value outranks a restated formula
+                    weight = self._EXACT - 10 if c.prop else self._EXACT  # a value outranks a restated formula
                     opts[j] = (weight * L + self._preference(c, idx), L, None)
-                elif not c.prop or L > 1:  # a formula restated is told edited only by the numbers around it
+                else:
                     if refs is None:
                         refs = claim_tokens(c.claim.printed)
                     diff = [k for k in range(L) if keys[j + k] != c.keys[k]]
                     if len(diff) == 1 and \
                             self._edit_of(refs[diff[0]], self.toks[idx[diff[0]]]) and \
-                            not (L == 1 and self._prints_an_input(idx[0])):
+                            not (L == 1 and self._prints_an_input(idx[0])) and \
+                            (not c.prop or L > 1 or self._reads_before(c, refs[0], self.toks[idx[0]])):
                         opts[j] = (self._HINT, L, diff[0])
             if L >= 3:  # a statement of several numbers with one of them deleted: the others still in a row
                 for k in range(L):
@@ -553,6 +558,12 @@ class Auditor:
             self._input_erratum(t, t.entries[k], g.entries[k], g.source, f"entry {k}" if len(g.entries) > 1 else "")
         self._inputs_done.add(id(g.given))
 
+    def _reads_before(self, c: _Claim, ref: Token, t: Token) -> bool:
+        """Whether the text before token ``t`` on its line reads as the claim's printed string before its number
+        ``ref`` (eight characters, spacing aside): a restated formula of one number is told edited only so."""
+        want = _raw(c.claim.printed.strip().strip("$")[:ref.start])[-8:]
+        return len(want) >= 4 and _raw(self.doc.line(t.line)[:t.start]).endswith(want)
+
     def _preference(self, c: _Claim, idx: list[int]) -> int:
         """Among occurrences that print a claim exactly: one on a line that reads as the printed string (2), one
         after the last ``=`` of its line (1), where ``a = … = b`` prints a result."""
@@ -608,9 +619,8 @@ class Auditor:
                 c.aligned, c.trial = True, None
             elif r.status == "mismatch":
                 self._take(c, list(idx))
-                c.aligned, c.trial = True, trial
-                if len(idx) > 1:
-                    c.edit = (idx[k], claim_tokens(c.claim.printed)[k])
+                c.aligned = True
+                self._misprint(c, trial, idx, k)
 
     def _bounds(self, c: _Claim) -> tuple[int, int]:
         """Token positions (lo, hi) between which claim ``c`` must sit: after the numbers of the claims before it
@@ -633,7 +643,7 @@ class Auditor:
             if c.hits or c.words:
                 seen.setdefault(key, c)
         for c in claims:
-            if not c.hits and not c.words:
+            if not c.hits and not c.words and not self._hinted(c):  # a hinted claim is decided at its own place
                 other = seen.get((c.claim.location, c.claim.printed))
                 if other is not None:
                     if other.hits:
@@ -789,11 +799,15 @@ class Auditor:
         anchor = sect[0] if sect else 1
         wider = (self.report.spans.get(d.name), (1, self.doc.n)) if len(entries) > 1 else (
             self.report.spans.get(d.name),)
+        placed = next((x for x in self._inputs_aligned if x.given is g), None)
+        lone = placed is not None and len(entries) == 1 and entries[0].is_Integer
+        # in its section, a lone integer stands between the numbers of its neighbours (elsewhere, it cannot be told)
+        lo, hi = self._bounds(placed) if lone and not wide else (-1, len(self.toks))
         for rng in wider if wide else (sect,):
             if rng is None:
                 continue
             for soft in (False, True):
-                stream = self._stream(rng, soft)
+                stream = [i for i in self._stream(rng, soft) if lo < i < hi]
                 if rng != sect:  # outside the section: the nearest occurrence to it
                     stream = sorted(stream, key=lambda k: abs(self.toks[k].line - anchor))
                 for i in stream:
@@ -826,9 +840,9 @@ class Auditor:
             self.owner.setdefault(i, []).append(g)
             return
         placed = next((x for x in self._inputs_aligned if x.given is g), None)
-        self.report.missing.append(Missing(source, _show(value), g.location, g.what, kind="input",
-                                           lines=self._expected(placed) if placed is not None else
-                                           tuple(sect) if sect is not None else None))
+        lines = self._expected(placed) if placed is not None else sect.expected if isinstance(sect, _Gap) else \
+            tuple(sect) if sect is not None else None
+        self.report.missing.append(Missing(source, _show(value), g.location, g.what, kind="input", lines=lines))
 
     @staticmethod
     def _edited_entries(t: Token, entries, lone: bool = False) -> list[int]:
@@ -923,7 +937,17 @@ class Auditor:
                 c.trial = None
             elif r.status == "mismatch":
                 self._take(c, [i])
-                c.trial = trial
+                self._misprint(c, trial, [i], 0)
+
+    def _misprint(self, c: _Claim, trial: Claim, idx: list, k: int):
+        """Claim ``c`` restated as ``trial`` with the text's token ``idx[k]`` does not hold: the token is wrong. When
+        the token is not the claim's whole printed string (an entry of a vector, a number inside a formula) and
+        the claim as the derivation prints it holds, the erratum names the entry at fault against that print."""
+        c.trial = trial
+        ref = claim_tokens(c.claim.printed)[k]
+        whole = (ref.start, ref.end) == (0, len(c.claim.printed.strip().strip("$")))
+        if len(idx) > 1 or (len(ref.entries) > 1 or not whole) and c.claim.check(self.dps).status == "ok":
+            c.edit = (idx[k], ref)
 
     def _prints_an_input(self, i: int) -> bool:
         """Whether token ``i`` prints, in the place of its section, the value of an input a derivation declares
@@ -1058,7 +1082,7 @@ class Auditor:
         if isinstance(rng, list):
             rng = (rng[0][0], rng[-1][1])
         elif isinstance(rng, _Gap):
-            rng = tuple(rng)
+            rng = rng.expected
         lo = max(before) if before else rng[0] if rng else None
         hi = min(after) if after else rng[1] if rng else None
         if lo is None or hi is None or lo > hi:
@@ -1238,6 +1262,10 @@ def _trial(claim: Claim, t: Token) -> Claim | None:
         printed = "×".join(t.entries)
     else:
         return None
+    base = claim.printed.strip().strip("$")
+    refs = claim_tokens(claim.printed)
+    if len(refs) == 1 and (refs[0].start, refs[0].end) != (0, len(base)):
+        printed = base[:refs[0].start] + printed + base[refs[0].end:]  # (w,2-w) edited to (w,-2-w)
     return _restated(claim, printed)
 
 
