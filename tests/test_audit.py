@@ -558,3 +558,47 @@ def test_a_section_title_is_found_without_blank_lines_around_it():
     doc = parse("Some words first.\nScores\nThere are 2 of them.\n")
     (loc,) = locate(doc, [d]).values()
     assert (loc.heading, loc.start, loc.end) == (2, 2, 3)
+
+
+def _rows_derivation():
+    import sympy as sp
+
+    from symseq import Derivation
+
+    d = Derivation("rows", title="matrices printed row by row", source="rows.md")
+
+    @d.section("1 Weights")
+    def weights(s):
+        s.given(sp.Matrix([[1, 2], [3, 4]]), what="W as printed")
+        s.claim("[0.5000,1.0000;1.5000,2.0000]", sp.Matrix([[1, 2], [3, 4]]) / 2, what="W / 2")
+    return d
+
+
+ROWS = ("# 1 Weights\n\n"
+        "The weights are W = [[1, 2],\n"
+        "                     [3, 4]] and half of them print as\n"
+        "\n"
+        "tensor([[0.5000, 1.0000],\n"
+        "        [1.5000, 2.0000]])\n")
+
+
+def test_a_matrix_printed_row_by_row_is_one_claim_and_one_input():
+    from symseq.audit import audit
+
+    rep = audit(parse(ROWS, path="rows.md"), [_rows_derivation()])
+    assert not rep.failed and rep.missing == [] and rep.errata == []
+    covered = [(t.line, t.text) for t in rep.tokens if t.cls == "covered"]
+    assert covered == [(3, "[1, 2]"), (4, "[3, 4]"), (6, "[0.5000, 1.0000]"), (7, "[1.5000, 2.0000]")]
+
+
+@pytest.mark.parametrize("old, new, line, printed, correct", [
+    ("[1.5000, 2.0000]", "[1.5000, 2.1000]", 7, "2.1000", "2"),  # the claim's second row
+    ("[3, 4]", "[3, 5]", 4, "5", "4"),  # the input's second row
+])
+def test_an_edited_row_is_wrong_at_its_own_line(old, new, line, printed, correct):
+    from symseq.audit import audit
+
+    rep = audit(parse(ROWS.replace(old, new), path="rows.md"), [_rows_derivation()])
+    assert rep.failed
+    assert [(e.line, e.printed) for e in rep.errata] == [(line, printed)]
+    assert rep.errata[0].correct.rstrip("0").rstrip(".") == correct

@@ -452,7 +452,7 @@ class Auditor:
                 for c in unit:
                     if idx and edited is None:
                         if isinstance(c, _Input):
-                            self._input_take(c, idx[0])
+                            self._input_take(c, idx)
                         else:
                             self._take(c, idx)
                         c.aligned = True
@@ -472,7 +472,22 @@ class Auditor:
             if isinstance(c, _Input):
                 cand.append(self._input_options(c, stream))
                 continue
+            if not c.prop:  # entry by entry: a matrix printed row by row, a table row as a bracketed vector
+                refs = claim_tokens(c.claim.printed)
+                flat = [e for r in refs for e in r.entries] if all(r.kind in _ARRAY for r in refs) else []
+                in_table = isinstance(c.group[1], str) and c.group[1] != "near"
+                for j, (run, bad) in self._runs(flat, stream).items():
+                    if len(run) == L and [self.toks[i].key for i in run] == c.keys:
+                        continue  # as the claim prints it: the options below
+                    if all(self.toks[i].kind == "number" for i in run) and not in_table:
+                        continue  # a stretch of lone numbers is a vector only in a table's row
+                    if bad is None:
+                        opts[j] = (self._EXACT * len(run), len(run), None)
+                    elif any(self.toks[i].kind != "number" for i in run):  # rows, not a stretch of lone numbers
+                        opts[j] = (self._HINT, len(run), ("entry", bad))
             for j in range(n - L + 1):
+                if j in opts:
+                    continue
                 idx = stream[j:j + L]
                 if keys[j:j + L] == c.keys:
                     if c.needs_raw and not self._raw_match(c, idx):
@@ -521,12 +536,57 @@ class Auditor:
                 break
         return out
 
+    def _runs(self, flat: list, stream: list[int], values: list | None = None) -> dict:
+        """Runs of tokens (numbers, vectors, matrices) from each start in ``stream`` whose entries, in order, are
+        the entries ``flat`` printed (or, with ``values``, equal those exact values): {start: (token positions,
+        None)} when all agree, {start: (positions, k)} when only entry k differs and reads as it edited. A run
+        spans at most one line break between its tokens, so a matrix printed over several lines is one run."""
+        out = {}
+        N = len(flat)
+        if N < 2:
+            return out
+
+        def same(text: str, k: int) -> bool:  # the text's entry reads as entry k (two swapped entries)
+            return text == flat[k] if values is None else number_value(text) == values[k]
+        for j in range(len(stream)):
+            run, ents, prev = [], [], None
+            for i in stream[j:]:
+                t = self.toks[i]
+                if t.kind not in _ARRAY or prev is not None and t.line - prev > 1 or len(ents) + len(t.entries) > N:
+                    break
+                run.append(i)
+                ents += t.entries
+                prev = t.line
+                if len(ents) == N:
+                    break
+            if len(ents) != N:
+                continue
+            if values is None:
+                bad = [k for k, (a, b) in enumerate(zip(ents, flat)) if a != b]
+            else:
+                bad = [k for k, (a, v) in enumerate(zip(ents, values)) if (x := number_value(a)) is None or x != v]
+            if not bad:
+                out[j] = (run, None)
+            elif len(bad) == 1 or len(bad) == 2 and same(ents[bad[0]], bad[1]) and same(ents[bad[1]], bad[0]):
+                k = bad[0]
+                ref = flat[k] if values is None else _render_like(values[k], ents[k]).replace(MINUS, "-")
+                a = Token(0, 0, 0, ref, "number", (ref,))
+                b = Token(0, 0, 0, ents[k], "number", (ents[k],))
+                if len(bad) == 2 or self._distance(a, b, lone=False) is not None:
+                    out[j] = (run, k)
+        return out
+
     def _input_options(self, g: "_Input", stream: list[int]) -> dict:
         """The alignment's options for an input: a token printing its value (exact), or a token with one or two
         entries a digit or two away, or its entries swapped (a hint)."""
         opts = {}
+        for j, (run, bad) in self._runs(list(g.entries), stream, values=list(g.entries)).items():
+            if len(run) > 1:  # a matrix printed row by row
+                opts[j] = (self._EXACT * len(run), len(run), None) if bad is None else (self._HINT, len(run), 0)
         for j, i in enumerate(stream):
             t = self.toks[i]
+            if j in opts:
+                continue
             if len(t.entries) != len(g.entries) or t.kind == "shape":
                 continue
             if self._same(t, g.entries, g.shape):
@@ -546,17 +606,51 @@ class Auditor:
         except TypeError:
             return False
 
-    def _input_take(self, g: "_Input", i: int):
-        t = self.toks[i]
-        self.owner.setdefault(i, []).append(g.given)
-        g.hits = [i]
-        bad = [k for k, (e, v) in enumerate(zip(t.entries, g.entries)) if (x := number_value(e)) is None or x != v]
-        if not bad:
-            t.cls, t.reason = "covered", f"input {g.source}"
-        else:
-            k = bad[0]
-            self._input_erratum(t, t.entries[k], g.entries[k], g.source, f"entry {k}" if len(g.entries) > 1 else "")
+    def _input_take(self, g: "_Input", idx: list[int]):
+        """Input ``g`` printed at ``idx`` (one token, or one per row of a matrix): covered, or wrong at the first
+        entry that differs (numbered across the whole value)."""
+        g.hits = list(idx)
+        offset = 0
+        for i in idx:
+            t = self.toks[i]
+            self.owner.setdefault(i, []).append(g.given)
+            want = g.entries[offset:offset + len(t.entries)]
+            bad = [k for k, (e, v) in enumerate(zip(t.entries, want)) if (x := number_value(e)) is None or x != v]
+            if not bad:
+                t.cls, t.reason = "covered", f"input {g.source}"
+            else:
+                k = bad[0]
+                self._input_erratum(t, t.entries[k], want[k], g.source,
+                                    f"entry {offset + k}" if len(g.entries) > 1 else "")
+            offset += len(t.entries)
         self._inputs_done.add(id(g.given))
+
+    def _entry_hint(self, c: _Claim, idx: list[int], k: int):
+        """Claim ``c`` printed entry by entry over the tokens ``idx`` with its entry ``k`` edited: checked restated
+        with the text's entry (the k-th number of its printed string replaced). If that holds the tokens are
+        covered; if not, that entry is wrong, against the claim's own print of it."""
+        ents = [e for i in idx for e in self.toks[i].entries]
+        base = c.claim.printed.strip().strip("$")
+        nums = list(_NUMBER.finditer(base))
+        if len(nums) != len(ents):
+            return  # the printed string holds more than its entries: no safe restatement
+        m = nums[k]
+        trial = _restated(c.claim, base[:m.start()] + ents[k] + base[m.end():])
+        r = trial.check(self.dps)
+        if r.status not in ("ok", "mismatch"):
+            return
+        self._take(c, idx)
+        c.aligned = True
+        if r.status == "mismatch":
+            offset = 0
+            for i in idx:
+                t = self.toks[i]
+                if offset <= k < offset + len(t.entries):
+                    want = list(t.entries)
+                    want[k - offset] = _plain_number(m.group(0))
+                    c.trial, c.edit = trial, (i, Token(0, 0, 0, "", t.kind, tuple(want), t.shape))
+                    break
+                offset += len(t.entries)
 
     def _reads_before(self, c: _Claim, ref: Token, t: Token) -> bool:
         """Whether the text before token ``t`` on its line reads as the claim's printed string before its number
@@ -591,12 +685,15 @@ class Auditor:
         each is checked restated with the text's number. If it holds it is covered; if not the number is wrong."""
         for g in self._inputs_aligned:
             if not g.hits and self._hinted(g):
-                self._input_take(g, g.hint[0][0])
+                self._input_take(g, g.hint[0])
                 g.aligned = True
         for c in claims:
             if c.hits or c.words or not self._hinted(c):
                 continue
             idx, k = c.hint
+            if isinstance(k, tuple):  # entry by entry, entry k[1] edited: the claim restated with the text's
+                self._entry_hint(c, list(idx), k[1])
+                continue
             if k < 0:  # the statement with its number k deleted: missing there
                 self._take(c, list(idx))
                 c.aligned, c.dropped = True, -1 - k
@@ -1140,10 +1237,8 @@ class Auditor:
         for k, ok in enumerate(r.rounded):
             e = p.entries[k] if p is not None and k < len(p.entries) else None
             text = e.text if isinstance(e, PrintedNumber) else claim.printed if len(r.rounded) == 1 else str(e)
-            if isinstance(e, PrintedNumber) and r.errors and r.errors[k] is not None and abs(r.errors[k]) <= 0.5:
-                continue  # this entry holds
-            if isinstance(e, PrintedNumber) and r.rounded[k] == e.text:
-                continue
+            if r.holds[k] if len(r.holds) == len(r.rounded) else isinstance(e, PrintedNumber) and r.rounded[k] == e.text:
+                continue  # this entry holds (the claim's own verdict, entry by entry)
             where = f"entry {k}: " if len(r.rounded) > 1 else ""
             faults.append(where + digit_fault(text, str(r.rounded[k])) if isinstance(e, PrintedNumber)
                           else where + f"printed {text}, correct {r.rounded[k]}")
@@ -1179,6 +1274,14 @@ class Auditor:
                 t.cls = "uncovered"
                 t.reason = t.reason or next((why for loc, why in skipped if t.line in loc), "")
         self.report.errata.sort(key=lambda e: (e.line is None, e.line or 0))
+
+
+_ARRAY = ("number", "vector", "matrix")
+_NUMBER = re.compile(r"[-\u2212]?\d+(?:\.\d+)?")
+
+
+def _plain_number(s: str) -> str:
+    return s.replace(MINUS, "-")
 
 
 def _alike(a, b) -> bool:

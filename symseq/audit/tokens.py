@@ -233,7 +233,7 @@ def _matching(s: str, i: int, open_ch: str) -> int:
     depth = 0
     for j in range(i, len(s)):
         c = s[j]
-        if c in "([" and not (j > 0 and s[j - 1] == "\\"):
+        if c in "([" and (j == i or not (j > 0 and s[j - 1] == "\\")):
             depth += 1
         elif c in ")]" and not (j > 0 and s[j - 1] == "\\"):
             depth -= 1
@@ -299,6 +299,11 @@ class _Scanner:
             if c in "_^":
                 i = self.script_group(i)
                 continue
+            if c == "\\" and s[i + 1:i + 2] == "[" and re.match(r"\\\[\s*[-\u2212]?[\d.]", s[i:]):
+                j = self.vector(i + 1)  # Markdown's escaped bracket: \[0.84, 0.54] in a table cell
+                if j and s[j - 2:j] != "\\]":
+                    i = j
+                    continue
             if c == "\\":
                 i = self.command(i)
                 continue

@@ -47,6 +47,7 @@ class Result:
     exact: Any = None  # closed form (SymPy) when short enough to show
     rounded: list = field(default_factory=list)  # correct rendering at the printed digits, per entry
     errors: list = field(default_factory=list)  # (printed − value) in units of the last digit, per entry
+    holds: list = field(default_factory=list)  # whether each entry holds (the verdict, entry by entry)
     method: str = ""
     message: str = ""
 
@@ -384,7 +385,7 @@ def _check_value(claim: Claim, dps: int) -> Result:
         methods.add(how)
     status = "ok" if all(statuses) else "mismatch"
     res = Result(status, values=[fmt_decimal(v) for v in vals], shape=shape,
-                 exact=_displayable(exact), rounded=rounded, errors=errors,
+                 exact=_displayable(exact), rounded=rounded, errors=errors, holds=list(statuses),
                  method=", ".join(sorted(m for m in methods if m)))
     if status == "mismatch":
         res.message = _mismatch_message(claim, p, vals, statuses, rounded, errors)
