@@ -602,3 +602,23 @@ def test_an_edited_row_is_wrong_at_its_own_line(old, new, line, printed, correct
     assert rep.failed
     assert [(e.line, e.printed) for e in rep.errata] == [(line, printed)]
     assert rep.errata[0].correct.rstrip("0").rstrip(".") == correct
+
+
+def test_a_result_printed_with_the_wrong_shape_is_an_erratum():
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("shapes", title="a gradient printed as a vector", source="grad.md")
+
+    @d.section("1 Gradient")
+    def grad(s):
+        s.claim("[0.1, 0.2]", sp.Matrix([[1, 2], [3, 4]]) / 10, what="dL/dW")  # the page prints 2 of 4 entries
+
+    rep = audit(parse("# 1 Gradient\n\nThe gradient is dL/dW = [0.1, 0.2].\n", path="grad.md"), [d])
+    (e,) = rep.errata
+    assert e.line == 3 and e.printed == "[0.1, 0.2]" and e.fault.startswith("wrong shape")
+    assert "2×2" in e.fault and rep.failed
+    r = d.sections[0].claims[0].check(30)
+    assert r.status == "mismatch" and r.message.startswith("wrong shape")

@@ -69,6 +69,7 @@ class _Claim:
     prop: bool = False  # a property whose statement repeats the handout's formula
     needs_raw: bool = False  # match only where the text reads as the printed string
     edit: tuple | None = None  # (token position, the claim's own token) of a number edited within several
+    lead: str = ""  # a lone integer whose location reads "d_v = 2": the text before its token, "d_v=" (raw)
     row: bool = False  # its location names a table row ("Table 4, tanh"): it is looked for in that row only
     dropped: int | None = None  # the number of its printed string that the text leaves out, where it stands
     aligned: bool = False  # found by the alignment of its group (in the text's order), not by a later search
@@ -141,6 +142,7 @@ class _Input:
     aligned: bool = False
     keys: tuple = (None,)  # one token
     claim = None
+    lead: str = ""  # a lone integer named d_k where its section prints "d_k=…": the text before its token, raw
 
     @property
     def sect_rng(self):
@@ -296,9 +298,11 @@ class Auditor:
                     own = sect
                     if c.near:
                         own, group = rng, (d.name, "near", c.near)
+                    lead = re.fullmatch(rf"(?:.*,\s*)?([^,=]+?)\s*=\s*{re.escape(c.printed.strip())}", at)
                     out.append(_Claim(c, keys, s, rng, own, group, weak and not prop, _raw(c.printed),
                                       (di, si, c.seq), dspan=sp_, prop=prop, needs_raw=prop and weak,
-                                      row=row is not None and not c.near))
+                                      row=row is not None and not c.near,
+                                      lead=_raw(lead.group(1)) + "=" if lead and weak and not prop else ""))
         return out
 
     def _aligned_inputs(self) -> list["_Input"]:
@@ -319,8 +323,13 @@ class Auditor:
                     entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
                     shape = value.shape if isinstance(value, sp.MatrixBase) else ()
                     source = f"{d.name}::{g.location}" + (f"::{g.what}" if g.what else "")
-                    out.append(_Input(g, d, s, value, entries, shape, source, (loc.start, loc.end), (d.name, id(s)),
-                                      (di, si, g.seq)))
+                    inp = _Input(g, d, s, value, entries, shape, source, (loc.start, loc.end), (d.name, id(s)),
+                                 (di, si, g.seq))
+                    name = _raw(g.what or "") + "="
+                    if len(entries) == 1 and entries[0].is_Integer and re.fullmatch(r"[\w^\\]+=", name) and any(
+                            name in _raw(self.doc.line(k)) for k in range(loc.start, loc.end + 1)):
+                        inp.lead = name  # the section writes d_k=2: the input is the number after d_k=
+                    out.append(inp)
         return out
 
     def _row(self, table, label: str) -> int | None:
@@ -490,7 +499,7 @@ class Auditor:
                     continue
                 idx = stream[j:j + L]
                 if keys[j:j + L] == c.keys:
-                    if c.needs_raw and not self._raw_match(c, idx):
+                    if c.needs_raw and not self._raw_match(c, idx) or not self._led(c, idx[0]):
                         continue
                     weight = self._EXACT - 10 if c.prop else self._EXACT  # a value outranks a restated formula
                     opts[j] = (weight * L + self._preference(c, idx), L, None)
@@ -589,7 +598,7 @@ class Auditor:
                 continue
             if len(t.entries) != len(g.entries) or t.kind == "shape":
                 continue
-            if self._same(t, g.entries, g.shape):
+            if self._same(t, g.entries, g.shape) and self._led(g, i):
                 opts[j] = (self._EXACT, 1, None)
             elif self._edited_entries(t, g.entries, lone=True) or self._swapped(t, g.entries):
                 opts[j] = (self._HINT, 1, 0)
@@ -651,6 +660,14 @@ class Auditor:
                     c.trial, c.edit = trial, (i, Token(0, 0, 0, "", t.kind, tuple(want), t.shape))
                     break
                 offset += len(t.entries)
+
+    def _led(self, c: _Claim, i: int) -> bool:
+        """Whether token ``i`` may be claim (or input) ``c``'s by the name its location gives it ("d_v = 2" wants the
+        text to read d_v= before the token); True for one without."""
+        if not c.lead:
+            return True
+        t = self.toks[i]
+        return _raw(self.doc.line(t.line)[:t.start]).endswith(c.lead)
 
     def _reads_before(self, c: _Claim, ref: Token, t: Token) -> bool:
         """Whether the text before token ``t`` on its line reads as the claim's printed string before its number
@@ -790,6 +807,7 @@ class Auditor:
                     hits = self._find(c.keys, stream, soft=soft)
                     if c.needs_raw:
                         hits = [k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])]
+                    hits = [k for k in hits if self._led(c, stream[k])]
                     if bounded:
                         hits = self._within(c, stream, hits)
                     if hits:
@@ -803,7 +821,7 @@ class Auditor:
                 if done:
                     break
             words_in = ranges[0] if wide else c.rng if c.row else c.sect_rng
-            if not done and c.weak and not c.prop and words_in is not None and (wide or c.sect_rng):
+            if not done and c.weak and not c.prop and not c.lead and words_in is not None and (wide or c.sect_rng):
                 value = int(c.keys[0])
                 ranges = words_in if isinstance(words_in, list) else [words_in]
                 heading = {h.line for h in self.doc.headings}
@@ -904,7 +922,7 @@ class Auditor:
             if rng is None:
                 continue
             for soft in (False, True):
-                stream = [i for i in self._stream(rng, soft) if lo < i < hi]
+                stream = [i for i in self._stream(rng, soft) if lo < i < hi and (placed is None or self._led(placed, i))]
                 if rng != sect:  # outside the section: the nearest occurrence to it
                     stream = sorted(stream, key=lambda k: abs(self.toks[k].line - anchor))
                 for i in stream:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from .document import Document, parse
 from .matching import audit
 from .report import AuditReport
-from .tokens import MINUS, Token
+from .tokens import MINUS, Token, scan
 
 KINDS = ("last", "middle", "sign", "swap", "delete")
 _NUM = re.compile(r"[-\u2212]?\d+(?:\.\d+)?")
@@ -149,8 +149,9 @@ def judge(m: Mutation, doc: Document, derivations: list, *, baseline: AuditRepor
     rounding = True
     if m.kind in ("last", "middle", "sign") and at:
         before = _plain(m.before)
+        canon = {_plain(x) for t in scan(m.before) for x in t.entries}  # 1/\sqrt{2} as 1/√2, \tfrac25 as 2/5
         rounding = any(_plain(e.correct) in before or before in _plain(e.correct) or
-                       any(_plain(c) in before for c in e.correct.split(", ")) for e in at)
+                       any(_plain(c) in before or _plain(c) in canon for c in e.correct.split(", ")) for e in at)
     said = "; ".join([f"line {e.line}: printed {e.printed}, correct {e.correct}" for e in rep.errata[:3]] +
                      [f"missing {x.printed} ({x.location})" for x in rep.missing[:3]])
     return Verdict(m, rep.failed, bool(at or near), rounding, said)

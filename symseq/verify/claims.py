@@ -352,11 +352,11 @@ def _check_value(claim: Claim, dps: int) -> Result:
     exact_rel = _is_exact_relation(claim, p)
     vals, shape = numeric_value(claim, dps)
     n_printed = len(p.entries)
-    if len(vals) != n_printed:
-        raise ClaimError(
-            f"printed {claim.printed!r} has {n_printed} entries but the value has {len(vals)} "
-            f"(shape {'×'.join(map(str, shape)) or 'scalar'})"
-        )
+    if len(vals) != n_printed:  # the text prints a value of another shape: a mismatch, not a broken claim
+        return Result("mismatch", values=[fmt_decimal(v) for v in vals[:6]], shape=shape,
+                      message=f"wrong shape: printed {claim.printed!r} has {n_printed} "
+                              f"entr{'y' if n_printed == 1 else 'ies'}, the value is "
+                              f"{'×'.join(map(str, shape)) or 'a scalar'} ({len(vals)} entries)")
     formula = any(not isinstance(e, PrintedNumber) for e in p.entries)
     exact = None
     if formula or (claim.closed_form and _exact_forms(claim)):
