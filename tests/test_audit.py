@@ -622,3 +622,24 @@ def test_a_result_printed_with_the_wrong_shape_is_an_erratum():
     assert "2×2" in e.fault and rep.failed
     r = d.sections[0].claims[0].check(30)
     assert r.status == "mismatch" and r.message.startswith("wrong shape")
+
+
+def test_a_number_in_a_heading_is_claimed_by_anchoring_the_claim_to_it():
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("heading", title="a size printed in a heading", source="h.md")
+
+    @d.section("Initial vectors")
+    def vectors(s):
+        s.given(sp.Matrix([[1, 0, 2]]), what="x")
+        s.claim("3", sp.Integer(3), what="the width of x", near="# Initial vectors")  # not the number itself
+
+    text = "# Initial vectors (in 3 dimensions)\n\nThe input is x = [1, 0, 2].\n"
+    rep = audit(parse(text, path="h.md"), [d])
+    assert not rep.failed, rep.failures()
+    assert [(t.line, t.text, t.cls) for t in rep.tokens if t.text == "3"] == [(1, "3", "covered")]
+    rep = audit(parse(text.replace("in 3 dim", "in 4 dim"), path="h.md"), [d])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(1, "4", "3")]

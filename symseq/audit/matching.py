@@ -3,32 +3,36 @@
 The order of the work:
 
 1. Each claim is scanned like the text (:func:`symseq.audit.structure.claim_tokens`)
-   and searched in its range: the table its location names ("Table 13, row 0: a,
-   …"), else its section. Claims are matched greedily in order, so a value that
-   repeats (0.6, 0.792412) is matched at the right occurrence. Claims printing a
-   lone integer are matched after the others, and a claim repeating another's
-   printed string at the same location shares its occurrence.
-2. Claims not found in order are searched again in the whole range and the
-   section; a claim repeating another's printed string at the same place then
-   shares its occurrence; after step 4, the rest are searched in the
-   derivation's part of the text and (except lone integers, which may also be
-   written as words) the whole file, nearest to their section first. A section
-   the text gives no heading is placed between the numbers found for the
-   sections before and after it: its lone integers (and scalar inputs) are
-   looked for there. Claims of such sections whose printed string occurs once
-   in the file are found first, so that a value printed in several places
-   (0.792412 in §4, a checkpoint and the key claims) is bounded by them.
-3. Numbers declared reported are marked; declared inputs (``section.given``)
-   take the tokens of their value last, after every claim (a table's rows in
-   order; an edited entry is an erratum of the input).
-4. A claim still not found may have been edited: a token nobody covers, between
-   the claim's neighbours in its range, of the same form and within two edited
-   characters of the printed string, is checked as that claim's number (a claim
-   with the token's text and the same quantity; for a section without a heading,
-   in the place inferred for it once the other claims are found). If it does not hold it is
-   reported wrong, with the correct rounding and the digit at fault; if it
-   holds it is covered. Claims that stay unfound are "missing from the text".
-5. Every matched claim is checked; a claim that does not hold makes its tokens wrong.
+   and grouped by where it is looked for: the table row its location names
+   ("Table 4, tanh"), the table ("Table 13, row 0: a"), the lines a ``near=``
+   anchor names, else its section. The declared inputs (``section.given``) of a
+   located section join its group. Within each group one alignment
+   (:meth:`Auditor._align`) attributes claims and inputs, in the order the
+   derivation states them, to token occurrences in the order of the text: each
+   takes at most one occurrence and each token serves at most one, so equal
+   printed strings take different occurrences in order. A claim matches its
+   tokens as it prints them, or entry by entry (a matrix printed row by row, a
+   table row of cells). The alignment counts exact prints first, then *hints*:
+   a claim left without one whose place in the order holds its number edited
+   (a digit or two, the sign, two entries swapped, one number of several
+   deleted).
+2. Claims the alignment leaves out (stated in another order than the text) are
+   searched again in their range and section; lone integers only between the
+   numbers of their neighbours, and after the name their location gives them
+   ("d_v = 2"); claims repeating a found one's place and string share its
+   occurrence. Then the hints whose tokens are still free are checked: the claim
+   restated with the text's number either holds (covered) or not (wrong, with
+   the correct rounding and the digit at fault).
+3. Claims of sections the text gives no heading are placed between the numbers
+   found for the sections before and after them, then searched in the
+   derivation's part of the text and (except lone integers) the whole file.
+4. Numbers declared reported are marked; inputs not yet attributed take the
+   tokens of their value (a table's rows in order; an edited entry is an erratum
+   of the input); the rest are missing, with the lines where they were expected.
+5. Every matched claim is checked; a claim that does not hold makes its tokens
+   wrong; one not found is missing from the text (and, if it does not hold
+   either, an erratum "not located in the text"). Claims whose number also
+   stands, uncovered, where it could be are listed as open attributions.
 """
 
 from __future__ import annotations
@@ -156,6 +160,7 @@ class _Gap(tuple):
     def __new__(cls, lines: tuple, after: int, before: int):
         gap = super().__new__(cls, lines)
         gap.after, gap.before = after, before
+        gap.expected = tuple(lines)  # where its numbers were expected (set wider by Auditor._between)
         return gap
 
 
@@ -380,50 +385,6 @@ class Auditor:
             return False
         return c.raw in _raw(self.doc.line(first.line))
 
-    def _in_order(self, claims: list[_Claim]):
-        groups: dict = {}
-        for c in claims:
-            groups.setdefault(c.group, []).append(c)
-        done: dict = {}
-        if claims and claims[0].weak:
-            # lone integers whose printed string is specific (1/\sqrt{d_k}) first, at an occurrence that reads so
-            for c in claims:
-                if c.rng is None or c.hits or len(c.raw) < 3 or re.fullmatch(r"-?[\d.]+", c.raw):
-                    continue
-                stream = self._stream(c.rng)
-                hits = [k for k in self._find(c.keys, stream) if self._raw_match(c, stream[k:k + len(c.keys)])]
-                key = (c.claim.location, c.claim.printed)
-                if key in done:
-                    self._take(c, done[key])
-                elif hits:
-                    self._take(c, stream[hits[0]:hits[0] + len(c.keys)])
-                    done[key] = c.hits
-        for cs in groups.values():
-            stream = self._stream(cs[0].rng)
-            cursor = None
-            in_table = isinstance(cs[0].group[1], str)
-            for c in cs:
-                if c.rng is None or c.hits:
-                    continue
-                key = (c.claim.location, c.claim.printed)
-                if c.weak and key in done:  # the same printed value at the same place: one occurrence
-                    self._take(c, done[key])
-                    continue
-                # lone integers outside tables are searched between the numbers of the claims around them
-                hits = self._find(c.keys, stream, start_at=cursor if (in_table or not c.weak) else None)
-                if c.weak and not in_table:
-                    hits = self._within(c, stream, hits)
-                if c.needs_raw:
-                    hits = [k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])]
-                if not hits:
-                    continue
-                pick = next((k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])), hits[0]) \
-                    if c.weak else hits[0]
-                idx = stream[pick:pick + len(c.keys)]
-                self._take(c, idx)
-                done[key] = c.hits
-                cursor = idx[-1] + 1
-
     # weights of the alignment: every exact match outweighs every hint, every hint every preference
     _EXACT, _HINT = 10**8, 10**4
 
@@ -456,7 +417,10 @@ class Auditor:
                     (c.claim.location, c.claim.printed) if c.weak else id(c)
                 units.setdefault(key, []).append(c)
             units = list(units.values())
-            stream = [i for i in self._stream(cs[0].rng) if self._free(i, False)]
+            if cs[0].group[1] == "near":  # the author pinned the line: any of its numbers, a heading's included
+                stream = [i for i in self._lines(cs[0].rng) if i not in self.owner and not self.toks[i].cls]
+            else:
+                stream = [i for i in self._stream(cs[0].rng) if self._free(i, False)]
             for unit, (idx, edited) in zip(units, self._alignment(units, stream)):
                 for c in unit:
                     if idx and edited is None:
@@ -507,7 +471,7 @@ class Auditor:
                     if refs is None:
                         refs = claim_tokens(c.claim.printed)
                     diff = [k for k in range(L) if keys[j + k] != c.keys[k]]
-                    if len(diff) == 1 and \
+                    if len(diff) == 1 and self._may_be_edited(idx[diff[0]]) and \
                             self._edit_of(refs[diff[0]], self.toks[idx[diff[0]]]) and \
                             not (L == 1 and self._prints_an_input(idx[0])) and \
                             (not c.prop or L > 1 or self._reads_before(c, refs[0], self.toks[idx[0]])):
@@ -661,6 +625,12 @@ class Auditor:
                     break
                 offset += len(t.entries)
 
+    def _may_be_edited(self, i: int) -> bool:
+        """Whether token ``i`` may be a claim's number edited: a quantity, or a number of a heading (which a claim
+        pinned to its line may print); never an exponent, a label or another structural number."""
+        t = self.toks[i]
+        return t.tier != HARD or t.reason == "heading"
+
     def _led(self, c: _Claim, i: int) -> bool:
         """Whether token ``i`` may be claim (or input) ``c``'s by the name its location gives it ("d_v = 2" wants the
         text to read d_v= before the token); True for one without."""
@@ -695,7 +665,9 @@ class Auditor:
 
     def _hinted(self, c: _Claim) -> bool:
         """Whether the alignment expects claim ``c`` at tokens that no claim has taken since."""
-        return c.hint is not None and all(self._free(i, True) for i in c.hint[0])
+        pinned = not isinstance(c, _Input) and c.group[1] == "near"  # any token of a pinned line, a heading's too
+        return c.hint is not None and all(i not in self.owner and not self.toks[i].cls if pinned else
+                                          self._free(i, True) for i in c.hint[0])
 
     def _hints(self, claims: list[_Claim]):
         """Claims the alignment left without an exact occurrence but with a hint whose tokens are still free:
@@ -1240,9 +1212,13 @@ class Auditor:
                 self.toks[h].cls, self.toks[h].reason = ("wrong" if h == i else "covered"), c.claim.id
             k = next((k for k, (a, b) in enumerate(zip(t.entries, ref.entries)) if a != b), 0)
             where = f"entry {k}: " if len(t.entries) > 1 else ""
+            # the value of that entry: its place among the claim's entries, when the claim's entries are its tokens'
+            before = sum(len(self.toks[h].entries) for h in c.hits[:c.hits.index(i)])
+            n = sum(len(self.toks[h].entries) for h in c.hits)
+            value = r.values[before + k] if len(r.values) == n else r.values[0] if r.values else ""
             self.report.errata.append(Erratum(t.line, t.entries[k], ref.entries[k],
                                               where + digit_fault(t.entries[k], ref.entries[k]), c.claim.id,
-                                              fmt_decimal_str(r.values[0] if r.values else ""), t.context))
+                                              fmt_decimal_str(value), t.context))
             return
         t = self.toks[c.hits[0]]
         for i in c.hits:

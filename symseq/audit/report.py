@@ -136,7 +136,9 @@ class AuditReport:
         and, with ``fail_under`` (percent), coverage below it. The one verdict the CLI exits on."""
         out = []
         if self.errata:
-            out.append(f"{len(self.errata)} wrong number(s)")
+            wrong = self.counts.wrong
+            out.append(f"{len(self.errata)} wrong number(s)" + (f" ({wrong} wrong tokens)" if wrong > len(self.errata)
+                                                                 else ""))
         claims = sum(m.kind == "claim" for m in self.missing)
         inputs = len(self.missing) - claims
         if claims:
