@@ -330,8 +330,10 @@ class Auditor:
                     source = f"{d.name}::{g.location}" + (f"::{g.what}" if g.what else "")
                     inp = _Input(g, d, s, value, entries, shape, source, (loc.start, loc.end), (d.name, id(s)),
                                  (di, si, g.seq))
-                    name = _raw(g.what or "") + "="
-                    if len(entries) == 1 and entries[0].is_Integer and re.fullmatch(r"[\w^\\]+=", name) and any(
+                    # what="H, the number of heads" (or just "d_k") names the symbol the text sets: H
+                    sym = re.match(r"([\w^\\{}]+)\s*(?:,|$)", (g.what or "").strip())
+                    name = _raw(sym.group(1)) + "=" if sym else ""
+                    if len(entries) == 1 and entries[0].is_Integer and name and any(
                             name in _raw(self.doc.line(k)) for k in range(loc.start, loc.end + 1)):
                         inp.lead = name  # the section writes d_k=2: the input is the number after d_k=
                     out.append(inp)
