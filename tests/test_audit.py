@@ -643,3 +643,22 @@ def test_a_number_in_a_heading_is_claimed_by_anchoring_the_claim_to_it():
     assert [(t.line, t.text, t.cls) for t in rep.tokens if t.text == "3"] == [(1, "3", "covered")]
     rep = audit(parse(text.replace("in 3 dim", "in 4 dim"), path="h.md"), [d])
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(1, "4", "3")]
+
+
+def test_an_edited_fraction_printed_again_elsewhere_is_wrong_at_its_line():
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("halves", title="a half printed twice", source="halves.md")
+
+    @d.section("1 Loss")
+    def loss(s):
+        s.claim(r"\tfrac12", sp.Rational(1, 2), what="the factor of the loss", at="loss")
+        s.claim(r"\tfrac12", sp.Rational(1, 2), what="the factor that cancels the 2", at="derivative")
+
+    text = "# 1 Loss\n\nThe loss is $\\tfrac12 e^2$.\n\nIts factor $\\tfrac12$ cancels the 2 of the square.\n"
+    assert not audit(parse(text, path="halves.md"), [d]).failed
+    rep = audit(parse(text.replace("is $\\tfrac12", "is $\\tfrac13"), path="halves.md"), [d])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(3, "1/3", "1/2")]

@@ -1112,8 +1112,8 @@ class Auditor:
         if not 0 < dist <= 2:
             return None
         for a, b in zip(ref.entries, t.entries):
-            if not _same_form(a, b):
-                return None
+            if ref.kind not in ("fraction", "root") and not _same_form(a, b):
+                return None  # a fraction or root (1/3 for 1/2): the edit distance alone decides
         return dist
 
     # -- deciding
