@@ -17,16 +17,14 @@ behaviour are marked xfail (strict) until the audit is fixed.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from mpmath import mp, mpf, tanh, exp
 
 from symseq.audit import audit_file, read
 from symseq.cli import main
-from symseq.verify.derivation import discover
 
-EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"
+from example_helpers import EXAMPLES, example_derivation, rounds_to, section_lines, section_of_reason
+
 MD = EXAMPLES / "gru-cell-click4ai.md"
 NAME = "gru-cell-click4ai"
 SECTIONS = ("Formula", "Example", "Explanation", "Constraints", "Test Cases")
@@ -40,38 +38,12 @@ ERRATA = {  # line: (printed, correct) for each wrong entry on it
 
 @pytest.fixture(scope="module")
 def derivation():
-    found = [d for d in discover([EXAMPLES / "derivations"], include_bundled=False) if d.name == NAME]
-    assert len(found) == 1
-    return found[0]
+    return example_derivation(NAME)
 
 
 @pytest.fixture(scope="module")
 def report(derivation):
     return audit_file(MD, [derivation])
-
-
-def section_lines() -> dict:
-    """Section title -> (first line, last line) of the rendition, from its Markdown headings."""
-    lines = MD.read_text(encoding="utf-8").splitlines()
-    heads = [(i, ln.lstrip("#").strip()) for i, ln in enumerate(lines, start=1) if ln.startswith("#")]
-    out = {}
-    for k, (i, title) in enumerate(heads):
-        end = heads[k + 1][0] - 1 if k + 1 < len(heads) else len(lines)
-        out[title] = (i, end)
-    return out
-
-
-def section_of_reason(reason: str, derivation) -> str | None:
-    """The section whose claim or input a token's reason names (the longest matching title)."""
-    body = reason[len("input "):] if reason.startswith("input ") else reason
-    hits = [s.title for s in derivation.sections if body.startswith(f"{derivation.name}::{s.title}")]
-    return max(hits, key=len) if hits else None
-
-
-def rounds_to(value, printed: str) -> bool:
-    """``printed`` is ``value`` rounded to the printed decimals (within half a unit of the last digit)."""
-    decimals = len(printed.split(".")[1]) if "." in printed else 0
-    return abs(mpf(printed) - value) <= mpf(10) ** (-decimals) / 2
 
 
 # -- the rendition and its derivation ------------------------------------------------------------------------------
@@ -84,7 +56,7 @@ def test_rendition_names_its_source():
 
 def test_section_titles_are_the_rendition_headings(derivation):
     assert tuple(s.title for s in derivation.sections) == SECTIONS
-    assert set(SECTIONS) <= set(section_lines())
+    assert set(SECTIONS) <= set(section_lines(MD))
 
 
 def test_verify_finds_exactly_the_two_wrong_claims(derivation):
@@ -145,7 +117,7 @@ def test_errata_recomputed_in_mpmath():
 # -- the audit's attribution ---------------------------------------------------------------------------------------
 
 def test_no_token_is_claimed_by_another_section(report, derivation):
-    spans = section_lines()
+    spans = section_lines(MD)
     for t in report.tokens:
         if t.cls not in ("covered", "wrong"):
             continue

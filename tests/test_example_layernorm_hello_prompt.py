@@ -15,7 +15,6 @@ report and does not yet.
 from __future__ import annotations
 
 from decimal import Decimal
-from pathlib import Path
 
 import mpmath
 import pytest
@@ -23,9 +22,9 @@ import pytest
 from symseq import Derivation
 from symseq.audit import audit_file, for_source, read
 from symseq.cli import main
-from symseq.verify.derivation import discover
 
-EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"
+from example_helpers import EXAMPLES, example_derivation
+
 DOC = EXAMPLES / "layernorm-hello-prompt.md"
 NAME = "layernorm-hello-prompt"
 TEXT = DOC.read_text(encoding="utf-8").splitlines()
@@ -33,9 +32,7 @@ TEXT = DOC.read_text(encoding="utf-8").splitlines()
 
 @pytest.fixture(scope="module")
 def derivation():
-    ds = [d for d in discover([EXAMPLES], include_bundled=False) if d.name == NAME]
-    assert len(ds) == 1
-    return ds[0]
+    return example_derivation(NAME)
 
 
 @pytest.fixture(scope="module")

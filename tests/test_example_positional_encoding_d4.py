@@ -13,25 +13,21 @@ Tests marked xfail state what the audit should report and does not yet.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import mpmath
 import pytest
 
 from symseq.audit import audit_file, for_source, read
 from symseq.cli import main
-from symseq.verify.derivation import discover
 
-EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"
+from example_helpers import EXAMPLES, example_derivation
+
 DOC = EXAMPLES / "positional-encoding-d4.md"
 NAME = "positional-encoding-d4"
 
 
 @pytest.fixture(scope="module")
 def derivation():
-    ds = [d for d in discover([EXAMPLES], include_bundled=False) if d.name == NAME]
-    assert len(ds) == 1
-    return ds[0]
+    return example_derivation(NAME)
 
 
 @pytest.fixture(scope="module")

@@ -13,16 +13,14 @@ erratum is recomputed here in plain mpmath.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from mpmath import mp, mpf, tanh
 
 from symseq.audit import audit_file, read
 from symseq.cli import main
-from symseq.verify.derivation import discover
 
-EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"
+from example_helpers import EXAMPLES, example_derivation, rounds_to, section_lines, section_of_reason
+
 MD = EXAMPLES / "rnn-forward-tanh-notebook.md"
 NAME = "rnn-forward-tanh-notebook"
 SECTIONS = ("Problem Statement", "Manual Solution", "Compute hidden states for the sequence")
@@ -40,41 +38,12 @@ ERRATA = {  # (line, printed): correct
 
 @pytest.fixture(scope="module")
 def derivation():
-    found = [d for d in discover([EXAMPLES / "derivations"], include_bundled=False) if d.name == NAME]
-    assert len(found) == 1
-    return found[0]
+    return example_derivation(NAME)
 
 
 @pytest.fixture(scope="module")
 def report(derivation):
     return audit_file(MD, [derivation])
-
-
-def section_lines() -> dict:
-    """Heading text -> (first line, last line) of the rendition (headings outside code fences)."""
-    lines = MD.read_text(encoding="utf-8").splitlines()
-    heads, fence = [], False
-    for i, ln in enumerate(lines, start=1):
-        if ln.startswith("```"):
-            fence = not fence
-            continue
-        if not fence and (ln.startswith("#") or ln.strip() in PLAIN_HEADINGS):
-            heads.append((i, ln.lstrip("#").strip()))
-    out = {}
-    for k, (i, title) in enumerate(heads):
-        out[title] = (i, heads[k + 1][0] - 1 if k + 1 < len(heads) else len(lines))
-    return out
-
-
-def section_of_reason(reason: str, derivation) -> str | None:
-    body = reason[len("input "):] if reason.startswith("input ") else reason
-    hits = [s.title for s in derivation.sections if body.startswith(f"{derivation.name}::{s.title}")]
-    return max(hits, key=len) if hits else None
-
-
-def rounds_to(value, printed: str) -> bool:
-    decimals = len(printed.split(".")[1]) if "." in printed else 0
-    return abs(mpf(printed) - value) <= mpf(10) ** (-decimals) / 2
 
 
 # -- the rendition and its derivation ------------------------------------------------------------------------------
@@ -87,7 +56,7 @@ def test_rendition_names_its_source():
 
 def test_section_titles_are_the_rendition_headings(derivation):
     assert tuple(s.title for s in derivation.sections) == SECTIONS
-    assert set(SECTIONS) <= set(section_lines())
+    assert set(SECTIONS) <= set(section_lines(MD, PLAIN_HEADINGS))
 
 
 def test_verify_finds_the_four_wrong_claims(derivation):
@@ -156,7 +125,7 @@ def test_errata_recomputed_in_mpmath():
 # -- the audit's attribution ---------------------------------------------------------------------------------------
 
 def test_no_token_is_claimed_by_another_section(report, derivation):
-    spans = section_lines()
+    spans = section_lines(MD, PLAIN_HEADINGS)
     for t in report.tokens:
         if t.cls not in ("covered", "wrong"):
             continue

@@ -1,0 +1,47 @@
+"""What the tests of the worked examples in ``tests/data/examples`` share: their derivation, the line ranges of
+a rendition's sections, the section a token's reason names, and the rounding rule checked in plain mpmath."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpmath import mpf
+
+from symseq.verify.derivation import discover
+
+EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"
+
+
+def example_derivation(name: str):
+    """The one derivation called ``name`` in ``tests/data/examples/derivations``."""
+    found = [d for d in discover([EXAMPLES / "derivations"], include_bundled=False) if d.name == name]
+    assert len(found) == 1, (name, [d.name for d in found])
+    return found[0]
+
+
+def section_lines(md: Path, plain_headings=()) -> dict:
+    """Heading text -> (first line, last line) of the rendition ``md``: its Markdown headings outside code fences,
+    and the lines in ``plain_headings`` that stand as headings without a ``#``."""
+    lines = md.read_text(encoding="utf-8").splitlines()
+    heads, fence = [], False
+    for i, ln in enumerate(lines, start=1):
+        if ln.startswith("```"):
+            fence = not fence
+            continue
+        if not fence and (ln.startswith("#") or ln.strip() in plain_headings):
+            heads.append((i, ln.lstrip("#").strip()))
+    return {title: (i, heads[k + 1][0] - 1 if k + 1 < len(heads) else len(lines))
+            for k, (i, title) in enumerate(heads)}
+
+
+def section_of_reason(reason: str, derivation) -> str | None:
+    """The section whose claim or input a token's reason names (the longest matching title)."""
+    body = reason[len("input "):] if reason.startswith("input ") else reason
+    hits = [s.title for s in derivation.sections if body.startswith(f"{derivation.name}::{s.title}")]
+    return max(hits, key=len) if hits else None
+
+
+def rounds_to(value, printed: str) -> bool:
+    """``printed`` is ``value`` rounded to the printed decimals (within half a unit of the last digit)."""
+    decimals = len(printed.split(".")[1]) if "." in printed else 0
+    return abs(mpf(printed) - value) <= mpf(10) ** (-decimals) / 2
