@@ -9,7 +9,6 @@ own errata are asserted, with an independent mpmath check, in the
 ``test_example_<slug>.py`` files.
 """
 
-
 import pytest
 
 from symseq.audit import audit_file, read

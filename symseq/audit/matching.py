@@ -696,9 +696,7 @@ class Auditor:
             if len(idx) == 1:
                 trial = _trial(c.claim, self.toks[idx[0]])
             else:
-                ref = claim_tokens(c.claim.printed)[k]
-                base = c.claim.printed.strip().strip("$")
-                trial = _restated(c.claim, base[:ref.start] + self.toks[idx[k]].text + base[ref.end:])
+                trial = _with_token(c.claim, claim_tokens(c.claim.printed)[k], self.toks[idx[k]].text)
             if trial is None:
                 continue
             r = trial.check(self.dps)
@@ -1091,14 +1089,13 @@ class Auditor:
         if len(found) != 1:
             return
         idx, j = found[0]
-        base = c.claim.printed.strip().strip("$")
-        ref, t = refs[j], self.toks[idx[j]]
-        trial = _restated(c.claim, base[:ref.start] + t.text + base[ref.end:])
+        trial = _with_token(c.claim, refs[j], self.toks[idx[j]].text)
         r = trial.check(self.dps)
-        if r.status in ("ok", "mismatch"):
+        if r.status == "ok":
             self._take(c, idx)
-            c.trial = trial if r.status == "mismatch" else None
-            c.edit = (idx[j], ref) if r.status == "mismatch" else None
+        elif r.status == "mismatch":
+            self._take(c, idx)
+            self._misprint(c, trial, idx, j)
 
     def _distance(self, ref: Token, t: Token, *, lone: bool = True) -> int | None:
         """Edited characters between the claim's token ``ref`` and the text's ``t`` when ``t`` may be ``ref`` edited."""
@@ -1361,11 +1358,16 @@ def _trial(claim: Claim, t: Token) -> Claim | None:
         printed = "×".join(t.entries)
     else:
         return None
-    base = claim.printed.strip().strip("$")
     refs = claim_tokens(claim.printed)
-    if len(refs) == 1 and (refs[0].start, refs[0].end) != (0, len(base)):
-        printed = base[:refs[0].start] + printed + base[refs[0].end:]  # (w,2-w) edited to (w,-2-w)
+    if len(refs) == 1 and (refs[0].start, refs[0].end) != (0, len(claim.printed.strip().strip("$"))):
+        return _with_token(claim, refs[0], printed)  # (w,2-w) edited to (w,-2-w)
     return _restated(claim, printed)
+
+
+def _with_token(claim: Claim, ref: Token, text: str) -> Claim:
+    """``claim`` with its printed token ``ref`` replaced by ``text`` (the text's number in its place)."""
+    base = claim.printed.strip().strip("$")
+    return _restated(claim, base[:ref.start] + text + base[ref.end:])
 
 
 def audit(doc: Document, derivations: list, *, dps: int = 50) -> AuditReport:
