@@ -301,16 +301,17 @@ def position_vectors(s):
 
     s.prove(r"\lfloor j/2\rfloor is the integer part of j/2", pair_index,
             what="features 2m and 2m + 1 share the pair index m and so the frequency ω_j", at="angular frequencies")
+    s.prove(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
+            lambda: (all(sp.simplify(omega[j] - sp.Integer(10000) ** sp.Rational(-2 * (j // 2), D)) == 0
+                         for j in range(D)), f"ω = {list(omega)}"), what=f"the angular frequencies at D = {D}",
+            at="angular frequencies")
+    # the text sets the width (D = 5) and then prints p_t for every t in one formula
+    sizes(s, ("D, the odd width", D), at="p_t at D = 5")
     formula = (r"(\sin t, \cos t, \sin\frac{t}{10000^{2/5}}, \cos\frac{t}{10000^{2/5}}, "
                r"\sin\frac{t}{10000^{4/5}})")
     for t in range(T):
         s.claim(formula, P[t, :], names={"t": sp.Integer(t)}, what=f"p_{t} from ω_j = 10000^(−2⌊j/2⌋/5)",
                 at="p_t at D = 5")
-    sizes(s, ("D, the odd width", D), at="p_t at D = 5")
-    s.prove(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
-            lambda: (all(sp.simplify(omega[j] - sp.Integer(10000) ** sp.Rational(-2 * (j // 2), D)) == 0
-                         for j in range(D)), f"ω = {list(omega)}"), what=f"the angular frequencies at D = {D}",
-            at="angular frequencies")
     s.claim("(0,1,0,1,0)", P[0, :], what="p_0", at="position zero")
     s.claim("(0.141,-0.990,0.0753,0.997,0.00189)", P[3, :], digits=3, what="p_3", at="position three")
     tt = sp.Symbol("t", real=True)

@@ -816,9 +816,13 @@ def figure_3(s):
     v1 = evaluate(L1, "mpmath", dps=50)
     h1 = [v1[h.name] for h in run1.h]
     s1 = [abs(v1[f"S_{T}"]) for T in range(1, N_FIG + 1)]
-    s.prove("w_h=1.2 in both trajectories: the same recurrent weight amplifies with zero input and suppresses with "
-            "input one", lambda: (L0.value("w_h") == L1.value("w_h") == w_h and v0[f"S_{N_FIG}"] > 1 > s1[-1],
-                                  f"|∂h_{N_FIG - 1}/∂h_0| = {sp.N(v0[f'S_{N_FIG}'], 6)} and {float(s1[-1]):.4g}"),
+    s.given(w_h, what="w_h, the recurrent weight of both trajectories", at="Figure 3 (right)")
+    s.prove("the same recurrent weight w_h amplifies with zero input and suppresses with input one",
+            lambda: (L0.value("w_h") == L1.value("w_h") == w_h and v0[f"S_{N_FIG}"] > 1 > s1[-1],
+                     f"|∂h_{N_FIG - 1}/∂h_0| = {sp.N(v0[f'S_{N_FIG}'], 6)} and {float(s1[-1]):.4g}"),
+            at="Figure 3 (right)")
+    s.given(L0.value("w_x"), what="w_x, the input weight of both trajectories", at="Figure 3 (right)")
+    s.given(sp.Integer(0), what="h_{−1}: both trajectories start from the zero state (cells.rnn without h_init)",
             at="Figure 3 (right)")
     s.prove("zero input: every state stays exactly zero", lambda: (all(v0[h.name] == 0 for h in run0.h), "h_t = 0"),
             at="Figure 3 (right), x_t = 0")
@@ -838,9 +842,6 @@ def figure_3(s):
                  "with T although w_h > 1", at="Figure 3 (right), x_t = 1")
     s.prove(r"T=1", lambda: (all(L.value(sens[0].name) == 1 for L, run, sens in curves.values()), "|∂h_0/∂h_0| = 1"),
             what="at T = 1 there are no transitions from h_0 to itself: the sensitivity is one for both inputs",
-            at="Figure 3 (right)")
-    s.given(L0.value("w_x"), what="w_x of both trajectories", at="Figure 3 (right)")
-    s.given(sp.Integer(0), what="h_{−1}: both trajectories start from the zero state (cells.rnn without h_init)",
             at="Figure 3 (right)")
     right = sp.Matrix([[v0[f"S_{T}"], sp.Float(s1[T - 1], 15)] for T in range(1, N_FIG + 1)])
     s.show_table("Figure 3 (right): |∂h_{T−1}/∂h_0|", right, rows=[str(T) for T in range(1, N_FIG + 1)],

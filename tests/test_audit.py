@@ -662,3 +662,71 @@ def test_an_edited_fraction_printed_again_elsewhere_is_wrong_at_its_line():
     assert not audit(parse(text, path="halves.md"), [d]).failed
     rep = audit(parse(text.replace("is $\\tfrac12", "is $\\tfrac13"), path="halves.md"), [d])
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(3, "1/3", "1/2")]
+
+
+def _trajectory_derivation():
+    import sympy as sp
+
+    from symseq import Derivation
+
+    d = Derivation("trajectory", title="a short formula and a shared formula", source="traj.md")
+
+    @d.section("1 Trajectories")
+    def traj(s):
+        s.given(sp.Rational(6, 5), what="w_h, the recurrent weight")
+        s.given(sp.Integer(1), what="the input weight")  # no symbol named: looked for in its section only
+        s.prove("T=1", lambda: (True, "one state"), what="one step has no transition")
+        s.prove("the sensitivity is one at one step", lambda: (True, ""))  # a sentence: not looked for
+        t = sp.Symbol("t")
+        for k in range(3):  # one formula printed once for t = 0, 1, 2: at t = 0 it holds whatever the base
+            s.claim(r"\sin\frac{t}{100}", sp.sin(sp.Rational(k, 100)), names={"t": sp.Integer(k)},
+                    what=f"p_{k}", at="positions")
+
+    @d.section("2 Code")
+    def code(s):
+        s.given(sp.Integer(1), what="B in the code")
+    return d
+
+
+TRAJ = ("# 1 Trajectories\n\n"
+        "With $w_h=1.2$, $w_x=1$ and input $x_t=1$: at $T=1$ the sensitivity is one.\n\n"
+        "Every position gets $\\sin\\frac{t}{100}$.\n\n"
+        "# 2 Code\n\n"
+        "The batch holds 1 sequence of 1 step.\n")
+
+
+def test_a_short_formula_property_is_found_where_it_reads_and_missed_when_edited():
+    from symseq.audit import audit
+
+    d = _trajectory_derivation()
+    rep = audit(parse(TRAJ, path="traj.md"), [d])
+    assert not rep.failed, rep.failures()
+    # T=1 takes the 1 after T=, not the 1 of x_t=1 (which no claim prints)
+    line3 = [(t.text, t.cls, t.reason.split("::")[-1]) for t in rep.tokens if t.line == 3]
+    assert line3 == [("1.2", "covered", "w_h, the recurrent weight"), ("1", "covered", "the input weight"),
+                     ("1", "uncovered", ""), ("1", "covered", "one step has no transition")]
+    for edit in ("$T=2$", "$T=$"):
+        bad = audit(parse(TRAJ.replace("$T=1$", edit), path="traj.md"), [d])
+        assert bad.failed, edit  # a formula the derivation states as printed is no longer there
+
+
+def test_claims_sharing_one_edited_formula_are_checked_as_the_text_reads():
+    from symseq.audit import audit
+
+    d = _trajectory_derivation()
+    rep = audit(parse(TRAJ.replace("{100}", "{101}"), path="traj.md"), [d])
+    # p_0 holds at 1/101 too (sin 0), but p_1 and p_2 do not: the one edited number is wrong, reported once
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(5, "101", "100")]
+    assert len(rep.errata[0].also) == 1
+
+
+def test_an_input_is_not_taken_from_another_section_when_its_own_number_is_edited():
+    from symseq.audit import audit
+
+    d = _trajectory_derivation()
+    for edit in ("$w_x=2$ and input $x_t$", "$w_x=$ and input $x_t$"):
+        rep = audit(parse(TRAJ.replace("$w_x=1$ and input $x_t=1$", edit), path="traj.md"), [d])
+        assert rep.failed
+        # the second 1 of the code section is no claim's and no input's: w_x does not take it from there
+        assert [(t.cls, t.reason.split("::")[-1]) for t in rep.tokens if t.line == 9] == [
+            ("covered", "B in the code"), ("uncovered", "")]

@@ -72,6 +72,7 @@ class _Claim:
     trial: Claim | None = None  # the claim restated with an edited token's text
     prop: bool = False  # a property whose statement repeats the handout's formula
     needs_raw: bool = False  # match only where the text reads as the printed string
+    quoted: bool = False  # a property stated as a short formula of the handout ("T=1", "r<1"): it must be found
     edit: tuple | None = None  # (token position, the claim's own token) of a number edited within several
     lead: str = ""  # a lone integer whose location reads "d_v = 2": the text before its token, "d_v=" (raw)
     row: bool = False  # its location names a table row ("Table 4, tanh"): it is looked for in that row only
@@ -147,6 +148,7 @@ class _Input:
     keys: tuple = (None,)  # one token
     claim = None
     lead: str = ""  # a lone integer named d_k where its section prints "d_k=…": the text before its token, raw
+    symbol: str = ""  # "d_k=" for an input whose what= begins with its symbol ("d_k of head 2", "D, the width")
 
     @property
     def sect_rng(self):
@@ -306,6 +308,7 @@ class Auditor:
                     lead = re.fullmatch(rf"(?:.*,\s*)?([^,=]+?)\s*=\s*{re.escape(c.printed.strip())}", at)
                     out.append(_Claim(c, keys, s, rng, own, group, weak and not prop, _raw(c.printed),
                                       (di, si, c.seq), dspan=sp_, prop=prop, needs_raw=prop and weak,
+                                      quoted=prop and weak and _formula(c.printed),
                                       row=row is not None and not c.near,
                                       lead=_raw(lead.group(1)) + "=" if lead and weak and not prop else ""))
         return out
@@ -336,6 +339,8 @@ class Auditor:
                     if len(entries) == 1 and entries[0].is_Integer and name and any(
                             name in _raw(self.doc.line(k)) for k in range(loc.start, loc.end + 1)):
                         inp.lead = name  # the section writes d_k=2: the input is the number after d_k=
+                    sym = re.match(r"([\w^\\{}]+)(?:\s|,|$)", (g.what or "").strip())
+                    inp.symbol = _raw(sym.group(1)) + "=" if sym and len(entries) == 1 else ""
                     out.append(inp)
         return out
 
@@ -366,9 +371,15 @@ class Auditor:
             idx = positions[k:k + n]
             if start_at is not None and idx[0] < start_at:
                 continue
-            if all(self._free(i, soft) and self.toks[i].key == key for i, key in zip(idx, keys)):
+            if all(self._free(i, soft) and self.toks[i].key == key for i, key in zip(idx, keys)) and \
+                    self._compact(idx):
                 hits.append(k)
         return hits
+
+    def _compact(self, idx: list[int]) -> bool:
+        """Whether tokens ``idx`` stand close enough to be one printed statement: each on the line of the one
+        before it or the next (a formula broken over two lines), not a paragraph apart."""
+        return all(self.toks[b].line - self.toks[a].line <= 1 for a, b in zip(idx, idx[1:]))
 
     def _stream(self, rng, soft=False) -> list[int]:
         """Token positions in ``rng`` that a claim may match (quantities; soft structural ones when asked)."""
@@ -380,12 +391,20 @@ class Auditor:
             self.owner.setdefault(i, []).append(c)
 
     def _raw_match(self, c: _Claim, idx: list[int]) -> bool:
+        """Whether the tokens ``idx`` stand where their line reads as the claim's printed string ("x_t=1" takes the
+        1 after x_t=, not another 1 of the same line): the text before the first reads as the printed string
+        before its first number, the text after the last as the printed string after its last (spacing, ``$``
+        and braces aside)."""
         if len(c.raw) < 3 or re.fullmatch(r"-?[\d.]+", c.raw):
             return False
         first, last = self.toks[idx[0]], self.toks[idx[-1]]
         if first.line != last.line:
             return False
-        return c.raw in _raw(self.doc.line(first.line))
+        base = c.claim.printed.strip().strip("$")
+        refs = claim_tokens(c.claim.printed)
+        line = self.doc.line(first.line)
+        return _raw(line[:first.start]).endswith(_raw(base[:refs[0].start])) and \
+            _raw(line[last.end:]).startswith(_raw(base[refs[-1].end:]))
 
     # weights of the alignment: every exact match outweighs every hint, every hint every preference
     _EXACT, _HINT = 10**8, 10**4
@@ -464,10 +483,13 @@ class Auditor:
                 if j in opts:
                     continue
                 idx = stream[j:j + L]
+                if not self._compact(idx):
+                    continue
                 if keys[j:j + L] == c.keys:
                     if c.needs_raw and not self._raw_match(c, idx) or not self._led(c, idx[0]):
                         continue
-                    weight = self._EXACT - 10 if c.prop else self._EXACT  # a value outranks a restated formula
+                    # a value outranks a restated formula, unless the text reads as the formula there ("D=4")
+                    weight = self._EXACT - 10 if c.prop and not c.needs_raw else self._EXACT
                     opts[j] = (weight * L + self._preference(c, idx), L, None)
                 else:
                     if refs is None:
@@ -476,13 +498,13 @@ class Auditor:
                     if len(diff) == 1 and self._may_be_edited(idx[diff[0]]) and \
                             self._edit_of(refs[diff[0]], self.toks[idx[diff[0]]]) and \
                             not (L == 1 and self._prints_an_input(idx[0])) and \
-                            (not c.prop or L > 1 or self._reads_before(c, refs[0], self.toks[idx[0]])):
+                            (not c.prop or L > 1 or self._reads_as(c, refs[0], self.toks[idx[0]])):
                         opts[j] = (self._HINT, L, diff[0])
             if L >= 3:  # a statement of several numbers with one of them deleted: the others still in a row
                 for k in range(L):
                     rest = c.keys[:k] + c.keys[k + 1:]
                     for j in range(n - L + 2):
-                        if j not in opts and keys[j:j + L - 1] == rest:
+                        if j not in opts and keys[j:j + L - 1] == rest and self._compact(stream[j:j + L - 1]):
                             opts[j] = (self._HINT, L - 1, -1 - k)
             cand.append(opts)
         # best[i][j]: the best score aligning units[i:] to stream[j:]
@@ -641,11 +663,24 @@ class Auditor:
         t = self.toks[i]
         return _raw(self.doc.line(t.line)[:t.start]).endswith(c.lead)
 
-    def _reads_before(self, c: _Claim, ref: Token, t: Token) -> bool:
-        """Whether the text before token ``t`` on its line reads as the claim's printed string before its number
-        ``ref`` (eight characters, spacing aside): a restated formula of one number is told edited only so."""
-        want = _raw(c.claim.printed.strip().strip("$")[:ref.start])[-8:]
-        return len(want) >= 4 and _raw(self.doc.line(t.line)[:t.start]).endswith(want)
+    def _named(self, g: "_Input", i: int) -> bool:
+        """Whether the text reads input ``g``'s symbol and ``=`` right before token ``i`` (d_k=3)."""
+        t = self.toks[i]
+        return bool(g.symbol) and _raw(self.doc.line(t.line)[:t.start]).endswith(g.symbol)
+
+    def _reads_as(self, c: _Claim, ref: Token, t: Token) -> bool:
+        """Whether the text around token ``t`` on its line reads as the claim's printed string around its number
+        ``ref``: a restated formula of one number is told edited only so. The eight characters before must
+        agree (spacing aside; at least four of them), or, for a short formula (``T=1``), all it prints before
+        and after its number."""
+        base = c.claim.printed.strip().strip("$")
+        line = self.doc.line(t.line)
+        before = _raw(line[:t.start])
+        if c.quoted:
+            want, after = _raw(base[:ref.start]), _raw(base[ref.end:])
+            return len(want + after) >= 2 and before.endswith(want) and _raw(line[t.end:]).startswith(after)
+        want = _raw(base[:ref.start])[-8:]
+        return len(want) >= 4 and before.endswith(want)
 
     def _preference(self, c: _Claim, idx: list[int]) -> int:
         """Among occurrences that print a claim exactly: one on a line that reads as the printed string (2), one
@@ -734,8 +769,25 @@ class Auditor:
                 if other is not None:
                     if other.hits:
                         self._take(c, other.hits)
+                        self._as_read(c)
                     else:
                         c.words = other.words
+
+    def _as_read(self, c: _Claim):
+        """Claim ``c`` sharing the tokens another claim found with one of its numbers edited (p_0 … p_6 printed as
+        one formula, whose t = 0 case holds whatever the number): checked restated as the text reads there."""
+        refs = claim_tokens(c.claim.printed)
+        diff = [k for k, i in enumerate(c.hits) if k < len(refs) and self.toks[i].key != c.keys[k]]
+        if not diff or len(c.hits) != len(refs):
+            return
+        trial = c.claim
+        for k in reversed(diff):  # from the end, so that the earlier tokens keep their place in the string
+            trial = _with_token(trial, refs[k], self.toks[c.hits[k]].text)
+        r = trial.check(self.dps)
+        if r.status == "mismatch":
+            self._misprint(c, trial, c.hits, diff[0])
+        elif r.status == "ok":
+            c.trial = trial
 
     def _anywhere(self, claims: list[_Claim], *, wide: bool, last: bool = False):
         """Claims not found in order: the whole range and the section; with ``wide``, the derivation's part
@@ -758,6 +810,7 @@ class Auditor:
                              (c.claim.location, c.claim.printed)), None)
                 if same is not None:
                     self._take(c, same.hits)
+                    self._as_read(c)
                     continue
             if c.prop:  # a statement of the handout's formula: only in its own section
                 ranges = [c.sect_rng]
@@ -884,9 +937,13 @@ class Auditor:
         d, g, sect, value, entries, source = p
         shape = value.shape if isinstance(value, sp.MatrixBase) else ()
         anchor = sect[0] if sect else 1
-        wider = (self.report.spans.get(d.name), (1, self.doc.n)) if len(entries) > 1 else (
-            self.report.spans.get(d.name),)
         placed = next((x for x in self._inputs_aligned if x.given is g), None)
+        # wide: a located section's input anywhere in its section, out of order, then (a number named by its
+        # symbol) where the derivation's part of the text reads "d_k=" before it, the lead-in to its section; an
+        # input of a section without a heading in its derivation's part of the text (a vector in the file)
+        named = placed.symbol if placed is not None else ""
+        wider = ((sect,) + ((self.report.spans.get(d.name),) if named else ())) if placed is not None else (
+            self.report.spans.get(d.name), (1, self.doc.n)) if len(entries) > 1 else (self.report.spans.get(d.name),)
         lone = placed is not None and len(entries) == 1 and entries[0].is_Integer
         # in its section, a lone integer stands between the numbers of its neighbours (elsewhere, it cannot be told)
         lo, hi = self._bounds(placed) if lone and not wide else (-1, len(self.toks))
@@ -894,7 +951,8 @@ class Auditor:
             if rng is None:
                 continue
             for soft in (False, True):
-                stream = [i for i in self._stream(rng, soft) if lo < i < hi and (placed is None or self._led(placed, i))]
+                stream = [i for i in self._stream(rng, soft) if lo < i < hi and (placed is None or self._led(placed, i))
+                          and (placed is None or rng == sect or self._named(placed, i))]
                 if rng != sect:  # outside the section: the nearest occurrence to it
                     stream = sorted(stream, key=lambda k: abs(self.toks[k].line - anchor))
                 for i in stream:
@@ -1121,8 +1179,8 @@ class Auditor:
                 rep.claims_matched += 1
         for c in claims:
             claim = c.trial or c.claim
-            if c.prop and not c.hits:
-                continue
+            if c.prop and not c.hits and not c.quoted:
+                continue  # a property in words: the handout need not print it
             if c.dropped is not None or c.prop and c.edit is not None:
                 self._misprinted(c)
                 continue
@@ -1266,7 +1324,13 @@ class Auditor:
             else:
                 t.cls = "uncovered"
                 t.reason = t.reason or next((why for loc, why in skipped if t.line in loc), "")
-        self.report.errata.sort(key=lambda e: (e.line is None, e.line or 0))
+        merged: dict = {}  # one erratum per wrong number: claims printed by the same text name it once
+        for e in self.report.errata:
+            key = (e.line, e.printed, e.correct, e.fault, e.context) if e.line is not None else id(e)
+            first = merged.setdefault(key, e)
+            if first is not e:
+                first.also += (e.source,)
+        self.report.errata = sorted(merged.values(), key=lambda e: (e.line is None, e.line or 0))
 
 
 _ARRAY = ("number", "vector", "matrix")
@@ -1282,6 +1346,13 @@ def _alike(a, b) -> bool:
     if isinstance(a, _Input) or isinstance(b, _Input):
         return isinstance(a, _Input) and isinstance(b, _Input) and a.entries == b.entries
     return a.keys == b.keys
+
+
+def _formula(printed: str) -> bool:
+    """Whether a property's statement is a short formula (``T=1``, ``r<1``, ``d_k=3``), not a sentence: no word of
+    three letters or more outside LaTeX commands, and no more than twelve characters."""
+    text = re.sub(r"\\[A-Za-z]+", "", printed)
+    return len(_raw(printed)) <= 12 and not re.search(r"[A-Za-z]{3,}", text)
 
 
 def _same_form(a: str, b: str) -> bool:

@@ -43,7 +43,8 @@ def render(rep: AuditReport, out) -> None:
     if rep.errata:
         e = _table(f"errata ({len(rep.errata)})", ["line", "printed", "correct", "digit at fault", "value", "claim"])
         for x in rep.errata:
-            e.add_row(str(x.line) if x.line is not None else "—", x.printed, x.correct, x.fault, x.value, x.source)
+            e.add_row(str(x.line) if x.line is not None else "—", x.printed, x.correct, x.fault, x.value,
+                      x.source + (f" (and {len(x.also)} more claims printed by the same text)" if x.also else ""))
         out.print(e)
     unc = rep.uncovered()
     if unc:

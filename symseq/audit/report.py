@@ -37,6 +37,7 @@ class Erratum:
     value: str = ""  # the exact or 12-digit value
     context: str = ""
     kind: str = "claim"  # claim or input
+    also: tuple = ()  # other claims printed by the same text and wrong there for the same reason (p_1 … p_6)
 
 
 @dataclass
