@@ -574,13 +574,14 @@ def all_queries(s):
     L, r = attention_ledger()
     h1 = r["h1"]
     s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k in S = Q Kᵀ/√3", at="matrix form")
-    s.claim_shape("7×3", h1.Q, what="Q_att in the score product", at="matrix form")
-    s.claim_shape("3×7", h1.K.T, what="K_attᵀ in the score product", at="matrix form")
-    s.claim_shape("7×7", h1.Q @ h1.K.T, what="Q_att K_attᵀ, (7×3)(3×7)", at="matrix form")
-    s.claim_shape("7×7", h1.S, what="S", at="matrix form")
+    # in the order the text prints them: S, A and O in the display, the two products' factors, then O's size
+    s.claim_shape("7×7", h1.S, what="S = Q_att K_attᵀ/√3", at="matrix form")
     s.claim_shape("7×7", h1.A, what="A = softmax_rows(S)", at="matrix form")
-    s.claim_shape("7×3", h1.O, what="O = A V_att, (7×7)(7×3)", at="matrix form")
-    s.claim_shape("7×3", h1.V, what="V_att in the value product", at="matrix form")
+    s.claim_shape("7×3", h1.O, what="O = A V_att", at="matrix form")
+    s.claim_shape("7×3", h1.Q, what="Q_att in the score product (7×3)(3×7)", at="score product")
+    s.claim_shape("3×7", h1.K.T, what="K_attᵀ in the score product", at="score product")
+    s.claim_shape("7×7", h1.A, what="A in the value product (7×7)(7×3)", at="value product")
+    s.claim_shape("7×3", h1.V, what="V_att in the value product", at="value product")
     s.claim_shape("7×3", h1.O, what="the features this one head returns", at="one head's output")
     s.heatmap("Figure 9", h1.S, rows=ROWS, cols=ROWS, title="Scaled scores S: queries × sources")
     s.heatmap("Figure 10", h1.A, rows=ROWS, cols=ROWS, title="Attention weights A = softmax_rows(S)")
@@ -704,9 +705,9 @@ def two_heads(s):
     v = blocks.linear(Ls, "v_6^{[2]}", h, heads[1][2], orientation=ORIENT)
     s.identity("q_6^[2] = (h_63, h_64, 0.5 h_60 + 0.5 h_61)",
                Ls.expand(q.name, values=True) - sp.Matrix([[x[3], x[4], (x[0] + x[1]) / 2]]), at="begins row")
+    s.claim("(0.789,0.204,0.240)", h2.Q[6, :], what="q_6^[2]", at="begins row")
     s.identity("v_6^[2] = (h_61, h_63, 0.5 h_60 + 0.5 h_64)",
                Ls.expand(v.name, values=True) - sp.Matrix([[x[1], x[3], (x[0] + x[4]) / 2]]), at="begins row")
-    s.claim("(0.789,0.204,0.240)", h2.Q[6, :], what="q_6^[2]", at="begins row")
     s.claim("(1.06,0.789,-0.188)", h2.V[6, :], what="v_6^[2]", at="begins row")
     table(s, "Table 17", TABLE_17, ops.Concat([h1.A[6, :].T, h2.A[6, :].T], axis=1),
           ["Head 1 weight", "Head 2 weight"])
@@ -992,9 +993,6 @@ def mlp_row(s):
         s.given(L.handle(name), what=what, at="MLP parameters")
     s.claim("(-1.85,0.962,0.872,-1.17)", m.Z[6, :], what="z_mlp,6 = r_6 W_1ᵀ + b_1", at="MLP of begins")
     s.claim("(0,0.962,0.872,0)", m.J[6, :], digits=3, what="j_mlp,6 = ReLU(z_mlp,6)", at="MLP of begins")
-    s.claim("-1.85", m.Z[6, 0], what="r_60 − 0.5 r_62 + 0.1", at="MLP of begins")
-    s.claim("0.872", m.Z[6, 2], what="r_62 + 0.5 r_63 + 0.15", at="MLP of begins")
-    s.claim("0.224", m.B[6, 0], what="0.5 j_60 + 0.2 j_62 + 0.05", at="MLP of begins")
 
     def worked(k):
         def check():
@@ -1006,11 +1004,14 @@ def mlp_row(s):
             return _close(np.array([a], dtype=object), np.array([b], dtype=object))
         return check
 
-    # The three worked entries follow from rows of W_1, b_1, W_2, b_2 (statements in the handout's terms).
-    for k, statement in enumerate((r"z_{mlp,6,0} = r_{6,0} − 0.5 r_{6,2} + 0.1",
-                                   r"z_{mlp,6,2} = r_{6,2} + 0.5 r_{6,3} + 0.15",
-                                   r"B_{mlp,6,0} = 0.5 j_{6,0} + 0.2 j_{6,2} + 0.05")):
+    # The three worked entries follow from rows of W_1, b_1, W_2, b_2 (statements in the handout's terms), each
+    # stated and then its value, as the text prints them.
+    for k, (statement, printed, value, what) in enumerate((
+            (r"z_{mlp,6,0} = r_{6,0} − 0.5 r_{6,2} + 0.1", "-1.85", m.Z[6, 0], "r_60 − 0.5 r_62 + 0.1"),
+            (r"z_{mlp,6,2} = r_{6,2} + 0.5 r_{6,3} + 0.15", "0.872", m.Z[6, 2], "r_62 + 0.5 r_63 + 0.15"),
+            (r"B_{mlp,6,0} = 0.5 j_{6,0} + 0.2 j_{6,2} + 0.05", "0.224", m.B[6, 0], "0.5 j_60 + 0.2 j_62 + 0.05"))):
         s.prove(statement, worked(k), at="MLP of begins")
+        s.claim(printed, value, what=what, at="MLP of begins")
     s.claim("(0.224,0.431,0.436,0.292,-0.100)", m.B[6, :], what="b_mlp,6", at="MLP of begins")
 
 

@@ -540,12 +540,12 @@ def shapes(s):
              ("1×C", "e", "e")]
     for printed, name, what in items:  # each in the row that names its symbol (ŷ shares a row with y)
         s.claim_shape(printed, L.shape(name), dims=DIMS, what=what, at=f"Table 5, {'y' if what == 'ŷ' else what}")
-    # The forward equation as printed: the loss, the zero initial state, then each product's shape in turn.
+    # The forward equation as printed: the zero initial state, the loss, then each product's shape in turn.
+    s.given(sp.Integer(0), what="h_{−1}, the zero initial state of the vector model", at="forward equation")
     yh, y = E(L, "ŷ"), E(L, "y")
     s.identity(r"\mathcal L=\tfrac12\sum_{c=0}^{C-1}(\widehat y_c-y_c)^2",
                zero(L.expand("ℒ", keep=["ŷ"]) - sum((yh[c] - y[c]) ** 2 for c in range(DIMS["C"])) / 2),
                what="half the squared errors summed over the C = 2 output coordinates; no mean", at="forward equation")
-    s.given(sp.Integer(0), what="h_{−1}, the zero initial state of the vector model", at="forward equation")
     s.identity("from the zero initial state the first step has no recurrent term: z_0 = x_0 W_xᵀ + b_h",
                zero(L.expand("z_0", keep=["x_0"]) - (E(L, "x_0") * E(L, "W_x").T + E(L, "b_h"))), at="forward equation")
     x1, W_x, h0, W_h = (L.handle(n) for n in ("x_1", "W_x", "h_0", "W_h"))

@@ -730,3 +730,24 @@ def test_an_input_is_not_taken_from_another_section_when_its_own_number_is_edite
         # the second 1 of the code section is no claim's and no input's: w_x does not take it from there
         assert [(t.cls, t.reason.split("::")[-1]) for t in rep.tokens if t.line == 9] == [
             ("covered", "B in the code"), ("uncovered", "")]
+
+
+def test_an_edited_shape_or_root_is_wrong_and_corrected_as_the_derivation_prints_it():
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("shapes", title="a shape and a root", source="shapes.md")
+
+    @d.section("1 Scores")
+    def scores(s):
+        s.claim_shape("1×H", (1, 3), dims={"H": 3}, what="one row of scores")
+        s.claim("√3", sp.sqrt(3), what="the scale √d_k")
+
+    text = "# 1 Scores\n\nThe product yields $1\\times H$, divided by $\\sqrt3$.\n"
+    assert not audit(parse(text, path="shapes.md"), [d]).failed
+    rep = audit(parse(text.replace("$1\\times H$", "$2\\times H$"), path="shapes.md"), [d])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(3, "2", "1")]
+    rep = audit(parse(text.replace("\\sqrt3", "\\sqrt4"), path="shapes.md"), [d])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(3, "√4", "√3")]

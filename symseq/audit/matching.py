@@ -1157,6 +1157,13 @@ class Auditor:
 
     def _distance(self, ref: Token, t: Token, *, lone: bool = True) -> int | None:
         """Edited characters between the claim's token ``ref`` and the text's ``t`` when ``t`` may be ``ref`` edited."""
+        if ref.kind == t.kind == "shape" and len(ref.entries) == len(t.entries):
+            # a shape (1×H for 2×H): its symbols as printed, its numbers a digit or two away
+            if any((number_value(a) is None or number_value(b) is None) and a != b
+                   for a, b in zip(ref.entries, t.entries)):
+                return None
+            dist = sum(_levenshtein(a, b) for a, b in zip(ref.entries, t.entries))
+            return dist if 0 < dist <= 2 else None
         if ref.kind != t.kind or any(number_value(e) is None for e in ref.entries + t.entries):
             return None  # only numbers can be edited digits (not T×d_k, not a symbol)
         if lone and ref.kind == "number" and len(re.sub(r"\D", "", ref.entries[0])) < 2:
@@ -1285,18 +1292,27 @@ class Auditor:
         except SymseqError:
             p = None
         faults, printed, correct = [], [], []
+        # an entry the text edits (\log4 for \log3) is corrected as the derivation prints it, when that holds
+        own = claim_tokens(c.claim.printed) if c.trial is not None else []
+        own = own[0].entries if len(own) == 1 and len(own[0].entries) == len(r.rounded) > 1 and \
+            c.claim.check(self.dps).status == "ok" else None
         for k, ok in enumerate(r.rounded):
             e = p.entries[k] if p is not None and k < len(p.entries) else None
             text = e.text if isinstance(e, PrintedNumber) else claim.printed if len(r.rounded) == 1 else str(e)
             if r.holds[k] if len(r.holds) == len(r.rounded) else isinstance(e, PrintedNumber) and r.rounded[k] == e.text:
                 continue  # this entry holds (the claim's own verdict, entry by entry)
             where = f"entry {k}: " if len(r.rounded) > 1 else ""
-            faults.append(where + digit_fault(text, str(r.rounded[k])) if isinstance(e, PrintedNumber)
-                          else where + f"printed {text}, correct {r.rounded[k]}")
+            right = own[k] if own is not None and not isinstance(e, PrintedNumber) else str(r.rounded[k])
+            faults.append(where + digit_fault(text, right) if isinstance(e, PrintedNumber)
+                          else where + f"printed {text}, correct {right}")
             printed.append(text)
-            correct.append(str(r.rounded[k]))
+            correct.append(right)
         if not faults:
             faults, printed, correct = [r.message], [claim.printed], [", ".join(map(str, r.rounded))]
+        mine = claim_tokens(c.claim.printed) if c.trial is not None and len(r.rounded) == 1 else []
+        if len(mine) == 1 and mine[0].kind in ("root", "fraction") and c.claim.check(self.dps).status == "ok":
+            # a root or fraction edited in the text (√4 for √3): the correct entry as the derivation prints it
+            correct = [mine[0].entries[0]]
         value = ", ".join(fmt_decimal_str(v) for v in r.values[:6])
         self.report.errata.append(Erratum(t.line, ", ".join(printed), ", ".join(correct), "; ".join(faults),
                                           c.claim.id, value, t.context))
