@@ -422,17 +422,21 @@ def three_roles(s):
     s.ledgers.append(L)
     h1 = r["h1"]
     W_Q, W_K, W_V = r["heads"][0]
+    # in the order the text prints them: the widths (set in the lead-in), the maps' shapes, the maps as printed,
+    # the product's shapes (7×5)(5×3) = 7×3, then K beside K_att
+    sizes(s, ("d_k", h1.Q.shape[1]), ("d_v", h1.V.shape[1]), at="one head")
     for W, n in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")):
         s.claim_shape("3×5", W, what=f"{n} stored output × input", at="projection maps")
         s.claim_shape("5×3", W.T, what=f"{n}ᵀ, the right multiplier", at="projection maps")
-    sizes(s, ("d_k", h1.Q.shape[1]), ("d_v", h1.V.shape[1]), ("K, beside K_att", K), at="one head")
-    s.claim_shape("7×5", r["H0"], what="the positioned input H^(0)", at="route of Figure 7")
-    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k, the divisor of the scores", at="route of Figure 7",
-            near=r"divides the scores by \(\sqrt3\)")
     for W, n in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")):
         s.given(W.T, what=f"{n}ᵀ as printed", at="projection maps")
+    s.claim_shape("7×5", r["H0"], what="the positioned input H^(0)", at="route of Figure 7")
+    s.claim_shape("5×3", W_Q.T, what="Wᵀ, the right factor of each product (7×5)(5×3)", at="route of Figure 7")
     for M, n in ((h1.Q, "Q_att"), (h1.K, "K_att"), (h1.V, "V_att")):
         s.claim_shape("7×3", M, what=f"{n} = H^(0) Wᵀ, (7×5)(5×3)", at="projection maps")
+    sizes(s, ("K, beside K_att", K), at="one head")
+    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k, the divisor of the scores", at="route of Figure 7",
+            near=r"divides the scores by \(\sqrt3\)")
     # The sparse maps, on a symbolic input row.
     Ls = s.ledger("the sparse maps on a symbolic row h_t")
     h = Ls.input("h", shape=(1, D))

@@ -999,6 +999,9 @@ def pytorch_example(s):
     loss.backward()
     s.note(f"The handout ran PyTorch 2.8; this check ran torch {torch.__version__}. The weights below are the "
            f"module's own float32 initialisation after torch.manual_seed(6), read exactly.")
+    # the code's sizes first (B, T, D, H, C = 1, 3, 2, 2, 1), then the shapes it asserts
+    for what, size in (("B", B), ("T", T), ("D", D), ("H", H), ("C", C)):
+        s.given(sp.Integer(size), what=f"{what} in the code", at="sizes")
     s.claim_shape("B×T×H", tuple(output.shape), dims={"B": B, "T": T, "H": H}, what="output", at="shapes")
     s.prove("final.shape == (1, B, H)", lambda: (tuple(final.shape) == (1, B, H), f"final.shape = {tuple(final.shape)}"),
             what="final: one layer (and one direction) × batch × hidden", at="shapes")
@@ -1018,8 +1021,6 @@ def pytorch_example(s):
     xs = [L.input(f"x_{t}", [row]) for t, row in enumerate([["0.2", "-0.1"], ["0.0", "0.3"], ["0.4", "0.1"]])]
     max_norm = "1.0"  # the handout's clip_grad_norm_(…, max_norm=1.0)
     s.given(exact(max_norm), what="max_norm, the clipping threshold τ of clip_grad_norm_", at="clipping")
-    for what, size in (("B", B), ("T", T), ("D", D), ("H", H), ("C", C)):
-        s.given(sp.Integer(size), what=f"{what} in the code", at="sizes")
     for t, x in enumerate(xs):
         s.given(x, what=f"x_{t}, row {t} of X", at="X")
     p = cells.rnn_parameters(L, D, H, bias=False, values=values)

@@ -26,7 +26,7 @@ def test_every_section_builds_and_cites_the_handout():
 
 def test_claim_count_and_kinds():
     kinds = Counter(c.kind for c in D.claims)
-    assert len(D.claims) == 771
+    assert len(D.claims) >= 771  # every printed number of the part is claimed (the audit's coverage decides which)
     assert kinds["value"] >= 650 and kinds["shape"] >= 55 and kinds["property"] >= 50
 
 

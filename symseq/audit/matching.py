@@ -938,9 +938,10 @@ class Auditor:
         shape = value.shape if isinstance(value, sp.MatrixBase) else ()
         anchor = sect[0] if sect else 1
         placed = next((x for x in self._inputs_aligned if x.given is g), None)
-        # wide: a located section's input anywhere in its section, out of order, then (a number named by its
-        # symbol) where the derivation's part of the text reads "d_k=" before it, the lead-in to its section; an
-        # input of a section without a heading in its derivation's part of the text (a vector in the file)
+        # wide: a located section's input anywhere in its section, out of order (a lone integer, which any
+        # other number edited could be, only where the text names it: "d_k=3"), then where the derivation's part
+        # of the text reads its symbol and = before it, the lead-in to its section; an input of a section
+        # without a heading in its derivation's part of the text (a vector in the file)
         named = placed.symbol if placed is not None else ""
         wider = ((sect,) + ((self.report.spans.get(d.name),) if named else ())) if placed is not None else (
             self.report.spans.get(d.name), (1, self.doc.n)) if len(entries) > 1 else (self.report.spans.get(d.name),)
@@ -952,7 +953,7 @@ class Auditor:
                 continue
             for soft in (False, True):
                 stream = [i for i in self._stream(rng, soft) if lo < i < hi and (placed is None or self._led(placed, i))
-                          and (placed is None or rng == sect or self._named(placed, i))]
+                          and (placed is None or (rng == sect and not (wide and lone)) or self._named(placed, i))]
                 if rng != sect:  # outside the section: the nearest occurrence to it
                     stream = sorted(stream, key=lambda k: abs(self.toks[k].line - anchor))
                 for i in stream:
