@@ -751,3 +751,22 @@ def test_an_edited_shape_or_root_is_wrong_and_corrected_as_the_derivation_prints
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(3, "2", "1")]
     rep = audit(parse(text.replace("\\sqrt3", "\\sqrt4"), path="shapes.md"), [d])
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(3, "√4", "√3")]
+
+
+def test_an_edited_number_of_a_restated_formula_is_not_covered_by_the_next_formula():
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("maps", title="two restated formulas on one line", source="maps.md")
+
+    @d.section("1 Maps")
+    def maps(s):
+        s.prove("k_t = ((h_{t,0}+h_{t,3})/2, (h_{t,2}+h_{t,4})/2)", lambda: (True, ""), what="the key map")
+        s.prove("v_t = ((h_{t,3}+h_{t,4})/2)", lambda: (True, ""), what="the value map")
+
+    text = "# 1 Maps\n\n$k_t=((h_{t,0}+h_{t,3})/2,(h_{t,2}+h_{t,4})/2)$ and $v_t=((h_{t,3}+h_{t,4})/2)$.\n"
+    assert not audit(parse(text, path="maps.md"), [d]).failed
+    for k in (0, 1, 2):  # each /2 edited to /3: the formula that prints it is wrong there
+        at = [i for i in range(len(text)) if text.startswith(")/2", i)][k] + 2
+        rep = audit(parse(text[:at] + "3" + text[at + 1:], path="maps.md"), [d])
+        assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(3, "3", "2")], k

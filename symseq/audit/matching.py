@@ -73,6 +73,7 @@ class _Claim:
     prop: bool = False  # a property whose statement repeats the handout's formula
     needs_raw: bool = False  # match only where the text reads as the printed string
     quoted: bool = False  # a property stated as a short formula of the handout ("T=1", "r<1"): it must be found
+    restated: bool = False  # a property restating a formula of several numbers: found only where the text reads so
     edit: tuple | None = None  # (token position, the claim's own token) of a number edited within several
     lead: str = ""  # a lone integer whose location reads "d_v = 2": the text before its token, "d_v=" (raw)
     row: bool = False  # its location names a table row ("Table 4, tanh"): it is looked for in that row only
@@ -309,6 +310,7 @@ class Auditor:
                     out.append(_Claim(c, keys, s, rng, own, group, weak and not prop, _raw(c.printed),
                                       (di, si, c.seq), dspan=sp_, prop=prop, needs_raw=prop and weak,
                                       quoted=prop and weak and _formula(c.printed),
+                    restated=prop and len(keys) > 1 and _formula(c.printed, long=True),
                                       row=row is not None and not c.near,
                                       lead=_raw(lead.group(1)) + "=" if lead and weak and not prop else ""))
         return out
@@ -488,6 +490,8 @@ class Auditor:
                 if keys[j:j + L] == c.keys:
                     if c.needs_raw and not self._raw_match(c, idx) or not self._led(c, idx[0]):
                         continue
+                    if c.restated and not self._restates_here(c, self.toks[idx[0]]):
+                        continue  # (h_{t,2}+h_{t,4})/2 is not the /2 of (h_{t,0}+h_{t,3})/2
                     # a value outranks a restated formula, unless the text reads as the formula there ("D=4")
                     weight = self._EXACT - 10 if c.prop and not c.needs_raw else self._EXACT
                     opts[j] = (weight * L + self._preference(c, idx), L, None)
@@ -497,7 +501,7 @@ class Auditor:
                     diff = [k for k in range(L) if keys[j + k] != c.keys[k]]
                     if len(diff) == 1 and self._may_be_edited(idx[diff[0]]) and \
                             self._edit_of(refs[diff[0]], self.toks[idx[diff[0]]]) and \
-                            not (L == 1 and self._prints_an_input(idx[0])) and \
+                            not (L == 1 and not c.prop and self._prints_an_input(idx[0])) and \
                             (not c.prop or L > 1 or self._reads_as(c, refs[0], self.toks[idx[0]])):
                         opts[j] = (self._HINT, L, diff[0])
             if L >= 3:  # a statement of several numbers with one of them deleted: the others still in a row
@@ -667,6 +671,12 @@ class Auditor:
         """Whether the text reads input ``g``'s symbol and ``=`` right before token ``i`` (d_k=3)."""
         t = self.toks[i]
         return bool(g.symbol) and _raw(self.doc.line(t.line)[:t.start]).endswith(g.symbol)
+
+    def _restates_here(self, c: _Claim, t: Token) -> bool:
+        """Whether a restated formula of several numbers may start at token ``t``: the text before it reads as the
+        formula before its first number (when the formula prints four characters or more there)."""
+        ref = claim_tokens(c.claim.printed)[0]
+        return len(_raw(c.claim.printed.strip().strip("$")[:ref.start])) < 4 or self._reads_as(c, ref, t)
 
     def _reads_as(self, c: _Claim, ref: Token, t: Token) -> bool:
         """Whether the text around token ``t`` on its line reads as the claim's printed string around its number
@@ -1365,11 +1375,11 @@ def _alike(a, b) -> bool:
     return a.keys == b.keys
 
 
-def _formula(printed: str) -> bool:
+def _formula(printed: str, long: bool = False) -> bool:
     """Whether a property's statement is a short formula (``T=1``, ``r<1``, ``d_k=3``), not a sentence: no word of
-    three letters or more outside LaTeX commands, and no more than twelve characters."""
+    three letters or more outside LaTeX commands, and (unless ``long``) no more than twelve characters."""
     text = re.sub(r"\\[A-Za-z]+", "", printed)
-    return len(_raw(printed)) <= 12 and not re.search(r"[A-Za-z]{3,}", text)
+    return (long or len(_raw(printed)) <= 12) and not re.search(r"[A-Za-z]{3,}", text)
 
 
 def _same_form(a: str, b: str) -> bool:
