@@ -58,6 +58,7 @@ _LABEL = re.compile(r"\b(Table|Figure)\s+\d+\b")
 @dataclass
 class _Claim:
     claim: Claim
+    refs: list  # the tokens of its printed string (claim_tokens), scanned once
     keys: list
     section: object
     rng: tuple | None  # primary range (lines), inclusive
@@ -282,9 +283,10 @@ class Auditor:
                         self._unprinted.append(c)
                         continue
                     try:
-                        keys = [t.key for t in claim_tokens(c.printed)]
+                        refs = claim_tokens(c.printed)
                     except SymseqError:
-                        keys = []
+                        refs = []
+                    keys = [t.key for t in refs]
                     prop = c.kind == "property"
                     if not keys:
                         continue
@@ -307,10 +309,10 @@ class Auditor:
                     if c.near:
                         own, group = rng, (d.name, "near", c.near)
                     lead = re.fullmatch(rf"(?:.*,\s*)?([^,=]+?)\s*=\s*{re.escape(c.printed.strip())}", at)
-                    out.append(_Claim(c, keys, s, rng, own, group, weak and not prop, _raw(c.printed),
+                    out.append(_Claim(c, refs, keys, s, rng, own, group, weak and not prop, _raw(c.printed),
                                       (di, si, c.seq), dspan=sp_, prop=prop, needs_raw=prop and weak,
                                       quoted=prop and weak and _formula(c.printed),
-                    restated=prop and len(keys) > 1 and _formula(c.printed, long=True),
+                                      restated=prop and len(keys) > 1 and _formula(c.printed, long=True),
                                       row=row is not None and not c.near,
                                       lead=_raw(lead.group(1)) + "=" if lead and weak and not prop else ""))
         return out
@@ -403,10 +405,9 @@ class Auditor:
         if first.line != last.line:
             return False
         base = c.claim.printed.strip().strip("$")
-        refs = claim_tokens(c.claim.printed)
         line = self.doc.line(first.line)
-        return _raw(line[:first.start]).endswith(_raw(base[:refs[0].start])) and \
-            _raw(line[last.end:]).startswith(_raw(base[refs[-1].end:]))
+        return _raw(line[:first.start]).endswith(_raw(base[:c.refs[0].start])) and \
+            _raw(line[last.end:]).startswith(_raw(base[c.refs[-1].end:]))
 
     # weights of the alignment: every exact match outweighs every hint, every hint every preference
     _EXACT, _HINT = 10**8, 10**4
@@ -464,12 +465,11 @@ class Auditor:
         for u in units:
             c = u[0]
             L, opts = len(c.keys), {}
-            refs = None
             if isinstance(c, _Input):
                 cand.append(self._input_options(c, stream))
                 continue
+            refs = c.refs
             if not c.prop:  # entry by entry: a matrix printed row by row, a table row as a bracketed vector
-                refs = claim_tokens(c.claim.printed)
                 flat = [e for r in refs for e in r.entries] if all(r.kind in _ARRAY for r in refs) else []
                 in_table = isinstance(c.group[1], str) and c.group[1] != "near"
                 for j, (run, bad) in self._runs(flat, stream).items():
@@ -496,8 +496,6 @@ class Auditor:
                     weight = self._EXACT - 10 if c.prop and not c.needs_raw else self._EXACT
                     opts[j] = (weight * L + self._preference(c, idx), L, None)
                 else:
-                    if refs is None:
-                        refs = claim_tokens(c.claim.printed)
                     diff = [k for k in range(L) if keys[j + k] != c.keys[k]]
                     if len(diff) == 1 and self._may_be_edited(idx[diff[0]]) and \
                             self._edit_of(refs[diff[0]], self.toks[idx[diff[0]]]) and \
@@ -675,7 +673,7 @@ class Auditor:
     def _restates_here(self, c: _Claim, t: Token) -> bool:
         """Whether a restated formula of several numbers may start at token ``t``: the text before it reads as the
         formula before its first number (when the formula prints four characters or more there)."""
-        ref = claim_tokens(c.claim.printed)[0]
+        ref = c.refs[0]
         return len(_raw(c.claim.printed.strip().strip("$")[:ref.start])) < 4 or self._reads_as(c, ref, t)
 
     def _reads_as(self, c: _Claim, ref: Token, t: Token) -> bool:
@@ -736,12 +734,12 @@ class Auditor:
                 continue
             if c.prop:  # a restated formula printed with another number than the one the derivation checks
                 self._take(c, list(idx))
-                c.aligned, c.edit = True, (idx[k], claim_tokens(c.claim.printed)[k])
+                c.aligned, c.edit = True, (idx[k], c.refs[k])
                 continue
             if len(idx) == 1:
                 trial = _trial(c.claim, self.toks[idx[0]])
             else:
-                trial = _with_token(c.claim, claim_tokens(c.claim.printed)[k], self.toks[idx[k]].text)
+                trial = _with_token(c.claim, c.refs[k], self.toks[idx[k]].text)
             if trial is None:
                 continue
             r = trial.check(self.dps)
@@ -786,7 +784,7 @@ class Auditor:
     def _as_read(self, c: _Claim):
         """Claim ``c`` sharing the tokens another claim found with one of its numbers edited (p_0 … p_6 printed as
         one formula, whose t = 0 case holds whatever the number): checked restated as the text reads there."""
-        refs = claim_tokens(c.claim.printed)
+        refs = c.refs
         diff = [k for k, i in enumerate(c.hits) if k < len(refs) and self.toks[i].key != c.keys[k]]
         if not diff or len(c.hits) != len(refs):
             return
@@ -952,9 +950,11 @@ class Auditor:
         # other number edited could be, only where the text names it: "d_k=3"), then where the derivation's part
         # of the text reads its symbol and = before it, the lead-in to its section; an input of a section
         # without a heading in its derivation's part of the text (a vector in the file)
-        named = placed.symbol if placed is not None else ""
-        wider = ((sect,) + ((self.report.spans.get(d.name),) if named else ())) if placed is not None else (
-            self.report.spans.get(d.name), (1, self.doc.n)) if len(entries) > 1 else (self.report.spans.get(d.name),)
+        span = self.report.spans.get(d.name)
+        if placed is not None:  # an input of a located section
+            wider = (sect, span) if placed.symbol else (sect,)
+        else:
+            wider = (span, (1, self.doc.n)) if len(entries) > 1 else (span,)
         lone = placed is not None and len(entries) == 1 and entries[0].is_Integer
         # in its section, a lone integer stands between the numbers of its neighbours (elsewhere, it cannot be told)
         lo, hi = self._bounds(placed) if lone and not wide else (-1, len(self.toks))
@@ -1077,7 +1077,7 @@ class Auditor:
             best = None
             for i in cand:
                 t = self.toks[i]
-                dist = self._distance(claim_tokens(c.claim.printed)[0], t)
+                dist = self._distance(c.refs[0], t)
                 if dist is not None and (best is None or dist < best[0]):
                     best = (dist, i)
             if best is None:
@@ -1100,7 +1100,7 @@ class Auditor:
         the token is not the claim's whole printed string (an entry of a vector, a number inside a formula) and
         the claim as the derivation prints it holds, the erratum names the entry at fault against that print."""
         c.trial = trial
-        ref = claim_tokens(c.claim.printed)[k]
+        ref = c.refs[k]
         whole = (ref.start, ref.end) == (0, len(c.claim.printed.strip().strip("$")))
         if len(idx) > 1 or (len(ref.entries) > 1 or not whole) and c.claim.check(self.dps).status == "ok":
             c.edit = (idx[k], ref)
@@ -1147,7 +1147,7 @@ class Auditor:
         """A claim of several numbers (1×1.131+1×0) printed with one of them edited: the only run of free tokens
         in its range that has every other number as the claim prints it and that one a digit or two away (the
         numbers around it tell even a one-digit edit apart). It is checked as the claim restated with it."""
-        refs = claim_tokens(c.claim.printed)
+        refs = c.refs
         stream, n, found = self._stream(rng, soft=True), len(c.keys), []
         for k in range(len(stream) - n + 1):
             idx = stream[k:k + n]
@@ -1254,7 +1254,7 @@ class Auditor:
     def _misprinted(self, c: _Claim):
         """A claim found with one of its numbers deleted (missing, at the lines of the rest), or a restated formula
         printed with one number other than the statement the derivation checks (wrong there)."""
-        rep, ref = self.report, claim_tokens(c.claim.printed)
+        rep, ref = self.report, c.refs
         for i in c.hits:
             self.toks[i].cls, self.toks[i].reason = "covered", c.claim.id
         if c.dropped is not None:
@@ -1303,27 +1303,26 @@ class Auditor:
         except SymseqError:
             p = None
         faults, printed, correct = [], [], []
-        # an entry the text edits (\log4 for \log3) is corrected as the derivation prints it, when that holds
-        own = claim_tokens(c.claim.printed) if c.trial is not None else []
-        own = own[0].entries if len(own) == 1 and len(own[0].entries) == len(r.rounded) > 1 and \
-            c.claim.check(self.dps).status == "ok" else None
+        # a number the text edits (√4 for √3, \log4 for \log3) is corrected as the derivation prints it, when the
+        # claim read as the derivation prints it holds
+        own = c.refs[0] if c.trial is not None and len(c.refs) == 1 and len(c.refs[0].entries) == len(r.rounded) \
+            and c.claim.check(self.dps).status == "ok" else None
         for k, ok in enumerate(r.rounded):
             e = p.entries[k] if p is not None and k < len(p.entries) else None
             text = e.text if isinstance(e, PrintedNumber) else claim.printed if len(r.rounded) == 1 else str(e)
             if r.holds[k] if len(r.holds) == len(r.rounded) else isinstance(e, PrintedNumber) and r.rounded[k] == e.text:
                 continue  # this entry holds (the claim's own verdict, entry by entry)
             where = f"entry {k}: " if len(r.rounded) > 1 else ""
-            right = own[k] if own is not None and not isinstance(e, PrintedNumber) else str(r.rounded[k])
+            right = own.entries[k] if own is not None and len(r.rounded) > 1 and not isinstance(e, PrintedNumber) \
+                else str(r.rounded[k])
             faults.append(where + digit_fault(text, right) if isinstance(e, PrintedNumber)
                           else where + f"printed {text}, correct {right}")
             printed.append(text)
             correct.append(right)
         if not faults:
             faults, printed, correct = [r.message], [claim.printed], [", ".join(map(str, r.rounded))]
-        mine = claim_tokens(c.claim.printed) if c.trial is not None and len(r.rounded) == 1 else []
-        if len(mine) == 1 and mine[0].kind in ("root", "fraction") and c.claim.check(self.dps).status == "ok":
-            # a root or fraction edited in the text (√4 for √3): the correct entry as the derivation prints it
-            correct = [mine[0].entries[0]]
+        if own is not None and len(r.rounded) == 1 and own.kind in ("root", "fraction"):
+            correct = [own.entries[0]]
         value = ", ".join(fmt_decimal_str(v) for v in r.values[:6])
         self.report.errata.append(Erratum(t.line, ", ".join(printed), ", ".join(correct), "; ".join(faults),
                                           c.claim.id, value, t.context))
