@@ -226,7 +226,7 @@ def two_heads(s):
     s.claim("[2,0.6 | 0.6,2]", cat, what="concatenation")
     s.claim("2", sp.Integer(len(joined.children)), what="H, the heads whose outputs are joined", at="H = 2")
     s.claim("2", sp.Integer(O1.shape[1]), what="d_h, the width of each head's output", at="d_h = 2")
-    s.claim("4", sp.Integer(cat.shape[1]), what="D = H·d_h with H = 2, d_h = 2")
+    s.claim("4", sp.Integer(cat.shape[1]), what="D = H·d_h with H = 2, d_h = 2", at="D = 4")
     s.claim("[2,0.6 | 0.6,2]", out, what="W_O = I_4 preserves the four features")
     s.claim_shape(r"4\times4", W_O, what="a learned map that can mix the four features")
     s.claim("[1.3,1.3]", avg, what="averaging the two answers")
@@ -563,9 +563,16 @@ def trace(s):
     s.identity("V = X", L.value(head.V.name) - L.value(X.name), at="2 · project")
     s.claim("1", sp.Integer(head.Q.shape[1]), what="d_k, restated for the scale", at="2 · project, d_k = 1")
     s.claim("1", sp.sqrt(head.Q.shape[1]), what="the scale √d_k with d_k = 1", at="2 · project")
-    s.prove("row 0 reads key 0, row 1 keys 0–1, row 2 keys 0–2", lambda: (
-        head.allowed.tolist() == [[True, False, False], [True, True, False], [True, True, True]], "causal prefix"),
+    # Row i may read keys 0…i: the first and last key the mask allows, as the text prints them
+    allowed = head.allowed.tolist()
+    s.prove("each row reads a contiguous prefix of the keys", lambda: (
+        all(row == [True] * (sum(row)) + [False] * (len(row) - sum(row)) for row in allowed), f"mask {allowed}"),
         at="3 · retrieve")
+    for i, row in enumerate(allowed):
+        keys = [k for k, a in enumerate(row) if a]
+        if i:
+            s.claim("0", sp.Integer(keys[0]), what=f"the first key row {i} may read", at=f"3 · retrieve, row {i}")
+        s.claim(str(i), sp.Integer(keys[-1]), what=f"the last key row {i} may read", at=f"3 · retrieve, row {i}")
     S, A = L.value(head.S.name), L.value(head.A.name)
     s.prove("raw future scores exist in S but are excluded before normalization", lambda: (
         S[0, 2] == LOG2 and A[0, 2] == 0 and S[1, 2] == 0 and A[1, 2] == 0, f"S[0,2] = {S[0, 2]}, A[0,2] = 0"),
@@ -622,8 +629,13 @@ def lab(s):
     s.prove('einsum("bid,bjd->bij", q, k)/√d_k computes each batch item\'s scores Q Kᵀ/√d_k', lambda: (
         all(vanishes(sp.Matrix(scores[b].tolist()) - L.expand(heads_[b].S.name)) for b in range(2)),
         "both items, symbolic"), at="§8.1 name the tensor axes")
-    kt = np.swapaxes(k, -2, -1)
-    s.prove("transpose(-2,-1) transposes only the final two dimensions of a batch of keys", lambda: (
+    last_two = (-2, -1)  # the final two axes, counted from the end whatever the batch rank
+    kt = np.swapaxes(k, *last_two)
+    s.claim("(-2, -1)", sp.Matrix([last_two]), what="the axes the code swaps for Kᵀ",
+            near="scores = q @ k.transpose(-2, -1)")
+    s.claim("(-2,-1)", sp.Matrix([last_two]), what="the axes transpose swaps for Kᵀ",
+            near="transpose(-2,-1) works for both")
+    s.prove("swapping the last two axes transposes only the final two dimensions of a batch of keys", lambda: (
         kt.shape == (2, 2, 3) and all((kt[b] == k[b].T).all() for b in range(2)), f"{k.shape} → {kt.shape}"))
     w = np.array([np.array(L.expand(heads_[b].A.name).tolist(), dtype=object) for b in range(2)])
     v = np.array([np.array(L.entry_symbols(f"V^{{[{b}]}}").tolist(), dtype=object) for b in range(2)])
@@ -645,11 +657,17 @@ def readings(s):
     qkv = blocks.split_qkv(Ll, Ll.input("I", sp.eye(T)), Ll.parameter("c_attn", sp.Matrix(labels[1].tolist())),
                            n_heads=nh, orientation="in_out")
     ok = True
+    perm = (0, 2, 1, 3)  # (B, T, nh, hs) → (B, nh, T, hs)
     for g, arr in enumerate((q, k, v)):
-        heads_t = arr.reshape(B, T, nh, hs).transpose(0, 2, 1, 3)  # (B, nh, T, hs)
+        heads_t = arr.reshape(B, T, nh, hs).transpose(*perm)  # (B, nh, T, hs)
         for i in range(nh):
             ok &= np.array_equal(np.array(Ll.value(qkv.heads[i][g].name).tolist(), dtype=np.int64), heads_t[1, i])
-    s.prove("view(B, T, nh, C // nh).transpose(1, 2) gives head i the i-th block of hs adjacent features of q, k, v",
+    swapped = sp.Matrix([[i for i, p in enumerate(perm) if p != i]])
+    for g in "kqv":
+        s.claim("(1, 2)", swapped, what=f"the axes {g}.view(…).transpose swaps to put the head axis second",
+                near=f"{g} = {g}.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)")
+    s.prove("the view to (B, T, nh, hs) and the transpose give head i the i-th block of hs adjacent features of "
+            "q, k, v",
             lambda: (bool(ok), "labels of item 1 through split and reshape"), at="§9.1 head axis")
     L = Ledger("§9.2 nanoGPT MLP, n_embd = 3")
     s.ledgers.append(L)

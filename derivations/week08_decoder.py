@@ -221,7 +221,7 @@ def forward_by_hand(s):
     s.claim(r"\left(\begin{array}{cc}1/\sqrt{2}& -\infty \\ 0& 1/\sqrt{2}\end{array}\right)", head.S_masked,
             what="S_causal")
     s.claim("I/√2", head.S, names={"I": sp.eye(2)}, what="unmasked score matrix")
-    s.claim("1", head.A[0, 0], what="position 1 attends only to itself")
+    s.claim("1", head.A[0, 0], what="position 1 attends only to itself", near="its attention weight is one")
     s.claim(r"\frac{1}{1+e^{1/\sqrt{2}}}", head.A[1, 0], what="w, weight on position 1 at position 2")
     s.claim("0.330238", head.A[1, 0], what="w")
     s.claim(r"\begin{array}{cc}1& 0\\ w& 1-w\end{array}", head.A, names={"w": w}, what="A")

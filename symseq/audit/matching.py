@@ -50,8 +50,9 @@ from .document import Document
 from .report import Ambiguous, AuditReport, Erratum, Missing
 from .sections import locate, span
 from .structure import HARD, SOFT, claim_tokens, classify
-from .tokens import MINUS, Token, number_value
+from .tokens import MINUS, Token, number_value, scan_words
 
+_LABEL_REASONS = ("position, row or feature number", "superscript or subscript label named in the text")
 _LABEL = re.compile(r"\b(Table|Figure)\s+\d+\b")
 
 
@@ -82,6 +83,11 @@ class _Claim:
     aligned: bool = False  # found by the alignment of its group (in the text's order), not by a later search
     hint: tuple | None = None  # (token positions, index of the edited one) where the alignment expects it edited
 
+    @property
+    def place(self) -> tuple:
+        """Where and as what the claim is printed: claims of one place printing one string share its token."""
+        return self.claim.location, self.claim.printed, self.claim.near
+
 
 def _raw(text: str) -> str:
     t = text.replace(MINUS, "-")
@@ -90,6 +96,12 @@ def _raw(text: str) -> str:
                  ("\\,", ""), ("\\;", ""), ("\\!", ""), ("\\ ", ""), ("\\cdot", "·")):
         t = t.replace(a, b)
     return re.sub(r"[\s${}]", "", t)
+
+
+def _bare(raw: str) -> str:
+    """A raw text without its digits, signs, decimal points, commas and brackets: what an edited or deleted
+    number (or tuple) leaves alike."""
+    return re.sub(r"[-+\u2212\d.,()\[\]]", "", raw)
 
 
 def _levenshtein(a: str, b: str) -> int:
@@ -230,6 +242,11 @@ class Auditor:
             return False
         return t.tier == "" or (soft and t.tier == SOFT)
 
+    def _label(self, i: int) -> bool:
+        """Whether token ``i`` is the number of a label the text names ("row 2", "position 1", "subscript 0")."""
+        t = self.toks[i]
+        return t.tier == SOFT and t.reason in _LABEL_REASONS
+
     # -- the passes
     def run(self) -> AuditReport:
         classify(self.doc)
@@ -240,6 +257,8 @@ class Auditor:
             if sp_:
                 rep.spans[d.name] = sp_
             for s in d.sections:
+                if s.error:
+                    rep.broken.append((d.name, s.title, s.error))
                 loc = self.located.get(id(s))
                 if loc is None or loc.start is None:
                     rep.unlocated.append((d.name, s.title))
@@ -301,7 +320,7 @@ class Auditor:
                         rng = self._near(c.near, sect)
                         if rng is None:
                             self.report.missing.append(Missing(c.id, c.printed, c.location, c.what,
-                                                               kind="claim", lines=None, near=c.near))
+                                                               kind="claim", lines=sect, near=c.near))
                             continue
                     weak = len(keys) == 1 and bool(re.fullmatch(r"-?\d+", keys[0]))
                     group = (d.name, m.group(0), row) if table else (d.name, id(s))
@@ -359,10 +378,15 @@ class Auditor:
         return rows[0] if len(rows) == 1 else None
 
     def _near(self, near: str, sect) -> list | None:
-        """The lines holding the text ``near`` (spacing, ``$`` and braces aside): those of the section when it has
-        any, else those of the whole file; None when no line holds it."""
+        """The lines holding the text ``near`` (spacing, ``$`` and braces aside; its numbers aside when no line
+        holds it with them, so that an edited number there is found wrong at its line): those of the section when
+        it has any, else those of the whole file; None when no line holds it."""
         want = _raw(near)
         hold = [i for i in range(1, self.doc.n + 1) if want in _raw(self.doc.line(i))]
+        if not hold:  # its numbers edited or deleted: the line that reads as it without them
+            bare = _bare(want)
+            hold = [i for i in range(1, self.doc.n + 1) if bare in _bare(_raw(self.doc.line(i)))] \
+                if len(bare) >= 6 else []
         inside = [i for i in hold if sect is not None and sect[0] <= i <= sect[1]]
         lines = inside or hold
         return [(i, i) for i in lines] or None
@@ -438,9 +462,14 @@ class Auditor:
             for c in sorted(cs, key=lambda c: c.order):
                 # a lone integer stated twice at one place, or a string twice in one row, is printed once
                 key = id(c) if isinstance(c, _Input) else (c.rng, c.claim.printed) if c.row else \
-                    (c.claim.location, c.claim.printed) if c.weak else id(c)
+                    c.place if c.weak else id(c)
                 units.setdefault(key, []).append(c)
             units = list(units.values())
+            if cs[0].group[1] == "near":
+                cs = [c for c in cs if not self._near_word(c)]
+                units = [u for u in ([c for c in u if c in cs] for u in units) if u]
+                if not cs:
+                    continue
             if cs[0].group[1] == "near":  # the author pinned the line: any of its numbers, a heading's included
                 stream = [i for i in self._lines(cs[0].rng) if i not in self.owner and not self.toks[i].cls]
             else:
@@ -456,6 +485,26 @@ class Auditor:
                     elif idx:
                         c.hint = (idx, edited)
 
+    def _near_word(self, c) -> bool:
+        """A lone integer claim whose ``near=`` text spells its value as a word and not as a numeral ("its attention
+        weight is one"): it takes that word on the anchored line, not another number there ("position 1")."""
+        if isinstance(c, _Input) or not c.weak or not re.fullmatch(r"-?\d+", c.raw):
+            return False
+        value, near = int(c.keys[0]), c.claim.near
+        if re.search(rf"(?<![\d.]){value}(?![\d.])", near):
+            return False
+        spelled = [m for m in scan_words(near) if m.value == value]
+        if not spelled:
+            return False
+        lines = {a for a, _ in c.rng}
+        for w in self.doc.words:
+            if w.line in lines and w.value == value and id(w) not in self.words_used and \
+                    spelled[0].text.lower() == w.text.lower() and _raw(near) in _raw(self.doc.line(w.line)):
+                c.words = [w]
+                self.words_used.add(id(w))
+                return True
+        return False
+
     def _alignment(self, units: list[list[_Claim]], stream: list[int]) -> list[tuple]:
         """For each unit, (token positions, None) of its exact match, (positions, k) of its hint (entry k of the
         run edited), or ((), None): the best order-respecting alignment of ``units`` to ``stream``."""
@@ -466,7 +515,7 @@ class Auditor:
             c = u[0]
             L, opts = len(c.keys), {}
             if isinstance(c, _Input):
-                cand.append(self._input_options(c, stream))
+                cand.append({j: [o] for j, o in self._input_options(c, stream).items()})
                 continue
             refs = c.refs
             if not c.prop:  # entry by entry: a matrix printed row by row, a table row as a bracketed vector
@@ -502,29 +551,32 @@ class Auditor:
                             not (L == 1 and not c.prop and self._prints_an_input(idx[0])) and \
                             (not c.prop or L > 1 or self._reads_as(c, refs[0], self.toks[idx[0]])):
                         opts[j] = (self._HINT, L, diff[0])
+            extra: dict = {}  # further options at a start that already has one (an edit hint there may lose)
             if L >= 3:  # a statement of several numbers with one of them deleted: the others still in a row
                 for k in range(L):
                     rest = c.keys[:k] + c.keys[k + 1:]
                     for j in range(n - L + 2):
-                        if j not in opts and keys[j:j + L - 1] == rest and self._compact(stream[j:j + L - 1]):
-                            opts[j] = (self._HINT, L - 1, -1 - k)
-            cand.append(opts)
+                        if keys[j:j + L - 1] == rest and self._compact(stream[j:j + L - 1]) and \
+                                (j not in opts or opts[j][2] is not None):
+                            extra.setdefault(j, []).append((self._HINT, L - 1, -1 - k))
+            cand.append({j: [o for o in [opts.get(j)] + extra.get(j, []) if o is not None]
+                         for j in set(opts) | set(extra)})
         # best[i][j]: the best score aligning units[i:] to stream[j:]
         best = [[0] * (n + 1) for _ in range(m + 1)]
         for i in range(m - 1, -1, -1):
             row, nxt, opts = best[i], best[i + 1], cand[i]
             for j in range(n - 1, -1, -1):
                 v = max(nxt[j], row[j + 1])
-                o = opts.get(j)
-                if o is not None:
+                for o in opts.get(j, ()):
                     v = max(v, o[0] + nxt[j + o[1]])
                 row[j] = v
             row[n] = nxt[n]
         out, j = [], 0
         for i in range(m):
             while True:
-                o = cand[i].get(j) if j < n else None
-                if o is not None and best[i][j] == o[0] + best[i + 1][j + o[1]]:
+                o = next((o for o in cand[i].get(j, ()) if best[i][j] == o[0] + best[i + 1][j + o[1]]), None) \
+                    if j < n else None
+                if o is not None:
                     out.append((stream[j:j + o[1]], o[2]))
                     j += o[1]
                     break
@@ -768,12 +820,11 @@ class Auditor:
     def _share(self, claims: list[_Claim]):
         seen = {}
         for c in claims:
-            key = (c.claim.location, c.claim.printed)
             if c.hits or c.words:
-                seen.setdefault(key, c)
+                seen.setdefault(c.place, c)
         for c in claims:
             if not c.hits and not c.words and not self._hinted(c):  # a hinted claim is decided at its own place
-                other = seen.get((c.claim.location, c.claim.printed))
+                other = seen.get(c.place)
                 if other is not None:
                     if other.hits:
                         self._take(c, other.hits)
@@ -814,8 +865,7 @@ class Auditor:
             if wide and c.sect_rng is not None:
                 continue  # a claim of a located section is attributed within its section only
             if c.weak:  # the same printed integer at the same place: one occurrence (as in the ordered pass)
-                same = next((o for o in self._all_claims if o.hits and (o.claim.location, o.claim.printed) ==
-                             (c.claim.location, c.claim.printed)), None)
+                same = next((o for o in self._all_claims if o.hits and o.place == c.place), None)
                 if same is not None:
                     self._take(c, same.hits)
                     self._as_read(c)
@@ -824,6 +874,8 @@ class Auditor:
                 ranges = [c.sect_rng]
             elif wide and c.sect_rng is None and not last:
                 ranges = [self._between(c.section) or c.dspan]
+            elif last and self._between(c.section) is not None:
+                ranges = []  # the numbers around its section place it: a claim not there is missing there
             elif wide and c.weak:
                 ranges = [c.dspan]  # a lone integer stays within its derivation's part of the text
             elif wide:
@@ -838,9 +890,12 @@ class Auditor:
                 for soft in (False, True):
                     stream = self._stream(rng, soft)
                     hits = self._find(c.keys, stream, soft=soft)
-                    if c.needs_raw:
+                    if c.needs_raw or c.weak and not re.fullmatch(r"-?\d+", c.raw):
+                        # a lone integer of a formula (\frac{1}{d}) only where the text reads as the formula
                         hits = [k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])]
                     hits = [k for k in hits if self._led(c, stream[k])]
+                    if c.weak:  # a lone integer is not a label's number ("row 2"): that is where it was deleted
+                        hits = [k for k in hits if not self._label(stream[k])]
                     if bounded:
                         hits = self._within(c, stream, hits)
                     if hits:
@@ -853,16 +908,18 @@ class Auditor:
                         break
                 if done:
                     break
-            words_in = ranges[0] if wide else c.rng if c.row else c.sect_rng
-            if not done and c.weak and not c.prop and not c.lead and words_in is not None and (wide or c.sect_rng):
+            words_in = (ranges[0] if ranges else None) if wide else c.rng if c.row else c.sect_rng
+            # a number written as a word stands for a claim printed as that bare numeral, not for one of a formula
+            if not done and c.weak and not c.prop and not c.lead and re.fullmatch(r"-?\d+", c.raw) and \
+                    words_in is not None and (wide or c.sect_rng):
                 value = int(c.keys[0])
                 ranges = words_in if isinstance(words_in, list) else [words_in]
                 heading = {h.line for h in self.doc.headings}
                 lo, hi = self._bounds(c)
-                first = self.toks[lo].line if lo >= 0 else 0
-                last = self.toks[hi].line if hi < len(self.toks) else self.doc.n
+                after = self.toks[lo].line if lo >= 0 else 0
+                before = self.toks[hi].line if hi < len(self.toks) else self.doc.n
                 for w in self.doc.words:
-                    if bounded and not first <= w.line <= last:
+                    if bounded and not after <= w.line <= before:
                         continue
                     if any(a <= w.line <= b for a, b in ranges) and w.value == value and w.line not in heading and id(w) not in self.words_used:
                         c.words = [w]
@@ -1340,8 +1397,9 @@ class Auditor:
                                                        tuple(self.toks[i].line for i in others)))
 
     def _finish(self):
-        skipped = [(loc, f"{d.name} · {x.title} was not checked: {x.skipped}") for d in self.derivations
-                   for x in d.sections if x.skipped and (loc := self.located.get(id(x))) is not None]
+        skipped = [(loc, f"{d.name} · {x.title} was not checked: {x.skipped or x.error.splitlines()[0]}")
+                   for d in self.derivations for x in d.sections
+                   if (x.skipped or x.error) and (loc := self.located.get(id(x))) is not None]
         for t in self.toks:
             if t.cls:
                 continue

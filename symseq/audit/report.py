@@ -118,6 +118,7 @@ class AuditReport:
     spans: dict = field(default_factory=dict)  # derivation name -> [(first line, last line), ...]
     sections: list = field(default_factory=list)  # (derivation, section title, (first, last) or None)
     ambiguous: list = field(default_factory=list)  # Ambiguous
+    broken: list = field(default_factory=list)  # (derivation, section title, error) of sections that did not build
     claims_checked: int = 0
     claims_matched: int = 0
 
@@ -133,9 +134,12 @@ class AuditReport:
         return count(t for t in self.tokens if any(a <= t.line <= b for a, b in sp))
 
     def failures(self, fail_under: float | None = None) -> list[str]:
-        """Why the audit fails (empty when it passes): wrong numbers, claims or inputs missing from the text,
-        and, with ``fail_under`` (percent), coverage below it. The one verdict the CLI exits on."""
+        """Why the audit fails (empty when it passes): a derivation section that did not build, wrong numbers,
+        claims or inputs missing from the text, and, with ``fail_under`` (percent), coverage below it. The one verdict the CLI exits on."""
         out = []
+        if self.broken:  # their claims were never stated: nothing the text prints for them was checked
+            out.append(f"{len(self.broken)} section(s) of the derivation did not build: "
+                       + "; ".join(f"{d} · {t}" for d, t, _ in self.broken))
         if self.errata:
             wrong = self.counts.wrong
             out.append(f"{len(self.errata)} wrong number(s)" + (f" ({wrong} wrong tokens)" if wrong > len(self.errata)
@@ -186,6 +190,8 @@ class AuditReport:
             "sections": [{"derivation": d, "section": s, "lines": list(r) if r else None}
                          for d, s, r in self.sections],
             "ambiguous": [dict(vars(a), others=list(a.others)) for a in self.ambiguous],
+            "broken_sections": [{"derivation": d, "section": s, "error": e.splitlines()[0]}
+                                for d, s, e in self.broken],
             "tokens": [{
                 "line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind, "entries": list(t.entries),
                 "class": t.cls, "reason": t.reason, "context": t.context,
