@@ -36,6 +36,8 @@ def keys(text):
      [("(√2\\log2,0)", "vector"), ("(\\log2,0,\\log2)", "vector")]),
     (r"scores \((0,\ln 3,-2\log(2))\)", [("(0,\\log3,-2\\log2)", "vector")]),
     ("the 2w-1 term", [("2", "number"), ("1", "number")]),
+    ("std = √0.1325 = 0.364, keys 0–-1", [("√0.1325", "root"), ("0.364", "number"), ("0", "number"),
+                                          ("-1", "number")]),
     ("approximately 1×1.131+1×0=1.131", [("1", "number"), ("1.131", "number"), ("1", "number"), ("0", "number"),
                                          ("1.131", "number")]),
     ("the sum 1×0+1×0.141", [("1", "number"), ("0", "number"), ("1", "number"), ("0.141", "number")]),
@@ -95,6 +97,7 @@ def test_values_are_exact():
     assert number_value("0.2") == sp.Rational(1, 5)
     assert number_value("1e-5") == sp.Rational(1, 100000)
     assert number_value("1/√2") == 1 / sp.sqrt(2)
+    assert number_value("√0.1325") == sp.sqrt(sp.Rational(53, 400))
     assert number_value("5%") == sp.Rational(1, 20)
     assert number_value("3.4.1") is None
     assert number_value("√2\\log2") == sp.sqrt(2) * sp.log(2)

@@ -204,12 +204,20 @@ def _paragraphs(lines) -> list[tuple[int, int]]:
 
 def _code_lines(lines, fmt) -> set:
     code, fence, verb = set(), False, False
+    block: list[int] = []  # the lines of the fenced block being read
     for i, ln in enumerate(lines, start=1):
         s = ln.strip()
         if fmt == "markdown" and s.startswith("```"):
             code.add(i)
+            if not fence:
+                lang = s[3:].strip().lower()
+                block = []
+            elif lang in _OUTPUT_FENCES and not any(_codelike(lines[j - 1]) for j in block):
+                code.difference_update(block)  # a block of printed output: its numbers are results
             fence = not fence
             continue
+        if fence:
+            block.append(i)
         if fmt == "latex" and re.match(r"\\begin\{(verbatim|lstlisting|minted|Verbatim)\}", s):
             verb = True
         if fence or verb:
@@ -234,6 +242,16 @@ def _code_lines(lines, fmt) -> set:
         else:
             in_block = False
     return code
+
+
+_OUTPUT_FENCES = ("", "text", "txt", "output", "plaintext")
+
+
+def _codelike(ln: str) -> bool:
+    """A line of a program rather than of its printed output: a statement, an assignment, a call on its own."""
+    s = ln.strip()
+    return bool(_STRONG_CODE.match(ln) or _ASSIGN_CALL.match(ln) or re.match(r"^[\w.\[\], ]+\s*[-+*/]?=\s*\S", s)
+                or re.match(r"^[A-Za-z_][\w.]*\(", s) and not re.match(r"^(?:tensor|array)\(", s))
 
 
 def _prose(s: str) -> bool:
@@ -306,7 +324,7 @@ def _plain_heading(lines, i: int, s: str) -> bool:
     next_blank = i == len(lines) or not lines[i].strip()
     if not (prev_blank and next_blank) or "\t" in ln or len(s) > 110 or _CAPTION.match(s):
         return False
-    if s.endswith((".", ",", ";", "?", ":")) and not s.endswith("?") or len(s.split()) > 16:
+    if s.endswith((".", ",", ";", "?", ":", "!")) and not s.endswith("?") or len(s.split()) > 16:
         return False
     return not (s.startswith(("•", "-", "*", "\\[", "$$", "\\(")) or re.match(r"^\d+\.\s.*\.$", s))
 

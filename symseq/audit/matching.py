@@ -98,6 +98,21 @@ def _raw(text: str) -> str:
     return re.sub(r"[\s${}]", "", t)
 
 
+def _tuple_name(line: str, t: Token) -> str | None:
+    """The name (raw, with ``=``) that a tuple assignment gives token ``t``: ``bf=`` for the 0 of
+    ``Wf, Whf, bf = 0.5, 0.1, 0``; None when ``t`` is not one value of such a line."""
+    m = re.match(r"\s*([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)+)\s*=(?!=)\s*", line)
+    if not m or t.start < m.end():
+        return None
+    names = [x.strip() for x in m.group(1).split(",")]
+    depth, k = 0, 0
+    for ch in line[m.end():t.start]:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        k += ch == "," and depth == 0
+    return _raw(names[k]) + "=" if depth == 0 and k < len(names) else None
+
+
 def _bare(raw: str) -> str:
     """A raw text without its digits, signs, decimal points, commas and brackets: what an edited or deleted
     number (or tuple) leaves alike."""
@@ -270,10 +285,11 @@ class Auditor:
         self._group_claims = {}
         for c in claims + self._inputs_aligned:
             self._group_claims.setdefault(c.group, []).append(c)
+        self._reported(pinned=True)
         self._align(claims)
         self._anywhere([c for c in claims if not c.hits and not c.words and not self._hinted(c)], wide=False)
         self._share(claims)
-        self._reported()
+        self._reported(pinned=False)
         self._hints(claims)
         self._anywhere([c for c in claims if not c.hits and not c.words], wide=False)
         self._share(claims)
@@ -470,8 +486,10 @@ class Auditor:
                 units = [u for u in ([c for c in u if c in cs] for u in units) if u]
                 if not cs:
                     continue
-            if cs[0].group[1] == "near":  # the author pinned the line: any of its numbers, a heading's included
-                stream = [i for i in self._lines(cs[0].rng) if i not in self.owner and not self.toks[i].cls]
+            if cs[0].group[1] == "near":  # the author pinned the line: any of its numbers, a heading's included,
+                # but a label's ("Time step 2: Input = 2" claims the input, not the step)
+                stream = [i for i in self._lines(cs[0].rng) if i not in self.owner and not self.toks[i].cls
+                          and not self._label(i)]
             else:
                 stream = [i for i in self._stream(cs[0].rng) if self._free(i, False)]
             for unit, (idx, edited) in zip(units, self._alignment(units, stream)):
@@ -551,6 +569,9 @@ class Auditor:
                             not (L == 1 and not c.prop and self._prints_an_input(idx[0])) and \
                             (not c.prop or L > 1 or self._reads_as(c, refs[0], self.toks[idx[0]])):
                         opts[j] = (self._HINT, L, diff[0])
+            if not opts and L == 1 and n == 1 and c.group[1] == "near" and \
+                    self.toks[stream[0]].kind == refs[0].kind and self._may_be_edited(stream[0]):
+                opts[0] = (self._HINT, 1, 0)  # the pinned line's only number, whatever its digits: the claim's edited
             extra: dict = {}  # further options at a start that already has one (an edit hint there may lose)
             if L >= 3:  # a statement of several numbers with one of them deleted: the others still in a row
                 for k in range(L):
@@ -634,9 +655,12 @@ class Auditor:
         for j, (run, bad) in self._runs(list(g.entries), stream, values=list(g.entries)).items():
             if len(run) > 1:  # a matrix printed row by row
                 opts[j] = (self._EXACT * len(run), len(run), None) if bad is None else (self._HINT, len(run), 0)
+        # a number the text names by the input's symbol (Wi = 0.6, or the Wi of Wi, Whi, bi = 0.6, 0.2, 0) is
+        # the input's, edited or not, wherever the same value stands unnamed
+        named = {j for j, i in enumerate(stream) if self._named(g, i) and len(self.toks[i].entries) == 1}
         for j, i in enumerate(stream):
             t = self.toks[i]
-            if j in opts:
+            if j in opts or named and j not in named:
                 continue
             if len(t.entries) != len(g.entries) or t.kind == "shape":
                 continue
@@ -715,12 +739,13 @@ class Auditor:
         if not c.lead:
             return True
         t = self.toks[i]
-        return _raw(self.doc.line(t.line)[:t.start]).endswith(c.lead)
+        return _raw(self.doc.line(t.line)[:t.start]).endswith(c.lead) or _tuple_name(self.doc.line(t.line), t) == c.lead
 
     def _named(self, g: "_Input", i: int) -> bool:
         """Whether the text reads input ``g``'s symbol and ``=`` right before token ``i`` (d_k=3)."""
         t = self.toks[i]
-        return bool(g.symbol) and _raw(self.doc.line(t.line)[:t.start]).endswith(g.symbol)
+        line = self.doc.line(t.line)
+        return bool(g.symbol) and (_raw(line[:t.start]).endswith(g.symbol) or _tuple_name(line, t) == g.symbol)
 
     def _restates_here(self, c: _Claim, t: Token) -> bool:
         """Whether a restated formula of several numbers may start at token ``t``: the text before it reads as the
@@ -766,11 +791,17 @@ class Auditor:
         return c.hint is not None and all(i not in self.owner and not self.toks[i].cls if pinned else
                                           self._free(i, True) for i in c.hint[0])
 
+    def _in_code(self, g: "_Input") -> bool:
+        """Whether input ``g`` is printed as it is in code of its section (``h = 0``), which the alignment does not
+        read: then a number edited elsewhere is not its."""
+        return any(self.toks[i].tier == SOFT and self._free(i, True) and self._same(self.toks[i], g.entries, g.shape)
+                   and (not g.symbol or self._named(g, i)) for i in self._stream(g.sect_rng, True))
+
     def _hints(self, claims: list[_Claim]):
         """Claims the alignment left without an exact occurrence but with a hint whose tokens are still free:
         each is checked restated with the text's number. If it holds it is covered; if not the number is wrong."""
         for g in self._inputs_aligned:
-            if not g.hits and self._hinted(g):
+            if not g.hits and self._hinted(g) and not self._in_code(g):
                 self._input_take(g, g.hint[0])
                 g.aligned = True
         for c in claims:
@@ -927,12 +958,16 @@ class Auditor:
                         break
 
     # -- reported numbers and inputs
-    def _reported(self):
+    def _reported(self, *, pinned: bool):
+        """Numbers a derivation reports rather than checks: with ``pinned``, those it quotes (``"12+ layers"``),
+        before any claim looks for its tokens; else whole paragraphs, whose claimed numbers stay claims."""
         for d in self.derivations:
             for s in d.sections:
                 loc = self.located.get(id(s))
                 sect = (loc.start, loc.end) if loc is not None and loc.start is not None else None
                 for r in getattr(s, "reported_numbers", []):
+                    if bool(r.paragraph) == pinned:
+                        continue
                     for i in self._reported_tokens(r, sect):
                         t = self.toks[i]
                         if i not in self.owner and not t.cls and t.tier != HARD:
@@ -1023,6 +1058,9 @@ class Auditor:
                           and (placed is None or (rng == sect and not (wide and lone)) or self._named(placed, i))]
                 if rng != sect:  # outside the section: the nearest occurrence to it
                     stream = sorted(stream, key=lambda k: abs(self.toks[k].line - anchor))
+                if placed is not None and len(entries) == 1:  # the number the text names by its symbol, if any
+                    named = [i for i in self._stream(rng, True) if self._named(placed, i) and self._free(i, True)]
+                    stream = [i for i in stream if i in named] if named else stream
                 for i in stream:
                     if self._free(i, soft) and self._same(self.toks[i], entries, shape):
                         self.owner.setdefault(i, []).append(g)
@@ -1046,13 +1084,19 @@ class Auditor:
                         return
         close = [(i, bad) for i in (self._stream(sect, True) if sect is not None else [])
                  if self._free(i, True) and (bad := self._edited_entries(self.toks[i], entries))]
+        placed = next((x for x in self._inputs_aligned if x.given is g), None)
+        # the one the text names (bf = 1, or the bf of Wf, Whf, bf = 0.5, 0.1, 1), a one-digit number included
+        named = [(i, bad) for i in (self._stream(sect, True) if sect is not None and placed is not None else [])
+                 if self._free(i, True) and self._named(placed, i)
+                 and (bad := self._edited_entries(self.toks[i], entries, lone=True))]
+        if len(named) == 1:
+            close = named
         if len(close) == 1:
             i, bad = close[0]
             t, k = self.toks[i], bad[0]
             self._input_erratum(t, t.entries[k], entries[k], source, f"entry {k}" if len(entries) > 1 else "")
             self.owner.setdefault(i, []).append(g)
             return
-        placed = next((x for x in self._inputs_aligned if x.given is g), None)
         lines = self._expected(placed) if placed is not None else sect.expected if isinstance(sect, _Gap) else \
             tuple(sect) if sect is not None else None
         self.report.missing.append(Missing(source, _show(value), g.location, g.what, kind="input", lines=lines))
@@ -1359,7 +1403,7 @@ class Auditor:
             p = read_printed(claim.printed, claim.names)
         except SymseqError:
             p = None
-        faults, printed, correct = [], [], []
+        faults, printed, correct, bad = [], [], [], []
         # a number the text edits (√4 for √3, \log4 for \log3) is corrected as the derivation prints it, when the
         # claim read as the derivation prints it holds
         own = c.refs[0] if c.trial is not None and len(c.refs) == 1 and len(c.refs[0].entries) == len(r.rounded) \
@@ -1376,10 +1420,28 @@ class Auditor:
                           else where + f"printed {text}, correct {right}")
             printed.append(text)
             correct.append(right)
+            bad.append(k)
         if not faults:
             faults, printed, correct = [r.message], [claim.printed], [", ".join(map(str, r.rounded))]
         if own is not None and len(r.rounded) == 1 and own.kind in ("root", "fraction"):
             correct = [own.entries[0]]
+        # a matrix printed over several lines: each wrong entry is reported at the line it is printed on
+        at = [h for h in c.hits for _ in self.toks[h].entries]
+        if len(at) == len(r.rounded) == len(r.values) and len({self.toks[h].line for h in c.hits}) > 1 and \
+                len(faults) == len(bad):
+            by_line: dict = {}
+            for k, f, pr, co in zip(bad, faults, printed, correct):
+                by_line.setdefault(self.toks[at[k]].line, []).append((k, f, pr, co))
+            wrong = {at[k] for k in bad}
+            for h in c.hits:
+                self.toks[h].cls = "wrong" if h in wrong else "covered"
+            for line, rows in by_line.items():
+                tok = self.toks[next(h for h in c.hits if self.toks[h].line == line)]
+                self.report.errata.append(Erratum(line, ", ".join(x[2] for x in rows), ", ".join(x[3] for x in rows),
+                                                  "; ".join(x[1] for x in rows), c.claim.id,
+                                                  ", ".join(fmt_decimal_str(r.values[x[0]]) for x in rows),
+                                                  tok.context))
+            return
         value = ", ".join(fmt_decimal_str(v) for v in r.values[:6])
         self.report.errata.append(Erratum(t.line, ", ".join(printed), ", ".join(correct), "; ".join(faults),
                                           c.claim.id, value, t.context))

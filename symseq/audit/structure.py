@@ -44,6 +44,10 @@ _CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 # "the superscript (0) denotes …": a script label quoted in prose is the label, not a quantity
 _NAMED_SCRIPT = re.compile(r"\b(?:superscripts?|subscripts?)\s+(?:\\\(|\$)?\s*(?:\^|_)?\{?\s*[(\[]?\s*\d+\s*[)\]]?",
                            re.IGNORECASE)
+# a format specification of printed output: the .4 of {ft:.4f} or "%.3f"
+_FORMAT_SPEC = re.compile(r"[:%][<>^=+\- ]?\d*\.\d+[fFeEgG%]")
+# a notebook's execution counter: "In [36]:", "Out[36]:"
+_PROMPT = re.compile(r"(?<!\w)(?:In|Out)\s?\[\s*\d+\s*\]:")
 _HASH_NUMBER = re.compile(r"(?<![\w&\\])\\?#\d+(?![\d.])")
 
 
@@ -56,6 +60,8 @@ def line_spans(text: str) -> list[tuple[int, int, str, str]]:
     spans = []
     for rx, tier, reason in ((_LABEL, HARD, "label (table, figure, section, week, handout …)"),
                              (_HASH_NUMBER, HARD, "numbered reference (#12)"),
+                             (_PROMPT, HARD, "notebook prompt (In [1]:)"),
+                             (_FORMAT_SPEC, HARD, "format specification (.4f)"),
                              (_VERSION, HARD, "software version"),
                              (_SEED, HARD, "random seed"),
                              (_INDEX_ASSIGN, HARD, "index value"),

@@ -140,10 +140,10 @@ def number_value(entry: str):
     if m:
         v = (sp.Rational(m.group(2)) if m.group(2) else 1) * (sp.sqrt(int(m.group(3))) if m.group(3) else 1)
         return (-v if m.group(1) else v) * sp.log(int(m.group(4)))
-    m = re.fullmatch(r"(-?[\d.]*)(/)?√(\d+)", t)
+    m = re.fullmatch(r"(-?[\d.]*)(/)?√(\d+(?:\.\d+)?)", t)
     if m:
         a = sp.Rational(m.group(1)) if m.group(1) not in ("", "-") else (sp.Integer(-1) if m.group(1) == "-" else 1)
-        r = sp.sqrt(int(m.group(3)))
+        r = sp.sqrt(sp.Rational(m.group(3)))
         return a / r if m.group(2) else a * r
     return None
 
@@ -197,7 +197,7 @@ def _entry(text: str) -> str | None:
     m = re.fullmatch(r"([-+]?)\\[td]?frac(\d+)(\d+)", text.replace(" ", "").replace("{", "").replace("}", ""))
     if m and "{" in text:
         return f"{'-' if m.group(1) == '-' else ''}{m.group(2)}/{m.group(3)}"
-    m = re.fullmatch(r"([-+]?[\d.]*)(/?)(?:√|\\sqrt)(\d+)", t)
+    m = re.fullmatch(r"([-+]?[\d.]*)(/?)(?:√|\\sqrt)(\d+(?:\.\d+)?)", t)
     if m:
         return f"{m.group(1).lstrip('+')}{m.group(2)}√{m.group(3)}"
     m = re.fullmatch(r"([-+]?\d+(?:,\d{3})+)", t)
@@ -320,7 +320,7 @@ class _Scanner:
                 i += 1
                 continue
             if c == "√":
-                m = re.match(r"√\s*(\d+)", s[i:])
+                m = re.match(r"√\s*(\d+(?:\.\d+)?)", s[i:])
                 if m:
                     self.emit(i, i + m.end(), m.group(0), "root", [f"√{m.group(1)}"])
                     i += m.end()
@@ -403,7 +403,7 @@ class _Scanner:
             return m.end()
         if name == "\\sqrt":
             a, j = _group(s, m.end())
-            if re.fullmatch(r"\s*\d+\s*", a):
+            if re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", a):
                 self.emit(i, j, s[i:j], "root", [f"√{a.strip()}"])
                 return j
             return m.end()
@@ -531,7 +531,7 @@ class _Scanner:
             e = k + frac.end()
             self.emit(i, e, s[i:e], "fraction", [f"{sign}{num}/{frac.group(1)}"])
             return e
-        root = re.match(r"(/?)\s*(?:√|\\sqrt)\s*\{?\s*(\d+)\s*\}?", s[k:])
+        root = re.match(r"(/?)\s*(?:√|\\sqrt)\s*\{?\s*(\d+(?:\.\d+)?)\s*\}?", s[k:])
         if root and not (root.group(1) == "" and s[k:k + 1] == " "):
             e = k + root.end()
             self.emit(i, e, s[i:e], "root", [f"{sign}{canonical_number(num)}{root.group(1)}√{root.group(2)}"])
