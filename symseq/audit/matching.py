@@ -792,8 +792,11 @@ class Auditor:
                                           self._free(i, True) for i in c.hint[0])
 
     def _in_code(self, g: "_Input") -> bool:
-        """Whether input ``g`` is printed as it is in code of its section (``h = 0``), which the alignment does not
-        read: then a number edited elsewhere is not its."""
+        """Whether input ``g``'s hint is a one-digit number (which any other digit is as close to) while ``g`` is
+        printed as it is in code of its section (``h = 0``), which the alignment does not read: then that number
+        is not its."""
+        if not all(len(re.sub(r"\D", "", e)) < 2 for i in g.hint[0] for e in self.toks[i].entries):
+            return False
         return any(self.toks[i].tier == SOFT and self._free(i, True) and self._same(self.toks[i], g.entries, g.shape)
                    and (not g.symbol or self._named(g, i)) for i in self._stream(g.sect_rng, True))
 

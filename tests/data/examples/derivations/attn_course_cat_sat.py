@@ -57,7 +57,8 @@ def sentence_ledger():
 def setup(s):
     L, Q, K, V, raw, head = sentence_ledger()
     s.ledgers.append(L)
-    s.claim("3", sp.Integer(Q.shape[1]), what="width of every query, key and value vector (3-dimensional)")
+    s.claim("3", sp.Integer(Q.shape[1]), what="width of every query, key and value vector (3-dimensional)",
+            near="each of them is 3-dimensional")
     for i, word in enumerate(WORDS):
         at = f'Word {i + 1} ("{word}")'
         s.given(Q[i, :], what=f"q{i + 1}", at=at)
