@@ -210,10 +210,6 @@ def two_heads(s):
     A2 = L.input("a^(2)", [["0.1", "0.8", "0.1"]])
     for j in range(3):
         s.given(V[j, :], what=f"v_{j}", at="values of §2.1")
-    for h, A in ((1, A1), (2, A2)):  # each head's sum prints its weights and the three values again
-        for j in range(3):
-            s.given(A[0, j], what=f"head {h}'s weight on position {j}", at=f"head {h}'s sum")
-            s.given(V[j, :], what=f"v_{j} in head {h}'s sum", at=f"head {h}'s sum")
     O1 = L.define("y^(1)", A1 @ V)
     O2 = L.define("y^(2)", A2 @ V)
     joined = ops.Concat([O1, O2], axis=1)
@@ -221,13 +217,17 @@ def two_heads(s):
     W_O = L.parameter("W_O", sp.eye(4))
     out = L.define("MHA", cat @ W_O)
     avg = L.define("mean", (O1 + O2) / 2)
-    s.claim("[2,0.6]", O1, what="head 1: 0.8 v_0 + 0.1 v_1 + 0.1 v_2")
-    s.claim("[0.6,2]", O2, what="head 2: 0.1 v_0 + 0.8 v_1 + 0.1 v_2")
-    s.claim("[2,0.6 | 0.6,2]", cat, what="concatenation")
+    for h, A, O, printed, sum_ in ((1, A1, O1, "[2,0.6]", "0.8 v_0 + 0.1 v_1 + 0.1 v_2"),
+                                   (2, A2, O2, "[0.6,2]", "0.1 v_0 + 0.8 v_1 + 0.1 v_2")):
+        for j in range(3):  # each head's sum prints its weights and the three values again, then the sum
+            s.given(A[0, j], what=f"head {h}'s weight on position {j}", at=f"head {h}'s sum")
+            s.given(V[j, :], what=f"v_{j} in head {h}'s sum", at=f"head {h}'s sum")
+        s.claim(printed, O, what=f"head {h}: {sum_}")
+    s.claim("[2,0.6 | 0.6,2]", cat, what="concatenation", at="concatenation")
     s.claim("2", sp.Integer(len(joined.children)), what="H, the heads whose outputs are joined", at="H = 2")
     s.claim("2", sp.Integer(O1.shape[1]), what="d_h, the width of each head's output", at="d_h = 2")
     s.claim("4", sp.Integer(cat.shape[1]), what="D = H·d_h with H = 2, d_h = 2", at="D = 4")
-    s.claim("[2,0.6 | 0.6,2]", out, what="W_O = I_4 preserves the four features")
+    s.claim("[2,0.6 | 0.6,2]", out, what="W_O = I_4 preserves the four features", at="concatenation")
     s.claim_shape(r"4\times4", W_O, what="a learned map that can mix the four features")
     s.claim("[1.3,1.3]", avg, what="averaging the two answers")
     Ls = Ledger("the heads swapped")

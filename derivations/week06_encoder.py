@@ -276,14 +276,15 @@ def embeddings(s):
            "and not checked against itself.")
     s.show_table("Table 8", r["E_vocab"], rows=[f"{k} {w}" for k, w in enumerate(r["vocab"].tokens)],
                  cols=[f"j={j}" for j in range(D)], digits=None)
+    # in the text's order: the lookup's row shape, Table 8, the stacked matrix, then its repeated row
+    s.claim_shape("1×D", r["E_seq"][0, :], dims={"D": D}, what="e_t, one row of E_seq", at="lookup")
     s.given(r["E_vocab"], what="E_vocab, the embedding table", at="Table 8")
+    s.claim_shape("7×5", r["E_seq"], what="E_seq, one row per occurrence", at="E_seq")
     s.claim("(0.2,-0.1,0.4,0,-0.2)", r["E_seq"][0, :], exact=True, what="e_0, the first a", at="e_0 = e_3")
     s.claim("(0.2,-0.1,0.4,0,-0.2)", r["E_seq"][3, :], exact=True, what="e_3, the second a", at="e_0 = e_3")
     E_seq = L.value(r["E_seq"].name)
     s.prove("the first and fourth rows of E_seq are equal (lookup alone carries no position)",
             lambda: (E_seq.row(0) == E_seq.row(3), f"e_0 = {list(E_seq.row(0))}"), at="e_0 = e_3")
-    s.claim_shape("1×D", r["E_seq"][0, :], dims={"D": D}, what="e_t, one row of E_seq", at="lookup")
-    s.claim_shape("7×5", r["E_seq"], what="E_seq, one row per occurrence", at="E_seq")
     s.heatmap("Figure 4", r["E_seq"], rows=ROWS, cols=[f"j={j}" for j in range(D)],
               title="Embedding lookup: seven rows of five features")
 
@@ -340,8 +341,8 @@ def position_vectors(s):
 def add_position(s):
     L, r = input_ledger()
     H0 = r["H0"]
-    s.claim("(0.2,-0.1,0.4,0,-0.2)", r["E_seq"][0, :], exact=True, what="e_0", at="h_0^(0)")
     s.claim_shape("7×5", H0, what="H^(0) = E_seq + P", at="H^(0)")
+    s.claim("(0.2,-0.1,0.4,0,-0.2)", r["E_seq"][0, :], exact=True, what="e_0", at="h_0^(0)")
     s.claim("(0,1,0,1,0)", r["P"][0, :], what="p_0", at="h_0^(0)")
     s.claim("(0.2,0.9,0.4,1,-0.2)", H0[0, :], exact=True, what="h_0^(0) = e_0 + p_0", at="h_0^(0)")
     s.claim("(0.341,-1.09,0.475,0.997,-0.198)", H0[3, :], digits=3, what="h_3^(0)", at="h_3^(0)")
@@ -478,11 +479,10 @@ def begins_query(s):
     h1, raw = r["h1"], r["raw"]
     s.claim("(-0.579,1.06,0.650)", h1.Q[6, :], what="q_6", at="begins query")
     s.claim("(0.6,0.9,0.1)", h1.K[0, :], exact=True, what="k_0", at="score of source 0")
-    s.claim("-0.579", h1.Q[6, 0], what="q_{6,0}", at="score of source 0")
-    s.claim("1.06", h1.Q[6, 1], what="q_{6,1}", at="score of source 0")
-    s.claim("0.650", h1.Q[6, 2], what="q_{6,2}", at="score of source 0")
-    for j, printed in enumerate(("0.6", "0.9", "0.1")):
-        s.claim(printed, h1.K[0, j], what=f"k_{{0,{j}}}", at="score of source 0")
+    # (−0.579)(0.6)+(1.06)(0.9)+(0.650)(0.1): each query entry with its key entry, as the sum prints them
+    for j, (q, k) in enumerate((("-0.579", "0.6"), ("1.06", "0.9"), ("0.650", "0.1"))):
+        s.claim(q, h1.Q[6, j], what=f"q_{{6,{j}}}", at="score of source 0")
+        s.claim(k, h1.K[0, j], what=f"k_{{0,{j}}}", at="score of source 0")
     s.claim("0.672", raw[6, 0], what="q_6 k_0ᵀ", at="score of source 0")
     s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k", at="scaled score")
     s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="the divisor of S_6j", at="scaled score")
@@ -898,9 +898,12 @@ def block_updates(s):
     s.claim_shape("4×5", W_1v, what="W_1 (F = 4 hidden features from D = 5)", at="MLP shapes",
                   near=r"\(W_1\) has shape")
     s.claim_shape("5×4", W_2v, what="W_2", at="MLP shapes", near=r"\(W_1\) has shape")
-    s.claim("4", sp.Integer(blk.mlp.Z.shape[1]), what="F, the MLP hidden width (rows of W_1)", at="Table 22")
-    sizes(s, ("T in Figure 13", T), ("D in Figure 13", D), ("F", blk.mlp.Z.shape[1]), ("T in Figure 14", T),
-          ("D in Figure 14", D), at="figures")
+    F = sp.Integer(blk.mlp.Z.shape[1])  # the MLP hidden width (rows of W_1), stated in the caption and the text
+    s.claim("4", F, what="F in Figure 13", near="two width-three heads, and F = 4")
+    s.claim("4", F, what="F, the MLP hidden width (rows of W_1)", near=r"an MLP hidden width \(F=4\)")
+    for fig, after in (("Figure 13", "; the numerical walkthrough"), ("Figure 14", ". Original course figure")):
+        s.claim("7", sp.Integer(blk.out.shape[0]), what=f"T in {fig}", near="Here T = 7 and D = 5" + after)
+        s.claim("5", sp.Integer(blk.out.shape[1]), what=f"D in {fig}", near="Here T = 7 and D = 5" + after)
     s.given(exact(EPS), what="ε", at="notation")
     s.note("LN_1, LN_2 and the final LayerNorm each get their own γ = (1,1,1,1,1) and β = (0,0,0,0,0) "
            "parameters; attention has no biases, the MLP has b_1 and b_2; there is no dropout.")
@@ -911,8 +914,6 @@ def layer_norm_row(s):
     L, r = walkthrough_block()
     blk = r["blk"]
     ln1 = blk.ln1
-    s.given(L.handle("gamma_1"), what="γ of LN_1", at="parameters")
-    s.given(L.handle("beta_1"), what="β of LN_1", at="parameters")
 
     def statistics():
         v = _mp(L)
@@ -921,8 +922,18 @@ def layer_norm_row(s):
                         abs(var[t, 0] - MP.fsum((x - mu[t, 0]) ** 2 for x in H[t, :]) / 5)) for t in range(T))
         return worst < TINY, f"largest deviation {MP.nstr(worst, 3)} over the seven rows"
 
-    s.prove(r"\mu_t = \frac15 Σ_c h_{t,c} and \sigma_t^2 = \frac15 Σ_c (h_{t,c} − \mu_t)^2 (population variance)",
-            statistics, at="statistics")
+    s.prove("μ_t and σ_t² are the mean and the population variance of row t over its five features", statistics,
+            at="statistics")
+    # the weight 1/D of each feature in both statistics, read off LayerNorm of a symbolic row of width D = 5
+    Ls = Ledger("LayerNorm of a symbolic row, D = 5")
+    n = blocks.layer_norm(Ls, Ls.input("h", shape=(1, 5)), eps=0, name="LN")
+    hs = list(Ls.entry_symbols("h"))
+    mu, var = Ls.expand(n.mu.name)[0, 0], Ls.expand(n.var.name)[0, 0]
+    s.claim(r"\frac15", sp.diff(mu, hs[0]), what="the weight of each feature in μ_t", at="statistics, μ_t")
+    s.claim(r"\frac15", sp.simplify(var / sum((h - mu) ** 2 for h in hs)),
+            what="σ_t² over Σ_c (h_{t,c} − μ_t)²", at="statistics, σ_t²")
+    s.given(L.handle("gamma_1"), what="γ of LN_1", at="parameters")
+    s.given(L.handle("beta_1"), what="β of LN_1", at="parameters")
     s.given(exact(EPS), what="ε in X_60", at="begins row")
     s.claim("(-0.579,1.06,0.650,0.789,0.204)", r["H0"][6, :], what="h_6^(0)", at="begins row")
     s.claim("0.425", ln1.mu[6, 0], what="μ_6", at="begins row")
@@ -1008,12 +1019,12 @@ def mlp_row(s):
             return _close(np.array([a], dtype=object), np.array([b], dtype=object))
         return check
 
-    # The three worked entries follow from rows of W_1, b_1, W_2, b_2 (statements in the handout's terms), each
-    # stated and then its value, as the text prints them.
+    # The three worked entries follow from rows of W_1, b_1, W_2, b_2: each formula as the text prints it, then
+    # its value.
     for k, (statement, printed, value, what) in enumerate((
-            (r"z_{mlp,6,0} = r_{6,0} − 0.5 r_{6,2} + 0.1", "-1.85", m.Z[6, 0], "r_60 − 0.5 r_62 + 0.1"),
-            (r"z_{mlp,6,2} = r_{6,2} + 0.5 r_{6,3} + 0.15", "0.872", m.Z[6, 2], "r_62 + 0.5 r_63 + 0.15"),
-            (r"B_{mlp,6,0} = 0.5 j_{6,0} + 0.2 j_{6,2} + 0.05", "0.224", m.B[6, 0], "0.5 j_60 + 0.2 j_62 + 0.05"))):
+            (r"r_{6,0}-0.5r_{6,2}+0.1", "-1.85", m.Z[6, 0], "z_mlp,6,0 = r_60 − 0.5 r_62 + 0.1"),
+            (r"r_{6,2}+0.5r_{6,3}+0.15", "0.872", m.Z[6, 2], "z_mlp,6,2 = r_62 + 0.5 r_63 + 0.15"),
+            (r"0.5j_{6,0}+0.2j_{6,2}+0.05", "0.224", m.B[6, 0], "B_mlp,6,0 = 0.5 j_60 + 0.2 j_62 + 0.05"))):
         s.prove(statement, worked(k), at="MLP of begins")
         s.claim(printed, value, what=what, at="MLP of begins")
     s.claim("(0.224,0.431,0.436,0.292,-0.100)", m.B[6, :], what="b_mlp,6", at="MLP of begins")

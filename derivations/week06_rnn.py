@@ -150,9 +150,10 @@ def three_step_problem(s):
     L, run, bp = scalar_model("three-step scalar RNN, general φ")
     s.ledgers.append(L)
     S = L.symbol
-    s.claim("3", sp.Integer(run.T), what="T, the sequence length (time steps t = 0, 1, 2)")
+    s.claim("3", sp.Integer(run.T), what="T, the sequence length (time steps t = 0, 1, 2)", at="T = 3")
     s.claim("3", sp.Integer(len([it for it in L.leaves if it.kind == "parameter"])),
-            what="trainable parameters θ = (w_x, w_h, w_o), biases fixed at zero")
+            what="trainable parameters θ = (w_x, w_h, w_o), biases fixed at zero",
+            near="The trainable parameters are the three weights")
     s.given(L.value("h_{-1}"), what="h_{−1}, the fixed initial state", at="initial state")
     z0 = L.expand("z_0", values=True)
     s.identity("z_0 = w_x x_0 + w_h h_{−1} = w_x x_0 at h_{−1} = 0", z0 - S("w_x") * S("x_0"),

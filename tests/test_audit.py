@@ -403,8 +403,9 @@ def test_sections_without_headings_are_placed_between_their_neighbours():
 
     @d.section("The variance and the weights")
     def weights(s):
-        s.claim("1", sp.Integer(1), what="variance of one product")
-        s.claim("1", sp.Integer(1), what="the same variance, restated")
+        # two claims of the one printed 1: they name its place, so they share it
+        s.claim("1", sp.Integer(1), what="variance of one product", at="variance")
+        s.claim("1", sp.Integer(1), what="the same variance, restated", at="variance")
         s.claim("[0.8,0.4]", sp.Matrix([[sp.Rational(4, 5), sp.Rational(2, 5)]]))
 
     rep = audit(parse(text, path="chapter.txt"), [d])
@@ -833,3 +834,50 @@ def test_a_section_that_does_not_build_fails_the_audit():
     assert three.cls == "uncovered" and "RuntimeError: a bug in the derivation" in three.reason
     assert rep.as_json()["broken_sections"] == [{"derivation": "broken", "section": "2 Scores",
                                                  "error": "RuntimeError: a bug in the derivation"}]
+
+
+def test_a_deleted_number_printed_again_elsewhere_in_its_section_is_missing_at_its_place():
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("halves2", title="a half printed in three places", source="h2.md")
+
+    @d.section("1 Mix")
+    def mix(s):
+        s.claim("0.5", sp.Rational(1, 2), what="the first weight")
+        s.claim("0.3", sp.Rational(3, 10), what="the first value")
+        s.claim("0.5", sp.Rational(1, 2), what="the second weight")
+        s.prove(r"r_0-0.25r_1+0.1", lambda: (True, "as printed"), what="the first preactivation")
+
+    text = ("# 1 Mix\n\nThe first weight is 0.5, on the value 0.3.\n\nThe second weight is 0.5 too.\n\n"
+            "It reads $r_0-0.25r_1+0.1$.\n")
+    assert not audit(parse(text, path="h2.md"), [d]).failed
+    # the first 0.5 deleted: its claim does not take the 0.5 after the 0.3, which the order gives the second
+    rep = audit(parse(text.replace("is 0.5, on", "is , on"), path="h2.md"), [d])
+    assert [(m.what, m.lines[0] <= 3 <= m.lines[1]) for m in rep.missing] == [("the first weight", True)]
+    # a restated formula of two numbers must be printed: one of them deleted or its sign doubled, it fails there
+    for edit in ("r_0-r_1+0.1", "r_0-0.25r_1+", "r_0--0.25r_1+0.1"):
+        rep = audit(parse(text.replace("r_0-0.25r_1+0.1", edit), path="h2.md"), [d])
+        assert rep.failed and (rep.errata or rep.missing), edit
+        assert all((e.line == 7) for e in rep.errata) and all(m.lines[0] <= 7 <= m.lines[1] for m in rep.missing)
+
+
+def test_a_table_input_with_a_cell_left_empty_is_missing_at_its_row():
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("tab", title="a table of inputs", source="tab.txt")
+
+    @d.section("1 Embeddings")
+    def emb(s):
+        s.given(sp.Matrix([[sp.Rational(1, 5), sp.Rational(-1, 10)], [sp.Rational(1, 2), sp.Rational(3, 10)]]),
+                what="E", at="Table 1")
+
+    text = "1 Embeddings\n\nTable 1: the rows.\n\nID\tToken\tj=0\tj=1\n0\ta\t0.2\t-0.1\n1\tb\t0.5\t0.3\n"
+    assert not audit(parse(text, path="tab.txt"), [d]).failed
+    rep = audit(parse(text.replace("0.5\t0.3", "0.5\t"), path="tab.txt"), [d])
+    assert rep.failed and [m.lines for m in rep.missing] == [(7, 7)]

@@ -75,7 +75,8 @@ class _Claim:
     prop: bool = False  # a property whose statement repeats the handout's formula
     needs_raw: bool = False  # match only where the text reads as the printed string
     quoted: bool = False  # a property stated as a short formula of the handout ("T=1", "r<1"): it must be found
-    restated: bool = False  # a property restating a formula of several numbers: found only where the text reads so
+    restated: bool = False  # a property restating a formula of several numbers: found only where the text reads
+    # so, and required like a quoted one
     edit: tuple | None = None  # (token position, the claim's own token) of a number edited within several
     lead: str = ""  # a lone integer whose location reads "d_v = 2": the text before its token, "d_v=" (raw)
     row: bool = False  # its location names a table row ("Table 4, tanh"): it is looked for in that row only
@@ -85,7 +86,11 @@ class _Claim:
 
     @property
     def place(self) -> tuple:
-        """Where and as what the claim is printed: claims of one place printing one string share its token."""
+        """Where and as what the claim is printed: claims of one place printing one string share its token. Only
+        a place the derivation names (``at=``, ``near=``) is one place; claims of a section that name none each
+        take their own occurrence (so a deleted one is missing, not shared)."""
+        if self.claim.location == self.section.title and not self.claim.near:
+            return (id(self),)
         return self.claim.location, self.claim.printed, self.claim.near
 
 
@@ -573,12 +578,13 @@ class Auditor:
                     self.toks[stream[0]].kind == refs[0].kind and self._may_be_edited(stream[0]):
                 opts[0] = (self._HINT, 1, 0)  # the pinned line's only number, whatever its digits: the claim's edited
             extra: dict = {}  # further options at a start that already has one (an edit hint there may lose)
-            if L >= 3:  # a statement of several numbers with one of them deleted: the others still in a row
+            if L >= 3 or L == 2 and c.restated:  # several numbers, one of them deleted: the others still in a row
                 for k in range(L):
                     rest = c.keys[:k] + c.keys[k + 1:]
                     for j in range(n - L + 2):
                         if keys[j:j + L - 1] == rest and self._compact(stream[j:j + L - 1]) and \
-                                (j not in opts or opts[j][2] is not None):
+                                (j not in opts or opts[j][2] is not None) and \
+                                (L > 2 or k > 0 and self._restates_here(c, self.toks[stream[j]])):
                             extra.setdefault(j, []).append((self._HINT, L - 1, -1 - k))
             cand.append({j: [o for o in [opts.get(j)] + extra.get(j, []) if o is not None]
                          for j in set(opts) | set(extra)})
@@ -916,7 +922,7 @@ class Auditor:
                 ranges = [c.dspan, (1, self.doc.n)]
             else:
                 ranges = [c.rng] if c.row else [c.rng, c.sect_rng]  # a table row's claim stays in its row
-            bounded = c.weak and not wide
+            bounded = not wide  # between the numbers found for the claims around it in its table or section
             done = False
             for rng in ranges:
                 if rng is None:
@@ -1146,6 +1152,15 @@ class Auditor:
             value = sp.Matrix([[value]])
         for r, line in enumerate(rows[:value.shape[0]]):
             cells = [i for i in self._lines((line, line)) if self.toks[i].tier != HARD and not self.toks[i].cls]
+            n = len(self.doc.line(line).strip().strip("|").split(table.sep))
+            # the value's columns are the row's last cells: one left empty (a number deleted) is missing there
+            want_cells = range(n - value.shape[1], n)
+            have = {self.doc.cell_index(self.toks[i]) for i in cells}
+            empty = [c - want_cells.start for c in want_cells if c not in have]
+            if empty and len(cells) < value.shape[1]:
+                self.report.missing.append(Missing(source, _show(value[r, empty[0]]), g.location,
+                                                   f"{g.what}: row {r}, column {empty[0]}", kind="input",
+                                                   lines=(line, line)))
             for j, i in enumerate(cells[:value.shape[1]]):
                 t = self.toks[i]
                 want = value[r, j]
@@ -1301,8 +1316,8 @@ class Auditor:
                 rep.claims_matched += 1
         for c in claims:
             claim = c.trial or c.claim
-            if c.prop and not c.hits and not c.quoted:
-                continue  # a property in words: the handout need not print it
+            if c.prop and not c.hits and not c.quoted and not c.restated:
+                continue  # a property in words: the handout need not print it (a formula it restates, it must)
             if c.dropped is not None or c.prop and c.edit is not None:
                 self._misprinted(c)
                 continue

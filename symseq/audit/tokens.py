@@ -49,7 +49,7 @@ _CMD = re.compile(r"\\[A-Za-z]+")
 _ENV = re.compile(r"\\begin\{(bmatrix|pmatrix|matrix|vmatrix|Bmatrix|array|smallmatrix)\}(\{[^{}]*\})?")
 _FRAC_CMD = ("\\frac", "\\tfrac", "\\dfrac")
 _OPEN = {"(": ")", "[": "]"}
-_SIGN_OK_AFTER = set("([{,=&|;:<>≈~\t≤≥*×/+`") | {"\u2248", "\u2243", "\u2264", "\u2265", "\u2192", "\u2013", "\u2014"}
+_SIGN_OK_AFTER = set("([{,=&|;:<>≈~\t≤≥*×/+`") | {"\u2248", "\u2243", "\u2264", "\u2265", "\u2192", "\u2013", "\u2014", "-", "\u2212"}
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fourteen": 14, "sixteen": 16, "twenty": 20,
