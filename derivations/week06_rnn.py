@@ -1006,6 +1006,8 @@ def pytorch_example(s):
     s.claim_shape("B×T×H", tuple(output.shape), dims={"B": B, "T": T, "H": H}, what="output", at="shapes")
     s.prove("final.shape == (1, B, H)", lambda: (tuple(final.shape) == (1, B, H), f"final.shape = {tuple(final.shape)}"),
             what="final: one layer (and one direction) × batch × hidden", at="shapes")
+    s.claim("1", sp.Integer(final.shape[0]), what="final's first axis: one layer × one direction",
+            near="assert final.shape == (1, B, H)")
     s.claim_shape("B×C", tuple(prediction.shape), dims={"B": B, "C": C}, what="head(final[0])", at="shapes")
     s.claim_shape("B×H", tuple(final[0].shape), dims={"B": B, "H": H}, what="final[0]", at="shapes")
     s.claim_shape("B×T×C", tuple(head(output).shape), dims={"B": B, "T": T, "C": C},
@@ -1035,7 +1037,7 @@ def pytorch_example(s):
     s.claim("-0.144", readout.yhat[0][0, 0], digits=3, what="prediction", at="printed output")
     s.claim("0.208", lossr.loss, ledger=L, digits=3, what="loss", at="printed output")
     s.given(L.value("y")[0, 0], what="the target in the text", at="printed output")
-    s.given(L.value("y")[0, 0], what="target in the code", at="target")
+    s.given(L.value("y")[0, 0], what="target in the code", at="target", near="target = X.new_tensor(")
     s.claim("1/2", loss_factor(L), what="the factor the loss retains, as in the derivation", at="loss")
     ev = evaluate(L, "mpmath", dps=30)
     ours = np.array([[float(v) for v in ev[h.name].flat] for h in run.h])

@@ -881,3 +881,26 @@ def test_a_table_input_with_a_cell_left_empty_is_missing_at_its_row():
     assert not audit(parse(text, path="tab.txt"), [d]).failed
     rep = audit(parse(text.replace("0.5\t0.3", "0.5\t"), path="tab.txt"), [d])
     assert rep.failed and [m.lines for m in rep.missing] == [(7, 7)]
+
+
+def test_an_input_anchored_to_its_line_is_found_there_and_wrong_there():
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("target", title="a target set in code", source="t.md")
+
+    @d.section("1 Loss")
+    def loss(s):
+        s.given(sp.Rational(1, 2), what="target in the code", near="target = X.new_tensor(")
+        s.claim("0.5", sp.Rational(1, 2), what="the loss factor", near="loss = 0.5 *")
+
+    text = "# 1 Loss\n\n```python\ntarget = X.new_tensor([[0.5]])\nloss = 0.5 * (p - target).square().sum()\n```\n"
+    rep = audit(parse(text, path="t.md"), [d])
+    assert not rep.failed and [t.reason.split("::")[-1] for t in rep.tokens if t.text == "0.5"] == [
+        "target in the code", "the loss factor"]
+    rep = audit(parse(text.replace("[[0.5]]", "[[0.6]]"), path="t.md"), [d])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(4, "0.6", "0.5")]
+    rep = audit(parse(text.replace("target = X.new_tensor", "t = X.new_tensor"), path="t.md"), [d])
+    assert [m.what for m in rep.missing] == ["target in the code: no line reads 'target = X.new_tensor('"]

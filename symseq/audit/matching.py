@@ -375,8 +375,12 @@ class Auditor:
                     entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
                     shape = value.shape if isinstance(value, sp.MatrixBase) else ()
                     source = f"{d.name}::{g.location}" + (f"::{g.what}" if g.what else "")
-                    inp = _Input(g, d, s, value, entries, shape, source, (loc.start, loc.end), (d.name, id(s)),
-                                 (di, si, g.seq))
+                    near = getattr(g, "near", "")
+                    rng = self._near(near, (loc.start, loc.end)) if near else (loc.start, loc.end)
+                    if rng is None:
+                        continue  # its line is not in the text: missing (_inputs)
+                    inp = _Input(g, d, s, value, entries, shape, source, rng,
+                                 (d.name, "near", near) if near else (d.name, id(s)), (di, si, g.seq))
                     # what="H, the number of heads" (or just "d_k") names the symbol the text sets: H
                     sym = re.match(r"([\w^\\{}]+)\s*(?:,|$)", (g.what or "").strip())
                     name = _raw(sym.group(1)) + "=" if sym else ""
@@ -1016,7 +1020,14 @@ class Auditor:
                 for g in getattr(s, "inputs", []):
                     if id(g) in self._inputs_done:
                         continue
-                    p = self._input(d, g, sect or self._between(s))
+                    near = getattr(g, "near", "")
+                    lines = self._near(near, sect) if near else None
+                    if near and lines is None:
+                        self.report.missing.append(Missing(f"{d.name}::{g.location}", "", g.location,
+                                                           f"{g.what}: no line reads {near!r}", kind="input",
+                                                           lines=sect))
+                        continue
+                    p = self._input(d, g, lines or sect or self._between(s))
                     if p is not None:
                         pending.append(p)
         pending = [p for p in pending if not self._input_found(p, wide=False)]
@@ -1045,7 +1056,7 @@ class Auditor:
         """Take the free token printing input ``p`` as it is: in its section, or with ``wide`` elsewhere."""
         d, g, sect, value, entries, source = p
         shape = value.shape if isinstance(value, sp.MatrixBase) else ()
-        anchor = sect[0] if sect else 1
+        anchor = (sect[0][0] if isinstance(sect, list) else sect[0]) if sect else 1
         placed = next((x for x in self._inputs_aligned if x.given is g), None)
         # wide: a located section's input anywhere in its section, out of order (a lone integer, which any
         # other number edited could be, only where the text names it: "d_k=3"), then where the derivation's part
@@ -1107,7 +1118,7 @@ class Auditor:
             self.owner.setdefault(i, []).append(g)
             return
         lines = self._expected(placed) if placed is not None else sect.expected if isinstance(sect, _Gap) else \
-            tuple(sect) if sect is not None else None
+            (sect[0][0], sect[-1][1]) if isinstance(sect, list) else tuple(sect) if sect is not None else None
         self.report.missing.append(Missing(source, _show(value), g.location, g.what, kind="input", lines=lines))
 
     @staticmethod

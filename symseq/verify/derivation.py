@@ -103,6 +103,7 @@ class Given:
     location: str
     at: str = ""
     seq: int = 0  # its place among the claims and inputs of its section, in the order they were stated
+    near: str = ""  # text of the line the handout prints it on, when order and name cannot place it
 
 
 @dataclass
@@ -270,7 +271,7 @@ class Section:
         self.reported_numbers.append(r)
         return r
 
-    def given(self, value: Any, *, what: str = "", at: str = "") -> Given:
+    def given(self, value: Any, *, what: str = "", at: str = "", near: str = "") -> Given:
         """Record an input the handout prints, with the exact value the derivation computes with.
 
         Args:
@@ -279,8 +280,11 @@ class Section:
             what: what the input is ("W_Q^T as printed", "d_k").
             at: the table that prints it ("Table 8"), if any; its rows are
                 compared with the rows of ``value`` in order.
+            near: text of the line that prints it (``"target = X.new_tensor("``),
+                when neither the section's order nor a name before ``=`` places it;
+                the input is looked for on that line only.
         """
-        g = Given(value, what, self._location(at), at, seq=len(self.claims) + len(self.inputs))
+        g = Given(value, what, self._location(at), at, seq=len(self.claims) + len(self.inputs), near=near)
         self.inputs.append(g)
         return g
 
