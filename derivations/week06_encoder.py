@@ -1187,7 +1187,6 @@ def next_token(s):
             at="vocabulary head")
     s.claim("9", sp.Integer(W_o.shape[0]), what="C = K, the vocabulary head's classes", at="vocabulary head",
             near="C=K=9")
-    sizes(s, ("D, the contextual feature width", W_o.shape[1]), at="vocabulary head")
     m = [1] * T + [0, 0]  # the key mask of the padding section: 1 for a real token, 0 for padding
     s.given(sp.Integer(m[0]), what="m_t for a real input token", at="masked mean pooling")
     s.given(sp.Integer(m[-1]), what="m_t for padding", at="masked mean pooling")
@@ -1208,6 +1207,8 @@ def next_token(s):
     s.prove("without the continuation the begins row has no target",
             lambda: (bare_targets[6] is None and not bare_valid[6], "y_6 undefined"),
             at="targets without a continuation")
+    # the head's input width, printed with C = K = 9 after the masks and targets above
+    sizes(s, ("D, the contextual feature width", W_o.shape[1]), at="vocabulary head")
 
 
 def padded_ledger(m, *, left: bool = False) -> tuple[Ledger, dict]:

@@ -904,3 +904,21 @@ def test_an_input_anchored_to_its_line_is_found_there_and_wrong_there():
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(4, "0.6", "0.5")]
     rep = audit(parse(text.replace("target = X.new_tensor", "t = X.new_tensor"), path="t.md"), [d])
     assert [m.what for m in rep.missing] == ["target in the code: no line reads 'target = X.new_tensor('"]
+
+
+def test_a_deleted_table_entry_is_not_taken_from_a_word_after_the_table():
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("tab2", title="a table claim of zero", source="tab2.txt")
+
+    @d.section("1 Weights")
+    def w(s):
+        s.table("Table 1", [["0.4", "0"]], sp.Matrix([[sp.Rational(2, 5), 0]]), cols=["open", "causal"])
+
+    text = "1 Weights\n\nTable 1: the weights.\n\nsource\topen\tcausal\n0: a\t0.4\t0\n\nThe causal weight is zero.\n"
+    assert not audit(parse(text, path="tab2.txt"), [d]).failed
+    rep = audit(parse(text.replace("0.4\t0", "0.4\t"), path="tab2.txt"), [d])
+    assert rep.failed and [m.lines for m in rep.missing] == [(6, 6)]

@@ -952,7 +952,8 @@ class Auditor:
                         break
                 if done:
                     break
-            words_in = (ranges[0] if ranges else None) if wide else c.rng if c.row else c.sect_rng
+            in_table = isinstance(c.group[1], str) and c.group[1] != "near"
+            words_in = (ranges[0] if ranges else None) if wide else c.rng if c.row or in_table else c.sect_rng
             # a number written as a word stands for a claim printed as that bare numeral, not for one of a formula
             if not done and c.weak and not c.prop and not c.lead and re.fullmatch(r"-?\d+", c.raw) and \
                     words_in is not None and (wide or c.sect_rng):
