@@ -366,7 +366,7 @@ def ready(s):
     L, r = input_ledger()
     for name, key in (("E_vocab", "E_vocab"), ("E_seq", "E_seq"), ("P", "P"), ("H^(0)", "H0")):
         printed = "9×5" if key == "E_vocab" else "7×5"
-        s.claim_shape(printed, r[key], what=name, at="Table 9")
+        s.claim_shape(printed, r[key], what=name, at=f"Table 9, the {name} line")  # its own place: not shared
     Lh = s.ledger("a vocabulary head's stored weight")
     W_o = Lh.parameter("W_o", shape=(K, D))
     s.claim_shape("K×D", W_o, dims={"K": K, "D": D}, what="vocabulary head W_o (stored)", at="vocabulary head")
@@ -484,10 +484,11 @@ def begins_query(s):
         s.claim(q, h1.Q[6, j], what=f"q_{{6,{j}}}", at="score of source 0")
         s.claim(k, h1.K[0, j], what=f"k_{{0,{j}}}", at="score of source 0")
     s.claim("0.672", raw[6, 0], what="q_6 k_0ᵀ", at="score of source 0")
-    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k", at="scaled score")
-    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="the divisor of S_6j", at="scaled score")
+    # √3 is printed three times (the scale, the S_6j formula, the S_60 value): three places, none shared
+    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k", at="scaled score, √d_k")
+    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="the divisor of S_6j", at="scaled score, S_6j")
     s.claim("0.672", raw[6, 0], what="q_6 k_0ᵀ in S_60", at="scaled score")
-    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="the divisor of S_60", at="scaled score")
+    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="the divisor of S_60", at="scaled score, S_60")
     s.claim("0.388", h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0", near=r"S_{60}\approx")
     vals = {}
 
