@@ -35,6 +35,8 @@ _STRONG_CODE = re.compile(
     r"^\s*(import \w|from [\w.]+ import |def \w+\(|class \w+[(:]|assert |print\(|return\b|for \w+(, \w+)* in |"
     r"while .*:$|with .*:$|if .*:$|elif .*:$|else:$|try:$|except\b|@\w+|>>> |\$ )"
 )
+# an assignment: x = …, W[0] += …, a, b = …
+_ASSIGN = re.compile(r"^[\w.\[\], ]+\s*[-+*/]?=\s*\S")
 _CALL = re.compile(r"[\w.\]]+\([^()]*\)?")
 # names = module.function(...) / a, b = self.f(x).split(...): an assignment from a dotted call
 _ASSIGN_CALL = re.compile(r"^\s*\w+(?:\.\w+|\[[^\]]*\])*(?:\s*,\s*\w+(?:\.\w+)*)*\s*=\s*(?:\w+\.)+\w+\(")
@@ -250,7 +252,7 @@ _OUTPUT_FENCES = ("", "text", "txt", "output", "plaintext")
 def _codelike(ln: str) -> bool:
     """A line of a program rather than of its printed output: a statement, an assignment, a call on its own."""
     s = ln.strip()
-    return bool(_STRONG_CODE.match(ln) or _ASSIGN_CALL.match(ln) or re.match(r"^[\w.\[\], ]+\s*[-+*/]?=\s*\S", s)
+    return bool(_STRONG_CODE.match(ln) or _ASSIGN_CALL.match(ln) or _ASSIGN.match(s)
                 or re.match(r"^[A-Za-z_][\w.]*\(", s) and not re.match(r"^(?:tensor|array)\(", s))
 
 
@@ -266,7 +268,7 @@ def _weak_code(ln: str) -> bool:
     s = ln.strip()
     if _prose(s):
         return False
-    return bool(re.match(r"^[\w.\[\], ]+\s*[-+*/]?=\s*\S", s) or ln.startswith((" ", "\t")) or _CALL.match(s)
+    return bool(_ASSIGN.match(s) or ln.startswith((" ", "\t")) or _CALL.match(s)
                 or s.startswith(("#", ")", "]", "}")))
 
 

@@ -85,6 +85,16 @@ class _Claim:
     hint: tuple | None = None  # (token positions, index of the edited one) where the alignment expects it edited
 
     @property
+    def numeral(self) -> bool:
+        """Whether the claim prints a bare integer ("3"), which a number written as a word ("three") may stand for."""
+        return bool(re.fullmatch(r"-?\d+", self.raw))
+
+    @property
+    def in_table(self) -> bool:
+        """Whether the claim is looked for in a table its location names ("Table 4")."""
+        return isinstance(self.group[1], str) and self.group[1] != "near"
+
+    @property
     def place(self) -> tuple:
         """Where and as what the claim is printed: claims of one place printing one string share its token. Only
         a place the derivation names (``at=``, ``near=``) is one place; claims of a section that name none each
@@ -278,7 +288,7 @@ class Auditor:
                 rep.spans[d.name] = sp_
             for s in d.sections:
                 if s.error:
-                    rep.broken.append((d.name, s.title, s.error))
+                    rep.broken.append((d.name, s.title, s.error.splitlines()[0]))
                 loc = self.located.get(id(s))
                 if loc is None or loc.start is None:
                     rep.unlocated.append((d.name, s.title))
@@ -375,12 +385,11 @@ class Auditor:
                     entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
                     shape = value.shape if isinstance(value, sp.MatrixBase) else ()
                     source = f"{d.name}::{g.location}" + (f"::{g.what}" if g.what else "")
-                    near = getattr(g, "near", "")
-                    rng = self._near(near, (loc.start, loc.end)) if near else (loc.start, loc.end)
+                    rng = self._near(g.near, (loc.start, loc.end)) if g.near else (loc.start, loc.end)
                     if rng is None:
                         continue  # its line is not in the text: missing (_inputs)
                     inp = _Input(g, d, s, value, entries, shape, source, rng,
-                                 (d.name, "near", near) if near else (d.name, id(s)), (di, si, g.seq))
+                                 (d.name, "near", g.near) if g.near else (d.name, id(s)), (di, si, g.seq))
                     # what="H, the number of heads" (or just "d_k") names the symbol the text sets: H
                     sym = re.match(r"([\w^\\{}]+)\s*(?:,|$)", (g.what or "").strip())
                     name = _raw(sym.group(1)) + "=" if sym else ""
@@ -490,13 +499,13 @@ class Auditor:
                     c.place if c.weak else id(c)
                 units.setdefault(key, []).append(c)
             units = list(units.values())
-            if cs[0].group[1] == "near":
+            if cs[0].group[1] == "near":  # the author pinned the line: any of its numbers, a heading's included,
+                # but a label's ("Time step 2: Input = 2" claims the input, not the step); a claim its text spells
+                # as a word takes the word
                 cs = [c for c in cs if not self._near_word(c)]
                 units = [u for u in ([c for c in u if c in cs] for u in units) if u]
                 if not cs:
                     continue
-            if cs[0].group[1] == "near":  # the author pinned the line: any of its numbers, a heading's included,
-                # but a label's ("Time step 2: Input = 2" claims the input, not the step)
                 stream = [i for i in self._lines(cs[0].rng) if i not in self.owner and not self.toks[i].cls
                           and not self._label(i)]
             else:
@@ -515,7 +524,7 @@ class Auditor:
     def _near_word(self, c) -> bool:
         """A lone integer claim whose ``near=`` text spells its value as a word and not as a numeral ("its attention
         weight is one"): it takes that word on the anchored line, not another number there ("position 1")."""
-        if isinstance(c, _Input) or not c.weak or not re.fullmatch(r"-?\d+", c.raw):
+        if isinstance(c, _Input) or not c.weak or not c.numeral:
             return False
         value, near = int(c.keys[0]), c.claim.near
         if re.search(rf"(?<![\d.]){value}(?![\d.])", near):
@@ -547,11 +556,10 @@ class Auditor:
             refs = c.refs
             if not c.prop:  # entry by entry: a matrix printed row by row, a table row as a bracketed vector
                 flat = [e for r in refs for e in r.entries] if all(r.kind in _ARRAY for r in refs) else []
-                in_table = isinstance(c.group[1], str) and c.group[1] != "near"
                 for j, (run, bad) in self._runs(flat, stream).items():
                     if len(run) == L and [self.toks[i].key for i in run] == c.keys:
                         continue  # as the claim prints it: the options below
-                    if all(self.toks[i].kind == "number" for i in run) and not in_table:
+                    if all(self.toks[i].kind == "number" for i in run) and not c.in_table:
                         continue  # a stretch of lone numbers is a vector only in a table's row
                     if bad is None:
                         opts[j] = (self._EXACT * len(run), len(run), None)
@@ -746,16 +754,18 @@ class Auditor:
     def _led(self, c: _Claim, i: int) -> bool:
         """Whether token ``i`` may be claim (or input) ``c``'s by the name its location gives it ("d_v = 2" wants the
         text to read d_v= before the token); True for one without."""
-        if not c.lead:
-            return True
-        t = self.toks[i]
-        return _raw(self.doc.line(t.line)[:t.start]).endswith(c.lead) or _tuple_name(self.doc.line(t.line), t) == c.lead
+        return not c.lead or self._set_by(i, c.lead)
 
     def _named(self, g: "_Input", i: int) -> bool:
         """Whether the text reads input ``g``'s symbol and ``=`` right before token ``i`` (d_k=3)."""
+        return bool(g.symbol) and self._set_by(i, g.symbol)
+
+    def _set_by(self, i: int, name: str) -> bool:
+        """Whether the text sets token ``i`` by ``name`` (raw, with ``=``): ``d_k=3``, or the ``bf`` of
+        ``Wf, Whf, bf = 0.5, 0.1, 0``."""
         t = self.toks[i]
         line = self.doc.line(t.line)
-        return bool(g.symbol) and (_raw(line[:t.start]).endswith(g.symbol) or _tuple_name(line, t) == g.symbol)
+        return _raw(line[:t.start]).endswith(name) or _tuple_name(line, t) == name
 
     def _restates_here(self, c: _Claim, t: Token) -> bool:
         """Whether a restated formula of several numbers may start at token ``t``: the text before it reads as the
@@ -934,7 +944,7 @@ class Auditor:
                 for soft in (False, True):
                     stream = self._stream(rng, soft)
                     hits = self._find(c.keys, stream, soft=soft)
-                    if c.needs_raw or c.weak and not re.fullmatch(r"-?\d+", c.raw):
+                    if c.needs_raw or c.weak and not c.numeral:
                         # a lone integer of a formula (\frac{1}{d}) only where the text reads as the formula
                         hits = [k for k in hits if self._raw_match(c, stream[k:k + len(c.keys)])]
                     hits = [k for k in hits if self._led(c, stream[k])]
@@ -952,10 +962,9 @@ class Auditor:
                         break
                 if done:
                     break
-            in_table = isinstance(c.group[1], str) and c.group[1] != "near"
-            words_in = (ranges[0] if ranges else None) if wide else c.rng if c.row or in_table else c.sect_rng
+            words_in = (ranges[0] if ranges else None) if wide else c.rng if c.row or c.in_table else c.sect_rng
             # a number written as a word stands for a claim printed as that bare numeral, not for one of a formula
-            if not done and c.weak and not c.prop and not c.lead and re.fullmatch(r"-?\d+", c.raw) and \
+            if not done and c.weak and not c.prop and not c.lead and c.numeral and \
                     words_in is not None and (wide or c.sect_rng):
                 value = int(c.keys[0])
                 ranges = words_in if isinstance(words_in, list) else [words_in]
@@ -1021,11 +1030,10 @@ class Auditor:
                 for g in getattr(s, "inputs", []):
                     if id(g) in self._inputs_done:
                         continue
-                    near = getattr(g, "near", "")
-                    lines = self._near(near, sect) if near else None
-                    if near and lines is None:
+                    lines = self._near(g.near, sect) if g.near else None
+                    if g.near and lines is None:
                         self.report.missing.append(Missing(f"{d.name}::{g.location}", "", g.location,
-                                                           f"{g.what}: no line reads {near!r}", kind="input",
+                                                           f"{g.what}: no line reads {g.near!r}", kind="input",
                                                            lines=sect))
                         continue
                     p = self._input(d, g, lines or sect or self._between(s))
@@ -1074,14 +1082,16 @@ class Auditor:
         for rng in wider if wide else (sect,):
             if rng is None:
                 continue
+            # the number the text names by its symbol, if any is free, is the input's
+            named = {i for i in self._stream(rng, True) if self._named(placed, i) and self._free(i, True)} \
+                if placed is not None and len(entries) == 1 else set()
             for soft in (False, True):
                 stream = [i for i in self._stream(rng, soft) if lo < i < hi and (placed is None or self._led(placed, i))
                           and (placed is None or (rng == sect and not (wide and lone)) or self._named(placed, i))]
                 if rng != sect:  # outside the section: the nearest occurrence to it
                     stream = sorted(stream, key=lambda k: abs(self.toks[k].line - anchor))
-                if placed is not None and len(entries) == 1:  # the number the text names by its symbol, if any
-                    named = [i for i in self._stream(rng, True) if self._named(placed, i) and self._free(i, True)]
-                    stream = [i for i in stream if i in named] if named else stream
+                if named:
+                    stream = [i for i in stream if i in named]
                 for i in stream:
                     if self._free(i, soft) and self._same(self.toks[i], entries, shape):
                         self.owner.setdefault(i, []).append(g)
@@ -1092,10 +1102,11 @@ class Auditor:
     def _input_edited(self, d, g, sect, value, entries, source):
         """An input not printed as it is: a free token of its section with a minority of entries changed, or the
         section's only free token of its size whose changed entries are each a digit or two away; else missing."""
-        if len(entries) > 1 and sect is not None:
-            for i in self._stream(sect, True):
+        stream = [i for i in self._stream(sect, True) if self._free(i, True)] if sect is not None else []
+        if len(entries) > 1:
+            for i in stream:
                 t = self.toks[i]
-                if self._free(i, True) and len(t.entries) == len(entries):
+                if len(t.entries) == len(entries):
                     vals = [number_value(e) for e in t.entries]
                     bad = [k for k, (v, e) in enumerate(zip(vals, entries)) if v is None or sp.simplify(v - e) != 0]
                     if 0 < len(bad) <= 2 and len(bad) * 2 < len(entries):
@@ -1103,12 +1114,10 @@ class Auditor:
                         self._input_erratum(t, t.entries[k], entries[k], source, f"entry {k}")
                         self.owner.setdefault(i, []).append(g)
                         return
-        close = [(i, bad) for i in (self._stream(sect, True) if sect is not None else [])
-                 if self._free(i, True) and (bad := self._edited_entries(self.toks[i], entries))]
+        close = [(i, bad) for i in stream if (bad := self._edited_entries(self.toks[i], entries))]
         placed = next((x for x in self._inputs_aligned if x.given is g), None)
         # the one the text names (bf = 1, or the bf of Wf, Whf, bf = 0.5, 0.1, 1), a one-digit number included
-        named = [(i, bad) for i in (self._stream(sect, True) if sect is not None and placed is not None else [])
-                 if self._free(i, True) and self._named(placed, i)
+        named = [(i, bad) for i in stream if placed is not None and self._named(placed, i)
                  and (bad := self._edited_entries(self.toks[i], entries, lone=True))]
         if len(named) == 1:
             close = named

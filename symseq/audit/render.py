@@ -41,7 +41,7 @@ def render(rep: AuditReport, out) -> None:
             st.add_row(f"{r[0]}–{r[1]}" if r else "no heading", f"{d} · {title}")
         out.print(st)
     for d, title, err in rep.broken:
-        out.print(Text(f"{d} · {title} did not build, so none of its claims was checked: {err.splitlines()[0]}",
+        out.print(Text(f"{d} · {title} did not build, so none of its claims was checked: {err}",
                        style="bold red"), soft_wrap=True)
     if rep.errata:
         e = _table(f"errata ({len(rep.errata)})", ["line", "printed", "correct", "digit at fault", "value", "claim"])

@@ -118,7 +118,8 @@ class AuditReport:
     spans: dict = field(default_factory=dict)  # derivation name -> [(first line, last line), ...]
     sections: list = field(default_factory=list)  # (derivation, section title, (first, last) or None)
     ambiguous: list = field(default_factory=list)  # Ambiguous
-    broken: list = field(default_factory=list)  # (derivation, section title, error) of sections that did not build
+    broken: list = field(default_factory=list)  # (derivation, section title, first line of the error) of sections
+    # that did not build
     claims_checked: int = 0
     claims_matched: int = 0
 
@@ -135,7 +136,8 @@ class AuditReport:
 
     def failures(self, fail_under: float | None = None) -> list[str]:
         """Why the audit fails (empty when it passes): a derivation section that did not build, wrong numbers,
-        claims or inputs missing from the text, and, with ``fail_under`` (percent), coverage below it. The one verdict the CLI exits on."""
+        claims or inputs missing from the text, and, with ``fail_under`` (percent), coverage below it. The one
+        verdict the CLI exits on."""
         out = []
         if self.broken:  # their claims were never stated: nothing the text prints for them was checked
             out.append(f"{len(self.broken)} section(s) of the derivation did not build: "
@@ -190,8 +192,7 @@ class AuditReport:
             "sections": [{"derivation": d, "section": s, "lines": list(r) if r else None}
                          for d, s, r in self.sections],
             "ambiguous": [dict(vars(a), others=list(a.others)) for a in self.ambiguous],
-            "broken_sections": [{"derivation": d, "section": s, "error": e.splitlines()[0]}
-                                for d, s, e in self.broken],
+            "broken_sections": [{"derivation": d, "section": s, "error": e} for d, s, e in self.broken],
             "tokens": [{
                 "line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind, "entries": list(t.entries),
                 "class": t.cls, "reason": t.reason, "context": t.context,

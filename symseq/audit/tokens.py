@@ -42,6 +42,8 @@ _NUMBER = re.compile(
     r"|(?P<num>(?:\d{1,3}(?:,\d{3})+(?![\d.])|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![\d.]))?)"
 )
 _SIMPLE_NUM = re.compile(r"^[-+\u2212]?(\d+(\.\d+)?|\.\d+)$")
+# what a root may be taken of: an integer or a decimal (√2, √0.1325)
+_RADICAND = r"\d+(?:\.\d+)?"
 _LOG_ENTRY = re.compile(r"([-+]?)(\d+(?:\.\d+)?)?(?:(?:√|\\sqrt)(\d+))?\\(?:log|ln)\(?(\d+)\)?")
 _URL = re.compile(r"https?://\S+|www\.\S+")
 _CALLED_NAME = re.compile(r"(?<![\\\w])[A-Za-z_]\w*[A-Za-z0-9]$")  # clip_grad_norm in clip_grad_norm_(…)
@@ -140,7 +142,7 @@ def number_value(entry: str):
     if m:
         v = (sp.Rational(m.group(2)) if m.group(2) else 1) * (sp.sqrt(int(m.group(3))) if m.group(3) else 1)
         return (-v if m.group(1) else v) * sp.log(int(m.group(4)))
-    m = re.fullmatch(r"(-?[\d.]*)(/)?√(\d+(?:\.\d+)?)", t)
+    m = re.fullmatch(r"(-?[\d.]*)(/)?√(" + _RADICAND + ")", t)
     if m:
         a = sp.Rational(m.group(1)) if m.group(1) not in ("", "-") else (sp.Integer(-1) if m.group(1) == "-" else 1)
         r = sp.sqrt(sp.Rational(m.group(3)))
@@ -197,7 +199,7 @@ def _entry(text: str) -> str | None:
     m = re.fullmatch(r"([-+]?)\\[td]?frac(\d+)(\d+)", text.replace(" ", "").replace("{", "").replace("}", ""))
     if m and "{" in text:
         return f"{'-' if m.group(1) == '-' else ''}{m.group(2)}/{m.group(3)}"
-    m = re.fullmatch(r"([-+]?[\d.]*)(/?)(?:√|\\sqrt)(\d+(?:\.\d+)?)", t)
+    m = re.fullmatch(r"([-+]?[\d.]*)(/?)(?:√|\\sqrt)(" + _RADICAND + ")", t)
     if m:
         return f"{m.group(1).lstrip('+')}{m.group(2)}√{m.group(3)}"
     m = re.fullmatch(r"([-+]?\d+(?:,\d{3})+)", t)
@@ -320,7 +322,7 @@ class _Scanner:
                 i += 1
                 continue
             if c == "√":
-                m = re.match(r"√\s*(\d+(?:\.\d+)?)", s[i:])
+                m = re.match(r"√\s*(" + _RADICAND + ")", s[i:])
                 if m:
                     self.emit(i, i + m.end(), m.group(0), "root", [f"√{m.group(1)}"])
                     i += m.end()
@@ -403,7 +405,7 @@ class _Scanner:
             return m.end()
         if name == "\\sqrt":
             a, j = _group(s, m.end())
-            if re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", a):
+            if re.fullmatch(r"\s*" + _RADICAND + r"\s*", a):
                 self.emit(i, j, s[i:j], "root", [f"√{a.strip()}"])
                 return j
             return m.end()
@@ -531,7 +533,7 @@ class _Scanner:
             e = k + frac.end()
             self.emit(i, e, s[i:e], "fraction", [f"{sign}{num}/{frac.group(1)}"])
             return e
-        root = re.match(r"(/?)\s*(?:√|\\sqrt)\s*\{?\s*(\d+(?:\.\d+)?)\s*\}?", s[k:])
+        root = re.match(r"(/?)\s*(?:√|\\sqrt)\s*\{?\s*(" + _RADICAND + r")\s*\}?", s[k:])
         if root and not (root.group(1) == "" and s[k:k + 1] == " "):
             e = k + root.end()
             self.emit(i, e, s[i:e], "root", [f"{sign}{canonical_number(num)}{root.group(1)}√{root.group(2)}"])
