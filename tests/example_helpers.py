@@ -1,12 +1,15 @@
-"""What the tests of the worked examples in ``tests/data/examples`` share: their derivation, the line ranges of
-a rendition's sections, the section a token's reason names, and the rounding rule checked in plain mpmath."""
+"""What the tests of the worked examples in ``tests/data/examples`` share: their derivation and its audit (the
+fixtures ``derivation`` and ``report``, for a module naming ``NAME`` and ``MD``), the line ranges of a rendition's
+sections, the section a token's reason names, and the rounding rule checked in plain mpmath."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from mpmath import mpf
 
+from symseq.audit import audit_file
 from symseq.verify.derivation import discover
 
 EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"
@@ -17,6 +20,18 @@ def example_derivation(name: str):
     found = [d for d in discover([EXAMPLES / "derivations"], include_bundled=False) if d.name == name]
     assert len(found) == 1, (name, [d.name for d in found])
     return found[0]
+
+
+@pytest.fixture(scope="module")
+def derivation(request):
+    """The derivation of the example a test module covers (its ``NAME``)."""
+    return example_derivation(request.module.NAME)
+
+
+@pytest.fixture(scope="module")
+def report(request, derivation):
+    """The audit of that module's rendition (its ``MD``) against its derivation."""
+    return audit_file(request.module.MD, [derivation])
 
 
 def section_lines(md: Path, plain_headings=()) -> dict:

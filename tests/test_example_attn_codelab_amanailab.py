@@ -22,10 +22,11 @@ from __future__ import annotations
 import pytest
 from mpmath import exp, matrix, mp, mpf, sqrt
 
-from symseq.audit import audit_file, read
+from symseq.audit import read
 from symseq.cli import main
 
-from example_helpers import EXAMPLES, example_derivation, rounds_to, section_lines, section_of_reason
+from example_helpers import EXAMPLES, rounds_to, section_lines, section_of_reason
+from example_helpers import derivation, report  # noqa: F401 (the module's fixtures)
 
 MD = EXAMPLES / "attn-codelab-amanailab.md"
 NAME = "attn-codelab-amanailab"
@@ -39,16 +40,6 @@ ERRATA = {  # line: (claim, [(printed, correct), ...])
          [("1.66082", "1.66048"), ("2.66082", "2.66048"), ("2.33918", "2.33952"), ("3.33918", "3.33952")]),
     27: ("Test Cases (2 visible · 1 hidden), Case 2::Expected", [("16.60882", "16.60477"), ("26.60882", "26.60477")]),
 }
-
-
-@pytest.fixture(scope="module")
-def derivation():
-    return example_derivation(NAME)
-
-
-@pytest.fixture(scope="module")
-def report(derivation):
-    return audit_file(MD, [derivation])
 
 
 def attention(Q, K, V):

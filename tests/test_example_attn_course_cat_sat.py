@@ -22,10 +22,11 @@ from fractions import Fraction
 import pytest
 from mpmath import exp, mp, mpf, sqrt
 
-from symseq.audit import audit_file, read
+from symseq.audit import read
 from symseq.cli import main
 
-from example_helpers import EXAMPLES, example_derivation, rounds_to, section_lines, section_of_reason
+from example_helpers import EXAMPLES, rounds_to, section_lines, section_of_reason
+from example_helpers import derivation, report  # noqa: F401 (the module's fixtures)
 
 MD = EXAMPLES / "attn-course-cat-sat.md"
 NAME = "attn-course-cat-sat"
@@ -33,16 +34,6 @@ SECTIONS = ("Lesson 3: Calculating Attention Scores", "Step 1: Calculate Scores"
 # lines of the rendition that print inputs or computed values (never headings)
 QUANTITY_LINES = (11, 12, 13, 16, 17, 18, 21, 22, 23, 31, 32, 33, 39, 41, 42, 43, 51, 53, 54, 55, 57, 59, 60, 61)
 PERCENT_LINE = 63  # "39%", "39%", "22%": a printed claim cannot be a percentage, so they are not claimed
-
-
-@pytest.fixture(scope="module")
-def derivation():
-    return example_derivation(NAME)
-
-
-@pytest.fixture(scope="module")
-def report(derivation):
-    return audit_file(MD, [derivation])
 
 
 def tokens_on(report, line: int) -> list:

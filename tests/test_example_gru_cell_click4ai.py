@@ -20,10 +20,11 @@ from __future__ import annotations
 import pytest
 from mpmath import mp, mpf, tanh, exp
 
-from symseq.audit import audit_file, read
+from symseq.audit import read
 from symseq.cli import main
 
-from example_helpers import EXAMPLES, example_derivation, rounds_to, section_lines, section_of_reason
+from example_helpers import EXAMPLES, rounds_to, section_lines, section_of_reason
+from example_helpers import derivation, report  # noqa: F401 (the module's fixtures)
 
 MD = EXAMPLES / "gru-cell-click4ai.md"
 NAME = "gru-cell-click4ai"
@@ -34,16 +35,6 @@ ERRATA = {  # line: (printed, correct) for each wrong entry on it
     45: [("0.500", "0.501"), ("0.337", "0.336")],
     47: [("0.198", "0.197")],
 }
-
-
-@pytest.fixture(scope="module")
-def derivation():
-    return example_derivation(NAME)
-
-
-@pytest.fixture(scope="module")
-def report(derivation):
-    return audit_file(MD, [derivation])
 
 
 # -- the rendition and its derivation ------------------------------------------------------------------------------

@@ -23,16 +23,12 @@ from symseq import Derivation
 from symseq.audit import audit_file, for_source, read
 from symseq.cli import main
 
-from example_helpers import EXAMPLES, example_derivation
+from example_helpers import EXAMPLES
+from example_helpers import derivation  # noqa: F401 (the module's fixture)
 
 DOC = EXAMPLES / "layernorm-hello-prompt.md"
 NAME = "layernorm-hello-prompt"
 TEXT = DOC.read_text(encoding="utf-8").splitlines()
-
-
-@pytest.fixture(scope="module")
-def derivation():
-    return example_derivation(NAME)
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,10 @@ from __future__ import annotations
 import pytest
 from mpmath import exp, mp, mpf, tanh
 
-from symseq.audit import audit, audit_file, parse
+from symseq.audit import audit, parse
 
-from example_helpers import EXAMPLES, example_derivation, rounds_to
+from example_helpers import EXAMPLES, rounds_to
+from example_helpers import derivation, report  # noqa: F401 (the module's fixtures)
 
 MD = EXAMPLES / "lstm-scalar-notebook.md"
 NAME = "lstm-scalar-notebook"
@@ -27,16 +28,6 @@ LINES = TEXT.splitlines()
 def _line_of(text: str) -> int:
     (hit,) = [i for i, ln in enumerate(LINES, start=1) if text in ln]
     return hit
-
-
-@pytest.fixture(scope="module")
-def derivation():
-    return example_derivation(NAME)
-
-
-@pytest.fixture(scope="module")
-def report(derivation):
-    return audit_file(MD, [derivation])
 
 
 def test_rendition_names_its_source():

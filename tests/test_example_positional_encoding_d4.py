@@ -19,15 +19,11 @@ import pytest
 from symseq.audit import audit_file, for_source, read
 from symseq.cli import main
 
-from example_helpers import EXAMPLES, example_derivation
+from example_helpers import EXAMPLES
+from example_helpers import derivation  # noqa: F401 (the module's fixture)
 
 DOC = EXAMPLES / "positional-encoding-d4.md"
 NAME = "positional-encoding-d4"
-
-
-@pytest.fixture(scope="module")
-def derivation():
-    return example_derivation(NAME)
 
 
 @pytest.fixture(scope="module")

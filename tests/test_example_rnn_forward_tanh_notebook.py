@@ -16,10 +16,11 @@ from __future__ import annotations
 import pytest
 from mpmath import mp, mpf, tanh
 
-from symseq.audit import audit_file, read
+from symseq.audit import read
 from symseq.cli import main
 
-from example_helpers import EXAMPLES, example_derivation, rounds_to, section_lines, section_of_reason
+from example_helpers import EXAMPLES, rounds_to, section_lines, section_of_reason
+from example_helpers import derivation, report  # noqa: F401 (the module's fixtures)
 
 MD = EXAMPLES / "rnn-forward-tanh-notebook.md"
 NAME = "rnn-forward-tanh-notebook"
@@ -34,16 +35,6 @@ ERRATA = {  # (line, printed): correct
     (37, "0.8845"): "0.8849",
     (37, "0.708"): "0.709",
 }
-
-
-@pytest.fixture(scope="module")
-def derivation():
-    return example_derivation(NAME)
-
-
-@pytest.fixture(scope="module")
-def report(derivation):
-    return audit_file(MD, [derivation])
 
 
 # -- the rendition and its derivation ------------------------------------------------------------------------------
