@@ -193,6 +193,7 @@ class _Input:
     claim = None
     lead: str = ""  # a lone integer named d_k where its section prints "d_k=…": the text before its token, raw
     symbol: str = ""  # "d_k=" for an input whose what= begins with its symbol ("d_k of head 2", "D, the width")
+    lead_in: tuple | None = None  # the lines that introduce its section (Auditor._lead_in)
 
     @property
     def sect_rng(self):
@@ -398,8 +399,19 @@ class Auditor:
                         inp.lead = name  # the section writes d_k=2: the input is the number after d_k=
                     sym = re.match(r"([\w^\\{}]+)(?:\s|,|$)", (g.what or "").strip())
                     inp.symbol = _raw(sym.group(1)) + "=" if sym and len(entries) == 1 else ""
+                    inp.lead_in = self._lead_in(loc.start)
                     out.append(inp)
         return out
+
+    def _lead_in(self, start: int) -> tuple | None:
+        """The lines that introduce the located section starting at line ``start``: from the first heading
+        after the previous located section's heading that no section names (a chapter heading, "One attention
+        head, one operation at a time") to the line before ``start``. A section's inputs are often stated there
+        ("We will follow one head with d_k=3"). None when no such heading stands between them."""
+        located = {loc.heading for loc in self.located.values() if loc is not None and loc.heading is not None}
+        before = max((h for h in located if h < start), default=0)
+        free = [h.line for h in self.doc.headings if before < h.line < start and h.line not in located]
+        return (free[0], start - 1) if free else None
 
     def _row(self, table, label: str) -> int | None:
         """The line of ``table``'s only data row whose first cell holds ``label`` as a word (case aside), else None:
@@ -414,16 +426,18 @@ class Auditor:
     def _near(self, near: str, sect) -> list | None:
         """The lines holding the text ``near`` (spacing, ``$`` and braces aside; its numbers aside when no line
         holds it with them, so that an edited number there is found wrong at its line): those of the section when
-        it has any, else those of the whole file; None when no line holds it."""
-        want = _raw(near)
+        it has any, else those of the whole file (a line of the section that reads as ``near`` without its numbers
+        comes before an exact line elsewhere); None when no line holds it."""
+        want, bare = _raw(near), _bare(_raw(near))
         hold = [i for i in range(1, self.doc.n + 1) if want in _raw(self.doc.line(i))]
-        if not hold:  # its numbers edited or deleted: the line that reads as it without them
-            bare = _bare(want)
-            hold = [i for i in range(1, self.doc.n + 1) if bare in _bare(_raw(self.doc.line(i)))] \
-                if len(bare) >= 6 else []
-        inside = [i for i in hold if sect is not None and sect[0] <= i <= sect[1]]
-        lines = inside or hold
-        return [(i, i) for i in lines] or None
+        # its numbers edited or deleted: the line that reads as it without them
+        loose = [i for i in range(1, self.doc.n + 1) if bare in _bare(_raw(self.doc.line(i)))] \
+            if len(bare) >= 6 else []
+        inside = (lambda lines: [i for i in lines if sect is not None and sect[0] <= i <= sect[1]])
+        for lines in (inside(hold), inside(loose), hold, loose):
+            if lines:
+                return [(i, i) for i in lines]
+        return None
 
     def _find(self, keys, positions, *, soft=False, start_at=None) -> list[int]:
         """Every start index (in ``positions``) where ``keys`` match free tokens in a row."""
@@ -1039,8 +1053,8 @@ class Auditor:
                     p = self._input(d, g, lines or sect or self._between(s))
                     if p is not None:
                         pending.append(p)
-        pending = [p for p in pending if not self._input_found(p, wide=False)]
-        pending = [p for p in pending if not self._input_found(p, wide=True)]
+        for stage in range(3):  # each stage for every input before the next: one's lead-in is not taken by another
+            pending = [p for p in pending if not self._input_found(p, stage)]
         for p in pending:
             self._input_edited(*p)
 
@@ -1061,25 +1075,28 @@ class Auditor:
         entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
         return d, g, sect, value, entries, source
 
-    def _input_found(self, p, *, wide: bool) -> bool:
-        """Take the free token printing input ``p`` as it is: in its section, or with ``wide`` elsewhere."""
+    def _input_found(self, p, stage: int) -> bool:
+        """Take the free token printing input ``p`` as it is: in its section (stage 0), anywhere in it or in the
+        lines that introduce it (stage 1), elsewhere (stage 2)."""
         d, g, sect, value, entries, source = p
         shape = value.shape if isinstance(value, sp.MatrixBase) else ()
         anchor = (sect[0][0] if isinstance(sect, list) else sect[0]) if sect else 1
         placed = next((x for x in self._inputs_aligned if x.given is g), None)
-        # wide: a located section's input anywhere in its section, out of order (a lone integer, which any
-        # other number edited could be, only where the text names it: "d_k=3"), then where the derivation's part
-        # of the text reads its symbol and = before it, the lead-in to its section; an input of a section
-        # without a heading in its derivation's part of the text (a vector in the file)
+        # stage 1: a located section's input anywhere in its section, out of order (a lone integer, which any
+        # other number edited could be, only where the text names it: "d_k=3"), then where the lines that
+        # introduce the section read its symbol and = before it; stage 2: so anywhere in the derivation's part of
+        # the text; an input of a section without a heading in its derivation's part of the text (a vector in the
+        # file)
         span = self.report.spans.get(d.name)
         if placed is not None:  # an input of a located section
-            wider = (sect, span) if placed.symbol else (sect,)
+            ranges = [(sect,), (sect, placed.lead_in), (span,)] if placed.symbol else [(sect,), (sect,), ()]
         else:
-            wider = (span, (1, self.doc.n)) if len(entries) > 1 else (span,)
+            ranges = [(sect,), (), (span, (1, self.doc.n)) if len(entries) > 1 else (span,)]
+        wide = stage > 0
         lone = placed is not None and len(entries) == 1 and entries[0].is_Integer
         # in its section, a lone integer stands between the numbers of its neighbours (elsewhere, it cannot be told)
         lo, hi = self._bounds(placed) if lone and not wide else (-1, len(self.toks))
-        for rng in wider if wide else (sect,):
+        for rng in ranges[stage]:
             if rng is None:
                 continue
             # the number the text names by its symbol, if any is free, is the input's
@@ -1376,7 +1393,8 @@ class Auditor:
     def _expected(self, c: _Claim) -> tuple | None:
         """Where a claim (or input) not found was expected: between the lines of the claims and inputs the
         alignment placed before and after it in its table or section (in the derivation's order; those printing
-        the same could have taken its place, so they do not bound it), else its section's lines."""
+        the same could have taken its place, so they do not bound it), else its section's lines; for an input
+        the text names by its symbol, from the first line that introduces its section (:meth:`_lead_in`)."""
         same = [o for o in self._group_claims.get(c.group, []) if o.hits and o.aligned and not _alike(o, c)]
         before = [self.toks[o.hits[-1]].line for o in same if o.order < c.order]
         after = [self.toks[o.hits[0]].line for o in same if o.order > c.order]
@@ -1388,8 +1406,10 @@ class Auditor:
         lo = max(before) if before else rng[0] if rng else None
         hi = min(after) if after else rng[1] if rng else None
         if lo is None or hi is None or lo > hi:
-            return tuple(rng) if rng else None
-        return (lo, hi)
+            lo, hi = tuple(rng) if rng else (None, None)
+        if isinstance(c, _Input) and c.symbol and c.lead_in and hi is not None:
+            lo = min(lo, c.lead_in[0])  # or where its section is introduced (stage 1 of Auditor._input_found)
+        return (lo, hi) if hi is not None else None
 
     def _misprinted(self, c: _Claim):
         """A claim found with one of its numbers deleted (missing, at the lines of the rest), or a restated formula
