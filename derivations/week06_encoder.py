@@ -1173,43 +1173,12 @@ def pre_post(s):
 # ---------------------------------------------------------------------------
 
 
-@derivation.section("Task heads: choose a readout and shift the target one position ahead")
-def next_token(s):
-    vocab = vocabulary()
-    ids = vocab.ids(TOKENS)
-    Lh = s.ledger("the vocabulary head's shapes")
-    H_enc = Lh.input("H_enc", shape=(T, D))
-    W_o = Lh.parameter("W_o", shape=(K, D))
-    b_o = Lh.parameter("b_o", shape=(1, K))
-    logits = blocks.next_token_logits(Lh, H_enc, W_o, b_o, orientation=ORIENT)
-    s.claim_shape("9×5", W_o, what="W_o of the vocabulary head, C = K = 9", at="vocabulary head",
-                  near=r"W_o\in\mathbb R^{9\times5}")
-    s.prove("the head gives one row of nine logits per position", lambda: (logits.shape == (T, K), f"{logits.shape}"),
-            at="vocabulary head")
-    s.claim("9", sp.Integer(W_o.shape[0]), what="C = K, the vocabulary head's classes", at="vocabulary head",
-            near="C=K=9")
-    m = [1] * T + [0, 0]  # the key mask of the padding section: 1 for a real token, 0 for padding
+@derivation.section("Task heads: choose a readout for the task")
+def readout(s):
+    # masked mean pooling weighs each row by m_t: 1 for a real input token, 0 for padding
+    m = [1] * T + [0, 0]
     s.given(sp.Integer(m[0]), what="m_t for a real input token", at="masked mean pooling")
     s.given(sp.Integer(m[-1]), what="m_t for padding", at="masked mean pooling")
-    targets, valid = blocks.next_token_targets(ids, continuation=vocab.id("with"))
-    allowed = blocks.masks.causal(T)
-    for t, nxt, seen in ((0, "journey", "a"), (1, "of", "a journey"), (5, "begins", "a journey of a thousand miles"),
-                         (6, "with", "a journey of a thousand miles begins")):
-        s.prove(f"position {t} ({TOKENS[t]}) predicts {nxt}",
-                lambda t=t, nxt=nxt: (vocab.token(targets[t]) == nxt, f"y_{t} = k_{t + 1} = {targets[t]}"),
-                at=f"Table 33, row {t}")
-        s.prove(f"position {t} may use '{seen}'",
-                lambda t=t, seen=seen: (" ".join(w for w, a in zip(TOKENS, allowed[t]) if a) == seen,
-                                        f"causal row {t} allows sources 0..{t}"),
-                at=f"Table 33, row {t}")
-    bare_targets, bare_valid = blocks.next_token_targets(ids)
-    s.claim("6", sp.Integer(sum(bare_valid)), what="rows with a next-token target without the continuation",
-            at="targets without a continuation", near="first six rows")
-    s.prove("without the continuation the begins row has no target",
-            lambda: (bare_targets[6] is None and not bare_valid[6], "y_6 undefined"),
-            at="targets without a continuation")
-    # the head's input width, printed with C = K = 9 after the masks and targets above
-    sizes(s, ("D, the contextual feature width", W_o.shape[1]), at="vocabulary head")
 
 
 def padded_ledger(m, *, left: bool = False) -> tuple[Ledger, dict]:
@@ -1321,6 +1290,39 @@ def valid_targets(s):
 
     s.prove("ℒ = Σ_t v_t[−log p_{t,y_t}] / Σ_t v_t over the six rows with a target", mean_of_valid,
             at="token-loss mean")
+
+
+@derivation.section("Task heads: shift the target one position ahead")
+def next_token(s):
+    vocab = vocabulary()
+    ids = vocab.ids(TOKENS)
+    Lh = s.ledger("the vocabulary head's shapes")
+    H_enc = Lh.input("H_enc", shape=(T, D))
+    W_o = Lh.parameter("W_o", shape=(K, D))
+    b_o = Lh.parameter("b_o", shape=(1, K))
+    logits = blocks.next_token_logits(Lh, H_enc, W_o, b_o, orientation=ORIENT)
+    s.claim("9", sp.Integer(W_o.shape[0]), what="C = K, the vocabulary head's classes", at="vocabulary head")
+    sizes(s, ("D, the contextual feature width", W_o.shape[1]), at="vocabulary head")
+    s.claim_shape("9×5", W_o, what="W_o of the vocabulary head, C = K = 9", at="vocabulary head")
+    s.prove("the head gives one row of nine logits per position", lambda: (logits.shape == (T, K), f"{logits.shape}"),
+            at="vocabulary head")
+    targets, valid = blocks.next_token_targets(ids, continuation=vocab.id("with"))
+    allowed = blocks.masks.causal(T)
+    for t, nxt, seen in ((0, "journey", "a"), (1, "of", "a journey"), (5, "begins", "a journey of a thousand miles"),
+                         (6, "with", "a journey of a thousand miles begins")):
+        s.prove(f"position {t} ({TOKENS[t]}) predicts {nxt}",
+                lambda t=t, nxt=nxt: (vocab.token(targets[t]) == nxt, f"y_{t} = k_{t + 1} = {targets[t]}"),
+                at=f"Table 33, row {t}")
+        s.prove(f"position {t} may use '{seen}'",
+                lambda t=t, seen=seen: (" ".join(w for w, a in zip(TOKENS, allowed[t]) if a) == seen,
+                                        f"causal row {t} allows sources 0..{t}"),
+                at=f"Table 33, row {t}")
+    bare_targets, bare_valid = blocks.next_token_targets(ids)
+    s.claim("6", sp.Integer(sum(bare_valid)), what="rows with a next-token target without the continuation",
+            at="targets without a continuation", near="first six rows")
+    s.prove("without the continuation the begins row has no target",
+            lambda: (bare_targets[6] is None and not bare_valid[6], "y_6 undefined"),
+            at="targets without a continuation")
 
 
 @derivation.section("Teacher forcing is not the generation loop")
