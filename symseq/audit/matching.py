@@ -363,7 +363,7 @@ class Auditor:
                     out.append(_Claim(c, refs, keys, s, rng, own, group, weak and not prop, _raw(c.printed),
                                       (di, si, c.seq), dspan=sp_, prop=prop, needs_raw=prop and weak,
                                       quoted=prop and weak and _formula(c.printed),
-                                      restated=prop and len(keys) > 1 and _formula(c.printed, long=True),
+                                      restated=prop and _formula(c.printed, long=True) and (len(keys) > 1 or _latex_formula(c.printed)),
                                       row=row is not None and not c.near,
                                       lead=_raw(lead.group(1)) + "=" if lead and weak and not prop else ""))
         return out
@@ -535,13 +535,18 @@ class Auditor:
                     elif idx:
                         c.hint = (idx, edited)
 
+    @staticmethod
+    def _near_numeral(c) -> bool:
+        """Whether lone integer claim ``c`` is pinned by a ``near=`` text that prints its value as a numeral."""
+        return bool(c.claim.near) and bool(re.search(rf"(?<![\d.]){int(c.keys[0])}(?![\d.])", c.claim.near))
+
     def _near_word(self, c) -> bool:
         """A lone integer claim whose ``near=`` text spells its value as a word and not as a numeral ("its attention
         weight is one"): it takes that word on the anchored line, not another number there ("position 1")."""
         if isinstance(c, _Input) or not c.weak or not c.numeral:
             return False
         value, near = int(c.keys[0]), c.claim.near
-        if re.search(rf"(?<![\d.]){value}(?![\d.])", near):
+        if self._near_numeral(c):
             return False
         spelled = [m for m in scan_words(near) if m.value == value]
         if not spelled:
@@ -590,8 +595,10 @@ class Auditor:
                         continue
                     if c.restated and not self._restates_here(c, self.toks[idx[0]]):
                         continue  # (h_{t,2}+h_{t,4})/2 is not the /2 of (h_{t,0}+h_{t,3})/2
-                    # a value outranks a restated formula, unless the text reads as the formula there ("D=4")
-                    weight = self._EXACT - 10 if c.prop and not c.needs_raw else self._EXACT
+                    # a value outranks a restated formula, unless the text reads as the formula there ("D=4",
+                    # "\mathcal L=\frac12(\widehat y-y)^2")
+                    weight = self._EXACT - 10 if c.prop and not c.needs_raw and not (
+                        c.restated and self._raw_match(c, idx)) else self._EXACT
                     opts[j] = (weight * L + self._preference(c, idx), L, None)
                 else:
                     diff = [k for k in range(L) if keys[j + k] != c.keys[k]]
@@ -694,7 +701,7 @@ class Auditor:
             t = self.toks[i]
             if j in opts or named and j not in named:
                 continue
-            if len(t.entries) != len(g.entries) or t.kind == "shape":
+            if len(t.entries) != len(g.entries) or t.kind == "shape" or self._named_other(g, i):
                 continue
             if self._same(t, g.entries, g.shape) and self._led(g, i):
                 opts[j] = (self._EXACT, 1, None)
@@ -774,12 +781,19 @@ class Auditor:
         """Whether the text reads input ``g``'s symbol and ``=`` right before token ``i`` (d_k=3)."""
         return bool(g.symbol) and self._set_by(i, g.symbol)
 
+    def _named_other(self, g: "_Input", i: int) -> bool:
+        """Whether the text names token ``i`` by the symbol of another input of ``g``'s section (the 1 of
+        ``B, T, D, H, C = 1, 3, 2, 2, 1`` is C's, not B's, though B's own 1 is gone)."""
+        return bool(g.symbol) and any(x is not g and x.section is g.section and x.symbol and x.symbol != g.symbol
+                                      and self._set_by(i, x.symbol) for x in self._inputs_aligned)
+
     def _set_by(self, i: int, name: str) -> bool:
         """Whether the text sets token ``i`` by ``name`` (raw, with ``=``): ``d_k=3``, or the ``bf`` of
         ``Wf, Whf, bf = 0.5, 0.1, 0``."""
         t = self.toks[i]
         line = self.doc.line(t.line)
-        return _raw(line[:t.start]).endswith(name) or _tuple_name(line, t) == name
+        tuple_name = _tuple_name(line, t)
+        return tuple_name == name if tuple_name is not None else _raw(line[:t.start]).endswith(name)
 
     def _restates_here(self, c: _Claim, t: Token) -> bool:
         """Whether a restated formula of several numbers may start at token ``t``: the text before it reads as the
@@ -977,8 +991,9 @@ class Auditor:
                 if done:
                     break
             words_in = (ranges[0] if ranges else None) if wide else c.rng if c.row or c.in_table else c.sect_rng
-            # a number written as a word stands for a claim printed as that bare numeral, not for one of a formula
-            if not done and c.weak and not c.prop and not c.lead and c.numeral and \
+            # a number written as a word stands for a claim printed as that bare numeral, not for one of a formula,
+            # nor for one whose near= line prints it as a numeral ("between \(-1\) and \(1\)")
+            if not done and c.weak and not c.prop and not c.lead and c.numeral and not self._near_numeral(c) and \
                     words_in is not None and (wide or c.sect_rng):
                 value = int(c.keys[0])
                 ranges = words_in if isinstance(words_in, list) else [words_in]
@@ -1104,7 +1119,8 @@ class Auditor:
                 if placed is not None and len(entries) == 1 else set()
             for soft in (False, True):
                 stream = [i for i in self._stream(rng, soft) if lo < i < hi and (placed is None or self._led(placed, i))
-                          and (placed is None or (rng == sect and not (wide and lone)) or self._named(placed, i))]
+                          and (placed is None or (rng == sect and not (wide and lone)) or self._named(placed, i))
+                          and (placed is None or not self._named_other(placed, i))]
                 if rng != sect:  # outside the section: the nearest occurrence to it
                     stream = sorted(stream, key=lambda k: abs(self.toks[k].line - anchor))
                 if named:
@@ -1113,6 +1129,8 @@ class Auditor:
                     if self._free(i, soft) and self._same(self.toks[i], entries, shape):
                         self.owner.setdefault(i, []).append(g)
                         self.toks[i].cls, self.toks[i].reason = "covered", f"input {source}"
+                        if placed is not None:
+                            placed.hits = [i]  # it bounds its neighbours (_bounds)
                         return True
         return False
 
@@ -1131,8 +1149,10 @@ class Auditor:
                         self._input_erratum(t, t.entries[k], entries[k], source, f"entry {k}")
                         self.owner.setdefault(i, []).append(g)
                         return
-        close = [(i, bad) for i in stream if (bad := self._edited_entries(self.toks[i], entries))]
         placed = next((x for x in self._inputs_aligned if x.given is g), None)
+        # a lone number between the numbers of its neighbours (B of B, T, D, H, C = , 3, 2, 2, 1 is not a 0.5 below)
+        lo, hi = self._bounds(placed) if placed is not None and len(entries) == 1 else (-1, len(self.toks))
+        close = [(i, bad) for i in stream if lo < i < hi and (bad := self._edited_entries(self.toks[i], entries))]
         # the one the text names (bf = 1, or the bf of Wf, Whf, bf = 0.5, 0.1, 1), a one-digit number included
         named = [(i, bad) for i in stream if placed is not None and self._named(placed, i)
                  and (bad := self._edited_entries(self.toks[i], entries, lone=True))]
@@ -1558,6 +1578,13 @@ def _formula(printed: str, long: bool = False) -> bool:
     three letters or more outside LaTeX commands, and (unless ``long``) no more than twelve characters."""
     text = re.sub(r"\\[A-Za-z]+", "", printed)
     return (long or len(_raw(printed)) <= 12) and not re.search(r"[A-Za-z]{3,}", text)
+
+
+def _latex_formula(printed: str) -> bool:
+    """Whether a property's statement is a formula copied from the handout's LaTeX (``\\mathcal L=\\frac12(…)^2``):
+    then even with one number it is found only where the text reads so, and required (deleting its ½ changes
+    the loss). A statement in symseq's own notation (``z_0 = w_x x_0 at h_{−1} = 0``) may be worded otherwise."""
+    return "\\" in printed and len(_raw(printed)) > 12
 
 
 def _same_form(a: str, b: str) -> bool:
