@@ -935,10 +935,10 @@ def layer_norm_row(s):
             what="σ_t² over Σ_c (h_{t,c} − μ_t)²", at="statistics, σ_t²")
     s.given(L.handle("gamma_1"), what="γ of LN_1", at="parameters")
     s.given(L.handle("beta_1"), what="β of LN_1", at="parameters")
-    s.given(exact(EPS), what="ε in X_60", at="begins row")
     s.claim("(-0.579,1.06,0.650,0.789,0.204)", r["H0"][6, :], what="h_6^(0)", at="begins row")
     s.claim("0.425", ln1.mu[6, 0], what="μ_6", at="begins row")
     s.claim("0.329", ln1.var[6, 0], what="σ_6²", at="begins row")
+    s.given(exact(EPS), what="ε in X_60", at="begins row")
     s.claim("-1.75", ln1.out[6, 0], what="X_60 = (h_60 − μ_6)/√(σ_6² + 10⁻⁵)", at="begins row")
     s.claim("(-1.75,1.11,0.393,0.635,-0.385)", ln1.out[6, :], what="x_6", at="begins row")
 

@@ -426,9 +426,10 @@ def why_tanh(s):
                *[zero(L.expand(bp.g_z(t), keep=keep + [bp.g_h(t)]).xreplace(back) - S(bp.g_h(t)) * (1 - S(f"h_{t}") ** 2))
                  for t in range(3)], what="with h_t = tanh(z_t), g_t^z = g_t^h (1 − h_t²)", at="tanh derivative")
     z = sp.Symbol("z", real=True)
-    s.claim("-1", sp.limit(sp.tanh(z), z, -sp.oo), what="tanh's lower bound", at="bounded states", near="stays between")
+    s.claim("-1", sp.limit(sp.tanh(z), z, -sp.oo), what="tanh's lower bound", at="bounded states",
+            near=r"stays between \(-1\) and \(1\)")
     s.claim("1", sp.limit(sp.tanh(z), z, sp.oo), what="tanh's upper bound (states stay in (−1, 1))", at="bounded states",
-            near="stays between")
+            near=r"stays between \(-1\) and \(1\)")
     w_h = exact("1.2")
 
     def saturation():
@@ -552,12 +553,14 @@ def shapes(s):
     x1, W_x, h0, W_h = (L.handle(n) for n in ("x_1", "W_x", "h_0", "W_h"))
     h2, W_o = L.handle("h_2"), L.handle("W_o")
     s.claim_shape("1×D", x1.shape, dims=DIMS, what="x_t, the left factor of x_t W_xᵀ: (1×D)(D×H)", at="forward equation")
-    s.claim_shape("1×H", (x1 @ W_x.T).shape, dims=DIMS, what="x_t W_xᵀ: (1×D)(D×H)", at="forward equation")
+    s.claim_shape("1×H", (x1 @ W_x.T).shape, dims=DIMS, what="x_t W_xᵀ: (1×D)(D×H)", at="forward equation",
+                  near=r"yielding \(1\times H\); the recurrent product")
+    # the handout says in words that the recurrent product "yields that same shape"; it prints no 1×H of its own
+    s.prove("the recurrent product h_{t−1} W_hᵀ has the shape of x_t W_xᵀ",
+            lambda: ((h0 @ W_h.T).shape == (x1 @ W_x.T).shape, f"both {(x1 @ W_x.T).shape}"), at="forward equation")
     s.claim_shape("1×H", h2.shape, dims=DIMS, what="h_{T−1}, the left factor of the head: (1×H)(H×C)",
-                  at="forward equation")
+                  at="forward equation", near=r"The head is \((1\times H)(H\times C)\)")
     s.claim_shape("1×C", (h2 @ W_o.T).shape, dims=DIMS, what="h_{T−1} W_oᵀ: (1×H)(H×C)", at="forward equation")
-    s.claim_shape("1×H", (h0 @ W_h.T).shape, dims=DIMS, what="h_{t−1} W_hᵀ: the recurrent product has the same shape",
-                  at="forward equation")
     for name, printed in (("W_x", "H×D"), ("W_h", "H×H"), ("W_o", "C×H")):
         s.claim_shape(printed, L.shape(g.name(name)), dims=DIMS, what=f"∇_{name} ℒ has its parameter's shape",
                       at="gradient shapes")
@@ -1022,8 +1025,6 @@ def pytorch_example(s):
     L = s.ledger("nn.RNN(2, 2, bias=False) and nn.Linear(2, 1, bias=False) after torch.manual_seed(6)",
                  exact_forms=False)
     xs = [L.input(f"x_{t}", [row]) for t, row in enumerate([["0.2", "-0.1"], ["0.0", "0.3"], ["0.4", "0.1"]])]
-    max_norm = "1.0"  # the handout's clip_grad_norm_(…, max_norm=1.0)
-    s.given(exact(max_norm), what="max_norm, the clipping threshold τ of clip_grad_norm_", at="clipping")
     for t, x in enumerate(xs):
         s.given(x, what=f"x_{t}, row {t} of X", at="X")
     p = cells.rnn_parameters(L, D, H, bias=False, values=values)
@@ -1036,9 +1037,12 @@ def pytorch_example(s):
         s.claim(printed, run.h[t], digits=3, what=f"h_{t}", at="printed output")
     s.claim("-0.144", readout.yhat[0][0, 0], digits=3, what="prediction", at="printed output")
     s.claim("0.208", lossr.loss, ledger=L, digits=3, what="loss", at="printed output")
-    s.given(L.value("y")[0, 0], what="the target in the text", at="printed output")
+    s.given(L.value("y")[0, 0], what="the target in the text", at="printed output",
+            near=r"comparing that prediction with the target \(0.5\)")
     s.given(L.value("y")[0, 0], what="target in the code", at="target", near="target = X.new_tensor(")
     s.claim("1/2", loss_factor(L), what="the factor the loss retains, as in the derivation", at="loss")
+    max_norm = "1.0"  # the handout's clip_grad_norm_(…, max_norm=1.0), after the loss in the text
+    s.given(exact(max_norm), what="max_norm, the clipping threshold τ of clip_grad_norm_", at="clipping")
     ev = evaluate(L, "mpmath", dps=30)
     ours = np.array([[float(v) for v in ev[h.name].flat] for h in run.h])
     s.prove("the ledger reproduces torch's float32 output h_0, h_1, h_2 to 1e-6",
