@@ -129,9 +129,9 @@ def _tuple_name(line: str, t: Token) -> str | None:
 
 
 def _bare(raw: str) -> str:
-    """A raw text without its digits, signs, decimal points, commas and brackets: what an edited or deleted
-    number (or tuple) leaves alike."""
-    return re.sub(r"[-+\u2212\d.,()\[\]]", "", raw)
+    """A raw text without its digits, signs, decimal points, commas, brackets, roots and times signs: what an
+    edited or deleted number (a tuple, √3, 7×5) leaves alike."""
+    return re.sub(r"[-+\u2212\d.,()\[\]√×]", "", raw)
 
 
 def _levenshtein(a: str, b: str) -> int:
@@ -363,7 +363,8 @@ class Auditor:
                     out.append(_Claim(c, refs, keys, s, rng, own, group, weak and not prop, _raw(c.printed),
                                       (di, si, c.seq), dspan=sp_, prop=prop, needs_raw=prop and weak,
                                       quoted=prop and weak and _formula(c.printed),
-                                      restated=prop and _formula(c.printed, long=True) and (len(keys) > 1 or _latex_formula(c.printed)),
+                                      restated=prop and _formula(c.printed, long=True) and (
+                                          len(keys) > 1 or _handout_formula(c.printed)),
                                       row=row is not None and not c.near,
                                       lead=_raw(lead.group(1)) + "=" if lead and weak and not prop else ""))
         return out
@@ -606,7 +607,8 @@ class Auditor:
                             self._edit_of(refs[diff[0]], self.toks[idx[diff[0]]]) and \
                             not (L == 1 and not c.prop and self._prints_an_input(idx[0])) and \
                             (not c.prop or L > 1 or self._reads_as(c, refs[0], self.toks[idx[0]])):
-                        opts[j] = (self._HINT, L, diff[0])
+                        # a formula restated where the text reads as it outranks a lone number's edit there
+                        opts[j] = (self._HINT + (1 if c.restated else 0), L, diff[0])
             if not opts and L == 1 and n == 1 and c.group[1] == "near" and \
                     self.toks[stream[0]].kind == refs[0].kind and self._may_be_edited(stream[0]):
                 opts[0] = (self._HINT, 1, 0)  # the pinned line's only number, whatever its digits: the claim's edited
@@ -1374,8 +1376,9 @@ class Auditor:
                 rep.claims_matched += 1
         for c in claims:
             claim = c.trial or c.claim
-            if c.prop and not c.hits and not c.quoted and not c.restated:
-                continue  # a property in words: the handout need not print it (a formula it restates, it must)
+            if c.prop and not c.hits and not c.quoted and not c.restated and not c.claim.near:
+                continue  # a property in words: the handout need not print it (a formula it restates, or one
+                # the derivation pins to a line, it must)
             if c.dropped is not None or c.prop and c.edit is not None:
                 self._misprinted(c)
                 continue
@@ -1580,11 +1583,12 @@ def _formula(printed: str, long: bool = False) -> bool:
     return (long or len(_raw(printed)) <= 12) and not re.search(r"[A-Za-z]{3,}", text)
 
 
-def _latex_formula(printed: str) -> bool:
-    """Whether a property's statement is a formula copied from the handout's LaTeX (``\\mathcal L=\\frac12(…)^2``):
-    then even with one number it is found only where the text reads so, and required (deleting its ½ changes
-    the loss). A statement in symseq's own notation (``z_0 = w_x x_0 at h_{−1} = 0``) may be worded otherwise."""
-    return "\\" in printed and len(_raw(printed)) > 12
+def _handout_formula(printed: str) -> bool:
+    """Whether a property's statement is a formula as the handout writes it, in LaTeX or plain ASCII
+    (``\\mathcal L=\\frac12(…)^2``, ``v_t = (h_{t,0}, h_{t,2}, (h_{t,3}+h_{t,4})/2)``): then even with one
+    number it is found only where the text reads so, and required (deleting its ½ changes the loss). A statement
+    in symseq's own notation (``∇_{W_h} ℒ = Σ_t (g_t^z)ᵀ h_{t−1}``) may be worded otherwise in the text."""
+    return ("\\" in printed or printed.isascii()) and len(_raw(printed)) > 12
 
 
 def _same_form(a: str, b: str) -> bool:

@@ -194,15 +194,19 @@ class Section:
         return self._add(Claim(printed, "shape", tuple(shape), location=self._location(at), what=what,
                                names={k: sp.Integer(v) for k, v in (dims or {}).items()}, near=near))
 
-    def prove(self, statement: str, check: Callable[[], Any], *, what: str = "", at: str = "") -> Claim:
+    def prove(self, statement: str, check: Callable[[], Any], *, what: str = "", at: str = "",
+              near: str = "") -> Claim:
         """A property the handout states, decided by ``check()`` → bool or (bool, detail).
 
         Use it for statements proved on the ledger ("every masked row sums to
-        1"), with the proof in code. See also :meth:`identity`.
+        1"), with the proof in code. See also :meth:`identity`. With ``near``
+        (text of the line that states it, as for :meth:`claim`) the audit
+        requires the statement's numbers on that line: a property in words is
+        otherwise not looked for when the text does not print them.
         """
-        return self._add(Claim(statement, "property", check, location=self._location(at), what=what))
+        return self._add(Claim(statement, "property", check, location=self._location(at), what=what, near=near))
 
-    def identity(self, statement: str, *differences, what: str = "", at: str = "") -> Claim:
+    def identity(self, statement: str, *differences, what: str = "", at: str = "", near: str = "") -> Claim:
         """A property proved by simplifying each of ``differences`` (SymPy expressions or matrices) to zero."""
 
         def check():
@@ -214,7 +218,7 @@ class Section:
             n = sum(len(list(d)) if isinstance(d, sp.MatrixBase) else 1 for d in differences)
             return True, f"{n} difference(s) simplify to 0"
 
-        return self.prove(statement, check, what=what, at=at)
+        return self.prove(statement, check, what=what, at=at, near=near)
 
     def table(self, label: str, printed: list, value, *, rows: list | None = None, cols: list | None = None,
               digits: int | None = None, exact: bool | None = None, what: str = "") -> list[Claim]:
