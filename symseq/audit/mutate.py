@@ -131,7 +131,9 @@ class Verdict:
 
 
 def _plain(s: str) -> str:
-    return s.replace(MINUS, "-").replace(" ", "")
+    """A printed or reported value without spacing, braces, parentheses and backslashes: ``\\log3`` and
+    SymPy's ``log(3)`` alike."""
+    return re.sub(r"[\s\\(){}]", "", s.replace(MINUS, "-"))
 
 
 def judge(m: Mutation, doc: Document, derivations: list, *, baseline: AuditReport | None = None,
