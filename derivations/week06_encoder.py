@@ -253,7 +253,8 @@ def token_ids(s):
     printed = "a journey of a thousand miles begins".split()
     s.prove("the rule turns the prefix into the seven printed tokens (Table 7's input-token column)",
             lambda: (tokens == printed, f"tokens = {tokens}"), at="input tokens")
-    s.claim("7", sp.Integer(len(tokens)), what="T, positions in the prefix", at="input tokens")
+    s.claim("7", sp.Integer(len(tokens)), what="T, positions in the prefix", at="input tokens",
+            near=r"\(T=7\) positions")
     s.claim("6", sp.Integer(len(set(tokens))), what="distinct types in the prefix", at="vocabulary",
             near="six distinct token types")
     s.claim("9", sp.Integer(len(vocab)), what="K, vocabulary size with with, single, step", at="vocabulary",
@@ -301,7 +302,8 @@ def position_vectors(s):
         return halves == [j // 2 for j in range(D)] and shared, f"⌊j/2⌋ = {halves} for j = 0, …, {D - 1}"
 
     s.prove(r"\lfloor j/2\rfloor is the integer part of j/2", pair_index,
-            what="features 2m and 2m + 1 share the pair index m and so the frequency ω_j", at="angular frequencies")
+            what="features 2m and 2m + 1 share the pair index m and so the frequency ω_j", at="angular frequencies",
+            near="denote the integer part of")
     s.prove(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
             lambda: (all(sp.simplify(omega[j] - sp.Integer(10000) ** sp.Rational(-2 * (j // 2), D)) == 0
                          for j in range(D)), f"ω = {list(omega)}"), what=f"the angular frequencies at D = {D}",
@@ -580,8 +582,11 @@ def all_queries(s):
     h1 = r["h1"]
     s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k in S = Q Kᵀ/√3", at="matrix form")
     # in the order the text prints them: S, A and O in the display, the two products' factors, then O's size
-    s.claim_shape("7×7", h1.S, what="S = Q_att K_attᵀ/√3", at="matrix form")
-    s.claim_shape("7×7", h1.A, what="A = softmax_rows(S)", at="matrix form")
+    # S and A print one 7×7 each, on one line: each names its own
+    s.claim_shape("7×7", h1.S, what="S = Q_att K_attᵀ/√3", at="matrix form",
+                  near=r"{\sqrt3} \in\mathbb R^{7\times7}")
+    s.claim_shape("7×7", h1.A, what="A = softmax_rows(S)", at="matrix form",
+                  near=r"\operatorname{softmax}_{\mathrm{rows}}(\mathbf S) \in\mathbb R^{7\times7}")
     s.claim_shape("7×3", h1.O, what="O = A V_att", at="matrix form")
     s.claim_shape("7×3", h1.Q, what="Q_att in the score product (7×3)(3×7)", at="score product")
     s.claim_shape("3×7", h1.K.T, what="K_attᵀ in the score product", at="score product")
@@ -609,7 +614,8 @@ def causal_mask(s):
     L, r = attention_ledger()
     h1, causal = r["h1"], r["causal"]
     s.given(sp.Integer(0), what="M_tj for a permitted source (j ≤ t)", at="mask")
-    s.claim("0", causal.A[1, 2], what="exp(−∞) = 0: the weight of an excluded source", at="mask")
+    s.claim("0", causal.A[1, 2], what="exp(−∞) = 0: the weight of an excluded source", at="mask",
+            near=r"\(\exp(-\infty)=0\)")
     s.claim("(0.389,0.611,0,0,0,0,0)", causal.A[1, :], digits=3, what="causal A_{1,:}", at="journey query")
     table(s, "Table 16", TABLE_16, ops.Concat([h1.A[1, :].T, causal.A[1, :].T], axis=1),
           ["Unrestricted A_1j", "Causal A_1j"])
@@ -758,23 +764,28 @@ def output_projection(s):
         c = v[C.name]
         return _close(np.array([[c[6, 0] + c[6, 3] / 2]], dtype=object), v[B.name][6:7, 0:1])
 
+    s.given(r["W_O"], what="W_O as printed", at="output projection")
     # The worked sum in its printed order: the formula, then c_{6,0}, the weight 0.5 of c_{6,3}, c_{6,3}, the result.
-    s.prove("B_{att,6,0} = c_{6,0} + 0.5 c_{6,3} (row 0 of W_O)", first_feature, at="B_att,6,0")
+    s.prove("B_{att,6,0} = c_{6,0} + 0.5 c_{6,3} (row 0 of W_O)", first_feature, at="B_att,6,0",
+            near=r"B_{\mathrm{att},6,0}=c_{6,0}+0.5c_{6,3}")
     s.claim("-0.0248", C[6, 0], what="c_{6,0}", at="B_att,6,0")
     s.claim("0.5", r["W_O"][0, 3], what="W_O,0,3, the weight of c_{6,3} in the worked sum", at="B_att,6,0")
     s.claim("0.196", C[6, 3], what="c_{6,3}", at="B_att,6,0")
-    s.given(r["W_O"], what="W_O as printed", at="output projection")
     s.claim("0.0732", B[6, 0], what="B_att,6,0 = c_60 + 0.5 c_63", at="B_att,6,0")
     s.claim("(0.0732,0.768,0.606,1.05,0.315)", B[6, :], digits=3, what="b_att,6", at="begins row")
     table(s, "Table 20", TABLE_20, B, FEATURES, what="attention branch")
     h1, h2 = r["h1"], r["h2"]
-    shapes = [("7×5", r["H0"], "positioned input H^(0)")]
+    # each stage's row of Table 21 prints one shape for every object of the stage (both heads)
+    shapes = [("7×5", r["H0"], "positioned input H^(0)", "Positioned input")]
     for i, h in ((1, h1), (2, h2)):
-        shapes += [("7×3", h.Q, f"Q^[{i}]"), ("7×3", h.K, f"K^[{i}]"), ("7×3", h.V, f"V^[{i}]")]
-    shapes += [("7×7", h1.A, "A^[1]"), ("7×7", h2.A, "A^[2]"), ("7×3", h1.O, "O^[1]"), ("7×3", h2.O, "O^[2]"),
-               ("7×6", C, "C"), ("6×5", r["W_O"].T, "W_Oᵀ"), ("7×5", B, "B_att")]
-    for printed, obj, what in shapes:
-        s.claim_shape(printed, obj, what=what, at="Table 21")
+        shapes += [("7×3", h.Q, f"Q^[{i}]", "queries"), ("7×3", h.K, f"K^[{i}]", "queries"),
+                   ("7×3", h.V, f"V^[{i}]", "queries")]
+    shapes += [("7×7", h1.A, "A^[1]", "attention weights"), ("7×7", h2.A, "A^[2]", "attention weights"),
+               ("7×3", h1.O, "O^[1]", "Each head’s output"), ("7×3", h2.O, "O^[2]", "Each head’s output"),
+               ("7×6", C, "C", "Concatenated outputs"), ("6×5", r["W_O"].T, "W_Oᵀ", "right multiplier"),
+               ("7×5", B, "B_att", "Attention branch")]
+    for printed, obj, what, stage in shapes:
+        s.claim_shape(printed, obj, what=what, at=f"Table 21, {stage}")
 
 
 @derivation.section("How this teaching example relates to standard implementations")
@@ -784,7 +795,8 @@ def standard_implementations(s):
     # in the text's order: D = 5, embed_dim, num_heads, the 5→3 maps, then the joined width in 6→5
     sizes(s, ("D", D), ("embed_dim", D), ("num_heads", len(r["heads"])), ("D in D→3", D),
           ("d_k in 5→3", h1.Q.shape[1]), at="D = 5, two heads")
-    s.claim("6", sp.Integer(r["C"].shape[1]), what="joined width of two width-3 heads", at="D = 5, two heads")
+    s.claim("6", sp.Integer(r["C"].shape[1]), what="joined width of two width-3 heads", at="D = 5, two heads",
+            near=r"a \(6\to5\) output linear map")
     sizes(s, ("D in 6→5", r["B_att"].shape[1]), at="D = 5, two heads")
     s.note("torch's nn.MultiheadAttention splits embed_dim equally across heads and refuses embed_dim=5, "
            "num_heads=2; the ledger's heads take any widths. The torch cross-checks of multi-head attention "
