@@ -8,6 +8,9 @@ the number deleted), and the edited text is audited again. A mutation counts
 as caught when the audit fails (exit status 1), names the edited line (an
 erratum there, or a claim missing from the text expected there), and, for a
 digit or sign edit, gives the number as it was printed as the correct rounding.
+An edit not caught that leaves a true statement (``\\cos 3`` as ``\\cos -3``; see
+:func:`symseq.audit.mutate.equivalent`) is counted in the ``equiv`` column and
+left out of the percentage.
 
     python benchmarks/audit_mutations.py                  # every mutation (minutes per seed)
     python benchmarks/audit_mutations.py --sample 40      # at most 40 of each kind per handout
@@ -56,12 +59,12 @@ def handouts() -> list[tuple[Path, list]]:
 
 
 def _judge(job):
-    path, names, m, baseline = job
+    path, names, m, baseline, clean = job
     from symseq.audit import read
     from symseq.audit.mutate import judge
 
     ds = _derivations_by_name(path, names)
-    return judge(m, read(path), ds, baseline=baseline)
+    return judge(m, read(path), ds, baseline=baseline, clean=clean)
 
 
 _CACHE: dict = {}
@@ -95,7 +98,7 @@ def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout, 
         muts = plan(clean, doc)
         if sample:
             muts = draw(muts, sample, seed)
-        work = [(path, [d.name for d in ds], m, clean if clean.failed else None) for m in muts]
+        work = [(path, [d.name for d in ds], m, clean if clean.failed else None, clean) for m in muts]
         if jobs > 1:
             with ProcessPoolExecutor(jobs) as ex:
                 verdicts = list(ex.map(_judge, work, chunksize=8))
@@ -106,17 +109,19 @@ def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout, 
             if not vs:
                 continue
             caught = sum(v.caught for v in vs)
-            rows.append((path.name, kind, len(vs), caught, sum(v.failed for v in vs)))
-            if caught < len(vs):
+            equiv = sum(v.equivalent for v in vs)
+            rows.append((path.name, kind, len(vs), equiv, caught, sum(v.failed for v in vs)))
+            if caught < len(vs) - equiv:
                 bad += 1
             if misses:
                 for v in vs:
                     if not v.caught:
-                        print(f"  MISSED {path.name} {v.mutation}: failed={v.failed} at_line={v.at_line} "
-                              f"rounding={v.rounding} | {v.said}", file=out)
-    print(f"{'handout':34} {'kind':7} {'edits':>6} {'caught':>7} {'%':>7} {'exit 1':>7}", file=out)
-    for name, kind, n, caught, failed in rows:
-        print(f"{name:34} {kind:7} {n:6d} {caught:7d} {100 * caught / n:6.1f}% {failed:7d}", file=out)
+                        print(f"  {'EQUIVALENT' if v.equivalent else 'MISSED'} {path.name} {v.mutation}: "
+                              f"failed={v.failed} at_line={v.at_line} rounding={v.rounding} | {v.said}", file=out)
+    print(f"{'handout':34} {'kind':7} {'edits':>6} {'equiv':>6} {'caught':>7} {'%':>7} {'exit 1':>7}", file=out)
+    for name, kind, n, equiv, caught, failed in rows:
+        pct = 100 * caught / (n - equiv) if n > equiv else 100.0
+        print(f"{name:34} {kind:7} {n:6d} {equiv:6d} {caught:7d} {pct:6.1f}% {failed:7d}", file=out)
     return 1 if bad else 0
 
 

@@ -9,7 +9,7 @@ point of the audit's open work, lowering one needs a reason in the commit.
 import pytest
 
 from symseq.audit import audit, read
-from symseq.audit.mutate import KINDS, judge, mutations, plan, sample
+from symseq.audit.mutate import KINDS, Mutation, judge, mutations, plan, sample
 from symseq.audit.tokens import scan
 from test_audit import EXPECTED, SEEDS, needs_seeds
 from symseq.verify.derivation import bundled
@@ -50,3 +50,24 @@ def test_the_kinds_of_edit():
     (tok,) = scan("d_k = 0")
     assert set(mutations(tok)) == {"last", "delete"}  # zero has no sign; one digit has no middle
     assert KINDS == ("last", "middle", "sign", "swap", "delete")
+
+
+@needs_seeds
+def test_an_edit_that_leaves_a_true_statement_is_equivalent_and_a_real_one_is_caught():
+    # Week 06, h_3^(0): "−0.1 + cos 3 ≈ −1.09"; cos is even, sin is odd
+    seed = next(s for s in EXPECTED if s.startswith("004"))
+    doc = read(SEEDS / seed)
+    ds = _derivations(seed)
+    clean = audit(doc, ds)
+    line = next(k for k, ln in enumerate(doc.lines, 1) if r"\cos 3\approx" in ln)
+    text = doc.lines[line - 1]
+
+    def edit(before):
+        start = text.index(before) + len(before) - 1
+        return Mutation("sign", line, start, start + 1, "3", "-3")
+
+    cos = judge(edit(r"\cos 3"), doc, ds, clean=clean)
+    assert not cos.failed and cos.equivalent
+    sin = judge(edit(r"\sin 3"), doc, ds, clean=clean)
+    assert sin.caught and not sin.equivalent
+    assert sin.said == f"line {line}: printed -3, correct 3"

@@ -15,6 +15,11 @@ caught: the audit fails (exit status 1) and names the mutated line, as an
 erratum there or as a claim missing from the text whose expected place
 includes it; for a digit or sign edit, the erratum's correct rounding is the
 number as it was printed before the edit.
+
+Some edits leave a true statement: ``\\cos 3`` flipped to ``\\cos -3``, or a
+sign inside an even function. :func:`equivalent` tells them apart by the claim
+that covered the token, restated with the edited text and checked exactly; a
+benchmark counts them apart from the edits that must be caught.
 """
 
 from __future__ import annotations
@@ -23,9 +28,11 @@ import random
 import re
 from dataclasses import dataclass
 
+from ..errors import SymseqError
 from .document import Document, parse
-from .matching import audit
+from .matching import _with_token, audit
 from .report import AuditReport
+from .structure import claim_tokens
 from .tokens import MINUS, Token, scan
 
 KINDS = ("last", "middle", "sign", "swap", "delete")
@@ -124,6 +131,7 @@ class Verdict:
     at_line: bool  # an erratum or a missing claim names the mutated line
     rounding: bool  # the erratum at the line gives the number as it was before the edit (digit and sign edits)
     said: str = ""
+    equivalent: bool = False  # not caught, and the edited text still states a true value (:func:`equivalent`)
 
     @property
     def caught(self) -> bool:
@@ -136,12 +144,39 @@ def _plain(s: str) -> str:
     return re.sub(r"[\s\\(){}]", "", s.replace(MINUS, "-"))
 
 
+def equivalent(m: Mutation, clean: AuditReport, derivations: list, *, dps: int = 50) -> bool:
+    """Whether edit ``m`` of a number inside a claim's printed formula leaves the claim true: the claim that
+    covered the token in the unedited audit ``clean``, with that token's text replaced by the edit, holds
+    exactly (``-0.1+\\cos -3`` is ``-0.1+\\cos 3``). False when that cannot be told: the token not covered, its
+    claim not found once, or its tokens not matched one for one with the claim's printed numbers."""
+    if m.kind == "delete":
+        return False
+    covered = [t for t in clean.tokens if t.cls == "covered"]
+    hit = next((t for t in covered if (t.line, t.start, t.end) == (m.line, m.start, m.end)), None)
+    if hit is None:
+        return False
+    claims = [c for d in derivations for s in d.sections for c in s.claims if c.id == hit.reason]
+    if len(claims) != 1:
+        return False
+    claim = claims[0]
+    try:
+        refs = claim_tokens(claim.printed)
+    except SymseqError:  # a printed string the tokenizer cannot read is not judged equivalent
+        return False
+    mine = [t for t in covered if t.reason == hit.reason]
+    k = mine.index(hit)
+    if len(refs) != len(mine) or refs[k].key != hit.key or len(refs) < 2:
+        return False  # a lone number edited is never the same statement
+    return _with_token(claim, refs[k], m.after).check(dps).status == "ok"
+
+
 def judge(m: Mutation, doc: Document, derivations: list, *, baseline: AuditReport | None = None,
-          dps: int = 50) -> Verdict:
+          clean: AuditReport | None = None, dps: int = 50) -> Verdict:
     """Audit ``doc`` with ``m`` made and say whether it was caught (see the module docstring).
 
     ``baseline`` is the audit of the unedited text when that text has errata of its own (a worked example with
-    a slip): then only errata and missing claims that the edit added count."""
+    a slip): then only errata and missing claims that the edit added count. With ``clean`` (the audit of the
+    unedited text), a mutation not caught is checked for being :func:`equivalent`."""
     text = "\n".join(m.apply(doc.lines))
     rep = audit(parse(text, path=doc.path, fmt=doc.format), derivations, dps=dps)
     old_errata = {(e.line, e.printed, e.source) for e in baseline.errata} if baseline else set()
@@ -156,4 +191,7 @@ def judge(m: Mutation, doc: Document, derivations: list, *, baseline: AuditRepor
                        any(_plain(c) in before or _plain(c) in canon for c in e.correct.split(", ")) for e in at)
     said = "; ".join([f"line {e.line}: printed {e.printed}, correct {e.correct}" for e in rep.errata[:3]] +
                      [f"missing {x.printed} ({x.location})" for x in rep.missing[:3]])
-    return Verdict(m, rep.failed, bool(at or near), rounding, said)
+    v = Verdict(m, rep.failed, bool(at or near), rounding, said)
+    if not v.caught and clean is not None:
+        v.equivalent = equivalent(m, clean, derivations, dps=dps)
+    return v
