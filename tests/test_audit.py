@@ -492,6 +492,31 @@ def test_numbers_of_a_section_that_was_not_checked_say_why(tmp_path):
 
 
 @needs_seeds
+@pytest.mark.parametrize("line, old, new, printed, correct", [
+    (600, r"\(d_k=3\)", r"\(d_k=4\)", "4", "3"),  # one head's width, stated before its section's heading
+    (811, r"\(T=7\)", r"\(T=8\)", "8", "7"),  # "We retain T=7" before the two-heads section
+    (817, r"{\sqrt{3}}", r"{\sqrt{4}}", "√4", "√3"),  # not taken for T = 7 edited
+])
+def test_an_input_stated_where_its_section_is_introduced_is_wrong_at_its_line(tmp_path, line, old, new, printed,
+                                                                               correct):
+    """Week 06 states a section's sizes in the text that introduces it (after an unnamed chapter heading): an edit
+    there is wrong at its line, not missing, and another section's copy is not taken in its place."""
+    path = _copy(tmp_path, W6, line, old, new, ".txt")
+    rep = _audit(path, ["week06-rnn", "week06-encoder"])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(line, printed, correct)]
+    assert not rep.missing
+
+
+@needs_seeds
+def test_a_width_deleted_before_its_section_is_missing_there_and_the_next_sections_copy_stays_its_own(tmp_path):
+    path = _copy(tmp_path, W6, 600, r"\(d_k=3\)", r"\(d_k=\)", ".txt")
+    rep = _audit(path, ["week06-rnn", "week06-encoder"])
+    assert not rep.errata
+    (m,) = rep.missing
+    assert m.id.endswith("one head::d_k") and m.lines[0] <= 600 <= m.lines[1]
+
+
+@needs_seeds
 def test_the_s60_edit_on_line_681_is_wrong_at_its_line(tmp_path, capsys):
     """Week 06, line 681 (S_60 ≈ 0.672/√3 ≈ 0.388) edited to 0.389: wrong at line 681, correct rounding 0.388,
     exit 1 (it once passed with the Table 13 claim listed as missing)."""

@@ -699,6 +699,9 @@ class Auditor:
         # a number the text names by the input's symbol (Wi = 0.6, or the Wi of Wi, Whi, bi = 0.6, 0.2, 0) is
         # the input's, edited or not, wherever the same value stands unnamed
         named = {j for j, i in enumerate(stream) if self._named(g, i) and len(self.toks[i].entries) == 1}
+        # stated by its symbol where its section is introduced (We retain T=7, …): no edit of it in the section
+        introduced = not named and g.lead_in is not None and any(
+            self._named(g, i) and self._same(self.toks[i], g.entries, g.shape) for i in self._lines(g.lead_in))
         for j, i in enumerate(stream):
             t = self.toks[i]
             if j in opts or named and j not in named:
@@ -707,7 +710,7 @@ class Auditor:
                 continue
             if self._same(t, g.entries, g.shape) and self._led(g, i):
                 opts[j] = (self._EXACT, 1, None)
-            elif self._edited_entries(t, g.entries, lone=True) or self._swapped(t, g.entries):
+            elif not introduced and (self._edited_entries(t, g.entries, lone=True) or self._swapped(t, g.entries)):
                 opts[j] = (self._HINT, 1, 0)
         return opts
 
@@ -1138,7 +1141,9 @@ class Auditor:
 
     def _input_edited(self, d, g, sect, value, entries, source):
         """An input not printed as it is: a free token of its section with a minority of entries changed, or the
-        section's only free token of its size whose changed entries are each a digit or two away; else missing."""
+        section's only free token of its size whose changed entries are each a digit or two away (the only one
+        the text names by the input's symbol, in its section or in the lines that introduce it, when there is
+        one); else missing."""
         stream = [i for i in self._stream(sect, True) if self._free(i, True)] if sect is not None else []
         if len(entries) > 1:
             for i in stream:
@@ -1156,7 +1161,10 @@ class Auditor:
         lo, hi = self._bounds(placed) if placed is not None and len(entries) == 1 else (-1, len(self.toks))
         close = [(i, bad) for i in stream if lo < i < hi and (bad := self._edited_entries(self.toks[i], entries))]
         # the one the text names (bf = 1, or the bf of Wf, Whf, bf = 0.5, 0.1, 1), a one-digit number included
-        named = [(i, bad) for i in stream if placed is not None and self._named(placed, i)
+        # or, by its symbol, where its section is introduced (We retain T=8, … for T = 7)
+        lead = [i for i in self._stream(placed.lead_in, True) if self._free(i, True)] \
+            if placed is not None and placed.symbol and placed.lead_in else []
+        named = [(i, bad) for i in stream + lead if placed is not None and self._named(placed, i)
                  and (bad := self._edited_entries(self.toks[i], entries, lone=True))]
         if len(named) == 1:
             close = named
@@ -1184,6 +1192,8 @@ class Auditor:
             if x is None:
                 return []
             if sp.simplify(x - v) != 0:
+                if "√" in e and getattr(v, "is_Rational", isinstance(v, int)):
+                    return []  # a root printed is no edit of a rational value (√4 is not 7 edited)
                 shown = _render_like(v, e).replace(MINUS, "-")
                 if _levenshtein(e, shown) > 2:
                     return []
