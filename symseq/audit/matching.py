@@ -75,8 +75,8 @@ class _Claim:
     prop: bool = False  # a property whose statement repeats the handout's formula
     needs_raw: bool = False  # match only where the text reads as the printed string
     quoted: bool = False  # a property stated as a short formula of the handout ("T=1", "r<1"): it must be found
-    restated: bool = False  # a property restating a formula of several numbers: found only where the text reads
-    # so, and required like a quoted one
+    restated: bool = False  # a property restating the handout's formula (of several numbers, or of one as the
+    # handout writes it): found only where the text reads so, and required like a quoted one
     edit: tuple | None = None  # (token position, the claim's own token) of a number edited within several
     lead: str = ""  # a lone integer whose location reads "d_v = 2": the text before its token, "d_v=" (raw)
     row: bool = False  # its location names a table row ("Table 4, tanh"): it is looked for in that row only
@@ -227,6 +227,8 @@ class Auditor:
         self._input_values: list | None = None
         self._inputs_aligned: list = []
         self._inputs_done: set = set()  # id of each Given already attributed
+        self._raw_lines = [""] + [_raw(doc.line(k)) for k in range(1, doc.n + 1)]  # 1-based, as _raw reads them
+        self._setters: dict[int, tuple] = {}  # token position -> (its tuple assignment's name, raw text before it)
 
     # -- ranges
     def _lines(self, rng) -> list[int]:
@@ -396,7 +398,7 @@ class Auditor:
                     sym = re.match(r"([\w^\\{}]+)\s*(?:,|$)", (g.what or "").strip())
                     name = _raw(sym.group(1)) + "=" if sym else ""
                     if len(entries) == 1 and entries[0].is_Integer and name and any(
-                            name in _raw(self.doc.line(k)) for k in range(loc.start, loc.end + 1)):
+                            name in self._raw_lines[k] for k in range(loc.start, loc.end + 1)):
                         inp.lead = name  # the section writes d_k=2: the input is the number after d_k=
                     sym = re.match(r"([\w^\\{}]+)(?:\s|,|$)", (g.what or "").strip())
                     inp.symbol = _raw(sym.group(1)) + "=" if sym and len(entries) == 1 else ""
@@ -430,15 +432,12 @@ class Auditor:
         it has any, else those of the whole file (a line of the section that reads as ``near`` without its numbers
         comes before an exact line elsewhere); None when no line holds it."""
         want, bare = _raw(near), _bare(_raw(near))
-        hold = [i for i in range(1, self.doc.n + 1) if want in _raw(self.doc.line(i))]
-        # its numbers edited or deleted: the line that reads as it without them
-        loose = [i for i in range(1, self.doc.n + 1) if bare in _bare(_raw(self.doc.line(i)))] \
-            if len(bare) >= 6 else []
-        inside = (lambda lines: [i for i in lines if sect is not None and sect[0] <= i <= sect[1]])
-        for lines in (inside(hold), inside(loose), hold, loose):
-            if lines:
-                return [(i, i) for i in lines]
-        return None
+        hold = [i for i in range(1, self.doc.n + 1) if want in self._raw_lines[i]]
+        # its numbers edited or deleted: the lines that read as it without them
+        loose = [i for i in range(1, self.doc.n + 1) if bare in _bare(self._raw_lines[i])] if len(bare) >= 6 else []
+        inside = [[i for i in lines if sect is not None and sect[0] <= i <= sect[1]] for lines in (hold, loose)]
+        lines = next((x for x in (*inside, hold, loose) if x), None)
+        return [(i, i) for i in lines] if lines else None
 
     def _find(self, keys, positions, *, soft=False, start_at=None) -> list[int]:
         """Every start index (in ``positions``) where ``keys`` match free tokens in a row."""
@@ -555,7 +554,7 @@ class Auditor:
         lines = {a for a, _ in c.rng}
         for w in self.doc.words:
             if w.line in lines and w.value == value and id(w) not in self.words_used and \
-                    spelled[0].text.lower() == w.text.lower() and _raw(near) in _raw(self.doc.line(w.line)):
+                    spelled[0].text.lower() == w.text.lower() and _raw(near) in self._raw_lines[w.line]:
                 c.words = [w]
                 self.words_used.add(id(w))
                 return True
@@ -795,10 +794,12 @@ class Auditor:
     def _set_by(self, i: int, name: str) -> bool:
         """Whether the text sets token ``i`` by ``name`` (raw, with ``=``): ``d_k=3``, or the ``bf`` of
         ``Wf, Whf, bf = 0.5, 0.1, 0``."""
-        t = self.toks[i]
-        line = self.doc.line(t.line)
-        tuple_name = _tuple_name(line, t)
-        return tuple_name == name if tuple_name is not None else _raw(line[:t.start]).endswith(name)
+        if i not in self._setters:
+            t = self.toks[i]
+            line = self.doc.line(t.line)
+            self._setters[i] = (_tuple_name(line, t), _raw(line[:t.start]))
+        tuple_name, before = self._setters[i]
+        return tuple_name == name if tuple_name is not None else before.endswith(name)
 
     def _restates_here(self, c: _Claim, t: Token) -> bool:
         """Whether a restated formula of several numbers may start at token ``t``: the text before it reads as the
