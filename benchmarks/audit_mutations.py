@@ -59,12 +59,12 @@ def handouts() -> list[tuple[Path, list]]:
 
 
 def _judge(job):
-    path, names, m, baseline, clean = job
+    path, names, m, clean = job
     from symseq.audit import read
     from symseq.audit.mutate import judge
 
     ds = _derivations_by_name(path, names)
-    return judge(m, read(path), ds, baseline=baseline, clean=clean)
+    return judge(m, read(path), ds, clean=clean)
 
 
 _CACHE: dict = {}
@@ -98,7 +98,7 @@ def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout, 
         muts = plan(clean, doc)
         if sample:
             muts = draw(muts, sample, seed)
-        work = [(path, [d.name for d in ds], m, clean if clean.failed else None, clean) for m in muts]
+        work = [(path, [d.name for d in ds], m, clean) for m in muts]
         if jobs > 1:
             with ProcessPoolExecutor(jobs) as ex:
                 verdicts = list(ex.map(_judge, work, chunksize=8))

@@ -170,15 +170,16 @@ def equivalent(m: Mutation, clean: AuditReport, derivations: list, *, dps: int =
     return _with_token(claim, refs[k], m.after).check(dps).status == "ok"
 
 
-def judge(m: Mutation, doc: Document, derivations: list, *, baseline: AuditReport | None = None,
-          clean: AuditReport | None = None, dps: int = 50) -> Verdict:
+def judge(m: Mutation, doc: Document, derivations: list, *, clean: AuditReport | None = None,
+          dps: int = 50) -> Verdict:
     """Audit ``doc`` with ``m`` made and say whether it was caught (see the module docstring).
 
-    ``baseline`` is the audit of the unedited text when that text has errata of its own (a worked example with
-    a slip): then only errata and missing claims that the edit added count. With ``clean`` (the audit of the
-    unedited text), a mutation not caught is checked for being :func:`equivalent`."""
+    ``clean`` is the audit of the unedited text. With it, a mutation not caught is checked for being
+    :func:`equivalent`, and when that text has errata of its own (a worked example with a slip) only the errata
+    and missing claims that the edit added count."""
     text = "\n".join(m.apply(doc.lines))
     rep = audit(parse(text, path=doc.path, fmt=doc.format), derivations, dps=dps)
+    baseline = clean if clean is not None and clean.failed else None
     old_errata = {(e.line, e.printed, e.source) for e in baseline.errata} if baseline else set()
     old_missing = {x.id for x in baseline.missing} if baseline else set()
     at = [e for e in rep.errata if e.line == m.line and (e.line, e.printed, e.source) not in old_errata]
