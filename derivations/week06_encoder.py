@@ -116,6 +116,8 @@ def vocabulary() -> blocks.Vocabulary:
 
 
 TOKENS = prefix_tokens()
+# the key mask of the padded prefix (right padding, two pad rows): 1 for a real token, 0 for padding
+PAD_MASK = [1] * T + [0, 0]
 ROWS = [f"{t}: {w}" for t, w in enumerate(TOKENS)]
 
 
@@ -1188,9 +1190,8 @@ def pre_post(s):
 @derivation.section("Task heads: choose a readout for the task")
 def readout(s):
     # masked mean pooling weighs each row by m_t: 1 for a real input token, 0 for padding
-    m = [1] * T + [0, 0]
-    s.given(sp.Integer(m[0]), what="m_t for a real input token", at="masked mean pooling")
-    s.given(sp.Integer(m[-1]), what="m_t for padding", at="masked mean pooling")
+    s.given(sp.Integer(PAD_MASK[0]), what="m_t for a real input token", at="masked mean pooling")
+    s.given(sp.Integer(PAD_MASK[-1]), what="m_t for padding", at="masked mean pooling")
 
 
 def padded_ledger(m, *, left: bool = False) -> tuple[Ledger, dict]:
@@ -1214,7 +1215,7 @@ def padded_ledger(m, *, left: bool = False) -> tuple[Ledger, dict]:
 def padding(s):
     s.note("The handout's padding figure is schematic and adds no PAD token; here the seven-token prefix is "
            "right-padded to nine rows with a zero pad embedding to check its statements on head 1.")
-    m = [1] * T + [0, 0]
+    m = PAD_MASK
     s.given(sp.Integer(0), what="M_tj for a permitted source", at="mask values")
     s.given(sp.Integer(m[0]), what="m_j of a permitted source", at="mask values")
     _, valid = blocks.next_token_targets(vocabulary().ids(TOKENS))
