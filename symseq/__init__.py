@@ -13,13 +13,14 @@ from .errors import (BackendUnavailable, ClaimError, ClaimMismatch, ConventionEr
 from .functions import gelu, gelu_tanh, logsumexp, relu, relu_at_zero, sigmoid, softmax
 from .ledger import Gradients, Ledger
 from .numbers import exact, exact_matrix
+from .values import Values
 from .verify.claims import Claim
 from .verify.derivation import Derivation, Section
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Ledger", "Gradients", "Derivation", "Section", "Claim", "evaluate", "compile", "exact", "exact_matrix",
+    "Ledger", "Gradients", "Values", "Derivation", "Section", "Claim", "evaluate", "compile", "exact", "exact_matrix",
     "blocks", "functions", "ops", "sigmoid", "relu", "relu_at_zero", "softmax", "logsumexp", "gelu", "gelu_tanh",
     "SymseqError", "ShapeError", "ConventionError", "MaskError", "EvaluationError", "LedgerError", "ClaimError",
     "ClaimMismatch", "BackendUnavailable", "VocabularyError", "__version__",

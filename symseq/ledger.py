@@ -407,7 +407,7 @@ class Ledger:
                 continue
             it = self.items[n]
             try:
-                env[n] = _eval_node(it.node, kernel, env)
+                env[n] = ops.evaluate(it.node, kernel, env)
             except ZeroDivisionError:  # mpmath divides exactly and refuses 0/0 where arrays give nan
                 raise EvaluationError(f"row {it.name} divides by zero"
                                       + (f": {it.on_nonfinite}" if it.on_nonfinite else "; check the inputs of this row")
@@ -528,17 +528,6 @@ def _namer(loss: str, names):
     if callable(names):
         return names
     return lambda n: names.get(n, f"∂{loss}/∂{n}")
-
-
-def _eval_node(node: ops.Node, k, env):
-    if isinstance(node, ops.Ref):
-        return env[node.name]
-    if isinstance(node, ops.Scalar):
-        return k.scalar(node.expr, env)
-    if isinstance(node, ops.Const):
-        return node.forward(k, ())
-    vals = [_eval_node(c, k, env) for c in node.children]
-    return node.forward(k, vals)
 
 
 def _check_value(kernel, item: Item, value):

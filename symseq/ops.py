@@ -980,3 +980,23 @@ def refs(node: Node) -> set:
         elif isinstance(n, Scalar):
             out.update(s.name for s in n.expr.free_symbols)
     return out
+
+
+def evaluate(node: Node, kernel, env: dict):
+    """The value of ``node`` with ``kernel``, given the values of the names it refers to in ``env``.
+
+    ``env`` maps each :class:`Ref` name (and each symbol of a :class:`Scalar`)
+    to a kernel value; the result is a kernel value (a number, or an array of
+    the node's shape). This is one forward pass over the node's tree; the order
+    of rows is :meth:`symseq.ledger.Ledger.run`.
+
+    Raises:
+        KeyError: when ``env`` has no value for a name the node refers to.
+    """
+    if isinstance(node, Ref):
+        return env[node.name]
+    if isinstance(node, Scalar):
+        return kernel.scalar(node.expr, env)
+    if isinstance(node, Const):
+        return node.forward(kernel, ())
+    return node.forward(kernel, [evaluate(c, kernel, env) for c in node.children])

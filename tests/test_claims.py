@@ -145,3 +145,36 @@ def test_a_failing_check_is_an_error_not_a_crash():
     c = Claim("a property", "property", lambda: 1 / 0, derivation="t", source="s", location="§1")
     r = c.check()
     assert r.status == "error" and "ZeroDivisionError" in r.message
+
+
+def test_a_claim_is_decided_again_at_a_higher_precision():
+    L = Ledger("precision")
+    x = L.input("x", "2")
+    r = L.define("r", sp.sqrt(x))
+    c = Claim("1.41421356", "value", r, ledger=L)
+    v20, v80 = c.check(20), c.check(80)
+    assert v20.method == "20 digits" and v80.method == "80 digits"
+    true = str(sp.N(sp.sqrt(2), 45))[:39]
+    assert v80.values[0][:39] == true  # 80 working digits: every shown digit right
+    assert v20.values[0][:20] == true[:20] and v20.values[0][:39] != true  # 20 digits: the tail is noise
+    assert c.check() is v80  # no precision asked: the latest result
+    assert c.check(20) is v20  # each precision decided once
+
+
+def test_claims_share_their_derivation_values_and_own_nothing_globally():
+    from symseq import Derivation
+    from symseq.values import Values
+
+    d = Derivation("t-values", title="t", source="t.txt")
+
+    @d.section("§1")
+    def one(s):
+        L = s.ledger()
+        y = L.define("y", 2 * L.input("x", "0.5"))
+        s.claim("1", y)
+        s.claim("1.0", y)
+
+    a, b = d.claims
+    assert a.values is b.values is d.values and isinstance(d.values, Values)
+    assert a.check().ok and b.check().ok
+    assert not hasattr(__import__("symseq.verify.claims", fromlist=["x"]), "CACHE")

@@ -1,6 +1,5 @@
 """The Week 06 encoder derivation (004, second half): its claims, tables, figures and notes."""
 
-import dataclasses
 import re
 from collections import Counter
 
@@ -44,7 +43,7 @@ def test_every_printed_table_entry_is_a_claim():
 def test_a_wrong_digit_is_caught():
     claim = next(c for c in D.claims if c.location.endswith("Table 31, row 6: begins, Feature 0"))
     assert claim.printed == "-1.68" and claim.check().ok
-    wrong = dataclasses.replace(claim, printed="-1.67", result=None)
+    wrong = claim.restated("-1.67")
     r = wrong.check()
     assert r.status == "mismatch" and "correct -1.68" in r.message
     zero = next(c for c in D.claims if c.location.endswith("Table 16, row 2: of, Causal A_1j"))

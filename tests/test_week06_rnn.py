@@ -3,7 +3,6 @@
 Every claim is also checked by tests/test_derivations.py; these tests check what the claims are about.
 """
 
-import dataclasses
 import importlib.util
 
 import pytest
@@ -56,10 +55,10 @@ def test_the_seeded_nn_rnn_output_is_reproduced_to_its_digits():
     assert out["h_1"].printed == "[0.00930, 0.0915]" and out["loss"].printed == "0.208"
     for c in out.values():
         assert c.check().status == "ok", c.id
-    wrong = dataclasses.replace(out["loss"], printed="0.209", result=None)
+    wrong = out["loss"].restated("0.209")
     r = wrong.check()
     assert r.status == "mismatch" and r.rounded == ["0.208"]
-    wrong_h = dataclasses.replace(out["h_1"], printed="[0.00931, 0.0915]", result=None)
+    wrong_h = out["h_1"].restated("[0.00931, 0.0915]")
     assert wrong_h.check().status == "mismatch"
 
 
@@ -74,9 +73,9 @@ def test_the_torch_section_is_skipped_with_a_reason_when_torch_is_absent(monkeyp
 
 def test_a_wrong_exact_answer_is_a_mismatch():
     (ex2,) = [c for c in claims_where("exercise 2") if c.printed == "-0.32768"]
-    assert dataclasses.replace(ex2, printed="-0.32767", result=None).check().status == "mismatch"
+    assert ex2.restated("-0.32767").check().status == "mismatch"
     (mix,) = [c for c in claims_where("mixture example") if c.printed == "0.410"]
-    assert dataclasses.replace(mix, printed="0.420", result=None).check().status == "mismatch"
+    assert mix.restated("0.420").check().status == "mismatch"
 
 
 def test_statements_with_square_brackets_print_as_written():

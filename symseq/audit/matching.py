@@ -753,7 +753,7 @@ class Auditor:
         if len(nums) != len(ents):
             return  # the printed string holds more than its entries: no safe restatement
         m = nums[k]
-        trial = _restated(c.claim, base[:m.start()] + ents[k] + base[m.end():])
+        trial = c.claim.restated(base[:m.start()] + ents[k] + base[m.end():])
         r = trial.check(self.dps)
         if r.status not in ("ok", "mismatch"):
             return
@@ -1654,13 +1654,6 @@ def _render_like(value, printed: str) -> str:
     return str(value)
 
 
-def _restated(claim: Claim, printed: str) -> Claim:
-    """``claim`` with another printed string (an edited number in its place)."""
-    return Claim(printed, claim.kind, claim.quantity, derivation=claim.derivation, source=claim.source,
-                 location=claim.location, what=claim.what, digits=claim.digits, exact=claim.exact,
-                 names=dict(claim.names), ledger=claim.ledger, closed_form=claim.closed_form, in_text=claim.in_text, near=claim.near)
-
-
 def _trial(claim: Claim, t: Token) -> Claim | None:
     """The claim ``claim`` restated with the token's printed text (to check an edited number)."""
     minus = MINUS if MINUS in t.text else "-"
@@ -1679,13 +1672,13 @@ def _trial(claim: Claim, t: Token) -> Claim | None:
     refs = claim_tokens(claim.printed)
     if len(refs) == 1 and (refs[0].start, refs[0].end) != (0, len(claim.printed.strip().strip("$"))):
         return _with_token(claim, refs[0], printed)  # (w,2-w) edited to (w,-2-w)
-    return _restated(claim, printed)
+    return claim.restated(printed)
 
 
 def _with_token(claim: Claim, ref: Token, text: str) -> Claim:
     """``claim`` with its printed token ``ref`` replaced by ``text`` (the text's number in its place)."""
     base = claim.printed.strip().strip("$")
-    return _restated(claim, base[:ref.start] + text + base[ref.end:])
+    return claim.restated(base[:ref.start] + text + base[ref.end:])
 
 
 def audit(doc: Document, derivations: list, *, dps: int = 50) -> AuditReport:

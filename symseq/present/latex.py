@@ -190,15 +190,16 @@ def _boxed(lhs: str, rhs: str) -> str:
     return r"\boxed{\begin{aligned}%s &= %s\end{aligned}}" % (lhs, " \\\\ &\\quad ".join(parts))
 
 
-def ledger_latex(ledger, *, digits: int = 6, values: bool = True) -> str:
+def ledger_latex(ledger, *, digits: int = 6, values: bool = True, service=None) -> str:
     """A ledger's rows as an ``align*`` environment, then its parameter gradients boxed (``gather*``).
 
     Leaves with a short exact value are listed first (``h_{-1} = 0``);
     symbolic leaves are omitted. Scalar rows show their exact closed form and
     decimal where short (``w = \\frac{1}{1 + e^{\\frac{1}{\\sqrt{2}}}} \\approx 0.330238``).
+    Values come from ``service`` (the derivation's :class:`~symseq.values.Values`; a new one when None).
     """
     n = _notation(ledger)
-    num, ex = ledger_values(ledger) if values else ({}, {})
+    num, ex = ledger_values(ledger, values=service) if values else ({}, {})
     lines, boxed = [], []
     for it in ledger.leaves:
         if it.value is None:
@@ -445,7 +446,7 @@ def section_latex(s, *, digits: int = 6, claims: bool = True) -> str:
         except SymseqError as exc:  # one broken display does not hide the rest of the derivation
             out.append(r"\noindent\textbf{%s cannot be shown:} %s\par" % (tex_text(spec.label), tex_text(str(exc))))
     for L in s.ledgers:
-        out.append(ledger_latex(L, digits=digits))
+        out.append(ledger_latex(L, digits=digits, service=s.values))
     if claims and s.claims:
         out.append(claims_latex(s.claims, section_title=s.title))
     return "\n".join(out) + "\n"
@@ -482,9 +483,9 @@ def standalone_document(body: str) -> str:
 # ---------------------------------------------------------------------------
 
 
-def _mj_ledger_lines(ledger, digits: int = 6) -> list[str]:
+def _mj_ledger_lines(ledger, digits: int = 6, service=None) -> list[str]:
     n = _notation(ledger)
-    num, ex = ledger_values(ledger)
+    num, ex = ledger_values(ledger, values=service)
     lines = []
     for it in ledger.rows:
         st = step(ledger, it.name, n)
@@ -537,7 +538,7 @@ def _mj_title(text: str) -> str:
                    for ch in text)
 
 
-def repr_latex(obj) -> str:
+def repr_latex(obj, service=None) -> str:
     """MathJax LaTeX for Jupyter's ``_repr_latex_``: a ledger, claim, section or derivation.
 
     Only math is used (``aligned``, ``array``, ``\\boxed``, ``\\text``), since
@@ -548,7 +549,7 @@ def repr_latex(obj) -> str:
     from ..verify.derivation import Derivation, Section
 
     if isinstance(obj, Ledger):
-        lines = ([mathjax_text(obj.title)] if obj.title else []) + _mj_ledger_lines(obj)
+        lines = ([mathjax_text(obj.title)] if obj.title else []) + _mj_ledger_lines(obj, service=service)
         if obj.title:
             lines[0] = "&" + lines[0]
         return "$$\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}$$"
@@ -563,7 +564,7 @@ def repr_latex(obj) -> str:
                 parts.append(_mj_display(spec))
             except SymseqError as exc:
                 parts.append("$$%s$$" % mathjax_text(f"{spec.label} cannot be shown: {exc}"))
-        parts += [repr_latex(L) for L in obj.ledgers]
+        parts += [repr_latex(L, obj.values) for L in obj.ledgers]
         if obj.claims:
             rows = [_mj_claim_row(c) for c in obj.claims]
             parts.append("$$\\begin{array}{llll}\n" + " \\\\\n".join(rows) + "\n\\end{array}$$")

@@ -302,7 +302,7 @@ def show(d, sections, out: Console, *, digits: int = 6, dps: int = 50):
         for spec in s.displays:
             try:
                 if isinstance(spec, PairedRowsSpec):
-                    num, ex = ledger_values(spec.ledger)
+                    num, ex = ledger_values(spec.ledger, values=spec.values)
                     out.print(paired_table(paired_view(spec, lambda L: Notation("unicode", L)), num, ex, digits))
                 elif isinstance(spec, TableSpec):
                     out.print(table_display(table_view(spec)))
@@ -311,7 +311,7 @@ def show(d, sections, out: Console, *, digits: int = 6, dps: int = 50):
             except SymseqError as exc:  # one broken display does not hide the rest of the derivation
                 out.print(Text(f"{spec.label}: cannot be shown: {exc}", style=STYLE["error"]))
         for L in s.ledgers:
-            num, ex = ledger_values(L)
+            num, ex = ledger_values(L, values=s.values)
             out.print(ledger_display(L, values=num, exact=ex, digits=digits, width=out.width))
         if s.claims:
             out.print(claims_table(f"claims of {s.title}", s.claims))

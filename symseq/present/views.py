@@ -8,9 +8,9 @@ module, so a table shows the same digits everywhere:
   significant digits, half away from zero, trailing zeros dropped (three
   significant digits print 0.150 as ``0.15`` and 0.300 as ``0.3``, Week 06
   handout 004, Tables 10–15).
-* :func:`grid` evaluates a matrix node (or an exact matrix) with mpmath at 50
-  digits, sharing the claim checker's per-ledger cache, and gives its exact
-  entries where the ledger keeps exact forms.
+* :func:`grid` asks the derivation's :class:`~symseq.values.Values` service
+  for a matrix node's values (mpmath at 50 digits) and, where the ledger keeps
+  exact forms, its exact entries.
 * :class:`TableView`, :class:`HeatmapView` and :class:`PairedView` hold one
   display as rows of cells ready to print.
 """
@@ -29,8 +29,7 @@ import sympy as sp
 from .. import ops
 from ..errors import ClaimError, EvaluationError, LedgerError, SymseqError
 from ..numbers import round_half_up, to_decimal, to_mpf
-
-DPS = 50  # the claim checker's default precision: values are shared through its cache
+from ..values import DPS, Values, ledger_of
 
 
 # ---------------------------------------------------------------------------
@@ -149,16 +148,6 @@ def rounding_label(digits: int | None, printed: bool) -> str:
 # ---------------------------------------------------------------------------
 
 
-def ledger_of(node) -> Any:
-    """The ledger a node refers to (through its :class:`~symseq.ops.Ref` leaves), or None."""
-    if not isinstance(node, ops.Node):
-        return None
-    for n in ops.walk(node):
-        if isinstance(n, ops.Ref) and n.ledger is not None:
-            return n.ledger
-    return None
-
-
 @dataclass
 class Grid:
     """A matrix's values: mpf entries (rows are positions), exact entries when available, its shape."""
@@ -167,6 +156,7 @@ class Grid:
     exact: list | None  # list of rows of SymPy numbers, or None
     shape: tuple
     source: Any = None  # the node evaluated, for exact entries on demand
+    service: Any = None  # the Values service that evaluated it
 
     def best(self, i: int, j: int, digits: int | None = 3, decimals: int | None = None):
         """The entry to round: its mpf value, or its exact rational when that value sits on a rounding tie.
@@ -184,16 +174,11 @@ class Grid:
 
     def exact_entry(self, i: int, j: int):
         """The exact value of entry (i, j), or None when it cannot be computed."""
-        from ..ledger import _eval_node
-        from ..verify.claims import CACHE
-
         node = self.source if self.source.shape == () else ops.Entry(self.source, i, j)
-        led = ledger_of(node)
-        if led is None:
+        if ledger_of(node) is None:
             return None
         try:
-            k, env = CACHE.values(led, node, "exact")
-            return _eval_node(node, k, env)
+            return (self.service or Values()).exact(node)
         except SymseqError:
             return None
 
@@ -215,42 +200,37 @@ def _as_grid_shape(values, shape):
     return [values[i * n:(i + 1) * n] for i in range(m)], (m, n)
 
 
-def grid(value, *, exact: bool = True, dps: int = DPS) -> Grid:
+def grid(value, *, exact: bool = True, dps: int = DPS, values: Values | None = None) -> Grid:
     """Evaluate a display's value: a node over a ledger, an exact SymPy matrix or number, or a nested list.
 
     Numeric entries come from mpmath at ``dps`` digits; exact entries from the
     exact kernel when ``exact`` and the ledger keeps exact forms (see
-    ``Ledger(exact_forms=...)``). A scalar comes back as a 1×1 grid.
+    ``Ledger(exact_forms=...)``). Both are computed by ``values`` (the
+    derivation's :class:`~symseq.values.Values` service; a new one when None).
+    A scalar comes back as a 1×1 grid.
 
     Raises:
         ClaimError: for a value that is neither a node nor exact numbers.
         LedgerError, EvaluationError: when the ledger cannot be evaluated.
     """
-    from ..ledger import _eval_node, to_sympy
-    from ..verify.claims import CACHE
-
     if isinstance(value, ops.Node):
         led = ledger_of(value)
         if led is None:
             if isinstance(value, ops.Const):
-                return grid(value.value, exact=exact, dps=dps)
+                return grid(value.value, exact=exact, dps=dps, values=values)
             raise ClaimError("a display's value must refer to a ledger (a node built from ledger handles)")
-        k, env = CACHE.values(led, value, "mpmath", dps)
-        v = _eval_node(value, k, env)
-        flat = list(v.flat) if isinstance(v, np.ndarray) else [v]
-        shape = v.shape if isinstance(v, np.ndarray) else ()
-        with mpmath.workdps(dps):  # mpf() rounds to the current precision: keep all 50 digits
-            rows, shape = _as_grid_shape([mpmath.mpf(x) for x in flat], shape)
+        values = values or Values()
+        flat, shape = values.numeric(value, dps)
+        rows, shape = _as_grid_shape(flat, shape)
         ex = None
         if exact and getattr(led, "exact_forms", True):
             try:
-                ke, enve = CACHE.values(led, value, "exact")
-                e = to_sympy(_eval_node(value, ke, enve))
+                e = values.exact(value)
                 flat_e = list(e) if isinstance(e, sp.MatrixBase) else [e]
-                ex, _ = _as_grid_shape(flat_e, shape if shape else ())
+                ex, _ = _as_grid_shape(flat_e, shape if len(flat_e) > 1 or shape != (1, 1) else ())
             except SymseqError:
                 ex = None
-        return Grid(rows, ex, shape, value)
+        return Grid(rows, ex, shape, value, values)
     if isinstance(value, (list, tuple, np.ndarray)) and not isinstance(value, sp.MatrixBase):
         from ..numbers import exact_matrix
 
@@ -429,7 +409,7 @@ def _labels(given, n, what):
     return given[:n]
 
 
-def table_view(spec) -> TableView:
+def table_view(spec, values: Values | None = None) -> TableView:
     """The view of a :class:`~symseq.verify.derivation.TableSpec`.
 
     The table shows the printed table's shape when the handout's strings are
@@ -439,7 +419,7 @@ def table_view(spec) -> TableView:
     that are formulas (a table of activation slopes φ′(z)) keep their SymPy
     expression in :attr:`Cell.expr`.
     """
-    g = grid(spec.value, exact=False)
+    g = grid(spec.value, exact=False, values=values or spec.values)
     printed = spec.printed
     m = len(printed) if printed else g.shape[0]
     n = max((len(r) for r in printed), default=0) if printed else g.shape[1]
@@ -501,9 +481,9 @@ class HeatmapView:
     digits: int
 
 
-def heatmap_view(spec) -> HeatmapView:
+def heatmap_view(spec, values: Values | None = None) -> HeatmapView:
     """The view of a :class:`~symseq.verify.derivation.HeatmapSpec`; entries equal to −∞ count as masked too."""
-    g = grid(spec.value, exact=False)
+    g = grid(spec.value, exact=False, values=values or spec.values)
     m, n = g.shape
     vals = g.floats()
     if spec.allowed is not None:
@@ -577,77 +557,19 @@ def paired_view(spec, notation_factory) -> PairedView:
     return PairedView(spec.label, pairs)
 
 
-EXACT_SIZE_LIMIT = 400  # nodes of a row's exact value beyond which it (and what depends on it) shows decimals only
-
-
-def ledger_values(ledger, *, exact: bool = True, dps: int = DPS) -> tuple[dict, dict]:
+def ledger_values(ledger, *, exact: bool = True, dps: int = DPS, values: Values | None = None) -> tuple[dict, dict]:
     """Numeric (mpf or object arrays of mpf) and exact values of every row that can be evaluated.
 
     Returns two dicts from name to value; both are empty when a needed leaf has
-    no value (a symbolic ledger). Numeric values are shared with the claim
-    checker's cache. Exact values are computed only when the ledger keeps
-    exact forms, row by row, and a row whose exact value grows beyond
-    :data:`EXACT_SIZE_LIMIT` expression nodes is left out together with every
-    row that uses it, so the cost stays bounded on deep ledgers.
+    no value (a symbolic ledger). Both come from ``values`` (the derivation's
+    :class:`~symseq.values.Values` service; a new one when None): exact values
+    only when the ledger keeps exact forms, and only rows of bounded size
+    (:meth:`~symseq.values.Values.exact_rows`).
     """
-    from ..verify.claims import CACHE
-
-    names = list(ledger.order)
+    values = values or Values()
     try:
-        _, env = CACHE.values(ledger, _refs_node(ledger, names), "mpmath", dps)
+        num = values.rows(ledger, dps=dps)
     except (LedgerError, EvaluationError):
         return {}, {}
-    num = {n: env[n] for n in names if n in env}
-    ex = _bounded_exact(ledger) if exact and getattr(ledger, "exact_forms", True) else {}
+    ex = values.exact_rows(ledger) if exact and getattr(ledger, "exact_forms", True) else {}
     return num, ex
-
-
-def _bounded_exact(ledger) -> dict:
-    from ..arrays import EXACT
-    from ..ledger import _eval_node, to_sympy
-
-    env, out, dropped = {}, {}, set()
-    for n in ledger.order:
-        it = ledger[n]
-        if it.is_leaf:
-            if it.value is None:
-                return {}
-            env[n] = EXACT.const(it.value)
-            out[n] = it.value
-            continue
-        if ops.refs(it.node) & dropped:
-            dropped.add(n)
-            continue
-        try:
-            v = to_sympy(_eval_node(it.node, EXACT, env))
-        except SymseqError:
-            dropped.add(n)
-            continue
-        if _size(v) > EXACT_SIZE_LIMIT:
-            dropped.add(n)
-            continue
-        env[n] = EXACT.const(v) if isinstance(v, sp.MatrixBase) else v
-        out[n] = v
-    return out
-
-
-def _size(v) -> int:
-    """Expression nodes of an exact value, counted up to just past the limit."""
-    count = 0
-    for e in (list(v) if isinstance(v, sp.MatrixBase) else [v]):
-        for _ in sp.preorder_traversal(e):
-            count += 1
-            if count > EXACT_SIZE_LIMIT:
-                return count
-    return count
-
-
-class _Refs(ops.Node):
-    """A bundle of references, only for asking the cache to evaluate several names at once."""
-
-    def __init__(self, refs):
-        self.children = tuple(refs)
-
-
-def _refs_node(ledger, names):
-    return _Refs([ops.Ref(n, ledger[n].shape, ledger) for n in names])

@@ -25,13 +25,12 @@ from decimal import localcontext
 from typing import Any, Callable
 
 import mpmath
-import numpy as np
 import sympy as sp
 
 from .. import ops
-from ..arrays import EXACT
 from ..errors import ClaimError, ClaimMismatch, SymseqError
 from ..numbers import round_half_up, to_decimal, to_mpf
+from ..values import ledger_of
 from .printed import Printed, PrintedNumber, read_printed
 
 STATUSES = ("ok", "mismatch", "error", "skipped")
@@ -74,6 +73,8 @@ class Claim:
             leaves to the reader): ``symseq audit`` does not look for it.
         near: text of the line the handout prints it on, when that line is
             outside the claim's section or order is not enough to place it.
+        values: the :class:`~symseq.values.Values` service that evaluates it
+            (its derivation's; a service of its own when None).
     """
 
     printed: str
@@ -92,19 +93,52 @@ class Claim:
     near: str = ""
     seq: int = 0  # its place among the claims and inputs of its section, in the order they were stated
     skip_reason: str = ""
-    result: Result | None = None
+    values: Any = field(default=None, repr=False, compare=False)
+    _results: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _last: Result | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
         return f"{self.derivation}::{self.location}" + (f"::{self.what}" if self.what else "")
 
-    def check(self, dps: int = 50) -> Result:
-        """Decide this claim (cached); never raises for a failed check."""
-        if self.result is None:
-            self.result = check_claim(self, dps)
-        return self.result
+    @property
+    def service(self):
+        """The :class:`~symseq.values.Values` service this claim is evaluated with."""
+        if self.values is None:
+            from ..values import Values
 
-    def assert_ok(self, dps: int = 50):
+            self.values = Values()
+        return self.values
+
+    @property
+    def result(self) -> Result | None:
+        """The outcome of the latest :meth:`check`, or None before the first."""
+        return self._last
+
+    def check(self, dps: int | None = None) -> Result:
+        """Decide this claim at ``dps`` working digits; never raises for a failed check.
+
+        Results are kept per precision: ``check(80)`` after ``check(20)``
+        decides again at 80 digits. ``dps=None`` returns the latest result
+        (deciding at the service's precision, 50 digits by default, the first time).
+        """
+        if dps is None:
+            if self._last is not None:
+                return self._last
+            dps = self.service.dps
+        dps = int(dps)
+        if dps not in self._results:
+            self._results[dps] = check_claim(self, dps)
+        self._last = self._results[dps]
+        return self._last
+
+    def restated(self, printed: str) -> "Claim":
+        """This claim with another printed string (an edited number in its place), evaluated by the same service."""
+        from dataclasses import replace
+
+        return replace(self, printed=printed, skip_reason="")
+
+    def assert_ok(self, dps: int | None = None):
         """Raise :class:`ClaimMismatch` with the full report unless the claim holds."""
         r = self.check(dps)
         if r.status not in ("ok", "skipped"):
@@ -157,46 +191,11 @@ class Claim:
 # ---------------------------------------------------------------------------
 
 
-class _Cache:
-    """Per-ledger evaluations, grown on demand: many claims on one ledger evaluate each row once per precision."""
-
-    def __init__(self):
-        self.store: dict = {}
-
-    def values(self, ledger, node, kind: str, dps: int = 50):
-        """(kernel, env) with every row ``node`` needs evaluated exactly (``kind="exact"``) or with mpmath."""
-        key = (id(ledger), kind, dps)
-        if key not in self.store:
-            if kind == "exact":
-                k = EXACT
-            else:
-                from ..backends.mpmath_backend import MpmathKernel
-
-                k = MpmathKernel(dps)
-            env = ledger.leaf_values(k)
-            self.store[key] = (ledger, k, env)
-        _, k, env = self.store[key]
-        missing = [n for n in ops.refs(node) if n not in env]
-        if missing:
-            env.update(ledger.run(k, env, missing))
-        return k, env
-
-
-CACHE = _Cache()
-
-
-def _ledger_of(node) -> Any:
-    for n in ops.walk(node):
-        if isinstance(n, ops.Ref) and n.ledger is not None:
-            return n.ledger
-    return None
-
-
 def _as_quantity(claim: Claim):
-    """(node or None, sympy or None, ledger or None) for a claim's quantity."""
+    """(node or None, exact value or None, ledger or None) for a claim's quantity."""
     q = claim.quantity
     if isinstance(q, ops.Node):
-        return q, None, claim.ledger or _ledger_of(q)
+        return q, None, claim.ledger or ledger_of(q)
     if isinstance(q, sp.MatrixBase) or isinstance(q, sp.Basic):
         led = claim.ledger
         if led is not None and isinstance(q, sp.Basic) and q.free_symbols:
@@ -215,40 +214,17 @@ def _as_quantity(claim: Claim):
 
 
 def exact_value(claim: Claim):
+    """The exact value (SymPy number or ImmutableMatrix) of a claim's quantity."""
     node, val, led = _as_quantity(claim)
-    if val is not None:
-        return val
-    k, env = CACHE.values(led, node, "exact")
-    return _to_sympy(_eval(node, k, env))
+    return val if val is not None else claim.service.exact(node, ledger=led)
 
 
 def numeric_value(claim: Claim, dps: int):
-    """Row-major list of mpf values and the shape."""
+    """Row-major list of mpf values correct to ``dps`` digits, and the shape."""
     node, val, led = _as_quantity(claim)
-    ctx = mpmath.MPContext()
-    ctx.dps = dps
     if val is not None:
-        if isinstance(val, sp.MatrixBase):
-            return [to_mpf(e, dps, ctx) for e in val], val.shape
-        return [to_mpf(val, dps, ctx)], ()
-    k, env = CACHE.values(led, node, "mpmath", dps)
-    v = _eval(node, k, env)
-    if isinstance(v, np.ndarray):
-        return [ctx.mpf(x) for x in v.flat], v.shape
-    return [ctx.mpf(v)], ()
-
-
-
-def _eval(node, k, env):
-    from ..ledger import _eval_node
-
-    return _eval_node(node, k, env)
-
-
-def _to_sympy(v):
-    if isinstance(v, np.ndarray):
-        return sp.ImmutableMatrix(v.tolist())
-    return v
+        return claim.service.numeric(val, dps)
+    return claim.service.numeric(node, dps, ledger=led)
 
 
 # ---------------------------------------------------------------------------

@@ -35,6 +35,7 @@ import sympy as sp
 from .. import ops
 from ..errors import ClaimError, SymseqError
 from ..ledger import Ledger
+from ..values import Values
 from .claims import Claim
 
 
@@ -48,6 +49,7 @@ class TableSpec:
     rows: list | None = None
     cols: list | None = None
     digits: int | None = None
+    values: Any = field(default=None, repr=False, compare=False)  # the derivation's Values service
 
 
 @dataclass
@@ -61,6 +63,7 @@ class HeatmapSpec:
     allowed: Any = None  # boolean matrix (True = allowed) or None
     digits: int = 3
     title: str = ""
+    values: Any = field(default=None, repr=False, compare=False)  # the derivation's Values service
 
 
 @dataclass
@@ -70,6 +73,7 @@ class PairedRowsSpec:
     label: str
     ledger: Ledger
     pairs: list  # (forward name or None, backward name or None)
+    values: Any = field(default=None, repr=False, compare=False)  # the derivation's Values service
 
 
 @dataclass
@@ -140,7 +144,18 @@ class Section:
     def _location(self, at: str) -> str:
         return f"{self.title}, {at}" if at else self.title
 
+    @property
+    def values(self):
+        """The :class:`~symseq.values.Values` service of this section's derivation."""
+        return self.derivation.values
+
+    def _show(self, spec):
+        spec.values = self.values
+        self.displays.append(spec)
+        return spec
+
     def _add(self, claim: Claim) -> Claim:
+        claim.values = self.values
         claim.derivation = self.derivation.name
         claim.source = self.derivation.source
         claim.seq = len(self.claims) + len(self.inputs)
@@ -228,7 +243,7 @@ class Section:
         node of the same shape (or larger: the table shows its leading rows).
         The table is also recorded for presentation (``symseq show``, LaTeX).
         """
-        self.displays.append(TableSpec(label, value, printed, rows, cols, digits))
+        self._show(TableSpec(label, value, printed, rows, cols, digits))
         out = []
         for i, row in enumerate(printed):
             for j, text in enumerate(row):
@@ -243,16 +258,12 @@ class Section:
     def show_table(self, label: str, value, *, rows: list | None = None, cols: list | None = None,
                    digits: int | None = 3) -> TableSpec:
         """Record a matrix to present as a table (no claims); see :meth:`table` for a checked one."""
-        spec = TableSpec(label, value, None, rows, cols, digits)
-        self.displays.append(spec)
-        return spec
+        return self._show(TableSpec(label, value, None, rows, cols, digits))
 
     def heatmap(self, label: str, value, *, rows: list | None = None, cols: list | None = None, allowed=None,
                 digits: int = 3, title: str = "") -> HeatmapSpec:
         """Record a heatmap the handout draws (scores or attention weights; ``allowed`` marks unmasked entries)."""
-        spec = HeatmapSpec(label, value, rows, cols, allowed, digits, title)
-        self.displays.append(spec)
-        return spec
+        return self._show(HeatmapSpec(label, value, rows, cols, allowed, digits, title))
 
     def reported(self, where: str, *, reason: str, paragraph: bool = False) -> Reported:
         """Declare numbers of the handout that no derivation can reproduce, with the reason.
@@ -298,9 +309,7 @@ class Section:
             for n in (f, b):
                 if n is not None:
                     ledger[n]
-        spec = PairedRowsSpec(label, ledger, list(pairs))
-        self.displays.append(spec)
-        return spec
+        return self._show(PairedRowsSpec(label, ledger, list(pairs)))
 
     def _repr_latex_(self) -> str:
         """The section in Jupyter: its ledgers and claims as LaTeX (MathJax)."""
@@ -347,6 +356,7 @@ class Derivation:
         self._builders: list[tuple[str, Callable, tuple]] = []
         self._sections: list[Section] | None = None
         self.module = None
+        self.values = Values()  # every value of its sections' claims and displays is computed here
 
     def section(self, title: str, *, requires: Iterable[str] = ()):
         """Decorator registering a section builder ``f(section)``; ``requires`` names optional packages (torch)."""

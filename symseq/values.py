@@ -1,0 +1,206 @@
+"""Values: the one place where the rows of ledgers are evaluated for checking and display.
+
+A :class:`Values` service evaluates nodes over ledgers exactly (SymPy
+numbers, :data:`symseq.arrays.EXACT`) or with mpmath at ``dps`` decimal
+digits, and keeps what it computed, keyed by ledger and precision, so that
+the many claims, tables and figures of one derivation evaluate each row once
+per precision. It is owned by its caller: a :class:`~symseq.Derivation` owns
+one for all its sections, and anything evaluated without an owner gets a
+service of its own. Nothing is kept for the life of the process.
+
+Example (the value of a node at 80 digits and exactly)::
+
+    v = Values()
+    v.numeric(A[1, 0], dps=80)      # ([mpf('0.3302...')], ())
+    v.exact(A[1, 0])                # 1/(1 + exp(1/√2))
+
+Evaluation itself (a node's tree over kernel values) is :func:`symseq.ops.evaluate`;
+the order of rows is :meth:`symseq.ledger.Ledger.run`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from . import ops
+from .arrays import EXACT
+from .errors import ClaimError, SymseqError
+from .ledger import to_sympy
+from .numbers import exact as _exact_number, exact_matrix, to_mpf
+
+DPS = 50  # default working precision, decimal digits
+EXACT_SIZE_LIMIT = 400  # expression nodes of an exact row beyond which exact forms are not worth keeping
+
+
+def ledger_of(node) -> Any:
+    """The ledger a node refers to (through its :class:`~symseq.ops.Ref` leaves), or None."""
+    if not isinstance(node, ops.Node):
+        return None
+    for n in ops.walk(node):
+        if isinstance(n, ops.Ref) and n.ledger is not None:
+            return n.ledger
+    return None
+
+
+class _Refs(ops.Node):
+    """Several names of one ledger as one node, to evaluate them together."""
+
+    def __init__(self, refs):
+        self.children = tuple(refs)
+
+
+class Values:
+    """Exact and mpmath values of ledger nodes, computed once per ledger and precision.
+
+    Args:
+        dps: the default working precision in decimal digits (50).
+    """
+
+    def __init__(self, dps: int = DPS):
+        self.dps = int(dps)
+        self._envs: dict = {}  # (id(ledger), "exact" | dps) -> (ledger, kernel, env); the ledger is kept alive
+        self._exact_rows: dict = {}  # id(ledger) -> (ledger, {name: exact value of bounded size})
+
+    # -- environments
+    def _env(self, ledger, node, dps: int | None):
+        """(kernel, env) with every row ``node`` needs evaluated; ``dps=None`` means exactly."""
+        key = (id(ledger), "exact" if dps is None else int(dps))
+        if key not in self._envs:
+            if dps is None:
+                k = EXACT
+            else:
+                from .backends.mpmath_backend import MpmathKernel
+
+                k = MpmathKernel(dps)
+            self._envs[key] = (ledger, k, ledger.leaf_values(k))
+        _, k, env = self._envs[key]
+        missing = [n for n in ops.refs(node) if n not in env]
+        if missing:
+            env.update(ledger.run(k, env, missing))
+        return k, env
+
+    @staticmethod
+    def _ledger(node, ledger):
+        led = ledger or ledger_of(node)
+        if led is None:
+            raise ClaimError("a value to evaluate must refer to a ledger (a node built from ledger handles, "
+                             "or a SymPy expression over a ledger's scalar names with ledger=...)")
+        return led
+
+    # -- values
+    def exact(self, value, *, ledger=None):
+        """The exact value (SymPy number or ImmutableMatrix) of a node over a ledger, or of exact numbers.
+
+        ``ledger`` is needed only for a node whose names are not ledger handles
+        (a :class:`~symseq.ops.Scalar` over a ledger's scalar symbols).
+
+        Raises:
+            ClaimError: for a node that refers to no ledger, or inexact numbers.
+            LedgerError, EvaluationError: when the ledger cannot be evaluated.
+        """
+        if not isinstance(value, ops.Node):
+            return _exact_of(value)
+        if isinstance(value, ops.Const) and ledger is None and ledger_of(value) is None:
+            return to_sympy(value.value) if isinstance(value.value, np.ndarray) else value.value
+        k, env = self._env(self._ledger(value, ledger), value, None)
+        return to_sympy(ops.evaluate(value, k, env))
+
+    def numeric(self, value, dps: int | None = None, *, ledger=None) -> tuple[list, tuple]:
+        """Row-major list of mpmath numbers (``mpmath.mpf``) correct to ``dps`` digits, and the shape (``()`` for a scalar).
+
+        ``value`` is a node over a ledger or exact numbers (SymPy, ints, decimal strings, nested lists).
+        """
+        dps = self.dps if dps is None else int(dps)
+        with mpmath.workdps(dps):  # mpf() rounds to the current precision: keep all dps digits
+            if not isinstance(value, ops.Node) or (isinstance(value, ops.Const) and ledger is None
+                                                   and ledger_of(value) is None):
+                val = self.exact(value)
+                if isinstance(val, sp.MatrixBase):
+                    return [to_mpf(e, dps) for e in val], val.shape
+                return [to_mpf(val, dps)], ()
+            k, env = self._env(self._ledger(value, ledger), value, dps)
+            v = ops.evaluate(value, k, env)
+            if isinstance(v, np.ndarray):
+                return [mpmath.mpf(x) for x in v.flat], v.shape
+            return [mpmath.mpf(v)], ()
+
+    def rows(self, ledger, names: Iterable[str] | None = None, dps: int | None = None) -> dict:
+        """mpmath values of several rows of ``ledger`` at once (all rows by default), by name.
+
+        Raises:
+            LedgerError: when a needed input has no value.
+            EvaluationError: when a row evaluates to an undefined or infinite value.
+        """
+        dps = self.dps if dps is None else int(dps)
+        names = list(ledger.order if names is None else names)
+        _, env = self._env(ledger, _Refs([ops.Ref(n, ledger[n].shape, ledger) for n in names]), dps)
+        return {n: env[n] for n in names}
+
+    def exact_rows(self, ledger) -> dict:
+        """Exact values of the rows of ``ledger`` whose exact forms stay small, by name.
+
+        A row whose exact value exceeds :data:`EXACT_SIZE_LIMIT` expression nodes
+        is left out together with every row that uses it, so the cost stays
+        bounded on deep ledgers; a ledger with an input without a value gives {}.
+        """
+        key = id(ledger)
+        if key not in self._exact_rows:
+            self._exact_rows[key] = (ledger, _bounded_exact(ledger))
+        return self._exact_rows[key][1]
+
+
+def _exact_of(value):
+    if isinstance(value, sp.MatrixBase):
+        return exact_matrix(value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return exact_matrix(value)
+    if isinstance(value, sp.Basic):
+        if value.free_symbols:
+            raise ClaimError(f"the value {value} has free symbols {sorted(map(str, value.free_symbols))}; "
+                             f"state it over a ledger or substitute numbers")
+        return _exact_number(value)
+    return _exact_number(value)
+
+
+def _bounded_exact(ledger) -> dict:
+    env, out, dropped = {}, {}, set()
+    for n in ledger.order:
+        it = ledger[n]
+        if it.is_leaf:
+            if it.value is None:
+                return {}
+            env[n] = EXACT.const(it.value)
+            out[n] = it.value
+            continue
+        if ops.refs(it.node) & dropped:
+            dropped.add(n)
+            continue
+        try:
+            v = to_sympy(ops.evaluate(it.node, EXACT, env))
+        except SymseqError:
+            dropped.add(n)
+            continue
+        if _size(v) > EXACT_SIZE_LIMIT:
+            dropped.add(n)
+            continue
+        env[n] = EXACT.const(v) if isinstance(v, sp.MatrixBase) else v
+        out[n] = v
+    return out
+
+
+def _size(v) -> int:
+    """Expression nodes of an exact value, counted up to just past the limit."""
+    count = 0
+    for e in (list(v) if isinstance(v, sp.MatrixBase) else [v]):
+        for _ in sp.preorder_traversal(e):
+            count += 1
+            if count > EXACT_SIZE_LIMIT:
+                return count
+    return count
+
+
+__all__ = ["Values", "ledger_of", "DPS", "EXACT_SIZE_LIMIT"]
