@@ -51,7 +51,7 @@ def test_section_titles_are_the_rendition_headings(derivation):
 
 
 def test_verify_finds_the_four_wrong_claims(derivation):
-    bad = {(c.location, c.printed): c.check() for c in derivation.claims if not c.check().ok}
+    bad = {(str(c.location), c.printed): c.check() for c in derivation.claims if not c.check().ok}
     assert {k: r.rounded for k, r in bad.items()} == {
         ("Manual Solution, Step 2", "0.809"): ["0.810"],
         ("Manual Solution, Step 3", "0.809"): ["0.810"],

@@ -270,3 +270,27 @@ def test_week06_encoder_table_13_with_the_handouts_rounding():
     rows = _table_rows(buf.getvalue(), "Table 13", 7)
     for line, want in zip(rows, printed):
         assert line.split()[-3:] == want[1:] and line.strip().startswith(want[0]), line
+
+
+def test_a_claims_place_is_read_from_its_location_not_from_a_comma_in_the_section_title():
+    from symseq import Derivation, Ledger
+    from symseq.present.show import claims_table
+
+    d = Derivation("t-where", title="t", source="t.txt")
+
+    @d.section("Pre-norm, post-norm, and the backward path")
+    def section(s):
+        L = s.ledger()
+        y = L.define("y", 2 * L.input("x", "0.25"))
+        s.claim("0.5", y, what="y")
+        s.claim("0.50", y, what="y again", at="Table 9, row 0")
+
+    console = Console(width=140, file=io.StringIO(), color_system=None)
+    console.print(claims_table("claims", d.claims))
+    out = console.file.getvalue()
+    first = next(ln for ln in out.splitlines() if " y " in f" {ln} " and "again" not in ln)
+    assert "post-norm" not in first and "backward path" not in first
+    assert "Table 9, row 0" in next(ln for ln in out.splitlines() if "again" in ln)
+    assert [str(c.location) for c in d.claims] == ["Pre-norm, post-norm, and the backward path",
+                                                   "Pre-norm, post-norm, and the backward path, Table 9, row 0"]
+    assert d.claims[1].location.table == "Table 9" and d.claims[0].location.at == ""

@@ -32,21 +32,23 @@ def test_claim_count_and_kinds():
 def test_every_printed_table_entry_is_a_claim():
     per_table = Counter()
     for c in D.claims:
-        m = re.search(r"Table (\d+), row ", c.location)
+        m = re.search(r"Table (\d+), row ", c.location.at)
         if m:
             per_table[int(m.group(1))] += 1
     assert dict(per_table) == TABLE_ENTRIES
-    three_digit = [c for c in D.claims if re.search(r"Table (1[0-9]|2[0-9]|3[01]), row ", c.location)]
+    three_digit = [c for c in D.claims if re.search(r"Table (1[0-9]|2[0-9]|3[01]), row ", c.location.at)]
     assert all(c.digits == 3 for c in three_digit)
 
 
 def test_a_wrong_digit_is_caught():
-    claim = next(c for c in D.claims if c.location.endswith("Table 31, row 6: begins, Feature 0"))
+    claim = next(c for c in D.claims if (c.location.table, c.location.row, c.location.column)
+                 == ("Table 31", "6: begins", "Feature 0"))
     assert claim.printed == "-1.68" and claim.check().ok
     wrong = claim.restated("-1.67")
     r = wrong.check()
     assert r.status == "mismatch" and "correct -1.68" in r.message
-    zero = next(c for c in D.claims if c.location.endswith("Table 16, row 2: of, Causal A_1j"))
+    zero = next(c for c in D.claims if (c.location.table, c.location.row, c.location.column)
+                == ("Table 16", "2: of", "Causal A_1j"))
     assert zero.printed == "0" and zero.check().method == "exact zero"
 
 

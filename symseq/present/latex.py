@@ -395,8 +395,7 @@ def claims_latex(claims, *, section_title: str = "") -> str:
     rows = []
     for c in claims:
         r = c.check()
-        where = c.location[len(section_title) + 2:] if section_title and c.location.startswith(section_title + ", ") \
-            else ("" if c.location == section_title else c.location)
+        where = c.location.at if section_title == c.location.section else str(c.location)
         what = _what_latex(c)
         rows.append(" & ".join([latex_label(where), what, printed_latex(c), value_latex(c),
                                 _STATUS[r.status]]) + r" \\")
@@ -496,7 +495,7 @@ def _mj_ledger_lines(ledger, digits: int = 6, service=None) -> list[str]:
 
 def _mj_claim_row(c) -> str:
     r = c.check()
-    what = c.printed if c.kind == "property" else (c.what or c.location)
+    what = c.printed if c.kind == "property" else (c.what or str(c.location))
     printed = printed_latex(c).strip("$") if c.kind == "value" else ""
     if printed.startswith(r"\texttt"):
         printed = mathjax_text(c.printed)
@@ -555,7 +554,7 @@ def repr_latex(obj, service=None) -> str:
         return "$$\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}$$"
     if isinstance(obj, Claim):
         row = _mj_claim_row(obj).split(" & ")
-        where = mathjax_text(obj.location)
+        where = mathjax_text(str(obj.location))
         return "$$" + r" \quad ".join([where] + [p for p in row if p]) + "$$"
     if isinstance(obj, Section):
         parts = [r"$$\textbf{%s}$$" % _mj_title(obj.title)]

@@ -274,7 +274,7 @@ def claims_table(title: str, claims, digits: int = 12, exact_width: int = 40):
     """The claims of one section with their status (the columns of :func:`verify_table`)."""
     t = claims_columns(Table(box=box.SIMPLE_HEAD, pad_edge=False))
     for c in claims:
-        where = c.location.split(", ", 1)[1] if ", " in c.location else ""
+        where = c.location.at
         t.add_row(*claim_cells(c, where, digits, exact_width))
     return _captioned(title, "", t)
 

@@ -186,7 +186,7 @@ def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
             kind = "error" if s.error else "skipped"
             t.add_row("", Text(first), "", "", "", Text(kind, style=STYLE[kind]))
         for c in s.claims:
-            where = c.location[len(s.title) + 2:] if c.location.startswith(s.title + ", ") else ""
+            where = c.location.at
             t.add_row(*claim_cells(c, where, digits, exact_width))
     return t
 

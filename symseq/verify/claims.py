@@ -20,6 +20,7 @@ Rules (DESIGN.md, "Claims"):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import localcontext
 from typing import Any, Callable
@@ -34,6 +35,47 @@ from ..values import ledger_of
 from .printed import Printed, PrintedNumber, read_printed
 
 STATUSES = ("ok", "mismatch", "error", "skipped")
+
+_TABLE_LABEL = re.compile(r"\b(Table|Figure)\s+\d+\b")
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a claim (or input) sits in its handout: its section, and the place within the section.
+
+    Attributes:
+        section: the section title as the derivation registers it ("§4 The forward pass by hand").
+        at: the place within the section as the author names it ("Table 13, row 0: a"), or "".
+        table: the table or figure label the place names ("Table 13"), or "".
+        row, column: the row and column labels of an entry of :meth:`Section.table`, or "".
+
+    ``str(location)`` is the form shown and written to JSON: ``"section, at"``,
+    or the section title alone. No consumer reads that string back.
+    """
+
+    section: str
+    at: str = ""
+    table: str = ""
+    row: str = ""
+    column: str = ""
+
+    @classmethod
+    def of(cls, section: str, at: str = "", *, table: str = "", row: str = "", column: str = "") -> "Location":
+        """A location; ``table`` defaults to the first "Table N" or "Figure N" label that ``at`` names."""
+        if not table:
+            m = _TABLE_LABEL.search(at)
+            table = m.group(0) if m else ""
+        return cls(section, at, table, str(row), str(column))
+
+    @property
+    def after_table(self) -> str:
+        """The words of ``at`` after its table label ("Table 4, tanh" → "tanh"): they may name the row."""
+        if not self.table or self.table not in self.at:
+            return ""
+        return self.at[self.at.index(self.table) + len(self.table):].strip(" ,")
+
+    def __str__(self) -> str:
+        return f"{self.section}, {self.at}" if self.at else self.section
 
 
 @dataclass
@@ -64,7 +106,8 @@ class Claim:
         kind: "value", "shape" or "property".
         quantity: what the handout states (see :meth:`Section.claim`).
         derivation, source, location: where it comes from (derivation name,
-            seed file name, section and table).
+            seed file name, and a :class:`Location`; a plain string is taken
+            as a section title).
         what: a short description ("p(B|AB)").
         digits: significant digits of a table, or None for "as printed".
         exact: force (True) or forbid (False) exact comparison; None decides
@@ -82,7 +125,7 @@ class Claim:
     quantity: Any
     derivation: str = ""
     source: str = ""
-    location: str = ""
+    location: Location | str = ""
     what: str = ""
     digits: int | None = None
     exact: bool | None = None
@@ -96,6 +139,10 @@ class Claim:
     values: Any = field(default=None, repr=False, compare=False)
     _results: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _last: Result | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if isinstance(self.location, str):
+            self.location = Location.of(self.location)
 
     @property
     def id(self) -> str:
@@ -153,7 +200,7 @@ class Claim:
         return {
             "derivation": self.derivation,
             "source": self.source,
-            "location": self.location,
+            "location": str(self.location),
             "what": self.what,
             "kind": self.kind,
             "printed": self.printed,

@@ -36,7 +36,7 @@ from .. import ops
 from ..errors import ClaimError, SymseqError
 from ..ledger import Ledger
 from ..values import Values
-from .claims import Claim
+from .claims import Claim, Location
 
 
 @dataclass
@@ -88,7 +88,7 @@ class Reported:
 
     where: str
     reason: str
-    location: str
+    location: Location
     paragraph: bool = False
 
 
@@ -104,7 +104,7 @@ class Given:
 
     value: Any
     what: str
-    location: str
+    location: Location
     at: str = ""
     seq: int = 0  # its place among the claims and inputs of its section, in the order they were stated
     near: str = ""  # text of the line the handout prints it on, when order and name cannot place it
@@ -141,8 +141,8 @@ class Section:
         """Keep named objects (blocks, gradients) for later sections, tests and presentation."""
         self.objects.update(objects)
 
-    def _location(self, at: str) -> str:
-        return f"{self.title}, {at}" if at else self.title
+    def _location(self, at: str = "", **labels) -> Location:
+        return Location.of(self.title, at, **labels)
 
     @property
     def values(self):
@@ -251,8 +251,10 @@ class Section:
                     continue
                 r = rows[i] if rows else str(i)
                 c = cols[j] if cols else str(j)
-                out.append(self.claim(text, value[i, j], what=what, at=f"{label}, row {r}, {c}", digits=digits,
-                                      exact=exact))
+                claim = self.claim(text, value[i, j], what=what, at=f"{label}, row {r}, {c}", digits=digits,
+                                   exact=exact)
+                claim.location = self._location(claim.location.at, row=r, column=c)
+                out.append(claim)
         return out
 
     def show_table(self, label: str, value, *, rows: list | None = None, cols: list | None = None,
@@ -282,7 +284,7 @@ class Section:
             raise ClaimError(f"{self.title}: reported(where, reason=...) needs the table label or the words of the "
                              f"text that hold the numbers, and the reason they cannot be derived; got "
                              f"where={where!r}, reason={reason!r}")
-        r = Reported(where.strip(), reason.strip(), self.title, paragraph)
+        r = Reported(where.strip(), reason.strip(), self._location(), paragraph)
         self.reported_numbers.append(r)
         return r
 
