@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from .errors import SymseqError
-from .verify.claims import VALUE_DIGITS
+from .numbers import VALUE_DIGITS
 
 
 def _check_digits(digits: int) -> None:

@@ -1,14 +1,24 @@
-"""Exact numbers from the way handouts print them.
+"""Numbers: exact values from the way handouts print them, and every rounding symseq does.
 
 A handout decimal is a Rational: ``"0.2"`` is 1/5, not the float nearest to
 0.2. Python floats are refused wherever a value must stay exact, because the
 float 0.1 is 0.1000000000000000055511151231257827..., and that error would
 reach every digit symseq later checks.
+
+Rounding lives here and nowhere else, with one rule: half away from zero, on a
+decimal expansion of the value with no float on the way (:func:`round_half_up`).
+The claim checker decides with it (a printed decimal is right when the value
+lies within half a unit of its last digit, so the correct rendering is
+:func:`round_half_up` of the value), and every display rounds with it too:
+:func:`decimal_text` (the values of a claim's result, the value column of
+``symseq verify``, messages) and :func:`handout_decimal` (tables and heatmaps
+as the handouts print them).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -110,6 +120,173 @@ def round_half_up(d, *, decimals: int | None = None, digits: int | None = None):
         if out.adjusted() > e:
             out = d.quantize(Decimal(1).scaleb(e - digits + 2), rounding=ROUND_HALF_UP)
         return out
+
+
+VALUE_DIGITS = 40  # significant digits of the values a claim's result carries (terminal, JSON)
+
+
+def as_decimal(x):
+    """``x`` as a Decimal: exactly for an int, Rational or decimal string, else from 60 significant digits of
+    an mpmath number (:func:`to_decimal`). Infinities and NaN are not numbers here (ValueError)."""
+    from decimal import Decimal, localcontext
+
+    if isinstance(x, str):
+        return Decimal(x.replace("\u2212", "-"))
+    if isinstance(x, (int, sp.Integer)):
+        return Decimal(int(x))
+    if isinstance(x, sp.Rational):
+        with localcontext() as ctx:
+            ctx.prec = 90
+            return Decimal(int(x.p)) / Decimal(int(x.q))
+    return to_decimal(x)
+
+
+def decimal_text(x, digits: int = VALUE_DIGITS, *, fixed: tuple = (-30, 40), strip_zeros: bool = False,
+                 integer: bool = False) -> str:
+    """``x`` rounded half away from zero to ``digits`` significant digits, as text (ASCII minus).
+
+    Args:
+        x: an mpmath number, a SymPy Rational, an int or a decimal string.
+        digits: significant digits.
+        fixed: decimal exponents (exclusive) between which the text is fixed-point; scientific outside
+            (``1.5e-35``).
+        strip_zeros: drop trailing zeros after the point (``0.150`` → ``0.15``).
+        integer: print an exact integer value as an integer (``3``, not ``3.00000``).
+
+    ``inf``, ``-inf`` and ``nan`` print as such; zero prints ``0``.
+    """
+    import mpmath
+    from decimal import localcontext
+
+    if isinstance(x, str) and x in ("inf", "-inf", "nan"):
+        return x
+    if isinstance(x, mpmath.mpf) or type(x).__name__ == "mpf":
+        if mpmath.isinf(x):
+            return "-inf" if x < 0 else "inf"
+        if mpmath.isnan(x):
+            return "nan"
+    d = as_decimal(x)
+    if d == 0:
+        return "0"
+    with localcontext() as ctx:
+        ctx.prec = 90
+        if integer and d == d.to_integral_value():
+            return format(d.to_integral_value(), "f")
+        out = round_half_up(d, digits=digits)
+        e = out.adjusted()
+        if fixed[0] < e < fixed[1]:
+            text = format(out, "f")
+            if strip_zeros and "." in text:
+                text = text.rstrip("0").rstrip(".")
+            return text
+        mant = format(out.scaleb(-e), "f")
+        if strip_zeros and "." in mant:
+            mant = mant.rstrip("0").rstrip(".")
+        return f"{mant}e{e:+d}"
+
+
+def rounded_text(x, *, decimals: int | None = None, digits: int | None = None) -> str:
+    """``x`` rounded half away from zero as a handout prints it: to ``decimals`` places (zeros kept, ``0.150``)
+    or to ``digits`` significant digits (a significant-digit rounding of zero is ``0``)."""
+    from decimal import localcontext
+
+    d = as_decimal(x)
+    if digits is not None and d == 0:
+        return "0"
+    out = round_half_up(d, decimals=decimals, digits=None) if digits is None else round_half_up(d, digits=digits)
+    with localcontext() as ctx:
+        ctx.prec = 90
+        return format(out, "f")
+
+
+@dataclass(frozen=True)
+class Decimalish:
+    """A rounded number as sign, digits and exponent, so each medium can typeset it.
+
+    ``text`` is the plain rendering (ASCII minus): ``-0.175``, ``0.0502``,
+    ``1.2e-07``; ``mantissa``/``exponent`` give 1.2 × 10⁻⁷ for scientific form.
+    """
+
+    text: str
+    mantissa: str = ""
+    exponent: int | None = None
+    special: str = ""  # "inf", "-inf", "nan" or ""
+
+    @property
+    def negative(self) -> bool:
+        return self.text.startswith("-")
+
+
+def handout_decimal(x, digits: int = 3, *, decimals: int | None = None, sci_below: int = -5,
+                    sci_above: int = 9) -> Decimalish:
+    """Round ``x`` as a handout prints it.
+
+    Args:
+        x: an mpmath number (or anything mpmath reads exactly: int, SymPy
+            Float, decimal string), or an exact SymPy Rational; ±∞ is kept as
+            a special value.
+        digits: significant digits (three in Week 06's tables).
+        decimals: instead, a fixed number of digits after the point, as a
+            printed entry shows them (``0.2`` → 1, ``0.150`` → 3).
+        sci_below, sci_above: decimal exponents outside which scientific
+            notation is used (``1.2e-07``).
+
+    Returns:
+        a :class:`Decimalish`; exact zero prints ``0``; rounding is half away
+        from zero (:func:`round_half_up`) and trailing zeros are dropped in
+        significant-digit mode (0.150 → ``0.15``), kept in fixed-decimals mode.
+        A Rational rounds exactly: a tie such as 0.175 rounds away from zero, as printed.
+    """
+    import mpmath
+    from decimal import localcontext
+
+    if isinstance(x, sp.Rational):
+        if x == 0:
+            return Decimalish("0")
+        d = as_decimal(x)
+    else:
+        v = mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x
+        if mpmath.isinf(v):
+            return Decimalish("inf" if v > 0 else "-inf", special="inf" if v > 0 else "-inf")
+        if mpmath.isnan(v):
+            return Decimalish("nan", special="nan")
+        if v == 0:
+            return Decimalish("0")
+        d = to_decimal(v)
+    with localcontext() as ctx:
+        ctx.prec = 90
+        if decimals is not None:
+            out = round_half_up(d, decimals=decimals)
+            text = format(out, "f")
+            return Decimalish(text.lstrip("-") if out == 0 else text)
+        out = round_half_up(d, digits=digits)  # 9.995 → 10.0: the exponent follows the carry
+        e = out.adjusted()
+        if sci_below < e < sci_above:
+            text = format(out, "f")
+            if "." in text:
+                text = text.rstrip("0").rstrip(".")
+            return Decimalish(text)
+        mant = format(out.scaleb(-e), "f")
+        if "." in mant:
+            mant = mant.rstrip("0").rstrip(".")
+        return Decimalish(f"{mant}e{e:+03d}", mantissa=mant, exponent=e)
+
+
+def near_tie(v, digits: int | None, decimals: int | None) -> bool:
+    """Whether the mpmath number ``v`` lies within 10⁻³⁵ (relative) of a halfway point of the rounding asked for
+    (``decimals`` places, else ``digits`` significant digits, six by default): there its binary value may fall
+    on either side, and the exact value must decide."""
+    import mpmath
+    from decimal import Decimal, localcontext
+
+    if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v) or v == 0:
+        return False
+    with localcontext() as ctx:
+        ctx.prec = 90
+        d = abs(to_decimal(v))
+        q = Decimal(1).scaleb(-decimals) if decimals is not None else Decimal(1).scaleb(d.adjusted() - (digits or 6) + 1)
+        r = (d / q) % 1
+        return abs(r - Decimal("0.5")) < Decimal("1e-35") * (d / q)
 
 
 def _plain(f: sp.Float) -> str:

@@ -50,3 +50,43 @@ def test_rows_with_sympy_floats_are_refused():
     x = L.input("x", 1)
     with pytest.raises(ConventionError, match="row y"):
         L.define("y", x * 0.5)
+
+
+def test_every_display_rounds_half_away_from_zero_as_the_claims_are_decided():
+    import mpmath
+
+    from symseq.numbers import decimal_text, handout_decimal, rounded_text
+    from symseq.present.terminal import short_value
+    from symseq.verify.claims import Claim
+
+    with mpmath.workdps(50):
+        tie = mpmath.mpf("0.125")  # exact in binary: a true tie
+    assert decimal_text(tie, 2) == "0.13" and rounded_text(tie, decimals=2) == "0.13"
+    assert handout_decimal(tie, 2).text == "0.13"
+    assert short_value(["0.125"], (), 2) == "0.13"  # the value column of symseq verify
+    assert Claim("0.13", "value", sp.Rational(1, 8)).check().ok
+    assert Claim("0.12", "value", sp.Rational(1, 8)).check().ok  # both within half a unit: a tie holds either way
+    assert Claim("0.125", "value", sp.Rational(1, 8)).check().rounded == ["0.125"]
+    assert decimal_text("-0.000001234567", 3, fixed=(-6, 12)) == "-1.23e-6"
+    assert decimal_text(sp.Rational(2, 3), 5) == "0.66667" and decimal_text(3, 4, integer=True) == "3"
+    assert decimal_text(mpmath.mpf("-inf")) == "-inf" and decimal_text(0) == "0"
+
+
+def test_one_home_for_rounding():
+    """Decimals are rounded in symseq/numbers.py only: no other module of the package calls mpmath.nstr,
+    quantizes a Decimal, or rounds half up on its own."""
+    import ast
+    from pathlib import Path
+
+    import symseq
+
+    root = Path(symseq.__file__).parent
+    offenders = []
+    for f in root.rglob("*.py"):
+        if f.name == "numbers.py" and f.parent == root:
+            continue
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in ("nstr", "quantize") \
+                    or isinstance(node, ast.Name) and node.id == "round_half_up":
+                offenders.append(f"{f.relative_to(root)}:{node.lineno}")
+    assert not offenders, offenders

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symseq import ClaimError
-from symseq.present.views import (handout_decimal, heatmap_view, label_parts, table_view, unicode_label,
+from symseq.numbers import handout_decimal
+from symseq.present.views import (heatmap_view, label_parts, table_view, unicode_label,
                                   latex_label)
 from symseq.verify.derivation import HeatmapSpec, TableSpec
 

@@ -1622,12 +1622,9 @@ def fmt_decimal_str(v, digits: int = 12) -> str:
     s = str(v)
     if not re.fullmatch(r"-?\d+\.\d+", s) or len(s.lstrip("-").replace(".", "").lstrip("0")) <= digits:
         return s
-    from decimal import Decimal
+    from ..numbers import decimal_text
 
-    from ..numbers import round_half_up
-
-    d = Decimal(s)
-    return s if d == 0 else format(round_half_up(d, digits=digits), "f")
+    return decimal_text(s, digits, fixed=(-90, 90))
 
 
 def _show(v) -> str:

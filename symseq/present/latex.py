@@ -34,7 +34,8 @@ import sympy as sp
 from ..errors import SymseqError
 from .notation import HandoutLatexPrinter, Notation
 from .tex import balanced_braces, mathjax_text, source_formula_text, tex_math, tex_source_parts, tex_text, texttt
-from .views import (Decimalish, handout_decimal, heatmap_caption, heatmap_view, latex_label, ledger_values,
+from ..numbers import Decimalish, handout_decimal
+from .views import (heatmap_caption, heatmap_view, latex_label, ledger_values,
                     paired_view, rounding_label, step, table_view)
 
 PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable", "array")

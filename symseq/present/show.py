@@ -48,7 +48,8 @@ def _value_grid(values, exact, shape, digits: int, *, row_labels=None, col_label
     A matrix larger than :data:`GRID_MAX` in either direction shows its leading
     block and says how much is left out.
     """
-    from .views import handout_decimal, short_exact
+    from ..numbers import handout_decimal
+    from .views import short_exact
 
     full = shape
     m, n = min(shape[0], GRID_MAX), min(shape[1], GRID_MAX)
@@ -84,7 +85,8 @@ def _grid_width(shape, digits: int) -> int:
 
 
 def _scalar_text(v, e, digits: int) -> str:
-    from .views import handout_decimal, short_exact
+    from ..numbers import handout_decimal
+    from .views import short_exact
 
     dec = _uni_minus(_num(handout_decimal(e if isinstance(e, sp.Rational) else v, digits)))
     ex = short_exact(e, 24) if e is not None else None

@@ -7,7 +7,6 @@ output is not a terminal or ``--no-color`` is given.
 from __future__ import annotations
 
 
-import mpmath
 import sympy as sp
 from rich import box
 from rich.console import Console
@@ -15,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from ..numbers import decimal_text
 from .notation import Notation
 
 STYLE = {"ok": "green", "mismatch": "bold red", "error": "bold magenta", "skipped": "yellow"}
@@ -47,11 +47,7 @@ def short_value(values: list, shape: tuple, digits: int, integers=None) -> str:
     def one(s, is_int):
         if s in ("inf", "-inf"):
             return "∞" if s == "inf" else "−∞"
-        with mpmath.workdps(max(digits, len(s)) + 10):  # mpf() rounds to the working precision: keep every digit
-            x = mpmath.mpf(s)
-            if is_int or x == 0:
-                return str(int(x)).replace("-", "−")
-            return mpmath.nstr(x, digits, min_fixed=-6, max_fixed=12).replace("-", "−")
+        return decimal_text(s, digits, fixed=(-6, 12), strip_zeros=True, integer=is_int).replace("-", "−")
 
     vals = [one(v, i) for v, i in zip(values, integers)]
     if not shape or len(vals) == 1:

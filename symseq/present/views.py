@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal, localcontext
 from typing import Any
 
 import mpmath
@@ -28,101 +27,13 @@ import sympy as sp
 
 from .. import ops
 from ..errors import ClaimError, EvaluationError, LedgerError, SymseqError
-from ..numbers import round_half_up, to_decimal, to_mpf
+from ..numbers import Decimalish, handout_decimal, near_tie, to_mpf
 from ..values import DPS, Values, ledger_of
 
 
 # ---------------------------------------------------------------------------
 # numbers
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Decimalish:
-    """A rounded number as sign, digits and exponent, so each medium can typeset it.
-
-    ``text`` is the plain rendering (ASCII minus): ``-0.175``, ``0.0502``,
-    ``1.2e-07``; ``mantissa``/``exponent`` give 1.2 × 10⁻⁷ for scientific form.
-    """
-
-    text: str
-    mantissa: str = ""
-    exponent: int | None = None
-    special: str = ""  # "inf", "-inf", "nan" or ""
-
-    @property
-    def negative(self) -> bool:
-        return self.text.startswith("-")
-
-
-def handout_decimal(x, digits: int = 3, *, decimals: int | None = None, sci_below: int = -5,
-                    sci_above: int = 9) -> Decimalish:
-    """Round ``x`` as a handout prints it.
-
-    Args:
-        x: an mpmath number (or anything mpmath reads exactly: int, SymPy
-            Float, decimal string); ±∞ is kept as a special value.
-        digits: significant digits (three in Week 06's tables).
-        decimals: instead, a fixed number of digits after the point, as a
-            printed entry shows them (``0.2`` → 1, ``0.150`` → 3).
-        sci_below, sci_above: decimal exponents outside which scientific
-            notation is used (``1.2e-07``).
-
-    Returns:
-        a :class:`Decimalish`; exact zero prints ``0``; rounding is half away
-        from zero on a 60-digit decimal of ``x`` and trailing zeros are dropped
-        in significant-digit mode (0.150 → ``0.15``), kept in fixed-decimals mode.
-    """
-    if isinstance(x, sp.Rational):  # exact: a tie such as 0.175 rounds away from zero, as printed
-        if x == 0:
-            return Decimalish("0")
-        with localcontext() as ctx:
-            ctx.prec = 90
-            return _round_decimal(Decimal(int(x.p)) / Decimal(int(x.q)), digits, decimals, sci_below, sci_above)
-    v = mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x
-    if mpmath.isinf(v):
-        return Decimalish("inf" if v > 0 else "-inf", special="inf" if v > 0 else "-inf")
-    if mpmath.isnan(v):
-        return Decimalish("nan", special="nan")
-    if v == 0:
-        return Decimalish("0")
-    with localcontext() as ctx:
-        ctx.prec = 90
-        return _round_decimal(to_decimal(v), digits, decimals, sci_below, sci_above)
-
-
-def _round_decimal(d: Decimal, digits, decimals, sci_below, sci_above) -> Decimalish:
-    with localcontext() as ctx:
-        ctx.prec = 90
-        if decimals is not None:
-            out = round_half_up(d, decimals=decimals)
-            text = format(out, "f")
-            if out == 0:
-                text = text.lstrip("-")
-            return Decimalish(text)
-        out = round_half_up(d, digits=digits)  # 9.995 → 10.0: the exponent follows the carry
-        e = out.adjusted()
-        if sci_below < e < sci_above:
-            text = format(out, "f")
-            if "." in text:
-                text = text.rstrip("0").rstrip(".")
-            return Decimalish(text)
-        mant = format(out.scaleb(-e), "f")
-        if "." in mant:
-            mant = mant.rstrip("0").rstrip(".")
-        return Decimalish(f"{mant}e{e:+03d}", mantissa=mant, exponent=e)
-
-
-def _near_tie(v, digits: int | None, decimals: int | None) -> bool:
-    """Whether ``v`` lies within 10⁻³⁵ (relative) of a halfway point of the rounding asked for."""
-    if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v) or v == 0:
-        return False
-    with localcontext() as ctx:
-        ctx.prec = 90
-        d = abs(to_decimal(v))
-        q = Decimal(1).scaleb(-decimals) if decimals is not None else Decimal(1).scaleb(d.adjusted() - (digits or 6) + 1)
-        r = (d / q) % 1
-        return abs(r - Decimal("0.5")) < Decimal("1e-35") * (d / q)
 
 
 def decimals_of(printed: str) -> int | None:
@@ -167,7 +78,7 @@ class Grid:
         if self.exact is not None and isinstance(self.exact[i][j], sp.Rational):
             return self.exact[i][j]
         v = self.values[i][j]
-        if not _near_tie(v, digits, decimals) or not isinstance(self.source, ops.Node):
+        if not near_tie(v, digits, decimals) or not isinstance(self.source, ops.Node):
             return v
         e = self.exact_entry(i, j)
         return e if isinstance(e, sp.Rational) else v

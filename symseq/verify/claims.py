@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from decimal import localcontext
 from typing import Any, Callable
 
 import mpmath
@@ -30,7 +29,7 @@ import sympy as sp
 
 from .. import ops
 from ..errors import ClaimError, ClaimMismatch, SymseqError
-from ..numbers import round_half_up, to_decimal, to_mpf
+from ..numbers import decimal_text, rounded_text, to_mpf
 from ..values import ledger_of
 from .printed import Printed, PrintedNumber, read_printed
 
@@ -279,27 +278,10 @@ def numeric_value(claim: Claim, dps: int):
 # ---------------------------------------------------------------------------
 
 
-VALUE_DIGITS = 40  # significant digits of the values a claim's result carries (terminal, JSON)
-
-
-def fmt_decimal(x, digits: int = VALUE_DIGITS) -> str:
-    """An mpf as a decimal string with ``digits`` significant digits (no float on the way)."""
-    if mpmath.isinf(x):
-        return "-inf" if x < 0 else "inf"
-    if x == 0:
-        return "0"
-    return mpmath.nstr(x, digits, min_fixed=-30, max_fixed=40, strip_zeros=False)
-
-
 def round_like(x, p: PrintedNumber, sig: int | None) -> str:
-    """Correct rendering of ``x`` at the printed precision (half away from zero)."""
-    d = to_decimal(x)
-    if sig is not None and d == 0:
-        return "0"
-    out = round_half_up(d, decimals=p.decimals, digits=None) if sig is None else round_half_up(d, digits=sig)
-    with localcontext() as ctx:
-        ctx.prec = 90
-        s = format(out, "f")
+    """Correct rendering of ``x`` at the printed precision (:func:`symseq.numbers.rounded_text`), with the
+    printed string's minus sign."""
+    s = rounded_text(x, decimals=p.decimals, digits=sig)
     return s.replace("-", "−") if p.text.strip().startswith("−") else s
 
 
@@ -376,7 +358,7 @@ def _check_value(claim: Claim, dps: int) -> Result:
     vals, shape = numeric_value(claim, dps)
     n_printed = len(p.entries)
     if len(vals) != n_printed:  # the text prints a value of another shape: a mismatch, not a broken claim
-        return Result("mismatch", values=[fmt_decimal(v) for v in vals[:6]], shape=shape,
+        return Result("mismatch", values=[decimal_text(v) for v in vals[:6]], shape=shape,
                       message=f"wrong shape: printed {claim.printed!r} has {n_printed} "
                               f"entr{'y' if n_printed == 1 else 'ies'}, the value is "
                               f"{'×'.join(map(str, shape)) or 'a scalar'} ({len(vals)} entries)")
@@ -399,7 +381,7 @@ def _check_value(claim: Claim, dps: int) -> Result:
         else:
             target = e.value if isinstance(e, PrintedNumber) else e
             ok, how = _equal_exact(ex, target) if ex is not None else (_close(v, target, dps), f"{dps} digits")
-            rnd = (_show_exact(ex) if ex is not None else fmt_decimal(v, 12)) if not ok else (
+            rnd = (_show_exact(ex) if ex is not None else decimal_text(v, 12)) if not ok else (
                 e.text if isinstance(e, PrintedNumber) else str(e))
             err = None
         statuses.append(ok)
@@ -407,7 +389,7 @@ def _check_value(claim: Claim, dps: int) -> Result:
         errors.append(err)
         methods.add(how)
     status = "ok" if all(statuses) else "mismatch"
-    res = Result(status, values=[fmt_decimal(v) for v in vals], shape=shape,
+    res = Result(status, values=[decimal_text(v) for v in vals], shape=shape,
                  exact=_displayable(exact), rounded=rounded, errors=errors, holds=list(statuses),
                  method=", ".join(sorted(m for m in methods if m)))
     if status == "mismatch":
@@ -477,7 +459,7 @@ def _mismatch_message(claim, p, vals, statuses, rounded, errors) -> str:
         where = f" entry {i}" if len(statuses) > 1 else ""
         err = errors[i]
         unit = f", off by {err:+.2f} units of the last digit" if isinstance(err, float) and err != float("inf") else ""
-        parts.append(f"{where} printed {printed}, correct {rounded[i]} (value {fmt_decimal(vals[i], 12)}){unit}")
+        parts.append(f"{where} printed {printed}, correct {rounded[i]} (value {decimal_text(vals[i], 12)}){unit}")
     more = f"; {len(bad) - 4} more" if len(bad) > 4 else ""
     return ";".join(parts).strip() + more
 
