@@ -19,6 +19,19 @@ from .verify.derivation import Derivation, Section
 
 __version__ = "0.1.0"
 
+
+def _register_jupyter():
+    """In a running IPython shell, show ledgers, claims, sections and derivations as LaTeX."""
+    import sys
+
+    if "IPython" in sys.modules:
+        from .present.jupyter import register
+
+        register()
+
+
+_register_jupyter()
+
 __all__ = [
     "Ledger", "Gradients", "Values", "Derivation", "Section", "Claim", "evaluate", "compile", "exact", "exact_matrix",
     "blocks", "functions", "ops", "sigmoid", "relu", "relu_at_zero", "softmax", "logsumexp", "gelu", "gelu_tanh",

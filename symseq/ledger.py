@@ -447,12 +447,6 @@ class Ledger:
         """Exact value of ``name`` from the leaves' exact values (SymPy expression or ImmutableMatrix)."""
         return self.expand(name, values=True)
 
-    def _repr_latex_(self) -> str:
-        """The ledger in Jupyter: its rows as an aligned LaTeX block (MathJax), values where known."""
-        from .present.latex import repr_latex  # presentation is imported only when displayed
-
-        return repr_latex(self)
-
 
 _PARTIALS: dict = {}
 _CANON: list = []

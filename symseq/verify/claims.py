@@ -213,12 +213,6 @@ class Claim:
             "message": r.message,
         }
 
-    def _repr_latex_(self) -> str:
-        """The claim in Jupyter: location, printed value, checked value and status as LaTeX (MathJax)."""
-        from ..present.latex import repr_latex  # presentation is imported only when displayed
-
-        return repr_latex(self)
-
     def digits_label(self):
         if self.kind != "value":
             return None

@@ -313,12 +313,6 @@ class Section:
                     ledger[n]
         return self._show(PairedRowsSpec(label, ledger, list(pairs)))
 
-    def _repr_latex_(self) -> str:
-        """The section in Jupyter: its ledgers and claims as LaTeX (MathJax)."""
-        from ..present.latex import repr_latex  # presentation is imported only when displayed
-
-        return repr_latex(self)
-
     def _ledger_for(self, expr) -> Ledger:
         names = {s.name for s in expr.free_symbols}
         hits = [L for L in self.ledgers if names <= set(L.items)]
@@ -396,12 +390,6 @@ class Derivation:
 
     def __repr__(self):
         return f"Derivation({self.name!r}, source={self.source!r}, sections={len(self._builders)})"
-
-    def _repr_latex_(self) -> str:
-        """The derivation in Jupyter: every section's ledgers and claims as LaTeX (MathJax)."""
-        from ..present.latex import repr_latex  # presentation is imported only when displayed
-
-        return repr_latex(self)
 
 
 # ---------------------------------------------------------------------------

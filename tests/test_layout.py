@@ -1,0 +1,102 @@
+"""The layout is the pipeline: every import of the package points forward (DESIGN.md, "Layout").
+
+Each module belongs to a stage; a module may import its own stage and earlier
+ones, never a later one. Imports inside functions count as much as those at the
+top of a module: a lazy import backwards is still a cycle in the design.
+"""
+
+import ast
+from pathlib import Path
+
+import symseq
+
+ROOT = Path(symseq.__file__).parent
+
+# stages in pipeline order; a module is in the first stage whose name prefixes it
+STAGES = [
+    ["symseq.errors"],
+    ["symseq.numbers"],
+    ["symseq.functions"],
+    ["symseq.ops"],
+    ["symseq.arrays"],
+    ["symseq.ledger"],
+    ["symseq.blocks"],
+    ["symseq.backends"],
+    ["symseq.values"],
+    ["symseq.derive"],
+    ["symseq.verify"],
+    ["symseq.audit"],
+    ["symseq.present"],
+    ["symseq.cli", "symseq.pytest_plugin"],
+    ["symseq.derivations"],  # the bundled handouts: content written with the public API
+]
+# entry points, not stages: the package facade re-exports the public API and registers the Jupyter display
+FACADE = {"symseq"}
+# loading derivations by name is discovery, not a dependency: the bundled ones are found as a package
+DISCOVERY = {("symseq.verify.derivation", "symseq.derivations"), ("symseq.pytest_plugin", "symseq.derivations")}
+
+
+def _stage(module: str) -> int:
+    for i, names in enumerate(STAGES):
+        if any(module == n or module.startswith(n + ".") for n in names):
+            return i
+    raise AssertionError(f"{module} belongs to no stage of the pipeline; add it to STAGES")
+
+
+def _module(path: Path) -> tuple[str, str]:
+    """(module name, package that relative imports start from)."""
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+        return ".".join(parts), ".".join(parts)
+    return ".".join(parts), ".".join(parts[:-1])
+
+
+def imports():
+    """(importing module, imported symseq module, line) for every import in the package, wherever it sits."""
+    out = []
+    for f in sorted(ROOT.rglob("*.py")):
+        name, package = _module(f)
+        for node in ast.walk(ast.parse(f.read_text(), str(f))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                targets = [target]
+                if target in FACADE or node.module is None:  # "from . import ops": the names may be modules
+                    targets = [f"{target}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            for t in targets:
+                if t == "symseq" or t.startswith("symseq."):
+                    out.append((name, t, node.lineno))
+    return out
+
+
+def test_the_walk_sees_imports_inside_functions():
+    found = {(a, b) for a, b, _ in imports()}
+    assert ("symseq.values", "symseq.backends.mpmath_backend") in found  # imported inside Values._env
+    assert len(found) > 100
+
+
+def test_every_import_points_forward_in_the_pipeline():
+    backwards = []
+    for src, target, line in imports():
+        if src in FACADE or (src, target) in DISCOVERY or (src, target.rsplit(".", 1)[0]) in DISCOVERY:
+            continue
+        if target in FACADE:  # "import symseq" from inside the package
+            backwards.append(f"{src}:{line} imports the package facade")
+            continue
+        if _stage(target) > _stage(src):
+            backwards.append(f"{src}:{line} imports {target}")
+    assert not backwards, "imports that point backwards in the pipeline:\n" + "\n".join(backwards)
+
+
+def test_a_backward_import_would_be_caught():
+    assert _stage("symseq.present.latex") > _stage("symseq.ledger")
+    assert _stage("symseq.backends.torch_backend") > _stage("symseq.blocks.attention")
+    assert _stage("symseq.present.views") > _stage("symseq.verify.claims")
