@@ -143,25 +143,19 @@ def cmd_verify(args, out) -> int:
         from .present.terminal import console
 
         out = console(no_color=args.no_color, file=sys.stderr)
-    claims = check_all(ds, args.dps, out=out)
+    report = check_all(ds, args.dps, out=out)
     for d in ds:
         out.print(verify_table(d, args.digits))
         for s in d.sections:
             if s.error and args.traceback:
                 out.print(s.error, markup=False)
-    for line in problems(claims, ds):
+    for line in problems(report):
         out.print(line, style="bold red", markup=False, highlight=False, soft_wrap=True)
-    line, ok = summary(claims, ds)
-    out.print(line, style="green" if ok else "bold red", markup=False, highlight=False, soft_wrap=True)
+    line, _ = summary(report)
+    out.print(line, style="green" if report.ok else "bold red", markup=False, highlight=False, soft_wrap=True)
     if args.json:
-        records = [c.record() for c in claims]
-        for d in ds:
-            for s in d.sections:
-                if s.error:
-                    records.append({"derivation": d.name, "source": d.source, "location": s.title,
-                                    "status": "error", "message": s.error.splitlines()[0]})
-        _write_json(args.json, records)
-    return 0 if ok else 1
+        _write_json(args.json, report.records())
+    return 0 if report.ok else 1
 
 
 def _write_json(target: str, records):

@@ -70,26 +70,22 @@ def exact_text(exact) -> str:
 
 
 def check_all(derivations, dps: int = 50, *, out: Console | None = None, delay: float = 0.5):
-    """Build every derivation and check its claims; returns the claims in order.
+    """:func:`symseq.verify.report.verify` with a progress bar; returns its :class:`~symseq.verify.report.Report`.
 
     A transient progress bar appears on ``out`` only when it is a terminal and
     the work has taken more than ``delay`` seconds; piped output never sees it.
     """
-    claims = []
-    with DelayedProgress(out, delay) as progress:
-        task = progress.add_task("building derivations", total=len(derivations))
-        for d in derivations:
-            progress.update(task, description=f"building {d.name}")
-            d.sections
-            progress.advance(task)
-        all_claims = [c for d in derivations for c in d.claims]
-        task2 = progress.add_task("checking claims", total=len(all_claims))
-        for c in all_claims:
-            progress.update(task2, description=f"checking {c.derivation}")
-            c.check(dps)
-            claims.append(c)
-            progress.advance(task2)
-    return claims
+    from ..verify.report import verify
+
+    with DelayedProgress(out, delay) as bar:
+        tasks: dict = {}
+
+        def progress(stage, done, total, name):
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(f"{stage} {name}".strip(), total=total)
+            bar.update(tasks[stage], completed=done, description=f"{stage} {name}".strip())
+
+        return verify(derivations, dps, progress=progress)
 
 
 class DelayedProgress:
@@ -187,40 +183,32 @@ def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
     return t
 
 
-def problems(claims, derivations=()) -> list[str]:
-    """One line per claim that does not hold (location, printed, correct rounding, error in units of the
-    last digit) and per section that failed to build."""
-    out = []
-    for d in derivations:
-        for s in d.sections:
-            if s.error:
-                out.append(f"ERROR {d.source} · {s.title}: the section did not build: {s.error.splitlines()[0]}")
-    for c in claims:
-        r = c.check()
-        if r.status in ("mismatch", "error"):
-            head = f"{c.source} · {c.location}" + (f" · {c.what}" if c.what else "")
-            printed = f"printed {c.printed!r}: " if (r.status == "error" or c.kind == "shape") \
-                and c.printed not in r.message else ""
-            out.append(f"{r.status.upper()} {head}: {printed}{r.message}")
+def problems(report) -> list[str]:
+    """One line per section of ``report`` that failed to build, then per claim that does not hold (location,
+    printed, correct rounding, error in units of the last digit)."""
+    out = [f"ERROR {d.source} · {s.title}: the section did not build: {s.error.splitlines()[0]}"
+           for d, s in report.broken]
+    for c in report.failures:
+        r = c.result
+        head = f"{c.source} · {c.location}" + (f" · {c.what}" if c.what else "")
+        printed = f"printed {c.printed!r}: " if (r.status == "error" or c.kind == "shape") \
+            and c.printed not in r.message else ""
+        out.append(f"{r.status.upper()} {head}: {printed}{r.message}")
     return out
 
 
-def summary(claims, derivations) -> tuple[str, bool]:
-    counts = {k: 0 for k in STYLE}
-    for c in claims:
-        counts[c.check().status] += 1
-    broken = [s for d in derivations for s in d.sections if s.error]
-    ok = counts["mismatch"] == 0 and counts["error"] == 0 and not broken
-    parts = [f"{len(claims)} claims in {len(derivations)} derivation(s): {counts['ok']} ok"]
+def summary(report) -> tuple[str, bool]:
+    """The last line of ``symseq verify`` (counts per status, broken and skipped sections) and the verdict."""
+    counts = report.counts
+    parts = [f"{len(report.claims)} claims in {len(report.derivations)} derivation(s): {counts['ok']} ok"]
     for k in ("mismatch", "error", "skipped"):
         if counts[k]:
             parts.append(f"{counts[k]} {k}")
-    if broken:
-        parts.append(f"{len(broken)} section(s) failed to build")
-    skipped = [(d, s) for d in derivations for s in d.sections if s.skipped]
-    if skipped:  # not checked, so not counted among the claims: say so
-        parts.append(f"{len(skipped)} section(s) not checked ("
-                     + "; ".join(f"{d.name} · {s.title}: {s.skipped}" for d, s in skipped) + ")")
-    return ", ".join(parts), ok
+    if report.broken:
+        parts.append(f"{len(report.broken)} section(s) failed to build")
+    if report.skipped:  # not checked, so not counted among the claims: say so
+        parts.append(f"{len(report.skipped)} section(s) not checked ("
+                     + "; ".join(f"{d.name} · {s.title}: {s.skipped}" for d, s in report.skipped) + ")")
+    return ", ".join(parts), report.ok
 
 

@@ -1,0 +1,92 @@
+"""The verification report: every claim of some derivations decided once, with the verdict.
+
+:func:`verify` builds the derivations' sections, decides each claim at one
+working precision (its values computed by the derivation's
+:class:`~symseq.values.Values`, its rounding by :mod:`symseq.numbers`), and
+returns a :class:`Report`. The report is the one place the verdict is decided
+(:attr:`Report.ok`, the exit status of ``symseq verify``) and the JSON records
+are made (:meth:`Report.records`); the terminal and LaTeX renderers only
+render it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .claims import STATUSES, Claim
+
+# progress(stage, done, total, name): stage is "building" (derivations) or "checking" (claims)
+Progress = Callable[[str, int, int, str], None]
+
+
+@dataclass
+class Report:
+    """The outcome of checking the claims of ``derivations`` at ``dps`` digits.
+
+    Attributes:
+        derivations: the derivations, in order.
+        claims: every claim of their sections, in order, each decided (``claim.result``).
+        dps: the working precision in decimal digits.
+    """
+
+    derivations: list
+    claims: list = field(default_factory=list)
+    dps: int = 50
+
+    @property
+    def counts(self) -> dict:
+        """Claims per status ("ok", "mismatch", "error", "skipped"), every status present."""
+        c = Counter(claim.result.status for claim in self.claims)
+        return {k: c.get(k, 0) for k in STATUSES}
+
+    @property
+    def broken(self) -> list:
+        """(derivation, section) for each section that failed to build."""
+        return [(d, s) for d in self.derivations for s in d.sections if s.error]
+
+    @property
+    def skipped(self) -> list:
+        """(derivation, section) for each section not checked (a package it needs is missing)."""
+        return [(d, s) for d in self.derivations for s in d.sections if s.skipped]
+
+    @property
+    def failures(self) -> list[Claim]:
+        """The claims that do not hold (mismatch) or could not be checked (error), in order."""
+        return [c for c in self.claims if c.result.status in ("mismatch", "error")]
+
+    @property
+    def ok(self) -> bool:
+        """The verdict: no claim fails and every section builds (skipped claims and sections do not fail)."""
+        return not self.failures and not self.broken
+
+    def records(self) -> list[dict]:
+        """One JSON-ready record per claim (:meth:`Claim.record`), then one per section that failed to build."""
+        out = [c.record() for c in self.claims]
+        for d, s in self.broken:
+            out.append({"derivation": d.name, "source": d.source, "location": s.title,
+                        "status": "error", "message": s.error.splitlines()[0]})
+        return out
+
+
+def verify(derivations, dps: int = 50, *, progress: Progress | None = None) -> Report:
+    """Build ``derivations`` and decide every claim at ``dps`` working digits.
+
+    ``progress``, when given, is called as ``progress(stage, done, total, name)``
+    before each derivation is built (stage "building") and each claim is decided
+    (stage "checking"), and once more at the end of each stage (``done == total``),
+    so a renderer can show a progress bar.
+    """
+    derivations = list(derivations)
+    tick = progress or (lambda *a: None)
+    for i, d in enumerate(derivations):
+        tick("building", i, len(derivations), d.name)
+        d.sections
+    tick("building", len(derivations), len(derivations), "")
+    claims = [c for d in derivations for c in d.claims]
+    for i, c in enumerate(claims):
+        tick("checking", i, len(claims), c.derivation)
+        c.check(dps)
+    tick("checking", len(claims), len(claims), "")
+    return Report(derivations, claims, dps)

@@ -1,0 +1,54 @@
+"""The verification report (verify/report.py): each claim decided once, the verdict, records and progress."""
+
+import sympy as sp
+
+from symseq import Derivation
+from symseq.verify.report import verify
+
+
+def _derivation(printed_y="0.5", broken=False):
+    d = Derivation("t-report", title="t", source="t.txt")
+
+    @d.section("§1 values")
+    def one(s):
+        L = s.ledger()
+        y = L.define("y", 2 * L.input("x", "0.25"))
+        s.claim(printed_y, y, what="y")
+        s.claim("1/√2", sp.sqrt(2) / 2, what="a constant")
+
+    @d.section("§2 a section that does not build")
+    def two(s):
+        if broken:
+            raise ValueError("no such weight")
+
+    @d.section("§3 needs a package that is not installed", requires=["no_such_package_xyz"])
+    def three(s):
+        pass
+
+    return d
+
+
+def test_the_verdict_and_counts_come_from_the_report():
+    good = verify([_derivation()], 30)
+    assert good.ok and good.counts == {"ok": 2, "mismatch": 0, "error": 0, "skipped": 0}
+    assert [s.title for _, s in good.skipped] == ["§3 needs a package that is not installed"]
+    assert all(c.result.method in ("30 digits", "exact") for c in good.claims)
+    bad = verify([_derivation("0.6")], 30)
+    assert not bad.ok and [c.what for c in bad.failures] == ["y"] and bad.counts["mismatch"] == 1
+    broken = verify([_derivation(broken=True)], 30)
+    assert not broken.ok and not broken.failures and [s.title for _, s in broken.broken] == [
+        "§2 a section that does not build"]
+
+
+def test_records_have_one_per_claim_then_one_per_broken_section():
+    rec = verify([_derivation("0.6", broken=True)], 30).records()
+    assert [r["status"] for r in rec] == ["mismatch", "ok", "error"]
+    assert rec[0]["location"] == "§1 values" and rec[0]["rounded"] == "0.5"
+    assert rec[2]["location"] == "§2 a section that does not build" and "no such weight" in rec[2]["message"]
+
+
+def test_progress_is_reported_before_each_step_and_at_the_end():
+    calls = []
+    verify([_derivation()], 30, progress=lambda *a: calls.append(a))
+    assert calls[0] == ("building", 0, 1, "t-report") and calls[1] == ("building", 1, 1, "")
+    assert [c[1] for c in calls if c[0] == "checking"] == [0, 1, 2]
