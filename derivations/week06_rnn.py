@@ -789,7 +789,7 @@ def figure_3(s):
     s.note(f"Figure 3 plots these quantities without printing them or its horizontal range; they are recomputed "
            f"here for path lengths 0–{N_FIG - 1} and T = 1–{N_FIG}.")
     # `symseq figure week06-rnn gradient-paths` draws both panels from these parameters.
-    s.keep(gradient_paths={"w_h": "1.2", "w_x": 1, "inputs": [0, 1], "factors": ["0.8", 1, "1.2"], "length": N_FIG})
+    s.gradient_paths("Figure 3", w_h="1.2", w_x=1, inputs=[0, 1], factors=["0.8", 1, "1.2"], length=N_FIG)
     # Left: a fixed factor raised to the number of transitions.
     ns = list(range(N_FIG))
     factors = [exact(r) for r in ("0.8", "1", "1.2")]

@@ -219,7 +219,7 @@ def cmd_figure(args, out) -> int:
     if Path(target).exists() and not args.force:
         raise SymseqError(f"{target} exists; pass --force to overwrite it (or choose another file with -o)")
     if kind == "gradient-paths":
-        fig = figures.gradient_paths_figure(**_kept_params(d, "gradient_paths", figures.GRADIENT_PATH_KEYS))
+        fig = figures.gradient_paths_figure(_gradient_paths(d, args.label))
     elif kind == "heads":
         specs = _heatmaps(d, args.label, args.section, several=True)
         if not args.label:  # chosen for the author: say which, since they share one colour scale
@@ -276,17 +276,20 @@ def _heatmaps(d, labels, section, *, several: bool):
     return [specs[0][1]]
 
 
-def _kept_params(d, key: str, valid: tuple) -> dict:
-    """Figure parameters a derivation keeps with ``section.keep(key={...})``."""
-    found = [s.objects[key] for s in d.sections if key in s.objects]
-    if not found:
-        raise SymseqError(f"{d.name} records no {key.replace('_', '-')} figure; a section keeps its parameters "
-                          f"with section.keep({key}={{...}}) using the keys {', '.join(valid)}")
-    params = dict(found[0])
-    unknown = sorted(set(params) - set(valid))
-    if unknown:
-        raise SymseqError(f"{d.name}: unknown {key} parameter(s) {', '.join(unknown)}; valid: {', '.join(valid)}")
-    return params
+def _gradient_paths(d, labels):
+    """The gradient-path figure a derivation records (``section.gradient_paths``), by label when given."""
+    from .verify.derivation import GradientPathsSpec
+
+    specs = [x for s in d.sections for x in s.figures if isinstance(x, GradientPathsSpec)]
+    if labels:
+        specs = [x for x in specs if any(x.label.startswith(lab) for lab in labels)]
+    if not specs:
+        raise SymseqError(f"{d.name} records no gradient-path figure (a section records one with "
+                          f"section.gradient_paths(label, w_h=..., ...))")
+    if len(specs) > 1:
+        raise SymseqError(f"{d.name} records several gradient-path figures; choose one with --label: "
+                          + "; ".join(x.label for x in specs))
+    return specs[0]
 
 
 def cmd_audit(args, out) -> int:

@@ -8,6 +8,7 @@ import pytest
 
 from symseq import BackendUnavailable, ConventionError
 from symseq.cli import main
+from symseq.derive import paths
 from symseq.present import figures
 from symseq.verify.derivation import HeatmapSpec
 
@@ -83,7 +84,7 @@ def test_heads_share_one_colour_scale():
 
 
 def test_gradient_paths_come_from_the_ledger():
-    c = figures.gradient_path_curves(length=12)
+    c = paths.gradient_path_curves(length=12)
     assert c.lengths == list(range(1, 13))
     with mpmath.workdps(40):
         for f, exact in (("0.8", mpmath.mpf(4) / 5), ("1", mpmath.mpf(1)), ("1.2", mpmath.mpf(6) / 5)):
@@ -105,7 +106,7 @@ def test_gradient_paths_come_from_the_ledger():
 
 def test_gradient_paths_agree_with_torch_autograd():
     torch = pytest.importorskip("torch")
-    ours = figures.path_sensitivities(w_h="1.2", w_x=1, x=1, length=8)
+    ours = paths.path_sensitivities(w_h="1.2", w_x=1, x=1, length=8)
     h0 = torch.tensor(np.tanh(1.0), dtype=torch.float64, requires_grad=True)
     h = h0
     for _ in range(7):
@@ -115,7 +116,7 @@ def test_gradient_paths_agree_with_torch_autograd():
 
 
 def test_gradient_paths_figure(tmp_path):
-    fig = figures.gradient_paths_figure(length=10)
+    fig = figures.gradient_paths_figure(paths.gradient_path_curves(length=10))
     left, right = fig.symseq_axes
     assert left.get_yscale() == "log" and right.get_yscale() == "log"
     assert len(left.lines) == 3 and len(right.lines) == 2
@@ -158,3 +159,27 @@ def test_heads_chosen_for_the_author_are_named(tmp_path, capsys):
     assert main(["figure", "week06-encoder", "heads", "--label", "Figure 9", "--label", "Figure 10", "-o", str(out),
                  "--force"]) == 0
     assert "choose with --label" not in capsys.readouterr().err
+
+
+def test_gradient_paths_are_recorded_by_a_section_and_computed_once_on_demand(capsys, tmp_path):
+    from symseq import ClaimError, Derivation
+
+    d = demo()
+    (spec,) = [x for s in d.sections for x in s.figures]
+    assert spec.label.startswith("Figure 3")
+    assert spec.curves() is spec.curves() and spec.curves().lengths == list(range(1, 13))
+    bad = Derivation("t-paths", title="t", source="t.txt")
+
+    @bad.section("§1")
+    def one(s):
+        s.gradient_paths("Figure 3", w_h="1.2", slope=2)
+
+    @bad.section("§2")
+    def two(s):
+        s.gradient_paths("Figure 4", w_h="1.2", length=5)
+
+    assert bad.sections[1].figures[0]._curves is None  # building the section computed nothing
+
+    assert "does not take slope" in bad.sections[0].error and "w_h, w_x" in bad.sections[0].error
+    assert main(["figure", "week08-decoder", "gradient-paths", "-o", str(tmp_path / "g.png")]) == 2
+    assert "records no gradient-path figure" in capsys.readouterr().err

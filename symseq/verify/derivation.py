@@ -77,6 +77,27 @@ class PairedRowsSpec:
 
 
 @dataclass
+class GradientPathsSpec:
+    """A gradient-path figure a handout draws (Week 06, Figure 3): its label and the parameters of its curves.
+
+    The curves are computed on demand by :func:`symseq.derive.paths.gradient_path_curves`
+    (a few seconds: one backward pass per path length), once.
+    """
+
+    label: str
+    params: dict
+    _curves: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def curves(self):
+        """The :class:`~symseq.derive.paths.PathCurves` of these parameters."""
+        if self._curves is None:
+            from ..derive.paths import gradient_path_curves
+
+            self._curves = gradient_path_curves(**self.params)
+        return self._curves
+
+
+@dataclass
 class Reported:
     """Numbers a handout prints that no derivation can reproduce, such as results of trained models.
 
@@ -125,6 +146,7 @@ class Section:
     displays: list = field(default_factory=list)  # TableSpec, HeatmapSpec, PairedRowsSpec in handout order
     reported_numbers: list = field(default_factory=list)  # Reported, for symseq audit
     inputs: list = field(default_factory=list)  # Given, for symseq audit
+    figures: list = field(default_factory=list)  # GradientPathsSpec: figures drawn only by symseq figure
 
     # -- building
     def ledger(self, title: str = "", *, exact_forms: bool = True) -> Ledger:
@@ -266,6 +288,25 @@ class Section:
                 digits: int = 3, title: str = "") -> HeatmapSpec:
         """Record a heatmap the handout draws (scores or attention weights; ``allowed`` marks unmasked entries)."""
         return self._show(HeatmapSpec(label, value, rows, cols, allowed, digits, title))
+
+    def gradient_paths(self, label: str, **params) -> GradientPathsSpec:
+        """Record a gradient-path figure (Week 06, Figure 3), drawn by ``symseq figure NAME gradient-paths``.
+
+        ``params`` are those of :func:`symseq.derive.paths.gradient_path_curves`:
+        ``w_h``, ``w_x``, ``h_init``, ``inputs``, ``factors``, ``length``.
+
+        Raises:
+            ClaimError: for a parameter it does not take.
+        """
+        from ..derive.paths import GRADIENT_PATH_KEYS
+
+        unknown = sorted(set(params) - set(GRADIENT_PATH_KEYS))
+        if unknown:
+            raise ClaimError(f"{self.title}: gradient_paths() does not take {', '.join(unknown)}; "
+                             f"its parameters are {', '.join(GRADIENT_PATH_KEYS)}")
+        spec = GradientPathsSpec(label, dict(params))
+        self.figures.append(spec)
+        return spec
 
     def reported(self, where: str, *, reason: str, paragraph: bool = False) -> Reported:
         """Declare numbers of the handout that no derivation can reproduce, with the reason.

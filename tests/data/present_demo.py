@@ -81,8 +81,8 @@ def numeric(s):
     g = scalar_rnn(L, activation=sp.tanh, xs=["0.5", -1, 2], w={"w_x": 1, "w_h": "1.2", "w_o": "0.5"}, y="0.3")
     s.paired_rows("forward and backward values", L, TABLE3_PAIRS)
     s.claim("1", L.value("z_0") * 2, what="2 z_0 = 2 w_x x_0 = 1")
-    s.keep(gradients=g, gradient_paths={"w_h": "1.2", "w_x": 1, "inputs": [0, 1], "factors": ["0.8", 1, "1.2"],
-                                        "length": 12})
+    s.keep(gradients=g)
+    s.gradient_paths("Figure 3: gradient paths", w_h="1.2", w_x=1, inputs=[0, 1], factors=["0.8", 1, "1.2"], length=12)
 
 
 @derivation.section("§3 Attention over seven positions")
