@@ -31,8 +31,8 @@ import sympy as sp
 from symseq import Derivation, Ledger, blocks, ops
 from symseq.derive import attention_grads as grads_cf
 from symseq.derive import properties
-from symseq.derive.moments import dot_product_variance
-from symseq.derive.symbolic import reverse_jacobian, vanishes
+from symseq.derive import dot_product_variance
+from symseq.derive import reverse_jacobian, vanishes
 from symseq.functions import relu
 
 derivation = Derivation(
@@ -59,7 +59,7 @@ def _retrieval() -> tuple[Ledger, object, object]:
 @derivation.section("§2.1 A complete numerical retrieval")
 def retrieval(s):
     L, head, E = _retrieval()
-    s.ledgers.append(L)
+    s.use(L)
     s.claim("2", sp.Integer(L.shape("q")[1]), what="d_k, the width of q and of every key", at="d_k = 2")
     s.given(L.handle("q"), what="q")
     for j in range(3):
@@ -80,7 +80,7 @@ def retrieval(s):
 @derivation.section("§2.2 How the routing learns")
 def routing(s):
     L, head, _ = _retrieval()
-    s.ledgers.append(L)
+    s.use(L)
     J = reverse_jacobian(L, head.A, head.S)
     a = L.value(head.A.name)
     s.claim(r"\begin{array}{ccc}1/4&-1/8&-1/8\\-1/8&3/16&-1/16\\-1/8&-1/16&3/16\end{array}", J,
@@ -104,7 +104,7 @@ def routing(s):
     h = blocks.scaled_dot_product(Lg, q, K, V, names={"S": "s", "A": "a", "O": "y"})
     Lg.define("ℓ", ops.Sum(h.O, None))
     g = Lg.backward("ℓ")
-    s.ledgers.append(Lg)
+    s.use(Lg)
     gq, gv = Lg.value(g.name("q")), Lg.value(g.name("V"))
     s.prove("both paths receive gradients from a loss on y", lambda: (
         any(e != 0 for e in gq) and any(e != 0 for e in gv), f"∂ℓ/∂q = {list(gq)}, ∂ℓ/∂V ≠ 0"),
@@ -122,7 +122,7 @@ def scaling(s):
         s.identity(f"dividing by √d_k (d_k = {d_k}) gives variance σ⁴",
                    dot_product_variance(d_k, sigma2=sigma**2, scaled=True) - sigma**4, at="variance argument")
     L = Ledger("§3.1 two scores [0, 8], raw and divided by √64")
-    s.ledgers.append(L)
+    s.use(L)
     Sr = L.input("s", [[0, 8]])
     scale = sp.sqrt(64)  # √d_k with d_k = 64
     raw = L.define("a_raw", ops.SoftmaxRows(Sr))
@@ -144,7 +144,7 @@ def scaling(s):
 @derivation.section("§3.2 The full matrix operation")
 def full_matrix(s):
     L = Ledger("§3.2 symbolic scores, T = 3")
-    s.ledgers.append(L)
+    s.use(L)
     Sc = L.input("S", shape=(3, 3))
     A = L.define("A", ops.SoftmaxRows(Sc))
     s.prove("every row sums to one", properties.rows_sum_to_one(L, A).check, at="rows are queries")
@@ -155,7 +155,7 @@ def full_matrix(s):
                                                            f"column 0 sums to {sp.N(col, 8)} at S = (0 1 2; 3 0 1; 2 3 0)"),
             at="columns are keys")
     Lb = Ledger("§3.2 a batch of two sequences")
-    s.ledgers.append(Lb)
+    s.use(Lb)
     Xs = [Lb.input(f"X^{{[{b}]}}", shape=(3, 2)) for b in range(2)]
     items = blocks.batched_self_attention(Lb, Xs, Lb.parameter("W_QKV", shape=(2, 6)), Lb.parameter("W_O", shape=(2, 2)),
                                           n_heads=1, orientation="in_out")
@@ -181,7 +181,7 @@ def heads(s):
         r = blocks.fused_self_attention(L, X, W, L.parameter("W_O", shape=(D, D)), n_heads=H, orientation="in_out")
         counts[H] = (L, r)
     L, r = counts[2]
-    s.ledgers.append(L)
+    s.use(L)
     s.given(sp.Integer(L.shape("X")[1]), what="D, the model width", at="D = 8, H = 2")
     s.given(sp.Integer(len(r.qkv.heads)), what="H, the number of heads", at="D = 8, H = 2")
     s.claim("4", sp.Integer(r.qkv.d_k), what="features per head, d_h = D/H", at="D = 8, H = 2")
@@ -204,7 +204,7 @@ def two_heads(s):
            "(c a constant per head), so the scores are checked only up to that constant and the outputs from the "
            "weights.")
     L = Ledger("§4.1 two heads on one query, values of §2.1")
-    s.ledgers.append(L)
+    s.use(L)
     V = L.input("V", [[2, 0], [0, 2], [4, 4]])
     A1 = L.input("a^(1)", [["0.8", "0.1", "0.1"]])
     A2 = L.input("a^(2)", [["0.1", "0.8", "0.1"]])
@@ -239,7 +239,7 @@ def two_heads(s):
     s.prove("head 1 emphasizes position 0; head 2 emphasizes position 1", lambda: (
         max(range(3), key=lambda j: a1[j]) == 0 and max(range(3), key=lambda j: a2[j]) == 1, "argmax of each row"))
     Lc = Ledger("scores consistent with the weights")
-    s.ledgers.append(Lc)
+    s.use(Lc)
     c = Lc.input("c")
     sc = Lc.define("s^(1)", Lc.input("ln_a^(1)", [[sp.log(sp.Rational(4, 5)), sp.log(sp.Rational(1, 10)),
                                                      sp.log(sp.Rational(1, 10))]]) + c)
@@ -247,7 +247,7 @@ def two_heads(s):
     s.prove("scores log a_j + c reproduce head 1's weights for every constant c", lambda: (
         vanishes(Lc.expand(w.name, values=True) - a1), "softmax(log a + c) = a"))
     Lp = Ledger("finite unmasked scores")
-    s.ledgers.append(Lp)
+    s.use(Lp)
     wp = Lp.define("a", ops.SoftmaxRows(Lp.input("s", shape=(1, 3))))
     s.prove("finite unmasked softmax scores give positive weights, so position 2 is still read", lambda: (
         all(e.is_positive for e in Lp.expand(wp.name)), "e^{s_j}/Σ_k e^{s_k} > 0 for real s"))
@@ -258,7 +258,7 @@ def fused(s):
     B, H, T, d_h = 2, 2, 3, 2
     D = H * d_h
     L = Ledger("§4.2 fused W_QKV, B = 2, H = 2, T = 3, d_h = 2")
-    s.ledgers.append(L)
+    s.use(L)
     Xs = [L.input(f"X^{{[{b}]}}", shape=(T, D)) for b in range(B)]
     W = L.parameter("W_QKV", shape=(D, 3 * D))
     items = blocks.batched_self_attention(L, Xs, W, L.parameter("W_O", shape=(D, D)), n_heads=H,
@@ -307,7 +307,7 @@ def _block_params(L, d, m, *, tag="(0)"):
 def block(s):
     D = 3
     L = Ledger("§5 feed-forward with D_ff = 4D")
-    s.ledgers.append(L)
+    s.use(L)
     X = L.input("X", shape=(4, D))
     W_1 = L.parameter("W_1", shape=(D, 4 * D))
     ff = blocks.feed_forward(L, X, W_1, L.parameter("b_1", shape=(1, 4 * D)), L.parameter("W_2", shape=(4 * D, D)),
@@ -337,7 +337,7 @@ def arrangements(s):
     D, m = 3, 4
     for kind in ("post-norm", "pre-norm"):
         L = Ledger(f"§5.1 {kind} block, T = 4, D = 3")
-        s.ledgers.append(L)
+        s.use(L)
         X = L.input("X", shape=(4, D))
         p = _block_params(L, D, m)
         blk = (blocks.post_norm_block(L, X, p, orientation="in_out", tag="(0)", eps="1e-5") if kind == "post-norm"
@@ -368,7 +368,7 @@ def arrangements(s):
 def depth(s):
     T, D, Vocab = 3, 2, 5
     L = Ledger("§6 two pre-norm blocks and a tied vocabulary head")
-    s.ledgers.append(L)
+    s.use(L)
     E = L.parameter("E", shape=(Vocab, D), note="token embedding table")
     X = L.define("X", ops.TakeRows(E, [4, 0, 2], label="w"))
     H = X
@@ -430,7 +430,7 @@ def order(s):
     s.prove("adding position vectors breaks the equivariance (a nonzero entry of f(ΠX) − Π f(X))",
             lambda: (not broken, broken.detail))
     Lp = Ledger("one token at two positions")
-    s.ledgers.append(Lp)
+    s.use(Lp)
     Ep = Lp.parameter("E", shape=(3, 2))
     Pp = Lp.input("P", [[0, 0], [0, "1/2"], ["1/2", "1/2"]])
     Xp = Lp.define("X", ops.TakeRows(Ep, [0, 0, 1], label="w") + Pp)
@@ -540,7 +540,7 @@ def trace(s):
            "and shown, and the numbers the text prints are checked. The FFN's weights are not printed: any "
            "ReLU(U W_1) W_2 with W_1 W_2 = ½ I gives the stated H = 1.5 U when U ≥ 0; we take W_1 = I, W_2 = ½ I.")
     L, r = trace_ledger()
-    s.ledgers.append(L)
+    s.use(L)
     head, Ew, X = r["head"], r["E[w]"], r["X"]
     stream = ["A", "B", "C", "A"]
     s.prove("the three input rows are A B C at positions 0, 1, 2; their targets are B C A", lambda: (
@@ -618,7 +618,7 @@ def lab(s):
     Lr, retrieval_head, _ = _retrieval()
     s.claim("[2,1.5]", retrieval_head.O, what="the retrieval answer of §2.1 the lab verifies", ledger=Lr)
     L = Ledger("§8 a batch of two, T = 3, d_k = 2, d_v = 2")
-    s.ledgers.append(L)
+    s.use(L)
     Q = [L.input(f"Q^{{[{b}]}}", shape=(3, 2)) for b in range(2)]
     K = [L.input(f"K^{{[{b}]}}", shape=(3, 2)) for b in range(2)]
     V = [L.input(f"V^{{[{b}]}}", shape=(3, 2)) for b in range(2)]
@@ -670,7 +670,7 @@ def readings(s):
             "q, k, v",
             lambda: (bool(ok), "labels of item 1 through split and reshape"), at="§9.1 head axis")
     L = Ledger("§9.2 nanoGPT MLP, n_embd = 3")
-    s.ledgers.append(L)
+    s.use(L)
     X = L.input("x", shape=(4, 3))
     from symseq.functions import gelu
 
@@ -680,7 +680,7 @@ def readings(s):
             what="width of the MLP's expansion, before GELU", at="§9.2 pre-norm")
     s.claim_shape("T×D", ff.out, dims={"T": 4, "D": 3}, what="contraction back to D", at="§9.2 pre-norm")
     Lg = Ledger("§9.3 gated FFN, D = 3, D_ff = 5")
-    s.ledgers.append(Lg)
+    s.use(Lg)
     Xg = Lg.input("x", shape=(4, 3))
     g = blocks.gated_feed_forward(Lg, Xg, Lg.parameter("W_gate", shape=(3, 5)), Lg.parameter("W_up", shape=(3, 5)),
                                   Lg.parameter("W_down", shape=(5, 3)), orientation="in_out")

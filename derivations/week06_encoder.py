@@ -46,7 +46,7 @@ import numpy as np
 import sympy as sp
 
 from symseq import Derivation, Ledger, MaskError, blocks, evaluate, exact, ops
-from symseq.derive.moments import dot_product_variance
+from symseq.derive import dot_product_variance
 
 derivation = Derivation(
     "week06-encoder",
@@ -274,7 +274,7 @@ def token_ids(s):
 @derivation.section("Look up a five-coordinate embedding for each token")
 def embeddings(s):
     L, r = input_ledger()
-    s.ledgers.append(L)
+    s.use(L)
     s.note("Table 8 is the handout's chosen, untrained embedding table: an input, recorded for presentation "
            "and not checked against itself.")
     s.show_table("Table 8", r["E_vocab"], rows=[f"{k} {w}" for k, w in enumerate(r["vocab"].tokens)],
@@ -424,7 +424,7 @@ def table(s, label: str, text: str, value, cols: list[str], *, what: str = ""):
 @derivation.section("One attention head: give the same input three different roles")
 def three_roles(s):
     L, r = attention_ledger()
-    s.ledgers.append(L)
+    s.use(L)
     h1 = r["h1"]
     W_Q, W_K, W_V = r["heads"][0]
     # in the order the text prints them: the widths (set in the lead-in), the maps' shapes, the maps as printed,
@@ -904,7 +904,7 @@ TABLE_31 = """
 @derivation.section("Inside a complete Transformer encoder: read the block as two updates")
 def block_updates(s):
     L, r = walkthrough_block()
-    s.ledgers.append(L)
+    s.use(L)
     blk = r["blk"]
     for obj, what in ((blk.ln1.out, "X = LN_1(H^(0))"), (blk.mha.out, "B_att = MHA(X)"), (blk.U, "U"),
                       (blk.ln2.out, "R = LN_2(U)"), (blk.mlp.B, "B_mlp = MLP(R)"), (blk.out, "H^(1)")):
@@ -1080,7 +1080,7 @@ def stack(s):
     s.claim("(-1.68,1.05,0.439,0.750,-0.562)", enc.out[6, :], what="final begins row, LN_final(h_6^(1))",
             at="final LayerNorm")
     L2, r2 = block_ledger("two blocks: depth changes, sequence length does not", n_blocks=2)
-    s.ledgers.append(L2)
+    s.use(L2)
     H2 = r2["enc"].blocks[1].out
     s.prove("depth changes, the sequence length does not: H^(2) of a two-block stack has the shape of H^(0)",
             lambda: (H2.shape == r2["H0"].shape == (T, D), f"H^(2) is {H2.shape[0]}×{H2.shape[1]}"), at="stacking")
@@ -1158,7 +1158,7 @@ def position_needed(s):
 def pre_post(s):
     L, r = walkthrough_block()
     Lq, rq = block_ledger("post-norm block with the same parameters", norm="post")
-    s.ledgers.append(Lq)
+    s.use(Lq)
 
     def different():
         v, vq = _mp(L), _mp(Lq)
@@ -1222,7 +1222,7 @@ def padding(s):
     s.prove(r"\sum_t v_t>0", lambda: (sum(valid) > 0, f"Σ_t v_t = {sum(valid)} valid targets in the prefix"),
             what="the token-loss mean has a positive denominator: the prefix has valid targets", at="token-loss mean")
     L, r = padded_ledger(m)
-    s.ledgers.append(L)
+    s.use(L)
     La, ra = attention_ledger()
     head = r["head"]
     pooled = blocks.masked_mean_pool(L, head.O, m, name="o_bar")
@@ -1282,7 +1282,7 @@ def padding(s):
 @derivation.section("Masked mean over valid targets")
 def valid_targets(s):
     L, r = block_ledger("the walkthrough encoder with a tied vocabulary head, s = H_enc E_vocabᵀ")
-    s.ledgers.append(L)
+    s.use(L)
     s.note("The handout leaves the vocabulary head's weights unspecified; tying it to E_vocab makes the loss "
            "computable, so the masked mean is checked as a property, not against printed numbers.")
     targets, valid = blocks.next_token_targets(r["ids"])

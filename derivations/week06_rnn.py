@@ -148,7 +148,7 @@ SCALAR = "One scalar recurrent model: the three-step problem"
 @derivation.section(SCALAR)
 def three_step_problem(s):
     L, run, bp = scalar_model("three-step scalar RNN, general φ")
-    s.ledgers.append(L)
+    s.use(L)
     S = L.symbol
     s.claim("3", sp.Integer(run.T), what="T, the sequence length (time steps t = 0, 1, 2)", at="T = 3")
     s.claim("3", sp.Integer(len([it for it in L.leaves if it.kind == "parameter"])),
@@ -174,7 +174,7 @@ def three_step_problem(s):
 @derivation.section("Match each forward operation to its backward calculation (Table 3)")
 def table_3(s):
     L, run, bp = scalar_model("three-step scalar RNN, general φ")
-    s.ledgers.append(L)
+    s.use(L)
     S = L.symbol
     s.paired_rows("Table 3", L, bp.table())
     d = {t: sp.Derivative(phi(S(f"z_{t}")), S(f"z_{t}")) for t in range(3)}
@@ -213,7 +213,7 @@ def table_3(s):
 @derivation.section("Why shared-weight gradients contain sums")
 def shared_sums(s):
     L, run, bp = scalar_model("three-step scalar RNN, general φ")
-    s.ledgers.append(L)
+    s.use(L)
     S = L.symbol
     g = bp.grads
     s.claim("3", sp.Integer(L[g.name("w_x")].meta["uses"]), what="uses of w_x, one contribution each",
@@ -258,7 +258,7 @@ def shared_sums(s):
     vals = {"x_0": 1, "x_1": 1, "x_2": 1, "w_x": exact("0.5"), "w_h": exact("-0.5"), "w_o": 1, "y": 1}
     Lt, run_t, bp_t = scalar_model("three-step tanh RNN at x = (1, 1, 1), w_x = 0.5, w_h = −0.5, w_o = 1, y = 1",
                                    activation=sp.tanh, values=vals)
-    s.ledgers.append(Lt)
+    s.use(Lt)
     s.note("The handout assigns no numbers to this model; the tanh instance x = (1, 1, 1), w_x = 0.5, "
            "w_h = −0.5, w_o = 1, y = 1 is chosen here to exhibit the statements that need a value.")
     ev = evaluate(Lt, "mpmath", dps=40)
@@ -323,7 +323,7 @@ def path_bound_above(r) -> tuple[bool, str]:
 def long_range(s):
     T = 5
     L, run, bp = scalar_model(f"{T}-step scalar RNN, general φ, final loss", T=T)
-    s.ledgers.append(L)
+    s.use(L)
     S = L.symbol
     keep = bptt_.forward_names(bp)
     J1 = jacobians.state_jacobian(L, "h_1", "h_0")[0, 0]
@@ -418,7 +418,7 @@ def activation_slopes(s):
 @derivation.section("Why tanh is commonly used in a simple RNN")
 def why_tanh(s):
     L, run, bp = scalar_model("three-step tanh RNN", activation=sp.tanh)
-    s.ledgers.append(L)
+    s.use(L)
     S = L.symbol
     keep = bptt_.forward_names(bp)
     back = {sp.tanh(S(f"z_{t}")): S(f"h_{t}") for t in range(3)}
@@ -447,7 +447,7 @@ def gradient_update(s):
     vals = {"x_0": exact("0.5"), "x_1": -1, "x_2": exact("0.25"), "w_x": exact("0.8"), "w_h": exact("0.6"),
             "w_o": exact("1.5"), "y": 1}
     L, run, bp = scalar_model("three-step tanh RNN at a chosen point", activation=sp.tanh, values=vals)
-    s.ledgers.append(L)
+    s.use(L)
     s.note("The point x = (0.5, −1, 0.25), w_x = 0.8, w_h = 0.6, w_o = 1.5, y = 1 is chosen here; the handout "
            "states the update rule without numbers.")
     names = ("w_x", "w_h", "w_o")
@@ -476,7 +476,7 @@ def gradient_update(s):
     # A zero gradient gives no update: at w_x = w_h = w_o = 0 every state, the prediction and each derivative is 0.
     Lz, run_z, bp_z = scalar_model("three-step tanh RNN at zero weights", activation=sp.tanh,
                                    values={**vals, "w_x": 0, "w_h": 0, "w_o": 0})
-    s.ledgers.append(Lz)
+    s.use(Lz)
     zeros_ = {n: Lz.value(bp_z.grads.name(n)) for n in names}
     s.identity("at zero weights ∂ℒ/∂w_x, ∂ℒ/∂w_h and ∂ℒ/∂w_o all vanish: a zero gradient", *zeros_.values(),
                at="zero gradient")
@@ -493,7 +493,7 @@ def gradient_update(s):
 @derivation.section("Two coordinates are two coupled scalar updates")
 def two_coordinates(s):
     L, run, bp = vector_model("two-coordinate RNN, D = H = 2, C = 1, general φ")
-    s.ledgers.append(L)
+    s.use(L)
     Wx, Wh, Wo = E(L, "W_x"), E(L, "W_h"), E(L, "W_o")
     x1, h0, z1 = E(L, "x_1"), E(L, "h_0"), E(L, "z_1")
     z = L.expand("z_1", keep=["h_0"])
@@ -580,7 +580,7 @@ def vector_backward(s):
     T = 3
     L, run, bp = vector_model("vector RNN, D = 3, H = 2, C = 2, biases, general φ", D=3, H=2, C=2, bias=True,
                               head_bias=True)
-    s.ledgers.append(L)
+    s.use(L)
     g = bp.grads
     Wx, Wh, Wo = E(L, "W_x"), E(L, "W_h"), E(L, "W_o")
     e = E(L, "e")
@@ -659,7 +659,7 @@ def per_position(s):
     T = 3
     L, run, bp = vector_model("vector RNN with a loss at every position, D = 3, H = 2, C = 2", D=3, H=2, C=2,
                               head_bias=True, positions="all")
-    s.ledgers.append(L)
+    s.use(L)
     g = bp.grads
     Wh, Wo = E(L, "W_h"), E(L, "W_o")
     keep = bptt_.forward_names(bp)
@@ -693,7 +693,7 @@ def per_position(s):
     # Means: 1/T on the direct error signals only, and 1/B for a mean over examples.
     Lm, runm, bpm = vector_model("vector RNN, mean over T = 3 positions and B = 2 examples", D=3, H=2, C=2, B=2,
                                  positions="all", loss_positions="mean", batch="mean")
-    s.ledgers.append(Lm)
+    s.use(Lm)
     keep_m = bptt_.forward_names(bpm)
     for t in range(T):
         s.identity(f"mean over positions and examples: ∂ℒ/∂ŷ_{t} = (ŷ_{t} − y_{t})/(T B) = e_{t}/6",
@@ -728,7 +728,7 @@ def per_position(s):
 def matrix_paths(s):
     T = 4
     L, run, bp = vector_model("vector RNN, H = 2, general φ, h_{−1} given", T=T, D=2, H=2, C=2, h_init=True)
-    s.ledgers.append(L)
+    s.use(L)
     Js = {t: jacobians.elman_jacobian(L, run, t) for t in range(T)}
     full = jacobians.state_jacobian(L, "h_2", "h_1")
     s.identity("(J_t)_ij = ∂h_{t,i}/∂h_{t−1,j} equals diag(φ′(z_t)) W_h (t = 2)",
@@ -744,7 +744,7 @@ def matrix_paths(s):
                at="Jacobian products")
     # The bound with spectral norms, and the order of the product, at a tanh point with values chosen here.
     Ln, runn, bpn = vector_model("vector tanh RNN, H = 3, six steps", T=6, D=2, H=3, C=2, activation=sp.tanh, bias=True)
-    s.ledgers.append(Ln)
+    s.use(Ln)
     for t in range(6):
         jacobians.elman_jacobian(Ln, runn, t)
     rng = np.random.default_rng(20)
@@ -774,7 +774,7 @@ def matrix_paths(s):
     xs = cells.sequence_inputs(Lz, 3, width=1)
     run_z = cells.rnn(Lz, xs, Lz.parameter("W_x", shape=(2, 1)), Lz.parameter("W_h", [[0, 2], [0, 0]]), phi=sp.tanh)
     Pz = jacobians.jacobian_product(Lz, run_z, 2, 0)
-    s.ledgers.append(Lz)
+    s.use(Lz)
     s.identity("W_h has an entry 2 > 1, yet J_2 J_1 = 0 for every input and input weight",
                zero(Lz.expand(Pz.name, values=True)), at="an entry above one is no criterion")
     s.keep(ledger=L, bptt=bp)
@@ -854,7 +854,7 @@ def figure_3(s):
     Lg, rung, bpg = scalar_model("ten-step tanh RNN, w_h = 1.2, w_x = 1, x_t = 1, final loss", T=10,
                                  activation=sp.tanh, values={**{f"x_{t}": 1 for t in range(10)}, "w_x": 1,
                                                              "w_h": exact("1.2"), "w_o": 1, "y": 0})
-    s.ledgers.append(Lg)
+    s.use(Lg)
     ev = evaluate(Lg, "mpmath", dps=40)
     first = ev["g_0^z"] * ev["x_0"]
     total = ev[bpg.grads.name("w_x")]
@@ -1076,7 +1076,7 @@ def exercises(s):
            "0.32768 below are this derivation's own worked answers: the handout does not print them, so symseq audit "
            "lists them as claims missing from the text.")
     L, run, bp = scalar_model("three-step scalar RNN, losses at positions 1 and 2", positions=[1, 2])
-    s.ledgers.append(L)
+    s.use(L)
     S = L.symbol
     keep = bptt_.forward_names(bp)
     s.identity(r"\mathcal L=\tfrac12(\widehat y_1-y_1)^2+\tfrac12(\widehat y_2-y_2)^2",

@@ -28,7 +28,7 @@ import sympy as sp
 from symseq import Derivation, Ledger, blocks, exact, ops
 from symseq.derive import attention_grads as grads_cf
 from symseq.derive import properties
-from symseq.derive.moments import dot_product_variance
+from symseq.derive import dot_product_variance
 
 derivation = Derivation(
     "week07-attention",
@@ -50,7 +50,7 @@ def prompts(s):
     A, B = ["you", "like"], ["we", "like"]
     s.prove("the two prompts end in the same token", lambda: (A[-1] == B[-1] and A[0] != B[0], f"A = {A}, B = {B}"))
     L = Ledger("uniform average of the visible prefix, T = 2")
-    s.ledgers.append(L)
+    s.use(L)
     X = L.input("X", shape=(2, 4))
     zero = L.input("S_0", [[0, 0], [0, 0]], note="equal scores: no query involved")
     Abar = L.define("A_avg", ops.SoftmaxRows(zero, blocks.causal_mask(2)))
@@ -69,7 +69,7 @@ def like_rows(s):
     s.note("Only the second rows of W_Q, W_K, W_V are printed (through q_like, k_like, v_like); the other rows and "
            "the rows of X for 'you' and 'we' are not. The selection is proved for arbitrary weights.")
     L = Ledger("x_like times arbitrary 4×2 projections")
-    s.ledgers.append(L)
+    s.use(L)
     x = L.input("x_like", [X_LIKE])
     rows = {}
     for n in ("Q", "K", "V"):
@@ -81,7 +81,7 @@ def like_rows(s):
     s.given(sp.Matrix([Q_LIKE]), what="q_like, the second row of W_Q")
     s.given(sp.Matrix([V_LIKE]), what="v_like, the second row of W_V")
     Lk = Ledger("the printed key of 'like'")
-    s.ledgers.append(Lk)
+    s.use(Lk)
     k = Lk.input("k_like", [K_LIKE])
     s.claim("[0.2√2,0.2√2]", k, what="k_like, exactly")
     s.claim("[0.283,0.283]", k, what="k_like = [0.2√2, 0.2√2]")
@@ -115,13 +115,13 @@ def scores(s):
     LB, rawB, hB = prompt_ledger(K_WE, "B")
     s.ledgers.extend([LA, LB])
     Lq = Ledger("the final query: x_like times W_Q, of which only the second row is printed")
-    s.ledgers.append(Lq)
+    s.use(Lq)
     q_final = Lq.define("q", Lq.input("x_like", [X_LIKE]) @ Lq.parameter("W_Q", shape=(4, 2)))
     row = dict(zip(Lq.entry_symbols("W_Q").row(1), Q_LIKE))  # the printed second row, q_like
     s.claim("[1,1]", Lq.expand(q_final.name, values=True).xreplace(row), what="the final 'like' query x_like W_Q",
             at="prompt A")
     Lr = Ledger("the displayed products, with k_like rounded to three decimals")
-    s.ledgers.append(Lr)
+    s.use(Lr)
     k_shown = Lr.input("k_like^{rounded}", [[round_to(e, 3) for e in K_LIKE]])
     shown = Lr.define("q_like·k_like^{rounded}", Lr.input("q_like", [Q_LIKE]) @ k_shown.T)
     s.claim("1×1.131+1×0", rawA[0, 0], what="q_like · k_you written out", at="prompt A")
@@ -167,7 +167,7 @@ def scores(s):
 @derivation.section("Gradient paths through P, S and V")
 def gradient_paths(s):
     L = Ledger("one head with a vocabulary readout, symbolic X and weights")
-    s.ledgers.append(L)
+    s.use(L)
     X = L.input("X", shape=(2, 4))
     W = {n: L.parameter(f"W_{n}", shape=(4, 2)) for n in ("Q", "K", "V")}
     head = blocks.attention_head(L, X, W["Q"], W["K"], W["V"], orientation="in_out", mask="causal")
@@ -209,7 +209,7 @@ def scaling_argument(s):
 @derivation.section("Softmax sensitivity, shifts and scaling")
 def sensitivity(s):
     L = Ledger("a score row with a large difference")
-    s.ledgers.append(L)
+    s.use(L)
     a = L.define("a", ops.SoftmaxRows(L.input("s", [[0, 20]])))
     J = grads_cf.softmax_jacobian(L.value(a.name))
     s.prove("large differences within a row make softmax nearly one-hot and locally insensitive", lambda: (
@@ -218,7 +218,7 @@ def sensitivity(s):
     s.prove("adding the same constant to every score of a row does not change softmax",
             properties.shift_invariance(2, 2, blocks.causal_mask(2)).check)
     Lc = Ledger("prompt A's row shifted by 1000")
-    s.ledgers.append(Lc)
+    s.use(Lc)
     row = Lc.input("s", [["0.8", "0.4"]])
     same = Lc.define("a_shift", ops.SoftmaxRows(row + 1000))
     base = Lc.define("a", ops.SoftmaxRows(row))
@@ -241,7 +241,7 @@ def axes(s):
            "two-token prompt.")
     LA, rawA, hA = prompt_ledger(K_YOU, "A")
     L = Ledger("prompt A with both rows, symbolic X, T = 2")
-    s.ledgers.append(L)
+    s.use(L)
     X = L.input("X", shape=(2, 4))
     head = blocks.attention_head(L, X, L.parameter("W_Q", shape=(4, 2)), L.parameter("W_K", shape=(4, 2)),
                                  L.parameter("W_V", shape=(4, 2)), orientation="in_out", mask="causal")
@@ -273,7 +273,7 @@ def causal(s):
     s.prove("position t = 3 can read positions 0, 1, 2, 3, not only its predecessor", lambda: (
         [j for j in range(4) if allowed[3, j]] == [0, 1, 2, 3], "row 3 of the 4×4 causal mask"))
     L = Ledger("causal weights over symbolic scores, T = 4")
-    s.ledgers.append(L)
+    s.use(L)
     A = L.define("A", ops.SoftmaxRows(L.input("S", shape=(4, 4)), allowed))
     row3 = L.expand(A.name).row(3)
     s.prove("the mask defines visibility, not the relative weights among visible positions", lambda: (
@@ -289,7 +289,7 @@ def causal(s):
 @derivation.section("Weight orientation")
 def orientation(s):
     L = Ledger("x @ w_q against nn.Linear's stored weight")
-    s.ledgers.append(L)
+    s.use(L)
     X = L.input("X", shape=(2, 4))
     W = L.parameter("w_q", shape=(4, 2), note="[C, d_head], as x @ w_q")
     Wt = L.parameter("weight", shape=(2, 4), note="[d_head, C], as nn.Linear(C, d_head).weight")
@@ -305,7 +305,7 @@ def orientation(s):
 @derivation.section("Batching and heads")
 def batching(s):
     L = Ledger("prompts A and B in one batch, C = 4, two heads of width 2")
-    s.ledgers.append(L)
+    s.use(L)
     Xs = [L.input(f"X^{{[{b}]}}", shape=(2, 4)) for b in range(2)]
     items = blocks.batched_self_attention(L, Xs, L.parameter("W_QKV", shape=(4, 12)), L.parameter("W_O", shape=(4, 4)),
                                           n_heads=2, orientation="in_out", masks="causal")
@@ -314,7 +314,7 @@ def batching(s):
     s.prove("prompt A's score slice involves only its own tokens: batching does not join the prompts", lambda: (
         not (set().union(*(e.free_symbols for e in A0)) & other), "A^{[0],1} has no symbol of X^{[1]}"))
     Lh = Ledger("two heads with their own W_Q, W_K, W_V")
-    s.ledgers.append(Lh)
+    s.use(Lh)
     X = Lh.input("X", shape=(2, 4))
     heads = [tuple(Lh.parameter(f"W_{n}^({i})", shape=(4, 2)) for n in "QKV") for i in (1, 2)]
     mha = blocks.multi_head(Lh, X, heads, Lh.parameter("W_O", shape=(4, 4)), orientation="in_out", mask="causal")
@@ -330,7 +330,7 @@ def batching(s):
 def sizes(s):
     B, n_head, T = 2, 2, 2
     L = Ledger("B = 2 prompts, two heads, T = 2")
-    s.ledgers.append(L)
+    s.use(L)
     Xs = [L.input(f"X^{{[{b}]}}", shape=(T, 4)) for b in range(B)]
     items = blocks.batched_self_attention(L, Xs, L.parameter("W_QKV", shape=(4, 12)), L.parameter("W_O", shape=(4, 4)),
                                           n_heads=n_head, orientation="in_out", masks="causal")
@@ -352,7 +352,7 @@ def sizes(s):
 def interface(s):
     B, T, C = 2, 2, 4
     L = Ledger("token and position embeddings, then multi-head attention, [B,T,C] = [2,2,4]")
-    s.ledgers.append(L)
+    s.use(L)
     E = L.parameter("E", shape=(3, C), note="embeddings of you, we, like")
     P = L.parameter("P", shape=(T, C), note="position embeddings")
     W_QKV, W_O = L.parameter("W_QKV", shape=(C, 3 * C)), L.parameter("W_O", shape=(C, C))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sympy as sp
 
 from symseq import Derivation, Ledger, blocks, ops
-from symseq.derive.moments import dot_product_variance
+from symseq.derive import dot_product_variance
 from symseq.functions import relu
 
 derivation = Derivation(
@@ -215,7 +215,7 @@ def two_token_ledger(*, residual: bool = True, first_value_zero: bool = False) -
 @derivation.section("§4 The forward pass by hand")
 def forward_by_hand(s):
     L, r = two_token_ledger()
-    s.ledgers.append(L)
+    s.use(L)
     head, Hp, P, loss = r["head"], r["H'"], r["P"], r["loss"]
     w = L.value(head.A.name)[1, 0]
     s.claim(r"\left(\begin{array}{cc}1/\sqrt{2}& -\infty \\ 0& 1/\sqrt{2}\end{array}\right)", head.S_masked,
@@ -259,7 +259,7 @@ def checkpoints(s):
     s.claim_shape("4×3", head.O, what="AV", at="checkpoint 1")
     # 2. Remove the residual.
     Ln, rn = two_token_ledger(residual=False)
-    s.ledgers.append(Ln)
+    s.use(Ln)
     w = Ln.value(rn["head"].A.name)[1, 0]
     s.claim("(w,1-w)", rn["H'"][1, :], names={"w": w}, what="last row without the residual", at="checkpoint 2")
     s.claim("1/[1+e^{2w-1}]", rn["P"][1, 1], names={"w": w}, what="p(B) without the residual", at="checkpoint 2")
@@ -268,7 +268,7 @@ def checkpoints(s):
     s.claim("0.792412", rr["P"][1, 1], what="p(B|AB) with the residual", at="checkpoint 2")
     # 3. Set the first value to zero, keeping queries and keys.
     Lz, rz = two_token_ledger(first_value_zero=True)
-    s.ledgers.append(Lz)
+    s.use(Lz)
     s.identity("attention stays A when the first value is zeroed (keys fixed)",
                Lz.value(rz["head"].A.name) - Lr.value(rr["head"].A.name), at="checkpoint 3")
     s.claim("(0,2-w)", rz["H'"][1, :], names={"w": w}, what="last residual row with v_1 = 0", at="checkpoint 3")
@@ -281,7 +281,7 @@ def checkpoints(s):
 @derivation.section("The practical session — Laboratory 4, part I")
 def laboratory(s):
     L, r = two_token_ledger()
-    s.ledgers.append(L)
+    s.use(L)
     s.claim("0.792412", r["P"][1, 1], what="p(B|AB), which the laboratory must recover by hand",
             at="reproducing §3.4.2")
 
@@ -289,7 +289,7 @@ def laboratory(s):
 @derivation.section("Key claims and status")
 def key_claims(s):
     L, r = two_token_ledger()
-    s.ledgers.append(L)
+    s.use(L)
     s.claim("0.330238", r["head"].A[1, 0], what="w")
     s.claim("0.792412", r["P"][1, 1], what="p(B|AB)")
     s.claim("0.232674", r["loss"], what="loss, nats")

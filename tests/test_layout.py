@@ -100,3 +100,22 @@ def test_a_backward_import_would_be_caught():
     assert _stage("symseq.present.latex") > _stage("symseq.ledger")
     assert _stage("symseq.backends.torch_backend") > _stage("symseq.blocks.attention")
     assert _stage("symseq.present.views") > _stage("symseq.verify.claims")
+
+
+def test_derivations_use_the_public_api_only():
+    """The bundled derivations import symseq's exported names (``from symseq.derive import bptt``), never a
+    module inside a package (``from symseq.derive.moments import …``), and register helper-built ledgers
+    with ``section.use``, not by reaching into ``section.ledgers``."""
+    import symseq.derivations as pkg
+
+    deep = []
+    for f in sorted(Path(next(iter(pkg.__path__))).glob("*.py")):
+        tree = ast.parse(f.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.count(".") >= 2 \
+                    and node.module.startswith(("symseq.derive.", "symseq.blocks.", "symseq.verify.")):
+                deep.append(f"{f.name}:{node.lineno} from {node.module}")
+            if isinstance(node, ast.Attribute) and node.attr == "append" and isinstance(node.value, ast.Attribute) \
+                    and node.value.attr == "ledgers":
+                deep.append(f"{f.name}:{node.lineno} .ledgers.append")
+    assert not deep, deep

@@ -155,6 +155,20 @@ class Section:
         self.ledgers.append(L)
         return L
 
+    def use(self, *ledgers: Ledger) -> Ledger:
+        """Register ledgers built elsewhere (by a helper or a block) with this section, so that ``symseq show``,
+        LaTeX and claims stated over their scalar names find them; returns the first.
+
+        Raises:
+            ClaimError: for an object that is not a :class:`~symseq.ledger.Ledger`.
+        """
+        for L in ledgers:
+            if not isinstance(L, Ledger):
+                raise ClaimError(f"{self.title}: use() registers ledgers; got a {type(L).__name__}")
+            if not any(L is M for M in self.ledgers):
+                self.ledgers.append(L)
+        return ledgers[0] if ledgers else None
+
     def note(self, text: str):
         """Record what the handout leaves out or how a convention was read."""
         self.notes.append(text)

@@ -56,7 +56,7 @@ def given_rows(s, M, what, at=""):
 @derivation.section("Scaled Dot-Product Attention")
 def worked_example(s):
     L, Q, K, V, head = attention_ledger("Q = K = I₂, V = [[1,2],[3,4]]", EYE, EYE, V_SMALL)
-    s.ledgers.append(L)
+    s.use(L)
     given_rows(s, Q, "Q = K, printed once as Q = K = [[1,0],[0,1]]")
     given_rows(s, V, "V")
     s.claim("2", sp.Integer(K.shape[1]), what="d_k, the width of the keys")
@@ -68,7 +68,7 @@ def worked_example(s):
 @derivation.section("Test Cases (2 visible · 1 hidden)")
 def test_cases(s):
     L1, Q1, K1, V1, h1 = attention_ledger("case 1: Q = K = I₂, V = [[1,2],[3,4]]", EYE, EYE, V_SMALL)
-    s.ledgers.append(L1)
+    s.use(L1)
     s.claim_shape("2×2", Q1, what="Q and K of case 1, the identity", at="Case 1")
     given_rows(s, Q1, what="Q", at="Case 1")
     given_rows(s, K1, what="K", at="Case 1")
@@ -76,7 +76,7 @@ def test_cases(s):
     s.claim("[[1.66082, 2.66082], [2.33918, 3.33918]]", h1.O, what="Expected", at="Case 1")
     L2, Q2, K2, V2, h2 = attention_ledger("case 2: the query [1,0], K = I₂, V = [[10,20],[30,40]]",
                                           [[1, 0]], EYE, V_LARGE)
-    s.ledgers.append(L2)
+    s.use(L2)
     given_rows(s, Q2, what="Q, a single query", at="Case 2")
     given_rows(s, K2, what="K", at="Case 2")
     given_rows(s, V2, what="V", at="Case 2")

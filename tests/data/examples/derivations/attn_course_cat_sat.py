@@ -56,7 +56,7 @@ def sentence_ledger():
 @derivation.section("Lesson 3: Calculating Attention Scores")
 def setup(s):
     L, Q, K, V, raw, head = sentence_ledger()
-    s.ledgers.append(L)
+    s.use(L)
     s.claim("3", sp.Integer(Q.shape[1]), what="width of every query, key and value vector (3-dimensional)",
             near="each of them is 3-dimensional")
     for i, word in enumerate(WORDS):
@@ -70,7 +70,7 @@ def setup(s):
 @derivation.section("Step 1: Calculate Scores")
 def scores(s):
     L, Q, K, V, raw, head = sentence_ledger()
-    s.ledgers.append(L)
+    s.use(L)
     written = {
         "The": ("[1, 1, 0]", "1*1 + 0*1 + 0*0", "1"),
         "cat": ("[1, 1, 0]", "1*1 + 0*1 + 0*0", "1"),
@@ -88,7 +88,7 @@ def scores(s):
 @derivation.section("Step 2: Scale")
 def scale(s):
     L, Q, K, V, raw, head = sentence_ledger()
-    s.ledgers.append(L)
+    s.use(L)
     d_k = sp.Integer(K.shape[1])
     s.claim("3", d_k, what="d_k, the width of the keys")
     s.claim("3", d_k, what="d_k under the root of sqrt(3)", at="the divisor")
@@ -104,7 +104,7 @@ def scale(s):
 @derivation.section("Step 3: Softmax")
 def softmax(s):
     L, Q, K, V, raw, head = sentence_ledger()
-    s.ledgers.append(L)
+    s.use(L)
     S, A = L.value(head.S.name), L.value(head.A.name)
     s.prove("every entry lies between 0 and 1 and the entries add up to 1", lambda: (
         all(0 < A[0, j] < 1 for j in range(3)) and sp.simplify(sum(A) - 1) == 0, f"a = {[sp.N(e, 6) for e in A]}"),
