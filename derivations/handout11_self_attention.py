@@ -310,14 +310,14 @@ def block(s):
     s.use(L)
     X = L.input("X", shape=(4, D))
     W_1 = L.parameter("W_1", shape=(D, 4 * D))
-    ff = blocks.feed_forward(L, X, W_1, L.parameter("b_1", shape=(1, 4 * D)), L.parameter("W_2", shape=(4 * D, D)),
-                             L.parameter("b_2", shape=(1, D)), orientation="in_out")
+    ff = blocks.mlp(L, X, W_1, L.parameter("b_1", shape=(1, 4 * D)), L.parameter("W_2", shape=(4 * D, D)),
+                    L.parameter("b_2", shape=(1, D)), orientation="in_out")
     s.claim("4D", sp.Integer(W_1.shape[1]), names={"D": sp.Integer(D)}, what="D_ff, the width W_1 expands to")
-    s.claim_shape("T×D", ff.out, dims={"T": 4, "D": D}, what="back to width D")
+    s.claim_shape("T×D", ff.B, dims={"T": 4, "D": D}, what="back to width D")
 
     def ffn(Lf, Xf):
-        return blocks.feed_forward(Lf, Xf, Lf.parameter("W_1", shape=(2, 3)), None, Lf.parameter("W_2", shape=(3, 2)),
-                                   None, orientation="in_out").out
+        return blocks.mlp(Lf, Xf, Lf.parameter("W_1", shape=(2, 3)), None, Lf.parameter("W_2", shape=(3, 2)),
+                          None, orientation="in_out").B
 
     dep = properties.dependence(ffn, 3, 2)
     s.prove("the FFN itself does not communicate between rows: ∂FF(X)_i/∂x_j = 0 for j ≠ i", lambda: (
@@ -340,8 +340,8 @@ def arrangements(s):
         s.use(L)
         X = L.input("X", shape=(4, D))
         p = _block_params(L, D, m)
-        blk = (blocks.post_norm_block(L, X, p, orientation="in_out", tag="(0)", eps="1e-5") if kind == "post-norm"
-               else blocks.decoder_block(L, X, p, orientation="in_out", tag="(0)", eps="1e-5", mask=None))
+        blk = (blocks.transformer_block(L, X, p, orientation="in_out", tag="(0)", eps="1e-5", norm="post") if kind == "post-norm"
+               else blocks.transformer_block(L, X, p, orientation="in_out", tag="(0)", eps="1e-5", mask=None))
         s.claim_shape("T×D", blk.out, dims={"T": 4, "D": D}, what=f"{kind} output: the residual width stays D")
 
     def ln(Lf, Xf):
@@ -373,7 +373,7 @@ def depth(s):
     X = L.define("X", ops.TakeRows(E, [4, 0, 2], label="w"))
     H = X
     for ell in range(2):
-        H = blocks.decoder_block(L, H, _block_params(L, D, 4, tag=f"({ell})"), orientation="in_out", tag=f"({ell})",
+        H = blocks.transformer_block(L, H, _block_params(L, D, 4, tag=f"({ell})"), orientation="in_out", tag=f"({ell})",
                                  eps="1e-5", mask="causal").out
     Z = L.define("Z", H @ E.T, note="tied logits h_i Eᵀ")
     s.claim_shape("T×D", H, dims={"T": T, "D": D}, what="after L blocks, per sequence of the batch")
@@ -408,7 +408,7 @@ def order(s):
                                  L.parameter("W_V", [[1, 2], [0, -1]]))], L.parameter("W_O", [[1, "1/3"], [2, 1]]),
                                (L.parameter("W_1", [[1, -1, 2], ["1/2", 1, -1]]), None,
                                 L.parameter("W_2", [[1, 0], [-1, 2], ["1/4", 1]]), None))
-        return blocks.decoder_block(L, X, p, orientation="in_out", tag="(0)", eps="1/10", mask=None).out
+        return blocks.transformer_block(L, X, p, orientation="in_out", tag="(0)", eps="1/10", mask=None).out
 
     s.prove("shared FFNs and token-wise normalization preserve equivariance (a whole unmasked block)",
             properties.permutation_equivariance(block, 3, 2, [2, 1, 0]).check)
@@ -674,11 +674,11 @@ def readings(s):
     X = L.input("x", shape=(4, 3))
     from symseq.functions import gelu
 
-    ff = blocks.feed_forward(L, X, L.parameter("c_fc", shape=(3, 12)), None, L.parameter("c_proj", shape=(12, 3)),
-                             None, orientation="in_out", activation=gelu, name="mlp")
-    s.claim("4 * config.n_embd", sp.Integer(ff.hidden.shape[1]), names={"config.n_embd": sp.Integer(3)},
+    ff = blocks.mlp(L, X, L.parameter("c_fc", shape=(3, 12)), None, L.parameter("c_proj", shape=(12, 3)),
+                    None, orientation="in_out", activation=gelu, names="mlp")
+    s.claim("4 * config.n_embd", sp.Integer(ff.J.shape[1]), names={"config.n_embd": sp.Integer(3)},
             what="width of the MLP's expansion, before GELU", at="§9.2 pre-norm")
-    s.claim_shape("T×D", ff.out, dims={"T": 4, "D": 3}, what="contraction back to D", at="§9.2 pre-norm")
+    s.claim_shape("T×D", ff.B, dims={"T": 4, "D": 3}, what="contraction back to D", at="§9.2 pre-norm")
     Lg = Ledger("§9.3 gated FFN, D = 3, D_ff = 5")
     s.use(Lg)
     Xg = Lg.input("x", shape=(4, 3))

@@ -183,12 +183,12 @@ def head_parameters(L: Ledger) -> tuple[list, object]:
     return heads, L.parameter("W_O", W_O)
 
 
-def block_parameters(L: Ledger) -> blocks.EncoderParams:
+def block_parameters(L: Ledger) -> blocks.BlockParams:
     """The block's parameters: both heads and W_O, the MLP (F = 4) and γ = 1, β = 0 for LN_1 and LN_2."""
     heads, W_Ov = head_parameters(L)
     mlp = (L.parameter("W_1", W_1), L.parameter("b_1", B_1), L.parameter("W_2", W_2), L.parameter("b_2", B_2))
     ln = lambda k: (L.parameter(f"gamma_{k}", [[1] * D]), L.parameter(f"beta_{k}", [[0] * D]))  # noqa: E731
-    return blocks.EncoderParams(heads, W_Ov, mlp, ln1=ln(1), ln2=ln(2))
+    return blocks.BlockParams(heads, W_Ov, mlp, ln1=ln(1), ln2=ln(2))
 
 
 @functools.cache
@@ -229,6 +229,7 @@ def block_ledger(title: str, *, norm: str = "pre", permutation=None, token_order
     params = [block_parameters(L)] * n_blocks  # deeper demonstrations reuse one block's parameters at every depth
     ln_f = (L.parameter("gamma_f", [[1] * D]), L.parameter("beta_f", [[0] * D]))
     enc = blocks.encoder(L, H_in, params, orientation=ORIENT, eps=exact(EPS), norm=norm, ln_final=ln_f,
+                         names=blocks.ENCODER_NAMES,
                          final=True, block_masks=block_masks)
     r.update(enc=enc, blk=enc.blocks[0], H_in=H_in)
     return L, r

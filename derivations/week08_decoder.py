@@ -163,7 +163,7 @@ def residual_and_norm(s):
 def decoder_complete(s):
     L = s.ledger("pre-norm decoder, one block, symbolic parameters")
     H0, params, head, dec = symbolic_decoder(L)
-    W_1, b_1, W_2, b_2 = params[0].ff
+    W_1, b_1, W_2, b_2 = params[0].mlp
     s.claim_shape("d×m", W_1, dims=DIMS, what="W_1", at="feed-forward")
     s.claim_shape("m×d", W_2, dims=DIMS, what="W_2", at="feed-forward")
     s.claim_shape("d×v", head["W_out"], dims=DIMS, what="W_out", at="readout")

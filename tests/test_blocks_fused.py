@@ -170,9 +170,9 @@ def test_post_and_pre_norm_blocks_match_transformer_encoder_layer(rng, norm_firs
                                 (L.parameter("W_1", shape=(m, D)), None, L.parameter("W_2", shape=(D, m)), None),
                                 (L.parameter("gamma_1", shape=(1, D)), None), (L.parameter("gamma_2", shape=(1, D)), None))
     if norm_first:
-        blk = blocks.decoder_block(L, X, params, orientation="out_in", tag="(0)", eps="1e-5", mask=None)
+        blk = blocks.transformer_block(L, X, params, orientation="out_in", tag="(0)", eps="1e-5", mask=None)
     else:
-        blk = blocks.post_norm_block(L, X, params, orientation="out_in", tag="(0)", eps="1e-5")
+        blk = blocks.transformer_block(L, X, params, orientation="out_in", tag="(0)", eps="1e-5", norm="post")
     vals = {"X": rng.normal(size=(T, D)), "W_O": mod.self_attn.out_proj.weight.detach().numpy(),
             "W_1": mod.linear1.weight.detach().numpy(), "W_2": mod.linear2.weight.detach().numpy(),
             "gamma_1": mod.norm1.weight.detach().numpy()[None], "gamma_2": mod.norm2.weight.detach().numpy()[None]}

@@ -23,10 +23,10 @@ def encoder_ledger(*, norm="pre", mask=None, block_masks=None, n_blocks=1):
                L.parameter(f"W_2^({ell})", shape=(D, F)), L.parameter(f"b_2^({ell})", shape=(1, D)))
         ln = [(L.parameter(f"gamma_{k}^({ell})", shape=(1, D)), L.parameter(f"beta_{k}^({ell})", shape=(1, D)))
               for k in (1, 2)]
-        params.append(blocks.EncoderParams(heads, W_O, mlp, ln1=ln[0], ln2=ln[1]))
+        params.append(blocks.BlockParams(heads, W_O, mlp, ln1=ln[0], ln2=ln[1]))
     ln_f = (L.parameter("gamma_f", shape=(1, D)), L.parameter("beta_f", shape=(1, D)))
     enc = blocks.encoder(L, H0, params, orientation="out_in", eps="1e-5", norm=norm, ln_final=ln_f, mask=mask,
-                         block_masks=block_masks)
+                         block_masks=block_masks, names=blocks.ENCODER_NAMES)
     G = L.input("G", shape=(T, D))
     L.define("loss", ops.Sum(enc.out * G, None))
     return L, enc
@@ -115,9 +115,9 @@ def test_encoder_errors():
     with pytest.raises(ShapeError, match="at least one block"):
         blocks.encoder(L, H0, [], orientation="out_in", eps="1e-5")
     L2, enc = encoder_ledger()
-    p = blocks.EncoderParams([], None, (None, None, None, None))
+    p = blocks.BlockParams([], None, (None, None, None, None))
     with pytest.raises(ConventionError, match="unknown norm placement 'middle'"):
-        blocks.encoder_block(L, H0, p, orientation="out_in", eps="1e-5", norm="middle")
+        blocks.transformer_block(L, H0, p, orientation="out_in", eps="1e-5", norm="middle")
     with pytest.raises(ShapeError, match="block_masks has 1 entries for 2 blocks"):
         blocks.encoder(L, H0, [p, p], orientation="out_in", eps="1e-5", block_masks=[None])
     with pytest.raises(ConventionError, match="either mask .* or block_masks"):
@@ -130,4 +130,4 @@ def test_mlp_shapes_are_checked():
     W_1 = L.parameter("W_1", shape=(F, D))
     W_2 = L.parameter("W_2", shape=(F, D))  # wrong: should be D×F for out_in
     with pytest.raises(ShapeError, match="B_mlp: X is 4×6 but W is 6×5"):
-        blocks.mlp(L, X, W_1, None, W_2, None, orientation="out_in")
+        blocks.mlp(L, X, W_1, None, W_2, None, orientation="out_in", names=blocks.ENCODER_NAMES.mlp)

@@ -127,7 +127,7 @@ def test_a_whole_encoder_block_with_layer_norm_and_ffn_is_equivariant():
                                  L.parameter("W_V", [[1, 2], [0, -1]]))], L.parameter("W_O", [[1, "1/3"], [2, 1]]),
                                (L.parameter("W_1", [[1, -1, 2], ["1/2", 1, -1]]), None,
                                 L.parameter("W_2", [[1, 0], [-1, 2], ["1/4", 1]]), None))
-        return blocks.decoder_block(L, X, p, orientation="in_out", tag="(0)", eps="1/10", mask=None).out
+        return blocks.transformer_block(L, X, p, orientation="in_out", tag="(0)", eps="1/10", mask=None).out
 
     assert pr.permutation_equivariance(block, 3, 2, [2, 0, 1])
 

@@ -344,9 +344,9 @@ def nano_ledger(B, T, D, H):
                                           b_O=P["attn.c_proj.bias"], mask="causal", tag=tag, batch=b)
         u = blocks.residual(L, f"u^{{{tag}}}", x, att.out)
         ln2 = blocks.layer_norm(L, u, P["ln_2.weight"], P["ln_2.bias"], eps="1e-5", name="ln_2", tag=tag)
-        ff = blocks.feed_forward(L, ln2.out, P["mlp.c_fc.weight"], P["mlp.c_fc.bias"], P["mlp.c_proj.weight"],
-                                 P["mlp.c_proj.bias"], orientation="out_in", activation=gelu, tag=tag, name="mlp")
-        outs.append(blocks.residual(L, f"y^{{{tag}}}", u, ff.out))
+        ff = blocks.mlp(L, ln2.out, P["mlp.c_fc.weight"], P["mlp.c_fc.bias"], P["mlp.c_proj.weight"],
+                        P["mlp.c_proj.bias"], orientation="out_in", activation=gelu, tag=tag, names="mlp")
+        outs.append(blocks.residual(L, f"y^{{{tag}}}", u, ff.B))
         L.input(f"G^{{{tag}}}", shape=(T, D))
     upstream_loss(L, [o.name for o in outs], [f"G^{{[{b}]}}" for b in range(B)])
     return L, outs, L.backward("ℓ"), list(P)

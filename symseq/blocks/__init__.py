@@ -1,52 +1,56 @@
-"""Building blocks that append rows to a ledger: projections, attention, norms, layers, losses."""
+"""Building blocks that append rows to a ledger, by concept.
 
+* projections: :func:`linear`, :func:`project` (weight orientation named explicitly);
+* attention: one head, several heads, fused W_QKV, and :mod:`.masks` (causal,
+  key padding, combinations, the torch convention);
+* norms: LayerNorm, RMSNorm;
+* the Transformer block: :func:`transformer_block` (pre- or post-norm, the
+  handout's row names), its :func:`mlp`, gated feed-forward maps, residual sums,
+  stacks (:func:`encoder`, :func:`decoder`);
+* tokens and positions: vocabulary, embeddings, sinusoidal and learned positions;
+* recurrent cells: RNN, GRU, LSTM;
+* readouts and losses: vocabulary logits, classifiers, pooling, cross-entropy,
+  regression heads and squared errors, greedy generation.
+"""
+
+from . import masks
 from .attention import Head, MultiHead, attention_head, causal_mask, mask_matrix, multi_head, scaled_dot_product
-from .layers import (Block, BlockParams, Decoder, FeedForward, decoder, decoder_block, decoder_parameters,
-                     feed_forward, residual)
+from .cells import (GRU_GATES, GRU_VARIANTS, LSTM_GATES, GatedParams, Recurrence, RNNParams, gru, gru_mix,
+                    gru_parameters, lstm, lstm_parameters, module_values, rnn, rnn_parameters, sequence_inputs)
+from .embeddings import (Vocabulary, add_positions, angular_frequencies, embedding_lookup, learned_positions,
+                         positions, sinusoidal_positions, tokenize)
+from .fused import QKV, FusedAttention, batched_self_attention, fused_self_attention, head_widths, split_qkv
+from .gated import GATES, SILU, GatedFeedForward, gated_feed_forward
+from .heads import (greedy_generate, masked_cross_entropy, masked_mean_pool, next_token_logits, next_token_targets,
+                    tied_logits, token_classifier)
+from .heads_rnn import HalfSquaredNorm, Readout, SquaredError, regression_head, squared_error
 from .linear import ORIENTATIONS, linear, project
 from .losses import CrossEntropy, cross_entropy, probabilities
 from .norms import Norm, layer_norm, rms_norm
+from .transformer import (DECODER_NAMES, ENCODER_NAMES, MLP, NORM_PLACEMENTS, BlockNames, BlockParams, Decoder,
+                          Encoder, TransformerBlock, decoder, decoder_parameters, encoder, mlp, residual,
+                          transformer_block)
 
 __all__ = [
-    "Head", "MultiHead", "attention_head", "causal_mask", "mask_matrix", "multi_head", "scaled_dot_product",
-    "Block", "BlockParams", "Decoder", "FeedForward", "decoder", "decoder_block", "decoder_parameters",
-    "feed_forward", "residual", "ORIENTATIONS", "linear", "project", "CrossEntropy", "cross_entropy",
-    "probabilities", "Norm", "layer_norm", "rms_norm",
-]
-
-# Week 06 encoder: tokens, positions, masks, encoder blocks and task heads.
-from . import masks
-from .embeddings import (Vocabulary, add_positions, angular_frequencies, embedding_lookup, learned_positions,
-                         positions, sinusoidal_positions, tokenize)
-from .encoder import MLP, Encoder, EncoderBlock, EncoderParams, encoder, encoder_block, mlp
-from .heads import (greedy_generate, masked_cross_entropy, masked_mean_pool, next_token_logits, next_token_targets,
-                    tied_logits, token_classifier)
-
-__all__ += [
-    "masks", "Vocabulary", "add_positions", "angular_frequencies", "embedding_lookup", "learned_positions",
-    "positions", "sinusoidal_positions", "tokenize", "MLP", "Encoder", "EncoderBlock", "EncoderParams", "encoder",
-    "encoder_block", "mlp", "greedy_generate", "masked_cross_entropy", "masked_mean_pool", "next_token_logits",
-    "next_token_targets", "tied_logits", "token_classifier",
-]
-
-# Recurrent cells, regression heads and squared-error losses (Week 06 handout, 004, first half).
-from .cells import (GRU_GATES, GRU_VARIANTS, LSTM_GATES, GatedParams, Recurrence, RNNParams, gru, gru_mix, gru_parameters,
-                    lstm, lstm_parameters, module_values, rnn, rnn_parameters, sequence_inputs)
-from .heads_rnn import HalfSquaredNorm, Readout, SquaredError, regression_head, squared_error
-
-__all__ += [
-    "GRU_GATES", "GRU_VARIANTS", "LSTM_GATES", "GatedParams", "Recurrence", "RNNParams", "gru", "gru_mix", "gru_parameters",
-    "lstm", "lstm_parameters", "module_values", "rnn", "rnn_parameters", "sequence_inputs", "HalfSquaredNorm",
-    "Readout", "SquaredError", "regression_head", "squared_error",
-]
-
-# Fused W_QKV and its split, gated feed-forward maps, post-norm blocks (Handout #11, 001, §4.2, §5.1, §9.3).
-from .fused import (QKV, FusedAttention, batched_self_attention, fused_self_attention,  # noqa: E402
-                    head_widths, split_qkv)
-from .gated import GATES, SILU, GatedFeedForward, gated_feed_forward  # noqa: E402
-from .postnorm import post_norm_block  # noqa: E402
-
-__all__ += [
-    "QKV", "FusedAttention", "batched_self_attention", "fused_self_attention", "head_widths", "split_qkv",
-    "GATES", "SILU", "GatedFeedForward", "gated_feed_forward", "post_norm_block",
+    # projections
+    "ORIENTATIONS", "linear", "project",
+    # attention and masks
+    "Head", "MultiHead", "attention_head", "multi_head", "scaled_dot_product", "causal_mask", "mask_matrix", "masks",
+    "QKV", "FusedAttention", "fused_self_attention", "batched_self_attention", "split_qkv", "head_widths",
+    # norms
+    "Norm", "layer_norm", "rms_norm",
+    # the Transformer block
+    "BlockParams", "BlockNames", "DECODER_NAMES", "ENCODER_NAMES", "NORM_PLACEMENTS", "TransformerBlock",
+    "transformer_block", "MLP", "mlp", "GATES", "SILU", "GatedFeedForward", "gated_feed_forward", "residual",
+    "Encoder", "encoder", "Decoder", "decoder", "decoder_parameters",
+    # tokens and positions
+    "Vocabulary", "tokenize", "embedding_lookup", "positions", "sinusoidal_positions", "angular_frequencies",
+    "learned_positions", "add_positions",
+    # recurrent cells
+    "RNNParams", "GatedParams", "Recurrence", "rnn", "rnn_parameters", "gru", "gru_mix", "gru_parameters",
+    "GRU_GATES", "GRU_VARIANTS", "lstm", "lstm_parameters", "LSTM_GATES", "module_values", "sequence_inputs",
+    # readouts and losses
+    "CrossEntropy", "cross_entropy", "probabilities", "next_token_logits", "tied_logits", "token_classifier",
+    "masked_mean_pool", "masked_cross_entropy", "next_token_targets", "greedy_generate", "Readout",
+    "regression_head", "SquaredError", "HalfSquaredNorm", "squared_error",
 ]
