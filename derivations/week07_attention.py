@@ -53,7 +53,7 @@ def prompts(s):
     s.use(L)
     X = L.input("X", shape=(2, 4))
     zero = L.input("S_0", [[0, 0], [0, 0]], note="equal scores: no query involved")
-    Abar = L.define("A_avg", ops.SoftmaxRows(zero, blocks.causal_mask(2)))
+    Abar = L.define("A_avg", ops.SoftmaxRows(zero, blocks.masks.causal(2)))
     Oavg = L.define("O_avg", Abar @ X)
     s.claim("[0.5,0.5]", Abar[1, :], what="fixed weights at the final position t = 1", at="uniform baseline")
     s.prove("the baseline's weights do not change with the current query", lambda: (
@@ -145,7 +145,7 @@ def scores(s):
                          f"k_we/√2 ∈ [{sp.N(ends['we'][0] / SQRT2, 6)}, {sp.N(ends['we'][1] / SQRT2, 6)}]"),
             at="scaling")
     s.prove("the final position can read both columns: its row has nothing to mask", lambda: (
-        bool(blocks.causal_mask(2)[1].all()), "causal row t = 1 allows positions 0 and 1"), at="scaling")
+        bool(blocks.masks.causal(2)[1].all()), "causal row t = 1 allows positions 0 and 1"), at="scaling")
     aA, aB = LA.value(hA.A.name), LB.value(hB.A.name)
     s.show_table("weights of the final row, prompt A", hA.A, cols=["you", "like"], digits=6)
     s.show_table("weights of the final row, prompt B", hB.A, cols=["we", "like"], digits=6)
@@ -216,7 +216,7 @@ def sensitivity(s):
         max(abs(sp.N(e, 30)) for e in J) < sp.Float("1e-8"),
         f"a = {[sp.N(e, 6) for e in L.value(a.name)]}, max |∂a/∂s| = {max(abs(sp.N(e, 6)) for e in J)}"))
     s.prove("adding the same constant to every score of a row does not change softmax",
-            properties.shift_invariance(2, 2, blocks.causal_mask(2)).check)
+            properties.shift_invariance(2, 2, blocks.masks.causal(2)).check)
     Lc = Ledger("prompt A's row shifted by 1000")
     s.use(Lc)
     row = Lc.input("s", [["0.8", "0.4"]])
@@ -269,7 +269,7 @@ def causal(s):
                                  f"{open_dep.witness[(0, 1)][2]}"))
     s.prove("with the causal mask t = 0 uses only 'you'",
             properties.causal_independence(lambda L, X: _layer(L, X, "(0)", True), 2, 2).check)
-    allowed = blocks.causal_mask(4)
+    allowed = blocks.masks.causal(4)
     s.prove("position t = 3 can read positions 0, 1, 2, 3, not only its predecessor", lambda: (
         [j for j in range(4) if allowed[3, j]] == [0, 1, 2, 3], "row 3 of the 4×4 causal mask"))
     L = Ledger("causal weights over symbolic scores, T = 4")
@@ -280,7 +280,7 @@ def causal(s):
         all(e.free_symbols for e in row3), "each weight of row 3 depends on the scores S_3j"))
     Tmax, T = 8, 3
     s.prove("[:T,:T] of the maximum-length mask is the mask of the current length", lambda: (
-        np.array_equal(blocks.causal_mask(Tmax)[:T, :T], blocks.causal_mask(T)), "T_max = 8, T = 3"),
+        np.array_equal(blocks.masks.causal(Tmax)[:T, :T], blocks.masks.causal(T)), "T_max = 8, T = 3"),
         at="register_buffer")
     s.prove("'self' does not restrict a token to itself: the current and all earlier positions", lambda: (
         all([j for j in range(4) if allowed[t, j]] == list(range(t + 1)) for t in range(4)), "rows of the mask"))

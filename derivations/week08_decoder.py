@@ -68,7 +68,7 @@ def one_head(s):
     # proved for symbolic scores of three positions.
     L = s.ledger("causal attention over symbolic scores, T=3")
     S = L.input("S", shape=(3, 3))
-    L.define("A", ops.SoftmaxRows(S, blocks.causal_mask(3)))
+    L.define("A", ops.SoftmaxRows(S, blocks.masks.causal(3)))
     A_sym = L.expand("A")
     s.identity("every masked attention row sums to 1 over the accessible prefix",
                *[sum(A_sym.row(i)) - 1 for i in range(3)], at="causal mask")

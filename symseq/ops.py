@@ -784,19 +784,50 @@ class Concat(Node):
 # ---------------------------------------------------------------------------
 
 
-def allowed_matrix(mask, shape, empty_rows="error", what="attention"):
-    """Validate a boolean *allowed* matrix (True = the source may be read) of ``shape``.
+def booleans(values, what: str, ndim: int) -> np.ndarray:
+    """``values`` as a boolean array of ``ndim`` dimensions; every entry must be True/False or the integer 1/0.
 
     Raises:
-        ShapeError: when the mask has the wrong shape.
-        MaskError: when a query row has no allowed source and ``empty_rows="error"``.
+        ShapeError: another number of dimensions, or no entry.
+        ConventionError: an entry that is not plainly true or false (0.5, 2, −1, the string "False", a float):
+            a mask is never guessed from numbers.
+    """
+    arr = np.asarray(values)
+    if arr.ndim != ndim:
+        want = "a vector (one entry per position)" if ndim == 1 else "a matrix (queries × sources)"
+        raise ShapeError(f"{what} must be {want}; got an array of shape {arr.shape}")
+    if arr.size == 0:
+        raise ShapeError(f"{what} is empty; it needs one entry per position")
+    if arr.dtype == bool:
+        return arr.copy()
+    flat = arr.ravel().tolist()
+    if arr.dtype.kind in "iu" or arr.dtype == object:
+        bad = [v for v in flat if isinstance(v, float) or v not in (0, 1)]
+        if not bad:
+            return arr.astype(bool)
+    else:  # floats, strings, ...: refused, naming the first entry that is not plainly 0 or 1
+        bad = [v for v in flat if v not in (0, 1)] or flat
+    raise ConventionError(f"{what} entries must be True/False or 1/0; got {bad[0]!r} ({arr.dtype} entries)")
+
+
+def allowed_matrix(mask, shape=None, empty_rows="error", what="attention"):
+    """The one check of an *allowed* matrix (True = the query may read the source): boolean, of ``shape``.
+
+    ``mask`` None means every source is allowed (returns None). A row with no
+    allowed source is refused unless ``empty_rows="zero"``.
+
+    Raises:
+        ShapeError: not a matrix, or not of ``shape`` (names both shapes).
+        ConventionError: entries other than True/False/1/0, or an unknown ``empty_rows``.
+        MaskError: a query row with no allowed source and ``empty_rows="error"``.
     """
     if mask is None:
         return None
-    allowed = np.asarray(mask, dtype=bool)
-    if allowed.shape != tuple(shape):
+    label = what if what.endswith("mask") else f"{what} mask"
+    allowed = booleans(mask, label, 2)
+    if shape is not None and allowed.shape != tuple(shape):
         raise ShapeError(
-            f"{what} mask has shape {_fmt_shape(allowed.shape)} but the scores are {_fmt_shape(shape)}; "
+            f"{label} has shape {_fmt_shape(allowed.shape)} but the scores are {_fmt_shape(tuple(shape))}; "
             f"the mask needs one entry per (query position, source position)"
         )
     if empty_rows not in ("error", "zero"):

@@ -85,3 +85,18 @@ def test_combined_mask_allows_exactly_real_sources_up_to_the_query(m):
         for j in range(T):
             assert allowed[t, j] == (j <= t and m[j])
     assert masks.empty_rows(allowed) == []  # right-aligned real first token: every row keeps source 0
+
+
+@pytest.mark.parametrize("bad", [[[1, 0.5], [1, 1]], [[1, 2], [1, 1]], [[1, -1], [1, 1]],
+                                 [["True", "False"], ["True", "True"]], [[1.0, 0.0], [1.0, 1.0]]])
+def test_attention_refuses_the_masks_that_check_refuses(bad):
+    """One validator: a mask entry that is not plainly true or false is refused by masks.check, by the attention
+    blocks and by SoftmaxRows alike, instead of being read as "allowed"."""
+    with pytest.raises(ConventionError, match="True/False or 1/0"):
+        masks.check(bad)
+    L = Ledger()
+    X = L.input("X", [[0, 1], [2, 3]])
+    with pytest.raises(ConventionError, match="True/False or 1/0"):
+        ops.SoftmaxRows(X, bad)
+    with pytest.raises(ConventionError, match="True/False or 1/0"):
+        blocks.scaled_dot_product(L, X, X, X, mask=bad)

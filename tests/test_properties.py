@@ -37,7 +37,7 @@ def head(L, X, *, tag="", mask=None, d_k=1, transpose_weights=False, mask_fn=Non
     S = L.define(f"S{tag}", Q @ K.T)
     allowed = None
     if mask == "causal":
-        allowed = blocks.causal_mask(T)
+        allowed = blocks.masks.causal(T)
         if mask_fn is not None:
             allowed = mask_fn(allowed)
     A = L.define(f"A{tag}", ops.SoftmaxRows(S, allowed, empty_rows="zero"))
@@ -70,7 +70,7 @@ def attention_ledger(T, S, d_v, allowed, transpose=False):
 
 
 def test_rows_sum_to_one_and_a_transposed_matrix_is_caught():
-    allowed = blocks.causal_mask(3)
+    allowed = blocks.masks.causal(3)
     L, A, O, V = attention_ledger(3, 3, 2, allowed)
     assert pr.rows_sum_to_one(L, A)
     L2, At, O2, V2 = attention_ledger(3, 3, 2, allowed, transpose=True)
@@ -84,7 +84,7 @@ def test_outputs_are_convex_combinations_and_a_transposed_product_is_caught():
     Lb = Ledger()
     S = Lb.input("S", shape=(3, 3))
     Vb = Lb.input("V", shape=(3, 2))
-    Ab = Lb.define("A", ops.SoftmaxRows(S, blocks.causal_mask(3)))
+    Ab = Lb.define("A", ops.SoftmaxRows(S, blocks.masks.causal(3)))
     Ob = Lb.define("O", Ab.T @ Vb)
     assert not pr.convex_combination(Lb, Ob, Vb)
     # a value scaled by 2 is not a convex combination either
@@ -96,7 +96,7 @@ def test_outputs_are_convex_combinations_and_a_transposed_product_is_caught():
 
 def test_shift_invariance():
     assert pr.shift_invariance(2, 3)
-    assert pr.shift_invariance(3, 3, blocks.causal_mask(3))
+    assert pr.shift_invariance(3, 3, blocks.masks.causal(3))
 
 
 # ---------------------------------------------------------------------------

@@ -14,7 +14,7 @@
 """
 
 from . import masks
-from .attention import Head, MultiHead, attention_head, causal_mask, mask_matrix, multi_head, scaled_dot_product
+from .attention import Head, MultiHead, attention_head, mask_matrix, multi_head, scaled_dot_product
 from .cells import (GRU_GATES, GRU_VARIANTS, LSTM_GATES, GatedParams, Recurrence, RNNParams, gru, gru_mix,
                     gru_parameters, lstm, lstm_parameters, module_values, rnn, rnn_parameters, sequence_inputs)
 from .embeddings import (Vocabulary, add_positions, angular_frequencies, embedding_lookup, learned_positions,
@@ -35,7 +35,7 @@ __all__ = [
     # projections
     "ORIENTATIONS", "linear", "project",
     # attention and masks
-    "Head", "MultiHead", "attention_head", "multi_head", "scaled_dot_product", "causal_mask", "mask_matrix", "masks",
+    "Head", "MultiHead", "attention_head", "multi_head", "scaled_dot_product", "mask_matrix", "masks",
     "QKV", "FusedAttention", "fused_self_attention", "batched_self_attention", "split_qkv", "head_widths",
     # norms
     "Norm", "layer_norm", "rms_norm",

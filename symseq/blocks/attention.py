@@ -28,17 +28,7 @@ from .. import ops
 from ..errors import ShapeError
 from ._naming import tagged
 from .linear import project
-
-
-def causal_mask(T: int, S: int | None = None) -> np.ndarray:
-    """Allowed sources of a causal mask: True where source s ≤ query t (T×S boolean, lower triangle).
-
-    Source: Week 8 handout (000), §1: position t may use positions s ≤ t.
-    """
-    if int(T) < 1:
-        raise ShapeError(f"a causal mask needs at least one position; got T={T}")
-    S = T if S is None else S
-    return np.tril(np.ones((int(T), int(S)), dtype=bool))
+from .masks import causal
 
 
 def mask_matrix(allowed: np.ndarray) -> sp.ImmutableMatrix:
@@ -100,7 +90,7 @@ def scaled_dot_product(L, Q, K, V, *, mask=None, scale=None, tag: str | None = N
     S_masked = None
     src = S
     if mask is not None:
-        allowed = causal_mask(Q.shape[0], K.shape[0]) if isinstance(mask, str) and mask == "causal" else mask
+        allowed = causal(Q.shape[0], K.shape[0]) if isinstance(mask, str) and mask == "causal" else mask
         if isinstance(mask, str) and mask != "causal":
             from ..errors import ConventionError
 

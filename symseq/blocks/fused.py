@@ -40,7 +40,8 @@ import numpy as np
 from .. import ops
 from ..errors import ConventionError, ShapeError
 from ._naming import tagged
-from .attention import Head, causal_mask, head_tag, scaled_dot_product
+from .attention import Head, head_tag, scaled_dot_product
+from .masks import causal
 from .linear import check_orientation, linear
 
 
@@ -127,7 +128,7 @@ def _mask_for(mask, T: int, batch, empty_rows: str):
     if isinstance(mask, str):
         if mask != "causal":
             raise ConventionError(f"unknown mask {mask!r}; use 'causal' or a T×T boolean matrix of allowed sources")
-        return causal_mask(T)
+        return causal(T)
     where = "attention" if batch is None else f"attention, batch item {batch}"
     return ops.allowed_matrix(mask, (T, T), empty_rows, what=where)
 

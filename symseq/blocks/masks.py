@@ -24,33 +24,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConventionError, MaskError, ShapeError
+from ..errors import MaskError, ShapeError
+from ..ops import allowed_matrix, booleans
 
 
 def _count(n, what) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ShapeError(f"{what} must be a positive integer; got {n!r}")
     return int(n)
-
-
-def _booleans(values, what: str, ndim: int) -> np.ndarray:
-    """``values`` as a boolean array of ``ndim`` dimensions; entries must be bools or 0/1."""
-    arr = np.asarray(values)
-    if arr.ndim != ndim:
-        want = "a vector (one entry per position)" if ndim == 1 else "a matrix (queries × sources)"
-        raise ShapeError(f"{what} must be {want}; got an array of shape {arr.shape}")
-    if arr.size == 0:
-        raise ShapeError(f"{what} is empty; it needs one entry per position")
-    if arr.dtype == bool:
-        return arr.copy()
-    flat = arr.ravel().tolist()
-    if arr.dtype.kind in "iu" or arr.dtype == object:
-        bad = [v for v in flat if isinstance(v, float) or v not in (0, 1)]
-        if not bad:
-            return arr.astype(bool)
-    else:  # floats, strings, ...: refused, naming the first entry that is not plainly 0 or 1
-        bad = [v for v in flat if v not in (0, 1)] or flat
-    raise ConventionError(f"{what} entries must be True/False or 1/0; got {bad[0]!r} ({arr.dtype} entries)")
 
 
 def validity(m, T: int | None = None, *, what: str = "validity mask", allow_empty: bool = False) -> np.ndarray:
@@ -62,7 +43,7 @@ def validity(m, T: int | None = None, *, what: str = "validity mask", allow_empt
         MaskError: when no entry is valid and ``allow_empty`` is false
             (a pooled mean or a mean loss over no position is undefined).
     """
-    arr = _booleans(m, what, 1)
+    arr = booleans(m, what, 1)
     if T is not None and arr.shape[0] != _count(T, "T"):
         raise ShapeError(f"{what} has {arr.shape[0]} entries but there are {T} positions; give one entry per position")
     if not allow_empty and not arr.any():
@@ -114,7 +95,7 @@ def combine(*masks) -> np.ndarray:
     """
     if not masks:
         raise ShapeError("combine needs at least one mask")
-    arrs = [_booleans(m, f"mask {i}", 2) for i, m in enumerate(masks)]
+    arrs = [booleans(m, f"mask {i}", 2) for i, m in enumerate(masks)]
     shapes = {a.shape for a in arrs}
     if len(shapes) > 1:
         raise ShapeError("masks to combine must have the same shape (queries × sources); got "
@@ -139,17 +120,16 @@ def padding_causal(m) -> np.ndarray:
 
 
 def check(allowed, shape: tuple | None = None, *, what: str = "attention mask") -> np.ndarray:
-    """Validate an allowed matrix: 2-D, boolean (or 0/1), of ``shape`` when given.
+    """Validate an allowed matrix: 2-D, boolean (or 0/1), of ``shape`` when given; rows may be empty.
+
+    The same check as the attention blocks and :class:`~symseq.ops.SoftmaxRows` make
+    (:func:`symseq.ops.allowed_matrix`), so a mask this accepts they accept.
 
     Raises:
         ShapeError: wrong dimension or shape (names both shapes).
         ConventionError: entries other than True/False/1/0.
     """
-    arr = _booleans(allowed, what, 2)
-    if shape is not None and arr.shape != tuple(shape):
-        raise ShapeError(f"{what} has shape {'×'.join(map(str, arr.shape))} but the scores are "
-                         f"{'×'.join(map(str, shape))}; the mask needs one entry per (query, source) pair")
-    return arr
+    return allowed_matrix(allowed, shape, empty_rows="zero", what=what)
 
 
 def empty_rows(allowed) -> list[int]:
