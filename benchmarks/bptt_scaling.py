@@ -38,13 +38,13 @@ import sympy as sp
 
 def build(T: int):
     from symseq import Ledger
-    from symseq.blocks import cells, heads_rnn
+    from symseq.blocks import cells, heads
 
     L = Ledger(f"scalar tanh RNN, T={T}")
     xs = cells.sequence_inputs(L, T)
     run = cells.rnn(L, xs, L.parameter("w_x"), L.parameter("w_h"), phi=sp.tanh)
-    head = heads_rnn.regression_head(L, run, L.parameter("w_o"))
-    loss = heads_rnn.squared_error(L, head)
+    head = heads.regression_head(L, run, L.parameter("w_o"))
+    loss = heads.squared_error(L, head)
     return L, run, loss
 
 

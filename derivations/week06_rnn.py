@@ -39,7 +39,7 @@ import numpy as np
 import sympy as sp
 
 from symseq import Derivation, Ledger, evaluate, exact
-from symseq.blocks import cells, heads_rnn
+from symseq.blocks import cells, heads
 from symseq.derive import bptt as bptt_
 from symseq.derive import clipping, jacobians
 from symseq.functions import relu, sigmoid
@@ -73,12 +73,12 @@ def scalar_model(title: str, *, T: int = 3, activation=phi, positions="final", l
     w_x, w_h, w_o = (L.parameter(n, values.get(n)) for n in ("w_x", "w_h", "w_o"))
     h0 = L.input("h_{-1}", 0, note="fixed initial state") if h_init else None
     run = cells.rnn(L, xs, w_x, w_h, phi=activation, h_init=h0)
-    head = heads_rnn.regression_head(L, run, w_o, positions=positions)
+    head = heads.regression_head(L, run, w_o, positions=positions)
     targets = None
     if "y" in values or any(k.startswith("y_") for k in values):
         targets = [L.input("y" if head.final_only else f"y_{q}", values.get("y" if head.final_only else f"y_{q}"))
                    for q in head.positions]
-    loss = heads_rnn.squared_error(L, head, targets, positions=loss_positions)
+    loss = heads.squared_error(L, head, targets, positions=loss_positions)
     return L, run, bptt_.bptt(L, run, loss)
 
 
@@ -93,8 +93,8 @@ def vector_model(title: str, *, T: int = 3, D: int = 2, H: int = 2, C: int = 1, 
     run = cells.rnn(L, xs, p.W_x, p.W_h, p.b, phi=activation, h_init=h0)
     W_o = L.parameter("W_o", shape=(C, H))
     b_o = L.parameter("b_o", shape=(1, C)) if head_bias else None
-    head = heads_rnn.regression_head(L, run, W_o, b_o, positions=positions)
-    loss = heads_rnn.squared_error(L, head, positions=loss_positions, batch=batch)
+    head = heads.regression_head(L, run, W_o, b_o, positions=positions)
+    loss = heads.squared_error(L, head, positions=loss_positions, batch=batch)
     return L, run, bptt_.bptt(L, run, loss)
 
 
@@ -122,8 +122,8 @@ def available_context(s):
     L = s.ledger("forecast x_3 from x_0, x_1, x_2 (scalar RNN, general φ)", exact_forms=False)
     xs = [L.input(f"x_{t}") for t in range(4)]
     run = cells.rnn(L, xs[:3], L.parameter("w_x"), L.parameter("w_h"), phi=phi)
-    head = heads_rnn.regression_head(L, run, L.parameter("w_o"))
-    heads_rnn.squared_error(L, head, [xs[3]])
+    head = heads.regression_head(L, run, L.parameter("w_o"))
+    heads.squared_error(L, head, [xs[3]])
     used = {sym.name for sym in L.expand("ŷ").free_symbols}
     s.prove("the forecast ŷ uses the observed prefix x_0, x_1, x_2 and not x_3",
             lambda: ({"x_0", "x_1", "x_2"} <= used and "x_3" not in used, "ŷ depends on " + ", ".join(sorted(used))),
@@ -1030,8 +1030,8 @@ def pytorch_example(s):
     p = cells.rnn_parameters(L, D, H, bias=False, values=values)
     run = cells.rnn(L, xs, p.W_x, p.W_h, phi=sp.tanh)
     W_o = L.parameter("W_o", values["W_o"])
-    readout = heads_rnn.regression_head(L, run, W_o)
-    lossr = heads_rnn.squared_error(L, readout, [L.input("y", [["0.5"]])])
+    readout = heads.regression_head(L, run, W_o)
+    lossr = heads.squared_error(L, readout, [L.input("y", [["0.5"]])])
     bp = bptt_.bptt(L, run, lossr)
     for t, printed in enumerate(["[0.0128, 0.122]", "[0.00930, 0.0915]", "[0.0384, 0.314]"]):
         s.claim(printed, run.h[t], digits=3, what=f"h_{t}", at="printed output")

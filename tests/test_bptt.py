@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symseq import ConventionError, Ledger, ShapeError, evaluate, exact
-from symseq.blocks import cells, heads_rnn
+from symseq.blocks import cells, heads
 from symseq.derive import bptt, clipping, jacobians
 from symseq.verify.autograd import gradient_check
 
@@ -29,8 +29,8 @@ def scalar(T=3, *, positions="final", loss_positions="sum", activation=phi, bias
     b = L.parameter("b") if bias else None
     b_o = L.parameter("b_o") if head_bias else None
     run = cells.rnn(L, xs, w_x, w_h, b, phi=activation, h_init=L.input("h_{-1}") if h_init else None)
-    head = heads_rnn.regression_head(L, run, w_o, b_o, positions=positions)
-    loss = heads_rnn.squared_error(L, head, positions=loss_positions)
+    head = heads.regression_head(L, run, w_o, b_o, positions=positions)
+    loss = heads.squared_error(L, head, positions=loss_positions)
     return L, bptt.bptt(L, run, loss)
 
 
@@ -84,8 +84,8 @@ def test_path_sums_refuse_vector_states():
     L = Ledger()
     xs = cells.sequence_inputs(L, 2, width=2)
     run = cells.rnn(L, xs, L.parameter("W_x", shape=(2, 2)), L.parameter("W_h", shape=(2, 2)))
-    head = heads_rnn.regression_head(L, run, L.parameter("W_o", shape=(1, 2)))
-    bp = bptt.bptt(L, run, heads_rnn.squared_error(L, head))
+    head = heads.regression_head(L, run, L.parameter("W_o", shape=(1, 2)))
+    bp = bptt.bptt(L, run, heads.squared_error(L, head))
     with pytest.raises(ConventionError, match="scalar Elman"):
         bptt.path_sum(bp, "w_x")
 
@@ -95,8 +95,8 @@ def test_mean_reductions_scale_only_the_direct_error():
     xs = cells.sequence_inputs(L, 3, width=2, batch=4)
     p = cells.rnn_parameters(L, 2, 3, naming="handout")
     run = cells.rnn(L, xs, p.W_x, p.W_h, p.b)
-    head = heads_rnn.regression_head(L, run, L.parameter("W_o", shape=(2, 3)), positions="all")
-    loss = heads_rnn.squared_error(L, head, positions="mean", batch="mean")
+    head = heads.regression_head(L, run, L.parameter("W_o", shape=(2, 3)), positions="all")
+    loss = heads.squared_error(L, head, positions="mean", batch="mean")
     bp = bptt.bptt(L, run, loss)
     assert loss.scale == sp.Rational(1, 12)
     rng = np.random.default_rng(2)
@@ -187,8 +187,8 @@ def test_jacobian_product_is_the_row_sensitivity_map(rng):
     xs = cells.sequence_inputs(L, 6, width=2)
     p = cells.rnn_parameters(L, 2, 3, naming="handout")
     run = cells.rnn(L, xs, p.W_x, p.W_h, p.b)
-    head = heads_rnn.regression_head(L, run, L.parameter("W_o", shape=(2, 3)))
-    bp = bptt.bptt(L, run, heads_rnn.squared_error(L, head))
+    head = heads.regression_head(L, run, L.parameter("W_o", shape=(2, 3)))
+    bp = bptt.bptt(L, run, heads.squared_error(L, head))
     P = jacobians.jacobian_product(L, run, 5, 1)
     vals = {it.name: rng.normal(size=it.shape) for it in L.leaves}
     out = evaluate(L, "numpy", values=vals)
@@ -221,7 +221,7 @@ def test_diag_node_has_the_right_adjoint(rng):
     v = L.parameter("v", shape=(1, 3))
     W = L.parameter("W", shape=(3, 3))
     M = L.define("M", jacobians.diag(v) @ W)
-    L.define("s", heads_rnn.HalfSquaredNorm(M))
+    L.define("s", heads.HalfSquaredNorm(M))
     g = L.backward("s")
     for a in gradient_check(L, g, values={"v": rng.normal(size=(1, 3)), "W": rng.normal(size=(3, 3))}):
         assert a.ok(1e-13), a

@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from symseq import ConventionError, Ledger, ShapeError, evaluate
-from symseq.blocks import cells, heads_rnn
+from symseq.blocks import cells, heads
 
 try:
     import torch
@@ -38,8 +38,8 @@ def build(kind, *, positions="all", loss_positions="mean", batch="mean", suffix=
         p = cells.lstm_parameters(L, D, H, suffix=suffix, bias=bias)
         run = cells.lstm(L, xs, p, h_init=h0, c_init=c0)
     W_o, b_o = L.parameter("W_o", shape=(C, H)), L.parameter("b_o", shape=(1, C))
-    head = heads_rnn.regression_head(L, run, W_o, b_o, positions=positions)
-    loss = heads_rnn.squared_error(L, head, positions=loss_positions, batch=batch)
+    head = heads.regression_head(L, run, W_o, b_o, positions=positions)
+    loss = heads.squared_error(L, head, positions=loss_positions, batch=batch)
     return L, run, head, loss, L.backward(loss.name)
 
 
@@ -274,7 +274,7 @@ def test_other_bad_inputs():
         cells.rnn(L, [xs[0], L.input("x_b", shape=(2, 2))], W_x, W_h)
     run = cells.rnn(L, xs, W_x, W_h)
     with pytest.raises(ShapeError, match=r"W_o must be C×3"):
-        heads_rnn.regression_head(L, run, L.parameter("W_o", shape=(1, 2)))
-    head = heads_rnn.regression_head(L, run, L.parameter("W_o2", shape=(1, 3)))
+        heads.regression_head(L, run, L.parameter("W_o", shape=(1, 2)))
+    head = heads.regression_head(L, run, L.parameter("W_o2", shape=(1, 3)))
     with pytest.raises(ConventionError, match="unknown reduction over positions 'median'"):
-        heads_rnn.squared_error(L, head, positions="median")
+        heads.squared_error(L, head, positions="median")

@@ -23,7 +23,7 @@ from .fused import QKV, FusedAttention, batched_self_attention, fused_self_atten
 from .gated import GATES, SILU, GatedFeedForward, gated_feed_forward
 from .heads import (greedy_generate, masked_cross_entropy, masked_mean_pool, next_token_logits, next_token_targets,
                     tied_logits, token_classifier)
-from .heads_rnn import HalfSquaredNorm, Readout, SquaredError, regression_head, squared_error
+from .heads import HalfSquaredNorm, Readout, SquaredError, regression_head, squared_error
 from .linear import ORIENTATIONS, linear, project
 from .losses import CrossEntropy, cross_entropy, probabilities
 from .norms import Norm, layer_norm, rms_norm

@@ -28,7 +28,7 @@ import sympy as sp
 
 from .. import ops
 from ..blocks.cells import Recurrence, derivative
-from ..blocks.heads_rnn import SquaredError
+from ..blocks.heads import SquaredError
 from ..errors import ConventionError, LedgerError
 from ..ledger import Gradients, Ledger
 
