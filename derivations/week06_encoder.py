@@ -45,8 +45,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from symseq import Derivation, Ledger, MaskError, blocks, evaluate, exact, ops
-from symseq.derive import dot_product_variance
+from symseq import Derivation, Ledger, MaskError, blocks, exact, ops
+from symseq.derive import dot_product_variance, properties
+from symseq.numbers import decimal_text
 
 derivation = Derivation(
     "week06-encoder",
@@ -134,20 +135,6 @@ def _printed(text: str, ncols: int) -> tuple[list[str], list[list[str]]]:
 MP = mpmath.MPContext()
 MP.dps = 50
 TINY = MP.mpf(10) ** -40
-
-
-def _close(a, b, tol=TINY) -> tuple[bool, str]:
-    """Entrywise |a − b| below ``tol`` for two mpmath object arrays; returns (ok, largest difference)."""
-    a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
-    if a.shape != b.shape:
-        return False, f"shapes {a.shape} and {b.shape}"
-    worst = max(abs(x - y) for x, y in zip(a.flat, b.flat))
-    return worst < tol, f"largest difference {MP.nstr(worst, 3)}"
-
-
-def _mp(L: Ledger) -> dict:
-    """Every row of ``L`` with mpmath at 50 digits (object arrays of mpf)."""
-    return evaluate(L, "mpmath", dps=50)
 
 
 # ---------------------------------------------------------------------------
@@ -498,8 +485,8 @@ def begins_query(s):
     vals = {}
 
     def scaled():
-        v = vals.setdefault("v", _mp(L))
-        return _close(v[h1.S.name] * MP.sqrt(3), v[raw.name])
+        v = vals.setdefault("v", s.values.rows(L))
+        return properties.agree(v[h1.S.name] * MP.sqrt(3), v[raw.name])
 
     s.prove("S = Q_att K_attᵀ/√d_k with d_k = 3, the query/key width", scaled, at="scaling")
     s.claim("d_k", dot_product_variance(D_K), names={"d_k": sp.Integer(D_K)},
@@ -518,21 +505,21 @@ def normalize_sources(s):
             at="row softmax")
 
     def shifted():
-        v = _mp(L)
+        v = s.values.rows(L)
         row = list(v[h1.S.name][6, :])
         m = max(row)
         e = [MP.exp(x - m) for x in row]
         z = MP.fsum(e)
-        ok, detail = _close(np.array([[x / z for x in e]], dtype=object), v[h1.A.name][6:7, :])
-        return ok and max(x - m for x in row) == 0, f"m_6 = {MP.nstr(m, 6)}; {detail}"
+        ok, detail = properties.agree(np.array([[x / z for x in e]], dtype=object), v[h1.A.name][6:7, :])
+        return ok and max(x - m for x in row) == 0, f"m_6 = {decimal_text(m, 6, strip_zeros=True)}; {detail}"
 
     s.prove("subtracting the row maximum m_6 gives the same distribution, with largest exponent 0", shifted,
             at="stable softmax")
 
     def sums_to_one():
-        v = _mp(L)[h1.A.name]
+        v = s.values.rows(L)[h1.A.name]
         worst = max(abs(MP.fsum(v[i, :]) - 1) for i in range(T))
-        return worst < TINY, f"largest |Σ_j A_tj − 1| = {MP.nstr(worst, 3)}"
+        return worst < TINY, f"largest |Σ_j A_tj − 1| = {decimal_text(worst, 3, strip_zeros=True)}"
 
     s.prove("the full-precision weights of every query row sum to one", sums_to_one, at="row softmax")
 
@@ -569,10 +556,10 @@ def weighted_values(s):
     table(s, "Table 14", TABLE_14, contrib, [f"Contribution {j}" for j in range(D_K)], what="A_6j v_j")
 
     def column_sums():
-        v = _mp(L)
+        v = s.values.rows(L)
         c = v[contrib.name]
         sums = np.array([[sum(c[:, j]) for j in range(D_K)]], dtype=object)
-        return _close(sums, v[h1.O.name][6:7, :])
+        return properties.agree(sums, v[h1.O.name][6:7, :])
 
     s.prove("the column sums of Table 14 are o_6", column_sums, at="Table 14")
     s.heatmap("Figure 8", ops.Concat([contrib, h1.O[6, :]], axis=0), rows=ROWS + ["sum: o_6"],
@@ -624,17 +611,17 @@ def causal_mask(s):
           ["Unrestricted A_1j", "Causal A_1j"])
 
     def last_rows_equal():
-        v = _mp(L)
-        return _close(v[causal.A.name][6:7, :], v[h1.A.name][6:7, :])
+        v = s.values.rows(L)
+        return properties.agree(v[causal.A.name][6:7, :], v[h1.A.name][6:7, :])
 
     s.prove("at begins (t = 6) the causal and unrestricted rows are identical", last_rows_equal,
             at="begins query")
 
     def causal_rows():
-        A = _mp(L)[causal.A.name]
+        A = s.values.rows(L)[causal.A.name]
         zeros = all(A[t, j] == 0 for t in range(T) for j in range(t + 1, T))
         worst = max(abs(MP.fsum(A[t, :]) - 1) for t in range(T))
-        return zeros and worst < TINY, f"excluded weights exactly 0; largest |row sum − 1| = {MP.nstr(worst, 3)}"
+        return zeros and worst < TINY, f"excluded weights exactly 0; largest |row sum − 1| = {decimal_text(worst, 3, strip_zeros=True)}"
 
     s.prove("excluded sources get weight exactly zero and each allowed row sums to one", causal_rows,
             at="Figure 11")
@@ -727,9 +714,9 @@ def two_heads(s):
           ["Head 1 weight", "Head 2 weight"])
 
     def columns():
-        v = _mp(L)
+        v = s.values.rows(L)
         worst = max(abs(MP.fsum(v[h.A.name][6, :]) - 1) for h in (h1, h2))
-        return worst < TINY, f"largest |Σ_j A_6j − 1| = {MP.nstr(worst, 3)}; the heads are normalised separately"
+        return worst < TINY, f"largest |Σ_j A_6j − 1| = {decimal_text(worst, 3, strip_zeros=True)}; the heads are normalised separately"
 
     s.prove("each column of Table 17 sums to one", columns, at="Table 17")
     s.claim("(-0.0248,0.239,0.563)", h1.O[6, :], digits=3, what="o_6^[1]", at="begins outputs")
@@ -763,9 +750,9 @@ def output_projection(s):
     s.claim_shape("7×5", B, what="B_att = C W_Oᵀ", at="output projection")
 
     def first_feature():
-        v = _mp(L)
+        v = s.values.rows(L)
         c = v[C.name]
-        return _close(np.array([[c[6, 0] + c[6, 3] / 2]], dtype=object), v[B.name][6:7, 0:1])
+        return properties.agree(np.array([[c[6, 0] + c[6, 3] / 2]], dtype=object), v[B.name][6:7, 0:1])
 
     s.given(r["W_O"], what="W_O as printed", at="output projection")
     # The worked sum in its printed order: the formula, then c_{6,0}, the weight 0.5 of c_{6,3}, c_{6,3}, the result.
@@ -932,11 +919,11 @@ def layer_norm_row(s):
     ln1 = blk.ln1
 
     def statistics():
-        v = _mp(L)
+        v = s.values.rows(L)
         H, mu, var = v[r["H0"].name], v[ln1.mu.name], v[ln1.var.name]
         worst = max(max(abs(mu[t, 0] - MP.fsum(H[t, :]) / 5),
                         abs(var[t, 0] - MP.fsum((x - mu[t, 0]) ** 2 for x in H[t, :]) / 5)) for t in range(T))
-        return worst < TINY, f"largest deviation {MP.nstr(worst, 3)} over the seven rows"
+        return worst < TINY, f"largest deviation {decimal_text(worst, 3, strip_zeros=True)} over the seven rows"
 
     s.prove("μ_t and σ_t² are the mean and the population variance of row t over its five features", statistics,
             at="statistics")
@@ -958,7 +945,7 @@ def layer_norm_row(s):
     s.claim("(-1.75,1.11,0.393,0.635,-0.385)", ln1.out[6, :], what="x_6", at="begins row")
 
     def moments():
-        v = _mp(L)
+        v = s.values.rows(L)
         X, var = v[ln1.out.name], v[ln1.var.name]
         eps = MP.mpf(1) / 100000
         worst = MP.mpf(0)
@@ -966,7 +953,7 @@ def layer_norm_row(s):
             mean = MP.fsum(X[t, :]) / D
             second = MP.fsum(x * x for x in X[t, :]) / D - mean**2
             worst = max(worst, abs(mean), abs(second - var[t, 0] / (var[t, 0] + eps)))
-        return worst < TINY, f"largest deviation {MP.nstr(worst, 3)} over the seven rows"
+        return worst < TINY, f"largest deviation {decimal_text(worst, 3, strip_zeros=True)} over the seven rows"
 
     s.prove("with γ = 1, β = 0 each normalized row has mean 0 and variance σ_t²/(σ_t² + ε)", moments,
             at="normalized rows")
@@ -1003,9 +990,9 @@ def recompute_attention(s):
             at="attention on X")
 
     def differs():
-        a, b = _mp(L)[blk.mha.out.name][6, :], _mp(La)[ra["B_att"].name][6, :]
+        a, b = s.values.rows(L)[blk.mha.out.name][6, :], s.values.rows(La)[ra["B_att"].name][6, :]
         gap = max(abs(x - y) for x, y in zip(a, b))
-        return gap > MP.mpf("0.1"), f"largest change {MP.nstr(gap, 3)}: same parameters, different input"
+        return gap > MP.mpf("0.1"), f"largest change {decimal_text(gap, 3, strip_zeros=True)}: same parameters, different input"
 
     s.prove("normalising the input changes the attention branch", differs, at="attention on X")
     s.claim("(-1.96,1.61,0.752,1.33,-0.0954)", blk.U[6, :], what="u_6 = h_6^(0) + b_att,6", at="first residual")
@@ -1027,12 +1014,12 @@ def mlp_row(s):
 
     def worked(k):
         def check():
-            v = _mp(L)
+            v = s.values.rows(L)
             R, Z, J, B = (v[n.name] for n in (ln2.out, m.Z, m.J, m.B))
             a = [Z[6, 0], Z[6, 2], B[6, 0]][k]
             b = [R[6, 0] - R[6, 2] / 2 + MP.mpf(1) / 10, R[6, 2] + R[6, 3] / 2 + MP.mpf(15) / 100,
                  J[6, 0] / 2 + J[6, 2] / 5 + MP.mpf(5) / 100][k]
-            return _close(np.array([a], dtype=object), np.array([b], dtype=object))
+            return properties.agree(np.array([a], dtype=object), np.array([b], dtype=object))
         return check
 
     # The three worked entries follow from rows of W_1, b_1, W_2, b_2: each formula as the text prints it, then
@@ -1087,9 +1074,9 @@ def stack(s):
             lambda: (H2.shape == r2["H0"].shape == (T, D), f"H^(2) is {H2.shape[0]}×{H2.shape[1]}"), at="stacking")
 
     def deeper():
-        v1, v2 = _mp(L), _mp(L2)
+        v1, v2 = s.values.rows(L), s.values.rows(L2)
         gap = max(abs(x - y) for x, y in zip(v1[enc.out.name].flat, v2[r2["enc"].out.name].flat))
-        return gap > MP.mpf("0.01"), f"H_enc changes by up to {MP.nstr(gap, 3)} with a second block"
+        return gap > MP.mpf("0.01"), f"H_enc changes by up to {decimal_text(gap, 3, strip_zeros=True)} with a second block"
 
     s.prove("a deeper stack normalises the last block's output instead", deeper, at="stacking")
 
@@ -1118,15 +1105,15 @@ def position_needed(s):
     blk, blk_p = r["blk"], rp["blk"]
 
     def equivariant():
-        v, vp = _mp(L), _mp(Lp)
+        v, vp = s.values.rows(L), s.values.rows(Lp)
         details = []
         for h, hp in zip(blk.mha.heads, blk_p.mha.heads):
-            ok, d = _close(vp[hp.A.name], _permuted(v[h.A.name], cols=True))
+            ok, d = properties.agree(vp[hp.A.name], _permuted(v[h.A.name], cols=True))
             details.append(d)
             if not ok:
                 return False, f"A(ΠH) ≠ ΠA(H)Πᵀ for {h.A.name}: {d}"
         for a, b in ((blk.mha.out, blk_p.mha.out), (blk.out, blk_p.out), (r["enc"].out, rp["enc"].out)):
-            ok, d = _close(vp[b.name], _permuted(v[a.name]))
+            ok, d = properties.agree(vp[b.name], _permuted(v[a.name]))
             if not ok:
                 return False, f"{b.name} is not Π {a.name}: {d}"
         return True, "A(ΠH) = ΠA(H)Πᵀ for both heads; B_att, H^(1) and H_enc follow Π; " + details[0]
@@ -1135,9 +1122,9 @@ def position_needed(s):
             "(A(ΠH) = ΠA(H)Πᵀ, O(ΠH) = ΠO(H))", equivariant, at="permutation equivariance")
 
     def positions_break():
-        v, vt = _mp(L), _mp(Lt)
+        v, vt = s.values.rows(L), s.values.rows(Lt)
         gap = max(abs(x - y) for x, y in zip(vt[rt["enc"].out.name].flat, _permuted(v[r["enc"].out.name]).flat))
-        return gap > MP.mpf("0.01"), f"H_enc differs from Π H_enc by up to {MP.nstr(gap, 3)}"
+        return gap > MP.mpf("0.01"), f"H_enc differs from Π H_enc by up to {decimal_text(gap, 3, strip_zeros=True)}"
 
     s.prove("reordering the token embeddings while positions stay in place is not a mere reordering of the outputs",
             positions_break, at="positions break the symmetry")
@@ -1146,10 +1133,10 @@ def position_needed(s):
     s.ledgers.extend([Lc, Lcp])
 
     def causal_not():
-        v, vp = _mp(Lc), _mp(Lcp)
+        v, vp = s.values.rows(Lc), s.values.rows(Lcp)
         A, Ap = rc["blk"].mha.heads[0].A.name, rcp["blk"].mha.heads[0].A.name
         gap = max(abs(x - y) for x, y in zip(vp[Ap].flat, _permuted(v[A], cols=True).flat))
-        return gap > MP.mpf("0.01"), f"A_causal(ΠH) differs from Π A_causal(H) Πᵀ by up to {MP.nstr(gap, 3)}"
+        return gap > MP.mpf("0.01"), f"A_causal(ΠH) differs from Π A_causal(H) Πᵀ by up to {decimal_text(gap, 3, strip_zeros=True)}"
 
     s.prove("a causal mask tied to position indices does not survive the reordering", causal_not,
             at="permutation equivariance")
@@ -1162,20 +1149,20 @@ def pre_post(s):
     s.use(Lq)
 
     def different():
-        v, vq = _mp(L), _mp(Lq)
+        v, vq = s.values.rows(L), s.values.rows(Lq)
         gap_b = max(abs(x - y) for x, y in zip(v[r["blk"].mha.out.name].flat, vq[rq["blk"].mha.out.name].flat))
         gap_h = max(abs(x - y) for x, y in zip(v[r["blk"].out.name].flat, vq[rq["blk"].out.name].flat))
-        return min(gap_b, gap_h) > MP.mpf("0.01"), (f"B_att differs by up to {MP.nstr(gap_b, 3)}, "
-                                                      f"H^(1) by up to {MP.nstr(gap_h, 3)}")
+        return min(gap_b, gap_h) > MP.mpf("0.01"), (f"B_att differs by up to {decimal_text(gap_b, 3, strip_zeros=True)}, "
+                                                      f"H^(1) by up to {decimal_text(gap_h, 3, strip_zeros=True)}")
 
     s.prove("the same parameters give different intermediate numbers under post-norm", different,
             at="normalization placement")
 
     def post_rows_normalised():
-        vq = _mp(Lq)
+        vq = s.values.rows(Lq)
         Hq = vq[rq["blk"].out.name]
         worst = max(abs(MP.fsum(Hq[t, :]) / D) for t in range(T))
-        return worst < TINY, f"largest row mean of the post-norm output {MP.nstr(worst, 3)}"
+        return worst < TINY, f"largest row mean of the post-norm output {decimal_text(worst, 3, strip_zeros=True)}"
 
     s.prove("a post-norm block ends on a LayerNorm (its output rows have mean 0 with γ = 1, β = 0)",
             post_rows_normalised, at="normalization placement")
@@ -1229,34 +1216,34 @@ def padding(s):
     pooled = blocks.masked_mean_pool(L, head.O, m, name="o_bar")
 
     def pad_rows_nonzero():
-        v = _mp(L)[r["H0"].name]
+        v = s.values.rows(L)[r["H0"].name]
         return all(any(x != 0 for x in v[t, :]) for t in (7, 8)), "pad rows of H^(0) equal p_7 and p_8"
 
     s.prove("a zero pad embedding becomes nonzero after adding its position vector", pad_rows_nonzero,
             at="padding")
 
     def sources_excluded():
-        v, va = _mp(L), _mp(La)
+        v, va = s.values.rows(L), s.values.rows(La)
         A = v[head.A.name]
         zero = all(A[t, j] == 0 for t in range(T + 2) for j in (7, 8))
-        ok, d = _close(v[head.O.name][:T, :], va[ra["h1"].O.name])
+        ok, d = properties.agree(v[head.O.name][:T, :], va[ra["h1"].O.name])
         return zero and ok, f"pad sources get weight exactly 0; real rows equal Table 15 ({d})"
 
     s.prove("with key padding, pad sources get weight zero and the real rows are unchanged", sources_excluded,
             at="padding")
 
     def pad_queries():
-        O = _mp(L)[head.O.name]
+        O = s.values.rows(L)[head.O.name]
         return all(any(x != 0 for x in O[t, :]) for t in (7, 8)), "rows 7 and 8 of O read the real values"
 
     s.prove("a source mask does not remove a padded query's output row", pad_queries, at="padding")
 
     def pooling():
-        v = _mp(L)
+        v = s.values.rows(L)
         O = v[head.O.name]
         mean_real = np.array([[MP.fsum(O[:T, j]) / T for j in range(D_K)]], dtype=object)
         mean_all = np.array([[MP.fsum(O[:, j]) / (T + 2) for j in range(D_K)]], dtype=object)
-        ok, d = _close(v[pooled.name], mean_real)
+        ok, d = properties.agree(v[pooled.name], mean_real)
         differs = max(abs(x - y) for x, y in zip(mean_real.flat, mean_all.flat)) > MP.mpf("0.001")
         return ok and differs, f"pooled = mean of the 7 real rows ({d}); including pad rows would change it"
 
@@ -1291,7 +1278,7 @@ def valid_targets(s):
     ce = blocks.masked_cross_entropy(L, logits, targets, valid)
 
     def mean_of_valid():
-        v = _mp(L)
+        v = s.values.rows(L)
         Z = v[logits.name]
         losses = []
         for t in range(T):
@@ -1300,7 +1287,7 @@ def valid_targets(s):
                 losses.append(MP.log(MP.fsum(MP.exp(x) for x in z)) - z[targets[t]])
         want = MP.fsum(losses) / len(losses)
         got = v[ce.loss.name]
-        return abs(got - want) < TINY, f"ℒ = {MP.nstr(got, 8)} nats over {len(losses)} valid targets"
+        return abs(got - want) < TINY, f"ℒ = {decimal_text(got, 8, strip_zeros=True)} nats over {len(losses)} valid targets"
 
     s.prove("ℒ = Σ_t v_t[−log p_{t,y_t}] / Σ_t v_t over the six rows with a target", mean_of_valid,
             at="token-loss mean")
@@ -1348,7 +1335,7 @@ def generation(s):
         seen.append(len(prefix))
         L, r = block_ledger(f"encoder on a {len(prefix)}-token prefix", ids=prefix)
         logits = blocks.tied_logits(L, r["enc"].out, r["E_vocab"])
-        return list(_mp(L)[logits.name][len(prefix) - 1, :])
+        return list(s.values.rows(L)[logits.name][len(prefix) - 1, :])
 
     generated = blocks.greedy_generate(next_logits, vocab.ids(TOKENS), steps=2)
     s.claim("8", sp.Integer(seen[1]), what="prefix read by the second step, after one selected token is appended",

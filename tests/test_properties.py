@@ -239,3 +239,16 @@ def test_causal_independence_at_random_shapes(T, D):
     assert all(not dep.zero[i][j] for i in range(T) for j in range(i + 1))  # the past is read
     leak = pr.dependence(stack([False, True]), T, D)
     assert leak.future()
+
+
+def test_agree_reports_the_largest_difference():
+    import mpmath
+
+    from symseq.derive.properties import agree
+
+    with mpmath.workdps(50):
+        a = [[mpmath.mpf(1) / 3, mpmath.mpf(2)]]
+        b = [[mpmath.mpf(1) / 3 + mpmath.mpf(10) ** -45, mpmath.mpf(2)]]
+        assert agree(a, b) == (True, "largest difference 1e-45")
+        assert agree(a, [[mpmath.mpf("0.3333"), 2]])[0] is False
+    assert agree([[1, 2]], [[1], [2]]) == (False, "shapes (1, 2) and (2, 1)")
