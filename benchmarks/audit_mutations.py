@@ -42,7 +42,7 @@ SEED_DERIVATIONS = {"000_30e9e4099f2cd2dc.txt": ["week08-decoder"],
 
 def handouts() -> list[tuple[Path, list]]:
     """(path, derivations) for each seed handout and each worked example."""
-    from symseq.verify.derivation import bundled, discover
+    from symseq.authoring import bundled, discover
 
     out = []
     ds = bundled()

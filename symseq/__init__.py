@@ -15,7 +15,7 @@ from .ledger import Gradients, Ledger
 from .numbers import exact, exact_matrix
 from .values import Values
 from .verify.claims import Claim
-from .verify.derivation import Derivation, Section
+from .authoring import Derivation, Section
 
 __version__ = "0.1.0"
 

@@ -111,7 +111,7 @@ def _percent(text: str) -> float:
 
 
 def _derivations(args):
-    from .verify.derivation import default_paths, discover
+    from .authoring import default_paths, discover
 
     paths = list(args.path) or [str(p) for p in default_paths()]
     return discover(paths, include_bundled=not args.no_bundled)
@@ -131,7 +131,7 @@ def cmd_list(args, out) -> int:
 
 def cmd_verify(args, out) -> int:
     from .present.terminal import check_all, problems, summary, verify_table
-    from .verify.derivation import select
+    from .authoring import select
 
     _check_digits(args.digits)
     if args.dps < 15:
@@ -171,7 +171,7 @@ def _write_json(target: str, records):
 
 def cmd_show(args, out) -> int:
     from .present.show import show
-    from .verify.derivation import select
+    from .authoring import select
 
     _check_digits(args.digits)
     (d,) = select(_derivations(args), [args.name])
@@ -194,7 +194,7 @@ def _sections(d, wanted):
 def cmd_latex(args, out) -> int:
     from .present.files import write_atomic
     from .present.latex import derivation_latex
-    from .verify.derivation import select
+    from .authoring import select
 
     _check_digits(args.digits)
     (d,) = select(_derivations(args), [args.name])
@@ -210,7 +210,7 @@ def cmd_latex(args, out) -> int:
 
 def cmd_figure(args, out) -> int:
     from .present import figures
-    from .verify.derivation import select
+    from .authoring import select
 
     (d,) = select(_derivations(args), [args.name])
     kind = args.kind
@@ -245,7 +245,7 @@ def _slug(text: str) -> str:
 
 def _heatmaps(d, labels, section, *, several: bool):
     """The heatmaps a figure command asks for: by label (or its start), by section, or the only candidates."""
-    from .verify.derivation import HeatmapSpec
+    from .authoring import HeatmapSpec
 
     sections = _sections(d, section) if section else d.sections
     specs = [(s, x) for s in sections for x in s.displays if isinstance(x, HeatmapSpec)]
@@ -278,7 +278,7 @@ def _heatmaps(d, labels, section, *, several: bool):
 
 def _gradient_paths(d, labels):
     """The gradient-path figure a derivation records (``section.gradient_paths``), by label when given."""
-    from .verify.derivation import GradientPathsSpec
+    from .authoring import GradientPathsSpec
 
     specs = [x for s in d.sections for x in s.figures if isinstance(x, GradientPathsSpec)]
     if labels:
@@ -295,7 +295,7 @@ def _gradient_paths(d, labels):
 def cmd_audit(args, out) -> int:
     from .audit import audit_file, for_source
     from .audit.render import render
-    from .verify.derivation import select
+    from .authoring import select
 
     found = _derivations(args)
     ds = select(found, args.derivation) if args.derivation else for_source(args.file, found)

@@ -70,7 +70,7 @@ class DerivationFile(pytest.File):
     """A derivation module of the project: one item per claim of each derivation it defines."""
 
     def collect(self):
-        from symseq.verify.derivation import from_path
+        from symseq.authoring import from_path
 
         seen: dict[str, int] = {}
         for d in from_path(self.path):

@@ -10,7 +10,7 @@ import pytest
 from mpmath import mpf
 
 from symseq.audit import audit_file
-from symseq.verify.derivation import discover
+from symseq.authoring import discover
 
 EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"
 

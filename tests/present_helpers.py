@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from symseq.verify.derivation import from_path
+from symseq.authoring import from_path
 
 DEMO_PATH = Path(__file__).parent / "data" / "present_demo.py"
 

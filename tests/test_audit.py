@@ -13,7 +13,7 @@ import pytest
 from symseq.audit import AuditError, audit_file, digit_fault, for_source, parse
 from symseq.audit.sections import normalise, score
 from symseq.cli import main
-from symseq.verify.derivation import bundled
+from symseq.authoring import bundled
 
 
 def seeds_dir() -> Path:

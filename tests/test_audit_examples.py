@@ -10,7 +10,7 @@ import pytest
 from symseq.audit import audit_file, read
 
 from example_helpers import EXAMPLES
-from symseq.verify.derivation import discover
+from symseq.authoring import discover
 
 FOUND = discover([EXAMPLES / "derivations"], include_bundled=False)
 PAGES = sorted(p for p in EXAMPLES.glob("*.md") if any(d.source == p.name for d in FOUND))

@@ -12,7 +12,7 @@ from symseq.audit import audit, read
 from symseq.audit.mutate import KINDS, Mutation, judge, mutations, plan, sample
 from symseq.audit.tokens import scan
 from test_audit import EXPECTED, SEEDS, needs_seeds
-from symseq.verify.derivation import bundled
+from symseq.authoring import bundled
 
 DERIVATIONS = bundled()
 PER_KIND = 3

@@ -122,7 +122,7 @@ def test_printed_must_be_a_string():
 def test_the_source_tree_derivations_are_not_loaded_twice(monkeypatch):
     from pathlib import Path
 
-    from symseq.verify.derivation import default_paths
+    from symseq.authoring import default_paths
 
     monkeypatch.chdir(Path(__file__).resolve().parents[1])  # the repository root: ./derivations is the bundled set
     assert default_paths() == []

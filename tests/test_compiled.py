@@ -6,7 +6,7 @@ import sympy as sp
 
 from symseq import BackendUnavailable, ConventionError, Ledger, LedgerError, ShapeError, compile, evaluate, ops
 from symseq.derivations.week08_decoder import two_token_ledger
-from symseq.verify.derivation import bundled
+from symseq.authoring import bundled
 
 
 def numeric_ledgers():

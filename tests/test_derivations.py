@@ -3,7 +3,7 @@
 import pytest
 
 from symseq.verify.claims import describe
-from symseq.verify.derivation import bundled
+from symseq.authoring import bundled
 
 DERIVATIONS = bundled()
 CLAIMS = [c for d in DERIVATIONS for c in d.claims]

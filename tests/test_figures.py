@@ -10,7 +10,7 @@ from symseq import BackendUnavailable, ConventionError
 from symseq.cli import main
 from symseq.derive import paths
 from symseq.present import figures
-from symseq.verify.derivation import HeatmapSpec
+from symseq.authoring import HeatmapSpec
 
 from present_helpers import DEMO_PATH, demo
 

@@ -58,7 +58,7 @@ def test_registered_with_ipython_by_type_name():
 
 
 def test_verify_does_not_import_presentation_at_load():
-    code = ("import sys, symseq, symseq.verify.derivation, symseq.verify.claims, symseq.ledger;"
+    code = ("import sys, symseq, symseq.authoring, symseq.verify.claims, symseq.verify.report, symseq.ledger;"
             "print(any(m.startswith('symseq.present') for m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.stdout.strip() == "False", r.stderr

@@ -10,7 +10,7 @@ import sympy as sp
 from symseq import Ledger, ops
 from symseq.cli import main
 from symseq.present.latex import derivation_latex, ledger_latex, matrix_table, standalone_document
-from symseq.verify.derivation import bundled
+from symseq.authoring import bundled
 
 from present_helpers import DEMO_PATH, demo, pdflatex
 

@@ -25,6 +25,7 @@ STAGES = [
     ["symseq.values"],
     ["symseq.derive"],
     ["symseq.verify"],
+    ["symseq.authoring"],
     ["symseq.audit"],
     ["symseq.present"],
     ["symseq.cli", "symseq.pytest_plugin"],
@@ -33,7 +34,7 @@ STAGES = [
 # entry points, not stages: the package facade re-exports the public API and registers the Jupyter display
 FACADE = {"symseq"}
 # loading derivations by name is discovery, not a dependency: the bundled ones are found as a package
-DISCOVERY = {("symseq.verify.derivation", "symseq.derivations"), ("symseq.pytest_plugin", "symseq.derivations")}
+DISCOVERY = {("symseq.authoring.discovery", "symseq.derivations"), ("symseq.pytest_plugin", "symseq.derivations")}
 
 
 def _stage(module: str) -> int:

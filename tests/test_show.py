@@ -109,7 +109,7 @@ def test_width_aware(capsys, monkeypatch):
 
 def test_ledger_grid_shows_exact_forms_beside_decimals():
     from symseq.present.views import ledger_values
-    from symseq.verify.derivation import bundled
+    from symseq.authoring import bundled
 
     d = [d for d in bundled() if d.name == "week08-decoder"][0]
     L = [s for s in d.sections if s.title.startswith("§4")][0].ledgers[0]
@@ -221,7 +221,7 @@ def test_heatmap_caption_names_the_figure_and_its_title():
 
 
 def _bundled_or_skip(name):
-    from symseq.verify.derivation import bundled
+    from symseq.authoring import bundled
 
     found = [d for d in bundled() if d.name == name]
     if not found:
@@ -230,7 +230,7 @@ def _bundled_or_skip(name):
 
 
 def _section_with(d, label):
-    from symseq.verify.derivation import PairedRowsSpec, TableSpec
+    from symseq.authoring import PairedRowsSpec, TableSpec
 
     for s in d.sections:
         for x in s.displays:

@@ -13,7 +13,7 @@ from symseq import ClaimError
 from symseq.numbers import handout_decimal
 from symseq.present.views import (heatmap_view, label_parts, table_view, unicode_label,
                                   latex_label)
-from symseq.verify.derivation import HeatmapSpec, TableSpec
+from symseq.authoring import HeatmapSpec, TableSpec
 
 from present_helpers import demo
 

@@ -8,7 +8,7 @@ import pytest
 
 from symseq import evaluate
 from symseq.derivations import week06_encoder as w6
-from symseq.verify.derivation import HeatmapSpec, TableSpec
+from symseq.authoring import HeatmapSpec, TableSpec
 
 D = w6.derivation
 

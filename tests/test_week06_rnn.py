@@ -8,7 +8,7 @@ import importlib.util
 import pytest
 
 from symseq.present.terminal import verify_table
-from symseq.verify.derivation import PairedRowsSpec, bundled
+from symseq.authoring import PairedRowsSpec, bundled
 
 D = next(d for d in bundled() if d.name == "week06-rnn")
 

@@ -12,7 +12,7 @@ own errata are asserted, with an independent mpmath check, in the
 import pytest
 
 from symseq.audit import audit_file, read
-from symseq.verify.derivation import discover
+from symseq.authoring import discover
 
 from example_helpers import EXAMPLES, section_of_reason
 

@@ -123,7 +123,7 @@ def _draw_heatmap(ax, view, cmap_name, vmin, vmax, annotate=True):
 
 
 def heatmap_figure(spec, *, vmin=None, vmax=None, annotate: bool = True):
-    """A heatmap of a :class:`~symseq.verify.derivation.HeatmapSpec` (rows: queries, columns: sources).
+    """A heatmap of a :class:`~symseq.authoring.HeatmapSpec` (rows: queries, columns: sources).
 
     Values are annotated rounded to the spec's significant digits; masked
     entries (``allowed`` False, or −∞ scores) are grey, hatched with crosses,
@@ -214,7 +214,7 @@ def gradient_paths_figure(curves):
     trajectories with constant inputs. ``curves`` is a
     :class:`~symseq.derive.paths.PathCurves` (computed by
     :func:`~symseq.derive.paths.gradient_path_curves`), or a
-    :class:`~symseq.verify.derivation.GradientPathsSpec` that a section records.
+    :class:`~symseq.authoring.GradientPathsSpec` that a section records.
 
     Raises:
         BackendUnavailable: without matplotlib.

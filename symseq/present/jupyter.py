@@ -17,8 +17,8 @@ import sys
 TYPES = (
     ("symseq.ledger", "Ledger"),
     ("symseq.verify.claims", "Claim"),
-    ("symseq.verify.derivation", "Section"),
-    ("symseq.verify.derivation", "Derivation"),
+    ("symseq.authoring.derivation", "Section"),
+    ("symseq.authoring.derivation", "Derivation"),
 )
 
 

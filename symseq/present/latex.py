@@ -275,7 +275,7 @@ def _booktabs(label: str, note: str, cols: list, rows: list, cells: list) -> str
 
 
 def table_latex(spec) -> str:
-    """A :class:`~symseq.verify.derivation.TableSpec` as a booktabs table, rounded as the handout rounds it."""
+    """A :class:`~symseq.authoring.TableSpec` as a booktabs table, rounded as the handout rounds it."""
     v = table_view(spec)
     cells = [["$%s$" % (_expr(c.expr) if c.expr is not None else number(c.text)) for c in row] for row in v.cells]
     formulas = all(c.expr is not None for row in v.cells for c in row)
@@ -283,7 +283,7 @@ def table_latex(spec) -> str:
 
 
 def heatmap_latex(spec) -> str:
-    """A :class:`~symseq.verify.derivation.HeatmapSpec` as a booktabs table; masked entries are ``\\times``."""
+    """A :class:`~symseq.authoring.HeatmapSpec` as a booktabs table; masked entries are ``\\times``."""
     v = heatmap_view(spec)
     cells = [[r"$\times$" if c.masked else "$%s$" % number(c.text) for c in row] for row in v.cells]
     caption, _ = heatmap_caption(v)
@@ -305,7 +305,7 @@ def matrix_table(value, *, label: str = "", rows: list | None = None, cols: list
     Raises:
         ClaimError: when the labels do not match the shape.
     """
-    from ..verify.derivation import TableSpec
+    from ..authoring import TableSpec
 
     return table_latex(TableSpec(label, value, None, rows, cols, digits))
 
@@ -420,7 +420,7 @@ def claims_latex(claims, *, section_title: str = "") -> str:
 
 def display_latex(spec) -> str:
     """One recorded display (table, heatmap or paired rows) as LaTeX."""
-    from ..verify.derivation import HeatmapSpec, PairedRowsSpec, TableSpec
+    from ..authoring import HeatmapSpec, PairedRowsSpec, TableSpec
 
     if isinstance(spec, PairedRowsSpec):
         return paired_latex(spec)
@@ -510,7 +510,7 @@ def _mj_claim_row(c) -> str:
 
 def _mj_display(spec) -> str:
     """A recorded display as a MathJax array: a table or heatmap with its labels, or paired rows."""
-    from ..verify.derivation import HeatmapSpec, PairedRowsSpec
+    from ..authoring import HeatmapSpec, PairedRowsSpec
 
     if isinstance(spec, PairedRowsSpec):
         view = paired_view(spec, _notation)
@@ -546,7 +546,7 @@ def repr_latex(obj, service=None) -> str:
     """
     from ..ledger import Ledger
     from ..verify.claims import Claim
-    from ..verify.derivation import Derivation, Section
+    from ..authoring import Derivation, Section
 
     if isinstance(obj, Ledger):
         lines = ([mathjax_text(obj.title)] if obj.title else []) + _mj_ledger_lines(obj, service=service)

@@ -284,7 +284,7 @@ def claims_table(title: str, claims, digits: int = 12, exact_width: int = 40):
 def show(d, sections, out: Console, *, digits: int = 6, dps: int = 50):
     """Print a derivation's sections: notes, displays in recorded order, ledgers, and claims with their status."""
     from .views import heatmap_view, ledger_values, paired_view, table_view
-    from ..verify.derivation import HeatmapSpec, PairedRowsSpec, TableSpec
+    from ..authoring import HeatmapSpec, PairedRowsSpec, TableSpec
 
     claims = [c for s in sections for c in s.claims]
     with DelayedProgress(out, 0.5) as progress:

@@ -321,7 +321,7 @@ def _labels(given, n, what):
 
 
 def table_view(spec, values: Values | None = None) -> TableView:
-    """The view of a :class:`~symseq.verify.derivation.TableSpec`.
+    """The view of a :class:`~symseq.authoring.TableSpec`.
 
     The table shows the printed table's shape when the handout's strings are
     given (the value may be larger), else the whole value. Each entry is
@@ -393,7 +393,7 @@ class HeatmapView:
 
 
 def heatmap_view(spec, values: Values | None = None) -> HeatmapView:
-    """The view of a :class:`~symseq.verify.derivation.HeatmapSpec`; entries equal to −∞ count as masked too."""
+    """The view of a :class:`~symseq.authoring.HeatmapSpec`; entries equal to −∞ count as masked too."""
     g = grid(spec.value, exact=False, values=values or spec.values)
     m, n = g.shape
     vals = g.floats()
@@ -459,7 +459,7 @@ def step(ledger, name: str, notation) -> Step:
 
 
 def paired_view(spec, notation_factory) -> PairedView:
-    """The view of a :class:`~symseq.verify.derivation.PairedRowsSpec` with a notation for its ledger."""
+    """The view of a :class:`~symseq.authoring.PairedRowsSpec` with a notation for its ledger."""
     n = notation_factory(spec.ledger)
     pairs = []
     for f, b in spec.pairs:

@@ -21,13 +21,9 @@ without stopping the others.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
-import pkgutil
-import sys
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import sympy as sp
@@ -36,65 +32,8 @@ from .. import ops
 from ..errors import ClaimError, SymseqError
 from ..ledger import Ledger
 from ..values import Values
-from .claims import Claim, Location
-
-
-@dataclass
-class TableSpec:
-    """A table as the handout prints it: a matrix node with row and column labels and its rounding."""
-
-    label: str
-    value: Any
-    printed: list | None = None
-    rows: list | None = None
-    cols: list | None = None
-    digits: int | None = None
-    values: Any = field(default=None, repr=False, compare=False)  # the derivation's Values service
-
-
-@dataclass
-class HeatmapSpec:
-    """A heatmap a handout draws: a matrix node, its labels, and which entries are masked (excluded)."""
-
-    label: str
-    value: Any
-    rows: list | None = None
-    cols: list | None = None
-    allowed: Any = None  # boolean matrix (True = allowed) or None
-    digits: int = 3
-    title: str = ""
-    values: Any = field(default=None, repr=False, compare=False)  # the derivation's Values service
-
-
-@dataclass
-class PairedRowsSpec:
-    """Forward rows beside their backward rows, in the handout's order (Week 06, Table 3)."""
-
-    label: str
-    ledger: Ledger
-    pairs: list  # (forward name or None, backward name or None)
-    values: Any = field(default=None, repr=False, compare=False)  # the derivation's Values service
-
-
-@dataclass
-class GradientPathsSpec:
-    """A gradient-path figure a handout draws (Week 06, Figure 3): its label and the parameters of its curves.
-
-    The curves are computed on demand by :func:`symseq.derive.paths.gradient_path_curves`
-    (a few seconds: one backward pass per path length), once.
-    """
-
-    label: str
-    params: dict
-    _curves: Any = field(default=None, init=False, repr=False, compare=False)
-
-    def curves(self):
-        """The :class:`~symseq.derive.paths.PathCurves` of these parameters."""
-        if self._curves is None:
-            from ..derive.paths import gradient_path_curves
-
-            self._curves = gradient_path_curves(**self.params)
-        return self._curves
+from ..verify.claims import Claim, Location
+from .displays import GradientPathsSpec, HeatmapSpec, PairedRowsSpec, TableSpec
 
 
 @dataclass
@@ -445,122 +384,3 @@ class Derivation:
 
     def __repr__(self):
         return f"Derivation({self.name!r}, source={self.source!r}, sections={len(self._builders)})"
-
-
-# ---------------------------------------------------------------------------
-# discovery
-# ---------------------------------------------------------------------------
-
-
-def _derivations_in(module) -> list[Derivation]:
-    found = [v for v in vars(module).values() if isinstance(v, Derivation)]
-    for d in found:
-        d.module = module
-    return found
-
-
-def bundled() -> list[Derivation]:
-    """The derivations shipped with symseq (the project's ``derivations/`` folder)."""
-    import symseq.derivations as pkg
-
-    out = []
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        out.extend(_derivations_in(importlib.import_module(f"{pkg.__name__}.{info.name}")))
-    return out
-
-
-def from_path(path: str | Path) -> list[Derivation]:
-    """Derivations defined in a module file, in every ``*.py`` of a folder (an author's ``derivations/``),
-    or in the ``derivations/`` folder inside the given project folder.
-
-    Modules whose names start with ``_`` are helpers and are not searched.
-
-    Raises:
-        ClaimError: when the path does not exist, a module fails to import
-            (naming the file and line), or a module defines no Derivation.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise ClaimError(f"no derivation file or folder at {path}")
-    if path.is_dir() and not any(path.glob("*.py")) and (path / "derivations").is_dir():
-        path = path / "derivations"
-    files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_")) if path.is_dir() else [path]
-    out = []
-    for f in files:
-        module = _load(f)
-        found = _derivations_in(module)
-        if not found:
-            raise ClaimError(
-                f"{f} defines no Derivation; a derivation module needs a module-level "
-                f"`derivation = Derivation(...)` (name helper modules with a leading _ so they are not searched)"
-            )
-        out.extend(found)
-    return out
-
-
-def _load(f: Path):
-    modname = f"symseq_user_derivations.{f.stem}_{abs(hash(str(f.resolve()))) % 10**8}"
-    if modname in sys.modules:
-        return sys.modules[modname]
-    spec = importlib.util.spec_from_file_location(modname, f)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[modname] = module
-    try:
-        spec.loader.exec_module(module)
-    except SymseqError:
-        del sys.modules[modname]
-        raise
-    except Exception as exc:  # an author's module that does not import: say where
-        del sys.modules[modname]
-        tb = traceback.extract_tb(exc.__traceback__)
-        line = getattr(exc, "lineno", None) or next((fr.lineno for fr in reversed(tb) if fr.filename == str(f)), "?")
-        raise ClaimError(f"cannot load {f} (line {line}): {type(exc).__name__}: {exc}") from exc
-    return module
-
-
-def default_paths() -> list[Path]:
-    """``./derivations`` when the current folder has one of its own (not symseq's bundled folder)."""
-    here = Path.cwd() / "derivations"
-    if not here.is_dir():
-        return []
-    import symseq.derivations as pkg
-
-    bundled_dirs = {Path(p).resolve() for p in pkg.__path__}
-    own_tree = (Path.cwd() / "symseq" / "ledger.py").is_file() and (here / "__init__.py").is_file()
-    return [] if here.resolve() in bundled_dirs or own_tree else [here]
-
-
-def discover(paths: Iterable[str | Path] = (), *, include_bundled: bool = True) -> list[Derivation]:
-    """Bundled derivations (unless excluded) followed by those found at ``paths``."""
-    out = bundled() if include_bundled else []
-    for p in paths:
-        out.extend(from_path(p))
-    names = [d.name for d in out]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ClaimError(f"two derivations share the name(s) {', '.join(dup)}; names must be unique "
-                         f"(if a folder holds copies of the bundled derivations, pass --no-bundled)")
-    return out
-
-
-def select(derivations: list[Derivation], names: Iterable[str]) -> list[Derivation]:
-    """The derivations named (exactly or by unique prefix); raises ClaimError listing the valid names."""
-    names = list(names)
-    if not names:
-        return derivations
-    by = {d.name: d for d in derivations}
-    out = []
-    for n in names:
-        if n in by:
-            out.append(by[n])
-            continue
-        hits = [d for d in derivations if d.name.startswith(n) or d.source.startswith(n)]
-        if len(hits) == 1:
-            out.append(hits[0])
-        else:
-            valid = ", ".join(sorted(by)) or "none"
-            why = "matches several" if hits else "matches none"
-            raise ClaimError(f"{n!r} {why} of the derivations; valid names: {valid}")
-    return out

@@ -1,0 +1,128 @@
+"""Finding derivations: the bundled ones, an author's ``derivations/`` folder or file, and selection by name."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+import sys
+import traceback
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import ClaimError, SymseqError
+from .derivation import Derivation
+
+
+def _derivations_in(module) -> list[Derivation]:
+    found = [v for v in vars(module).values() if isinstance(v, Derivation)]
+    for d in found:
+        d.module = module
+    return found
+
+
+def bundled() -> list[Derivation]:
+    """The derivations shipped with symseq (the project's ``derivations/`` folder)."""
+    import symseq.derivations as pkg
+
+    out = []
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        out.extend(_derivations_in(importlib.import_module(f"{pkg.__name__}.{info.name}")))
+    return out
+
+
+def from_path(path: str | Path) -> list[Derivation]:
+    """Derivations defined in a module file, in every ``*.py`` of a folder (an author's ``derivations/``),
+    or in the ``derivations/`` folder inside the given project folder.
+
+    Modules whose names start with ``_`` are helpers and are not searched.
+
+    Raises:
+        ClaimError: when the path does not exist, a module fails to import
+            (naming the file and line), or a module defines no Derivation.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ClaimError(f"no derivation file or folder at {path}")
+    if path.is_dir() and not any(path.glob("*.py")) and (path / "derivations").is_dir():
+        path = path / "derivations"
+    files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_")) if path.is_dir() else [path]
+    out = []
+    for f in files:
+        module = _load(f)
+        found = _derivations_in(module)
+        if not found:
+            raise ClaimError(
+                f"{f} defines no Derivation; a derivation module needs a module-level "
+                f"`derivation = Derivation(...)` (name helper modules with a leading _ so they are not searched)"
+            )
+        out.extend(found)
+    return out
+
+
+def _load(f: Path):
+    modname = f"symseq_user_derivations.{f.stem}_{abs(hash(str(f.resolve()))) % 10**8}"
+    if modname in sys.modules:
+        return sys.modules[modname]
+    spec = importlib.util.spec_from_file_location(modname, f)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except SymseqError:
+        del sys.modules[modname]
+        raise
+    except Exception as exc:  # an author's module that does not import: say where
+        del sys.modules[modname]
+        tb = traceback.extract_tb(exc.__traceback__)
+        line = getattr(exc, "lineno", None) or next((fr.lineno for fr in reversed(tb) if fr.filename == str(f)), "?")
+        raise ClaimError(f"cannot load {f} (line {line}): {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def default_paths() -> list[Path]:
+    """``./derivations`` when the current folder has one of its own (not symseq's bundled folder)."""
+    here = Path.cwd() / "derivations"
+    if not here.is_dir():
+        return []
+    import symseq.derivations as pkg
+
+    bundled_dirs = {Path(p).resolve() for p in pkg.__path__}
+    own_tree = (Path.cwd() / "symseq" / "ledger.py").is_file() and (here / "__init__.py").is_file()
+    return [] if here.resolve() in bundled_dirs or own_tree else [here]
+
+
+def discover(paths: Iterable[str | Path] = (), *, include_bundled: bool = True) -> list[Derivation]:
+    """Bundled derivations (unless excluded) followed by those found at ``paths``."""
+    out = bundled() if include_bundled else []
+    for p in paths:
+        out.extend(from_path(p))
+    names = [d.name for d in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ClaimError(f"two derivations share the name(s) {', '.join(dup)}; names must be unique "
+                         f"(if a folder holds copies of the bundled derivations, pass --no-bundled)")
+    return out
+
+
+def select(derivations: list[Derivation], names: Iterable[str]) -> list[Derivation]:
+    """The derivations named (exactly or by unique prefix); raises ClaimError listing the valid names."""
+    names = list(names)
+    if not names:
+        return derivations
+    by = {d.name: d for d in derivations}
+    out = []
+    for n in names:
+        if n in by:
+            out.append(by[n])
+            continue
+        hits = [d for d in derivations if d.name.startswith(n) or d.source.startswith(n)]
+        if len(hits) == 1:
+            out.append(hits[0])
+        else:
+            valid = ", ".join(sorted(by)) or "none"
+            why = "matches several" if hits else "matches none"
+            raise ClaimError(f"{n!r} {why} of the derivations; valid names: {valid}")
+    return out
