@@ -47,7 +47,7 @@ import sympy as sp
 
 from symseq import Derivation, Ledger, MaskError, blocks, exact, ops
 from symseq.derive import dot_product_variance, properties
-from symseq.numbers import decimal_text
+from symseq.numbers import short
 
 derivation = Derivation(
     "week06-encoder",
@@ -511,7 +511,7 @@ def normalize_sources(s):
         e = [MP.exp(x - m) for x in row]
         z = MP.fsum(e)
         ok, detail = properties.agree(np.array([[x / z for x in e]], dtype=object), v[h1.A.name][6:7, :])
-        return ok and max(x - m for x in row) == 0, f"m_6 = {decimal_text(m, 6, strip_zeros=True)}; {detail}"
+        return ok and max(x - m for x in row) == 0, f"m_6 = {short(m, 6)}; {detail}"
 
     s.prove("subtracting the row maximum m_6 gives the same distribution, with largest exponent 0", shifted,
             at="stable softmax")
@@ -519,7 +519,7 @@ def normalize_sources(s):
     def sums_to_one():
         v = s.values.rows(L)[h1.A.name]
         worst = max(abs(MP.fsum(v[i, :]) - 1) for i in range(T))
-        return worst < TINY, f"largest |Σ_j A_tj − 1| = {decimal_text(worst, 3, strip_zeros=True)}"
+        return worst < TINY, f"largest |Σ_j A_tj − 1| = {short(worst, 3)}"
 
     s.prove("the full-precision weights of every query row sum to one", sums_to_one, at="row softmax")
 
@@ -621,7 +621,7 @@ def causal_mask(s):
         A = s.values.rows(L)[causal.A.name]
         zeros = all(A[t, j] == 0 for t in range(T) for j in range(t + 1, T))
         worst = max(abs(MP.fsum(A[t, :]) - 1) for t in range(T))
-        return zeros and worst < TINY, f"excluded weights exactly 0; largest |row sum − 1| = {decimal_text(worst, 3, strip_zeros=True)}"
+        return zeros and worst < TINY, f"excluded weights exactly 0; largest |row sum − 1| = {short(worst, 3)}"
 
     s.prove("excluded sources get weight exactly zero and each allowed row sums to one", causal_rows,
             at="Figure 11")
@@ -716,7 +716,7 @@ def two_heads(s):
     def columns():
         v = s.values.rows(L)
         worst = max(abs(MP.fsum(v[h.A.name][6, :]) - 1) for h in (h1, h2))
-        return worst < TINY, f"largest |Σ_j A_6j − 1| = {decimal_text(worst, 3, strip_zeros=True)}; the heads are normalised separately"
+        return worst < TINY, f"largest |Σ_j A_6j − 1| = {short(worst, 3)}; the heads are normalised separately"
 
     s.prove("each column of Table 17 sums to one", columns, at="Table 17")
     s.claim("(-0.0248,0.239,0.563)", h1.O[6, :], digits=3, what="o_6^[1]", at="begins outputs")
@@ -923,7 +923,7 @@ def layer_norm_row(s):
         H, mu, var = v[r["H0"].name], v[ln1.mu.name], v[ln1.var.name]
         worst = max(max(abs(mu[t, 0] - MP.fsum(H[t, :]) / 5),
                         abs(var[t, 0] - MP.fsum((x - mu[t, 0]) ** 2 for x in H[t, :]) / 5)) for t in range(T))
-        return worst < TINY, f"largest deviation {decimal_text(worst, 3, strip_zeros=True)} over the seven rows"
+        return worst < TINY, f"largest deviation {short(worst, 3)} over the seven rows"
 
     s.prove("μ_t and σ_t² are the mean and the population variance of row t over its five features", statistics,
             at="statistics")
@@ -953,7 +953,7 @@ def layer_norm_row(s):
             mean = MP.fsum(X[t, :]) / D
             second = MP.fsum(x * x for x in X[t, :]) / D - mean**2
             worst = max(worst, abs(mean), abs(second - var[t, 0] / (var[t, 0] + eps)))
-        return worst < TINY, f"largest deviation {decimal_text(worst, 3, strip_zeros=True)} over the seven rows"
+        return worst < TINY, f"largest deviation {short(worst, 3)} over the seven rows"
 
     s.prove("with γ = 1, β = 0 each normalized row has mean 0 and variance σ_t²/(σ_t² + ε)", moments,
             at="normalized rows")
@@ -992,7 +992,7 @@ def recompute_attention(s):
     def differs():
         a, b = s.values.rows(L)[blk.mha.out.name][6, :], s.values.rows(La)[ra["B_att"].name][6, :]
         gap = max(abs(x - y) for x, y in zip(a, b))
-        return gap > MP.mpf("0.1"), f"largest change {decimal_text(gap, 3, strip_zeros=True)}: same parameters, different input"
+        return gap > MP.mpf("0.1"), f"largest change {short(gap, 3)}: same parameters, different input"
 
     s.prove("normalising the input changes the attention branch", differs, at="attention on X")
     s.claim("(-1.96,1.61,0.752,1.33,-0.0954)", blk.U[6, :], what="u_6 = h_6^(0) + b_att,6", at="first residual")
@@ -1076,7 +1076,7 @@ def stack(s):
     def deeper():
         v1, v2 = s.values.rows(L), s.values.rows(L2)
         gap = max(abs(x - y) for x, y in zip(v1[enc.out.name].flat, v2[r2["enc"].out.name].flat))
-        return gap > MP.mpf("0.01"), f"H_enc changes by up to {decimal_text(gap, 3, strip_zeros=True)} with a second block"
+        return gap > MP.mpf("0.01"), f"H_enc changes by up to {short(gap, 3)} with a second block"
 
     s.prove("a deeper stack normalises the last block's output instead", deeper, at="stacking")
 
@@ -1124,7 +1124,7 @@ def position_needed(s):
     def positions_break():
         v, vt = s.values.rows(L), s.values.rows(Lt)
         gap = max(abs(x - y) for x, y in zip(vt[rt["enc"].out.name].flat, _permuted(v[r["enc"].out.name]).flat))
-        return gap > MP.mpf("0.01"), f"H_enc differs from Π H_enc by up to {decimal_text(gap, 3, strip_zeros=True)}"
+        return gap > MP.mpf("0.01"), f"H_enc differs from Π H_enc by up to {short(gap, 3)}"
 
     s.prove("reordering the token embeddings while positions stay in place is not a mere reordering of the outputs",
             positions_break, at="positions break the symmetry")
@@ -1136,7 +1136,7 @@ def position_needed(s):
         v, vp = s.values.rows(Lc), s.values.rows(Lcp)
         A, Ap = rc["blk"].mha.heads[0].A.name, rcp["blk"].mha.heads[0].A.name
         gap = max(abs(x - y) for x, y in zip(vp[Ap].flat, _permuted(v[A], cols=True).flat))
-        return gap > MP.mpf("0.01"), f"A_causal(ΠH) differs from Π A_causal(H) Πᵀ by up to {decimal_text(gap, 3, strip_zeros=True)}"
+        return gap > MP.mpf("0.01"), f"A_causal(ΠH) differs from Π A_causal(H) Πᵀ by up to {short(gap, 3)}"
 
     s.prove("a causal mask tied to position indices does not survive the reordering", causal_not,
             at="permutation equivariance")
@@ -1152,8 +1152,8 @@ def pre_post(s):
         v, vq = s.values.rows(L), s.values.rows(Lq)
         gap_b = max(abs(x - y) for x, y in zip(v[r["blk"].mha.out.name].flat, vq[rq["blk"].mha.out.name].flat))
         gap_h = max(abs(x - y) for x, y in zip(v[r["blk"].out.name].flat, vq[rq["blk"].out.name].flat))
-        return min(gap_b, gap_h) > MP.mpf("0.01"), (f"B_att differs by up to {decimal_text(gap_b, 3, strip_zeros=True)}, "
-                                                      f"H^(1) by up to {decimal_text(gap_h, 3, strip_zeros=True)}")
+        return min(gap_b, gap_h) > MP.mpf("0.01"), (f"B_att differs by up to {short(gap_b, 3)}, "
+                                                      f"H^(1) by up to {short(gap_h, 3)}")
 
     s.prove("the same parameters give different intermediate numbers under post-norm", different,
             at="normalization placement")
@@ -1162,7 +1162,7 @@ def pre_post(s):
         vq = s.values.rows(Lq)
         Hq = vq[rq["blk"].out.name]
         worst = max(abs(MP.fsum(Hq[t, :]) / D) for t in range(T))
-        return worst < TINY, f"largest row mean of the post-norm output {decimal_text(worst, 3, strip_zeros=True)}"
+        return worst < TINY, f"largest row mean of the post-norm output {short(worst, 3)}"
 
     s.prove("a post-norm block ends on a LayerNorm (its output rows have mean 0 with γ = 1, β = 0)",
             post_rows_normalised, at="normalization placement")
@@ -1287,7 +1287,7 @@ def valid_targets(s):
                 losses.append(MP.log(MP.fsum(MP.exp(x) for x in z)) - z[targets[t]])
         want = MP.fsum(losses) / len(losses)
         got = v[ce.loss.name]
-        return abs(got - want) < TINY, f"ℒ = {decimal_text(got, 8, strip_zeros=True)} nats over {len(losses)} valid targets"
+        return abs(got - want) < TINY, f"ℒ = {short(got, 8)} nats over {len(losses)} valid targets"
 
     s.prove("ℒ = Σ_t v_t[−log p_{t,y_t}] / Σ_t v_t over the six rows with a target", mean_of_valid,
             at="token-loss mean")

@@ -43,6 +43,7 @@ from symseq.blocks import cells, heads
 from symseq.derive import bptt as bptt_
 from symseq.derive import clipping, jacobians
 from symseq.functions import relu, sigmoid
+from symseq.numbers import short
 
 derivation = Derivation(
     "week06-rnn",
@@ -305,8 +306,8 @@ def path_bound_below(r) -> tuple[bool, str]:
     rm = mpmath.mpf(r.p) / r.q
     ratios = [g[s_] / (g[q] * rm ** (q - s_)) for q in range(len(g)) for s_ in range(q)]
     return (all(x <= rm for x in f) and max(ratios) <= 1 + mpmath.mpf("1e-30"),
-            f"largest factor {mpmath.nstr(max(f), 6)}; largest |g_s|/(|g_q| r^(q−s)) {mpmath.nstr(max(ratios), 6)} "
-            f"over {len(ratios)} pairs; |g_0|/|g_11| = {mpmath.nstr(g[0] / g[-1], 6)}")
+            f"largest factor {short(max(f), 6)}; largest |g_s|/(|g_q| r^(q−s)) {short(max(ratios), 6)} "
+            f"over {len(ratios)} pairs; |g_0|/|g_11| = {short(g[0] / g[-1], 6)}")
 
 
 def path_bound_above(r) -> tuple[bool, str]:
@@ -315,8 +316,8 @@ def path_bound_above(r) -> tuple[bool, str]:
     rm = mpmath.mpf(r.p) / r.q
     ratios = [g[s_] / (g[q] * rm ** (q - s_)) for q in range(len(g)) for s_ in range(q)]
     return (all(x >= rm for x in f) and min(ratios) >= 1 - mpmath.mpf("1e-30"),
-            f"smallest factor {mpmath.nstr(min(f), 6)}; smallest |g_s|/(|g_q| r^(q−s)) {mpmath.nstr(min(ratios), 6)} "
-            f"over {len(ratios)} pairs; |g_0|/|g_11| = {mpmath.nstr(g[0] / g[-1], 6)}")
+            f"smallest factor {short(min(f), 6)}; smallest |g_s|/(|g_q| r^(q−s)) {short(min(ratios), 6)} "
+            f"over {len(ratios)} pairs; |g_0|/|g_11| = {short(g[0] / g[-1], 6)}")
 
 
 @derivation.section("What the products say about long-range gradients")
@@ -435,8 +436,8 @@ def why_tanh(s):
     def saturation():
         g, f = _path_sensitivities(sp.tanh, w_h, [1] * 12)
         return (w_h > 1 and max(f[3:]) < 1 and g[0] < mpmath.mpf("1e-6") * g[-1],
-                f"w_h = {w_h}; factors from t = 4 on at most {mpmath.nstr(max(f[3:]), 4)}; "
-                f"|g_0|/|g_11| = {mpmath.nstr(g[0] / g[-1], 4)}")
+                f"w_h = {w_h}; factors from t = 4 on at most {short(max(f[3:]), 4)}; "
+                f"|g_0|/|g_11| = {short(g[0] / g[-1], 4)}")
 
     s.prove(r"|w_h|>1", saturation, what="repeated saturation suppresses the signal although |w_h| > 1 (tanh, "
             "w_h = 1.2, w_x = 1, x_t = 1, twelve steps)", at="saturation")

@@ -185,6 +185,12 @@ def decimal_text(x, digits: int = VALUE_DIGITS, *, fixed: tuple = (-30, 40), str
         return f"{mant}e{e:+d}"
 
 
+def short(x, digits: int = 6) -> str:
+    """``x`` in a message or a proof's detail: ``digits`` significant digits, trailing zeros dropped,
+    scientific outside 10⁻⁶ … 10¹² (``0.000123``, ``1.34e-51``); :func:`decimal_text` rounds it."""
+    return decimal_text(x, digits, fixed=(-6, 12), strip_zeros=True)
+
+
 def rounded_text(x, *, decimals: int | None = None, digits: int | None = None) -> str:
     """``x`` rounded half away from zero as a handout prints it: to ``decimals`` places (zeros kept, ``0.150``)
     or to ``digits`` significant digits (a significant-digit rounding of zero is ``0``)."""

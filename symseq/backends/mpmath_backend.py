@@ -14,7 +14,7 @@ import sympy as sp
 
 from ..arrays import ExactKernel
 from ..errors import EvaluationError
-from ..numbers import decimal_text
+from ..numbers import short
 from .scalar import Library, evaluate
 
 
@@ -58,7 +58,7 @@ class MpmathLibrary(Library):
         if x == 0:
             return self.ctx.ninf
         if x < 0:
-            raise EvaluationError(f"log of the negative number {decimal_text(x, 8, fixed=(-6, 12), strip_zeros=True)}")
+            raise EvaluationError(f"log of the negative number {short(x, 8)}")
         return self.ctx.log(x)
 
     def f_tanh(self, x):

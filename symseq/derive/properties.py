@@ -41,7 +41,7 @@ import sympy as sp
 from .. import ops
 from ..errors import ShapeError
 from ..ledger import Ledger
-from ..numbers import decimal_text
+from ..numbers import short
 from .symbolic import Proof, vanishes
 
 __all__ = [
@@ -68,7 +68,7 @@ def agree(a, b, tol=None) -> tuple[bool, str]:
         return False, f"shapes {a.shape} and {b.shape}"
     tol = mpmath.mpf(10) ** -40 if tol is None else tol
     worst = max(abs(x - y) for x, y in zip(a.flat, b.flat))
-    return bool(worst < tol), f"largest difference {decimal_text(worst, 3, fixed=(-6, 12), strip_zeros=True)}"
+    return bool(worst < tol), f"largest difference {short(worst, 3)}"
 
 
 def rows_sum_to_one(L: Ledger, A) -> Proof:
@@ -188,7 +188,7 @@ def permutation_equivariance(build: Callable, T: int, D: int, perm, *, kind: str
         v = N2[idx] - Nw[idx]
         if abs(v) > mpmath.mpf("1e-20"):
             rhs = "Π f(X) Πᵀ" if kind == "pairs" else "Π f(X)"
-            return Proof(shown, False, f"entry {list(idx)} of f(ΠX) − {rhs} is {_short(v)} at a rational "
+            return Proof(shown, False, f"entry {list(idx)} of f(ΠX) − {rhs} is {short(v, 8)} at a rational "
                          f"point", witness={"entry": idx, "value": v, "point": point})
     if vanishes(diff):
         return Proof(shown, True, f"{diff.rows}×{diff.cols} entries agree exactly (after simplification)")
@@ -300,7 +300,7 @@ def causal_independence(build: Callable, T: int, D: int) -> Proof:
                      f"all {n} blocks above the diagonal are exactly 0 in the reverse-mode rows", value=dep)
     i, j = bad[0]
     w = dep.witness.get((i, j))
-    detail = f"∂o_{i}/∂x_{j} ≠ 0" + (f": ∂o_{{{i},{w[0]}}}/∂x_{{{j},{w[1]}}} = {_short(w[2])}" if w else "")
+    detail = f"∂o_{i}/∂x_{j} ≠ 0" + (f": ∂o_{{{i},{w[0]}}}/∂x_{{{j},{w[1]}}} = {short(w[2], 8)}" if w else "")
     return Proof("∂o_i/∂x_j = 0 for j > i", False, detail, witness={"pairs": bad}, value=dep)
 
 
@@ -317,10 +317,6 @@ def leakage(build: Callable, T: int, D: int) -> Proof:
     i, j = bad[0]
     c, e, v, point = dep.witness[(i, j)]
     return Proof("some ∂o_i/∂x_j with j > i is nonzero", True,
-                 f"∂o_{{{i},{c}}}/∂x_{{{j},{e}}} = {_short(v)} at a rational point; leaking pairs {bad}",
+                 f"∂o_{{{i},{c}}}/∂x_{{{j},{e}}} = {short(v, 8)} at a rational point; leaking pairs {bad}",
                  witness={"pairs": bad, "entry": (i, c, j, e), "value": v, "point": point}, value=dep)
 
-
-def _short(v) -> str:
-    """A number in a message: eight significant digits (:func:`symseq.numbers.decimal_text`)."""
-    return decimal_text(v, 8, fixed=(-6, 12), strip_zeros=True)
