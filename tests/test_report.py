@@ -52,3 +52,11 @@ def test_progress_is_reported_before_each_step_and_at_the_end():
     verify([_derivation()], 30, progress=lambda *a: calls.append(a))
     assert calls[0] == ("building", 0, 1, "t-report") and calls[1] == ("building", 1, 1, "")
     assert [c[1] for c in calls if c[0] == "checking"] == [0, 1, 2]
+
+
+def test_a_report_of_some_sections_decides_only_their_claims():
+    d = _derivation("0.6")
+    (first,) = [s for s in d.sections if s.title.startswith("§1")]
+    r = verify([d], 30, sections=[first])
+    assert len(r.claims) == 2 and not r.ok
+    assert verify([d], 30, sections=[s for s in d.sections if s.title.startswith("§3")]).claims == []

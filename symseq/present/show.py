@@ -20,7 +20,7 @@ from rich.text import Text
 
 from ..errors import SymseqError
 from .notation import Notation
-from .terminal import STYLE, DelayedProgress, claim_cells, claims_columns
+from .terminal import STYLE, check_all, claim_cells, claims_columns
 
 
 def _plain(*cells):
@@ -286,12 +286,7 @@ def show(d, sections, out: Console, *, digits: int = 6, dps: int = 50):
     from .views import heatmap_view, ledger_values, paired_view, table_view
     from ..authoring import HeatmapSpec, PairedRowsSpec, TableSpec
 
-    claims = [c for s in sections for c in s.claims]
-    with DelayedProgress(out, 0.5) as progress:
-        task = progress.add_task(f"checking {d.name}", total=len(claims))
-        for c in claims:
-            c.check(dps)
-            progress.advance(task)
+    check_all([d], dps, out=out, sections=sections)  # the report decides each claim; below it is rendered
     out.print(Text.assemble((d.title, "bold"), f"  ({d.name}, {d.source})"))
     for s in sections:
         out.rule(Text(s.title, style="bold"))

@@ -69,7 +69,7 @@ def exact_text(exact) -> str:
     return n.expr(exact)
 
 
-def check_all(derivations, dps: int = 50, *, out: Console | None = None, delay: float = 0.5):
+def check_all(derivations, dps: int = 50, *, out: Console | None = None, delay: float = 0.5, sections=None):
     """:func:`symseq.verify.report.verify` with a progress bar; returns its :class:`~symseq.verify.report.Report`.
 
     A transient progress bar appears on ``out`` only when it is a terminal and
@@ -85,7 +85,7 @@ def check_all(derivations, dps: int = 50, *, out: Console | None = None, delay: 
                 tasks[stage] = bar.add_task(f"{stage} {name}".strip(), total=total)
             bar.update(tasks[stage], completed=done, description=f"{stage} {name}".strip())
 
-        return verify(derivations, dps, progress=progress)
+        return verify(derivations, dps, progress=progress, sections=sections)
 
 
 class DelayedProgress:
@@ -123,10 +123,6 @@ class DelayedProgress:
     def update(self, task, **kw):
         self._maybe_start()
         self.progress.update(task, **kw)
-
-    def advance(self, task):
-        self.progress.advance(task)
-        self._maybe_start()
 
 
 def _value_text(c, r, digits) -> str:

@@ -70,8 +70,11 @@ class Report:
         return out
 
 
-def verify(derivations, dps: int = 50, *, progress: Progress | None = None) -> Report:
+def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sections=None) -> Report:
     """Build ``derivations`` and decide every claim at ``dps`` working digits.
+
+    ``sections``, when given, limits the claims decided (and reported) to those
+    of these sections (``symseq show`` of one section).
 
     ``progress``, when given, is called as ``progress(stage, done, total, name)``
     before each derivation is built (stage "building") and each claim is decided
@@ -84,7 +87,8 @@ def verify(derivations, dps: int = 50, *, progress: Progress | None = None) -> R
         tick("building", i, len(derivations), d.name)
         d.sections
     tick("building", len(derivations), len(derivations), "")
-    claims = [c for d in derivations for c in d.claims]
+    keep = None if sections is None else {id(x) for x in sections}
+    claims = [c for d in derivations for x in d.sections if keep is None or id(x) in keep for c in x.claims]
     for i, c in enumerate(claims):
         tick("checking", i, len(claims), c.derivation)
         c.check(dps)
