@@ -151,8 +151,7 @@ def cmd_verify(args, out) -> int:
                 out.print(s.error, markup=False)
     for line in problems(report):
         out.print(line, style="bold red", markup=False, highlight=False, soft_wrap=True)
-    line, _ = summary(report)
-    out.print(line, style="green" if report.ok else "bold red", markup=False, highlight=False, soft_wrap=True)
+    out.print(summary(report), style="green" if report.ok else "bold red", markup=False, highlight=False, soft_wrap=True)
     if args.json:
         _write_json(args.json, report.records())
     return 0 if report.ok else 1

@@ -84,12 +84,15 @@ def exact(value: Any, *, what: str = "value") -> sp.Expr:
 
 
 def to_decimal(x):
-    """An mpmath number (or anything mpmath reads exactly) as a 60-significant-digit Decimal, with no float on the way."""
+    """An mpmath number (or anything mpmath reads exactly) as a 60-significant-digit Decimal, with no float on the way.
+
+    An mpf of any mpmath context keeps its own precision (its binary value is printed, not re-rounded to the
+    global 15 digits)."""
     import mpmath
     from decimal import Decimal
 
-    v = x if isinstance(x, mpmath.mpf) else mpmath.mpf(x)  # mpf(mpf) would round to the current precision
-    return Decimal(mpmath.nstr(v, 60, min_fixed=-80, max_fixed=80, strip_zeros=False))
+    raw = x._mpf_ if hasattr(x, "_mpf_") else mpmath.mpf(x)._mpf_
+    return Decimal(mpmath.libmp.to_str(raw, 60, min_fixed=-80, max_fixed=80, strip_zeros=False))
 
 
 def to_mpf(e, dps: int, ctx=None):
@@ -141,6 +144,21 @@ def as_decimal(x):
     return to_decimal(x)
 
 
+def _significant(d, digits: int, fixed: tuple, strip_zeros: bool) -> tuple[str, int | None]:
+    """A nonzero Decimal rounded half away from zero to ``digits`` significant digits: (its fixed-point text,
+    None) when its decimal exponent lies strictly inside ``fixed``, else (its mantissa, its exponent)."""
+    from decimal import localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 90
+        out = round_half_up(d, digits=digits)  # 9.995 → 10.0: the exponent follows the carry
+        e = out.adjusted()
+        text = format(out, "f") if fixed[0] < e < fixed[1] else format(out.scaleb(-e), "f")
+        if strip_zeros and "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return (text, None) if fixed[0] < e < fixed[1] else (text, e)
+
+
 def decimal_text(x, digits: int = VALUE_DIGITS, *, fixed: tuple = (-30, 40), strip_zeros: bool = False,
                  integer: bool = False) -> str:
     """``x`` rounded half away from zero to ``digits`` significant digits, as text (ASCII minus).
@@ -160,7 +178,7 @@ def decimal_text(x, digits: int = VALUE_DIGITS, *, fixed: tuple = (-30, 40), str
 
     if isinstance(x, str) and x in ("inf", "-inf", "nan"):
         return x
-    if isinstance(x, mpmath.mpf) or type(x).__name__ == "mpf":
+    if hasattr(x, "_mpf_"):  # an mpf of any mpmath context
         if mpmath.isinf(x):
             return "-inf" if x < 0 else "inf"
         if mpmath.isnan(x):
@@ -168,21 +186,12 @@ def decimal_text(x, digits: int = VALUE_DIGITS, *, fixed: tuple = (-30, 40), str
     d = as_decimal(x)
     if d == 0:
         return "0"
-    with localcontext() as ctx:
-        ctx.prec = 90
-        if integer and d == d.to_integral_value():
+    if integer and d == d.to_integral_value():
+        with localcontext() as ctx:
+            ctx.prec = 90
             return format(d.to_integral_value(), "f")
-        out = round_half_up(d, digits=digits)
-        e = out.adjusted()
-        if fixed[0] < e < fixed[1]:
-            text = format(out, "f")
-            if strip_zeros and "." in text:
-                text = text.rstrip("0").rstrip(".")
-            return text
-        mant = format(out.scaleb(-e), "f")
-        if strip_zeros and "." in mant:
-            mant = mant.rstrip("0").rstrip(".")
-        return f"{mant}e{e:+d}"
+    text, e = _significant(d, digits, fixed, strip_zeros)
+    return text if e is None else f"{text}e{e:+d}"
 
 
 def short(x, digits: int = 6) -> str:
@@ -251,7 +260,7 @@ def handout_decimal(x, digits: int = 3, *, decimals: int | None = None, sci_belo
             return Decimalish("0")
         d = as_decimal(x)
     else:
-        v = mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x
+        v = x if hasattr(x, "_mpf_") else mpmath.mpf(x)  # an mpf of any context keeps its precision
         if mpmath.isinf(v):
             return Decimalish("inf" if v > 0 else "-inf", special="inf" if v > 0 else "-inf")
         if mpmath.isnan(v):
@@ -265,17 +274,8 @@ def handout_decimal(x, digits: int = 3, *, decimals: int | None = None, sci_belo
             out = round_half_up(d, decimals=decimals)
             text = format(out, "f")
             return Decimalish(text.lstrip("-") if out == 0 else text)
-        out = round_half_up(d, digits=digits)  # 9.995 → 10.0: the exponent follows the carry
-        e = out.adjusted()
-        if sci_below < e < sci_above:
-            text = format(out, "f")
-            if "." in text:
-                text = text.rstrip("0").rstrip(".")
-            return Decimalish(text)
-        mant = format(out.scaleb(-e), "f")
-        if "." in mant:
-            mant = mant.rstrip("0").rstrip(".")
-        return Decimalish(f"{mant}e{e:+03d}", mantissa=mant, exponent=e)
+    mant, e = _significant(d, digits, (sci_below, sci_above), True)
+    return Decimalish(mant) if e is None else Decimalish(f"{mant}e{e:+03d}", mantissa=mant, exponent=e)
 
 
 def near_tie(v, digits: int | None, decimals: int | None) -> bool:
@@ -285,7 +285,7 @@ def near_tie(v, digits: int | None, decimals: int | None) -> bool:
     import mpmath
     from decimal import Decimal, localcontext
 
-    if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v) or v == 0:
+    if not hasattr(v, "_mpf_") or not mpmath.isfinite(v) or v == 0:
         return False
     with localcontext() as ctx:
         ctx.prec = 90

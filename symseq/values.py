@@ -46,6 +46,12 @@ def ledger_of(node) -> Any:
     return None
 
 
+def _unevaluated(value, ledger) -> bool:
+    """Whether ``value`` needs no ledger: exact numbers, or a constant node that refers to none."""
+    return not isinstance(value, ops.Node) or (isinstance(value, ops.Const) and ledger is None
+                                               and ledger_of(value) is None)
+
+
 class _Refs(ops.Node):
     """Several names of one ledger as one node, to evaluate them together."""
 
@@ -102,9 +108,9 @@ class Values:
             ClaimError: for a node that refers to no ledger, or inexact numbers.
             LedgerError, EvaluationError: when the ledger cannot be evaluated.
         """
-        if not isinstance(value, ops.Node):
-            return _exact_of(value)
-        if isinstance(value, ops.Const) and ledger is None and ledger_of(value) is None:
+        if _unevaluated(value, ledger):
+            if not isinstance(value, ops.Node):
+                return _exact_of(value)
             return to_sympy(value.value) if isinstance(value.value, np.ndarray) else value.value
         k, env = self._env(self._ledger(value, ledger), value, None)
         return to_sympy(ops.evaluate(value, k, env))
@@ -116,8 +122,7 @@ class Values:
         """
         dps = self.dps if dps is None else int(dps)
         with mpmath.workdps(dps):  # mpf() rounds to the current precision: keep all dps digits
-            if not isinstance(value, ops.Node) or (isinstance(value, ops.Const) and ledger is None
-                                                   and ledger_of(value) is None):
+            if _unevaluated(value, ledger):
                 val = self.exact(value)
                 if isinstance(val, sp.MatrixBase):
                     return [to_mpf(e, dps) for e in val], val.shape
@@ -154,15 +159,12 @@ class Values:
 
 
 def _exact_of(value):
-    if isinstance(value, sp.MatrixBase):
+    """Exact numbers as SymPy: a matrix (SymPy, nested lists, an array) or a number without free symbols."""
+    if isinstance(value, (sp.MatrixBase, list, tuple, np.ndarray)):
         return exact_matrix(value)
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return exact_matrix(value)
-    if isinstance(value, sp.Basic):
-        if value.free_symbols:
-            raise ClaimError(f"the value {value} has free symbols {sorted(map(str, value.free_symbols))}; "
-                             f"state it over a ledger or substitute numbers")
-        return _exact_number(value)
+    if isinstance(value, sp.Basic) and value.free_symbols:
+        raise ClaimError(f"the value {value} has free symbols {sorted(map(str, value.free_symbols))}; "
+                         f"state it over a ledger or substitute numbers")
     return _exact_number(value)
 
 

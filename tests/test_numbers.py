@@ -93,3 +93,19 @@ def test_one_home_for_rounding():
                     or isinstance(node, ast.Name) and node.id == "round_half_up":
                 offenders.append(f"{f.name}:{node.lineno}")
     assert not offenders, offenders
+
+
+def test_an_mpf_of_another_context_keeps_its_precision_when_rounded():
+    import mpmath
+
+    from symseq.numbers import decimal_text, handout_decimal, to_decimal
+
+    ctx = mpmath.MPContext()
+    ctx.dps = 50
+    third = ctx.mpf(1) / 3  # a kernel's own context, as the mpmath backend evaluates rows
+    assert str(to_decimal(third)).startswith("0." + "3" * 48)
+    assert decimal_text(third, 30) == "0." + "3" * 30
+    with mpmath.workdps(50):
+        tie = ctx.mpf(1) / 8 + ctx.mpf(10) ** -30  # just above 0.125: rounds up at two digits only with every digit
+    assert handout_decimal(tie, 2).text == "0.13" and decimal_text(tie, 2) == "0.13"
+    assert decimal_text(ctx.mpf("-inf")) == "-inf"

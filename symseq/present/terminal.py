@@ -193,8 +193,9 @@ def problems(report) -> list[str]:
     return out
 
 
-def summary(report) -> tuple[str, bool]:
-    """The last line of ``symseq verify`` (counts per status, broken and skipped sections) and the verdict."""
+def summary(report) -> str:
+    """The last line of ``symseq verify``: counts per status, broken and skipped sections (the verdict is
+    ``report.ok``)."""
     counts = report.counts
     parts = [f"{len(report.claims)} claims in {len(report.derivations)} derivation(s): {counts['ok']} ok"]
     for k in ("mismatch", "error", "skipped"):
@@ -205,6 +206,6 @@ def summary(report) -> tuple[str, bool]:
     if report.skipped:  # not checked, so not counted among the claims: say so
         parts.append(f"{len(report.skipped)} section(s) not checked ("
                      + "; ".join(f"{d.name} · {s.title}: {s.skipped}" for d, s in report.skipped) + ")")
-    return ", ".join(parts), report.ok
+    return ", ".join(parts)
 
 

@@ -138,7 +138,7 @@ def grid(value, *, exact: bool = True, dps: int = DPS, values: Values | None = N
             try:
                 e = values.exact(value)
                 flat_e = list(e) if isinstance(e, sp.MatrixBase) else [e]
-                ex, _ = _as_grid_shape(flat_e, shape if len(flat_e) > 1 or shape != (1, 1) else ())
+                ex, _ = _as_grid_shape(flat_e, shape)
             except SymseqError:
                 ex = None
         return Grid(rows, ex, shape, value, values)

@@ -262,9 +262,7 @@ def exact_value(claim: Claim):
 def numeric_value(claim: Claim, dps: int):
     """Row-major list of mpf values correct to ``dps`` digits, and the shape."""
     node, val, led = _as_quantity(claim)
-    if val is not None:
-        return claim.service.numeric(val, dps)
-    return claim.service.numeric(node, dps, ledger=led)
+    return claim.service.numeric(node if val is None else val, dps, ledger=led)
 
 
 # ---------------------------------------------------------------------------
