@@ -90,9 +90,7 @@ class Section:
     # -- building
     def ledger(self, title: str = "", *, exact_forms: bool = True) -> Ledger:
         """A new ledger registered with this section (shown by ``symseq show``); see :class:`Ledger`."""
-        L = Ledger(title or self.title, exact_forms=exact_forms)
-        self.ledgers.append(L)
-        return L
+        return self.use(Ledger(title or self.title, exact_forms=exact_forms))
 
     def use(self, *ledgers: Ledger) -> Ledger:
         """Register ledgers built elsewhere (by a helper or a block) with this section, so that ``symseq show``,
@@ -165,12 +163,15 @@ class Section:
                 file. Use it when the text prints a value outside the section
                 that derives it, or where order alone cannot place it.
         """
+        return self._value_claim(printed, value, self._location(at), what=what, digits=digits, exact=exact,
+                                 names=names, ledger=ledger, closed_form=closed_form, in_text=in_text, near=near)
+
+    def _value_claim(self, printed, value, location: Location, *, names=None, ledger=None, **kw) -> Claim:
         _check_printed(printed)
         if isinstance(value, sp.Basic) and not isinstance(value, sp.MatrixBase) and value.free_symbols and ledger is None:
             ledger = self._ledger_for(value)
-        return self._add(Claim(printed, "value", value, location=self._location(at), what=what, digits=digits,
-                               exact=exact, names=dict(names or {}), ledger=ledger, closed_form=closed_form,
-                               in_text=in_text, near=near))
+        return self._add(Claim(printed, "value", value, location=location, names=dict(names or {}), ledger=ledger,
+                               **kw))
 
     def claim_shape(self, printed: str, shape, *, dims: dict | None = None, what: str = "", at: str = "",
                     near: str = "") -> Claim:
@@ -226,10 +227,8 @@ class Section:
                     continue
                 r = rows[i] if rows else str(i)
                 c = cols[j] if cols else str(j)
-                claim = self.claim(text, value[i, j], what=what, at=f"{label}, row {r}, {c}", digits=digits,
-                                   exact=exact)
-                claim.location = self._location(claim.location.at, row=r, column=c)
-                out.append(claim)
+                where = self._location(f"{label}, row {r}, {c}", row=r, column=c)
+                out.append(self._value_claim(text, value[i, j], where, what=what, digits=digits, exact=exact))
         return out
 
     def show_table(self, label: str, value, *, rows: list | None = None, cols: list | None = None,
