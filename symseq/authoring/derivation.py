@@ -198,18 +198,49 @@ class Section:
         return self._add(Claim(statement, "property", check, location=self._location(at), what=what, near=near))
 
     def identity(self, statement: str, *differences, what: str = "", at: str = "", near: str = "") -> Claim:
-        """A property proved by simplifying each of ``differences`` (SymPy expressions or matrices) to zero."""
+        """A property proved by reducing each of ``differences`` (SymPy expressions or matrices) to zero.
+
+        Each entry is expanded (derivatives at a point, ``Subs``, evaluated
+        first) and, when that does not give 0, simplified.
+        """
 
         def check():
             for d in differences:
                 entries = list(d) if isinstance(d, sp.MatrixBase) else [d]
                 for e in entries:
-                    if sp.simplify(e) != 0:
+                    e = sp.sympify(e)
+                    e = e.doit() if e.has(sp.Subs) else e
+                    if sp.expand(e) != 0 and sp.simplify(e) != 0:
                         return False, f"the difference {sp.simplify(e)} is not zero"
             n = sum(len(list(d)) if isinstance(d, sp.MatrixBase) else 1 for d in differences)
             return True, f"{n} difference(s) simplify to 0"
 
         return self.prove(statement, check, what=what, at=at, near=near)
+
+    def agree(self, statement: str, a, b, *, tol=None, what: str = "", at: str = "", near: str = "") -> Claim:
+        """A property: ``a`` and ``b`` have the same value, entry by entry, within ``tol`` (10⁻⁴⁰ by default).
+
+        Both are decided at the derivation's working precision (50 digits) by
+        its :class:`~symseq.values.Values`. Use it for a quantity the handout
+        computes two ways (``S √d_k`` and ``Q Kᵀ``; the column sums of the
+        weighted values and the output row).
+
+        Args:
+            a, b: nodes over ledgers (the two may belong to different ledgers),
+                SymPy expressions over one ledger's scalar names, or exact
+                numbers and matrices, of the same shape; or two lists of them,
+                compared pair by pair.
+            tol: the largest difference allowed (an mpmath number, a number or a decimal string).
+
+        Returns the claim; its detail gives the largest difference, or the
+        shapes when they differ. ``what``, ``at`` and ``near`` as for :meth:`prove`.
+        """
+        return self.prove(statement, lambda: _compare(self, a, b, tol=tol), what=what, at=at, near=near)
+
+    def differ(self, statement: str, a, b, *, by, what: str = "", at: str = "", near: str = "") -> Claim:
+        """A property: ``a`` and ``b`` differ, some entry by more than ``by`` (the handout says "changes",
+        "is not the same"); arguments as for :meth:`agree`."""
+        return self.prove(statement, lambda: _compare(self, a, b, by=by), what=what, at=at, near=near)
 
     def table(self, label: str, printed: list, value, *, rows: list | None = None, cols: list | None = None,
               digits: int | None = None, exact: bool | None = None, what: str = "") -> list[Claim]:
@@ -383,3 +414,33 @@ class Derivation:
 
     def __repr__(self):
         return f"Derivation({self.name!r}, source={self.source!r}, sections={len(self._builders)})"
+
+
+def _compare(section: Section, a, b, *, tol=None, by=None) -> tuple[bool, str]:
+    """(holds, detail) for :meth:`Section.agree` (``by`` None) or :meth:`Section.differ`."""
+    import mpmath
+
+    from ..numbers import exact, short, to_mpf
+
+    if isinstance(a, list) != isinstance(b, list) or (isinstance(a, list) and len(a) != len(b)):
+        raise ClaimError("agree() and differ() compare two values, or two lists of values of the same length")
+    pairs = list(zip(a, b)) if isinstance(a, list) else [(a, b)]
+    worst = mpmath.mpf(0)
+    values = section.values
+
+    def numeric(x):  # a SymPy expression over a ledger's scalar names is evaluated on that ledger
+        if isinstance(x, sp.Basic) and not isinstance(x, sp.MatrixBase) and x.free_symbols:
+            return values.numeric(ops.Scalar(x), ledger=section._ledger_for(x))
+        return values.numeric(x)
+
+    for x, y in pairs:
+        vx, sx = numeric(x)
+        vy, sy = numeric(y)
+        if sx != sy:
+            return False, f"shapes {sx} and {sy} differ"
+        worst = max([worst] + [abs(p - q) for p, q in zip(vx, vy)])
+    if by is None:
+        limit = mpmath.mpf(10) ** -40 if tol is None else to_mpf(exact(tol), values.dps)
+        return bool(worst < limit), f"largest difference {short(worst, 3)}"
+    return bool(worst > to_mpf(exact(by), values.dps)), f"largest difference {short(worst, 3)}"
+

@@ -1,0 +1,90 @@
+"""The authoring API (symseq.authoring.derivation): properties stated with agree, differ and identity."""
+
+import sympy as sp
+
+from symseq import Derivation, ops
+from symseq.verify.report import verify
+
+
+def _derive(build):
+    d = Derivation("t", title="t", source="t.txt")
+    d.section("one section")(build)
+    verify([d])
+    return {c.printed: c.check() for c in d.sections[0].claims}
+
+
+def test_agree_decides_two_ways_of_computing_one_quantity():
+    def build(s):
+        L = s.ledger("scores")
+        Q = L.input("Q", [[1, 2], [3, 4]])
+        K = L.input("K", [["0.5", 0], [0, 2]])
+        S = L.define("S", Q @ K.T / sp.sqrt(2))
+        A = L.define("A", ops.SoftmaxRows(S))
+        s.agree("S √2 = Q Kᵀ", S * sp.sqrt(2), Q @ K.T)
+        s.agree("rows of A sum to one", ops.Sum(A, axis=1), sp.ones(2, 1))
+        s.agree("pairwise lists", [S[0, 0], S[1, 1]], [sp.sqrt(2) / 4, 4 * sp.sqrt(2)])
+        s.agree("a wrong closed form", S[0, 0], sp.Rational(1, 3))
+        s.agree("shapes differ", S, S[0, :])
+
+    r = _derive(build)
+    assert r["S √2 = Q Kᵀ"].ok and r["S √2 = Q Kᵀ"].message == "largest difference 0"
+    assert r["rows of A sum to one"].ok
+    assert r["pairwise lists"].ok
+    wrong = r["a wrong closed form"]
+    assert not wrong.ok and wrong.message.startswith("largest difference 0.0202")  # 1/3 − √2/4 = 0.02022…
+    assert not r["shapes differ"].ok and "(2, 2) and (1, 2)" in r["shapes differ"].message
+
+
+def test_agree_tolerance_and_differ_threshold():
+    def build(s):
+        L = s.ledger("two numbers")
+        x = L.input("x", sp.Rational(1, 3))
+        y = L.define("y", x + sp.Rational(1, 10**30))
+        s.agree("within 1e-40: no", x, y)
+        s.agree("within 1e-29: yes", x, y, tol="1e-29")
+        s.differ("by more than 1e-31: yes", x, y, by="1e-31")
+        s.differ("by more than 1e-29: no", x, y, by="1e-29")
+
+    r = _derive(build)
+    assert not r["within 1e-40: no"].ok and r["within 1e-29: yes"].ok
+    assert r["by more than 1e-31: yes"].ok and not r["by more than 1e-29: no"].ok
+
+
+def test_agree_refuses_lists_of_different_lengths():
+    d = Derivation("t", title="t", source="t.txt")
+
+    @d.section("one section")
+    def build(s):
+        L = s.ledger("x")
+        x = L.input("x", 1)
+        s.agree("lists", [x, x], [x])
+
+    verify([d])
+    result = d.sections[0].claims[0].check()
+    assert not result.ok and "same length" in result.message
+
+
+def test_identity_evaluates_derivatives_at_a_point_before_simplifying():
+    z = sp.Symbol("z", real=True)
+    phi = sp.Function("phi")
+    at_point = sp.diff(phi(z) ** 2, z).subs(z, 0)  # a Subs of a derivative of an undefined function
+
+    def build(s):
+        s.identity("d(φ²)/dz at 0 = 2 φ(0) φ′(0)", at_point - 2 * phi(0) * sp.Subs(sp.diff(phi(z), z), z, 0))
+        s.identity("(z + 1)² = z² + 2z + 1", (z + 1) ** 2 - (z**2 + 2 * z + 1))
+        s.identity("a false one", (z + 1) ** 2 - (z**2 + 1))
+
+    r = _derive(build)
+    assert r["d(φ²)/dz at 0 = 2 φ(0) φ′(0)"].ok
+    assert r["(z + 1)² = z² + 2z + 1"].ok
+    assert not r["a false one"].ok and "2*z" in r["a false one"].message
+
+
+def test_use_refuses_what_is_not_a_ledger():
+    d = Derivation("t", title="t", source="t.txt")
+
+    @d.section("one section")
+    def build(s):
+        s.use("not a ledger")
+
+    assert d.sections[0].error == "ClaimError: one section: use() registers ledgers; got a str"
