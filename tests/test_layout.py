@@ -120,3 +120,33 @@ def test_derivations_use_the_public_api_only():
                     and node.value.attr == "ledgers":
                 deep.append(f"{f.name}:{node.lineno} .ledgers.append")
     assert not deep, deep
+
+
+EVALUATORS = ("symseq/ledger.py", "symseq/values.py", "symseq/backends/", "symseq/verify/autograd.py")
+
+
+def _evaluations(source: str) -> list:
+    """Lines that evaluate a node or run a ledger themselves: ops.evaluate, leaf_values, Ledger.run(kernel, env)."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            f = node.func
+            if f.attr == "evaluate" and isinstance(f.value, ast.Name) and f.value.id == "ops" \
+                    or f.attr in ("leaf_values", "_eval_node") or f.attr == "run" and len(node.args) >= 2:
+                out.append(node.lineno)
+    return out
+
+
+def test_values_are_computed_through_the_one_service():
+    """Outside the ledger (which runs rows), the Values service (which owns what a derivation evaluates) and the
+    array backends (``evaluate(L, "numpy")``, the autograd check built on them), nothing evaluates a node or runs a
+    ledger: claims, displays, the audit and the renderers ask a :class:`~symseq.values.Values` service."""
+    root = Path(symseq.__file__).parent
+    found = []
+    for f in sorted(root.rglob("*.py")):
+        rel = f"symseq/{f.relative_to(root).as_posix()}"
+        if not rel.startswith(EVALUATORS):
+            found += [f"{rel}:{n}" for n in _evaluations(f.read_text())]
+    assert not found, found
+    assert _evaluations("v = ops.evaluate(node, k, env)\nenv = L.run(k, env, names)\nL.leaf_values(k)") == [1, 2, 3]
+    assert _evaluations("values.numeric(node)\nreport.run()") == []

@@ -352,7 +352,7 @@ class Auditor:
                     if c.near:
                         rng = self._near(c.near, sect)
                         if rng is None:
-                            self.report.missing.append(Missing(c.id, c.printed, str(c.location), c.what,
+                            self.report.missing.append(Missing(c.id, c.printed, c.location, c.what,
                                                                kind="claim", lines=sect, near=c.near))
                             continue
                     weak = len(keys) == 1 and bool(re.fullmatch(r"-?\d+", keys[0]))
@@ -1066,7 +1066,7 @@ class Auditor:
                         continue
                     lines = self._near(g.near, sect) if g.near else None
                     if g.near and lines is None:
-                        self.report.missing.append(Missing(f"{d.name}::{g.location}", "", str(g.location),
+                        self.report.missing.append(Missing(f"{d.name}::{g.location}", "", g.location,
                                                            f"{g.what}: no line reads {g.near!r}", kind="input",
                                                            lines=sect))
                         continue
@@ -1083,7 +1083,7 @@ class Auditor:
         try:
             value = exact_value(Claim("", "value", g.value, ledger=None))
         except SymseqError as exc:
-            self.report.missing.append(Missing(f"{d.name}::{g.location}", "", str(g.location), f"{g.what}: {exc}",
+            self.report.missing.append(Missing(f"{d.name}::{g.location}", "", g.location, f"{g.what}: {exc}",
                                                kind="input"))
             return None
         m = _LABEL.fullmatch((g.at or "").strip())
@@ -1176,7 +1176,7 @@ class Auditor:
             return
         lines = self._expected(placed) if placed is not None else sect.expected if isinstance(sect, _Gap) else \
             (sect[0][0], sect[-1][1]) if isinstance(sect, list) else tuple(sect) if sect is not None else None
-        self.report.missing.append(Missing(source, _show(value), str(g.location), g.what, kind="input", lines=lines))
+        self.report.missing.append(Missing(source, _show(value), g.location, g.what, kind="input", lines=lines))
 
     @staticmethod
     def _edited_entries(t: Token, entries, lone: bool = False) -> list[int]:
@@ -1228,7 +1228,7 @@ class Auditor:
             have = {self.doc.cell_index(self.toks[i]) for i in cells}
             empty = [c - want_cells.start for c in want_cells if c not in have]
             if empty and len(cells) < value.shape[1]:
-                self.report.missing.append(Missing(source, _show(value[r, empty[0]]), str(g.location),
+                self.report.missing.append(Missing(source, _show(value[r, empty[0]]), g.location,
                                                    f"{g.what}: row {r}, column {empty[0]}", kind="input",
                                                    lines=(line, line)))
             for j, i in enumerate(cells[:value.shape[1]]):
@@ -1394,7 +1394,7 @@ class Auditor:
                 continue
             r = claim.check(self.dps)
             if not c.hits and not c.words:
-                rep.missing.append(Missing(c.claim.id, c.claim.printed, str(c.claim.location), c.claim.what,
+                rep.missing.append(Missing(c.claim.id, c.claim.printed, c.claim.location, c.claim.what,
                                            lines=self._expected(c)))
                 if r.status == "mismatch":
                     self._unlocated_erratum(claim, r, "not located in the text")
@@ -1452,7 +1452,7 @@ class Auditor:
             self.toks[i].cls, self.toks[i].reason = "covered", c.claim.id
         if c.dropped is not None:
             lines = (self.toks[c.hits[0]].line, self.toks[c.hits[-1]].line)
-            rep.missing.append(Missing(c.claim.id, c.claim.printed, str(c.claim.location),
+            rep.missing.append(Missing(c.claim.id, c.claim.printed, c.claim.location,
                                        f"{c.claim.what} (its number {ref[c.dropped].text} is left out)".strip(),
                                        lines=lines))
             return

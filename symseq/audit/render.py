@@ -61,7 +61,7 @@ def render(rep: AuditReport, out) -> None:
         for x in rep.missing:
             where = ("lines " + (f"{x.lines[0]}" if x.lines[0] == x.lines[1] else f"{x.lines[0]}–{x.lines[1]}")
                      if x.lines else "—")
-            m.add_row(where, x.kind, x.printed, x.location, x.what)
+            m.add_row(where, x.kind, x.printed, str(x.location), x.what)
         out.print(m)
     if rep.ambiguous:
         a = _table(f"attributions the order of the text leaves open ({len(rep.ambiguous)})",

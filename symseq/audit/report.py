@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..verify.claims import Location
+
 CLASSES = ("covered", "wrong", "uncovered", "structural", "reported")
 
 
@@ -51,7 +53,7 @@ class Missing:
 
     id: str
     printed: str
-    location: str
+    location: Location
     what: str = ""
     kind: str = "claim"
     lines: tuple | None = None
@@ -187,7 +189,7 @@ class AuditReport:
             "by_derivation": {n: (dict(c.as_dict(), lines=[list(r) for r in self.spans[n]])
                                   if (c := self.counts_for(n)) else None) for n in self.derivations},
             "errata": [vars(e) for e in self.errata],
-            "missing": [vars(m) for m in self.missing],
+            "missing": [dict(vars(m), location=str(m.location)) for m in self.missing],
             "unlocated_sections": [{"derivation": d, "section": s} for d, s in self.unlocated],
             "sections": [{"derivation": d, "section": s, "lines": list(r) if r else None}
                          for d, s, r in self.sections],

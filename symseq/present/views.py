@@ -21,13 +21,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import mpmath
 import numpy as np
 import sympy as sp
 
 from .. import ops
 from ..errors import ClaimError, EvaluationError, LedgerError, SymseqError
-from ..numbers import Decimalish, handout_decimal, near_tie, to_mpf
+from ..numbers import Decimalish, handout_decimal, near_tie
 from ..values import DPS, Values, ledger_of
 
 
@@ -142,15 +141,14 @@ def grid(value, *, exact: bool = True, dps: int = DPS, values: Values | None = N
             except SymseqError:
                 ex = None
         return Grid(rows, ex, shape, value, values)
+    values = values or Values()
     if isinstance(value, (list, tuple, np.ndarray)) and not isinstance(value, sp.MatrixBase):
-        from ..numbers import exact_matrix
-
-        value = exact_matrix(value)
+        value = values.exact(value)
     if isinstance(value, sp.MatrixBase) or isinstance(value, sp.Basic):
         entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
         shape = value.shape if isinstance(value, sp.MatrixBase) else ()
-        with mpmath.workdps(dps):  # a formula entry (φ′(z) = 1 − tanh²(z)) has no number: None
-            nums = [None if getattr(e, "free_symbols", None) else to_mpf(e, dps) for e in entries]
+        # a formula entry (φ′(z) = 1 − tanh²(z)) has no number: None
+        nums = [None if getattr(e, "free_symbols", None) else values.numeric(e, dps)[0][0] for e in entries]
         rows, shape = _as_grid_shape(nums, shape)
         ex, _ = _as_grid_shape(entries, value.shape if isinstance(value, sp.MatrixBase) else ())
         symbolic = any(v is None for v in nums)

@@ -232,37 +232,35 @@ class Claim:
 
 
 def _as_quantity(claim: Claim):
-    """(node or None, exact value or None, ledger or None) for a claim's quantity."""
+    """(quantity, ledger or None): a node over a ledger, or exact numbers that the Values service converts.
+
+    A SymPy expression over a ledger's scalar names becomes a node on ``claim.ledger``.
+    """
     q = claim.quantity
     if isinstance(q, ops.Node):
-        return q, None, claim.ledger or ledger_of(q)
-    if isinstance(q, sp.MatrixBase) or isinstance(q, sp.Basic):
-        led = claim.ledger
-        if led is not None and isinstance(q, sp.Basic) and q.free_symbols:
-            return ops.as_node(q), None, led
-        if isinstance(q, sp.Basic) and q.free_symbols:
+        return q, claim.ledger or ledger_of(q)
+    if isinstance(q, sp.Basic) and not isinstance(q, sp.MatrixBase) and q.free_symbols:
+        if claim.ledger is None:
             raise ClaimError(
                 f"the value of claim {claim.printed!r} has free symbols {sorted(map(str, q.free_symbols))}; "
                 f"state it over a ledger (pass ledger=...) or substitute numbers"
             )
-        return None, q, None
-    if isinstance(q, (int,)) or isinstance(q, (list, tuple)):
-        from ..numbers import exact, exact_matrix
-
-        return None, (exact_matrix(q) if isinstance(q, (list, tuple)) else exact(q)), None
-    raise ClaimError(f"claim {claim.printed!r}: cannot use a value of type {type(q).__name__}")
+        return ops.as_node(q), claim.ledger
+    if not isinstance(q, (sp.Basic, sp.MatrixBase, int, list, tuple)):
+        raise ClaimError(f"claim {claim.printed!r}: cannot use a value of type {type(q).__name__}")
+    return q, None
 
 
 def exact_value(claim: Claim):
     """The exact value (SymPy number or ImmutableMatrix) of a claim's quantity."""
-    node, val, led = _as_quantity(claim)
-    return val if val is not None else claim.service.exact(node, ledger=led)
+    q, led = _as_quantity(claim)
+    return claim.service.exact(q, ledger=led)
 
 
 def numeric_value(claim: Claim, dps: int):
     """Row-major list of mpf values correct to ``dps`` digits, and the shape."""
-    node, val, led = _as_quantity(claim)
-    return claim.service.numeric(node if val is None else val, dps, ledger=led)
+    q, led = _as_quantity(claim)
+    return claim.service.numeric(q, dps, ledger=led)
 
 
 # ---------------------------------------------------------------------------
@@ -391,8 +389,8 @@ def _check_value(claim: Claim, dps: int) -> Result:
 
 def _exact_forms(claim: Claim) -> bool:
     """Whether to compute the exact closed form for display: always for SymPy values, per ledger otherwise."""
-    _, val, led = _as_quantity(claim)
-    return val is not None or (led is not None and getattr(led, "exact_forms", True))
+    q, led = _as_quantity(claim)
+    return not isinstance(q, ops.Node) or (led is not None and getattr(led, "exact_forms", True))
 
 
 def _displayable(exact):
