@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from symseq import Ledger, blocks
-from symseq.derivations.week08_decoder import two_token_ledger
+from small_ledgers import two_token_ledger
 from symseq.verify.autograd import gradient_check, leaf_arrays, random_values
 
 torch = pytest.importorskip("torch")

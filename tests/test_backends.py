@@ -6,7 +6,7 @@ import sympy as sp
 
 from symseq import BackendUnavailable, ConventionError, LedgerError, evaluate
 
-from symseq.derivations.week08_decoder import two_token_ledger
+from small_ledgers import two_token_ledger
 
 
 def test_parity_exact_mpmath_numpy_on_the_two_token_example():

@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 from symseq import BackendUnavailable, ConventionError, Ledger, LedgerError, ShapeError, compile, evaluate, ops
-from symseq.derivations.week08_decoder import two_token_ledger
+from small_ledgers import two_token_ledger
 from symseq.authoring import bundled
 
 
