@@ -137,12 +137,22 @@ def entry_name(name: str, i: int, j: int, shape: tuple) -> str:
 class Ledger:
     """A Wengert list of named intermediates over exact inputs and parameters.
 
-    Example (Week 8 handout, 000, §4)::
+    Example (Week 8 handout, 000, §4, the queries of the tokens A, B, then one tanh step and its gradient):
 
-        L = Ledger("two-token decoder")
-        H = L.input("H", sympy.eye(2))
-        W_Q = L.parameter("W_Q", sympy.eye(2))
-        Q = L.define("Q", H @ W_Q)
+    >>> import sympy as sp
+    >>> L = Ledger("two-token decoder")
+    >>> H = L.input("H", sp.eye(2))
+    >>> W_Q = L.parameter("W_Q", sp.Matrix([[1, 0], [0, 2]]))
+    >>> Q = L.define("Q", H @ W_Q)
+    >>> L.value("Q")
+    Matrix([
+    [1, 0],
+    [0, 2]])
+    >>> x, w = L.input("x", sp.Rational(1, 2)), L.parameter("w", 2)
+    >>> h = L.define("h", sp.tanh(w * x))
+    >>> g = L.backward("h")
+    >>> g.name("w"), L.value(g.name("w"))
+    ('∂h/∂w', 1/2 - tanh(1)**2/2)
 
     Handles returned by :meth:`input`, :meth:`parameter` and :meth:`define`
     are SymPy symbols for scalars and :class:`symseq.ops.Ref` nodes for

@@ -41,6 +41,9 @@ def exact(value: Any, *, what: str = "value") -> sp.Expr:
         ConventionError: for a Python float (inexact) or a string that is not
             a plain decimal or fraction. Strings are never passed to
             ``sympify``: only the two numeric patterns above are read.
+
+    >>> exact("0.2"), exact("-1.5e-3"), exact("1/4")
+    (1/5, -3/2000, 1/4)
     """
     if isinstance(value, bool):
         raise ConventionError(f"{what}: got the bool {value!r}; give 0 or 1 if a number is meant")
@@ -202,7 +205,11 @@ def short(x, digits: int = 6) -> str:
 
 def rounded_text(x, *, decimals: int | None = None, digits: int | None = None) -> str:
     """``x`` rounded half away from zero as a handout prints it: to ``decimals`` places (zeros kept, ``0.150``)
-    or to ``digits`` significant digits (a significant-digit rounding of zero is ``0``)."""
+    or to ``digits`` significant digits (a significant-digit rounding of zero is ``0``).
+
+    >>> rounded_text("0.1495", decimals=2), rounded_text("0.15", decimals=3), rounded_text("-2.675", digits=3)
+    ('0.15', '0.150', '-2.68')
+    """
     from decimal import localcontext
 
     d = as_decimal(x)

@@ -8,11 +8,19 @@ per precision. It is owned by its caller: a :class:`~symseq.Derivation` owns
 one for all its sections, and anything evaluated without an owner gets a
 service of its own. Nothing is kept for the life of the process.
 
-Example (the value of a node at 80 digits and exactly)::
+Example (Week 8, §4: the weight on position 0 of the second row, at 30 digits and exactly):
 
-    v = Values()
-    v.numeric(A[1, 0], dps=80)      # ([mpf('0.3302...')], ())
-    v.exact(A[1, 0])                # 1/(1 + exp(1/√2))
+>>> import sympy as sp
+>>> from symseq import Ledger, ops
+>>> L = Ledger()
+>>> A = L.define("A", ops.SoftmaxRows(L.input("S", [[0, 1 / sp.sqrt(2)]])))
+>>> from symseq.numbers import decimal_text
+>>> v = Values()
+>>> nums, shape = v.numeric(A[0, 0], dps=30)
+>>> decimal_text(nums[0], 30), shape
+('0.330238450673343074383205054166', ())
+>>> v.exact(A[0, 0])
+1/(1 + exp(sqrt(2)/2))
 
 Evaluation itself (a node's tree over kernel values) is :func:`symseq.ops.evaluate`;
 the order of rows is :meth:`symseq.ledger.Ledger.run`.

@@ -3,8 +3,15 @@
 Backends are imported only when used; a missing optional one (torch) raises
 :class:`~symseq.errors.BackendUnavailable` naming the extra to install.
 
-    >>> values = evaluate(ledger, "mpmath", dps=50)        # every row, 50 digits
-    >>> values = evaluate(ledger, "torch", device="cpu")    # float64 tensors
+    >>> import sympy as sp
+    >>> from symseq import Ledger, evaluate
+    >>> from symseq.numbers import decimal_text
+    >>> L = Ledger("one tanh step")
+    >>> h = L.define("h", sp.tanh(L.parameter("w", 2) * L.input("x", sp.Rational(1, 2))))
+    >>> decimal_text(evaluate(L, "mpmath", dps=30)["h"], 30)     # every row, 30 digits
+    '0.761594155955764888119458282605'
+
+``evaluate(L, "torch", device="cpu")`` gives float64 tensors.
 """
 
 from __future__ import annotations

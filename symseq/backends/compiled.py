@@ -6,9 +6,18 @@ calls the backend's kernel (the same array code the interpreter uses, so the
 two cannot disagree on a convention). The program grows linearly with the
 number of rows, which grows linearly with T; nothing is expanded.
 
-    >>> f = compile(ledger, ["loss", grads.name("W_h")], backend="numpy")
-    >>> out = f(X=batch_of_inputs)          # leading batch axes broadcast
-    >>> f.source                              # the program, one line per instruction
+    >>> import numpy as np, sympy as sp
+    >>> from symseq import Ledger, compile
+    >>> L = Ledger("one tanh step")
+    >>> x, w = L.input("x", sp.Rational(1, 2)), L.parameter("w", 2)
+    >>> h = L.define("h", sp.tanh(w * x))
+    >>> g = L.backward("h")
+    >>> f = compile(L, ["h", g.name("w")], backend="numpy")
+    >>> out = f(x=np.array([0.5, 1.0]))      # leading batch axes broadcast
+    >>> out["h"].round(6), out["∂h/∂w"].round(6)
+    (array([0.761594, 0.964028]), array([0.209987, 0.070651]))
+
+``f.source`` is the program, one line per instruction.
 
 No source text is generated or executed: the program is a list of
 (output slot, function, input slots) built from the ledger's own node

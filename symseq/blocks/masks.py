@@ -55,6 +55,11 @@ def validity(m, T: int | None = None, *, what: str = "validity mask", allow_empt
 def causal(T: int, S: int | None = None) -> np.ndarray:
     """Causal visibility: True where source j ≤ query t (T×S, lower triangle; S = T by default).
 
+    >>> causal(3).astype(int)
+    array([[1, 0, 0],
+           [1, 1, 0],
+           [1, 1, 1]])
+
     Raises:
         ShapeError: for T or S below 1.
     """
