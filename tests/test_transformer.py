@@ -1,4 +1,5 @@
-"""Encoder blocks (pre-norm, post-norm), the MLP and the stack against an independent torch float64 implementation."""
+"""The Transformer block (symseq.blocks.transformer): pre-norm and post-norm encoder blocks, the MLP and the
+stack, against an independent torch float64 implementation."""
 
 import math
 
