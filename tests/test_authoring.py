@@ -45,7 +45,12 @@ def test_agree_tolerance_and_differ_threshold():
         s.differ("by more than 1e-31: yes", x, y, by="1e-31")
         s.differ("by more than 1e-29: no", x, y, by="1e-29")
 
+        s.differ("each pair differs: no", [x, x], [y, x], by="1e-31")
+        s.differ("each pair differs: yes", [x, y], [y, x], by="1e-31")
+
     r = _derive(build)
+    assert not r["each pair differs: no"].ok and r["each pair differs: yes"].ok
+    assert r["each pair differs: no"].message == "largest difference 1e-30 (pair 0); 0 (pair 1)"
     assert not r["within 1e-40: no"].ok and r["within 1e-29: yes"].ok
     assert r["by more than 1e-31: yes"].ok and not r["by more than 1e-29: no"].ok
 

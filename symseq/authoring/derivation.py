@@ -239,7 +239,7 @@ class Section:
 
     def differ(self, statement: str, a, b, *, by, what: str = "", at: str = "", near: str = "") -> Claim:
         """A property: ``a`` and ``b`` differ, some entry by more than ``by`` (the handout says "changes",
-        "is not the same"); arguments as for :meth:`agree`."""
+        "is not the same"); arguments as for :meth:`agree`. Given two lists, every pair must differ."""
         return self.prove(statement, lambda: _compare(self, a, b, by=by), what=what, at=at, near=near)
 
     def table(self, label: str, printed: list, value, *, rows: list | None = None, cols: list | None = None,
@@ -425,7 +425,6 @@ def _compare(section: Section, a, b, *, tol=None, by=None) -> tuple[bool, str]:
     if isinstance(a, list) != isinstance(b, list) or (isinstance(a, list) and len(a) != len(b)):
         raise ClaimError("agree() and differ() compare two values, or two lists of values of the same length")
     pairs = list(zip(a, b)) if isinstance(a, list) else [(a, b)]
-    worst = mpmath.mpf(0)
     values = section.values
 
     def numeric(x):  # a SymPy expression over a ledger's scalar names is evaluated on that ledger
@@ -433,14 +432,17 @@ def _compare(section: Section, a, b, *, tol=None, by=None) -> tuple[bool, str]:
             return values.numeric(ops.Scalar(x), ledger=section._ledger_for(x))
         return values.numeric(x)
 
+    gaps = []  # the largest difference of each pair
     for x, y in pairs:
         vx, sx = numeric(x)
         vy, sy = numeric(y)
         if sx != sy:
             return False, f"shapes {sx} and {sy} differ"
-        worst = max([worst] + [abs(p - q) for p, q in zip(vx, vy)])
+        gaps.append(max((abs(p - q) for p, q in zip(vx, vy)), default=mpmath.mpf(0)))
     if by is None:
         limit = mpmath.mpf(10) ** -40 if tol is None else to_mpf(exact(tol), values.dps)
-        return bool(worst < limit), f"largest difference {short(worst, 3)}"
-    return bool(worst > to_mpf(exact(by), values.dps)), f"largest difference {short(worst, 3)}"
+        return bool(max(gaps) < limit), f"largest difference {short(max(gaps), 3)}"
+    detail = "largest difference " + (short(gaps[0], 3) if len(gaps) == 1 else
+                                      "; ".join(f"{short(g, 3)} (pair {i})" for i, g in enumerate(gaps)))
+    return bool(min(gaps) > to_mpf(exact(by), values.dps)), detail
 
