@@ -296,3 +296,131 @@ def test_clipping_never_exceeds_tau_and_keeps_the_direction(g, tau):
         np.testing.assert_allclose(out * r.norm / tau, grads["g"], rtol=1e-12, atol=1e-300)
     else:
         np.testing.assert_array_equal(out, grads["g"])
+
+
+# ---------------------------------------------------------------------------
+# the handout's models in one call (scalar_rnn, vector_rnn), and the checks built on them
+# ---------------------------------------------------------------------------
+
+def _torch_scalar_rnn(xs, w_x, w_h, w_o, ys, positions, mean=False):
+    """The scalar Elman RNN written directly in torch (float64): h_t = tanh(w_x x_t + w_h h_{t−1}), h_{−1} = 0."""
+    w = [torch.tensor(float(v), dtype=torch.float64, requires_grad=True) for v in (w_x, w_h, w_o)]
+    h, hs = torch.zeros((), dtype=torch.float64), []
+    for x in xs:
+        h = torch.tanh(w[0] * float(x) + w[1] * h)
+        hs.append(h)
+    loss = sum(0.5 * (w[2] * hs[q] - float(y)) ** 2 for q, y in zip(positions, ys))
+    loss = loss / len(positions) if mean else loss
+    loss.backward()
+    return float(loss.detach()), [float(v.grad) for v in w]
+
+
+@needs_torch
+@pytest.mark.parametrize("positions, loss_positions", [("final", "sum"), ("all", "mean"), ([1, 2], "sum")])
+def test_scalar_rnn_matches_torch_autograd(positions, loss_positions):
+    xs, ys = [exact("0.5"), -1, exact("0.25")], [exact("0.3"), exact("-0.2"), 1]
+    pos = {"final": [2], "all": [0, 1, 2]}[positions] if isinstance(positions, str) else positions
+    targets = {"y": ys[-1]} if positions == "final" else {f"y_{q}": ys[q] for q in pos}
+    vals = {"x_0": xs[0], "x_1": xs[1], "x_2": xs[2], "w_x": exact("0.8"), "w_h": exact("0.6"), "w_o": exact("1.5"),
+            **targets}
+    L, run, bp = bptt.scalar_rnn("title kept", activation=sp.tanh, positions=positions, loss_positions=loss_positions,
+                                 values=vals)
+    assert L.title == "title kept" and L["h_{-1}"].value == 0 and run.T == 3 and L.exact_forms is False
+    loss, grads = _torch_scalar_rnn(xs, vals["w_x"], vals["w_h"], vals["w_o"], [ys[q] for q in pos], pos,
+                                    mean=loss_positions == "mean")
+    out = evaluate(L, "mpmath", dps=30)
+    assert float(out["ℒ"]) == pytest.approx(loss, rel=1e-13)
+    for name, ref in zip(("w_x", "w_h", "w_o"), grads):
+        assert float(out[bp.grads.name(name)]) == pytest.approx(ref, rel=1e-12), name
+
+
+def test_scalar_rnn_is_symbolic_with_the_handouts_names():
+    L, run, bp = bptt.scalar_rnn("three-step scalar RNN, general φ")
+    S = L.symbol
+    assert [it.name for it in L.leaves] == ["x_0", "x_1", "x_2", "w_x", "w_h", "w_o", "h_{-1}", "y"]
+    assert L["z_1"].node.expr == S("w_x") * S("x_1") + S("w_h") * S("h_0")
+    assert L["h_1"].node.expr == bptt.PHI(S("z_1"))
+    assert sp.expand(L["ℒ"].node.expr - (S("ŷ") - S("y")) ** 2 / 2) == 0
+    assert L[bp.g_h(1)].node.expr == S("g_2^z") * S("w_h") and bp.e() == "e"
+    assert bptt.scalar_rnn("no initial state", h_init=False)[0].leaves[-1].name == "y"
+
+
+@needs_torch
+def test_vector_rnn_matches_torch_autograd(rng):
+    """Biases, a head bias, a loss at every position, means over T = 3 positions and B = 2 examples."""
+    T, D, H, C, B = 3, 3, 2, 2, 2
+    L, run, bp = bptt.vector_rnn("vector", T=T, D=D, H=H, C=C, B=B, activation=sp.tanh, bias=True, head_bias=True,
+                                 positions="all", loss_positions="mean", batch="mean")
+    assert [L.shape(n) for n in ("x_0", "W_x", "W_h", "b_h", "W_o", "b_o", "ŷ_2", "y_2")] == [
+        (B, D), (H, D), (H, H), (1, H), (C, H), (1, C), (B, C), (B, C)]
+    vals = {it.name: rng.normal(size=it.shape) for it in L.leaves}
+    tt = {n: torch.tensor(v, dtype=torch.float64, requires_grad=True) for n, v in vals.items()}
+    h, loss = torch.zeros(B, H, dtype=torch.float64), 0
+    for t in range(T):
+        h = torch.tanh(tt[f"x_{t}"] @ tt["W_x"].T + h @ tt["W_h"].T + tt["b_h"])
+        loss = loss + 0.5 * ((h @ tt["W_o"].T + tt["b_o"] - tt[f"y_{t}"]) ** 2).sum()
+    (loss / (T * B)).backward()
+    out = evaluate(L, "numpy", values=vals)
+    assert out["ℒ"] == pytest.approx(float(loss.detach()) / (T * B), rel=1e-13)
+    for n in ("W_x", "W_h", "b_h", "W_o", "b_o", "x_1"):
+        np.testing.assert_allclose(out[bp.grads.name(n)], tt[n].grad.numpy(), rtol=1e-11, atol=1e-14)
+
+
+def test_loss_factor_reads_c_of_c_times_the_squared_error():
+    assert bptt.loss_factor(bptt.scalar_rnn("scalar")[0]) == sp.Rational(1, 2)
+    assert bptt.loss_factor(bptt.vector_rnn("1×1 head", C=1)[0]) == sp.Rational(1, 2)
+    L = Ledger()
+    yh, y = L.input("ŷ"), L.input("y")
+    L.define("ℒ", 3 * (yh - y) ** 2)
+    assert bptt.loss_factor(L) == 3
+
+
+def test_widths_one_recovers_the_scalar_model():
+    loss_diff, grad_diffs = bptt.widths_one()
+    assert loss_diff == 0 and grad_diffs == [0, 0, 0]
+    assert bptt.widths_one(T=2)[1] == [0, 0, 0]
+
+
+def test_labelled_uses_sum_to_the_shared_gradient():
+    L, per_use = bptt.labelled_uses(activation=sp.tanh)
+    Ls, _, bps = bptt.scalar_rnn("shared", activation=sp.tanh, h_init=False)
+    relabel = {L.symbol(f"w_x^[{t}]"): Ls.symbol("w_x") for t in range(3)}
+    assert sp.simplify(sum(per_use).xreplace(relabel) - Ls.expand(bps.grads.name("w_x"))) == 0
+    # the use at t = 2 alone: ∂ℒ/∂w_x^[2] = (ŷ − y) w_o (1 − h_2²) x_2, at a point
+    point = {s: v for s, v in zip(sp.symbols("x_0 x_1 x_2 w_h w_o y", real=True), (1, -1, 2, sp.Rational(1, 2), 3, 0))}
+    point.update({u: sp.Rational(1, 4) for u in relabel})
+    h = [0]
+    for t, x in enumerate((1, -1, 2)):
+        h.append(sp.tanh(sp.Rational(1, 4) * x + sp.Rational(1, 2) * h[-1]))
+    want = (3 * h[-1]) * 3 * (1 - h[-1] ** 2) * 2
+    assert sp.N(per_use[2].xreplace(point) - want, 30) == 0
+
+
+def test_final_loss_sensitivities_in_closed_form_for_the_identity():
+    """φ = identity, w_h = 1/2, x_t = 1: h_3 = 15/8, g_t^h = h_3 (1/2)^(3−t), every factor 1/2."""
+    g, f = bptt.final_loss_sensitivities("identity", sp.Rational(1, 2), [1, 1, 1, 1])
+    assert [float(v) for v in g] == [15 / 64, 15 / 32, 15 / 16, 15 / 8]
+    assert [float(v) for v in f] == [0.5, 0.5, 0.5]
+
+
+def test_scalar_path_bound_holds_and_fails_as_it_should():
+    xs = [1, 1, 1, 1]
+    ok, detail = bptt.scalar_path_bound("identity", "0.5", xs, "0.5")
+    assert ok and "over 6 pairs" in detail
+    assert bptt.scalar_path_bound("identity", "0.5", xs, "0.5", lower=True)[0]
+    assert not bptt.scalar_path_bound("identity", "0.5", xs, "0.4")[0]  # factors 0.5 exceed r = 0.4
+    assert not bptt.scalar_path_bound("identity", "0.5", xs, "0.6", lower=True)[0]
+    assert bptt.scalar_path_bound(sp.tanh, "0.9", [exact("0.3"), exact("-0.7"), 1, 0, exact("0.5")], "0.9")[0]
+
+
+def test_path_sum_number_is_the_recursion_exactly_enough():
+    vals = {"x_0": 1, "x_1": exact("-0.5"), "x_2": 2, "x_3": exact("0.25"), "w_x": exact("0.7"),
+            "w_h": exact("1.1"), "w_o": exact("-0.9"), "y": exact("0.5")}
+    L, run, bp = bptt.scalar_rnn("four steps", T=4, activation=sp.tanh, values=vals)
+    rows = evaluate(L, "mpmath", dps=50)
+    assert rows[bp.grads.name("w_o")] < 0  # a negative gradient keeps its sign
+    for w in ("w_x", "w_h", "w_o"):
+        got = bptt.path_sum_number(bp, w, rows)
+        assert isinstance(got, sp.Rational)
+        assert abs(sp.N(got, 60) - sp.Float(str(rows[bp.grads.name(w)]), 60)) < sp.Float("1e-40"), w
+    assert bp.ref("g_1^h").shape == () and bp.ref("g_1^h").ledger is L

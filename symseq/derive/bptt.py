@@ -17,6 +17,12 @@ adjoint rows (named here as the handout names them: g_t^h, g_t^z, e);
 :func:`path_sum` writes the same scalar gradients as the handout's bracketed
 sums of path products, built from first principles, so the two can be proved
 equal (symbolically for small T with a general φ; numerically for long T).
+
+:func:`scalar_rnn` and :func:`vector_rnn` build the handout's two models (the
+Elman RNN, a regression head, ½ the squared error, BPTT) in one call;
+:func:`final_loss_sensitivities` and :func:`scalar_path_bound` check the
+bounds |g_s^h| ≤ |g_q^h| r^{q−s} (every factor at most r) and ≥ (every factor at
+least r) of "What the products say about long-range gradients" on a trajectory.
 """
 
 from __future__ import annotations
@@ -27,10 +33,17 @@ import mpmath
 import sympy as sp
 
 from .. import ops
+from ..backends import evaluate
+from ..blocks import cells, heads
 from ..blocks.cells import Recurrence, derivative
 from ..blocks.heads import SquaredError
 from ..errors import ConventionError, LedgerError
 from ..ledger import Gradients, Ledger
+from ..numbers import exact, short, to_mpf
+from . import jacobians
+
+PHI = sp.Function("phi")
+"""The general activation φ of the handout's derivations: an undefined function, so results are identities."""
 
 
 @dataclass
@@ -67,6 +80,10 @@ class BPTT:
 
     def symbol(self, name: str):
         return self.ledger.symbol(name)
+
+    def ref(self, name: str) -> ops.Ref:
+        """The node of row or leaf ``name`` (scalar or matrix), to compare values with ``Section.agree``."""
+        return ops.Ref(name, self.ledger.shape(name), self.ledger)
 
     # -- the backward table
     def table(self) -> list[tuple[str | None, str | None]]:
@@ -321,3 +338,171 @@ def expanded_equals_path_sum(bp: BPTT, wrt: str) -> sp.Expr:
         raise LedgerError(f"this recurrence has no {wrt}")
     name = leaf if isinstance(leaf, str) else leaf.name
     return sp.expand(bp.closed_form(name) - path_sum(bp, wrt))
+
+
+def path_sum_number(bp: BPTT, wrt: str, rows: dict, dps: int = 50) -> sp.Rational:
+    """:func:`path_sum_value` at the mpmath values ``rows`` (e.g. ``Values.rows(L)``), as the exact binary
+    rational of the mpmath result, so that it can be compared with a ledger row by ``Section.agree``."""
+    sign, man, exp, _ = path_sum_value(bp, wrt, factor_values(rows, dps))._mpf_
+    if not man and exp:
+        raise LedgerError(f"the path sum of ∂ℒ/∂{wrt} is not a finite number")
+    return (-1) ** sign * sp.Integer(man) * sp.Integer(2) ** exp
+
+
+# ---------------------------------------------------------------------------
+# the handout's models in one call
+# ---------------------------------------------------------------------------
+
+
+def scalar_rnn(title: str, *, T: int = 3, activation=PHI, positions="final", loss_positions="sum",
+               h_init: bool = True, values: dict | None = None, ledger: Ledger | None = None):
+    """The scalar RNN of seed ``004_daeab95066cb0286.txt`` (Week 06, "One scalar recurrent model: the
+    three-step problem") with its loss and backward pass::
+
+        z_t = w_x x_t + w_h h_{t−1},  h_t = φ(z_t),  ŷ_q = w_o h_q,  ℒ = s Σ_q ½ (ŷ_q − y_q)²
+
+    Args:
+        title: the ledger's title (a new ledger with ``exact_forms=False`` unless ``ledger`` is given).
+        T: the number of positions; inputs x_0 … x_{T−1}, parameters w_x, w_h, w_o (scalars).
+        activation: φ (default the undefined function ``phi``; ``sympy.tanh``, ``relu``, ``"identity"``, …).
+        positions: the scored positions (``"final"``: one prediction ŷ and target y; ``"all"``; a list).
+        loss_positions: ``"sum"`` or ``"mean"`` over the scored positions (s = 1 or 1/T).
+        h_init: add the input h_{−1} = 0 (the handout's fixed initial state) rather than leaving its term out.
+        values: exact values by leaf name (``x_t``, ``w_x``, ``w_h``, ``w_o``, ``y`` or ``y_q``); leaves
+            not named stay symbolic. Targets are created here when ``values`` names one.
+
+    Returns:
+        (ledger, :class:`~symseq.blocks.cells.Recurrence`, :class:`BPTT`): the adjoints are named g_t^h, g_t^z, e.
+    """
+    values = values or {}
+    L = ledger or Ledger(title, exact_forms=False)
+    xs = [L.input(f"x_{t}", values.get(f"x_{t}")) for t in range(T)]
+    w_x, w_h, w_o = (L.parameter(n, values.get(n)) for n in ("w_x", "w_h", "w_o"))
+    h0 = L.input("h_{-1}", 0, note="fixed initial state") if h_init else None
+    run = cells.rnn(L, xs, w_x, w_h, phi=activation, h_init=h0)
+    head = heads.regression_head(L, run, w_o, positions=positions)
+    targets = None
+    if "y" in values or any(k.startswith("y_") for k in values):
+        names = ["y" if head.final_only else f"y_{q}" for q in head.positions]
+        targets = [L.input(n, values.get(n)) for n in names]
+    loss = heads.squared_error(L, head, targets, positions=loss_positions)
+    return L, run, bptt(L, run, loss)
+
+
+def vector_rnn(title: str, *, T: int = 3, D: int = 2, H: int = 2, C: int = 1, B: int = 1, activation=PHI,
+               bias: bool = False, head_bias: bool = False, positions="final", loss_positions="sum",
+               batch="sum", h_init: bool = False):
+    """The vector RNN of seed ``004_daeab95066cb0286.txt`` (Week 06, "General forward pass: read the shapes
+    with the equation (Table 5)"), symbolic, with the handout's names::
+
+        z_t = x_t W_xᵀ + h_{t−1} W_hᵀ + b_h,  h_t = φ(z_t),  ŷ_q = h_q W_oᵀ + b_o,
+        ℒ = s Σ_q ½ ‖ŷ_q − y_q‖²   (summed over the C outputs and the B examples; s = 1, 1/T, 1/B or 1/(TB))
+
+    Shapes: x_t B×D, W_x H×D, W_h H×H, b_h 1×H, h_t and z_t B×H, W_o C×H, b_o 1×C, ŷ_q and y_q B×C.
+    ``h_init`` adds a symbolic input h_{−1} (B×H); otherwise h_{−1} = 0 and its term is left out.
+    ``batch`` is ``"sum"`` or ``"mean"`` over the examples; other arguments as for :func:`scalar_rnn`.
+
+    Returns:
+        (ledger, :class:`~symseq.blocks.cells.Recurrence`, :class:`BPTT`).
+    """
+    L = Ledger(title, exact_forms=False)
+    xs = cells.sequence_inputs(L, T, width=D, batch=B)
+    p = cells.rnn_parameters(L, D, H, bias=bias, naming="handout")
+    h0 = L.input("h_{-1}", shape=(B, H)) if h_init else None
+    run = cells.rnn(L, xs, p.W_x, p.W_h, p.b, phi=activation, h_init=h0)
+    W_o = L.parameter("W_o", shape=(C, H))
+    b_o = L.parameter("b_o", shape=(1, C)) if head_bias else None
+    head = heads.regression_head(L, run, W_o, b_o, positions=positions)
+    loss = heads.squared_error(L, head, positions=loss_positions, batch=batch)
+    return L, run, bptt(L, run, loss)
+
+
+def loss_factor(L: Ledger, yhat: str = "ŷ", y: str = "y", loss: str = "ℒ") -> sp.Expr:
+    """The factor c of a squared-error row ℒ = c (ŷ − y)², read from the ledger (a scalar or 1×1 prediction).
+
+    The handout's ℒ = ½(ŷ − y)² (seed 004, Week 06, "One scalar recurrent model") has c = 1/2, the factor
+    that cancels the 2 of the square so that ∂ℒ/∂ŷ = ŷ − y.
+    """
+    if L.shape(yhat) == ():
+        err, total = L.symbol(yhat) - L.symbol(y), L[loss].node.expr
+    else:
+        err, total = L.entry_symbols(yhat)[0] - L.entry_symbols(y)[0], L.expand(loss, keep=[yhat])
+    return sp.simplify(total / err ** 2)
+
+
+def widths_one(T: int = 3) -> tuple[sp.Expr, list]:
+    """The vector RNN with D = H = C = 1 against the scalar RNN (seed 004, Week 06, "Two coordinates are two
+    coupled scalar updates": setting D = H = C = 1 recovers the scalar model), both with h_{−1} = 0 left out.
+
+    Returns (ℒ_vector − ℒ_scalar, [∂ℒ/∂W_k − ∂ℒ/∂w_k for k = x, h, o]) in closed form over the scalar model's
+    symbols (W_{x,00} renamed w_x, …): each is zero exactly when the two models are the same.
+    """
+    L1, _, bp1 = vector_rnn("vector RNN with D = H = C = 1", T=T, D=1, H=1, C=1)
+    Ls, _, bps = scalar_rnn("scalar RNN, h_{−1} left out", T=T, h_init=False)
+    ren = {L1.entry_symbols(f"W_{k}")[0, 0]: Ls.symbol(f"w_{k}") for k in ("x", "h", "o")}
+    ren.update({L1.entry_symbols(f"x_{t}")[0, 0]: Ls.symbol(f"x_{t}") for t in range(T)})
+    ren[L1.entry_symbols("y")[0, 0]] = Ls.symbol("y")
+    return (sp.expand(L1.expand("ℒ").xreplace(ren) - Ls.expand("ℒ")),
+            [sp.expand(L1.expand(bp1.grads.name(f"W_{k}"))[0, 0].xreplace(ren) - Ls.expand(bps.grads.name(f"w_{k}")))
+             for k in ("x", "h", "o")])
+
+
+def labelled_uses(T: int = 3, activation=PHI, title: str = "three uses of w_x labelled separately"):
+    """The scalar RNN of :func:`scalar_rnn` with each use of the input weight labelled as its own parameter
+    w_x^[0], …, w_x^[T−1] (seed 004, Week 06, "Why shared-weight gradients contain sums")::
+
+        z_t = w_x^[t] x_t + w_h h_{t−1},  h_t = φ(z_t),  ŷ = w_o h_{T−1},  ℒ = ½ (ŷ − y)²   (h_{−1} = 0 left out)
+
+    Setting every w_x^[t] to w_x gives the shared model, and ∂ℒ/∂w_x = Σ_t ∂ℒ/∂w_x^[t] (each ∂w_x^[t]/∂w_x = 1).
+
+    Returns:
+        (ledger, [∂ℒ/∂w_x^[t] in closed form over the leaves, for t = 0 … T−1]).
+    """
+    L = Ledger(title, exact_forms=False)
+    w_h, w_o, y, h = L.parameter("w_h"), L.parameter("w_o"), L.input("y"), 0
+    for t in range(T):
+        z = L.define(f"z_{t}", L.parameter(f"w_x^[{t}]") * L.input(f"x_{t}") + w_h * h)
+        h = L.define(f"h_{t}", cells.apply(activation, z))
+    L.define("ℒ", (L.define("ŷ", w_o * h) - y) ** 2 / 2)
+    g = L.backward("ℒ")
+    return L, [L.expand(g.name(f"w_x^[{t}]")) for t in range(T)]
+
+
+# ---------------------------------------------------------------------------
+# bounds on path products along a trajectory
+# ---------------------------------------------------------------------------
+
+
+def final_loss_sensitivities(activation, w_h, xs, *, dps: int = 40) -> tuple[list, list]:
+    """|g_t^h| = |∂ℒ/∂h_t| for t = 0 … T−1 and the transition factors |∂h_t/∂h_{t−1}| = |w_h φ′(z_t)| for
+    t = 1 … T−1 (lists of T and T − 1 mpmath numbers at ``dps`` digits), along the scalar RNN with inputs ``xs``
+    (exact numbers), the given exact w_h, w_x = w_o = 1, h_{−1} = 0 and a final loss ½ ŷ² (y = 0).
+
+    Seed 004, Week 06, "What the products say about long-range gradients": g_s^h = g_q^h Π_{t=s+1}^{q} w_h φ′(z_t).
+    """
+    T = len(xs)
+    L, run, bp = scalar_rnn(f"{T}-step scalar RNN, w_h = {w_h}", T=T, activation=activation,
+                            values={**{f"x_{t}": x for t, x in enumerate(xs)}, "w_x": 1, "w_h": w_h, "w_o": 1, "y": 0})
+    J = [jacobians.elman_jacobian(L, run, t) for t in range(1, T)]
+    ev = evaluate(L, "mpmath", dps=dps)
+    return [abs(ev[bp.g_h(t)]) for t in range(T)], [abs(ev[j.name]) for j in J]
+
+
+def scalar_path_bound(activation, w_h, xs, r, *, lower: bool = False, rtol="1e-30") -> tuple[bool, str]:
+    """Along the trajectory of :func:`final_loss_sensitivities`: every transition factor is at most r (``lower``:
+    at least r), and for every pair s < q, |g_s^h| ≤ |g_q^h| r^{q−s} (``lower``: ≥), to a relative ``rtol``.
+
+    Seed 004, Week 06, "What the products say about long-range gradients": with every factor at most r < 1 the
+    sensitivity shrinks with the path length; with a sustained lower bound r > 1 it grows.
+
+    Returns:
+        (holds, detail): the extreme factor, the extreme ratio |g_s^h| / (|g_q^h| r^{q−s}) over the T(T − 1)/2
+        pairs, and |g_0^h| / |g_{T−1}^h|.
+    """
+    g, f = final_loss_sensitivities(activation, w_h, xs)
+    rm = to_mpf(exact(r), 40)
+    within = all(x >= rm for x in f) if lower else all(x <= rm for x in f)
+    ok, detail = jacobians.path_bound(g, [rm] * len(f), lower=lower, rtol=rtol)
+    extreme = min(f) if lower else max(f)
+    return within and ok, (f"{'smallest' if lower else 'largest'} factor {short(extreme, 6)}; {detail}; "
+                           f"|g_0|/|g_{len(g) - 1}| = {short(g[0] / g[-1], 6)}")

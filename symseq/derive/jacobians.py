@@ -5,7 +5,7 @@ For one example (B = 1, row vectors), with (J_t)_ij = ∂h_{t,i}/∂h_{t−1,j}
 
     Elman:  J_t = diag(φ′(z_t)) W_h                              H×H
             g_{t−1}^h = g_t^h J_t,   g_s^h = g_q^h J_q J_{q−1} ⋯ J_{s+1}   (no losses between s and q)
-            ‖g_s^h‖₂ ≤ ‖g_q^h‖₂ Π_{t=s+1}^{q} ‖J_t‖₂                 (spectral norms)
+            ‖g_s^h‖₂ ≤ ‖g_q^h‖₂ Π_{t=s+1}^{q} ‖J_t‖₂                 (spectral norms; :func:`path_bound`)
 
     GRU (torch): h_t = u ⊙ h_{t−1} + (1 − u) ⊙ h̃; direct carry diag(u_t) (gates and candidate held fixed);
         J_t = diag(u) + diag((h_{t−1} − h̃) ⊙ u ⊙ (1 − u)) W_hu
@@ -36,6 +36,7 @@ from .. import ops
 from ..blocks.cells import IDENTITY, Recurrence, derivative
 from ..errors import ConventionError, ShapeError
 from ..functions import relu, sigmoid
+from ..numbers import exact, short
 
 
 class Diag(ops.Node):
@@ -147,6 +148,47 @@ def spectral_norm(M, dps: int = 30):
         raise ShapeError("the spectral norm of an empty matrix is undefined")
     s = ctx.svd_r(ctx.matrix(rows), compute_uv=False)
     return max(abs(s[i]) for i in range(len(s)))
+
+
+def path_bound(g, factors, *, lower: bool = False, rtol=0) -> tuple[bool, str]:
+    """The bound of a sensitivity carried back along a path, checked for every pair s < q::
+
+        ‖g_s‖ ≤ ‖g_q‖ Π_{t=s+1}^{q} f_t        (``lower``: ≥)
+
+    Seed ``004_daeab95066cb0286.txt``, Week 06, "Matrix paths can shrink, grow, and change direction"
+    (f_t = ‖J_t‖₂, since g_s^h = g_q^h J_q ⋯ J_{s+1}) and "What the products say about long-range gradients"
+    (scalar factors bounded by r: f_t = r).
+
+    Args:
+        g: the sizes ‖g_0‖, …, ‖g_{T−1}‖ (numbers: mpmath, exact or float), T of them.
+        factors: f_1, …, f_{T−1} (``factors[t − 1]`` bounds step t), T − 1 numbers.
+        lower: check the lower bound instead.
+        rtol: relative slack for rounding: ratio ≤ 1 + rtol (``lower``: ≥ 1 − rtol); a number or decimal string.
+
+    Returns:
+        (holds, detail): detail names the number of pairs and the extreme ratio ‖g_s‖ / (‖g_q‖ Π f_t).
+
+    Raises:
+        ShapeError: when there are not T − 1 factors for T sensitivities, or fewer than two sensitivities.
+    """
+    g, factors = list(g), list(factors)
+    if len(g) < 2 or len(factors) != len(g) - 1:
+        raise ShapeError(f"a path bound needs T ≥ 2 sensitivities and T − 1 factors; got {len(g)} and {len(factors)}")
+    ctx = mpmath.MPContext()
+    ctx.dps = 40
+    num = lambda v: ctx.mpf(v) if not isinstance(v, sp.Basic) else ctx.mpf(sp.Float(v, 45)._mpf_)  # noqa: E731
+    g, factors = [num(v) for v in g], [num(v) for v in factors]
+    slack = num(exact(rtol) if isinstance(rtol, (str, int)) else rtol)
+    ratios = []
+    for q in range(1, len(g)):
+        bound = g[q]
+        for s in range(q - 1, -1, -1):
+            bound = bound * factors[s]  # f_{s+1} joins the product as s moves back
+            ratios.append(g[s] / bound if bound else (ctx.mpf(0) if not g[s] else ctx.inf))
+    worst = min(ratios) if lower else max(ratios)
+    ok = worst >= 1 - slack if lower else worst <= 1 + slack
+    which = "smallest" if lower else "largest"
+    return bool(ok), f"{which} ‖g_s‖/(‖g_q‖ Π f_t) {short(worst, 6)} over {len(ratios)} pairs"
 
 
 # ---------------------------------------------------------------------------
