@@ -484,7 +484,7 @@ def generation(s):
     s.note("Position p_3 is not given; the four-token check keeps it symbolic, so it holds for every p_3.")
     L3, r3 = trace_ledger()
     L4, r4 = trace_ledger(("A", "B", "C", "A"), targets=None)
-    s.ledgers.extend([L3, L4])
+    s.use(L3, L4)
     H3, H4 = L3.value(r3["H"].name), L4.expand(r4["H"].name, values=True)
     s.prove("appending a token does not change earlier positions' representations (causal model)", lambda: (
         vanishes(H4[:3, :] - H3), "rows 0–2 of H for A B C A equal H for A B C, for any p_3"))

@@ -113,7 +113,7 @@ def scores(s):
            "k_like rounded to three decimals, while the score 0.566 is checked against the exact q_like·k_like = 0.4√2.")
     LA, rawA, hA = prompt_ledger(K_YOU, "A")
     LB, rawB, hB = prompt_ledger(K_WE, "B")
-    s.ledgers.extend([LA, LB])
+    s.use(LA, LB)
     Lq = Ledger("the final query: x_like times W_Q, of which only the second row is printed")
     s.use(Lq)
     q_final = Lq.define("q", Lq.input("x_like", [X_LIKE]) @ Lq.parameter("W_Q", shape=(4, 2)))

@@ -105,8 +105,9 @@ def test_a_backward_import_would_be_caught():
 
 def test_derivations_use_the_public_api_only():
     """The bundled derivations import symseq's exported names (``from symseq.derive import bptt``), never a
-    module inside a package (``from symseq.derive.moments import …``), and register helper-built ledgers
-    with ``section.use``, not by reaching into ``section.ledgers``."""
+    module inside a package (``from symseq.derive.moments import …``), register helper-built ledgers
+    with ``section.use``, not by reaching into ``section.ledgers``, and do no numerics of their own: values
+    come from the derivation's Values service (``s.values``, ``s.agree``) or the backends, never from mpmath."""
     import symseq.derivations as pkg
 
     deep = []
@@ -116,9 +117,13 @@ def test_derivations_use_the_public_api_only():
             if isinstance(node, ast.ImportFrom) and node.module and node.module.count(".") >= 2 \
                     and node.module.startswith(("symseq.derive.", "symseq.blocks.", "symseq.verify.")):
                 deep.append(f"{f.name}:{node.lineno} from {node.module}")
-            if isinstance(node, ast.Attribute) and node.attr == "append" and isinstance(node.value, ast.Attribute) \
-                    and node.value.attr == "ledgers":
-                deep.append(f"{f.name}:{node.lineno} .ledgers.append")
+            if isinstance(node, ast.Attribute) and node.attr in ("append", "extend") \
+                    and isinstance(node.value, ast.Attribute) and node.value.attr == "ledgers":
+                deep.append(f"{f.name}:{node.lineno} .ledgers.{node.attr}")
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                    (a.name if isinstance(node, ast.Import) else node.module or "").split(".")[0] == "mpmath"
+                    for a in node.names):
+                deep.append(f"{f.name}:{node.lineno} imports mpmath: its own numerics")
     assert not deep, deep
 
 
