@@ -148,12 +148,10 @@ def _blocks_with_mask(mask, **kw):
 
     def batched():
         L, X = ledger()
-        batch = None if mask is None or isinstance(mask, str) else \
-            (Mask(np.stack([mask.to(mask.convention)] * 2), mask.convention) if isinstance(mask, Mask)
-             else [mask, mask])
+        batch = mask if mask is None or isinstance(mask, str) else [mask, mask]  # B = 2 items, the same mask
         return blocks.batched_self_attention(L, [X, X], L.parameter("W", sp.Matrix.hstack(*[sp.eye(2)] * 3)),
                                              L.parameter("W_O", sp.eye(2)), n_heads=1, orientation="in_out",
-                                             masks=mask if batch is None else batch, **kw)
+                                             masks=batch, **kw)
 
     def block():
         L, X = ledger()
@@ -313,14 +311,18 @@ def test_check_accepts_what_the_blocks_accept_with_the_same_defaults():
 
 
 def test_a_refused_mask_appends_no_row():
+    """The blocks appended Q, K, V and S (and a stack its first blocks) before they looked at the mask."""
     L = Ledger()
     X = L.input("X", shape=(3, 2))
     I2 = L.parameter("I", sp.eye(2))
+    p = blocks.BlockParams(heads=[(I2, I2, I2)], W_O=I2, mlp=(I2, None, I2, None))
     before = len(L)
     with pytest.raises(MaskError):
         blocks.attention_head(L, X, I2, I2, I2, orientation="in_out", mask=BAD["0.5"][0])
     with pytest.raises(MaskError):
         blocks.scaled_dot_product(L, X, X, X, mask=ADDITIVE)
+    with pytest.raises(MaskError, match=r"attention A\^\{\(1\)\} mask: entry \(row 0, column 1\) is -1"):
+        blocks.encoder(L, X, [p, p], orientation="in_out", block_masks=["causal", BAD["-1"][0]])
     assert len(L) == before
 
 
