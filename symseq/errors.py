@@ -21,7 +21,8 @@ class ConventionError(SymseqError, ValueError):
 
 
 class MaskError(SymseqError, ValueError):
-    """An attention mask leaves a query position with no allowed source."""
+    """A mask entry that is no value of its convention (names the entry and its value), or a mask that leaves a
+    query position (or a pooled sequence) with no allowed source."""
 
 
 class VocabularyError(SymseqError, KeyError):

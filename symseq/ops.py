@@ -21,6 +21,7 @@ their local partials come from ``sympy.diff``.
 
 from __future__ import annotations
 
+import numbers as _numbers
 from typing import Any, Sequence
 
 import numpy as np
@@ -780,58 +781,303 @@ class Concat(Node):
 
 
 # ---------------------------------------------------------------------------
-# softmax family
+# masks: one type, three conventions, one check
 # ---------------------------------------------------------------------------
 
+MASK_CONVENTIONS = ("keep", "exclude", "additive")
 
-def booleans(values, what: str, ndim: int) -> np.ndarray:
-    """``values`` as a boolean array of ``ndim`` dimensions; every entry must be True/False or the integer 1/0.
+_NAME_THE_CONVENTION = (
+    "Name the convention: Mask.keep(m) (True or 1 = may attend: symseq's convention, and the boolean attn_mask of "
+    "torch's F.scaled_dot_product_attention), Mask.exclude(m) (True or 1 = masked out: the boolean attn_mask and "
+    "key_padding_mask of torch's nn.MultiheadAttention) or Mask.additive(m) (0 or −∞ added to the scores: torch's "
+    "float attn_mask)"
+)
+_AXES = {1: ("position",), 2: ("row", "column"), 3: ("batch item", "row", "column")}
+_NEG_INF = float("-inf")
+
+
+def _as_array(values, what: str) -> np.ndarray:
+    """``values`` as a NumPy array; nested lists keep their Python entries (so ``[[True, "False"]]`` stays mixed).
+
+    Raises:
+        ShapeError: nested lists whose rows have different lengths.
+    """
+    if hasattr(values, "detach") and hasattr(values, "cpu"):  # a torch tensor, on any device, with or without grad
+        values = values.detach().cpu().numpy()
+    if not isinstance(values, (list, tuple)):
+        return np.asarray(values)
+    try:
+        arr = np.array(values, dtype=object)
+    except ValueError:  # NumPy refuses some ragged nestings outright
+        arr = None
+    if arr is None or any(isinstance(v, (list, tuple, np.ndarray)) for v in arr.ravel().tolist()):
+        raise ShapeError(f"{what} has rows of different lengths; give one entry per (row, column), every row as long")
+    return arr
+
+
+def _entry(v) -> tuple[str, Any]:
+    """One mask entry as (kind, number): kind ``bool``, ``int``, ``float`` (−∞ included) or ``other``."""
+    if isinstance(v, (bool, np.bool_)):
+        return "bool", int(v)
+    if isinstance(v, _numbers.Integral):  # Python, NumPy and SymPy integers
+        return "int", int(v)
+    if isinstance(v, (float, np.floating)):
+        return "float", float(v)
+    if isinstance(v, sp.Basic) and (v == sp.S.NegativeInfinity or isinstance(v, sp.Float)):
+        return "float", float(v)
+    return "other", None
+
+
+def _read_entry(kind: str, x, convention: str | None):
+    """The entry as allowed (True) or excluded (False) in ``convention`` (None: none stated); None if it is no value
+    of that convention."""
+    if convention == "additive":
+        if kind in ("int", "float") and x == 0:
+            return True
+        return False if kind == "float" and x == _NEG_INF else None
+    if (kind in ("bool", "int") or kind == "float" and convention is not None) and x in (0, 1):
+        return bool(x) != (convention == "exclude")
+    return None
+
+
+def _entry_error(what: str, arr: np.ndarray, index: int, convention: str | None, axes) -> MaskError:
+    """The error for entry ``index`` (flat), the first that is no value of ``convention``. Without a stated
+    convention, an entry that is no value of any convention (0.5, NaN) is named first, then a −∞."""
+    entries = [_entry(v) for v in arr.ravel().tolist()]
+    fix = None
+    if convention is None:
+        index = next((i for i, e in enumerate(entries)
+                      if _read_entry(*e, "keep") is None and _read_entry(*e, "additive") is None), index)
+        if all(k == "float" and x in (0, 1) for k, x in entries):
+            fix = ("a float mask is not read without its convention; a 0/1 float mask (such as "
+                   "torch.tril(torch.ones(...))) is a keep-mask: pass mask.astype(bool) or Mask.keep(mask) "
+                   "(Mask.exclude(mask) if its 1s mark masked-out entries)")
+        elif all(_read_entry(*e, "additive") is not None for e in entries):
+            index = next(i for i, e in enumerate(entries) if not _read_entry(*e, "additive"))
+            fix = ("a 0/−∞ mask (torch's float attn_mask) is added to the scores and is not read without its "
+                   "convention: pass Mask.additive(mask)")
+    pos = np.unravel_index(index, arr.shape)
+    axes = axes or _AXES.get(arr.ndim) or tuple(f"axis {i}" for i in range(arr.ndim))
+    where = "(" + ", ".join(f"{a} {int(i)}" for a, i in zip(axes, pos)) + ")"
+    value = arr.ravel()[index]
+    value = value.item() if isinstance(value, np.generic) else value
+    kind, x = entries[index]
+    if fix is None:
+        fix = _fix_for(value, kind, x, convention)
+    return MaskError(f"{what}: entry {where} is {value!r}; {fix}. {_NAME_THE_CONVENTION}.")
+
+
+def _fix_for(value, kind: str, x, convention: str | None) -> str:
+    """What an entry that is no value of ``convention`` should be, and how to get there."""
+    if isinstance(value, str):
+        return "a mask holds booleans or numbers, not text: write True or False"
+    if convention is None:
+        return "a mask given without a convention holds True/False (or the integers 1/0), True = may attend"
+    if convention != "additive":
+        return f"Mask.{convention} takes True/False or 1/0"
+    fix = "an additive mask holds 0 (may attend) or −∞ (masked out)"
+    if kind in ("bool", "int"):
+        return fix + "; a boolean or 0/1 mask is Mask.keep(m) or Mask.exclude(m)"
+    if kind == "float" and x < 0:
+        return fix + ("; a large negative number is not −∞ (it leaves the source a weight above zero): "
+                      "pass Mask.keep(m == 0)")
+    return fix
+
+
+def _read(arr: np.ndarray, convention: str | None, what: str, axes=None) -> np.ndarray:
+    """The allowed (keep) form of the entries of ``arr`` read in ``convention``; the first entry that is no value of
+    it is refused by name."""
+    exclude = convention == "exclude"
+    if convention != "additive":
+        if arr.dtype == bool:
+            return ~arr if exclude else arr.copy()
+        if (arr.dtype.kind in "iu" or arr.dtype.kind == "f" and convention) and np.isin(arr, (0, 1)).all():
+            return (arr == 0) if exclude else (arr != 0)
+    elif arr.dtype.kind == "f" and ((arr == 0) | np.isneginf(arr)).all():
+        return arr == 0
+    out = np.empty(arr.size, dtype=bool)
+    for i, v in enumerate(arr.ravel().tolist()):
+        r = _read_entry(*_entry(v), convention)
+        if r is None:
+            raise _entry_error(what, arr, i, convention, axes)
+        out[i] = r
+    return out.reshape(arr.shape)
+
+
+def _checked_array(values, what: str, ndim: int | None) -> np.ndarray:
+    arr = _as_array(values, what)
+    if ndim is not None and arr.ndim != ndim or arr.ndim == 0:
+        want = {1: "a vector (one entry per position)", 2: "a matrix (queries × sources)",
+                3: "a B×T×T array (one matrix per batch item)"}.get(ndim, "an array of entries")
+        got = f"the single value {arr.item()!r}" if arr.ndim == 0 else f"an array of shape {arr.shape}"
+        raise ShapeError(f"{what} must be {want}; got {got}")
+    if arr.size == 0:
+        raise ShapeError(f"{what} is empty; it needs one entry per position")
+    return arr
+
+
+class Mask:
+    """A visibility mask with its convention named: ``keep``, ``exclude`` or ``additive``.
+
+    Attention reads the mask as the additive matrix M of the scores (rows are
+    queries t, columns sources j)::
+
+        M_tj = 0 where source j is allowed, exact −∞ where it is excluded,     A = softmax_rows(S + M)
+
+    and the three conventions say which entries are allowed:
+
+    * ``Mask.keep(m)``: allowed_tj = m_tj; entries True/False or 1/0, True = may attend (this project's
+      convention, and the boolean ``attn_mask`` of torch's ``F.scaled_dot_product_attention``);
+    * ``Mask.exclude(m)``: allowed_tj = not m_tj; True = masked out (the boolean ``attn_mask`` and
+      ``key_padding_mask`` of torch's ``nn.MultiheadAttention``);
+    * ``Mask.additive(m)``: allowed_tj = (m_tj = 0); entries exactly 0 or −∞ (float ``-inf``, SymPy ``-oo``),
+      added to the scores (torch's float ``attn_mask``). A large finite negative number is refused: it is not −∞.
+
+    Under keep and exclude a float 0.0/1.0 is read as 0/1, since the convention is stated. A mask passed without
+    this type (a boolean or integer 0/1 array) is a keep-mask; a float array without a convention is refused.
+
+    Args:
+        values: an array of any shape (T×S for attention, T or B×T for validity, B×T×T for a batch): NumPy,
+            nested lists, a SymPy matrix or a torch tensor.
+        convention: ``"keep"``, ``"exclude"`` or ``"additive"``.
+        what: the mask's name in error messages.
+
+    Attributes:
+        allowed: the keep form, a read-only boolean array of the same shape (True = may attend).
+        convention: the convention the values were given in.
+
+    Raises:
+        ConventionError: an unknown convention.
+        ShapeError: a single value or an empty array.
+        MaskError: an entry that is no value of the convention (names its row and column, its value, the
+            conventions and how to convert).
+
+    Sources: torch 2 docs of ``F.scaled_dot_product_attention`` (``attn_mask``) and ``nn.MultiheadAttention``
+    (``attn_mask``, ``key_padding_mask``); Week 06 handout (004), "Change visibility with a mask".
+    """
+
+    __slots__ = ("allowed", "convention")
+    __hash__ = None
+
+    def __init__(self, values, convention: str = "keep", *, what: str = "mask"):
+        if convention not in MASK_CONVENTIONS:
+            raise ConventionError(f"unknown mask convention {convention!r}; use one of {', '.join(MASK_CONVENTIONS)}")
+        if isinstance(values, Mask):
+            raise MaskError(f"{what} is already Mask.{values.convention}(...); pass it as it is")
+        if isinstance(values, str):
+            raise MaskError(f"{what}: got the string {values!r}; a mask is an array of entries. "
+                            f"{_NAME_THE_CONVENTION}.")
+        allowed = _read(_checked_array(values, what, None), convention, what)
+        allowed.setflags(write=False)
+        self.allowed = allowed
+        self.convention = convention
+
+    @classmethod
+    def keep(cls, values, *, what: str = "mask") -> "Mask":
+        """True (or 1) = may attend: symseq's convention and SDPA's boolean ``attn_mask``."""
+        return cls(values, "keep", what=what)
+
+    @classmethod
+    def exclude(cls, values, *, what: str = "mask") -> "Mask":
+        """True (or 1) = masked out: ``nn.MultiheadAttention``'s boolean ``attn_mask`` and ``key_padding_mask``."""
+        return cls(values, "exclude", what=what)
+
+    @classmethod
+    def additive(cls, values, *, what: str = "mask") -> "Mask":
+        """0 = may attend, −∞ = masked out, added to the scores: torch's float ``attn_mask``."""
+        return cls(values, "additive", what=what)
+
+    @property
+    def shape(self) -> tuple:
+        return self.allowed.shape
+
+    def to(self, convention: str) -> np.ndarray:
+        """The same visibility in ``convention``: a boolean array (keep, exclude) or floats 0/−∞ (additive)."""
+        if convention not in MASK_CONVENTIONS:
+            raise ConventionError(f"unknown mask convention {convention!r}; use one of {', '.join(MASK_CONVENTIONS)}")
+        if convention == "additive":
+            return np.where(self.allowed, 0.0, _NEG_INF)
+        return ~self.allowed if convention == "exclude" else self.allowed.copy()
+
+    def __eq__(self, other):
+        """Two masks are equal when they allow the same entries, whatever conventions they were given in."""
+        if not isinstance(other, Mask):
+            return NotImplemented
+        return self.shape == other.shape and bool((self.allowed == other.allowed).all())
+
+    def __repr__(self):
+        return (f"Mask.{self.convention}(<{_fmt_shape(self.shape)}: {int(self.allowed.sum())} of "
+                f"{self.allowed.size} allowed>)")
+
+
+def mask_allowed(mask, what: str = "mask", *, ndim: int | None = None, axes: tuple | None = None) -> np.ndarray:
+    """The one reading of a mask's entries: a :class:`Mask` in its convention, anything else as a keep-mask.
+
+    Returns the allowed (keep) form, a boolean array of the mask's shape. Without a :class:`Mask`, the entries must
+    be True/False or the integers 1/0 (True = may attend); floats (a 0/1 ``torch.tril(torch.ones(...))``, a 0/−∞
+    additive mask), other numbers, NaN and strings are refused, never guessed.
+
+    Args:
+        mask: a :class:`Mask`, or an array (NumPy, nested lists, SymPy matrix, torch tensor).
+        what: the mask's name in error messages.
+        ndim: the number of dimensions required (1: a validity vector, 2: T×S, 3: B×T×T), or None.
+        axes: the names of the axes in messages (default: position; row, column; batch item, row, column).
 
     Raises:
         ShapeError: another number of dimensions, or no entry.
-        ConventionError: an entry that is not plainly true or false (0.5, 2, −1, the string "False", a float):
-            a mask is never guessed from numbers.
+        MaskError: an entry that is no value of the convention, naming where it is, its value and the fix.
     """
-    arr = np.asarray(values)
-    if arr.ndim != ndim:
-        want = "a vector (one entry per position)" if ndim == 1 else "a matrix (queries × sources)"
-        raise ShapeError(f"{what} must be {want}; got an array of shape {arr.shape}")
-    if arr.size == 0:
-        raise ShapeError(f"{what} is empty; it needs one entry per position")
-    if arr.dtype == bool:
-        return arr.copy()
-    flat = arr.ravel().tolist()
-    if arr.dtype.kind in "iu" or arr.dtype == object:
-        bad = [v for v in flat if isinstance(v, float) or v not in (0, 1)]
-        if not bad:
-            return arr.astype(bool)
-    else:  # floats, strings, ...: refused, naming the first entry that is not plainly 0 or 1
-        bad = [v for v in flat if v not in (0, 1)] or flat
-    raise ConventionError(f"{what} entries must be True/False or 1/0; got {bad[0]!r} ({arr.dtype} entries)")
+    if isinstance(mask, Mask):
+        if ndim is not None and mask.allowed.ndim != ndim:
+            raise ShapeError(f"{what} must have {ndim} dimension(s); got {mask!r}")
+        return mask.allowed.copy()
+    if isinstance(mask, str):
+        raise MaskError(f"{what}: got the string {mask!r}; a mask here is an array of entries. "
+                        f"{_NAME_THE_CONVENTION}.")
+    return _read(_checked_array(mask, what, ndim), None, what, axes)
+
+
+def _causal(shape) -> np.ndarray:
+    """Causal visibility, True where source j ≤ query t (the lower triangle of a T×S matrix)."""
+    return np.tril(np.ones(tuple(shape), dtype=bool))
 
 
 def allowed_matrix(mask, shape=None, empty_rows="error", what="attention"):
-    """The one check of an *allowed* matrix (True = the query may read the source): boolean, of ``shape``.
+    """The one check of an attention mask; returns its *allowed* matrix (True = the query may read the source).
 
-    ``mask`` None means every source is allowed (returns None). A row with no
-    allowed source is refused unless ``empty_rows="zero"``.
+    ``mask`` is None (every source allowed: returns None), ``"causal"`` (source j ≤ query t; needs ``shape``),
+    a :class:`Mask` in any convention, or a T×S boolean (or 0/1 integer) matrix read as a keep-mask. Every block
+    that takes a mask, :class:`SoftmaxRows` and ``blocks.masks.check`` call this, so they accept and refuse the same
+    masks. A row with no allowed source is refused unless ``empty_rows="zero"``.
+
+    Args:
+        mask: as above. shape: (T, S), the scores' shape, or None. empty_rows: ``"error"`` or ``"zero"``.
+        what: the mask's owner in messages (``"attention A"``).
 
     Raises:
-        ShapeError: not a matrix, or not of ``shape`` (names both shapes).
-        ConventionError: entries other than True/False/1/0, or an unknown ``empty_rows``.
-        MaskError: a query row with no allowed source and ``empty_rows="error"``.
+        ShapeError: not a matrix, or not of ``shape`` (names both shapes); ``"causal"`` without a shape.
+        MaskError: an entry that is no value of its convention (see :func:`mask_allowed`), an unknown mask name,
+            or a query row with no allowed source and ``empty_rows="error"``.
+        ConventionError: an unknown ``empty_rows``.
     """
+    if empty_rows not in ("error", "zero"):
+        raise ConventionError(f"empty_rows must be 'error' or 'zero'; got {empty_rows!r}")
     if mask is None:
         return None
     label = what if what.endswith("mask") else f"{what} mask"
-    allowed = booleans(mask, label, 2)
+    if isinstance(mask, str):
+        if mask != "causal":
+            raise MaskError(f"{label}: unknown mask {mask!r}; use 'causal', a T×S boolean matrix of allowed sources "
+                            f"(True = may attend) or a Mask. {_NAME_THE_CONVENTION}.")
+        if shape is None:
+            raise ShapeError(f"{label}: 'causal' needs the shape of the scores (queries × sources)")
+        return _causal(shape)
+    allowed = mask_allowed(mask, label, ndim=2)
     if shape is not None and allowed.shape != tuple(shape):
         raise ShapeError(
             f"{label} has shape {_fmt_shape(allowed.shape)} but the scores are {_fmt_shape(tuple(shape))}; "
             f"the mask needs one entry per (query position, source position)"
         )
-    if empty_rows not in ("error", "zero"):
-        raise ConventionError(f"empty_rows must be 'error' or 'zero'; got {empty_rows!r}")
     empty = [i for i in range(allowed.shape[0]) if not allowed[i].any()]
     if empty and empty_rows == "error":
         raise MaskError(
@@ -843,10 +1089,16 @@ def allowed_matrix(mask, shape=None, empty_rows="error", what="attention"):
     return allowed
 
 
+# ---------------------------------------------------------------------------
+# softmax family
+# ---------------------------------------------------------------------------
+
+
 class SoftmaxRows(Node):
     """Row softmax over the allowed sources: A_ts = e^{S_ts} / Σ_{j allowed} e^{S_tj}, 0 where excluded.
 
-    ``allowed`` is a boolean matrix (None: every source allowed). Excluded
+    ``allowed`` is anything :func:`allowed_matrix` accepts: None (every source allowed), ``"causal"``, a boolean
+    keep-matrix or a :class:`Mask` in any convention. Excluded
     entries act as exact −∞ and the row is renormalised over the rest. A row
     with no allowed source is refused at construction unless
     ``empty_rows="zero"``.

@@ -89,7 +89,7 @@ def test_mask_of_the_wrong_shape_names_both_shapes():
     with pytest.raises(ShapeError, match="mask has shape 3×2 but the scores are 3×3"):
         blocks.fused_self_attention(L, Q, L.parameter("W", shape=(2, 6)), L.parameter("W_O", shape=(2, 2)),
                                     n_heads=1, orientation="in_out", mask=np.ones((3, 2), dtype=bool))
-    with pytest.raises(ConventionError, match="unknown mask 'future'"):
+    with pytest.raises(MaskError, match="unknown mask 'future'"):
         blocks.fused_self_attention(L, Q, L.parameter("W2", shape=(2, 6)), L.parameter("W_O2", shape=(2, 2)),
                                     n_heads=1, orientation="in_out", mask="future")
 

@@ -47,6 +47,68 @@ def test_masked_mean_pool_averages_valid_rows_and_routes_gradients_to_them():
         blocks.masked_mean_pool(L, H, [1, 1, 0], name="p1")
 
 
+def test_batched_masked_mean_pool_divides_each_sequence_by_its_own_count():
+    """Pooling took one sequence only: a batch could not divide each sequence by its own number of valid rows."""
+    L = Ledger()
+    Hs = [L.input(f"H_{b}", rows) for b, rows in enumerate([
+        [[1, 2], [3, 4], [50, 50], [60, 60]],      # 2 valid rows
+        [[1, 0], [0, 1], [2, 2], [1, 1]],          # 4 valid rows
+        [[-3, 9], [70, 70], [80, 80], [90, 90]],   # 1 valid row
+    ])]  # B = 3, T = 4, D = 2
+    m = [[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]]
+    pooled = blocks.masked_mean_pool(L, Hs, m)
+    assert pooled.shape == (3, 2)
+    assert L.value(pooled.name) == sp.Matrix([[2, 3], [1, 1], [-3, 9]])
+    w = L.input("w", [[1, 10], [100, 1000], [7, 70]])
+    L.define("loss", ops.Sum(pooled * w, None))
+    g = L.backward("loss")
+    assert L.value(g.name("H_0")) == sp.Matrix([[sp.Rational(1, 2), 5], [sp.Rational(1, 2), 5], [0, 0], [0, 0]])
+    assert L.value(g.name("H_1")) == sp.Matrix([[25, 250]] * 4)
+    assert L.value(g.name("H_2")) == sp.Matrix([[7, 70], [0, 0], [0, 0], [0, 0]])
+    # torch's key_padding_mask (True = padding) names its convention and gives the same rows
+    same = blocks.masked_mean_pool(L, Hs, blocks.Mask.exclude(~np.array(m, dtype=bool)), name="h_bar_kpm")
+    assert L.value(same.name) == L.value(pooled.name)
+
+
+def test_batched_masked_mean_pool_names_the_batch_item_whose_mask_is_empty():
+    L = Ledger()
+    Hs = [L.input(f"H_{b}", shape=(3, 2)) for b in range(2)]
+    with pytest.raises(MaskError, match="pooling mask: batch item 1 marks no position as valid"):
+        blocks.masked_mean_pool(L, Hs, [[1, 0, 1], [0, 0, 0]])
+    with pytest.raises(ShapeError, match="pooling mask has shape 2×4 but the batch is B×T = 2×3"):
+        blocks.masked_mean_pool(L, Hs, [[1, 0, 1, 1], [1, 1, 1, 1]])
+    with pytest.raises(ShapeError, match="pooling mask has shape 3×3 but the batch is B×T = 2×3"):
+        blocks.masked_mean_pool(L, Hs, [[1, 0, 1]] * 3)
+    with pytest.raises(MaskError, match=r"pooling mask: entry \(batch item 1, position 2\) is 0.5"):
+        blocks.masked_mean_pool(L, Hs, [[1, 0, 1], [1, 1, 0.5]])
+    with pytest.raises(ShapeError, match="inputs of the same shape T×D; got 3×2, 4×2"):
+        blocks.masked_mean_pool(L, [Hs[0], L.input("H_4", shape=(4, 2))], [[1, 1, 1], [1, 1, 1]])
+    assert "h_bar" not in L  # nothing was appended
+
+
+def test_batched_masked_mean_pool_matches_torch_with_its_gradient(rng):
+    torch = pytest.importorskip("torch")
+    B, T, D = 3, 5, 2
+    valid = rng.random((B, T)) < 0.6
+    valid[:, 0] = True
+    L = Ledger()
+    Hs = [L.input(f"H_{b}", shape=(T, D)) for b in range(B)]
+    pooled = blocks.masked_mean_pool(L, Hs, valid)
+    G = L.input("G", shape=(B, D))
+    L.define("loss", ops.Sum(pooled * G, None))
+    grads = L.backward("loss")
+    h, G_val = rng.normal(size=(B, T, D)), rng.normal(size=(B, D))
+    names = [pooled.name] + [grads.name(f"H_{b}") for b in range(B)]
+    ours = evaluate(L, "numpy", values={**{f"H_{b}": h[b] for b in range(B)}, "G": G_val}, targets=names)
+    th = torch.tensor(h, requires_grad=True)
+    m = torch.tensor(valid, dtype=torch.float64)[..., None]
+    ref = (th * m).sum(dim=1) / m.sum(dim=1)  # (B, D), each sequence over its own count
+    (ref * torch.tensor(G_val)).sum().backward()
+    np.testing.assert_allclose(ours[pooled.name], ref.detach().numpy(), rtol=0, atol=1e-14)
+    for b in range(B):
+        np.testing.assert_allclose(ours[grads.name(f"H_{b}")], th.grad[b].numpy(), rtol=0, atol=1e-14)
+
+
 def test_next_token_targets_shift_one_position():
     targets, valid = blocks.next_token_targets([0, 1, 2, 0, 3, 4, 5])
     assert targets == [1, 2, 0, 3, 4, 5, None] and valid == [True] * 6 + [False]

@@ -269,7 +269,17 @@ class Section:
 
     def heatmap(self, label: str, value, *, rows: list | None = None, cols: list | None = None, allowed=None,
                 digits: int = 3, title: str = "") -> HeatmapSpec:
-        """Record a heatmap the handout draws (scores or attention weights; ``allowed`` marks unmasked entries)."""
+        """Record a heatmap the handout draws (scores or attention weights; ``allowed`` marks unmasked entries).
+
+        ``allowed`` is None, ``"causal"``, a boolean keep-matrix (True = unmasked) or a :class:`~symseq.ops.Mask`,
+        checked as the attention blocks check a mask (rows may be empty).
+
+        Raises:
+            ShapeError, MaskError: as :func:`symseq.ops.allowed_matrix`.
+        """
+        shape = getattr(value, "shape", None)
+        allowed = ops.allowed_matrix(allowed, shape if isinstance(shape, tuple) and len(shape) == 2 else None,
+                                     empty_rows="zero", what=f"{self.title}: heatmap {label}")
         return self._show(HeatmapSpec(label, value, rows, cols, allowed, digits, title))
 
     def gradient_paths(self, label: str, **params) -> GradientPathsSpec:

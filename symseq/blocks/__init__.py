@@ -1,8 +1,9 @@
 """Building blocks that append rows to a ledger, by concept.
 
 * projections: :func:`linear`, :func:`project` (weight orientation named explicitly);
-* attention: one head, several heads, fused W_QKV, and :mod:`.masks` (causal,
-  key padding, combinations, the torch convention);
+* attention: one head, several heads, fused W_QKV, and :mod:`.masks` (the
+  :class:`Mask` type naming its convention: keep, exclude or additive; causal,
+  key padding, combinations);
 * norms: LayerNorm, RMSNorm;
 * the Transformer block: :func:`transformer_block` (pre- or post-norm, the
   handout's row names), its :func:`mlp`, gated feed-forward maps, residual sums,
@@ -14,6 +15,7 @@
 """
 
 from . import masks
+from .masks import Mask
 from .attention import Head, MultiHead, attention_head, mask_matrix, multi_head, scaled_dot_product
 from .cells import (GRU_GATES, GRU_VARIANTS, LSTM_GATES, GatedParams, Recurrence, RNNParams, gru, gru_mix,
                     gru_parameters, lstm, lstm_parameters, module_values, rnn, rnn_parameters, sequence_inputs)
@@ -35,7 +37,7 @@ __all__ = [
     # projections
     "ORIENTATIONS", "linear", "project",
     # attention and masks
-    "Head", "MultiHead", "attention_head", "multi_head", "scaled_dot_product", "mask_matrix", "masks",
+    "Head", "MultiHead", "attention_head", "multi_head", "scaled_dot_product", "mask_matrix", "masks", "Mask",
     "QKV", "FusedAttention", "fused_self_attention", "batched_self_attention", "split_qkv", "head_widths",
     # norms
     "Norm", "layer_norm", "rms_norm",

@@ -9,9 +9,14 @@ positions (receiving positions for Q, consulted positions for K and V):
     O = A V                              T×d_v
 
 The mask holds exact −∞; the softmax renormalises over the allowed sources.
-A query row with no allowed source raises :class:`~symseq.errors.MaskError`
-naming the position, unless ``empty_rows="zero"`` asks for a zero row (as
-torch's ``scaled_dot_product_attention`` gives).
+A mask is None, ``"causal"``, a T×S boolean keep-matrix (True = may attend)
+or a :class:`~symseq.ops.Mask` naming its convention (``Mask.keep``,
+``Mask.exclude`` as torch's boolean ``attn_mask`` of ``nn.MultiheadAttention``,
+``Mask.additive`` as torch's float 0/−∞ ``attn_mask``); every block checks it
+with :func:`symseq.ops.allowed_matrix` before appending any row. A query row
+with no allowed source raises :class:`~symseq.errors.MaskError` naming the
+position, unless ``empty_rows="zero"`` asks for a zero row (as torch's
+``scaled_dot_product_attention`` gives).
 
 Sources: Week 8 handout (000), §1 "One head" and §4; Vaswani et al. (2017),
 eq. (1) and §3.2.2 for MHA(H) = [O⁽¹⁾ ⋯ O⁽ʰ⁾] W_O.
@@ -28,11 +33,18 @@ from .. import ops
 from ..errors import ShapeError
 from ._naming import tagged
 from .linear import project
-from .masks import causal
 
 
-def mask_matrix(allowed: np.ndarray) -> sp.ImmutableMatrix:
-    """The additive mask M: 0 where allowed, exact −∞ where excluded."""
+def mask_matrix(allowed) -> sp.ImmutableMatrix:
+    """The additive mask M (T×S): 0 where allowed, exact −∞ where excluded.
+
+    ``allowed`` is anything :func:`symseq.ops.allowed_matrix` accepts with a shape of its own (a keep-matrix or a
+    :class:`~symseq.ops.Mask`).
+
+    Raises:
+        ShapeError, MaskError: as :func:`symseq.ops.allowed_matrix`.
+    """
+    allowed = ops.allowed_matrix(allowed, empty_rows="zero", what="additive mask M")
     m, n = allowed.shape
     return sp.ImmutableMatrix(m, n, lambda i, j: sp.S.Zero if allowed[i, j] else sp.S.NegativeInfinity)
 
@@ -57,7 +69,8 @@ def scaled_dot_product(L, Q, K, V, *, mask=None, scale=None, tag: str | None = N
 
     Args:
         Q: T×d_k queries, K: S×d_k keys, V: S×d_v values (rows are positions).
-        mask: None, ``"causal"``, or a T×S boolean matrix of allowed sources.
+        mask: None, ``"causal"``, a T×S boolean keep-matrix (True = may attend), or a
+            :class:`~symseq.ops.Mask` (``Mask.keep``, ``Mask.exclude``, ``Mask.additive``).
         scale: divisor of the scores; default √d_k.
         tag: superscript for the row names (``"(1)"`` → S^{(1)}).
         names: explicit row names, e.g. ``{"S_masked": "S_causal"}``.
@@ -66,7 +79,8 @@ def scaled_dot_product(L, Q, K, V, *, mask=None, scale=None, tag: str | None = N
     Raises:
         ShapeError: d_k of Q and K differ, K and V have different numbers of
             positions, or the mask has the wrong shape.
-        MaskError: a query position has no allowed source (names it).
+        MaskError: a mask entry that is no value of its convention (names its row, column and value), an
+            unknown mask name, or a query position with no allowed source (names it).
     """
     names = dict(names or {})
     nm = lambda key, base: names.get(key, tagged(base, tag))  # noqa: E731
@@ -81,21 +95,15 @@ def scaled_dot_product(L, Q, K, V, *, mask=None, scale=None, tag: str | None = N
             f"(K is {K.shape[0]}×{K.shape[1]}, V is {V.shape[0]}×{V.shape[1]})"
         )
     d_k = Q.shape[1]
+    allowed = ops.allowed_matrix(mask, (Q.shape[0], K.shape[0]), empty_rows, what=f"attention {nm('A', 'A')}")
     divisor = sp.sqrt(d_k) if scale is None else scale
     scores = Q @ K.T
     if divisor != 1:
         scores = scores / ops.as_node(divisor)
     S = L.define(nm("S", "S"), scores, note="scaled scores")
-    allowed = None
     S_masked = None
     src = S
-    if mask is not None:
-        allowed = causal(Q.shape[0], K.shape[0]) if isinstance(mask, str) and mask == "causal" else mask
-        if isinstance(mask, str) and mask != "causal":
-            from ..errors import ConventionError
-
-            raise ConventionError(f"unknown mask {mask!r}; use 'causal' or a boolean matrix of allowed sources")
-        allowed = ops.allowed_matrix(allowed, S.shape, empty_rows, what=f"attention {nm('A', 'A')}")
+    if allowed is not None:
         M = ops.Const(mask_matrix(allowed), label=names.get("M", "M"))
         S_masked = L.define(nm("S_masked", "S_masked"), S + M, allows_infinity=True,
                             note="masked scores: −∞ where a source is excluded")
@@ -112,10 +120,15 @@ def attention_head(L, H, W_Q, W_K, W_V, *, orientation: str, mask=None, tag: str
 
     ``orientation`` is required (see :mod:`symseq.blocks.linear`). ``X_kv``
     gives another source sequence for keys and values (cross-attention).
+    ``mask`` is as in :func:`scaled_dot_product`, checked before any row is appended.
+
+    Raises:
+        ShapeError, MaskError: as :func:`scaled_dot_product`.
     """
     names = dict(names or {})
     nm = lambda key: names.get(key, tagged(key, tag))  # noqa: E731
     src = H if X_kv is None else X_kv
+    mask = ops.allowed_matrix(mask, (H.shape[0], src.shape[0]), empty_rows, what=f"attention {nm('A')}")
     Q = L.define(nm("Q"), project(H, W_Q, orientation=orientation, what=f"query projection {nm('Q')}"))
     K = L.define(nm("K"), project(src, W_K, orientation=orientation, what=f"key projection {nm('K')}"))
     V = L.define(nm("V"), project(src, W_V, orientation=orientation, what=f"value projection {nm('V')}"))
@@ -148,11 +161,14 @@ def multi_head(L, H, heads, W_O, *, orientation: str, mask=None, tag: str | None
 
     Heads may have any widths d_k, d_v and the model any width (no
     requirement that d divides by h). W_O is h·d_v×d (``in_out``) or
-    d×h·d_v (``out_in``).
+    d×h·d_v (``out_in``). ``mask`` (shared by the heads) is as in
+    :func:`scaled_dot_product`, checked before any row is appended.
 
     Raises:
         ShapeError: when W_O does not fit the concatenated width.
+        MaskError: as :func:`scaled_dot_product`.
     """
+    mask = ops.allowed_matrix(mask, (H.shape[0], H.shape[0]), empty_rows, what=f"attention {tagged('A', tag)}")
     out = MultiHead()
     for i, (W_Q, W_K, W_V) in enumerate(heads, start=1):
         out.heads.append(attention_head(L, H, W_Q, W_K, W_V, orientation=orientation, mask=mask,

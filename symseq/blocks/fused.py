@@ -25,7 +25,8 @@ d_k is torch's head_dim; unlike torch, D need not be a multiple of h, and d_k,
 d_v are free (torch refuses embed_dim = 5 with two heads).
 
 A batch is a list of T×D inputs sharing the parameters
-(:func:`batched_self_attention`); a mask is then B×T×T, and a query with no
+(:func:`batched_self_attention`); a mask is then B×T×T (a boolean keep-array
+or a :class:`~symseq.ops.Mask` in any convention), and a query with no
 allowed source raises :class:`~symseq.errors.MaskError` naming the batch item
 and the query position (or gives a zero row with ``empty_rows="zero"``, as
 torch's ``scaled_dot_product_attention``).
@@ -35,13 +36,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from .. import ops
 from ..errors import ConventionError, ShapeError
 from ._naming import tagged
 from .attention import Head, head_tag, scaled_dot_product
-from .masks import causal
 from .linear import check_orientation, linear
 
 
@@ -123,12 +122,6 @@ def split_qkv(L, X, W_QKV, b_QKV=None, *, n_heads: int, orientation: str, d_k: i
 
 
 def _mask_for(mask, T: int, batch, empty_rows: str):
-    if mask is None:
-        return None
-    if isinstance(mask, str):
-        if mask != "causal":
-            raise ConventionError(f"unknown mask {mask!r}; use 'causal' or a T×T boolean matrix of allowed sources")
-        return causal(T)
     where = "attention" if batch is None else f"attention, batch item {batch}"
     return ops.allowed_matrix(mask, (T, T), empty_rows, what=where)
 
@@ -142,13 +135,15 @@ def fused_self_attention(L, X, W_QKV, W_O, *, n_heads: int, orientation: str, b_
         X: T×D input (rows are positions).
         W_QKV, b_QKV: fused weight and optional bias; W_O, b_O: output map and optional bias.
         n_heads: h. d_k, d_v: head widths (default: W_QKV's output side / 3h each).
-        mask: None, ``"causal"`` or a T×T boolean matrix of *allowed* sources (True = may be read).
+        mask: None, ``"causal"``, a T×T boolean matrix of *allowed* sources (True = may be read), or a
+            :class:`~symseq.ops.Mask` (``Mask.keep``, ``Mask.exclude``, ``Mask.additive``).
         empty_rows: ``"error"`` or ``"zero"`` for a query with no allowed source.
         batch: the batch index of this input (named in mask errors and row tags).
 
     Raises:
         ShapeError: for weights that do not fit, or a mask of the wrong shape.
-        MaskError: a query position (and batch item) with no allowed source.
+        MaskError: a mask entry that is no value of its convention, an unknown mask name, or a query position
+            (and batch item) with no allowed source.
     """
     T = X.shape[0]
     allowed = _mask_for(mask, T, batch, empty_rows)
@@ -170,12 +165,17 @@ def fused_self_attention(L, X, W_QKV, W_O, *, n_heads: int, orientation: str, b_
 def batched_self_attention(L, Xs, W_QKV, W_O, *, masks=None, **kw) -> list:
     """:func:`fused_self_attention` for each item of a batch (a list of T×D inputs) with shared parameters.
 
-    ``masks`` is None, ``"causal"``, or a B×T×T boolean array of allowed
-    sources; item b's rows are tagged ``[b]`` (Q^{[0]}, S^{[0],1}).
+    ``masks`` is None, ``"causal"``, a B×T×T boolean keep-array of allowed
+    sources (True = may attend), or a B×T×T :class:`~symseq.ops.Mask` in any
+    convention (``Mask.exclude`` for torch's boolean ``attn_mask`` of shape
+    (B, T, T), ``Mask.additive`` for its float one); item b's rows are tagged
+    ``[b]`` (Q^{[0]}, S^{[0],1}). Every item's mask is checked before any row is
+    appended.
 
     Raises:
         ShapeError: when the mask is not B×T×T (names both shapes).
-        MaskError: naming the batch item and query position of an empty mask row.
+        MaskError: an entry that is no value of the convention (names the batch item, row and column), or an
+            empty mask row (names the batch item and query position).
     """
     Xs = list(Xs)
     B = len(Xs)
@@ -185,7 +185,7 @@ def batched_self_attention(L, Xs, W_QKV, W_O, *, masks=None, **kw) -> list:
     if isinstance(masks, str) or masks is None:
         per_item = [masks] * B
     else:
-        arr = np.asarray(masks, dtype=bool)
+        arr = ops.mask_allowed(masks, "the batch mask", ndim=3)
         if arr.shape != (B, T, T):
             raise ShapeError(
                 f"the batch mask has shape {'×'.join(map(str, arr.shape))} but the batch needs B×T×T = {B}×{T}×{T} "

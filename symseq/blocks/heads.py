@@ -5,6 +5,7 @@
     s_t = h_enc,t W_oᵀ + b_o                  logits, W_o is C×D (token classes or vocabulary K)
     s_t = h_enc,t E_vocabᵀ                     tied embeddings: the lookup table reused as W_o
     h̄ = Σ_t m_t h_enc,t / Σ_t m_t             masked mean pooling, Σ_t m_t > 0
+    h̄_b = Σ_t m_bt h_b,t / Σ_t m_bt           a batch of B sequences (m is B×T): each over its own count
     y_t = k_{t+1}                              next-token targets (shifted one position ahead)
     ℒ = Σ_t v_t [logsumexp(s_t) − s_{t,y_t}] / Σ_t v_t      masked mean over valid targets (nats)
 
@@ -48,7 +49,7 @@ from .. import ops
 from ..errors import ConventionError, MaskError, ShapeError
 from .linear import linear
 from .losses import CrossEntropy, cross_entropy
-from .masks import validity
+from .masks import batch_validity, validity
 
 
 def token_classifier(L, H_enc, W_o, b_o=None, *, orientation: str, name: str = "s", note: str = ""):
@@ -87,29 +88,57 @@ def tied_logits(L, H_enc, E_vocab, *, name: str = "s"):
 
 
 def masked_mean_pool(L, H, m, *, name: str = "h_bar"):
-    """Append ``name := Σ_t m_t h_t / Σ_t m_t``: the mean of the valid rows of H (1×D).
+    """Append ``name := Σ_t m_t h_t / Σ_t m_t``: the mean of the valid rows of H, one sequence or a batch.
 
-    Padded rows (m_t = 0) get weight zero; the denominator counts the valid
-    rows only. The row is ``(m / Σm) H`` with m a fixed 1×T row, so its
-    adjoint sends 1/Σm of the incoming gradient to each valid row and
-    nothing to the padded ones.
+    One sequence: H is T×D and m has T entries; the result is 1×D. A batch: H is a list of B inputs, each T×D,
+    and m is B×T; the result is B×D, row b the mean of sequence b's valid rows, divided by its own count::
+
+        h̄_b = Σ_t m_bt h_b,t / Σ_t m_bt          (b = 0..B−1; Σ_t m_bt > 0 for every b)
+
+    Padded rows (m_t = 0) get weight zero; the denominator counts the valid rows only. The row is
+    ``W [H_0; …; H_{B−1}]`` with W a fixed B×BT matrix holding m_bt/Σ_t m_bt in row b (``(m / Σm) H`` for one
+    sequence), so its adjoint sends 1/Σ_t m_bt of row b's incoming gradient to each valid row of H_b and nothing to
+    the padded ones.
 
     Args:
-        H: T×D features (rows are positions).
-        m: T validity entries (1 real, 0 padding).
+        H: T×D features (rows are positions), or a list of B such inputs with the same T.
+        m: T validity entries (1 real, 0 padding), or a B×T validity mask for a batch; a boolean (or 0/1) array,
+            or a :class:`~symseq.ops.Mask` (``Mask.exclude(key_padding_mask)`` for torch's B×T
+            ``key_padding_mask``, True = padding).
 
     Raises:
-        ShapeError: when m does not have one entry per row of H.
-        MaskError: when no row is valid (the mean would divide by zero).
+        ShapeError: when m does not have one entry per row of H (one row per batch item), or the inputs of a batch
+            have different shapes.
+        MaskError: an entry that is no validity value, or no valid row (for a batch: names the batch item whose
+            mask is empty); the mean would divide by zero.
 
-    Source: Week 06 handout (004), "Choose a readout for the task".
+    Source: Week 06 handout (004), "Choose a readout for the task" and "Padding changes visibility and output
+    selection"; torch's ``key_padding_mask`` convention (``nn.MultiheadAttention``).
     """
+    if isinstance(H, (list, tuple)):
+        return _batch_mean_pool(L, list(H), m, name)
     if H.shape == ():
         raise ShapeError("pooling needs a T×D matrix (rows are positions)")
     valid = validity(m, H.shape[0], what="pooling mask")
     n = int(valid.sum())
     weights = sp.ImmutableMatrix(1, len(valid), lambda _, t: sp.Rational(int(valid[t]), n))
     return L.define(name, ops.Const(weights, label="m/Σm") @ H, note=f"mean of the {n} valid rows")
+
+
+def _batch_mean_pool(L, Hs: list, m, name: str):
+    if not Hs:
+        raise ShapeError("batched pooling needs at least one input (a list of B T×D matrices)")
+    shapes = [X.shape for X in Hs]
+    if any(len(s) != 2 for s in shapes) or len(set(shapes)) > 1:
+        raise ShapeError("batched pooling needs B inputs of the same shape T×D; got "
+                         + ", ".join(ops._fmt_shape(s) for s in shapes))
+    B, (T, _) = len(Hs), shapes[0]
+    valid = batch_validity(m, B, T, what="pooling mask")
+    counts = [int(c) for c in valid.sum(axis=1)]
+    weights = sp.ImmutableMatrix(B, B * T, lambda b, j: sp.Rational(int(j // T == b and valid[b, j % T]), counts[b]))
+    stacked = Hs[0] if B == 1 else ops.Concat(Hs, axis=0)
+    return L.define(name, ops.Const(weights, label="m_b/Σ_t m_bt") @ stacked,
+                    note="row b: mean of the valid rows of sequence b (" + ", ".join(map(str, counts)) + " rows)")
 
 
 def next_token_targets(ids: Sequence[int], continuation: int | None = None) -> tuple[list, list[bool]]:

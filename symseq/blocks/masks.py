@@ -1,23 +1,41 @@
-"""Visibility masks as boolean *allowed* matrices: causal, key padding, and their combination.
+"""Visibility masks: one :class:`Mask` type with its convention named, causal, key padding, and their combination.
 
-A mask for T queries and S sources is a T×S boolean matrix, True where query
-t may read source j. The attention blocks turn it into the additive mask
+A mask for T queries and S sources says which source j query t may read.
+The attention blocks turn it into the additive mask
 
     M_tj = 0 where allowed,  −∞ where excluded,     A = softmax_rows(S + M),
 
 so excluded sources get weight exactly zero and the allowed ones are
-renormalised. Conventions differ between libraries: torch's
-``nn.MultiheadAttention`` takes a boolean mask whose True *excludes*
-(:func:`torch_convention` converts), ``F.scaled_dot_product_attention`` a
-boolean mask whose True *allows* (the convention used here).
+renormalised. Libraries write the same visibility three ways, so a mask
+names its convention (:class:`Mask`):
 
-Validity vectors m (one 0/1 entry per position: 1 for a real token, 0 for
-padding) describe which sources exist (key padding) and which rows may be
-pooled or scored; a source mask does not remove a padded query's output row.
+=====================  ===============================  ==================================================
+constructor            entries                          as in
+=====================  ===============================  ==================================================
+``Mask.keep(m)``       True/1 = may attend              this project; ``F.scaled_dot_product_attention``'s
+                                                        boolean ``attn_mask``
+``Mask.exclude(m)``    True/1 = masked out              ``nn.MultiheadAttention``'s boolean ``attn_mask``
+                                                        and ``key_padding_mask``
+``Mask.additive(m)``   0 = may attend, −∞ = masked out  torch's float ``attn_mask`` (added to the scores)
+=====================  ===============================  ==================================================
+
+A boolean (or 0/1 integer) array and ``"causal"`` are keep-masks, as every
+function here returns. Anything else (0.5, 2, −1, ``"False"``, NaN, a float
+0/1 array such as ``torch.tril(torch.ones(T, T))`` without a convention) is
+refused with a :class:`~symseq.errors.MaskError` naming the entry, its value
+and the fix: one check, :func:`symseq.ops.allowed_matrix`, serves
+:func:`check`, every attention block and :class:`~symseq.ops.SoftmaxRows`.
+
+Validity vectors m (one entry per position: 1 for a real token, 0 for
+padding; or ``Mask.exclude(key_padding_mask)``) describe which sources exist
+(key padding) and which rows may be pooled or scored; a source mask does not
+remove a padded query's output row. A batch of B sequences has a B×T validity
+mask (:func:`batch_validity`).
 
 Source: Week 06 handout (``004_daeab95066cb0286.txt``), "Change visibility
 with a mask" (causal M), "Padding changes visibility and output selection"
-(combined padding and causal M, Figure 16).
+(combined padding and causal M, Figure 16); torch 2 documentation of
+``F.scaled_dot_product_attention`` and ``nn.MultiheadAttention``.
 """
 
 from __future__ import annotations
@@ -25,7 +43,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MaskError, ShapeError
-from ..ops import allowed_matrix, booleans
+from ..ops import MASK_CONVENTIONS, Mask, allowed_matrix, mask_allowed
+
+__all__ = ["Mask", "MASK_CONVENTIONS", "validity", "batch_validity", "causal", "full", "key_padding", "combine",
+           "padding_causal", "check", "empty_rows", "torch_convention"]
 
 
 def _count(n, what) -> int:
@@ -35,20 +56,45 @@ def _count(n, what) -> int:
 
 
 def validity(m, T: int | None = None, *, what: str = "validity mask", allow_empty: bool = False) -> np.ndarray:
-    """A validity vector m (length T, True/1 for a real position) as a boolean array.
+    """A validity vector m (length T; True/1 for a real position, or a :class:`Mask`) as a boolean array.
 
     Raises:
         ShapeError: when m is not a vector or its length is not T.
-        ConventionError: for entries other than True/False/1/0.
-        MaskError: when no entry is valid and ``allow_empty`` is false
-            (a pooled mean or a mean loss over no position is undefined).
+        MaskError: for entries other than True/False/1/0 (or the values of the Mask's convention), and when no
+            entry is valid and ``allow_empty`` is false (a pooled mean or a mean loss over no position is undefined).
     """
-    arr = booleans(m, what, 1)
+    arr = mask_allowed(m, what, ndim=1)
     if T is not None and arr.shape[0] != _count(T, "T"):
         raise ShapeError(f"{what} has {arr.shape[0]} entries but there are {T} positions; give one entry per position")
     if not allow_empty and not arr.any():
         raise MaskError(f"{what} marks no position as valid (all {arr.shape[0]} entries are 0); "
                         f"at least one real position is needed")
+    return arr
+
+
+def batch_validity(m, B: int | None = None, T: int | None = None, *, what: str = "validity mask",
+                   allow_empty: bool = False) -> np.ndarray:
+    """A B×T validity mask (row b: which positions of sequence b are real) as a boolean array.
+
+    m is a B×T array of True/False or 1/0 (True = a real token), or a :class:`Mask` such as
+    ``Mask.exclude(key_padding_mask)`` for torch's B×S ``key_padding_mask`` (True = padding).
+
+    Raises:
+        ShapeError: when m is not B×T (names both shapes).
+        MaskError: for entries that are no values of the convention (names the batch item and position), and,
+            unless ``allow_empty``, for a sequence with no valid position (names the batch item).
+    """
+    arr = mask_allowed(m, what, ndim=2, axes=("batch item", "position"))
+    want = (arr.shape[0] if B is None else _count(B, "B (batch items)"),
+            arr.shape[1] if T is None else _count(T, "T (positions)"))
+    if arr.shape != want:
+        raise ShapeError(f"{what} has shape {arr.shape[0]}×{arr.shape[1]} but the batch is B×T = "
+                         f"{want[0]}×{want[1]}; give one row per sequence and one entry per position")
+    empty = [int(b) for b in np.flatnonzero(~arr.any(axis=1))]
+    if empty and not allow_empty:
+        raise MaskError(f"{what}: batch item {empty[0]} marks no position as valid (all {arr.shape[1]} entries are 0)"
+                        + (f"; so do batch items {empty[1:]}" if len(empty) > 1 else "")
+                        + "; every sequence needs at least one real position")
     return arr
 
 
@@ -65,7 +111,7 @@ def causal(T: int, S: int | None = None) -> np.ndarray:
     """
     T = _count(T, "T (queries)")
     S = T if S is None else _count(S, "S (sources)")
-    return np.tril(np.ones((T, S), dtype=bool))
+    return allowed_matrix("causal", (T, S), empty_rows="zero")
 
 
 def full(T: int, S: int | None = None) -> np.ndarray:
@@ -79,12 +125,13 @@ def key_padding(m, T: int | None = None) -> np.ndarray:
     """Source (key) padding: row t allows exactly the real sources, allowed_tj = m_j (T×S, S = len(m)).
 
     Args:
-        m: validity of the S sources (1 real, 0 padding).
+        m: validity of the S sources (1 real, 0 padding), or ``Mask.exclude(key_padding_mask)`` for one row of
+            torch's ``key_padding_mask`` (True = padding).
         T: number of queries (default S, self-attention).
 
     Raises:
-        ShapeError, ConventionError, MaskError: as :func:`validity` (a
-            sequence with no real source leaves every query without a source).
+        ShapeError, MaskError: as :func:`validity` (a sequence with no real source leaves every query without a
+            source).
     """
     valid = validity(m, what="key padding mask")
     T = valid.shape[0] if T is None else _count(T, "T (queries)")
@@ -92,15 +139,17 @@ def key_padding(m, T: int | None = None) -> np.ndarray:
 
 
 def combine(*masks) -> np.ndarray:
-    """Entrywise AND of allowed matrices (a source is allowed only if every mask allows it).
+    """Entrywise AND of masks (a source is allowed only if every mask allows it); a keep-matrix.
+
+    Each mask is a keep-matrix (boolean or 0/1) or a :class:`Mask` in any convention.
 
     Raises:
         ShapeError: when no mask is given or the shapes differ (names them).
-        ConventionError: for entries other than True/False/1/0.
+        MaskError: for entries that are no values of their convention.
     """
     if not masks:
         raise ShapeError("combine needs at least one mask")
-    arrs = [booleans(m, f"mask {i}", 2) for i, m in enumerate(masks)]
+    arrs = [mask_allowed(m, f"mask {i}", ndim=2) for i, m in enumerate(masks)]
     shapes = {a.shape for a in arrs}
     if len(shapes) > 1:
         raise ShapeError("masks to combine must have the same shape (queries × sources); got "
@@ -124,25 +173,36 @@ def padding_causal(m) -> np.ndarray:
     return combine(causal(valid.shape[0]), key_padding(valid))
 
 
-def check(allowed, shape: tuple | None = None, *, what: str = "attention mask") -> np.ndarray:
-    """Validate an allowed matrix: 2-D, boolean (or 0/1), of ``shape`` when given; rows may be empty.
+def check(mask, shape: tuple | None = None, *, empty_rows: str = "error", what: str = "attention mask") -> np.ndarray:
+    """Validate an attention mask as the attention blocks do, and return its allowed (keep) matrix.
 
-    The same check as the attention blocks and :class:`~symseq.ops.SoftmaxRows` make
-    (:func:`symseq.ops.allowed_matrix`), so a mask this accepts they accept.
+    This is :func:`symseq.ops.allowed_matrix`, the check every attention block and
+    :class:`~symseq.ops.SoftmaxRows` make, with the same defaults: a mask this accepts they accept, and a mask this
+    refuses they refuse with the same error.
+
+    Args:
+        mask: None (no mask: returns None), ``"causal"`` (needs ``shape``), a T×S boolean (or 0/1)
+            keep-matrix, or a :class:`Mask`.
+        shape: (T, S), the scores' shape, or None.
+        empty_rows: ``"error"`` (as the blocks by default) or ``"zero"`` (rows may be empty).
 
     Raises:
         ShapeError: wrong dimension or shape (names both shapes).
-        ConventionError: entries other than True/False/1/0.
+        MaskError: entries that are no values of the mask's convention (names the entry, its value and the fix),
+            an unknown mask name, or an empty row with ``empty_rows="error"``.
     """
-    return allowed_matrix(allowed, shape, empty_rows="zero", what=what)
+    return allowed_matrix(mask, shape, empty_rows=empty_rows, what=what)
 
 
-def empty_rows(allowed) -> list[int]:
+def empty_rows(mask) -> list[int]:
     """Query positions whose mask row allows no source (their softmax would be undefined)."""
-    arr = check(allowed)
+    arr = check(mask, empty_rows="zero")
     return [int(i) for i in np.flatnonzero(~arr.any(axis=1))]
 
 
-def torch_convention(allowed) -> np.ndarray:
-    """The same mask in ``nn.MultiheadAttention``'s boolean convention, where True *excludes* an entry."""
-    return ~check(allowed)
+def torch_convention(mask) -> np.ndarray:
+    """The same mask in ``nn.MultiheadAttention``'s boolean convention, where True *excludes* an entry.
+
+    ``Mask.keep(m).to("exclude")``; ``Mask.to("additive")`` gives torch's float form.
+    """
+    return ~check(mask, empty_rows="zero")

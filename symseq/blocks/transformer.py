@@ -164,7 +164,8 @@ def transformer_block(L, H, p: BlockParams, *, orientation: str, eps=0, tag: str
         H: T×D block input H^(ℓ).
         p: the block's parameters.
         eps: LayerNorm's ε (exact, e.g. ``"1e-5"``), inside the square root.
-        mask: None (unrestricted), ``"causal"``, or a T×T allowed matrix.
+        mask: None (unrestricted), ``"causal"``, a T×T boolean keep-matrix (True = may attend), or a
+            :class:`~symseq.ops.Mask` naming its convention (``keep``, ``exclude``, ``additive``).
         norm: ``"pre"`` or ``"post"`` (named: the two layouts give different numbers).
         names: the handout's row names (:data:`DECODER_NAMES`, :data:`ENCODER_NAMES`).
         out_name: the output row's name (default ``names.out`` tagged with ``tag``).
@@ -177,11 +178,14 @@ def transformer_block(L, H, p: BlockParams, *, orientation: str, eps=0, tag: str
     Raises:
         ConventionError: unknown ``norm`` or orientation.
         ShapeError: parameter shapes that do not fit H, or MHA/MLP outputs whose width is not D.
-        MaskError: a query row with no allowed source (unless ``empty_rows="zero"``).
+        MaskError: a mask entry that is no value of its convention, or a query row with no allowed source
+            (unless ``empty_rows="zero"``); checked before any row is appended.
     """
     if norm not in NORM_PLACEMENTS:
         raise ConventionError(f"unknown norm placement {norm!r}; use 'pre' (LN inside each branch, as the "
                               f"Week 06 walkthrough) or 'post' (LN after each residual sum, as Vaswani et al.)")
+    T = H.shape[0]
+    mask = ops.allowed_matrix(mask, (T, T), empty_rows, what=f"attention {tagged('A', tag)}")
     W_1, b_1, W_2, b_2 = p.mlp
     out_name = out_name or tagged(names.out, tag)
 
@@ -228,9 +232,11 @@ def encoder(L, H0, blocks: list, *, orientation: str, eps=0, mask=None, block_ma
     Args:
         H0: T×D positioned input H^(0).
         blocks: one :class:`BlockParams` per block (separate parameters per depth).
-        mask: one visibility for every block (None: unrestricted).
+        mask: one visibility for every block (None: unrestricted; ``"causal"``; a T×T boolean keep-matrix;
+            a :class:`~symseq.ops.Mask`).
         block_masks: one mask per block instead (e.g. ``[None, "causal"]``: a causal
             mask only in the last block does not undo what earlier blocks mixed in).
+            Every block's mask is checked before the first block's rows are appended.
         ln_final: (γ, β) of the final LayerNorm, row ``final_name``.
         final: whether to append it; default True for pre-norm, False for
             post-norm (whose blocks already end on a LayerNorm).
@@ -240,8 +246,9 @@ def encoder(L, H0, blocks: list, *, orientation: str, eps=0, mask=None, block_ma
         :class:`Encoder`; ``out`` is the final LayerNorm's output (or H^(N) without one).
 
     Raises:
-        ShapeError: no blocks, or ``block_masks`` of the wrong length.
+        ShapeError: no blocks, ``block_masks`` of the wrong length, or a mask that is not T×T.
         ConventionError: both ``mask`` and ``block_masks`` given.
+        MaskError: a mask entry that is no value of its convention (names the block), or an empty mask row.
     """
     if not blocks:
         raise ShapeError("an encoder needs at least one block")
@@ -253,6 +260,9 @@ def encoder(L, H0, blocks: list, *, orientation: str, eps=0, mask=None, block_ma
         masks = list(block_masks)
     else:
         masks = [mask] * len(blocks)
+    T = H0.shape[0]
+    masks = [ops.allowed_matrix(m, (T, T), empty_rows, what=f"attention {tagged('A', f'({ell})')}")
+             for ell, m in enumerate(masks)]
     out = Encoder()
     H = H0
     for ell, (p, m) in enumerate(zip(blocks, masks)):

@@ -86,7 +86,8 @@ def attention_gradients(Q, K, V, G, *, allowed=None, scale=None) -> dict:
 
     Args:
         Q: T×d_k, K: S×d_k, V: S×d_v, G: T×d_v (SymPy matrices; rows are positions).
-        allowed: optional T×S boolean matrix of allowed sources (True = may be read).
+        allowed: optional T×S boolean matrix of allowed sources (True = may be read), or a
+            :class:`~symseq.ops.Mask` naming its convention; checked by :func:`symseq.ops.allowed_matrix`.
         scale: the divisor of the scores; default √d_k.
 
     Returns:

@@ -396,7 +396,7 @@ def heatmap_view(spec, values: Values | None = None) -> HeatmapView:
     m, n = g.shape
     vals = g.floats()
     if spec.allowed is not None:
-        allowed = np.asarray(spec.allowed, dtype=bool)
+        allowed = ops.mask_allowed(spec.allowed, f"{spec.label}: the allowed mask", ndim=2)
         if allowed.shape != (m, n):
             raise ClaimError(f"{spec.label}: the allowed mask is {allowed.shape[0]}×{allowed.shape[1]} but the "
                              f"value is {m}×{n}; give one entry per (query, source)")
