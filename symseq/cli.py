@@ -130,7 +130,7 @@ def cmd_list(args, out) -> int:
 
 
 def cmd_verify(args, out) -> int:
-    from .present.terminal import check_all, problems, summary, verify_table
+    from .present.terminal import check_all, fragile_notes, problems, summary, verify_table
     from .authoring import select
 
     _check_digits(args.digits)
@@ -149,6 +149,8 @@ def cmd_verify(args, out) -> int:
         for s in d.sections:
             if s.error and args.traceback:
                 out.print(s.error, markup=False)
+    for line in fragile_notes(report):
+        out.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
     for line in problems(report):
         out.print(line, style="bold red", markup=False, highlight=False, soft_wrap=True)
     out.print(summary(report), style="green" if report.ok else "bold red", markup=False, highlight=False, soft_wrap=True)

@@ -80,12 +80,17 @@ class Values:
         self._exact_rows: dict = {}  # id(ledger) -> (ledger, {name: exact value of bounded size})
 
     # -- environments
-    def _env(self, ledger, node, dps: int | None):
-        """(kernel, env) with every row ``node`` needs evaluated; ``dps=None`` means exactly."""
-        key = (id(ledger), "exact" if dps is None else int(dps))
+    def _env(self, ledger, node, dps):
+        """(kernel, env) with every row ``node`` needs evaluated; ``dps=None`` means exactly, ``"float32"`` or
+        ``"float64"`` with the NumPy backend in that precision."""
+        key = (id(ledger), "exact" if dps is None else dps if isinstance(dps, str) else int(dps))
         if key not in self._envs:
             if dps is None:
                 k = EXACT
+            elif isinstance(dps, str):
+                from .backends.numpy_backend import NumpyKernel
+
+                k = NumpyKernel(np.dtype(dps))
             else:
                 from .backends.mpmath_backend import MpmathKernel
 
@@ -140,6 +145,24 @@ class Values:
             if isinstance(v, np.ndarray):
                 return [mpmath.mpf(x) for x in v.flat], v.shape
             return [mpmath.mpf(v)], ()
+
+    def floats(self, value, dtype: str = "float64", *, ledger=None) -> tuple[list, tuple]:
+        """Row-major list of Python floats and the shape: the node computed row by row in ``dtype`` (``"float32"``
+        or ``"float64"``) by the NumPy backend from the ledger's exact leaves, as a float program of the same
+        computation would give it; exact numbers are rounded once to ``dtype``.
+
+        Used to say which digit a float computation prints where a printed decimal sits near a rounding boundary.
+        """
+        if dtype not in ("float32", "float64"):
+            raise ClaimError(f"floats() computes in float32 or float64; got {dtype!r}")
+        if _unevaluated(value, ledger):
+            val = self.exact(value)
+            entries = list(val) if isinstance(val, sp.MatrixBase) else [val]
+            return [float(np.dtype(dtype).type(float(e))) for e in entries], getattr(val, "shape", ())
+        k, env = self._env(self._ledger(value, ledger), value, dtype)
+        v = np.asarray(ops.evaluate(value, k, env), dtype=dtype)
+        shape = () if v.size == 1 and getattr(value, "shape", ()) == () else v.shape
+        return [float(x) for x in v.flat], shape
 
     def rows(self, ledger, names: Iterable[str] | None = None, dps: int | None = None) -> dict:
         """mpmath values of several rows of ``ledger`` at once (all rows by default), by name.

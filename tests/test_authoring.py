@@ -93,3 +93,30 @@ def test_use_refuses_what_is_not_a_ledger():
         s.use("not a ledger")
 
     assert d.sections[0].error == "ClaimError: one section: use() registers ledgers; got a str"
+
+
+def test_a_statement_in_words_is_decided_by_the_numbers_and_its_words_must_stay_in_the_text(tmp_path):
+    """s.differ(..., near=the handout's words): verify fails when the numbers say otherwise, the audit fails when
+    the words are no longer in the text (a statement without numbers is otherwise not looked for)."""
+    from symseq.audit import audit, read
+
+    def derivation(by):
+        d = Derivation("t-words", title="t", source="t.md")
+
+        @d.section("Section A")
+        def a(s):
+            L = s.ledger()
+            x = L.define("x", L.input("u", [[1, 2]]) * 2)
+            s.claim("(2,4)", x, what="x")
+            s.differ("doubling gives a different result", x, L.handle("u"), by=by, near="gives a different result")
+
+        return d
+
+    assert verify([derivation("0.5")]).ok and not verify([derivation("5")]).ok  # (2, 4) − (1, 2) is at most 2
+    said = tmp_path / "said.md"
+    said.write_text("# Section A\n\nDoubling (1, 2) gives (2, 4).\nDoubling gives a different result.\n")
+    gone = tmp_path / "gone.md"
+    gone.write_text("# Section A\n\nDoubling (1, 2) gives (2, 4).\nDoubling leaves it unchanged.\n")
+    assert audit(read(str(said)), [derivation("0.5")]).missing == []
+    missing = audit(read(str(gone)), [derivation("0.5")]).missing
+    assert [(m.printed, m.near) for m in missing] == [("doubling gives a different result", "gives a different result")]

@@ -178,3 +178,19 @@ def test_claims_share_their_derivation_values_and_own_nothing_globally():
     assert a.values is b.values is d.values and isinstance(d.values, Values)
     assert a.check().ok and b.check().ok
     assert not hasattr(__import__("symseq.verify.claims", fromlist=["x"]), "CACHE")
+
+
+def test_a_printed_decimal_near_a_rounding_boundary_is_noted_with_the_float_digits():
+    """0.031450001 rounds to 0.0315, but lies 0.001% of a unit above the boundary 0.03145: float32 (0.0314499997)
+    prints 0.0314, float64 prints 0.0315. The claim holds and carries the note; a value far from it carries none."""
+    L = Ledger("near a boundary")
+    X = L.input("X", [[sp.Rational(31450001, 10**9), sp.Rational(3, 10)]])
+    near = Claim("0.0315", "value", X[0, 0], location="s")
+    result = near.check()
+    assert result.ok and len(result.fragile) == 1
+    note = result.fragile[0]
+    assert "printed 0.0315 lies 0.001% of a unit from the rounding boundary 0.03145" in note
+    assert note.endswith("float32 prints 0.0314, float64 prints 0.0315")
+    assert Claim("0.300", "value", X[0, 1], location="s").check().fragile == []
+    assert Claim("0.0315", "value", sp.Rational(3149, 100000), location="s").check().fragile == []  # 0.4 unit away
+    assert near.record()["fragile"] == [note]

@@ -60,3 +60,22 @@ def test_a_report_of_some_sections_decides_only_their_claims():
     r = verify([d], 30, sections=[first])
     assert len(r.claims) == 2 and not r.ok
     assert verify([d], 30, sections=[s for s in d.sections if s.title.startswith("§3")]).claims == []
+
+
+def test_fragile_roundings_are_reported_not_failed():
+    d = Derivation("t-fragile", title="t", source="t.txt")
+
+    @d.section("§1 a value a hair above a rounding boundary")
+    def one(s):
+        L = s.ledger()
+        s.claim("0.0315", L.define("z", L.input("x", "0.031450001") * 1), what="z")
+        s.claim("0.5", L.define("h", L.input("u", "0.25") * 2), what="h")
+
+    report = verify([d], 30)
+    assert report.ok
+    assert [(c.what, note.split(";")[-1].strip()) for c, note in report.fragile] == [
+        ("z", "float32 prints 0.0314, float64 prints 0.0315")]
+    from symseq.present.terminal import fragile_notes, summary
+
+    assert fragile_notes(report)[0].startswith("NOTE t.txt · §1 a value a hair above a rounding boundary · z: ")
+    assert summary(report).endswith("2 ok, 1 printed decimal(s) within 1% of a rounding boundary (noted above)")

@@ -341,7 +341,10 @@ class Auditor:
                         refs = []
                     keys = [t.key for t in refs]
                     prop = c.kind == "property"
-                    if not keys:
+                    if not keys:  # a statement in words ("gives a different result"): its words must stay in the text
+                        if c.near and self._near(c.near, sect) is None:
+                            self.report.missing.append(Missing(c.id, c.printed, c.location, c.what,
+                                                               kind="claim", lines=sect, near=c.near))
                         continue
                     at = c.location.at
                     table = self.doc.table(c.location.table) if c.location.table else None

@@ -190,10 +190,14 @@ class Section:
         """A property the handout states, decided by ``check()`` → bool or (bool, detail).
 
         Use it for statements proved on the ledger ("every masked row sums to
-        1"), with the proof in code. See also :meth:`identity`. With ``near``
-        (text of the line that states it, as for :meth:`claim`) the audit
-        requires the statement's numbers on that line: a property in words is
-        otherwise not looked for when the text does not print them.
+        1"), with the proof in code. See also :meth:`identity`, :meth:`agree`
+        and :meth:`differ`.
+
+        ``near`` is the handout's own words on the line that states it (as for
+        :meth:`claim`). Give it for a statement in words ("gives a different
+        result", "is unchanged"): ``symseq audit`` then fails when the text no
+        longer says it, and ``symseq verify`` fails when the numbers say
+        otherwise. A statement with numbers must have them on that line.
         """
         return self._add(Claim(statement, "property", check, location=self._location(at), what=what, near=near))
 

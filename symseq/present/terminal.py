@@ -193,6 +193,13 @@ def problems(report) -> list[str]:
     return out
 
 
+def fragile_notes(report) -> list[str]:
+    """One line per printed decimal that holds but sits within 1% of a unit of its last digit from a rounding
+    boundary, with the digits float32 and float64 computations print: a note for the author, not a failure."""
+    return [f"NOTE {c.source} · {c.location}" + (f" · {c.what}" if c.what else "") + f": {note}"
+            for c, note in report.fragile]
+
+
 def summary(report) -> str:
     """The last line of ``symseq verify``: counts per status, broken and skipped sections (the verdict is
     ``report.ok``)."""
@@ -203,6 +210,8 @@ def summary(report) -> str:
             parts.append(f"{counts[k]} {k}")
     if report.broken:
         parts.append(f"{len(report.broken)} section(s) failed to build")
+    if report.fragile:
+        parts.append(f"{len(report.fragile)} printed decimal(s) within 1% of a rounding boundary (noted above)")
     if report.skipped:  # not checked, so not counted among the claims: say so
         parts.append(f"{len(report.skipped)} section(s) not checked ("
                      + "; ".join(f"{d.name} · {s.title}: {s.skipped}" for d, s in report.skipped) + ")")

@@ -29,7 +29,7 @@ import sympy as sp
 
 from .. import ops
 from ..errors import ClaimError, ClaimMismatch, SymseqError
-from ..numbers import decimal_text, rounded_text, to_mpf
+from ..numbers import decimal_text, rounded_text, short, to_mpf
 from ..values import ledger_of
 from .printed import Printed, PrintedNumber, read_printed
 
@@ -90,6 +90,7 @@ class Result:
     holds: list = field(default_factory=list)  # whether each entry holds (the verdict, entry by entry)
     method: str = ""
     message: str = ""
+    fragile: list = field(default_factory=list)  # notes on printed decimals that sit near a rounding boundary
 
     @property
     def ok(self) -> bool:
@@ -211,6 +212,7 @@ class Claim:
             "error_units": r.errors if len(r.errors) != 1 else r.errors[0],
             "method": r.method,
             "message": r.message,
+            "fragile": list(r.fragile),
         }
 
     def digits_label(self):
@@ -363,11 +365,14 @@ def _check_value(claim: Claim, dps: int) -> Result:
     exact_entries = None
     if exact is not None:
         exact_entries = list(exact) if isinstance(exact, sp.MatrixBase) else [exact]
-    statuses, rounded, errors, methods = [], [], [], set()
+    statuses, rounded, errors, methods, fragile = [], [], [], set(), []
     for idx, (e, v) in enumerate(zip(p.entries, vals)):
         ex = exact_entries[idx] if exact_entries is not None else None
         if isinstance(e, PrintedNumber) and not exact_rel:
             ok, rnd, err, how = _check_rounded(claim, e, v, ex, dps, idx)
+            note = _fragile_note(claim, e, v, idx, len(p.entries)) if ok and err is not None else None
+            if note:
+                fragile.append(note)
         else:
             target = e.value if isinstance(e, PrintedNumber) else e
             ok, how = _equal_exact(ex, target) if ex is not None else (_close(v, target, dps), f"{dps} digits")
@@ -381,7 +386,7 @@ def _check_value(claim: Claim, dps: int) -> Result:
     status = "ok" if all(statuses) else "mismatch"
     res = Result(status, values=[decimal_text(v) for v in vals], shape=shape,
                  exact=_displayable(exact), rounded=rounded, errors=errors, holds=list(statuses),
-                 method=", ".join(sorted(m for m in methods if m)))
+                 method=", ".join(sorted(m for m in methods if m)), fragile=fragile)
     if status == "mismatch":
         res.message = _mismatch_message(claim, p, vals, statuses, rounded, errors)
     return res
@@ -438,6 +443,34 @@ def _check_rounded(claim: Claim, e: PrintedNumber, v, ex, dps, idx=0):
     if close and ex is not None:  # a tie at every precision tried: decide exactly
         ok = bool(sp.Abs(e.value - ex) <= half)
     return ok, rnd, round(units, 3), f"{dps} digits" if work == dps else f"{work} digits"
+
+
+FRAGILE_UNITS = 0.01  # a printed decimal this close (in units of its last digit) to a rounding boundary is noted
+
+
+def _fragile_note(claim: Claim, e: PrintedNumber, v, idx: int, n: int) -> str | None:
+    """For a printed decimal that holds but whose value lies within :data:`FRAGILE_UNITS` of a unit of its last
+    digit from the rounding boundary: where it is, and the digits a float32 and a float64 computation of the same
+    rows print (another order of operations may print the other digit). None when it is not that close."""
+    half = e.half_unit(claim.digits)
+    with mpmath.workdps(mpmath.mp.dps + 30):
+        p, h = to_mpf(e.value, 60), to_mpf(half, 60)
+        boundary = e.value - half if v < p else e.value + half
+        margin = (h - abs(p - v)) / (2 * h)  # distance to the boundary, in units of the last printed digit
+        if margin > FRAGILE_UNITS:
+            return None
+    q, led = _as_quantity(claim)
+    shown = []
+    for dtype in ("float32", "float64"):
+        try:
+            x = claim.service.floats(q, dtype, ledger=led)[0][idx]
+        except SymseqError:  # a value the NumPy backend cannot compute (an exact-only function): no float digit
+            continue
+        shown.append(f"{dtype} prints {round_like(mpmath.mpf(x), e, claim.digits)}")
+    where = f"entry {idx}: " if n > 1 else ""
+    return (f"{where}printed {e.text} lies {short(margin * 100, 2)}% of a unit from the "
+            f"rounding boundary {short(boundary, 12)} (value {decimal_text(v, 12)})"
+            + (f"; {', '.join(shown)}" if shown else ""))
 
 
 def _mismatch_message(claim, p, vals, statuses, rounded, errors) -> str:

@@ -57,6 +57,12 @@ class Report:
         return [c for c in self.claims if c.result.status in ("mismatch", "error")]
 
     @property
+    def fragile(self) -> list[tuple[Claim, str]]:
+        """(claim, note) for each printed decimal that holds but lies within 1% of a unit of its last digit from a
+        rounding boundary (:data:`~symseq.verify.claims.FRAGILE_UNITS`): reported, not failed."""
+        return [(c, note) for c in self.claims for note in c.result.fragile]
+
+    @property
     def ok(self) -> bool:
         """The verdict: no claim fails and every section builds (skipped claims and sections do not fail)."""
         return not self.failures and not self.broken
