@@ -89,7 +89,12 @@ class CompiledLedger:
 
         Raises:
             LedgerError: for a name that is not a leaf of the ledger, or a leaf with no value.
-            ShapeError: when batched inputs disagree on their batch axes (names them).
+            ShapeError: when batched inputs disagree on their batch axes (names them), or a value does not
+                have its leaf's shape.
+            ConventionError: a value the backend cannot read (see :func:`symseq.evaluate`).
+
+        Warns:
+            PrecisionWarning: floats given to the mpmath backend (see :func:`symseq.evaluate`).
         """
         values = dict(values or {}, **kw)
         p, k = self.program, self.kernel
@@ -104,7 +109,7 @@ class CompiledLedger:
         for name, s in p.inputs.items():
             it = self.ledger[name]
             if name in values:
-                v = k.from_user(values[name], it.shape)
+                v = k.from_user(values[name], it.shape, name)
                 lead = tuple(getattr(v, "shape", ())[:-2]) if k.name in ("numpy", "torch") else ()
                 if lead:
                     batch[name] = lead
@@ -119,6 +124,8 @@ class CompiledLedger:
             else:
                 raise LedgerError(f"no value for {name}: pass it by name (the compiled function reads "
                                   f"{', '.join(p.inputs)})")
+        if hasattr(k, "warn_floats"):
+            k.warn_floats(values, stacklevel=3)
         if self.batch_reduce:
             per_param = [n for n in batch if self.ledger[n].kind == "parameter"]
             if per_param:

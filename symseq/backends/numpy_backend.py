@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ..arrays import check_user_shape
 from ..errors import EvaluationError
 from .scalar import Library, evaluate
 
@@ -124,15 +125,15 @@ class NumpyKernel:
             return np.array([[self.lib.number(value[i, j]) for j in range(n)] for i in range(m)], dtype=self.dtype)
         return np.full((1, 1), self.lib.number(value), dtype=self.dtype)
 
-    def from_user(self, value, shape):
-        arr = np.asarray(value, dtype=self.dtype)
-        if shape == ():
-            return arr[..., None, None]
-        if arr.shape[-2:] != tuple(shape):
-            from ..errors import ShapeError
+    def from_user(self, value, shape, name="value"):
+        """User data for the leaf ``name`` of ``shape`` (with any leading batch axes) as an array of ``dtype``.
 
-            raise ShapeError(f"expected an array ending in shape {shape}, got {arr.shape}")
-        return arr
+        Raises:
+            ShapeError: when the trailing axes are not ``shape`` (names the leaf and both shapes).
+        """
+        check_user_shape(value, shape, name, "numpy", batch=True)
+        arr = np.asarray(value, dtype=self.dtype)
+        return arr[..., None, None] if shape == () else arr
 
     def scalar(self, expr, env):
         return np.asarray(evaluate(expr, self.lib, env), dtype=self.dtype) * np.ones((1, 1), self.dtype)
@@ -223,7 +224,6 @@ class NumpyKernel:
     def logsumexp_rows(self, a):
         return _lse(a)
 
-    # checks
     def first_nonfinite(self, value, allow_infinity=False):
         bad = np.isnan(value) if allow_infinity else ~np.isfinite(value)
         if not bad.any():

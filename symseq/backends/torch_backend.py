@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..errors import BackendUnavailable, ConventionError, EvaluationError, ShapeError
+from ..arrays import check_user_shape
+from ..errors import BackendUnavailable, ConventionError, EvaluationError
 from .scalar import Library, evaluate
 
 
@@ -170,18 +171,20 @@ class TorchKernel:
             return self._tensor(rows)
         return self.lib.number(value).reshape(1, 1)
 
-    def from_user(self, value, shape):
+    def from_user(self, value, shape, name="value"):
+        """User data for the leaf ``name`` of ``shape`` (with any leading batch axes) as a tensor of ``dtype``.
+
+        Raises:
+            ShapeError: when the trailing axes are not ``shape`` (names the leaf and both shapes).
+        """
+        check_user_shape(value, shape, name, "torch", batch=True)
         if isinstance(value, self.t.Tensor):
             arr = value.to(dtype=self.dtype, device=self.device)
         else:
             import numpy as np
 
             arr = self._tensor(np.asarray(value, dtype=float))
-        if shape == ():
-            return arr[..., None, None]
-        if tuple(arr.shape[-2:]) != tuple(shape):
-            raise ShapeError(f"expected a tensor ending in shape {shape}, got {tuple(arr.shape)}")
-        return arr
+        return arr[..., None, None] if shape == () else arr
 
     def scalar(self, expr, env):
         v = evaluate(expr, self.lib, env)
