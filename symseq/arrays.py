@@ -73,6 +73,8 @@ class ExactKernel:
     """Exact arithmetic on object arrays of SymPy expressions (see module docstring)."""
 
     name = "exact"
+    #: What the kernel's numbers are rounded to, for messages ("float64", "50 significant digits"); None: exact.
+    precision: str | None = None
 
     # -- numbers ---------------------------------------------------------------
     zero = sp.S.Zero
@@ -170,6 +172,10 @@ class ExactKernel:
         for i in range(m):
             out[i, 0] = self.total(list(a[i, :]))
         return out
+
+    def mean(self, a, axis, count):
+        """The mean over ``axis`` (as :meth:`sum`) of ``count`` entries: the exact sum divided by ``count``."""
+        return self.div(self.sum(a, axis), self.const(sp.Integer(count)))
 
     def broadcast_to(self, a, shape):
         if not isinstance(a, np.ndarray):

@@ -59,7 +59,7 @@ class Item:
     adjoint_of: str | None = None
     loss: str | None = None
     allows_infinity: bool = False
-    on_nonfinite: str = ""
+    on_nonfinite: Any = ""  # a hint, or a function of the evaluating kernel returning one (see Ledger.define)
     symbol: sp.Symbol | None = None
     meta: dict = field(default_factory=dict)
 
@@ -216,7 +216,10 @@ class Ledger:
         ``value`` is a SymPy scalar expression over this ledger's scalar names,
         or a node tree over its handles. ``allows_infinity`` marks rows that
         legitimately hold −∞ (masked scores); ``on_nonfinite`` is the hint
-        given when the row evaluates to an undefined value.
+        given when the row evaluates to an undefined value: a string, or a
+        function of the evaluating kernel that returns one (so a hint can say
+        that a row is constant *after rounding* to the kernel's ``precision``,
+        e.g. float64, rather than constant in the exact input).
 
         Raises:
             LedgerError: for a name defined twice or an expression using a
@@ -419,9 +422,9 @@ class Ledger:
             try:
                 env[n] = ops.evaluate(it.node, kernel, env)
             except ZeroDivisionError:  # mpmath divides exactly and refuses 0/0 where arrays give nan
+                hint = _hint(it, kernel)
                 raise EvaluationError(f"row {it.name} divides by zero"
-                                      + (f": {it.on_nonfinite}" if it.on_nonfinite else "; check the inputs of this row")
-                                      ) from None
+                                      + (f": {hint}" if hint else "; check the inputs of this row")) from None
             if check:
                 _check_value(kernel, it, env[n])
         return env
@@ -540,10 +543,16 @@ def _check_value(kernel, item: Item, value):
         return
     where, v = bad
     at = "" if where == () else f" at entry {list(where)}"
+    hint = _hint(item, kernel)
     raise EvaluationError(
         f"row {item.name} evaluates to {v}{at}"
-        + (f": {item.on_nonfinite}" if item.on_nonfinite else "; check the inputs of this row")
+        + (f": {hint}" if hint else "; check the inputs of this row")
     )
+
+
+def _hint(item: Item, kernel) -> str:
+    """The row's hint for an undefined value, for the kernel that evaluated it."""
+    return item.on_nonfinite(kernel) if callable(item.on_nonfinite) else item.on_nonfinite
 
 
 def to_sympy(value):

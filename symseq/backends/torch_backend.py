@@ -159,6 +159,7 @@ class TorchKernel:
                 raise ConventionError(f"unknown dtype {dtype!r}; use float64, float32, float16 or bfloat16") from None
         self.dtype = dtype
         self.lib = TorchLibrary(t, dtype, self.device)
+        self.precision = str(dtype).replace("torch.", "")
 
     def _tensor(self, data):
         return self.t.as_tensor(data, dtype=self.dtype, device=self.device)
@@ -220,6 +221,19 @@ class TorchKernel:
         if axis is None:
             return a.sum(dim=(-2, -1), keepdim=True)
         return a.sum(dim=-2 if axis == 0 else -1, keepdim=True)
+
+    def mean(self, a, axis, count):
+        """Σ/n over ``axis``; where the entries are all equal, exactly their value (0.1 + 0.1 + 0.1 ≠ 0.3 in float64).
+
+        There the mean is computed shifted by the first entry held constant, s + Σ (a_j − s)/n, so autograd
+        still gives ∂mean/∂a_j = 1/n.
+        """
+        s = (a[..., :1, :1] if axis is None else (a[..., :1, :] if axis == 0 else a[..., :, :1])).detach()
+        same = a == s
+        equal = (same.all(dim=-1, keepdim=True).all(dim=-2, keepdim=True) if axis is None
+                 else same.all(dim=-2 if axis == 0 else -1, keepdim=True))
+        shifted = s + self.sum(a - s, axis) / count
+        return self.t.where(equal, shifted, self.sum(a, axis) / count)
 
     def broadcast_to(self, a, shape):
         return a.expand(*(tuple(a.shape[:-2]) + tuple(shape)))
