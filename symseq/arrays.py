@@ -250,6 +250,10 @@ class ExactKernel:
         return out
 
 
+    def cross_entropy_rows(self, logits, cols, lse, target):
+        """ℓ_t = lse_t − Z_{t,c_t} (m×1) from the rows as written: exact arithmetic does not cancel."""
+        return self.add(lse, self.neg(target))
+
     def from_user(self, value, shape, name="value"):
         """Convert user data for the leaf ``name`` of ``shape`` to this kernel: exact numbers only.
 

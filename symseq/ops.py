@@ -905,6 +905,47 @@ class LogSumExpRows(Node):
         return fmt.call("logsumexp", [parts[0]], sub="rows")
 
 
+class CrossEntropyRows(Node):
+    """ℓ_t = lse_t − Z_{t,c_t} (m×1): written and differentiated as the difference of the two rows, evaluated stably.
+
+    Children: the rows ``lse`` (m×1, logsumexp of Z's rows) and ``target`` (m×1, Z_{t,c_t}) that the formula
+    is written with, and the logits ``Z`` (m×n) themselves; ``cols`` are the targets c_t.
+
+    Value: the exact kernel gives lse − z_target (exact arithmetic does not cancel, and the closed form is
+    the textbook's); numeric kernels compute ℓ_t = log Σ_j e^{s_tj} with s_tj = Z_tj − Z_{t,c_t}, shifted by
+    max_j s_tj ≥ 0, so the loss is never the difference of two large numbers: logits (10¹⁶, 10¹⁶) give
+    log 2, where logsumexp − z_target gives 0 in float64 (as ``torch.nn.functional.cross_entropy`` does,
+    through log_softmax).
+
+    Adjoint: Ḡ to lse and −Ḡ to z_target, as the written difference (through those rows Z receives
+    Ḡ ⊙ (softmax(Z) − onehot(c))); nothing to Z directly.
+    """
+
+    prec = ADD
+
+    def __init__(self, lse, target, logits, cols):
+        m, n = logits.shape
+        if lse.shape != (m, 1) or target.shape != (m, 1) or len(cols) != m:
+            raise ShapeError(f"cross-entropy rows: logsumexp {_fmt_shape(lse.shape)} and target logits "
+                             f"{_fmt_shape(target.shape)} must both be {m}×1 for {m}×{n} logits, with one "
+                             f"target per row ({len(cols)} given)")
+        self.children = (lse, target, logits)
+        self.cols = tuple(int(c) for c in cols)
+        self.shape = (m, 1)
+
+    def _attrs(self):
+        return (self.cols,)
+
+    def forward(self, k, vals):
+        return k.cross_entropy_rows(vals[2], self.cols, vals[0], vals[1])
+
+    def vjp(self, G, out):
+        return (G, neg(G), None)
+
+    def render(self, fmt, parts):
+        return parts[0] + fmt.minus(wrap(fmt, self.children[1], parts[1], ADD + 1))
+
+
 class TakeRows(Node):
     """Rows selected by index, a[ids, :] (embedding lookup E[k_t]); repeated ids repeat rows."""
 

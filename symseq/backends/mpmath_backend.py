@@ -244,6 +244,16 @@ class MpmathKernel(ExactKernel):
                 out[(i, 0) if axis == 1 else (0, i)] = line[0]
         return out
 
+    def cross_entropy_rows(self, logits, cols, lse, target):
+        """ℓ_t = log Σ_j e^{s_tj}, s_tj = Z_tj − Z_{t,c_t}, shifted by max_j s_tj: no difference of large numbers."""
+        m = logits.shape[0]
+        out = np.empty((m, 1), dtype=object)
+        for t in range(m):
+            s = [z - logits[t, cols[t]] for z in logits[t, :]]
+            top = max(s)
+            out[t, 0] = top + self.ctx.log(self.ctx.fsum(self.ctx.exp(x - top) for x in s))
+        return out
+
     def exp(self, x):
         return self.ctx.exp(x)
 

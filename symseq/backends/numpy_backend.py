@@ -231,6 +231,12 @@ class NumpyKernel:
     def logsumexp_rows(self, a):
         return _lse(a)
 
+    def cross_entropy_rows(self, logits, cols, lse, target):
+        """ℓ_t = log Σ_j e^{s_tj}, s_tj = Z_tj − Z_{t,c_t}, shifted by max_j s_tj: no difference of large numbers."""
+        with np.errstate(invalid="ignore"):
+            return _lse(logits - self.take_along(logits, cols))
+
+    # checks
     def first_nonfinite(self, value, allow_infinity=False):
         bad = np.isnan(value) if allow_infinity else ~np.isfinite(value)
         if not bad.any():

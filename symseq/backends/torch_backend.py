@@ -300,6 +300,10 @@ class TorchKernel:
             raise EvaluationError("logsumexp of a row whose entries are all masked (-inf)")
         return out
 
+    def cross_entropy_rows(self, logits, cols, lse, target):
+        """ℓ_t = log Σ_j e^{s_tj}, s_tj = Z_tj − Z_{t,c_t} (torch.logsumexp shifts by the row maximum)."""
+        return self.t.logsumexp(logits - self.take_along(logits, cols), dim=-1, keepdim=True)
+
     def first_nonfinite(self, value, allow_infinity=False):
         bad = self.t.isnan(value) if allow_infinity else ~self.t.isfinite(value)
         if not bool(bad.any()):
