@@ -193,6 +193,9 @@ class Ledger:
         shape = tuple(shape)
         if len(shape) not in (0, 2):
             raise ShapeError(f"{name}: shapes are () for a scalar or (rows, columns); got {shape}")
+        if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in shape):
+            raise ShapeError(f"{name}: the numbers of rows and columns must be positive integers; got shape {shape}")
+        shape = tuple(int(s) for s in shape)
         item = Item(name, shape, kind, value=value, display=display, latex=latex, note=note)
         self._register(item)
         return self.handle(name)
