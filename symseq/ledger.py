@@ -39,6 +39,7 @@ import sympy as sp
 from . import ops
 from .arrays import EXACT
 from .errors import EvaluationError, LedgerError, ShapeError
+from .functions import require_explicit_relu
 from .numbers import exact, exact_matrix
 
 _NAME = re.compile(r"^[^\s]+$")
@@ -227,6 +228,10 @@ class Ledger:
         Raises:
             LedgerError: for a name defined twice or an expression using a
                 symbol this ledger does not know.
+            ConventionError: a SymPy Float in the row (not exact), or
+                ``sympy.Max(x, 0)``: write ``symseq.relu(x)``, whose
+                ReLU'(0) = 0 is stated (see
+                :func:`symseq.functions.require_explicit_relu`).
         """
         self._check_new(name)
         node = self._as_node(value, name)
@@ -241,6 +246,9 @@ class Ledger:
             e = n.expr if isinstance(n, ops.Scalar) else (n.value if isinstance(n, ops.Const) else None)
             if e is not None:
                 exact(e, what=f"row {name}")  # refuses SymPy Floats: every number in a row is exact
+            body = e if isinstance(n, ops.Scalar) else (n.body if isinstance(n, ops.Map) else None)
+            if body is not None:
+                require_explicit_relu(body, f"row {name}")  # Max(x, 0) is relu(x) with a stated ReLU'(0)
         for ref in ops.refs(node):
             if ref not in self.items:
                 raise LedgerError(

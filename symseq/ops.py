@@ -174,6 +174,10 @@ class Const(Node):
         else:
             self.value = exact(value)
             self.shape = ()
+        if self.value.free_symbols:  # a constant's entries are never differentiated: symbols there would get 0
+            raise ConventionError(
+                f"a constant cannot hold the symbols {', '.join(sorted(map(str, self.value.free_symbols)))}; build "
+                f"a matrix of symbols with symseq.ops.as_node (an Entries node), a scalar with ops.Scalar")
         self.label = label
 
     def _attrs(self):
@@ -225,12 +229,49 @@ class Scalar(Node):
         return ATOM
 
 
+class Entries(Node):
+    """A matrix whose entries are scalar expressions over the ledger's scalar names: ``sympy.Matrix([[a, b]])``.
+
+    Children are one :class:`Scalar` per entry, row by row; the value is assembled from their values, and
+    the adjoint of entry (i, j) is Ḡ[i, j], so each name in an entry receives Ḡ[i, j] times its partial.
+    It prints as the matrix of its entries.
+    """
+
+    prec = ATOM
+
+    def __init__(self, matrix):
+        m, n = matrix.shape
+        if m == 0 or n == 0:
+            raise ShapeError(f"a matrix of expressions needs at least one row and one column; got {m}×{n}")
+        self.children = tuple(Scalar(matrix[i, j]) for i in range(m) for j in range(n))
+        self.shape = (m, n)
+
+    def _attrs(self):
+        return (self.shape,)
+
+    def forward(self, k, vals):
+        m, n = self.shape
+        rows = [k.concat([k.broadcast_to(vals[i * n + j], (1, 1)) for j in range(n)], 1) for i in range(m)]
+        return rows[0] if m == 1 else k.concat(rows, 0)
+
+    def vjp(self, G, out):
+        m, n = self.shape
+        return tuple(Entry(G, i, j) for i in range(m) for j in range(n))
+
+    def render(self, fmt, parts):
+        return fmt.matrix(sp.ImmutableMatrix(*self.shape, [c.expr for c in self.children]))
+
+
 def as_node(x: Any) -> Node:
-    """Wrap a SymPy scalar, exact number or SymPy matrix as a node (nodes pass through)."""
+    """Wrap a SymPy scalar, exact number or SymPy matrix as a node (nodes pass through).
+
+    A SymPy matrix of numbers is a :class:`Const`; one whose entries hold symbols is an :class:`Entries` node,
+    evaluated and differentiated entry by entry.
+    """
     if isinstance(x, Node):
         return x
     if isinstance(x, sp.MatrixBase):
-        return Const(x)
+        return Entries(x) if x.free_symbols else Const(x)
     if isinstance(x, sp.Basic):
         if x.is_number:
             return Const(x)
