@@ -167,6 +167,6 @@ def gradient_check(ledger: Ledger, grads: Gradients, *, values: dict | None = No
         got = np.zeros_like(ref) if tg is None else tg.detach().numpy().reshape(-1)
         diff = float(np.max(np.abs(got - ref))) if ref.size else 0.0
         scale = float(np.max(np.abs(ref))) if ref.size else 0.0
-        given_in = given_as.get(n, "float64" if values and n in values else "exact")
-        out.append(GradientAgreement(n, ledger.shape(n), diff, diff / scale if scale else diff, scale, given_in))
+        out.append(GradientAgreement(n, ledger.shape(n), diff, diff / scale if scale else diff, scale,
+                                     given_as.get(n, "exact")))
     return out
