@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .errors import LedgerError
+from .errors import LedgerError, ShapeError
 
 
 def substitute(expr: sp.Basic, mapping: dict) -> sp.Basic:
@@ -25,6 +25,42 @@ def substitute(expr: sp.Basic, mapping: dict) -> sp.Basic:
     if expr.has(sp.Derivative, sp.Subs):
         return expr.subs(mapping, simultaneous=True)
     return expr.xreplace(mapping)
+
+
+def user_shape(value) -> tuple:
+    """The shape of user data: () for a number, (m, n) for a matrix, nested list or array (any ndim)."""
+    if isinstance(value, sp.MatrixBase):
+        return tuple(value.shape)
+    shape = getattr(value, "shape", None)
+    if shape is not None and not isinstance(value, sp.Basic):
+        return tuple(int(s) for s in shape)
+    if isinstance(value, (list, tuple)):
+        try:
+            return tuple(np.asarray(value, dtype=object).shape)
+        except ValueError:  # ragged rows
+            raise ShapeError("a matrix given as nested lists needs rows of equal length; got rows of lengths "
+                             + ", ".join(str(len(r)) if isinstance(r, (list, tuple)) else "1" for r in value)) from None
+    return ()
+
+
+def _fmt(shape) -> str:
+    if len(shape) == 1:
+        return f"{shape[0]} (one axis)"
+    return "a scalar" if shape == () else "×".join(str(s) for s in shape)
+
+
+def check_user_shape(value, shape, name, backend, batch: bool = False):
+    """Raise a ShapeError naming leaf ``name`` when ``value`` does not have its ``shape``.
+
+    ``batch`` allows leading batch axes before the leaf's shape (the NumPy and torch backends).
+    """
+    got, shape = user_shape(value), tuple(shape)
+    fits = len(got) >= len(shape) and got[len(got) - len(shape):] == shape if batch else got == shape
+    if not fits:
+        how = (f"the {backend} backend takes the leaf's shape after any leading batch axes" if batch
+               else f"the {backend} backend takes no batch axes")
+        raise ShapeError(f"the value given for {name} has shape {_fmt(got)} but {name} is {_fmt(shape)} ({how}); "
+                         f"give {_fmt(shape)}" + (", rows are positions" if len(shape) == 2 else ""))
 
 
 def _obj(shape, fill):
@@ -37,6 +73,8 @@ class ExactKernel:
     """Exact arithmetic on object arrays of SymPy expressions (see module docstring)."""
 
     name = "exact"
+    #: What the kernel's numbers are rounded to, for messages ("float64", "50 significant digits"); None: exact.
+    precision: str | None = None
 
     # -- numbers ---------------------------------------------------------------
     zero = sp.S.Zero
@@ -135,6 +173,10 @@ class ExactKernel:
             out[i, 0] = self.total(list(a[i, :]))
         return out
 
+    def mean(self, a, axis, count):
+        """The mean over ``axis`` (as :meth:`sum`) of ``count`` entries: the exact sum divided by ``count``."""
+        return self.div(self.sum(a, axis), self.const(sp.Integer(count)))
+
     def broadcast_to(self, a, shape):
         if not isinstance(a, np.ndarray):
             return _obj(shape, a)
@@ -208,11 +250,21 @@ class ExactKernel:
         return out
 
 
-    def from_user(self, value, shape):
-        """Convert user data to this kernel: exact numbers only (floats are refused)."""
+    def cross_entropy_rows(self, logits, cols, lse, target):
+        """ℓ_t = lse_t − Z_{t,c_t} (m×1) from the rows as written: exact arithmetic does not cancel."""
+        return self.add(lse, self.neg(target))
+
+    def from_user(self, value, shape, name="value"):
+        """Convert user data for the leaf ``name`` of ``shape`` to this kernel: exact numbers only.
+
+        Raises:
+            ShapeError: a value whose shape is not ``shape`` (names the leaf and both shapes).
+            ConventionError: a float (inexact) or anything else that is not an exact number.
+        """
         from .numbers import exact, exact_matrix
 
-        return self.const(exact(value) if shape == () else exact_matrix(value))
+        check_user_shape(value, shape, name, self.name)
+        return self.const(exact(value, what=name) if shape == () else exact_matrix(value, what=name))
 
     def to_output(self, value, shape):
         return sp.ImmutableMatrix(value.tolist()) if isinstance(value, np.ndarray) else value

@@ -53,3 +53,7 @@ class ClaimMismatch(SymseqError, AssertionError):
 
 class BackendUnavailable(SymseqError, ImportError):
     """An optional backend or device is missing (names the extra to install or the device to use)."""
+
+
+class PrecisionWarning(UserWarning):
+    """A check ran at another precision than the data it was given (float32 values checked in float64)."""

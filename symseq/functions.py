@@ -25,6 +25,7 @@ __all__ = [
     "sigmoid",
     "relu",
     "relu_at_zero",
+    "require_explicit_relu",
     "softmax",
     "logsumexp",
     "gelu",
@@ -146,6 +147,30 @@ def relu_at_zero(x, derivative_at_zero=0):
             f"ReLU'(0) must be 0 (torch's autograd) or 1/2 (SymPy's Heaviside); got {derivative_at_zero!r}"
         )
     return relu(x) if d == 0 else relu(x, sp.S.Half)
+
+
+def require_explicit_relu(expr: sp.Basic, what: str = "expression") -> None:
+    """Refuse ``sympy.Max(x, 0)`` and ``sympy.Min(x, 0)`` in ``expr``: they are ReLUs with an unstated convention.
+
+    SymPy differentiates Max(x, 0) to Heaviside(x) = ½ at x = 0 and torch lowers it to ``torch.maximum``
+    (gradient ½ at the tie), while symseq's documented ReLU has ReLU'(0) = 0 (torch's ``relu``). Writing
+    :class:`relu` (or :func:`relu_at_zero`) states the convention. A Max or Min without a zero argument
+    (max(x, 1/4)) is kept: its tie is not a ReLU's.
+
+    Raises:
+        ConventionError: naming the term and the replacement (relu(x); −relu(−x) for Min(x, 0)).
+    """
+    for m in expr.atoms(sp.Max, sp.Min):
+        rest = [a for a in m.args if not a.is_zero]
+        if len(rest) == len(m.args):
+            continue
+        arg = rest[0] if len(rest) == 1 else type(m)(*rest)
+        use = f"relu({arg})" if isinstance(m, sp.Max) else f"-relu({-arg})"
+        raise ConventionError(
+            f"{what} uses {m}, a ReLU whose derivative at 0 is a convention: SymPy differentiates it to "
+            f"Heaviside = 1/2 at the kink (and torch.maximum splits the gradient there), while symseq's ReLU has "
+            f"ReLU'(0) = 0 as torch's relu. Write symseq.{use} (ReLU'(0) = 0) or symseq.relu_at_zero(..., 1/2)"
+        )
 
 
 def _allowed(xs):

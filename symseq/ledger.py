@@ -39,6 +39,7 @@ import sympy as sp
 from . import ops
 from .arrays import EXACT
 from .errors import EvaluationError, LedgerError, ShapeError
+from .functions import require_explicit_relu
 from .numbers import exact, exact_matrix
 
 _NAME = re.compile(r"^[^\s]+$")
@@ -59,7 +60,7 @@ class Item:
     adjoint_of: str | None = None
     loss: str | None = None
     allows_infinity: bool = False
-    on_nonfinite: str = ""
+    on_nonfinite: Any = ""  # a hint, or a function of the evaluating kernel returning one (see Ledger.define)
     symbol: sp.Symbol | None = None
     meta: dict = field(default_factory=dict)
 
@@ -193,6 +194,9 @@ class Ledger:
         shape = tuple(shape)
         if len(shape) not in (0, 2):
             raise ShapeError(f"{name}: shapes are () for a scalar or (rows, columns); got {shape}")
+        if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in shape):
+            raise ShapeError(f"{name}: the numbers of rows and columns must be positive integers; got shape {shape}")
+        shape = tuple(int(s) for s in shape)
         item = Item(name, shape, kind, value=value, display=display, latex=latex, note=note)
         self._register(item)
         return self.handle(name)
@@ -216,11 +220,18 @@ class Ledger:
         ``value`` is a SymPy scalar expression over this ledger's scalar names,
         or a node tree over its handles. ``allows_infinity`` marks rows that
         legitimately hold −∞ (masked scores); ``on_nonfinite`` is the hint
-        given when the row evaluates to an undefined value.
+        given when the row evaluates to an undefined value: a string, or a
+        function of the evaluating kernel that returns one (so a hint can say
+        that a row is constant *after rounding* to the kernel's ``precision``,
+        e.g. float64, rather than constant in the exact input).
 
         Raises:
             LedgerError: for a name defined twice or an expression using a
                 symbol this ledger does not know.
+            ConventionError: a SymPy Float in the row (not exact), or
+                ``sympy.Max(x, 0)``: write ``symseq.relu(x)``, whose
+                ReLU'(0) = 0 is stated (see
+                :func:`symseq.functions.require_explicit_relu`).
         """
         self._check_new(name)
         node = self._as_node(value, name)
@@ -235,6 +246,9 @@ class Ledger:
             e = n.expr if isinstance(n, ops.Scalar) else (n.value if isinstance(n, ops.Const) else None)
             if e is not None:
                 exact(e, what=f"row {name}")  # refuses SymPy Floats: every number in a row is exact
+            body = e if isinstance(n, ops.Scalar) else (n.body if isinstance(n, ops.Map) else None)
+            if body is not None:
+                require_explicit_relu(body, f"row {name}")  # Max(x, 0) is relu(x) with a stated ReLU'(0)
         for ref in ops.refs(node):
             if ref not in self.items:
                 raise LedgerError(
@@ -419,9 +433,9 @@ class Ledger:
             try:
                 env[n] = ops.evaluate(it.node, kernel, env)
             except ZeroDivisionError:  # mpmath divides exactly and refuses 0/0 where arrays give nan
+                hint = _hint(it, kernel)
                 raise EvaluationError(f"row {it.name} divides by zero"
-                                      + (f": {it.on_nonfinite}" if it.on_nonfinite else "; check the inputs of this row")
-                                      ) from None
+                                      + (f": {hint}" if hint else "; check the inputs of this row")) from None
             if check:
                 _check_value(kernel, it, env[n])
         return env
@@ -540,10 +554,16 @@ def _check_value(kernel, item: Item, value):
         return
     where, v = bad
     at = "" if where == () else f" at entry {list(where)}"
+    hint = _hint(item, kernel)
     raise EvaluationError(
         f"row {item.name} evaluates to {v}{at}"
-        + (f": {item.on_nonfinite}" if item.on_nonfinite else "; check the inputs of this row")
+        + (f": {hint}" if hint else "; check the inputs of this row")
     )
+
+
+def _hint(item: Item, kernel) -> str:
+    """The row's hint for an undefined value, for the kernel that evaluated it."""
+    return item.on_nonfinite(kernel) if callable(item.on_nonfinite) else item.on_nonfinite
 
 
 def to_sympy(value):

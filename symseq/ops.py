@@ -175,6 +175,10 @@ class Const(Node):
         else:
             self.value = exact(value)
             self.shape = ()
+        if self.value.free_symbols:  # a constant's entries are never differentiated: symbols there would get 0
+            raise ConventionError(
+                f"a constant cannot hold the symbols {', '.join(sorted(map(str, self.value.free_symbols)))}; build "
+                f"a matrix of symbols with symseq.ops.as_node (an Entries node), a scalar with ops.Scalar")
         self.label = label
 
     def _attrs(self):
@@ -226,12 +230,49 @@ class Scalar(Node):
         return ATOM
 
 
+class Entries(Node):
+    """A matrix whose entries are scalar expressions over the ledger's scalar names: ``sympy.Matrix([[a, b]])``.
+
+    Children are one :class:`Scalar` per entry, row by row; the value is assembled from their values, and
+    the adjoint of entry (i, j) is Ḡ[i, j], so each name in an entry receives Ḡ[i, j] times its partial.
+    It prints as the matrix of its entries.
+    """
+
+    prec = ATOM
+
+    def __init__(self, matrix):
+        m, n = matrix.shape
+        if m == 0 or n == 0:
+            raise ShapeError(f"a matrix of expressions needs at least one row and one column; got {m}×{n}")
+        self.children = tuple(Scalar(matrix[i, j]) for i in range(m) for j in range(n))
+        self.shape = (m, n)
+
+    def _attrs(self):
+        return (self.shape,)
+
+    def forward(self, k, vals):
+        m, n = self.shape
+        rows = [k.concat([k.broadcast_to(vals[i * n + j], (1, 1)) for j in range(n)], 1) for i in range(m)]
+        return rows[0] if m == 1 else k.concat(rows, 0)
+
+    def vjp(self, G, out):
+        m, n = self.shape
+        return tuple(Entry(G, i, j) for i in range(m) for j in range(n))
+
+    def render(self, fmt, parts):
+        return fmt.matrix(sp.ImmutableMatrix(*self.shape, [c.expr for c in self.children]))
+
+
 def as_node(x: Any) -> Node:
-    """Wrap a SymPy scalar, exact number or SymPy matrix as a node (nodes pass through)."""
+    """Wrap a SymPy scalar, exact number or SymPy matrix as a node (nodes pass through).
+
+    A SymPy matrix of numbers is a :class:`Const`; one whose entries hold symbols is an :class:`Entries` node,
+    evaluated and differentiated entry by entry.
+    """
     if isinstance(x, Node):
         return x
     if isinstance(x, sp.MatrixBase):
-        return Const(x)
+        return Entries(x) if x.free_symbols else Const(x)
     if isinstance(x, sp.Basic):
         if x.is_number:
             return Const(x)
@@ -568,7 +609,11 @@ def apply(fn, a) -> Node:
 
 
 class Sum(Node):
-    """Sum over an axis: ``axis=0`` over positions (m×n → 1×n), ``axis=1`` over features (m×n → m×1), ``None`` over all."""
+    """Sum over an axis: ``axis=0`` over positions (m×n → 1×n), ``axis=1`` over features (m×n → m×1), ``None`` over all.
+
+    With ``mean=True`` the sum is divided by the number of entries; on numeric kernels the mean of entries that
+    are all equal is that entry exactly (a LayerNorm row of 0.1s centres to exact zeros, not to ±1e-17).
+    """
 
     prec = ATOM
 
@@ -588,8 +633,7 @@ class Sum(Node):
         return (self.axis, self.mean)
 
     def forward(self, k, vals):
-        s = k.sum(vals[0], self.axis)
-        return k.div(s, k.const(sp.Integer(self.count))) if self.mean else s
+        return k.mean(vals[0], self.axis, self.count) if self.mean else k.sum(vals[0], self.axis)
 
     def vjp(self, G, out):
         g = div(G, Const(self.count)) if self.mean else G
@@ -1152,6 +1196,47 @@ class LogSumExpRows(Node):
 
     def render(self, fmt, parts):
         return fmt.call("logsumexp", [parts[0]], sub="rows")
+
+
+class CrossEntropyRows(Node):
+    """ℓ_t = lse_t − Z_{t,c_t} (m×1): written and differentiated as the difference of the two rows, evaluated stably.
+
+    Children: the rows ``lse`` (m×1, logsumexp of Z's rows) and ``target`` (m×1, Z_{t,c_t}) that the formula
+    is written with, and the logits ``Z`` (m×n) themselves; ``cols`` are the targets c_t.
+
+    Value: the exact kernel gives lse − z_target (exact arithmetic does not cancel, and the closed form is
+    the textbook's); numeric kernels compute ℓ_t = log Σ_j e^{s_tj} with s_tj = Z_tj − Z_{t,c_t}, shifted by
+    max_j s_tj ≥ 0, so the loss is never the difference of two large numbers: logits (10¹⁶, 10¹⁶) give
+    log 2, where logsumexp − z_target gives 0 in float64 (as ``torch.nn.functional.cross_entropy`` does,
+    through log_softmax).
+
+    Adjoint: Ḡ to lse and −Ḡ to z_target, as the written difference (through those rows Z receives
+    Ḡ ⊙ (softmax(Z) − onehot(c))); nothing to Z directly.
+    """
+
+    prec = ADD
+
+    def __init__(self, lse, target, logits, cols):
+        m, n = logits.shape
+        if lse.shape != (m, 1) or target.shape != (m, 1) or len(cols) != m:
+            raise ShapeError(f"cross-entropy rows: logsumexp {_fmt_shape(lse.shape)} and target logits "
+                             f"{_fmt_shape(target.shape)} must both be {m}×1 for {m}×{n} logits, with one "
+                             f"target per row ({len(cols)} given)")
+        self.children = (lse, target, logits)
+        self.cols = tuple(int(c) for c in cols)
+        self.shape = (m, 1)
+
+    def _attrs(self):
+        return (self.cols,)
+
+    def forward(self, k, vals):
+        return k.cross_entropy_rows(vals[2], self.cols, vals[0], vals[1])
+
+    def vjp(self, G, out):
+        return (G, neg(G), None)
+
+    def render(self, fmt, parts):
+        return parts[0] + fmt.minus(wrap(fmt, self.children[1], parts[1], ADD + 1))
 
 
 class TakeRows(Node):

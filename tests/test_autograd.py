@@ -7,7 +7,7 @@ import pytest
 
 from symseq import Ledger, blocks
 from small_ledgers import two_token_ledger
-from symseq.verify.autograd import gradient_check, leaf_arrays, random_values
+from symseq.verify.autograd import exact_binary, gradient_check, leaf_arrays, random_values
 
 torch = pytest.importorskip("torch")
 
@@ -32,7 +32,7 @@ def compare_with_independent_torch(L, g, values):
     grads = torch.autograd.grad(loss, [ts[n] for n in NAMES])
     from symseq import evaluate
 
-    ours = evaluate(L, "mpmath", dps=30, values=arrays)
+    ours = evaluate(L, "mpmath", dps=30, values={n: exact_binary(a) for n, a in arrays.items()})
     assert float(ours["loss"]) == pytest.approx(loss.item(), rel=1e-14)
     for n, tg in zip(NAMES, grads):
         ref = np.array([[float(x) for x in row] for row in ours[g.name(n)]])
@@ -75,3 +75,36 @@ def test_full_decoder_block_gradients(rng):
     assert len(checks) == len(L.leaves)
     for a in checks:
         assert a.ok(1e-12), a
+
+
+def test_scalar_leaves_are_checked():
+    """A scalar leaf used to crash the mpmath side (cannot create mpf from array(0.5))."""
+    import sympy as sp
+
+    L = Ledger()
+    x, w = L.input("x", sp.Rational(1, 2)), L.parameter("w", 2)
+    h = L.define("h", sp.tanh(w * x))
+    g = L.backward(h.name)
+    for values in (None, {"x": 0.25, "w": np.float64(-1.5)}, {"x": np.asarray(0.75)}):
+        checks = gradient_check(L, g, values=values)
+        assert [a.name for a in checks] == ["x", "w"] and all(a.ok(1e-14) for a in checks), checks
+    (dw,) = [a for a in gradient_check(L, g) if a.name == "w"]
+    assert dw.scale == pytest.approx(0.5 * (1 - math.tanh(1) ** 2), rel=1e-15)  # ∂h/∂w = x (1 − tanh²(wx))
+
+
+def test_float32_values_are_checked_in_float64_and_said_so():
+    from symseq import ShapeError
+    from symseq.errors import PrecisionWarning
+
+    L, r = two_token_ledger()
+    g = L.backward("loss")
+    values = {"H": np.array([[0.1, 0.2], [0.3, 0.4]], dtype=np.float32)}
+    with pytest.warns(PrecisionWarning, match=r"H \(float32\) given in less than float64.*checked in float64"):
+        checks = gradient_check(L, g, values=values)
+    given = {a.name: a.given for a in checks}
+    assert given["H"] == "float32" and given["W_Q"] == "exact"
+    assert all(a.ok(1e-12) for a in checks)
+    with pytest.warns(PrecisionWarning, match=r"W_Q \(float32\)"):
+        gradient_check(L, g, values={"W_Q": torch.eye(2, dtype=torch.float32)})
+    with pytest.raises(ShapeError, match="value given for H has shape 3 but H is 2×2"):
+        gradient_check(L, g, values={"H": np.ones(3)})

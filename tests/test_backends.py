@@ -70,3 +70,75 @@ def test_numpy_batch_axis_broadcasts():
     assert v["loss"].shape == (2,)
     single = evaluate(L, "numpy", values={"H": 2 * np.eye(2)})
     assert v["loss"][1] == pytest.approx(float(single["loss"]), rel=1e-15)
+
+
+# --- values given at evaluation: floats on mpmath, shapes everywhere (issue 12) ----------------------------------
+
+
+def _three_x():
+    from symseq import Ledger
+
+    L = Ledger()
+    x = L.input("x", "0.1")
+    L.define("y", 3 * x)
+    return L
+
+
+def test_mpmath_takes_a_float_at_its_binary_value_and_warns():
+    """The float 0.1 is 0.1000000000000000055511…: mpmath must not use it quietly where 1/10 was meant."""
+    import mpmath
+
+    from symseq import compile, exact
+    from symseq.errors import PrecisionWarning
+
+    L = _three_x()
+    with pytest.warns(PrecisionWarning, match=r"floats given for x at their exact binary values.*symseq.exact\('0.1'\)"):
+        y = evaluate(L, "mpmath", dps=40, values={"x": 0.1})["y"]
+    with mpmath.workdps(60):  # the documented rule: the binary value of 0.1, times 3 (not 0.3)
+        assert mpmath.nstr(y, 38) == mpmath.nstr(3 * mpmath.mpf(0.1), 38) == "0.30000000000000001665334536937734810635"
+    with pytest.warns(PrecisionWarning, match="floats given for x"):
+        compile(L, ["y"], backend="mpmath", dps=40)(x=np.float64(0.1))
+    with pytest.warns(PrecisionWarning, match="floats given for X"):
+        from symseq import Ledger
+
+        L2 = Ledger()
+        L2.define("Y", L2.input("X", [[1, 2]]) * 2)
+        evaluate(L2, "mpmath", values={"X": np.array([[0.5, 0.1]])})
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # exact decimals and mpf values are not floats: no warning
+        for v in (exact("0.1"), "0.1", sp.Rational(1, 10)):
+            assert mpmath.nstr(evaluate(L, "mpmath", dps=60, values={"x": v})["y"], 55) == "0.3"
+        evaluate(L, "mpmath", dps=60, values={"x": mpmath.mpf("0.1")})  # an mpf is a binary value by choice
+
+
+@pytest.mark.parametrize("backend", ["exact", "mpmath", "numpy", "torch"])
+def test_a_value_of_the_wrong_shape_names_the_leaf_and_both_shapes(backend):
+    from symseq import Ledger, ShapeError, compile
+
+    if backend == "torch":
+        pytest.importorskip("torch")
+    L = Ledger()
+    X = L.input("X", [[1, 2]])
+    L.define("Y", X * 2)
+    with pytest.raises(ShapeError, match=r"value given for X has shape 1×3 but X is 1×2"):
+        evaluate(L, backend, values={"X": [[1, 2, 3]]})
+    if backend != "exact":
+        with pytest.raises(ShapeError, match=r"value given for X has shape 2 \(one axis\) but X is 1×2"):
+            compile(L, ["Y"], backend=backend)(X=[1, 2])
+    s = Ledger()
+    s.define("b", s.input("a", 1) + 1)
+    if backend in ("exact", "mpmath"):  # the numeric backends read [[2]] as a batch of scalars
+        with pytest.raises(ShapeError, match=r"value given for a has shape 1×1 but a is a scalar"):
+            evaluate(s, backend, values={"a": [[2]]})
+
+
+def test_numeric_backends_keep_leading_batch_axes():
+    from symseq import Ledger
+
+    L = Ledger()
+    X = L.input("X", [[1, 2]])
+    L.define("Y", X * 2)
+    out = evaluate(L, "numpy", values={"X": np.ones((4, 1, 2))})["Y"]
+    assert out.shape == (4, 1, 2)

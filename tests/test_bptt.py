@@ -71,8 +71,8 @@ def test_path_sums_at_T_50_every_position_scored_match_the_recursion_numerically
     T = 50
     L, bp = scalar(T=T, positions="all", loss_positions="mean", activation=sp.tanh)
     rng = np.random.default_rng(7)
-    values = {it.name: float(rng.normal()) for it in L.leaves}
-    values["w_h"] = 1.1
+    values = {it.name: mpmath.mpf(float(rng.normal())) for it in L.leaves}  # mpmath takes mpf, refuses floats
+    values["w_h"] = "1.1"
     env = evaluate(L, "mpmath", dps=40, values=values)
     for wrt in ("w_x", "w_h", "w_o", "h_init"):
         name = bp.grads.name("h_{-1}" if wrt == "h_init" else wrt)

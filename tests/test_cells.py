@@ -278,3 +278,11 @@ def test_other_bad_inputs():
     head = heads.regression_head(L, run, L.parameter("W_o2", shape=(1, 3)))
     with pytest.raises(ConventionError, match="unknown reduction over positions 'median'"):
         heads.squared_error(L, head, positions="median")
+
+
+@pytest.mark.parametrize("D, H", [(2, -1), (2, 0), (0, 2), (2, 1.5), (2, True)])
+def test_parameter_widths_must_be_positive_integers(D, H):
+    what = "hidden width H" if (D, H) != (0, 2) else "input width D"
+    for make in (cells.rnn_parameters, cells.gru_parameters, cells.lstm_parameters):
+        with pytest.raises(ShapeError, match=rf"the {what} must be a positive integer .*got {H if what[0] == 'h' else D}"):
+            make(Ledger(), D, H)

@@ -63,3 +63,14 @@ def test_gelu_forms():
 def test_latex_of_functions():
     assert sp.latex(sigmoid(x)) == r"\sigma\left(x\right)"
     assert "ReLU" in sp.latex(relu(x))
+
+
+def test_a_relu_written_as_max_or_min_with_zero_is_refused():
+    from symseq.functions import require_explicit_relu
+
+    with pytest.raises(ConventionError, match=r"Max\(0, x\).*symseq\.relu\(x\).*relu_at_zero"):
+        require_explicit_relu(sp.tanh(sp.Max(x, 0)))
+    with pytest.raises(ConventionError, match=r"symseq\.-relu\(-x\)|-relu\(-x\)"):
+        require_explicit_relu(sp.Min(0, x))
+    require_explicit_relu(sp.Max(x, sp.Rational(1, 4)) + relu(x))  # a Max without a zero, and relu itself: fine
+    assert sp.diff(sp.Max(x, 0), x).subs(x, 0) == sp.S.Half  # why: SymPy's tie convention is not ReLU'(0) = 0

@@ -1,5 +1,6 @@
 """The ledger and its symbolic reverse mode (Week 06 handout, 004, Table 3, as the reference case)."""
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -117,3 +118,64 @@ def test_shape_errors_name_both_shapes_and_the_operation():
         A + C
     assert (A @ C).shape == (2, 2)
     assert isinstance(A + L.input("b", shape=(1, 3)), ops.Add)
+
+
+# --- conventions stated, not guessed (issue 12) -----------------------------------------------------------------
+
+
+def test_max_with_zero_is_refused_with_a_pointer_to_relu():
+    """sympy.Max(x, 0) differentiates to ½ at 0 (and torch.maximum splits the gradient); ReLU'(0) = 0 is symseq's."""
+    from symseq import ConventionError, evaluate, relu
+
+    L = Ledger()
+    x = L.input("x", 0)
+    X = L.input("X", [[0, 1]])
+    u = sp.Symbol("u", real=True)
+    with pytest.raises(ConventionError, match=r"row y uses Max\(0, x\).*symseq\.relu\(x\)"):
+        L.define("y", sp.Max(x, 0))
+    with pytest.raises(ConventionError, match=r"row y2 uses Min\(0, x\).*-relu\(-x\)"):
+        L.define("y2", 2 * sp.Min(x, 0) + 1)
+    with pytest.raises(ConventionError, match=r"row Y uses Max\(0, u\)"):
+        L.define("Y", ops.Map(sp.Lambda(u, sp.Max(u, 0)), X))
+    L.define("m", sp.Max(x, sp.Rational(1, 4)))  # no ReLU hides in max(x, 1/4): kept
+    r = L.define("r", relu(x))
+    g = L.backward(r.name)
+    assert L.value(g.name("x")) == 0  # ReLU'(0) = 0
+    assert float(evaluate(L, "numpy")[g.name("x")]) == 0.0
+
+
+def test_a_sympy_matrix_of_ledger_names_is_evaluated_and_differentiated_entry_by_entry():
+    """M := [[a, a·b], [3, a + b]] used to be a constant: a TypeError at evaluation and a silent zero gradient."""
+    from symseq import evaluate
+
+    L = Ledger()
+    a, b = L.input("a", 1), L.input("b", 2)
+    M = L.define("M", sp.Matrix([[a, a * b], [3, a + b]]))
+    W = L.parameter("W", [[1, 2], [3, 4]])
+    L.define("l", ops.Sum(M @ W, None))
+    g = L.backward("l")
+    # l = Σ_ik M_ik (Σ_j W_kj) = 3 M_00 + 7 M_01 + 3 M_10 + 7 M_11: ∂l/∂a = 3 + 7b + 7, ∂l/∂b = 7a + 7
+    assert (L.value("M"), L.value(g.name("a")), L.value(g.name("b"))) == (sp.Matrix([[1, 2], [3, 3]]), 24, 14)
+    backends = ["mpmath", "numpy"] + (["torch"] if _has_torch() else [])
+    for backend in backends:
+        out = evaluate(L, backend)
+        got = np.array(np.asarray(out["M"].tolist() if hasattr(out["M"], "tolist") else out["M"], dtype=object)
+                       .tolist(), dtype=float)
+        assert got.tolist() == [[1, 2], [3, 3]], backend
+        assert (float(out[g.name("a")]), float(out[g.name("b")])) == (24.0, 14.0), backend
+    with pytest.raises(LedgerError, match="'q', which is not defined"):
+        L.define("N", sp.Matrix([[a, sp.Symbol("q", real=True)]]))
+
+
+def test_leaf_shapes_must_be_positive():
+    L = Ledger()
+    with pytest.raises(ShapeError, match=r"W: the numbers of rows and columns must be positive integers; got shape \(-1, 2\)"):
+        L.parameter("W", shape=(-1, 2))
+    with pytest.raises(ShapeError, match="positive integers"):
+        L.input("X", shape=(0, 3))
+
+
+def _has_torch():
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None

@@ -68,16 +68,26 @@ def evaluate(ledger, backend: str = "mpmath", *, values: dict | None = None, tar
              dps: int = 50, device=None, dtype=None, raw: bool = False) -> dict:
     """Evaluate ``ledger``'s rows in order; returns a dict from name to value.
 
-    ``values`` overrides leaf values (for numeric backends floats and arrays
-    are accepted and taken exactly; the exact backend refuses floats).
-    Leaves not overridden use their exact values. ``targets`` limits the work
-    to the rows they need. Values are SymPy (exact), mpf or object arrays of
-    mpf (mpmath), float64 arrays (numpy) or tensors (torch); scalars come
-    back as scalars unless ``raw``.
+    ``values`` overrides leaf values, each of the leaf's shape: the numpy and
+    torch backends take floats, arrays and tensors (with optional leading
+    batch axes); the exact backend takes exact numbers only (ints, decimal
+    strings such as ``"0.1"``, :func:`symseq.exact`, Fractions, SymPy numbers)
+    and refuses floats; the mpmath backend takes exact numbers and mpf, and
+    takes a float at its exact binary value with a
+    :class:`~symseq.errors.PrecisionWarning` (0.1 is not 1/10: pass
+    ``symseq.exact("0.1")``). Leaves not overridden use their exact values.
+    ``targets`` limits the work to the rows they need. Values are SymPy
+    (exact), mpf or object arrays of mpf (mpmath), float64 arrays (numpy) or
+    tensors (torch); scalars come back as scalars unless ``raw``.
 
     Raises:
         LedgerError: when a needed input or parameter has no value (names them).
+        ShapeError: a value whose shape is not its leaf's (names the leaf, both shapes).
+        ConventionError: a float given to the exact backend.
         EvaluationError: when a row evaluates to an undefined value (names the row).
+
+    Warns:
+        PrecisionWarning: floats given to the mpmath backend (names the leaves).
     """
     k = kernel(backend, dps=dps, device=device, dtype=dtype)
     values = dict(values or {})
@@ -85,7 +95,10 @@ def evaluate(ledger, backend: str = "mpmath", *, values: dict | None = None, tar
     if unknown:
         raise LedgerError(f"values given for {', '.join(map(str, unknown))}, which are not inputs or parameters of this ledger")
     given = ledger.leaf_values(k)
-    given.update({n: k.from_user(v, ledger[n].shape) for n, v in values.items()})
+    for n, v in values.items():
+        given[n] = k.from_user(v, ledger[n].shape, n)
+    if hasattr(k, "warn_floats"):
+        k.warn_floats(values, stacklevel=3)
     env = ledger.run(k, given, targets)
     if raw:
         return env

@@ -89,7 +89,15 @@ class CompiledLedger:
 
         Raises:
             LedgerError: for a name that is not a leaf of the ledger, or a leaf with no value.
-            ShapeError: when batched inputs disagree on their batch axes (names them).
+            ShapeError: when batched inputs disagree on their batch axes (names them), or a value does not
+                have its leaf's shape.
+            ConventionError: a value the backend cannot read (see :func:`symseq.evaluate`).
+            EvaluationError: when an output is undefined (nan, or an infinity in a row that does not allow
+                one) or the program divides by zero: the rows are then evaluated one by one on the same
+                values to name the row at fault and give its hint, as :func:`symseq.evaluate` does.
+
+        Warns:
+            PrecisionWarning: floats given to the mpmath backend (see :func:`symseq.evaluate`).
         """
         values = dict(values or {}, **kw)
         p, k = self.program, self.kernel
@@ -104,7 +112,7 @@ class CompiledLedger:
         for name, s in p.inputs.items():
             it = self.ledger[name]
             if name in values:
-                v = k.from_user(values[name], it.shape)
+                v = k.from_user(values[name], it.shape, name)
                 lead = tuple(getattr(v, "shape", ())[:-2]) if k.name in ("numpy", "torch") else ()
                 if lead:
                     batch[name] = lead
@@ -119,6 +127,8 @@ class CompiledLedger:
             else:
                 raise LedgerError(f"no value for {name}: pass it by name (the compiled function reads "
                                   f"{', '.join(p.inputs)})")
+        if hasattr(k, "warn_floats"):
+            k.warn_floats(values, stacklevel=3)
         if self.batch_reduce:
             per_param = [n for n in batch if self.ledger[n].kind == "parameter"]
             if per_param:
@@ -129,19 +139,31 @@ class CompiledLedger:
             raise ShapeError("inputs disagree on their batch axes: "
                              + ", ".join(f"{n} has {b}" for n, b in batch.items())
                              + "; give every batched input the same leading shape (or none)")
+        leaves = {name: slots[s] for name, s in p.inputs.items()}
         for (out, fn, args, label), free in zip(p.instructions, p.frees):
             try:
                 slots[out] = fn(*[slots[a] for a in args])
             except ZeroDivisionError:
-                raise EvaluationError(f"a division by zero in the compiled program ({label}); symseq.evaluate on "
-                                      f"the same values names the row") from None
+                self._name_the_row(leaves, f"a division by zero in the compiled program ({label})")
             for f in free:  # release intermediates after their last use (keeps memory, and caches, small)
                 slots[f] = None
         result = {}
         for name, s in p.outputs.items():
-            v = k.to_output(slots[s], self.ledger[name].shape)
+            item = self.ledger[name]
+            bad = k.first_nonfinite(slots[s], allow_infinity=item.allows_infinity)
+            if bad is not None:
+                self._name_the_row(leaves, f"output {name} is {bad[1]} at entry {list(bad[0])}")
+            v = k.to_output(slots[s], item.shape)
             result[name] = self._reduce(name, v, batch)
         return result
+
+    def _name_the_row(self, leaves: dict, what: str):
+        """Evaluate the rows one by one on the same leaf values, so the error names the row at fault and gives
+        its hint; raise ``what`` when they do not fail (an undefined value that only the program's order makes)."""
+        given = self.ledger.leaf_values(self.kernel)
+        given.update(leaves)
+        self.ledger.run(self.kernel, given, self.names)  # raises the row's EvaluationError
+        raise EvaluationError(f"{what}; evaluated row by row the same values give no undefined row")
 
     def _reduce(self, name, v, batch):
         if self.batch_reduce != "mean" or not batch:

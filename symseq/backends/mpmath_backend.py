@@ -4,17 +4,34 @@ Inputs stay exact until evaluation: a Rational such as 1/5 becomes an mpf
 at the working precision, never through a Python float. This is how deep
 rows (a LayerNorm of a softmax of sines) are evaluated to 50 digits without
 asking SymPy to simplify a page-long closed form.
+
+Values given at evaluation (``evaluate(..., values=...)``, compiled programs)
+are read by one rule: exact numbers (ints, decimal strings such as ``"0.1"``,
+``symseq.exact``, Fractions, SymPy Rationals and closed forms) are rounded once
+to the working precision; binary numbers that carry their own precision
+(mpmath ``mpf``, SymPy ``Float``) are taken at their value; a Python or NumPy
+float (or a float array or tensor) is taken at its exact binary value, never
+re-read as the decimal it prints as, and a
+:class:`~symseq.errors.PrecisionWarning` names the leaves: the float 0.1 is
+0.1000000000000000055511151231257827…, an error that reaches every digit this
+backend computes. Pass ``symseq.exact("0.1")`` for the decimal, or
+``mpmath.mpf`` values (:func:`symseq.verify.autograd.exact_binary` converts
+an array) when the binary value is meant. Every value must have its leaf's
+shape (no batch axes).
 """
 
 from __future__ import annotations
+
+import numbers
+import warnings
 
 import mpmath
 import numpy as np
 import sympy as sp
 
-from ..arrays import ExactKernel
-from ..errors import EvaluationError
-from ..numbers import short
+from ..arrays import ExactKernel, check_user_shape
+from ..errors import EvaluationError, PrecisionWarning
+from ..numbers import exact, short
 from .scalar import Library, evaluate
 
 
@@ -127,6 +144,21 @@ class MpmathLibrary(Library):
         return self.ctx.exp(xs[k] - m) / self.ctx.fsum(self.ctx.exp(x - m) for x in ok)
 
 
+def _is_float(v) -> bool:
+    """A Python or NumPy float (not an mpf or SymPy Float, which carry their own precision)."""
+    return isinstance(v, numbers.Real) and not isinstance(v, numbers.Rational) and not hasattr(v, "_mpf_")
+
+
+def _holds_float(v) -> bool:
+    """Whether user data is, or holds, a Python/NumPy float (arrays and tensors by their dtype)."""
+    dtype = getattr(v, "dtype", None)
+    if dtype is not None and not isinstance(v, sp.Basic):
+        return getattr(dtype, "is_floating_point", None) is True or getattr(dtype, "kind", "") == "f"
+    if isinstance(v, (list, tuple)):
+        return any(_holds_float(x) for x in v)
+    return _is_float(v)
+
+
 class MpmathKernel(ExactKernel):
     """The exact kernel's array code with mpmath numbers at ``dps`` digits."""
 
@@ -140,24 +172,87 @@ class MpmathKernel(ExactKernel):
         self.dps = int(dps)
         self.lib = MpmathLibrary(self.ctx)
         self.zero = self.ctx.mpf(0)
+        self.precision = f"{self.dps} significant digits"
 
     def number(self, v):
         if isinstance(v, sp.Basic):
             return self.lib.number(v)
         return self.ctx.mpf(v)
 
-    def from_user(self, value, shape):
-        """Convert user data (exact SymPy, ints, floats taken exactly, arrays) to this kernel."""
+    def from_user(self, value, shape, name="value"):
+        """User data for the leaf ``name`` of ``shape`` as mpf numbers, by the rule of the module docstring.
+
+        Raises:
+            ShapeError: a value whose shape is not ``shape`` (names the leaf and both shapes).
+            ConventionError: an entry that is not a number (a string that is not a decimal, a symbol).
+        """
+        check_user_shape(value, shape, name, "mpmath")
         if shape == ():
-            return self.number(value) if not isinstance(value, float) else self.ctx.mpf(value)
-        arr = np.asarray(value.tolist() if hasattr(value, "tolist") else value, dtype=object)
+            return self._entry(value, name)
+        rows = value.tolist() if hasattr(value, "tolist") else value
+        arr = np.asarray(rows, dtype=object)
         out = np.empty(arr.shape, dtype=object)
         for idx, v in np.ndenumerate(arr):
-            out[idx] = self.ctx.mpf(v) if isinstance(v, float) else self.number(v)
+            out[idx] = self._entry(v, f"{name}{list(idx)}")
         return out
+
+    def _entry(self, v, what):
+        if hasattr(v, "_mpf_"):  # mpmath mpf or SymPy Float: a binary value with its own precision, as chosen
+            return self.ctx.mpf(v)
+        if _is_float(v):
+            return self.ctx.mpf(float(v))  # exact: a float64 fits in the working precision
+        return self.number(exact(v, what=what))
+
+    def warn_floats(self, values: dict, stacklevel: int = 3):
+        """Warn (:class:`~symseq.errors.PrecisionWarning`) when ``values`` hold floats, naming their leaves."""
+        leaves = [n for n, v in values.items() if _holds_float(v)]
+        if not leaves:
+            return
+        shown = ", ".join(leaves[:4]) + (f", … ({len(leaves)} leaves)" if len(leaves) > 4 else "")
+        warnings.warn(
+            f"the mpmath backend takes the floats given for {shown} at their exact binary values (0.1 is "
+            f"0.1000000000000000055511…, not 1/10): pass symseq.exact('0.1') for a decimal as printed, or "
+            f"mpmath.mpf values when the binary value is meant", PrecisionWarning, stacklevel=stacklevel)
 
     def to_output(self, value, shape):
         return value
+
+    def div(self, a, b):
+        """a / b; a division by zero gives nan (0/0) or ±∞ as in IEEE arithmetic instead of raising, so the
+        ledger's check names the row and entry (and the row's hint) as on the float backends."""
+        try:
+            return super().div(a, b)
+        except ZeroDivisionError:
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+                return np.frompyfunc(self._div, 2, 1)(a, b)
+            return self._div(a, b)
+
+    def _div(self, x, y):
+        if y != 0:
+            return x / y
+        return self.ctx.nan if x == 0 or self.ctx.isnan(x) else (self.ctx.inf if x > 0 else self.ctx.ninf)
+
+    def mean(self, a, axis, count):
+        """Σ/n over ``axis``; where the entries are all equal, exactly their value (3 · 0.1/3 ≠ 0.1 at 50 digits)."""
+        out = super().mean(a, axis, count)
+        if axis is None:
+            first = a.flat[0]
+            return first if all(x == first for x in a.flat) else out
+        lines = a if axis == 1 else a.T
+        for i, line in enumerate(lines):
+            if all(x == line[0] for x in line):
+                out[(i, 0) if axis == 1 else (0, i)] = line[0]
+        return out
+
+    def cross_entropy_rows(self, logits, cols, lse, target):
+        """ℓ_t = log Σ_j e^{s_tj}, s_tj = Z_tj − Z_{t,c_t}, shifted by max_j s_tj: no difference of large numbers."""
+        m = logits.shape[0]
+        out = np.empty((m, 1), dtype=object)
+        for t in range(m):
+            s = [z - logits[t, cols[t]] for z in logits[t, :]]
+            top = max(s)
+            out[t, 0] = top + self.ctx.log(self.ctx.fsum(self.ctx.exp(x - top) for x in s))
+        return out
 
     def exp(self, x):
         return self.ctx.exp(x)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ..arrays import check_user_shape
 from ..errors import EvaluationError
 from .scalar import Library, evaluate
 
@@ -116,6 +117,7 @@ class NumpyKernel:
     def __init__(self, dtype=np.float64):
         self.dtype = np.dtype(dtype).type
         self.lib = NumpyLibrary(self.dtype)
+        self.precision = np.dtype(dtype).name
 
     # leaves
     def const(self, value):
@@ -124,15 +126,15 @@ class NumpyKernel:
             return np.array([[self.lib.number(value[i, j]) for j in range(n)] for i in range(m)], dtype=self.dtype)
         return np.full((1, 1), self.lib.number(value), dtype=self.dtype)
 
-    def from_user(self, value, shape):
-        arr = np.asarray(value, dtype=self.dtype)
-        if shape == ():
-            return arr[..., None, None]
-        if arr.shape[-2:] != tuple(shape):
-            from ..errors import ShapeError
+    def from_user(self, value, shape, name="value"):
+        """User data for the leaf ``name`` of ``shape`` (with any leading batch axes) as an array of ``dtype``.
 
-            raise ShapeError(f"expected an array ending in shape {shape}, got {arr.shape}")
-        return arr
+        Raises:
+            ShapeError: when the trailing axes are not ``shape`` (names the leaf and both shapes).
+        """
+        check_user_shape(value, shape, name, "numpy", batch=True)
+        arr = np.asarray(value, dtype=self.dtype)
+        return arr[..., None, None] if shape == () else arr
 
     def scalar(self, expr, env):
         return np.asarray(evaluate(expr, self.lib, env), dtype=self.dtype) * np.ones((1, 1), self.dtype)
@@ -168,6 +170,12 @@ class NumpyKernel:
         if axis is None:
             return np.sum(a, axis=(-2, -1), keepdims=True)
         return np.sum(a, axis=-2 if axis == 0 else -1, keepdims=True)
+
+    def mean(self, a, axis, count):
+        """Σ/n over ``axis``; where the entries are all equal, exactly their value (0.1 + 0.1 + 0.1 ≠ 0.3 in float64)."""
+        s = a[..., :1, :1] if axis is None else (a[..., :1, :] if axis == 0 else a[..., :, :1])
+        equal = np.all(a == s, axis=(-2, -1) if axis is None else (-2 if axis == 0 else -1), keepdims=True)
+        return np.where(equal, s, self.sum(a, axis) / count)
 
     def broadcast_to(self, a, shape):
         return np.broadcast_to(a, a.shape[:-2] + tuple(shape)).copy()
@@ -222,6 +230,11 @@ class NumpyKernel:
 
     def logsumexp_rows(self, a):
         return _lse(a)
+
+    def cross_entropy_rows(self, logits, cols, lse, target):
+        """ℓ_t = log Σ_j e^{s_tj}, s_tj = Z_tj − Z_{t,c_t}, shifted by max_j s_tj: no difference of large numbers."""
+        with np.errstate(invalid="ignore"):
+            return _lse(logits - self.take_along(logits, cols))
 
     # checks
     def first_nonfinite(self, value, allow_infinity=False):

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..errors import BackendUnavailable, ConventionError, EvaluationError, ShapeError
+from ..arrays import check_user_shape
+from ..errors import BackendUnavailable, ConventionError, EvaluationError
 from .scalar import Library, evaluate
 
 
@@ -158,6 +159,7 @@ class TorchKernel:
                 raise ConventionError(f"unknown dtype {dtype!r}; use float64, float32, float16 or bfloat16") from None
         self.dtype = dtype
         self.lib = TorchLibrary(t, dtype, self.device)
+        self.precision = str(dtype).replace("torch.", "")
 
     def _tensor(self, data):
         return self.t.as_tensor(data, dtype=self.dtype, device=self.device)
@@ -170,18 +172,20 @@ class TorchKernel:
             return self._tensor(rows)
         return self.lib.number(value).reshape(1, 1)
 
-    def from_user(self, value, shape):
+    def from_user(self, value, shape, name="value"):
+        """User data for the leaf ``name`` of ``shape`` (with any leading batch axes) as a tensor of ``dtype``.
+
+        Raises:
+            ShapeError: when the trailing axes are not ``shape`` (names the leaf and both shapes).
+        """
+        check_user_shape(value, shape, name, "torch", batch=True)
         if isinstance(value, self.t.Tensor):
             arr = value.to(dtype=self.dtype, device=self.device)
         else:
             import numpy as np
 
             arr = self._tensor(np.asarray(value, dtype=float))
-        if shape == ():
-            return arr[..., None, None]
-        if tuple(arr.shape[-2:]) != tuple(shape):
-            raise ShapeError(f"expected a tensor ending in shape {shape}, got {tuple(arr.shape)}")
-        return arr
+        return arr[..., None, None] if shape == () else arr
 
     def scalar(self, expr, env):
         v = evaluate(expr, self.lib, env)
@@ -217,6 +221,19 @@ class TorchKernel:
         if axis is None:
             return a.sum(dim=(-2, -1), keepdim=True)
         return a.sum(dim=-2 if axis == 0 else -1, keepdim=True)
+
+    def mean(self, a, axis, count):
+        """Σ/n over ``axis``; where the entries are all equal, exactly their value (0.1 + 0.1 + 0.1 ≠ 0.3 in float64).
+
+        There the mean is computed shifted by the first entry held constant, s + Σ (a_j − s)/n, so autograd
+        still gives ∂mean/∂a_j = 1/n.
+        """
+        s = (a[..., :1, :1] if axis is None else (a[..., :1, :] if axis == 0 else a[..., :, :1])).detach()
+        same = a == s
+        equal = (same.all(dim=-1, keepdim=True).all(dim=-2, keepdim=True) if axis is None
+                 else same.all(dim=-2 if axis == 0 else -1, keepdim=True))
+        shifted = s + self.sum(a - s, axis) / count
+        return self.t.where(equal, shifted, self.sum(a, axis) / count)
 
     def broadcast_to(self, a, shape):
         return a.expand(*(tuple(a.shape[:-2]) + tuple(shape)))
@@ -282,6 +299,10 @@ class TorchKernel:
         if self.t.isneginf(out).any():
             raise EvaluationError("logsumexp of a row whose entries are all masked (-inf)")
         return out
+
+    def cross_entropy_rows(self, logits, cols, lse, target):
+        """ℓ_t = log Σ_j e^{s_tj}, s_tj = Z_tj − Z_{t,c_t} (torch.logsumexp shifts by the row maximum)."""
+        return self.t.logsumexp(logits - self.take_along(logits, cols), dim=-1, keepdim=True)
 
     def first_nonfinite(self, value, allow_infinity=False):
         bad = self.t.isnan(value) if allow_infinity else ~self.t.isfinite(value)

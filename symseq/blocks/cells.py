@@ -55,6 +55,7 @@ gradients of the packed leaves compare directly with a module's ``.grad``.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -345,8 +346,10 @@ def rnn_parameters(L, D: int, H: int, *, bias: bool = True, naming: str = "torch
     these names to exact values (see :func:`module_values`).
 
     Raises:
+        ShapeError: a width D or H that is not a positive integer.
         ConventionError: for an unknown naming.
     """
+    D, H = _widths("RNN", D, H)
     leaf = _leaf_maker(L, values)
     if naming == "handout":
         b = leaf("b_h", (1, H)) if bias else None
@@ -361,6 +364,21 @@ def rnn_parameters(L, D: int, H: int, *, bias: bool = True, naming: str = "torch
         b = (leaf(f"bias_ih{suffix}", (1, H), display="bᵢₕ", latex="b_{ih}"),
              leaf(f"bias_hh{suffix}", (1, H), display="bₕₕ", latex="b_{hh}"))
     return RNNParams(W_x, W_h, b)
+
+
+def _widths(cell: str, D, H) -> tuple[int, int]:
+    """The input width D and hidden width H as positive integers.
+
+    Raises:
+        ShapeError: naming the width that is zero, negative or not an integer.
+    """
+    out = []
+    for what, w in (("input width D", D), ("hidden width H", H)):
+        if isinstance(w, bool) or not isinstance(w, numbers.Integral) or w < 1:
+            raise ShapeError(f"{cell} parameters: the {what} must be a positive integer (the number of "
+                             f"features); got {w!r}")
+        out.append(int(w))
+    return out[0], out[1]
 
 
 def _leaf_maker(L, values: dict | None):
@@ -380,6 +398,7 @@ def _leaf_maker(L, values: dict | None):
 
 def _gated_parameters(L, kind: str, gates: tuple, D: int, H: int, bias: bool, packed: bool, suffix: str,
                       values: dict | None) -> GatedParams:
+    D, H = _widths(kind, D, H)
     G = len(gates)
     p = GatedParams(kind, {}, {}, {} if bias else None, {} if bias else None)
     make = _leaf_maker(L, values)
@@ -417,6 +436,9 @@ def gru_parameters(L, D: int, H: int, *, bias: bool = True, packed: bool = True,
     W_{xr} := weight_ih[0:H, :], W_{xu} := weight_ih[H:2H, :], W_{xn} :=
     weight_ih[2H:3H, :], likewise for W_h and the biases. ``suffix=""`` gives
     nn.GRUCell's names. ``packed=False``: leaves W_{xr}, …, b_{hn}.
+
+    Raises:
+        ShapeError: a width D or H that is not a positive integer.
     """
     return _gated_parameters(L, "GRU", GRU_GATES, D, H, bias, packed, suffix, values)
 
@@ -426,6 +448,9 @@ def lstm_parameters(L, D: int, H: int, *, bias: bool = True, packed: bool = True
     """LSTM parameters: torch's packed leaves (gate order i, f, c = torch's g, o; 4H rows) or per-gate leaves.
 
     As :func:`gru_parameters`; with two biases per gate (b_{xa} + b_{ha}, torch's bias_ih + bias_hh).
+
+    Raises:
+        ShapeError: a width D or H that is not a positive integer.
     """
     return _gated_parameters(L, "LSTM", LSTM_GATES, D, H, bias, packed, suffix, values)
 

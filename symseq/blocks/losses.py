@@ -6,8 +6,14 @@ For logits Z (T×v, rows are positions) and target classes c_t:
     ℓ_t = logsumexp(Z_t) − Z_{t,c_t} = −log P_{t,c_t}     (nats)
     loss = mean_t ℓ_t  (or the sum) over the scored positions
 
-The log-sum-exp form is what every backend evaluates (row maximum
-subtracted). Source: Week 8 handout (000), §3–§4; Handout #11 (001), §7.4.
+The rows are written, shown and differentiated in that textbook form
+(∂ℓ_t/∂Z_t = softmax(Z_t) − onehot(c_t)). The numeric backends (mpmath, NumPy,
+torch) evaluate ℓ_t as log Σ_j e^{Z_tj − Z_{t,c_t}}, shifted by the maximum of
+that shifted row, so it is never the difference of two large numbers: logits
+(10¹⁶, 10¹⁶) give log 2 (as ``torch.nn.functional.cross_entropy``), where
+logsumexp(z) − z_target gives 0 in float64. The exact backend keeps the
+textbook closed form. See :class:`symseq.ops.CrossEntropyRows`.
+Source: Week 8 handout (000), §3–§4; Handout #11 (001), §7.4.
 """
 
 from __future__ import annotations
@@ -36,6 +42,9 @@ def cross_entropy(L, Z, targets, *, positions=None, reduction: str = "mean", nam
                   tag: str = "") -> CrossEntropy:
     """Append the cross-entropy rows of logits Z against ``targets`` (one class index per scored position).
 
+    Rows: ``lse`` := logsumexp of each scored row (N×1), ``z_target`` := Z_{t,c_t} (N×1), ``ell`` := lse −
+    z_target (N×1, nats; evaluated stably, see the module docstring) and ``name`` := their mean or sum.
+
     Args:
         Z: T×v logits.
         targets: class indices, one per scored position.
@@ -57,7 +66,7 @@ def cross_entropy(L, Z, targets, *, positions=None, reduction: str = "mean", nam
     Zs = Z if positions == list(range(T)) else L.define(f"Z_scored{tag}", Z[positions, :])
     lse = L.define(f"lse{tag}", ops.LogSumExpRows(Zs), note="log Σ_a e^{Z_ta} per scored position")
     zc = L.define(f"z_target{tag}", ops.TakeAlong(Zs, targets, label="c_t"), note="target logit per position")
-    ell = L.define(f"ell{tag}", lse - zc, note="−log p(target) per position, in nats")
+    ell = L.define(f"ell{tag}", ops.CrossEntropyRows(lse, zc, Zs, targets), note="−log p(target) per position, in nats")
     total = ops.Sum(ell, None, mean=(reduction == "mean"))
     loss = L.define(name, total, note=f"{reduction} cross-entropy in nats")
     return CrossEntropy(Z, lse, zc, ell, loss)
