@@ -463,8 +463,9 @@ def vector_backward(s):
     # A zero-valued trainable bias receives a nonzero derivative (tanh, values chosen here).
     Lb, runb, bpb = vector_rnn("vector tanh RNN with b_h = 0 at a chosen point", D=3, H=2, C=2, bias=True,
                                activation=sp.tanh)
-    rng = np.random.default_rng(4)
-    vals = {it.name: rng.normal(size=it.shape) for it in Lb.leaves} | {"b_h": np.zeros((1, 2))}
+    rng = np.random.default_rng(4)  # the draws taken exactly, at their binary values
+    vals = {it.name: sp.Matrix(rng.normal(size=it.shape)).applyfunc(sp.Rational) for it in Lb.leaves}
+    vals["b_h"] = sp.zeros(1, 2)
     gb = evaluate(Lb, "mpmath", dps=30, values=vals, targets=[bpb.grads.name("b_h")])[bpb.grads.name("b_h")]
     s.prove("a trainable bias equal to zero can receive a nonzero derivative",
             lambda: (any(v != 0 for v in gb.flat), "∇_{b_h} ℒ = " + ", ".join(short(v) for v in gb.flat)),
@@ -561,9 +562,9 @@ def matrix_paths(s):
     Ln, runn, bpn = vector_rnn("vector tanh RNN, H = 3, six steps", T=6, D=2, H=3, C=2, activation=sp.tanh, bias=True)
     s.use(Ln)
     J_names = [jacobians.elman_jacobian(Ln, runn, t).name for t in range(6)]
-    rng = np.random.default_rng(20)
-    vals = {it.name: rng.normal(size=it.shape) * 0.9 for it in Ln.leaves}
-    vals["W_h"] = rng.normal(size=(3, 3)) * 1.2
+    rng = np.random.default_rng(20)  # the draws taken exactly, at their binary values
+    vals = {it.name: sp.Matrix(rng.normal(size=it.shape) * 0.9).applyfunc(sp.Rational) for it in Ln.leaves}
+    vals["W_h"] = sp.Matrix(rng.normal(size=(3, 3)) * 1.2).applyfunc(sp.Rational)
     ev = evaluate(Ln, "mpmath", dps=30, values=vals)
     norm = lambda M: jacobians.spectral_norm(M, dps=30)  # noqa: E731
     gn, Jn = [norm(ev[bpn.g_h(t)]) for t in range(6)], [norm(ev[J]) for J in J_names[1:]]
