@@ -9,8 +9,10 @@
     y_t = k_{t+1}                              next-token targets (shifted one position ahead)
     ℒ = Σ_t v_t [logsumexp(s_t) − s_{t,y_t}] / Σ_t v_t      masked mean over valid targets (nats)
 
-The loss is evaluated through logsumexp (row maximum subtracted in every
-numeric backend), never as log of a softmax. Rows whose target is invalid
+The loss rows are those of :func:`symseq.blocks.losses.cross_entropy`: written
+and differentiated as logsumexp(s_t) − s_{t,y_t}, evaluated by the numeric
+backends as log Σ_j e^{s_tj − s_{t,y_t}} (never as the log of a softmax, nor
+as the difference of two large numbers). Rows whose target is invalid
 are removed *before* their target is looked up, so an invalid target index
 is never read.
 
