@@ -12,6 +12,7 @@ import sympy as sp
 
 from symseq import ConventionError, EvaluationError, Ledger, MaskError, ShapeError, blocks, evaluate
 from symseq.derive.symbolic import vanishes
+from symseq.verify.autograd import exact_binary
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -127,7 +128,8 @@ def test_gated_feed_forward_matches_torch(rng, activation, reference):
     y = (reference(t["X"] @ t["W_gate"].T + t["b_gate"]) * (t["X"] @ t["W_up"].T)) @ t["W_down"].T
     (y * t["G"]).sum().backward()
     names = [ff.out.name] + [grads.name(n) for n in ("X", "W_gate", "W_up", "W_down", "b_gate")]
-    ours = evaluate(L, "mpmath", dps=30, values=vals, targets=names)
+    exact_vals = {n: exact_binary(np.asarray(v)) for n, v in vals.items()}  # the same binary values as torch
+    ours = evaluate(L, "mpmath", dps=30, values=exact_vals, targets=names)
 
     def arr(v):
         return np.array([[float(x) for x in row] for row in v])
@@ -180,5 +182,6 @@ def test_post_and_pre_norm_blocks_match_transformer_encoder_layer(rng, norm_firs
         for g, n in enumerate("QKV"):
             vals[f"W_{n}^({i + 1})"] = W_in[g * D + i * d_k:g * D + (i + 1) * d_k]
     y = mod(torch.tensor(vals["X"])[None])[0].detach().numpy()
-    ours = evaluate(L, "mpmath", dps=30, values=vals, targets=[blk.out.name])[blk.out.name]
+    exact_vals = {n: exact_binary(np.asarray(v)) for n, v in vals.items()}  # the same binary values as torch
+    ours = evaluate(L, "mpmath", dps=30, values=exact_vals, targets=[blk.out.name])[blk.out.name]
     np.testing.assert_allclose(np.array([[float(x) for x in r] for r in ours]), y, atol=1e-12, rtol=0)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from symseq import ConventionError, Ledger, ShapeError, blocks, evaluate, ops
-from symseq.verify.autograd import random_values
+from symseq.verify.autograd import exact_binary, random_values
 
 T, D, DK, DV, F = 4, 5, 3, 2, 6  # pairwise distinct, so a swapped axis cannot pass
 
@@ -74,7 +74,7 @@ def test_encoder_values_and_every_gradient_match_torch(rng, norm, masks):
     L, enc = encoder_ledger(norm=norm, block_masks=list(masks), n_blocks=len(masks))
     g = L.backward("loss")
     values = random_values(L, rng, scale=0.8)
-    ours = evaluate(L, "mpmath", values=values, dps=30)
+    ours = evaluate(L, "mpmath", values={n: exact_binary(a) for n, a in values.items()}, dps=30)
     ts = {n: torch.tensor(a, dtype=torch.float64, requires_grad=True) for n, a in values.items()}
     allowed = [None if m is None else blocks.masks.causal(T) for m in masks]
     loss = torch_encoder(ts, norm=norm, masks=allowed)
@@ -104,7 +104,8 @@ def test_causal_mask_only_in_the_last_block_leaks_the_future(rng):
         values["G"] = np.zeros((T, D))
         values["G"][0, :] = rng.normal(size=D)  # the loss reads row 0 only
         g = L.backward("loss")
-        grad = np.array(evaluate(L, "mpmath", values=values, dps=30)[g.name("H^(0)")], dtype=object)
+        exact_vals = {n: exact_binary(a) for n, a in values.items()}
+        grad = np.array(evaluate(L, "mpmath", values=exact_vals, dps=30)[g.name("H^(0)")], dtype=object)
         future = [x for row in grad[1:] for x in row]
         assert any(x != 0 for x in future) == leaks
         assert any(x != 0 for x in grad[0])
