@@ -92,3 +92,23 @@ def test_stacked_blocks_use_a_matrix_environment():
     n = Notation("latex", L)
     assert n.render(L["C"].node) == r"\begin{bmatrix}a \\ b\end{bmatrix}"  # not a bare \\ inside an align
     assert n.render(L["D"].node) == r"\left[b \;\middle|\; b\right]"
+
+
+def test_a_negated_factor_keeps_its_parentheses():
+    """x·(−y) built unevaluated (as an author may write it) printed as "x - y" in LaTeX and "x −y" in Unicode."""
+    x, y = sp.symbols("x y")
+    e = sp.Mul(x, -y, evaluate=False)
+    assert Notation("latex").expr(e) == r"x \left(- y\right)"
+    assert Notation("unicode").expr(e) == "x (−y)"
+    assert Notation("latex").expr(sp.Mul(x, -1, evaluate=False)) == r"\left(-1\right) x"
+    L = Ledger()
+    a, b = L.input("a"), L.input("b")
+    L.define("p", ops.Scalar(sp.Mul(L["a"].symbol, -L["b"].symbol, evaluate=False)))
+    assert Notation("latex", L).render(L["p"].node) == r"a \left(- b\right)"
+
+
+def test_two_numbers_in_a_product_are_not_run_together():
+    x = sp.Symbol("x")
+    e = sp.Mul(2, 3, x, evaluate=False)  # 2·3·x printed "2 3 x" reads as 23x
+    assert Notation("unicode").expr(e) == "2·3 x"
+    assert Notation("latex").expr(e) == r"2 \cdot 3 x"

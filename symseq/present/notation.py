@@ -200,16 +200,16 @@ class UnicodePrinter(StrPrinter):
         return self._product(expr)
 
     def _product(self, expr):
+        """Factors side by side (numbers first): a factor that is a sum, a fraction or negative keeps its
+        parentheses, x (−y) and never x −y; a number after another factor is joined by ·, 2·3 and never 23."""
         factors = sorted(expr.as_ordered_factors(), key=self._factor_key)
-        parts = []
-        for f in factors:
+        out = ""
+        for k, f in enumerate(factors):
             s = self._print(f)
-            if f.is_Add or (f.is_Rational and not f.is_Integer):
+            if f.is_Add or (f.is_Rational and not f.is_Integer) or s.startswith("−"):
                 s = f"({s})"
-            parts.append(s)
-        if len(parts) >= 2 and factors[0].is_Number and factors[0] != -1:
-            return parts[0] + " " + " ".join(parts[1:])
-        return " ".join(parts)
+            out += s if k == 0 else ("·" if f.is_Number else " ") + s
+        return out
 
     def _print_Pow(self, expr):
         b, e = expr.args
@@ -331,7 +331,13 @@ class HandoutLatexPrinter(LatexPrinter):
                     return self.rank(f.base.name)
                 return 5
             factors = sorted(expr.as_ordered_factors(), key=key)
-            return " ".join(r"\left(%s\right)" % self._print(f) if f.is_Add else self._print(f) for f in factors)
+            out = ""
+            for k, f in enumerate(factors):  # x (-y), never x - y; 2 \cdot 3, never 2 3
+                s = self._print(f)
+                if f.is_Add or s.startswith("-"):
+                    s = r"\left(%s\right)" % s
+                out += s if k == 0 else (r" \cdot " if f.is_Number else " ") + s
+            return out
         return super()._print_Mul(expr)
 
     def _print_Derivative(self, expr):
