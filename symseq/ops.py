@@ -928,7 +928,10 @@ class TakeRows(Node):
         return (Place(G, self.ids, tuple(range(self.shape[1])), self.children[0].shape),)
 
     def render(self, fmt, parts):
-        return fmt.take_rows(wrap(fmt, self.children[0], parts[0], POSTFIX + 1), self.ids, self.label)
+        text = wrap(fmt, self.children[0], parts[0], POSTFIX + 1)
+        if self.label is None:  # rows by number print as a block of rows, E[0,2; :], never as an entry E[0,2]
+            return fmt.slice(text, self.ids, tuple(range(self.shape[1])), self.children[0].shape)
+        return fmt.take_rows(text, self.label)
 
 
 class TakeAlong(Node):

@@ -112,3 +112,22 @@ def test_two_numbers_in_a_product_are_not_run_together():
     e = sp.Mul(2, 3, x, evaluate=False)  # 2·3·x printed "2 3 x" reads as 23x
     assert Notation("unicode").expr(e) == "2·3 x"
     assert Notation("latex").expr(e) == r"2 \cdot 3 x"
+
+
+def test_indexing_prints_one_reading():
+    L = Ledger()
+    X = L.input("X", shape=(12, 12))
+    W = L.input("W", shape=(3, 2))
+    n, u = Notation("latex", L), Notation("unicode", L)
+    # entry (1, 10) and entry (11, 0) printed alike as X_{110}
+    assert n.render(X[1, 10]) == "X_{1,10}" and n.render(X[11, 0]) == "X_{11,0}" and n.render(X[0, 1]) == "X_{01}"
+    # rows (0, 2) and columns (1, 3) printed as X_{[0,2,1,3]}: where do the rows end?
+    assert n.render(ops.Slice(X, [0, 2], [1, 3])) == "X_{[0,2;1,3]}"
+    assert u.render(ops.Slice(X, [0, 2], [1, 3])) == "X[0,2; 1,3]"
+    assert n.render(ops.Slice(X, slice(0, 2), slice(None))) == "X_{[0:2,:]}"
+    # an entry of e^{X}: the subscript sat on e (e_{12} to the X)
+    assert n.render(ops.Entry(ops.Map(sp.exp, X), 1, 2)) == "{e^{X}}_{12}"
+    # rows 0 and 2 of W printed W[0,2] in Unicode, the same as its entry (0, 2)
+    assert u.render(ops.TakeRows(W, [0, 2])) == "W[0,2; :]" != u.render(W[0, 1])
+    assert n.render(ops.TakeRows(W, [2])) == "W_{[2,:]}"
+    assert n.render(ops.TakeRows(W, [0, 2], label="k_t")) == "W[k_t]"

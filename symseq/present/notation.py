@@ -503,11 +503,17 @@ class Notation:
         return (f"{sym}_{{{over}}}" if over else sym) + r"\left(%s\right)" % text
 
     def entry(self, text, i, j):
-        return f"{text}[{i},{j}]" if self.uni else f"{_brace(_unbold(text), '_')}_{{{i}{j}}}"
+        """X[0,1] / X_{01}; indices of two digits are separated, X_{1,10}, since X_{110} could be (11, 0)."""
+        if self.uni:
+            return f"{text}[{i},{j}]"
+        idx = f"{i}{j}" if i < 10 and j < 10 else f"{i},{j}"
+        return f"{_brace(_unbold(text), '_')}_{{{idx}}}"
 
     def slice(self, text, rows, cols, shape):
+        """X[0:2, :] / X_{[0:2,:]}; when rows or columns are a list, ``;`` separates them: X_{[0,2;1,3]}."""
         r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
-        return f"{text}[{r}, {c}]" if self.uni else f"{_brace(text, '_')}_{{[{r},{c}]}}"
+        sep = ";" if "," in r + c else ","
+        return f"{text}[{r}{sep} {c}]" if self.uni else f"{_brace(text, '_')}_{{[{r}{sep}{c}]}}"
 
     def concat(self, parts, axis):
         sep = " | " if axis == 1 else "; "
@@ -520,7 +526,8 @@ class Notation:
 
     def place(self, text, rows, cols, shape):
         r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
-        unit = f"E[{r},{c}]" if self.uni else f"E_{{{r},{c}}}"
+        sep = ";" if "," in r + c else ","
+        unit = f"E[{r}{sep}{c}]" if self.uni else f"E_{{{r}{sep}{c}}}"
         if text in ("1",):
             return unit
         if text in ("−1", "-1"):
@@ -534,9 +541,9 @@ class Notation:
         sub_tex = "_{\\mathrm{%s}}" % sub if sub else ""
         return r"\operatorname{%s}%s\left(%s\right)" % (name, sub_tex, ", ".join(parts))
 
-    def take_rows(self, text, ids, label):
-        idx = label or ",".join(str(i) for i in ids)
-        return f"{text}[{idx}]" if self.uni else f"{text}[{idx}]"
+    def take_rows(self, text, label):
+        """Rows looked up by a named index: E[k_t] (rows by number print as a block, see :meth:`slice`)."""
+        return f"{text}[{label}]"
 
     def take_along(self, text, label):
         if self.uni:
@@ -556,8 +563,11 @@ def _top_level_script(s: str, marks: str = "_^") -> bool:
 
 
 def _brace(s: str, mark: str) -> str:
-    """``{g_{0}^{z}}^{\\top}``: LaTeX refuses a second superscript (or subscript) on one base."""
-    return "{%s}" % s if _top_level_script(s, mark) or (mark == "^" and s.endswith("'")) else s
+    """``{g_{0}^{z}}^{\\top}``: LaTeX refuses a second superscript (or subscript) on one base; and a subscript
+    after a superscript would sit on the same base (``e^{X}_{12}`` is e₁₂ to the X), so an indexed ``e^{X}``
+    is braced too: ``{e^{X}}_{12}``."""
+    marks = "_^" if mark == "_" else mark
+    return "{%s}" % s if _top_level_script(s, marks) or (mark == "^" and s.endswith("'")) else s
 
 
 def _unbold(s: str) -> str:
