@@ -1,6 +1,7 @@
 import sympy as sp
 
 from symseq import Ledger, ops
+from symseq.functions import sigmoid
 from symseq.present.notation import Notation, latex_name, unicode_name
 
 
@@ -131,3 +132,22 @@ def test_indexing_prints_one_reading():
     assert u.render(ops.TakeRows(W, [0, 2])) == "W[0,2; :]" != u.render(W[0, 1])
     assert n.render(ops.TakeRows(W, [2])) == "W_{[2,:]}"
     assert n.render(ops.TakeRows(W, [0, 2], label="k_t")) == "W[k_t]"
+
+
+def test_products_inside_an_entrywise_function_of_a_matrix_are_hadamard():
+    """σ′ of a matrix printed (1 − σ(Z)) σ(Z): two matrices side by side are their matrix product."""
+    L = Ledger()
+    Z = L.input("Z", shape=(2, 3))
+    Y = L.input("Y", shape=(2, 3))
+    A = L.define("A", ops.Map(sigmoid, Z))
+    L.define("loss", ops.Sum(A * Y, None))
+    L.backward("loss", names={"Z": "g^Z", "A": "g^A"})
+    assert Notation("unicode", L).render(L["g^Z"].node) == "g^A ⊙ ((1 − σ(Z)) ⊙ σ(Z))"
+    assert Notation("latex", L).render(L["g^Z"].node) == (
+        r"g^{A} \odot \left(\left(1 - \sigma\left(Z\right)\right) \odot \sigma\left(Z\right)\right)")
+    u = sp.Symbol("u")
+    assert Notation("latex", L).render(ops.Map(sp.Lambda(u, -2 * u * sp.exp(u) / (1 + u)), Z)) == (
+        r"- 2 \frac{Z \odot e^{Z}}{Z + 1}")
+    L.input("z")
+    z = ops.Ref("z", (), L)  # a scalar argument keeps the ordinary product
+    assert Notation("unicode", L).render(ops.Map(sp.Lambda(u, u * sp.tanh(u)), z)) == "z tanh(z)"

@@ -101,11 +101,12 @@ class UnicodePrinter(StrPrinter):
 
     printmethod = "_unicode"
 
-    def __init__(self, names=None, placeholders=None, rank=None):
+    def __init__(self, names=None, placeholders=None, rank=None, entrywise=()):
         super().__init__({"order": None})
         self.names = names or {}
         self.placeholders = placeholders or {}
         self.rank = rank or (lambda name: 3)
+        self.entrywise = tuple(entrywise)
 
     def _factor_key(self, f):
         if f.is_number:
@@ -179,6 +180,15 @@ class UnicodePrinter(StrPrinter):
         if expr.could_extract_minus_sign():
             inner = self._print(-expr)
             return "−" + (f"({inner})" if (-expr).is_Add else inner)
+        split = _entrywise_product(expr, self.entrywise)
+        if split is not None:
+            const, num, den = split
+            wrap = lambda f: f"({self._print(f)})" if f.is_Add or self._print(f).startswith("−") else self._print(f)  # noqa: E731
+            core = " ⊙ ".join(wrap(f) for f in num) or "1"
+            if den:
+                core = (f"({core})" if len(num) > 1 else core) + "/" + (
+                    wrap(den[0]) if len(den) == 1 else "(" + " ⊙ ".join(wrap(f) for f in den) + ")")
+            return core if const == 1 else f"{self._wrap(const, strict=True)} {core}"
         # p/q · √q  →  p/√q   (1/√2 rather than √2/2; I/√2 rather than √2 I/2)
         coeff, rest = expr.as_coeff_Mul()
         if coeff.is_Rational and rest.is_Pow and rest.exp == sp.S.Half and rest.base.is_Integer and coeff.q == rest.base:
@@ -284,11 +294,12 @@ class UnicodePrinter(StrPrinter):
 class HandoutLatexPrinter(LatexPrinter):
     """LaTeX printing with ledger names and handout conventions (1/√2, φ′, \\odot)."""
 
-    def __init__(self, names=None, placeholders=None, rank=None):
+    def __init__(self, names=None, placeholders=None, rank=None, entrywise=()):
         super().__init__({"fold_short_frac": False, "mul_symbol": None, "inv_trig_style": "abbreviated"})
         self.names = names or {}
         self.placeholders = placeholders or {}
         self.rank = rank or (lambda name: 3)
+        self.entrywise = tuple(entrywise)
 
     def _print_Add(self, expr, order=None):
         terms = list(expr.as_ordered_terms())
@@ -314,6 +325,22 @@ class HandoutLatexPrinter(LatexPrinter):
         if coeff.is_Rational and coeff < 0:
             inner = self._print(-expr)
             return "- " + (r"\left(%s\right)" % inner if (-expr).is_Add else inner)
+        split = _entrywise_product(expr, self.entrywise) if not expr.could_extract_minus_sign() else None
+        if split is not None:
+            const, num, den = split
+
+            def wrap(f):
+                t = self._print(f)
+                return r"\left(%s\right)" % t if f.is_Add or t.startswith("-") else t
+
+            core = r" \odot ".join(wrap(f) for f in num) or "1"
+            if den:
+                core = r"\frac{%s}{%s}" % (core, r" \odot ".join(wrap(f) for f in den) if len(den) > 1 else
+                                            self._print(den[0]))
+            if const == 1:
+                return core
+            c = self._print(const)
+            return (r"\left(%s\right)" % c if const.is_Add else c) + " " + core
         if coeff.is_Rational and rest.is_Pow and rest.exp == sp.S.Half and rest.base.is_Integer and coeff.q == rest.base:
             return r"\frac{%d}{\sqrt{%d}}" % (coeff.p, rest.base)
         split = _root_over(expr)
@@ -356,6 +383,28 @@ class HandoutLatexPrinter(LatexPrinter):
         x = self._print(expr.args[0])
         h0 = expr.args[1] if len(expr.args) > 1 else sp.S.Half
         return r"\mathbf{1}\left[%s > 0\right]" % x if h0 == 0 else r"H\left(%s\right)" % x
+
+
+def _entrywise_product(expr, entrywise):
+    """(constant, varying numerator factors, varying denominator factors) of a product inside a function applied
+    entrywise to a matrix, when two or more factors vary with the matrix; else None.
+
+    Side by side, two matrices are their matrix product (Q Kᵀ), so such factors are printed joined by ⊙:
+    σ′(Z) = σ(Z) ⊙ (1 − σ(Z)), never (1 − σ(Z)) σ(Z). A constant factor still scales (2 Z, Z/√π).
+    """
+    if not entrywise or not expr.is_Mul or not expr.has(*entrywise):
+        return None
+    const, num, den = [], [], []
+    for f in expr.as_ordered_factors():
+        if not f.has(*entrywise):
+            const.append(f)
+        elif f.is_Pow and f.exp.is_number and f.exp.is_negative:
+            den.append(f.base ** -f.exp)
+        else:
+            num.append(f)
+    if len(num) + len(den) < 2:
+        return None
+    return sp.Mul(*const), num, den
 
 
 def _root_over(expr):
@@ -432,10 +481,13 @@ class Notation:
                     return f"∂{loss}/∂{of}" if self.uni else r"\frac{\partial %s}{\partial %s}" % (loss, of)
         return unicode_name(n) if self.uni else latex_name(n, bold=self._is_matrix(n))
 
-    def expr(self, e, placeholders=None) -> str:
+    def expr(self, e, placeholders=None, *, entrywise=False) -> str:
+        """``e`` in this notation; ``placeholders`` print symbols as given text. ``entrywise``: the placeholders
+        stand for matrices (a function applied entrywise), so products of them print with ⊙."""
         if isinstance(e, sp.MatrixBase):
             return self.matrix(e)
-        p = (UnicodePrinter if self.uni else HandoutLatexPrinter)(self.names, placeholders, self.rank)
+        p = (UnicodePrinter if self.uni else HandoutLatexPrinter)(
+            self.names, placeholders, self.rank, entrywise=tuple(placeholders or ()) if entrywise else ())
         if self.ledger is not None:
             for s in e.free_symbols if isinstance(e, sp.Basic) else ():
                 if s.name in self.ledger and s.name not in p.names:
@@ -492,7 +544,8 @@ class Notation:
         if isinstance(body, sp.Function) and body.args == (x,):
             return self.expr(body, {x: text})
         bare = not self.uni and body.is_Pow and body.base == x and body.exp == sp.S.Half  # \sqrt{...} groups
-        return self.expr(body, {x: self.paren(text) if child.prec < 100 and not bare else text})
+        return self.expr(body, {x: self.paren(text) if child.prec < 100 and not bare else text},
+                         entrywise=child.shape != ())
 
     def reduce(self, kind, axis, child, text):
         over = {None: "", 0: "t", 1: "j"}[axis]
