@@ -278,10 +278,17 @@ class Add(Node):
         return tuple(unbroadcast(G, c.shape) for c in self.children)
 
     def render(self, fmt, parts):
+        """a + b, a − b; a term that prints with a leading minus is never run into the sign before it
+        (a − −b, a + −1/2): a negated negative keeps parentheses, a negative number or formula is subtracted."""
         pieces = [parts[0]]
         for c, p in zip(self.children[1:], parts[1:]):
             if isinstance(c, Neg):
-                pieces.append(fmt.minus(wrap(fmt, c.children[0], fmt.render(c.children[0]), ADD + 1)))
+                pieces.append(fmt.minus(wrap(fmt, c.children[0], fmt.render(c.children[0]), NEG + 1)))
+            elif p.startswith(("−", "-")) and isinstance(c, (Scalar, Const)):
+                m = neg(c)
+                pieces.append(fmt.minus(wrap(fmt, m, fmt.render(m), ADD + 1)))
+            elif p.startswith(("−", "-")):
+                pieces.append(fmt.plus(fmt.paren(p)))
             else:
                 pieces.append(fmt.plus(p))
         return "".join(pieces)

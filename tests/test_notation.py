@@ -151,3 +151,27 @@ def test_products_inside_an_entrywise_function_of_a_matrix_are_hadamard():
     L.input("z")
     z = ops.Ref("z", (), L)  # a scalar argument keeps the ordinary product
     assert Notation("unicode", L).render(ops.Map(sp.Lambda(u, u * sp.tanh(u)), z)) == "z tanh(z)"
+
+
+def test_a_sum_never_runs_two_signs_together():
+    L = Ledger()
+    X, Y = L.input("X", shape=(2, 2)), L.input("Y", shape=(2, 2))
+    L.input("a")
+    a = ops.Ref("a", (), L)
+    n, u = Notation("latex", L), Notation("unicode", L)
+    assert u.render(ops.Add(X, ops.Neg(ops.Neg(Y)))) == "X − (−Y)"  # was X − −Y
+    assert n.render(ops.Add(X, ops.Neg(ops.Neg(Y)))) == r"X - \left(-Y\right)"
+    assert u.render(ops.Add(a, ops.Scalar(-L["a"].symbol / 2))) == "a − a/2"  # was a + −a/2
+    assert n.render(ops.Add(a, ops.Const(-sp.sqrt(3) / 2))) == r"a - \frac{\sqrt{3}}{2}"
+    v = sp.Symbol("v")
+    assert u.render(ops.Add(X, ops.Map(sp.Lambda(v, -2 * v), Y))) == "X + (−2 Y)"  # was X + −2 Y
+
+
+def test_a_fraction_drops_only_parentheses_around_all_of_its_part():
+    L = Ledger()
+    X, Y = L.input("X", shape=(2, 2)), L.input("Y", shape=(2, 2))
+    u = sp.Symbol("u")
+    top = ops.Map(sp.Lambda(u, sp.diff(sigmoid(u), u)), X)  # (1 − σ(X)) ⊙ σ(X): not one parenthesised group
+    assert Notation("latex", L).render(top / Y) == (
+        r"\frac{\left(1 - \sigma\left(X\right)\right) \odot \sigma\left(X\right)}{Y}")
+    assert Notation("latex", L).render((X + Y) / Y) == r"\frac{X + Y}{Y}"

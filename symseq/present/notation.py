@@ -629,6 +629,13 @@ def _unbold(s: str) -> str:
 
 
 def _strip_paren(s: str) -> str:
-    if s.startswith(r"\left(") and s.endswith(r"\right)"):
-        return s[6:-7]
+    """``s`` without the parentheses around all of it (a fraction's bar groups it): only when the opening
+    ``\\left(`` is closed by the final ``\\right)``, not in ``\\left(a\\right) \\odot \\left(b\\right)``."""
+    if not (s.startswith(r"\left(") and s.endswith(r"\right)")):
+        return s
+    depth = 0
+    for m in re.finditer(r"\\left(?![A-Za-z])|\\right(?![A-Za-z])", s):
+        depth += 1 if m.group(0) == r"\left" else -1
+        if depth == 0:
+            return s[6:-7] if m.end() == len(s) - 1 else s
     return s
