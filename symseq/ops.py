@@ -191,8 +191,13 @@ class Const(Node):
 
     @property
     def prec(self):
-        if self.shape == () and self.label is None and (self.value.is_Add or (self.value.is_Number and self.value < 0)):
+        if self.shape != () or self.label is not None:
+            return ATOM
+        v = self.value
+        if v.is_Add or (v.is_Number and v < 0) or v.could_extract_minus_sign():
             return ADD
+        if _prints_as_fraction(v):  # 1/2, √2/2: a denominator binds like a product (X/(1/2), not X / 1/2)
+            return MUL
         return ATOM
 
 
@@ -222,7 +227,16 @@ class Scalar(Node):
             return NEG if e.could_extract_minus_sign() else MUL
         if e.is_Number and e < 0:
             return NEG
+        if _prints_as_fraction(e):  # 1/a
+            return MUL
+        if isinstance(e, sp.exp):  # e^{a}: a superscript, so (e^{a})ᵀ, (e^a)²
+            return POSTFIX
         return ATOM
+
+
+def _prints_as_fraction(e) -> bool:
+    """Whether a SymPy value prints with a fraction bar or slash (1/2, 1/a, a^{−1/2})."""
+    return (e.is_Rational and not e.is_Integer) or (e.is_Pow and e.exp.is_number and e.exp.is_negative) or e.is_Mul
 
 
 def as_node(x: Any) -> Node:
@@ -531,12 +545,15 @@ class Map(Node):
 
     @property
     def prec(self):
-        """A body printed as a sum or product (1 − tanh², σ(1 − σ)) binds like one, so g ⊙ (1 − tanh²(z)) keeps its parentheses."""
+        """A body printed as a sum or product (1 − tanh², σ(1 − σ)) binds like one, so g ⊙ (1 − tanh²(z)) keeps
+        its parentheses; e^{z} carries a superscript, so a transpose, an index or a power of it is parenthesised."""
         b = self.fn.expr
         if b.is_Add:
             return ADD
         if b.is_Mul or b.is_Pow and not isinstance(b.base, sp.Function):
             return MUL
+        if isinstance(b, sp.exp):
+            return POSTFIX
         return ATOM
 
     @property

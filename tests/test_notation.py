@@ -126,8 +126,9 @@ def test_indexing_prints_one_reading():
     assert n.render(ops.Slice(X, [0, 2], [1, 3])) == "X_{[0,2;1,3]}"
     assert u.render(ops.Slice(X, [0, 2], [1, 3])) == "X[0,2; 1,3]"
     assert n.render(ops.Slice(X, slice(0, 2), slice(None))) == "X_{[0:2,:]}"
-    # an entry of e^{X}: the subscript sat on e (e_{12} to the X)
-    assert n.render(ops.Entry(ops.Map(sp.exp, X), 1, 2)) == "{e^{X}}_{12}"
+    # a subscript after a superscript sits on the same base: H^{(0)}_{01} is H_{01} to the (0)
+    H = L.input("H^(0)", shape=(2, 2))
+    assert n.render(H[0, 1]) == "{H^{(0)}}_{01}"
     # rows 0 and 2 of W printed W[0,2] in Unicode, the same as its entry (0, 2)
     assert u.render(ops.TakeRows(W, [0, 2])) == "W[0,2; :]" != u.render(W[0, 1])
     assert n.render(ops.TakeRows(W, [2])) == "W_{[2,:]}"
@@ -175,3 +176,19 @@ def test_a_fraction_drops_only_parentheses_around_all_of_its_part():
     assert Notation("latex", L).render(top / Y) == (
         r"\frac{\left(1 - \sigma\left(X\right)\right) \odot \sigma\left(X\right)}{Y}")
     assert Notation("latex", L).render((X + Y) / Y) == r"\frac{X + Y}{Y}"
+
+
+def test_what_prints_with_a_slash_or_a_superscript_is_grouped():
+    L = Ledger()
+    X = L.input("X", shape=(2, 3))
+    L.input("a")
+    a = L["a"].symbol
+    u, v = Notation("unicode", L), Notation("latex", L)
+    t = sp.Symbol("t")
+    assert u.render(ops.Div(X, ops.Const(sp.Rational(1, 2)))) == "X / (1/2)"  # was X / 1/2, read (X/1)/2
+    assert u.render(ops.Div(X, ops.Scalar(1 / a))) == "X / (1/a)"
+    E = ops.Map(sp.exp, X)
+    assert u.render(ops.Map(sp.Lambda(t, 1 - t**2), E)) == "1 − (e^X)²"  # was 1 − e^X², read e^(X²)
+    assert u.render(E.T) == "(e^X)ᵀ" and v.render(E.T) == r"\left(e^{X}\right)^{\top}"
+    assert v.render(ops.Entry(E, 1, 2)) == r"\left(e^{X}\right)_{12}"
+    assert v.render(ops.Map(sp.Lambda(t, 1 - t**2), E)) == r"1 - \left(e^{X}\right)^{2}"

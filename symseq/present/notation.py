@@ -367,6 +367,10 @@ class HandoutLatexPrinter(LatexPrinter):
             return out
         return super()._print_Mul(expr)
 
+    def parenthesize_super(self, s):
+        """A base with a superscript is protected, ``{x^{2}}^{3}``; one already in parentheses needs nothing more."""
+        return s if _enclosed(s) else super().parenthesize_super(s)
+
     def _print_Derivative(self, expr):
         f = expr.expr
         if len(expr.variables) == 1 and isinstance(f, sp.core.function.AppliedUndef) and f.args == tuple(expr.variables):
@@ -605,11 +609,11 @@ class Notation:
 
 
 def _top_level_script(s: str, marks: str = "_^") -> bool:
-    """Whether ``s`` has one of ``marks`` (sub- or superscript) outside braces."""
+    """Whether ``s`` has one of ``marks`` (sub- or superscript) outside braces and parentheses."""
     depth = 0
     for ch in s:
-        depth += ch == "{"
-        depth -= ch == "}"
+        depth += ch in "{("
+        depth -= ch in "})"
         if depth == 0 and ch in marks:
             return True
     return False
@@ -628,14 +632,19 @@ def _unbold(s: str) -> str:
     return re.sub(r"\\mathbf\{([A-Za-z])\}", r"\1", s)
 
 
-def _strip_paren(s: str) -> str:
-    """``s`` without the parentheses around all of it (a fraction's bar groups it): only when the opening
-    ``\\left(`` is closed by the final ``\\right)``, not in ``\\left(a\\right) \\odot \\left(b\\right)``."""
+def _enclosed(s: str) -> bool:
+    """Whether ``s`` is one ``\\left( … \\right)`` group: the opening ``\\left(`` is closed by the final
+    ``\\right)`` (not so in ``\\left(a\\right) \\odot \\left(b\\right)``)."""
     if not (s.startswith(r"\left(") and s.endswith(r"\right)")):
-        return s
+        return False
     depth = 0
     for m in re.finditer(r"\\left(?![A-Za-z])|\\right(?![A-Za-z])", s):
         depth += 1 if m.group(0) == r"\left" else -1
         if depth == 0:
-            return s[6:-7] if m.end() == len(s) - 1 else s
-    return s
+            return m.end() == len(s) - 1
+    return False
+
+
+def _strip_paren(s: str) -> str:
+    """``s`` without the parentheses around all of it (a fraction's bar groups it), if it is one group."""
+    return s[6:-7] if _enclosed(s) else s
