@@ -3,6 +3,7 @@ import sympy as sp
 from symseq import Ledger, ops
 from symseq.functions import sigmoid
 from symseq.present.notation import Notation, latex_name, unicode_name
+from symseq.present.tex import tex_math
 
 
 def test_names_follow_the_handouts():
@@ -192,3 +193,18 @@ def test_what_prints_with_a_slash_or_a_superscript_is_grouped():
     assert u.render(E.T) == "(e^X)ᵀ" and v.render(E.T) == r"\left(e^{X}\right)^{\top}"
     assert v.render(ops.Entry(E, 1, 2)) == r"\left(e^{X}\right)_{12}"
     assert v.render(ops.Map(sp.Lambda(t, 1 - t**2), E)) == r"1 - \left(e^{X}\right)^{2}"
+
+
+def test_a_root_takes_one_word_or_parentheses():
+    """√σ(Y) and √W_Q read as (√σ)(Y) and (√W)_Q: the root of more than one word is parenthesised."""
+    L = Ledger()
+    Y = L.input("Y", shape=(2, 2))
+    W = L.input("W_Q", shape=(2, 2))
+    t = sp.Symbol("t")
+    root = sp.Lambda(t, sp.sqrt(t))
+    u = Notation("unicode", L)
+    assert u.render(ops.Map(root, ops.Map(sigmoid, Y))) == "√(σ(Y))"
+    assert u.render(ops.Map(root, W)) == "√(W_Q)"
+    assert u.render(ops.Map(root, Y)) == "√Y"
+    assert u.expr(sp.sqrt(2) * sp.Symbol("x")) == "√2 x"
+    assert tex_math(u.render(ops.Map(root, ops.Map(sigmoid, Y)))) == r"\sqrt{\sigma(Y)}"  # LaTeX reads it the same

@@ -225,10 +225,10 @@ class UnicodePrinter(StrPrinter):
         b, e = expr.args
         if e == sp.S.Half:
             s = self._print(b)
-            return "√" + (s if b.is_Atom else f"({s})")
+            return "√" + _root_argument(s, b)
         if e == -sp.S.Half:
             s = self._print(b)
-            return "1/√" + (s if b.is_Atom else f"({s})")
+            return "1/√" + _root_argument(s, b)
         if e.is_Rational and e.is_negative:
             return "1/" + self._wrap(b ** (-e), strict=True)
         if isinstance(b, sp.Function) and e.is_Integer and e > 0 and not isinstance(b, sp.exp) and len(b.args) == 1 \
@@ -289,6 +289,21 @@ class UnicodePrinter(StrPrinter):
         return "[" + ", ".join(rows) + "]" if expr.rows > 1 else rows[0]
 
     _print_MutableDenseMatrix = _print_ImmutableDenseMatrix
+
+
+def _root_argument(s: str, base) -> str:
+    """What follows √: one word (√2, √x) or a parenthesised group; √W_Q and √σ(Y) would read as (√W)_Q, (√σ)(Y)."""
+    if base.is_Atom and s.isalnum():
+        return s
+    if s.startswith("(") and s.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(s):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0:
+                if k == len(s) - 1:
+                    return s
+                break
+    return f"({s})"
 
 
 class HandoutLatexPrinter(LatexPrinter):
