@@ -208,3 +208,10 @@ def test_a_root_takes_one_word_or_parentheses():
     assert u.render(ops.Map(root, Y)) == "√Y"
     assert u.expr(sp.sqrt(2) * sp.Symbol("x")) == "√2 x"
     assert tex_math(u.render(ops.Map(root, ops.Map(sigmoid, Y)))) == r"\sqrt{\sigma(Y)}"  # LaTeX reads it the same
+
+
+def test_a_negated_negative_keeps_its_parentheses():
+    a = sp.Symbol("a")
+    e = sp.Mul(-1, -a, evaluate=False)  # −(−a) printed "- - a"
+    assert Notation("latex").expr(e) == r"- \left(- a\right)"
+    assert Notation("unicode").expr(e) == "−(−a)"

@@ -179,7 +179,7 @@ class UnicodePrinter(StrPrinter):
     def _print_Mul(self, expr):
         if expr.could_extract_minus_sign():
             inner = self._print(-expr)
-            return "−" + (f"({inner})" if (-expr).is_Add else inner)
+            return "−" + (f"({inner})" if (-expr).is_Add or inner.startswith("−") else inner)
         split = _entrywise_product(expr, self.entrywise)
         if split is not None:
             const, num, den = split
@@ -339,7 +339,7 @@ class HandoutLatexPrinter(LatexPrinter):
         coeff, rest = expr.as_coeff_Mul()
         if coeff.is_Rational and coeff < 0:
             inner = self._print(-expr)
-            return "- " + (r"\left(%s\right)" % inner if (-expr).is_Add else inner)
+            return "- " + (r"\left(%s\right)" % inner if (-expr).is_Add or inner.startswith("-") else inner)
         split = _entrywise_product(expr, self.entrywise) if not expr.could_extract_minus_sign() else None
         if split is not None:
             const, num, den = split
