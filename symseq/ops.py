@@ -235,7 +235,7 @@ class Scalar(Node):
 
 
 def _prints_as_fraction(e) -> bool:
-    """Whether a SymPy value prints with a fraction bar or slash (1/2, 1/a, a^{−1/2})."""
+    """Whether a SymPy value prints as a fraction or a product (1/2, 1/a, a^{−1/2}, √2/2): it binds like one."""
     return (e.is_Rational and not e.is_Integer) or (e.is_Pow and e.exp.is_number and e.exp.is_negative) or e.is_Mul
 
 

@@ -215,7 +215,8 @@ def _broadcast(a, b, op):
     def full(v):
         if not _is_mat(v):
             return sp.ImmutableMatrix(shape[0], shape[1], lambda i, j: v)
-        return sp.ImmutableMatrix(shape[0], shape[1], lambda i, j: v[i if v.shape[0] > 1 else 0, j if v.shape[1] > 1 else 0])
+        return sp.ImmutableMatrix(shape[0], shape[1],
+                                  lambda i, j: v[i if v.shape[0] > 1 else 0, j if v.shape[1] > 1 else 0])
 
     return full(a), full(b)
 
@@ -640,7 +641,8 @@ def _heads(s: str) -> str:
 
 
 def _function_groups(s: str) -> str:
-    """``F{(x)}`` → ``F(x)``; ``head^{k}(x)`` → ``(head(x))^{k}``; ``F_{softmax}(row)_{k}`` → ``F_{softmax}(k, row)``."""
+    """``F{(x)}`` → ``F(x)``; ``head^{k}(x)`` → ``(head(x))^{k}``;
+    ``F_{softmax}(row)_{k}`` → ``F_{softmax}(k, row)``."""
     heads = r"(F_\{[a-z]+\}|\\tanh|\\log|\\exp)"
     changed = True
     while changed:
@@ -774,7 +776,8 @@ def _concat(s: str) -> str:
 
 
 _OPERAND_END = re.compile(r"[A-Za-z0-9)}\]'\ue100-\uf8ff]$")
-_OPERAND_START = re.compile(r"^([A-Za-z0-9({\ue100-\uf8ff]|\\(?!odot|times|cdot|right|middle|end|\\|,|;|quad|approx)[A-Za-z]+)")
+_OPERAND_START = re.compile(r"^([A-Za-z0-9({\ue100-\uf8ff]|"
+                            r"\\(?!odot|times|cdot|right|middle|end|\\|,|;|quad|approx)[A-Za-z]+)")
 
 
 def _products(s: str) -> str:
@@ -910,7 +913,8 @@ def canonical(text: str) -> str:
             call = bool(re.search(r"(F_\{[a-z]+\}|\\[A-Za-z]+)$", before))
             if call:
                 continue  # the parentheses of a call
-            whole = (not before or before.endswith(("(", "{", ","))) and (not after or after.startswith((")", "}", ",")))
+            whole = ((not before or before.endswith(("(", "{", ",")))
+                     and (not after or after.startswith((")", "}", ","))))
             atom = re.fullmatch(r"[A-Za-z]|\d+", inner) or _one_call(inner)
             chain = not _top_level_sum(inner) and not inner.startswith(("-", r"\tanh", r"\log"))
             starts = not before or before.endswith(("(", "{", ",", "+", "-"))
@@ -972,7 +976,8 @@ _UNICODE_WORDS = [  # in the output of tex_math
 
 
 def unicode_to_latex(text: str, names: dict) -> tuple[str, dict]:
-    """A Unicode form as LaTeX, by the package's own ``tex_math``, with the names it binds (see :func:`read_unicode`)."""
+    """A Unicode form as LaTeX, by the package's own ``tex_math``, with the names it binds
+    (see :func:`read_unicode`)."""
     keys = sorted(set(names.values()), key=str)
     sentinels = {key: chr(_SENTINEL0 + k) for k, key in enumerate(keys)}
     s = _replace_names(text, names, sentinels)

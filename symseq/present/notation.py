@@ -183,7 +183,11 @@ class UnicodePrinter(StrPrinter):
         split = _entrywise_product(expr, self.entrywise)
         if split is not None:
             const, num, den = split
-            wrap = lambda f: f"({self._print(f)})" if f.is_Add or self._print(f).startswith("−") else self._print(f)  # noqa: E731
+
+            def wrap(f):
+                t = self._print(f)
+                return f"({t})" if f.is_Add or t.startswith("−") else t
+
             core = " ⊙ ".join(wrap(f) for f in num) or "1"
             if den:
                 core = (f"({core})" if len(num) > 1 else core) + "/" + (
@@ -292,7 +296,8 @@ class UnicodePrinter(StrPrinter):
 
 
 def _root_argument(s: str, base) -> str:
-    """What follows √: one word (√2, √x) or a parenthesised group; √W_Q and √σ(Y) would read as (√W)_Q, (√σ)(Y)."""
+    """What follows √: one word (√2, √x) or a parenthesised group; √W_Q and √σ(Y) would read as (√W)_Q and
+    (√σ)(Y)."""
     if base.is_Atom and s.isalnum():
         return s
     if s.startswith("(") and s.endswith(")"):
