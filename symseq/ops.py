@@ -196,8 +196,13 @@ class Const(Node):
 
     @property
     def prec(self):
-        if self.shape == () and self.label is None and (self.value.is_Add or (self.value.is_Number and self.value < 0)):
+        if self.shape != () or self.label is not None:
+            return ATOM
+        v = self.value
+        if v.is_Add or (v.is_Number and v < 0) or v.could_extract_minus_sign():
             return ADD
+        if _prints_as_fraction(v):  # 1/2, √2/2: a denominator binds like a product (X/(1/2), not X / 1/2)
+            return MUL
         return ATOM
 
 
@@ -227,7 +232,16 @@ class Scalar(Node):
             return NEG if e.could_extract_minus_sign() else MUL
         if e.is_Number and e < 0:
             return NEG
+        if _prints_as_fraction(e):  # 1/a
+            return MUL
+        if isinstance(e, sp.exp):  # e^{a}: a superscript, so (e^{a})ᵀ, (e^a)²
+            return POSTFIX
         return ATOM
+
+
+def _prints_as_fraction(e) -> bool:
+    """Whether a SymPy value prints as a fraction or a product (1/2, 1/a, a^{−1/2}, √2/2): it binds like one."""
+    return (e.is_Rational and not e.is_Integer) or (e.is_Pow and e.exp.is_number and e.exp.is_negative) or e.is_Mul
 
 
 class Entries(Node):
@@ -320,10 +334,17 @@ class Add(Node):
         return tuple(unbroadcast(G, c.shape) for c in self.children)
 
     def render(self, fmt, parts):
+        """a + b, a − b; a term that prints with a leading minus is never run into the sign before it
+        (a − −b, a + −1/2): a negated negative keeps parentheses, a negative number or formula is subtracted."""
         pieces = [parts[0]]
         for c, p in zip(self.children[1:], parts[1:]):
             if isinstance(c, Neg):
-                pieces.append(fmt.minus(wrap(fmt, c.children[0], fmt.render(c.children[0]), ADD + 1)))
+                pieces.append(fmt.minus(wrap(fmt, c.children[0], fmt.render(c.children[0]), NEG + 1)))
+            elif p.startswith(("−", "-")) and isinstance(c, (Scalar, Const)):
+                m = neg(c)
+                pieces.append(fmt.minus(wrap(fmt, m, fmt.render(m), ADD + 1)))
+            elif p.startswith(("−", "-")):
+                pieces.append(fmt.plus(fmt.paren(p)))
             else:
                 pieces.append(fmt.plus(p))
         return "".join(pieces)
@@ -566,12 +587,15 @@ class Map(Node):
 
     @property
     def prec(self):
-        """A body printed as a sum or product (1 − tanh², σ(1 − σ)) binds like one, so g ⊙ (1 − tanh²(z)) keeps its parentheses."""
+        """A body printed as a sum or product (1 − tanh², σ(1 − σ)) binds like one, so g ⊙ (1 − tanh²(z)) keeps
+        its parentheses; e^{z} carries a superscript, so a transpose, an index or a power of it is parenthesised."""
         b = self.fn.expr
         if b.is_Add:
             return ADD
         if b.is_Mul or b.is_Pow and not isinstance(b.base, sp.Function):
             return MUL
+        if isinstance(b, sp.exp):
+            return POSTFIX
         return ATOM
 
     @property
@@ -1265,7 +1289,10 @@ class TakeRows(Node):
         return (Place(G, self.ids, tuple(range(self.shape[1])), self.children[0].shape),)
 
     def render(self, fmt, parts):
-        return fmt.take_rows(wrap(fmt, self.children[0], parts[0], POSTFIX + 1), self.ids, self.label)
+        text = wrap(fmt, self.children[0], parts[0], POSTFIX + 1)
+        if self.label is None:  # rows by number print as a block of rows, E[0,2; :], never as an entry E[0,2]
+            return fmt.slice(text, self.ids, tuple(range(self.shape[1])), self.children[0].shape)
+        return fmt.take_rows(text, self.label)
 
 
 class TakeAlong(Node):

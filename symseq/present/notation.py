@@ -101,11 +101,12 @@ class UnicodePrinter(StrPrinter):
 
     printmethod = "_unicode"
 
-    def __init__(self, names=None, placeholders=None, rank=None):
+    def __init__(self, names=None, placeholders=None, rank=None, entrywise=()):
         super().__init__({"order": None})
         self.names = names or {}
         self.placeholders = placeholders or {}
         self.rank = rank or (lambda name: 3)
+        self.entrywise = tuple(entrywise)
 
     def _factor_key(self, f):
         if f.is_number:
@@ -178,7 +179,20 @@ class UnicodePrinter(StrPrinter):
     def _print_Mul(self, expr):
         if expr.could_extract_minus_sign():
             inner = self._print(-expr)
-            return "−" + (f"({inner})" if (-expr).is_Add else inner)
+            return "−" + (f"({inner})" if (-expr).is_Add or inner.startswith("−") else inner)
+        split = _entrywise_product(expr, self.entrywise)
+        if split is not None:
+            const, num, den = split
+
+            def wrap(f):
+                t = self._print(f)
+                return f"({t})" if f.is_Add or t.startswith("−") else t
+
+            core = " ⊙ ".join(wrap(f) for f in num) or "1"
+            if den:
+                core = (f"({core})" if len(num) > 1 else core) + "/" + (
+                    wrap(den[0]) if len(den) == 1 else "(" + " ⊙ ".join(wrap(f) for f in den) + ")")
+            return core if const == 1 else f"{self._wrap(const, strict=True)} {core}"
         # p/q · √q  →  p/√q   (1/√2 rather than √2/2; I/√2 rather than √2 I/2)
         coeff, rest = expr.as_coeff_Mul()
         if coeff.is_Rational and rest.is_Pow and rest.exp == sp.S.Half and rest.base.is_Integer and coeff.q == rest.base:
@@ -200,25 +214,25 @@ class UnicodePrinter(StrPrinter):
         return self._product(expr)
 
     def _product(self, expr):
+        """Factors side by side (numbers first): a factor that is a sum, a fraction or negative keeps its
+        parentheses, x (−y) and never x −y; a number after another factor is joined by ·, 2·3 and never 23."""
         factors = sorted(expr.as_ordered_factors(), key=self._factor_key)
-        parts = []
-        for f in factors:
+        out = ""
+        for k, f in enumerate(factors):
             s = self._print(f)
-            if f.is_Add or (f.is_Rational and not f.is_Integer):
+            if f.is_Add or (f.is_Rational and not f.is_Integer) or s.startswith("−"):
                 s = f"({s})"
-            parts.append(s)
-        if len(parts) >= 2 and factors[0].is_Number and factors[0] != -1:
-            return parts[0] + " " + " ".join(parts[1:])
-        return " ".join(parts)
+            out += s if k == 0 else ("·" if f.is_Number else " ") + s
+        return out
 
     def _print_Pow(self, expr):
         b, e = expr.args
         if e == sp.S.Half:
             s = self._print(b)
-            return "√" + (s if b.is_Atom else f"({s})")
+            return "√" + _root_argument(s, b)
         if e == -sp.S.Half:
             s = self._print(b)
-            return "1/√" + (s if b.is_Atom else f"({s})")
+            return "1/√" + _root_argument(s, b)
         if e.is_Rational and e.is_negative:
             return "1/" + self._wrap(b ** (-e), strict=True)
         if isinstance(b, sp.Function) and e.is_Integer and e > 0 and not isinstance(b, sp.exp) and len(b.args) == 1 \
@@ -281,14 +295,31 @@ class UnicodePrinter(StrPrinter):
     _print_MutableDenseMatrix = _print_ImmutableDenseMatrix
 
 
+def _root_argument(s: str, base) -> str:
+    """What follows √: one word (√2, √x) or a parenthesised group; √W_Q and √σ(Y) would read as (√W)_Q and
+    (√σ)(Y)."""
+    if base.is_Atom and s.isalnum():
+        return s
+    if s.startswith("(") and s.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(s):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0:
+                if k == len(s) - 1:
+                    return s
+                break
+    return f"({s})"
+
+
 class HandoutLatexPrinter(LatexPrinter):
     """LaTeX printing with ledger names and handout conventions (1/√2, φ′, \\odot)."""
 
-    def __init__(self, names=None, placeholders=None, rank=None):
+    def __init__(self, names=None, placeholders=None, rank=None, entrywise=()):
         super().__init__({"fold_short_frac": False, "mul_symbol": None, "inv_trig_style": "abbreviated"})
         self.names = names or {}
         self.placeholders = placeholders or {}
         self.rank = rank or (lambda name: 3)
+        self.entrywise = tuple(entrywise)
 
     def _print_Add(self, expr, order=None):
         terms = list(expr.as_ordered_terms())
@@ -313,7 +344,23 @@ class HandoutLatexPrinter(LatexPrinter):
         coeff, rest = expr.as_coeff_Mul()
         if coeff.is_Rational and coeff < 0:
             inner = self._print(-expr)
-            return "- " + (r"\left(%s\right)" % inner if (-expr).is_Add else inner)
+            return "- " + (r"\left(%s\right)" % inner if (-expr).is_Add or inner.startswith("-") else inner)
+        split = _entrywise_product(expr, self.entrywise) if not expr.could_extract_minus_sign() else None
+        if split is not None:
+            const, num, den = split
+
+            def wrap(f):
+                t = self._print(f)
+                return r"\left(%s\right)" % t if f.is_Add or t.startswith("-") else t
+
+            core = r" \odot ".join(wrap(f) for f in num) or "1"
+            if den:
+                core = r"\frac{%s}{%s}" % (core, r" \odot ".join(wrap(f) for f in den) if len(den) > 1 else
+                                            self._print(den[0]))
+            if const == 1:
+                return core
+            c = self._print(const)
+            return (r"\left(%s\right)" % c if const.is_Add else c) + " " + core
         if coeff.is_Rational and rest.is_Pow and rest.exp == sp.S.Half and rest.base.is_Integer and coeff.q == rest.base:
             return r"\frac{%d}{\sqrt{%d}}" % (coeff.p, rest.base)
         split = _root_over(expr)
@@ -331,8 +378,18 @@ class HandoutLatexPrinter(LatexPrinter):
                     return self.rank(f.base.name)
                 return 5
             factors = sorted(expr.as_ordered_factors(), key=key)
-            return " ".join(r"\left(%s\right)" % self._print(f) if f.is_Add else self._print(f) for f in factors)
+            out = ""
+            for k, f in enumerate(factors):  # x (-y), never x - y; 2 \cdot 3, never 2 3
+                s = self._print(f)
+                if f.is_Add or s.startswith("-"):
+                    s = r"\left(%s\right)" % s
+                out += s if k == 0 else (r" \cdot " if f.is_Number else " ") + s
+            return out
         return super()._print_Mul(expr)
+
+    def parenthesize_super(self, s):
+        """A base with a superscript is protected, ``{x^{2}}^{3}``; one already in parentheses needs nothing more."""
+        return s if _enclosed(s) else super().parenthesize_super(s)
 
     def _print_Derivative(self, expr):
         f = expr.expr
@@ -350,6 +407,28 @@ class HandoutLatexPrinter(LatexPrinter):
         x = self._print(expr.args[0])
         h0 = expr.args[1] if len(expr.args) > 1 else sp.S.Half
         return r"\mathbf{1}\left[%s > 0\right]" % x if h0 == 0 else r"H\left(%s\right)" % x
+
+
+def _entrywise_product(expr, entrywise):
+    """(constant, varying numerator factors, varying denominator factors) of a product inside a function applied
+    entrywise to a matrix, when two or more factors vary with the matrix; else None.
+
+    Side by side, two matrices are their matrix product (Q Kᵀ), so such factors are printed joined by ⊙:
+    σ′(Z) = σ(Z) ⊙ (1 − σ(Z)), never (1 − σ(Z)) σ(Z). A constant factor still scales (2 Z, Z/√π).
+    """
+    if not entrywise or not expr.is_Mul or not expr.has(*entrywise):
+        return None
+    const, num, den = [], [], []
+    for f in expr.as_ordered_factors():
+        if not f.has(*entrywise):
+            const.append(f)
+        elif f.is_Pow and f.exp.is_number and f.exp.is_negative:
+            den.append(f.base ** -f.exp)
+        else:
+            num.append(f)
+    if len(num) + len(den) < 2:
+        return None
+    return sp.Mul(*const), num, den
 
 
 def _root_over(expr):
@@ -426,10 +505,13 @@ class Notation:
                     return f"∂{loss}/∂{of}" if self.uni else r"\frac{\partial %s}{\partial %s}" % (loss, of)
         return unicode_name(n) if self.uni else latex_name(n, bold=self._is_matrix(n))
 
-    def expr(self, e, placeholders=None) -> str:
+    def expr(self, e, placeholders=None, *, entrywise=False) -> str:
+        """``e`` in this notation; ``placeholders`` print symbols as given text. ``entrywise``: the placeholders
+        stand for matrices (a function applied entrywise), so products of them print with ⊙."""
         if isinstance(e, sp.MatrixBase):
             return self.matrix(e)
-        p = (UnicodePrinter if self.uni else HandoutLatexPrinter)(self.names, placeholders, self.rank)
+        p = (UnicodePrinter if self.uni else HandoutLatexPrinter)(
+            self.names, placeholders, self.rank, entrywise=tuple(placeholders or ()) if entrywise else ())
         if self.ledger is not None:
             for s in e.free_symbols if isinstance(e, sp.Basic) else ():
                 if s.name in self.ledger and s.name not in p.names:
@@ -486,7 +568,8 @@ class Notation:
         if isinstance(body, sp.Function) and body.args == (x,):
             return self.expr(body, {x: text})
         bare = not self.uni and body.is_Pow and body.base == x and body.exp == sp.S.Half  # \sqrt{...} groups
-        return self.expr(body, {x: self.paren(text) if child.prec < 100 and not bare else text})
+        return self.expr(body, {x: self.paren(text) if child.prec < 100 and not bare else text},
+                         entrywise=child.shape != ())
 
     def reduce(self, kind, axis, child, text):
         over = {None: "", 0: "t", 1: "j"}[axis]
@@ -497,11 +580,17 @@ class Notation:
         return (f"{sym}_{{{over}}}" if over else sym) + r"\left(%s\right)" % text
 
     def entry(self, text, i, j):
-        return f"{text}[{i},{j}]" if self.uni else f"{_brace(_unbold(text), '_')}_{{{i}{j}}}"
+        """X[0,1] / X_{01}; indices of two digits are separated, X_{1,10}, since X_{110} could be (11, 0)."""
+        if self.uni:
+            return f"{text}[{i},{j}]"
+        idx = f"{i}{j}" if i < 10 and j < 10 else f"{i},{j}"
+        return f"{_brace(_unbold(text), '_')}_{{{idx}}}"
 
     def slice(self, text, rows, cols, shape):
+        """X[0:2, :] / X_{[0:2,:]}; when rows or columns are a list, ``;`` separates them: X_{[0,2;1,3]}."""
         r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
-        return f"{text}[{r}, {c}]" if self.uni else f"{_brace(text, '_')}_{{[{r},{c}]}}"
+        sep = ";" if "," in r + c else ","
+        return f"{text}[{r}{sep} {c}]" if self.uni else f"{_brace(text, '_')}_{{[{r}{sep}{c}]}}"
 
     def concat(self, parts, axis):
         sep = " | " if axis == 1 else "; "
@@ -514,7 +603,8 @@ class Notation:
 
     def place(self, text, rows, cols, shape):
         r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
-        unit = f"E[{r},{c}]" if self.uni else f"E_{{{r},{c}}}"
+        sep = ";" if "," in r + c else ","
+        unit = f"E[{r}{sep}{c}]" if self.uni else f"E_{{{r}{sep}{c}}}"
         if text in ("1",):
             return unit
         if text in ("−1", "-1"):
@@ -528,9 +618,9 @@ class Notation:
         sub_tex = "_{\\mathrm{%s}}" % sub if sub else ""
         return r"\operatorname{%s}%s\left(%s\right)" % (name, sub_tex, ", ".join(parts))
 
-    def take_rows(self, text, ids, label):
-        idx = label or ",".join(str(i) for i in ids)
-        return f"{text}[{idx}]" if self.uni else f"{text}[{idx}]"
+    def take_rows(self, text, label):
+        """Rows looked up by a named index: E[k_t] (rows by number print as a block, see :meth:`slice`)."""
+        return f"{text}[{label}]"
 
     def take_along(self, text, label):
         if self.uni:
@@ -539,19 +629,22 @@ class Notation:
 
 
 def _top_level_script(s: str, marks: str = "_^") -> bool:
-    """Whether ``s`` has one of ``marks`` (sub- or superscript) outside braces."""
+    """Whether ``s`` has one of ``marks`` (sub- or superscript) outside braces and parentheses."""
     depth = 0
     for ch in s:
-        depth += ch == "{"
-        depth -= ch == "}"
+        depth += ch in "{("
+        depth -= ch in "})"
         if depth == 0 and ch in marks:
             return True
     return False
 
 
 def _brace(s: str, mark: str) -> str:
-    """``{g_{0}^{z}}^{\\top}``: LaTeX refuses a second superscript (or subscript) on one base."""
-    return "{%s}" % s if _top_level_script(s, mark) or (mark == "^" and s.endswith("'")) else s
+    """``{g_{0}^{z}}^{\\top}``: LaTeX refuses a second superscript (or subscript) on one base; and a subscript
+    after a superscript would sit on the same base (``e^{X}_{12}`` is e₁₂ to the X), so an indexed ``e^{X}``
+    is braced too: ``{e^{X}}_{12}``."""
+    marks = "_^" if mark == "_" else mark
+    return "{%s}" % s if _top_level_script(s, marks) or (mark == "^" and s.endswith("'")) else s
 
 
 def _unbold(s: str) -> str:
@@ -559,7 +652,19 @@ def _unbold(s: str) -> str:
     return re.sub(r"\\mathbf\{([A-Za-z])\}", r"\1", s)
 
 
+def _enclosed(s: str) -> bool:
+    """Whether ``s`` is one ``\\left( … \\right)`` group: the opening ``\\left(`` is closed by the final
+    ``\\right)`` (not so in ``\\left(a\\right) \\odot \\left(b\\right)``)."""
+    if not (s.startswith(r"\left(") and s.endswith(r"\right)")):
+        return False
+    depth = 0
+    for m in re.finditer(r"\\left(?![A-Za-z])|\\right(?![A-Za-z])", s):
+        depth += 1 if m.group(0) == r"\left" else -1
+        if depth == 0:
+            return m.end() == len(s) - 1
+    return False
+
+
 def _strip_paren(s: str) -> str:
-    if s.startswith(r"\left(") and s.endswith(r"\right)"):
-        return s[6:-7]
-    return s
+    """``s`` without the parentheses around all of it (a fraction's bar groups it), if it is one group."""
+    return s[6:-7] if _enclosed(s) else s
