@@ -326,8 +326,8 @@ def fused(s):
     mults_1 = sum(hd.Q.shape[0] * hd.K.shape[0] * hd.Q.shape[1] + hd.A.shape[0] * hd.A.shape[1] * hd.V.shape[1]
                   for it in one for hd in it.heads)
     entries_1 = sum(hd.A.shape[0] * hd.A.shape[1] for it in one for hd in it.heads)
-    s.prove("one head and two heads of the same width do the same score/value arithmetic but store different "
-            "numbers of weights", lambda: (mults_1 == mults and entries_1 != entries,
+    s.prove("one head and two heads of the same width do the same score and value arithmetic but store "
+            "different numbers of weights", lambda: (mults_1 == mults and entries_1 != entries,
                                            f"{mults_1} and {mults} multiplications; {entries_1} and {entries} weights"),
             near="Similar arithmetic cost does not imply identical activation memory")
 
