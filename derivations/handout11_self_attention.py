@@ -86,7 +86,8 @@ def retrieval(s):
     p = properties.convex_combination(L, head.O, L.handle("V"))
     s.prove("before dropout y is a convex combination of the values: nonnegative weights summing to one", p.check,
             near="it is a convex combination of the values")
-    s.prove("the weights sum to one", properties.rows_sum_to_one(L, head.A).check, near="nonnegative weights sum to one")
+    s.prove("the weights sum to one", properties.rows_sum_to_one(L, head.A).check,
+            near="nonnegative weights sum to one")
     # A later residual addition y + q is not held to the values' convex hull: its barycentric weights in the
     # triangle v_0, v_1, v_2 are not all nonnegative.
     Lr = Ledger("a residual addition after the retrieval: y + q")
@@ -159,8 +160,8 @@ def scaling(s):
     J_scaled = grads_cf.softmax_jacobian(L.value("a_scaled"))
     s.prove("the second distribution has more room for score changes to alter its weights", lambda: (
         sp.N(J_scaled[0, 0] - J_raw[0, 0], 30) > 0,
-        f"∂a_0/∂s_0 = a_0(1 − a_0): {sp.N(J_raw[0, 0], 6)} raw, {sp.N(J_scaled[0, 0], 6)} scaled"), at="two scores",
-        near="The second distribution has more room")
+        f"∂a_0/∂s_0 = a_0(1 − a_0): {sp.N(J_raw[0, 0], 6)} raw, {sp.N(J_scaled[0, 0], 6)} scaled"),
+        at="two scores", near="The second distribution has more room")
 
 
 @derivation.section("§3.2 The full matrix operation")
@@ -374,7 +375,8 @@ def block(s):
     lin = La.define("FF_lin", (x @ La.parameter("W_1", shape=(2, 3)) + La.parameter("b_1", shape=(1, 3)))
                     @ La.parameter("W_2", shape=(3, 2)) + La.parameter("b_2", shape=(1, 2)))
     xs, W1, b1, W2, b2 = (La.entry_symbols(n) for n in ("x", "W_1", "b_1", "W_2", "b_2"))
-    s.identity("a linear-only pair collapses to a single linear map", La.expand(lin.name) - (xs * (W1 * W2) + b1 * W2 + b2),
+    s.identity("a linear-only pair collapses to a single linear map",
+               La.expand(lin.name) - (xs * (W1 * W2) + b1 * W2 + b2),
                near="A linear-only pair would collapse to a single linear map")
     Ln = Ledger("feed-forward with ReLU at a point, its negative and zero")
     fr = blocks.mlp(Ln, Ln.input("X", [[1, -2], [-1, 2], [0, 0]]), Ln.parameter("W_1", [[1, 0, 0], [0, 1, 0]]), None,
@@ -502,7 +504,8 @@ def order(s):
     blocks.positions(Lsin, 16, 4)
     trainable = [it.name for it in Lsin.leaves if it.kind == "parameter"]
     s.prove("fixed sinusoidal encodings add no trainable parameters", lambda: (
-        not trainable, f"parameters of the sinusoidal rows: {trainable or 'none'}"), near="fixed sinusoidal encodings do not")
+        not trainable, f"parameters of the sinusoidal rows: {trainable or 'none'}"),
+        near="fixed sinusoidal encodings do not")
 
 
 # ---------------------------------------------------------------------------

@@ -236,7 +236,8 @@ def token_ids(s):
     relabelled = blocks.embedding_lookup(Lv, Lv.parameter("E_vocab", [E_VOCAB[k] for k in order]),
                                          [order.index(k) for k in IDS])
     s.agree("the order of the vocabulary is arbitrary: reordered entries with matching IDs select the same rows",
-            relabelled, input_ledger()[1]["E_seq"], at="three counts", near="The order of vocabulary entries is arbitrary")
+            relabelled, input_ledger()[1]["E_seq"], at="three counts",
+            near="The order of vocabulary entries is arbitrary")
 
 
 @derivation.section("Look up a five-coordinate embedding for each token")
@@ -265,7 +266,8 @@ def position_vectors(s):
     omega = blocks.angular_frequencies(D)
     s.differ("each position gets its own vector: every two rows of P differ",
              [P[t, :] for t in range(T) for u in range(t + 1, T)], [P[u, :] for t in range(T) for u in range(t + 1, T)],
-             by="0.1", at="positional encoding", near="a token appearing elsewhere receives a different position vector")
+             by="0.1", at="positional encoding",
+             near="a token appearing elsewhere receives a different position vector")
     halves = [sp.floor(sp.Rational(j, 2)) for j in range(D)]
     shared = all(omega[2 * m] == omega[2 * m + 1] for m in range(D // 2))
     s.prove(r"\lfloor j/2\rfloor is the integer part of j/2",
@@ -273,7 +275,8 @@ def position_vectors(s):
             what="features 2m and 2m + 1 share the pair index m and so the frequency ω_j", at="angular frequencies",
             near="denote the integer part of")
     s.prove("neighbouring sine and cosine features share a frequency", lambda: (
-        shared, f"ω = {omega}"), at="angular frequencies", near="Neighboring sine/cosine coordinates share a frequency")
+        shared, f"ω = {omega}"), at="angular frequencies",
+        near="Neighboring sine/cosine coordinates share a frequency")
     s.identity(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
                *(omega[j] - sp.Integer(10000) ** sp.Rational(-2 * (j // 2), D) for j in range(D)),
                what=f"the angular frequencies at D = {D}", at="angular frequencies")
@@ -300,8 +303,9 @@ def position_vectors(s):
              P[2, 4] / P[1, 4], P[3, 4] / P[2, 4], by="0.1", at="odd width")
     s.claim_shape("7×5", P, what="P, seven positions by five features", at="Figure 5")
     Lo = Ledger("positions under other words")
-    s.agree("the position vectors depend on the position, not on the word there", positioned_input(
-        Lo, ids=[8, 7, 6, 5, 4, 3, 2])["P"], P, at="Figure 5", near="These vectors depend on position, not on which word")
+    s.agree("the position vectors depend on the position, not on the word there",
+            positioned_input(Lo, ids=[8, 7, 6, 5, 4, 3, 2])["P"], P, at="Figure 5",
+            near="These vectors depend on position, not on which word")
     s.heatmap("Figure 5", P, rows=[str(t) for t in range(T)], cols=J_COLS,
               title="Sinusoidal positions, D = 5 (the last sine unpaired)")
 
@@ -348,8 +352,8 @@ def ready(s):
     s.claim_shape("7×5", r["H0"], what="the positioned input H^(0), the start of Figure 7's route", at="Figure 7")
     Le = Ledger("positioned rows from a symbolic embedding table")
     E_sym = Le.parameter("E_vocab", shape=(K, D))
-    H_sym = Le.expand(blocks.add_positions(Le, blocks.embedding_lookup(Le, E_sym, IDS), blocks.positions(Le, T, D)).name,
-                      values=True)
+    H_pos = blocks.add_positions(Le, blocks.embedding_lookup(Le, E_sym, IDS), blocks.positions(Le, T, D))
+    H_sym = Le.expand(H_pos.name, values=True)
     E_rows = Le.entry_symbols("E_vocab")
     s.prove("each positioned row depends only on its own token's embedding and its position", lambda: (
         all(H_sym.row(t).free_symbols == set(E_rows.row(k)) for t, k in enumerate(IDS)),

@@ -249,7 +249,8 @@ def activation_slopes(s):
     s.prove("one recurrent weight passes very different sensitivities along two input sequences (tanh, constant "
             "inputs zero and one, twelve steps)",
             lambda: (path[0] > 1 and path[1] < sp.Rational(1, 10**6),
-                     f"w_h = {w_h}: |∂h_11/∂h_0| = {short(path[0], 4)} with x_t = 0, {short(path[1], 4)} with x_t = 1"),
+                     f"w_h = {w_h}: |∂h_11/∂h_0| = {short(path[0], 4)} with x_t = 0, "
+                     f"{short(path[1], 4)} with x_t = 1"),
             at="slopes at the actual preactivations",
             near="The same recurrent weight can therefore transmit very different sensitivities")
     z = sp.Symbol("z", real=True)
@@ -688,7 +689,8 @@ def clip(s):
             lambda: (r.factor > 0 and all(r.grads[k] == g[k] * r.factor for k in g), f"factor {r.factor}"), at=at,
             near="keeps its direction")
     s.prove("a gradient longer than the threshold comes out shorter", lambda: (
-        clipping.global_norm(r.grads) < r.norm, f"‖g_clip‖₂ = {clipping.global_norm(r.grads)} < ‖g‖₂ = {r.norm}"),
+        clipping.global_norm(r.grads) < r.norm,
+        f"‖g_clip‖₂ = {clipping.global_norm(r.grads)} < ‖g‖₂ = {r.norm}"),
         at=at, near="has its length reduced")
     r10 = clipping.clip_by_global_norm(g, 10)
     s.prove("‖g‖₂ ≤ τ: the gradient is unchanged", lambda: (not r10.clipped and r10.grads == g, "τ = 10"),
@@ -731,7 +733,8 @@ def gru_section(s):
     near_old, near_new = (abs(mixes[u] - exact("0.5")) < abs(mixes[u] - exact("-0.4")) for u in ("0.9", "0.1"))
     s.prove("an update gate near one mostly keeps the old state; near zero it favours the candidate", lambda: (
         near_old and not near_new, f"h_t = {mixes['0.9']} at u = 0.9, {mixes['0.1']} at u = 0.1 (old 0.5, "
-                                   "candidate −0.4)"), at="state update", near="largely retains the corresponding old state")
+                                   "candidate −0.4)"),
+        at="state update", near="largely retains the corresponding old state")
     # The one-coordinate example: its printed inputs, the mixture as printed, and its value.
     L = s.ledger("one GRU coordinate: u = 0.9, old state 0.5, candidate −0.4")
     u, h_prev, cand = L.input("u", exact("0.9")), L.input("h_{t-1}", exact("0.5")), L.input("h̃", exact("-0.4"))

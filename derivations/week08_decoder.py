@@ -42,14 +42,17 @@ def symbolic_decoder(L: Ledger, *, n_blocks: int = 1):
 
 
 def causal_weights(L: Ledger, T: int = 3) -> sp.Matrix:
-    """The closed form of A = softmax_rows(S + M) for symbolic scores S (T×T) and the causal mask, on ``L``."""
+    """The closed form of A = softmax_rows(S + M) (T×T) for symbolic scores S (T×T) and the causal mask M, on ``L``
+    (§1 and the key claims: every masked row is a distribution over the accessible positions)."""
     S = L.input("S", shape=(T, T))
     L.define("A", ops.SoftmaxRows(S, blocks.masks.causal(T)))
     return L.expand("A")
 
 
 def linear_feed_forward_gap() -> sp.Matrix:
-    """(hW_1 + b_1)W_2 + b_2 − [h(W_1W_2) + (b_1W_2 + b_2)] for symbolic h (1×3), W_1 (3×4), b_1, W_2 (4×3), b_2."""
+    """(hW_1 + b_1)W_2 + b_2 − [h(W_1W_2) + (b_1W_2 + b_2)] for symbolic h (1×3), W_1 (3×4), b_1, W_2 (4×3) and
+    b_2, a 1×3 matrix: zero entry by entry when the feed-forward map without its nonlinearity is one affine map
+    (§3 and the key claims)."""
     La = Ledger("feed-forward without ReLU, d=3, m=4")
     x = La.input("h", shape=(1, 3))
     W1, b1 = La.parameter("W_1", shape=(3, 4)), La.parameter("b_1", shape=(1, 4))
@@ -74,7 +77,8 @@ def feed_forward_rows() -> list:
 
 
 def attention_mixes_positions() -> bool:
-    """Whether a causal head (d = d_k = 2, symbolic weights) makes row 1 of its output depend on input row 0."""
+    """Whether a causal head (d = d_k = 2, symbolic weights) makes row 1 of its output depend on input row 0
+    (§3: "Attention mixes positions")."""
     dep = properties.dependence(lambda L, X: blocks.attention_head(
         L, X, L.parameter("W_Q", shape=(2, 2)), L.parameter("W_K", shape=(2, 2)), L.parameter("W_V", shape=(2, 2)),
         orientation="in_out", mask="causal").O, 2, 2)
@@ -143,7 +147,8 @@ def one_head(s):
                cat[:, :3] - Lm.expand(mha.heads[0].O.name), cat[:, 3:] - Lm.expand(mha.heads[1].O.name),
                at="multi-head", near="Concatenation preserves each head")
     s.identity("the feed-forward sublayer treats each position on its own: row i of its output is the map of row i",
-               *feed_forward_rows(), at="feed-forward sublayer", near="transforms coordinates at each position separately")
+               *feed_forward_rows(), at="feed-forward sublayer",
+               near="transforms coordinates at each position separately")
 
 
 @derivation.section("§2 Residual updates and normalization")
@@ -314,7 +319,8 @@ def forward_by_hand(s):
     second_token = set(Ls.entry_symbols("H").row(1))
     s.prove("the first representation does not depend on the second token",
             lambda: (not (first.free_symbols & second_token), f"H'[0,:] = {list(first)}"),
-            at="rows are receiving positions", near="prevents the first representation from depending on the second token")
+            at="rows are receiving positions",
+            near="prevents the first representation from depending on the second token")
     Pv, Av = L.value(P.name), L.value(head.A.name)
     s.prove("the vocabulary probabilities are another normalization: none of them is an entry of A", lambda: (
         all(sp.N(p - a, 30) != 0 for p in Pv for a in Av), f"P = {[sp.N(p, 6) for p in Pv]}"),
