@@ -1,7 +1,7 @@
 """Handout #11 — Self-Attention and Next-Token Prediction.
 
 Source: seed handout ``001_d42a515eb3cd140c.txt``. Sections follow the
-handout: §2.1 the three-key retrieval, §2.2 how routing learns, §3.1 the
+handout: §1 weights computed from the input, §2.1 the three-key retrieval, §2.2 how routing learns, §3.1 the
 √d_k scaling and its two softmax examples, §3.2 the full matrix operation, §4
 heads and parameter counts, §4.1 two heads on one query, §4.2 the fused
 projection, §5 and §5.1 the block in its post-norm and pre-norm arrangements,
@@ -56,6 +56,17 @@ def _retrieval() -> tuple[Ledger, object, object]:
     return L, head, E
 
 
+@derivation.section("1Content-dependent retrieval")
+def content_dependent(s):
+    L, head, _ = _retrieval()
+    Lo = Ledger("§2.1's query against its keys in another order (k_1, k_0, k_2)")
+    other = blocks.scaled_dot_product(Lo, Lo.input("q", [[1, 0]]),
+                                      Lo.input("K", [[0, 1], [sp.sqrt(2) * LOG2, 0], [0, -1]]),
+                                      Lo.input("V", [[0, 2], [2, 0], [4, 4]]), names={"S": "s", "A": "a", "O": "y"})
+    s.differ("the mixing weights are computed from the input: other keys give the same query other weights",
+             other.A, head.A, by="0.1", near="computes a different set of mixing weights for every input")
+
+
 @derivation.section("§2.1 A complete numerical retrieval")
 def retrieval(s):
     L, head, E = _retrieval()
@@ -70,10 +81,21 @@ def retrieval(s):
     s.claim("[2,1.5]", head.O, what="y = Σ_j a_j v_j")
     y, V = L.value(head.O.name), L.value("V")
     s.prove("the output need not equal any individual value", lambda: (
-        all(y != V.row(j) for j in range(3)), f"y = {list(y)}; values {[list(V.row(j)) for j in range(3)]}"))
+        all(y != V.row(j) for j in range(3)), f"y = {list(y)}; values {[list(V.row(j)) for j in range(3)]}"),
+        near="The output need not equal any individual value")
     p = properties.convex_combination(L, head.O, L.handle("V"))
-    s.prove("before dropout y is a convex combination of the values: nonnegative weights summing to one", p.check)
-    s.prove("the weights sum to one", properties.rows_sum_to_one(L, head.A).check)
+    s.prove("before dropout y is a convex combination of the values: nonnegative weights summing to one", p.check,
+            near="it is a convex combination of the values")
+    s.prove("the weights sum to one", properties.rows_sum_to_one(L, head.A).check,
+            near="nonnegative weights sum to one")
+    # A later residual addition y + q is not held to the values' convex hull: its barycentric weights in the
+    # triangle v_0, v_1, v_2 are not all nonnegative.
+    Lr = Ledger("a residual addition after the retrieval: y + q")
+    u = Lr.value(blocks.residual(Lr, "y+q", Lr.input("y", L.value(head.O.name)), Lr.input("q", [[1, 0]])).name)
+    bary = sp.Matrix([[*V.col(0)], [*V.col(1)], [1, 1, 1]]).solve(sp.Matrix([u[0], u[1], 1]))
+    s.prove("a later residual addition leaves the convex hull of the values", lambda: (
+        min(bary) < 0, f"y + q = {list(u)} = Σ_j λ_j v_j with λ = {list(bary)}"),
+        near="are not constrained to this convex hull")
     s.heatmap("a", head.A, rows=["q"], cols=["k_0", "k_1", "k_2"])
 
 
@@ -89,10 +111,10 @@ def routing(s):
     s.prove("raising one score increases its own weight and reduces the others", lambda: (
         all((J[i, j] > 0) if i == j else (J[i, j] < 0) for i in range(3) for j in range(3))
         and J == grads_cf.softmax_jacobian(a), "∂a_i/∂s_i = a_i(1 − a_i) > 0, ∂a_j/∂s_i = −a_i a_j < 0"),
-        at="competition for a fixed total")
+        at="competition for a fixed total", near="Raising one score increases its own weight and reduces the others")
     s.prove("they compete for a fixed total: the weights' changes sum to zero", lambda: (
         J * sp.ones(3, 1) == sp.zeros(3, 1) and sp.ones(1, 3) * J == sp.zeros(1, 3), "rows and columns of J sum to 0"),
-        at="competition for a fixed total")
+        at="competition for a fixed total", near="because they compete for a fixed total")
     s.prove("∂a/∂s = diag(a) − aᵀa for a symbolic row of three scores", grads_cf.prove_softmax_jacobian(3).check)
     proof = grads_cf.prove_attention_gradients(1, 3, 2, 2)
     s.prove("value path and query/key path: ∇_V = AᵀḠ, ∇_Q = ∇_S K/√d_k, ∇_K = ∇_Sᵀ Q/√d_k", proof.check,
@@ -108,7 +130,7 @@ def routing(s):
     gq, gv = Lg.value(g.name("q")), Lg.value(g.name("V"))
     s.prove("both paths receive gradients from a loss on y", lambda: (
         any(e != 0 for e in gq) and any(e != 0 for e in gv), f"∂ℓ/∂q = {list(gq)}, ∂ℓ/∂V ≠ 0"),
-        at="both paths receive gradients")
+        at="both paths receive gradients", near="Both paths receive gradients")
 
 
 @derivation.section("§3.1 Why divide by the square root?")
@@ -138,7 +160,8 @@ def scaling(s):
     J_scaled = grads_cf.softmax_jacobian(L.value("a_scaled"))
     s.prove("the second distribution has more room for score changes to alter its weights", lambda: (
         sp.N(J_scaled[0, 0] - J_raw[0, 0], 30) > 0,
-        f"∂a_0/∂s_0 = a_0(1 − a_0): {sp.N(J_raw[0, 0], 6)} raw, {sp.N(J_scaled[0, 0], 6)} scaled"), at="two scores")
+        f"∂a_0/∂s_0 = a_0(1 − a_0): {sp.N(J_raw[0, 0], 6)} raw, {sp.N(J_scaled[0, 0], 6)} scaled"),
+        at="two scores", near="The second distribution has more room")
 
 
 @derivation.section("§3.2 The full matrix operation")
@@ -147,13 +170,14 @@ def full_matrix(s):
     s.use(L)
     Sc = L.input("S", shape=(3, 3))
     A = L.define("A", ops.SoftmaxRows(Sc))
-    s.prove("every row sums to one", properties.rows_sum_to_one(L, A).check, at="rows are queries")
+    s.prove("every row sums to one", properties.rows_sum_to_one(L, A).check, at="rows are queries",
+            near="Every row sums to one")
     Av = L.expand("A")
     point = {e: sp.Integer(i % 4) for i, e in enumerate(L.entry_symbols("S"))}
     col = sum(Av.col(0)).xreplace(point)
     s.prove("columns generally do not sum to one", lambda: (sp.N(col - 1, 30) != 0,
                                                            f"column 0 sums to {sp.N(col, 8)} at S = (0 1 2; 3 0 1; 2 3 0)"),
-            at="columns are keys")
+            at="columns are keys", near="columns generally do not")
     Lb = Ledger("§3.2 a batch of two sequences")
     s.use(Lb)
     Xs = [Lb.input(f"X^{{[{b}]}}", shape=(3, 2)) for b in range(2)]
@@ -163,7 +187,7 @@ def full_matrix(s):
     A0 = Lb.expand(items[0].heads[0].A.name)
     s.prove("each batch item has its own attention matrix", lambda: (
         not (set().union(*(e.free_symbols for e in A0)) & other), "A^{[0]} does not involve X^{[1]}"),
-        at="batching")
+        at="batching", near="Each batch item has its own attention matrix")
 
 
 def _count(L) -> int:
@@ -195,7 +219,7 @@ def heads(s):
     s.prove("changing the head count at fixed D changes the head width but not the parameter count", lambda: (
         all(_count(Lh) == 256 for Lh, _ in counts.values())
         and [rh.qkv.d_k for _, rh in counts.values()] == [8, 4, 2, 1],
-        "H = 1, 2, 4, 8: d_h = 8, 4, 2, 1; 256 parameters each"))
+        "H = 1, 2, 4, 8: d_h = 8, 4, 2, 1; 256 parameters each"), near="Changing the head count while holding")
 
 
 @derivation.section("§4.1 Two heads answer the same query differently")
@@ -210,6 +234,8 @@ def two_heads(s):
     A2 = L.input("a^(2)", [["0.1", "0.8", "0.1"]])
     for j in range(3):
         s.given(V[j, :], what=f"v_{j}", at="values of §2.1")
+    s.differ("the two heads route differently: their weights on the positions differ", A1, A2, by="0.5",
+             at="values of §2.1", near="their routing differs")
     O1 = L.define("y^(1)", A1 @ V)
     O2 = L.define("y^(2)", A2 @ V)
     joined = ops.Concat([O1, O2], axis=1)
@@ -224,6 +250,8 @@ def two_heads(s):
             s.given(V[j, :], what=f"v_{j} in head {h}'s sum", at=f"head {h}'s sum")
         s.claim(printed, O, what=f"head {h}: {sum_}")
     s.claim("[2,0.6 | 0.6,2]", cat, what="concatenation", at="concatenation")
+    s.agree("after concatenation each head's answer is still there on its own columns", [cat[:, :2], cat[:, 2:]],
+            [O1, O2], at="concatenation", near="separately available")
     s.claim("2", sp.Integer(len(joined.children)), what="H, the heads whose outputs are joined", at="H = 2")
     s.claim("2", sp.Integer(O1.shape[1]), what="d_h, the width of each head's output", at="d_h = 2")
     s.claim("4", sp.Integer(cat.shape[1]), what="D = H·d_h with H = 2, d_h = 2", at="D = 4")
@@ -234,7 +262,8 @@ def two_heads(s):
     cat_s = Ls.define("y_cat_swapped", ops.Concat([Ls.input("y^(2)", [["0.6", 2]]), Ls.input("y^(1)", [[2, "0.6"]])],
                                                   axis=1))
     s.prove("concatenation is not averaging: swapping the heads changes the concatenation, not the average", lambda: (
-        Ls.value(cat_s.name) != L.value(cat.name), "the average [1.3, 1.3] is the same for both orders"))
+        Ls.value(cat_s.name) != L.value(cat.name), "the average [1.3, 1.3] is the same for both orders"),
+        near="Concatenation is not averaging")
     a1, a2 = L.value("a^(1)"), L.value("a^(2)")
     s.prove("head 1 emphasizes position 0; head 2 emphasizes position 1", lambda: (
         max(range(3), key=lambda j: a1[j]) == 0 and max(range(3), key=lambda j: a2[j]) == 1, "argmax of each row"))
@@ -291,6 +320,17 @@ def fused(s):
     entries = sum(hd.A.shape[0] * hd.A.shape[1] for it in items for hd in it.heads)
     s.prove("storing all heads' weights takes B H T² entries", lambda: (entries == B * H * T**2,
                                                                           f"{entries} = {B}·{H}·{T}²"))
+    L1 = Ledger("§4.2 one head of the same width D = 4, B = 2, T = 3")
+    one = blocks.batched_self_attention(L1, [L1.input(f"X^{{[{b}]}}", shape=(T, D)) for b in range(B)],
+                                        L1.parameter("W_QKV", shape=(D, 3 * D)), L1.parameter("W_O", shape=(D, D)),
+                                        n_heads=1, orientation="in_out")
+    mults_1 = sum(hd.Q.shape[0] * hd.K.shape[0] * hd.Q.shape[1] + hd.A.shape[0] * hd.A.shape[1] * hd.V.shape[1]
+                  for it in one for hd in it.heads)
+    entries_1 = sum(hd.A.shape[0] * hd.A.shape[1] for it in one for hd in it.heads)
+    s.prove("one head and two heads of the same width do the same score and value arithmetic but store "
+            "different numbers of weights", lambda: (mults_1 == mults and entries_1 != entries,
+                                           f"{mults_1} and {mults} multiplications; {entries_1} and {entries} weights"),
+            near="Similar arithmetic cost does not imply identical activation memory")
 
 
 def _block_params(L, d, m, *, tag="(0)"):
@@ -322,12 +362,28 @@ def block(s):
     dep = properties.dependence(ffn, 3, 2)
     s.prove("the FFN itself does not communicate between rows: ∂FF(X)_i/∂x_j = 0 for j ≠ i", lambda: (
         all(dep.zero[i][j] == (i != j) for i in range(3) for j in range(3)), dep.pattern().replace("\n", " / ")))
+
+    def after_attention(Lf, Xf):
+        return ffn(Lf, blocks.residual(Lf, "U", Xf, _head(Lf, Xf).O))
+
+    ctx = properties.dependence(after_attention, 3, 2)
+    s.prove("position-wise is not context-free: after attention, the FFN's output at one row reads the other rows",
+            lambda: (not ctx.zero[0][1] and not ctx.zero[0][2], ctx.pattern().replace("\n", " / ")),
+            near="does not mean context-free")
     La = Ledger("feed-forward without a nonlinearity")
     x = La.input("x", shape=(1, 2))
     lin = La.define("FF_lin", (x @ La.parameter("W_1", shape=(2, 3)) + La.parameter("b_1", shape=(1, 3)))
                     @ La.parameter("W_2", shape=(3, 2)) + La.parameter("b_2", shape=(1, 2)))
     xs, W1, b1, W2, b2 = (La.entry_symbols(n) for n in ("x", "W_1", "b_1", "W_2", "b_2"))
-    s.identity("a linear-only pair collapses to a single linear map", La.expand(lin.name) - (xs * (W1 * W2) + b1 * W2 + b2))
+    s.identity("a linear-only pair collapses to a single linear map",
+               La.expand(lin.name) - (xs * (W1 * W2) + b1 * W2 + b2),
+               near="A linear-only pair would collapse to a single linear map")
+    Ln = Ledger("feed-forward with ReLU at a point, its negative and zero")
+    fr = blocks.mlp(Ln, Ln.input("X", [[1, -2], [-1, 2], [0, 0]]), Ln.parameter("W_1", [[1, 0, 0], [0, 1, 0]]), None,
+                    Ln.parameter("W_2", [[1, 0], [0, 1], [0, 0]]), None, orientation="in_out").B
+    s.differ("with the nonlinearity between them the pair is no longer one affine map (a point, its negative and zero "
+             "do not add up as an affine map's values would)", fr[0, :] + fr[1, :], fr[2, :] * 2, by="0.5",
+             near="the intervening nonlinearity matters")
 
 
 @derivation.section("§5.1 Two arrangements you should recognize")
@@ -349,7 +405,8 @@ def arrangements(s):
 
     dep = properties.dependence(ln, 3, 2)
     s.prove("LayerNorm normalizes across the features of a token, not across positions", lambda: (
-        all(dep.zero[i][j] == (i != j) for i in range(3) for j in range(3)), dep.pattern().replace("\n", " / ")))
+        all(dep.zero[i][j] == (i != j) for i in range(3) for j in range(3)), dep.pattern().replace("\n", " / ")),
+        near="LayerNorm normalizes across features within a token")
     s.prove("in pre-norm, d(x + g(LN(x)))/dx = I + J_{g∘LN}", grads_cf.prove_residual_jacobian(2, pre_norm=True).check)
     Lq = Ledger("post-norm sublayer y = LN(x + g(x)), d = 2")
     x = Lq.input("x", shape=(1, 2))
@@ -411,7 +468,8 @@ def order(s):
         return blocks.transformer_block(L, X, p, orientation="in_out", tag="(0)", eps="1/10", mask=None).out
 
     s.prove("shared FFNs and token-wise normalization preserve equivariance (a whole unmasked block)",
-            properties.permutation_equivariance(block, 3, 2, [2, 1, 0]).check)
+            properties.permutation_equivariance(block, 3, 2, [2, 1, 0]).check,
+            near="Shared FFNs and token-wise normalization preserve this property")
     Lm = Ledger("outputs move")
     Xm = Lm.input("X", [[1, 0], [0, 1], [1, 1]])
     Pm = ops.Const(properties.permutation_matrix([2, 1, 0]), label="Π")
@@ -420,7 +478,8 @@ def order(s):
     o2 = _head(Lm2, Lm2.define("ΠX", Pm @ Lm2.input("X", [[1, 0], [0, 1], [1, 1]]))).O
     A1, A2 = Lm.expand(o1.name, values=True), Lm2.expand(o2.name, values=True)
     s.prove("it is not invariant: the outputs move with the rows", lambda: (
-        not vanishes(A2 - A1), "f(ΠX) − f(X) ≠ 0 for symbolic weights at X = (1 0; 0 1; 1 1)"))
+        not vanishes(A2 - A1), "f(ΠX) − f(X) ≠ 0 for symbolic weights at X = (1 0; 0 1; 1 1)"),
+        near="It is not invariant: outputs do move")
 
     def with_positions(L, X):
         P = L.input("P", [[0, 0], [0, "1/2"], ["1/2", "1/2"]], note="position rows p_i")
@@ -436,10 +495,17 @@ def order(s):
     Xp = Lp.define("X", ops.TakeRows(Ep, [0, 0, 1], label="w") + Pp)
     xv = Lp.expand(Xp.name, values=True)
     s.prove("the same token at two positions now starts with different vectors", lambda: (
-        xv.row(0) != xv.row(1), f"x_0 − x_1 = {list(xv.row(0) - xv.row(1))}"))
+        xv.row(0) != xv.row(1), f"x_0 − x_1 = {list(xv.row(0) - xv.row(1))}"),
+        near="The same token at two positions now starts with different vectors")
     Ll = Ledger("learned absolute positions")
     s.claim_shape("T_max×D", Ll.parameter("P", shape=(16, 4)), dims={"T_max": 16, "D": 4},
                   what="learned absolute embeddings: T_max·D trainable parameters")
+    Lsin = Ledger("sinusoidal positions, T_max = 16, D = 4")
+    blocks.positions(Lsin, 16, 4)
+    trainable = [it.name for it in Lsin.leaves if it.kind == "parameter"]
+    s.prove("fixed sinusoidal encodings add no trainable parameters", lambda: (
+        not trainable, f"parameters of the sinusoidal rows: {trainable or 'none'}"),
+        near="fixed sinusoidal encodings do not")
 
 
 # ---------------------------------------------------------------------------
@@ -487,10 +553,12 @@ def generation(s):
     s.use(L3, L4)
     H3, H4 = L3.value(r3["H"].name), L4.expand(r4["H"].name, values=True)
     s.prove("appending a token does not change earlier positions' representations (causal model)", lambda: (
-        vanishes(H4[:3, :] - H3), "rows 0–2 of H for A B C A equal H for A B C, for any p_3"))
+        vanishes(H4[:3, :] - H3), "rows 0–2 of H for A B C A equal H for A B C, for any p_3"),
+        near="do not change merely because a later token was appended")
     Z3, Z4 = L3.value(r3["Z"].name), L4.expand(r4["Z"].name, values=True)
     s.prove("extending the prompt changes the next-position prediction", lambda: (
-        Z4.row(3).free_symbols != set() or Z4.row(3) != Z3.row(2), "row 3's logits depend on the new token"))
+        Z4.row(3).free_symbols != set() or Z4.row(3) != Z3.row(2), "row 3's logits depend on the new token"),
+        near="Extending the prompt changes the next-position prediction")
 
 
 @derivation.section("§7.2 Training supplies all gold prefixes together")
@@ -527,11 +595,12 @@ def shifting(s):
                      f"{open_dep.witness[(0, 1)][1]}}} = {open_dep.witness[(0, 1)][2]}"))
     s.prove("the same problem recurs at every position except the last", lambda: (
         all(not open_dep.zero[i][i + 1] for i in range(T - 1)), "∂o_i/∂x_{i+1} ≠ 0 for i < T − 1; "
-                                                                 "the last position has no later input"))
+                                                                 "the last position has no later input"),
+            near="The same problem recurs at every position except the last")
     s.prove("a causal mask in every block: every output at i depends only on inputs j ≤ i",
             properties.causal_independence(stack([True, True]), T, D).check)
     s.prove("masking only the final block is insufficient: an earlier block copies the future into an allowed row",
-            properties.leakage(stack([False, True]), T, D).check)
+            properties.leakage(stack([False, True]), T, D).check, near="masking only the final block is insufficient")
 
 
 @derivation.section("§7.4 One sequence, from embeddings to loss")
@@ -576,7 +645,7 @@ def trace(s):
     S, A = L.value(head.S.name), L.value(head.A.name)
     s.prove("raw future scores exist in S but are excluded before normalization", lambda: (
         S[0, 2] == LOG2 and A[0, 2] == 0 and S[1, 2] == 0 and A[1, 2] == 0, f"S[0,2] = {S[0, 2]}, A[0,2] = 0"),
-        at="3 · retrieve")
+        at="3 · retrieve", near="but are excluded before normalization")
     s.show_table("S", head.S, digits=4)
     s.heatmap("A (causal)", head.A, rows=["A@0", "B@1", "C@2"], cols=["0", "1", "2"], allowed=head.allowed)
     e2 = L.define("e^{S_2}", ops.Map(sp.exp, head.S[2, :]))
@@ -707,7 +776,8 @@ def readings(s):
                Lr.expand(ln_c.out.name) - Lr.expand(ln.out.name), at="§9.3 RMSNorm")
     diff = Lr.expand(rms_c.out.name) - Lr.expand(rms.out.name)
     s.prove("RMSNorm does not subtract the mean: adding c to every feature changes its output", lambda: (
-        not vanishes(diff), "a nonzero difference at an exact point"), at="§9.3 RMSNorm")
+        not vanishes(diff), "a nonzero difference at an exact point"), at="§9.3 RMSNorm",
+        near="rather than subtracting their mean first")
     Lh = Ledger("§9.3 separately parameterised heads against one fused projection")
     Xh = Lh.input("X", shape=(2, 3))
     Ws = {f"{n}{i}": Lh.parameter(f"W_{n}^({i})", shape=(3, 1)) for n in "QKV" for i in (1, 2)}

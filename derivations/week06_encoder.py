@@ -44,6 +44,7 @@ import sympy as sp
 
 from symseq import Derivation, Ledger, MaskError, blocks, exact, ops, relu
 from symseq.derive import dot_product_variance, properties
+from symseq.numbers import short
 
 derivation = Derivation(
     "week06-encoder",
@@ -227,7 +228,16 @@ def token_ids(s):
     s.table("Table 7", [[str(k)] for k in (0, 1, 2, 0, 3, 4, 5)], sp.ImmutableMatrix(T, 1, IDS),
             rows=[str(t) for t in range(T)], cols=["Token ID k_t"], what="token ID")
     s.prove("both occurrences of a have the same ID but different positions",
-            lambda: (IDS[0] == IDS[3] and TOKENS[0] == TOKENS[3] == "a", f"k_0 = k_3 = {IDS[0]}"), at="Table 7")
+            lambda: (IDS[0] == IDS[3] and TOKENS[0] == TOKENS[3] == "a", f"k_0 = k_3 = {IDS[0]}"), at="Table 7",
+            near="The two occurrences of a have the same ID")
+    # Another order of the vocabulary, with the lookup's IDs relabelled to match, selects the same rows.
+    order = [8, 6, 4, 2, 0, 1, 3, 5, 7]  # new ID i holds the old entry order[i]
+    Lv = Ledger("the vocabulary in another order, IDs relabelled")
+    relabelled = blocks.embedding_lookup(Lv, Lv.parameter("E_vocab", [E_VOCAB[k] for k in order]),
+                                         [order.index(k) for k in IDS])
+    s.agree("the order of the vocabulary is arbitrary: reordered entries with matching IDs select the same rows",
+            relabelled, input_ledger()[1]["E_seq"], at="three counts",
+            near="The order of vocabulary entries is arbitrary")
 
 
 @derivation.section("Look up a five-coordinate embedding for each token")
@@ -245,7 +255,7 @@ def embeddings(s):
     for t, which in ((0, "first"), (3, "second")):
         s.claim("(0.2,-0.1,0.4,0,-0.2)", r["E_seq"][t, :], exact=True, what=f"e_{t}, the {which} a", at="e_0 = e_3")
     s.agree("the first and fourth rows of E_seq are equal (lookup alone carries no position)", r["E_seq"][0, :],
-            r["E_seq"][3, :], at="e_0 = e_3")
+            r["E_seq"][3, :], at="e_0 = e_3", near="their values match exactly")
     s.heatmap("Figure 4", r["E_seq"], rows=ROWS, cols=J_COLS, title="Embedding lookup: seven rows of five features")
 
 
@@ -254,12 +264,19 @@ def position_vectors(s):
     L, r = input_ledger()
     P = r["P"]
     omega = blocks.angular_frequencies(D)
+    s.differ("each position gets its own vector: every two rows of P differ",
+             [P[t, :] for t in range(T) for u in range(t + 1, T)], [P[u, :] for t in range(T) for u in range(t + 1, T)],
+             by="0.1", at="positional encoding",
+             near="a token appearing elsewhere receives a different position vector")
     halves = [sp.floor(sp.Rational(j, 2)) for j in range(D)]
     shared = all(omega[2 * m] == omega[2 * m + 1] for m in range(D // 2))
     s.prove(r"\lfloor j/2\rfloor is the integer part of j/2",
             lambda: (halves == [j // 2 for j in range(D)] and shared, f"⌊j/2⌋ = {halves} for j = 0, …, {D - 1}"),
             what="features 2m and 2m + 1 share the pair index m and so the frequency ω_j", at="angular frequencies",
             near="denote the integer part of")
+    s.prove("neighbouring sine and cosine features share a frequency", lambda: (
+        shared, f"ω = {omega}"), at="angular frequencies",
+        near="Neighboring sine/cosine coordinates share a frequency")
     s.identity(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
                *(omega[j] - sp.Integer(10000) ** sp.Rational(-2 * (j // 2), D) for j in range(D)),
                what=f"the angular frequencies at D = {D}", at="angular frequencies")
@@ -270,6 +287,9 @@ def position_vectors(s):
     for t in range(T):
         s.claim(formula, P[t, :], names={"t": sp.Integer(t)}, what=f"p_{t} from ω_j = 10000^(−2⌊j/2⌋/5)",
                 at="p_t at D = 5")
+    s.prove("the first pair turns fastest, the second pair more slowly and the last sine more slowly still", lambda: (
+        omega[0] > omega[2] > omega[4], f"ω_0 = {omega[0]}, ω_2 = {omega[2]}, ω_4 = {omega[4]}"), at="position zero",
+        near="The second pair changes more slowly")
     s.claim("(0,1,0,1,0)", P[0, :], what="p_0", at="position zero")
     s.claim("(0.141,-0.990,0.0753,0.997,0.00189)", P[3, :], digits=3, what="p_3", at="position three")
     # complete sin/cos pairs: (sin, cos) at angle (t + Δ)ω_j is the pair at tω_j turned by Δω_j
@@ -282,6 +302,10 @@ def position_vectors(s):
     s.differ("the unpaired last sine has no fixed one-coordinate shift rule: P[t+1,4]/P[t,4] changes with t",
              P[2, 4] / P[1, 4], P[3, 4] / P[2, 4], by="0.1", at="odd width")
     s.claim_shape("7×5", P, what="P, seven positions by five features", at="Figure 5")
+    Lo = Ledger("positions under other words")
+    s.agree("the position vectors depend on the position, not on the word there",
+            positioned_input(Lo, ids=[8, 7, 6, 5, 4, 3, 2])["P"], P, at="Figure 5",
+            near="These vectors depend on position, not on which word")
     s.heatmap("Figure 5", P, rows=[str(t) for t in range(T)], cols=J_COLS,
               title="Sinusoidal positions, D = 5 (the last sine unpaired)")
 
@@ -299,6 +323,10 @@ def add_position(s):
     s.claim("0.341", H0[3, 0], what="0.2 + sin 3", at="h_3^(0)")
     s.claim(r"-0.1+\cos 3", H0[3, 1], what="h_{3,1}^(0)", at="h_3^(0)")
     s.claim("-1.09", H0[3, 1], what="−0.1 + cos 3", at="h_3^(0)")
+    s.differ("the two occurrences of a are now distinct rows", H0[0, :], H0[3, :], by="0.1", at="h_3^(0)",
+             near="The two a occurrences are now distinct")
+    s.agree("… while their token embedding is still the one shared row", r["E_seq"][0, :], r["E_seq"][3, :],
+            at="h_3^(0)", near="their underlying token embedding is still shared")
     Hv, Pv, Ev = (L.value(n) for n in (H0.name, r["P"].name, r["E_seq"].name))
     s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)",
             lambda: (Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3),
@@ -322,6 +350,15 @@ def ready(s):
     s.claim("6", sp.Integer(VOCAB.id("with")), what="ID of with, the first continuation token",
             at="desired continuation")
     s.claim_shape("7×5", r["H0"], what="the positioned input H^(0), the start of Figure 7's route", at="Figure 7")
+    Le = Ledger("positioned rows from a symbolic embedding table")
+    E_sym = Le.parameter("E_vocab", shape=(K, D))
+    H_pos = blocks.add_positions(Le, blocks.embedding_lookup(Le, E_sym, IDS), blocks.positions(Le, T, D))
+    H_sym = Le.expand(H_pos.name, values=True)
+    E_rows = Le.entry_symbols("E_vocab")
+    s.prove("each positioned row depends only on its own token's embedding and its position", lambda: (
+        all(H_sym.row(t).free_symbols == set(E_rows.row(k)) for t, k in enumerate(IDS)),
+        "row t of H^(0) involves row k_t of E_vocab and no other"), at="not yet contextual",
+        near="each row depends only on its selected embedding and position")
 
 
 # ---------------------------------------------------------------------------
@@ -380,6 +417,16 @@ def three_roles(s):
     sizes(s, ("K, beside K_att", K), at="one head")
     s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k, the divisor of the scores", at="route of Figure 7",
             near=r"divides the scores by \(\sqrt3\)")
+    # Queries and keys make the weights; the values enter only the output (head 1's maps, W_V left symbolic).
+    Lw = Ledger("head 1 on a symbolic input with symbolic value weights, T = 3")
+    Xw = Lw.input("X", shape=(3, D))
+    hw = blocks.attention_head(Lw, Xw, *head_parameters(Lw)[0][0][:2], Lw.parameter("W_V", shape=(D_K, D)),
+                               orientation=ORIENT)
+    W_Vs = set(Lw.entry_symbols("W_V"))
+    in_A, in_O = (set().union(*(e.free_symbols for e in Lw.expand(n.name, values=True))) for n in (hw.A, hw.O))
+    s.prove("queries and keys alone make the weights; the values supply the content of the output", lambda: (
+        not (in_A & W_Vs) and W_Vs <= in_O, "A involves no entry of W_V; O involves every one"),
+        at="projection maps", near="Queries and keys together determine the weights")
     # The sparse maps, on a symbolic input row.
     Ls = s.ledger("the sparse maps on a symbolic row h_t")
     h = Ls.input("h", shape=(1, D))
@@ -447,7 +494,25 @@ def normalize_sources(s):
     s.agree("subtracting the row maximum m_6 gives the same distribution, with largest exponent 0",
             [e / ops.Sum(e, axis=1), ops.apply(relu, shifted)], [h1.A[6, :], sp.zeros(1, T)], at="stable softmax")
     s.agree("the full-precision weights of every query row sum to one", ops.Sum(h1.A, axis=1), sp.ones(T, 1),
-            at="row softmax")
+            at="row softmax", near="Their full-precision sum is one")
+
+    def ranks(values):
+        return sorted(range(len(values)), key=lambda j: values[j])
+
+    s.prove("a larger score receives a larger weight: the begins row's weights rank the sources as its scores do",
+            lambda: (ranks(s.values.numeric(h1.S[6, :])[0]) == ranks(s.values.numeric(h1.A[6, :])[0]),
+                     f"sources by score: {ranks(s.values.numeric(h1.S[6, :])[0])}"), at="row softmax",
+            near="a larger score receives a larger weight")
+    bump = ops.Const(sp.Matrix([[sp.Rational(1, 10)] + [0] * (T - 1)]), label="0.1 e_0")
+    raised = ops.SoftmaxRows(h1.S[6, :] + bump)
+    s.differ("raising the score of one source changes every other weight of the row too",
+             [raised[0, j] for j in range(1, T)], [h1.A[6, j] for j in range(1, T)], by="1e-4", at="row softmax",
+             near="Changing one source score changes the other normalized weights too")
+    printed = "(0.185,0.146,0.0881,0.0544,0.0567,0.197,0.273)".strip("()").split(",")
+    gap = sum(exact(x) for x in printed) - 1
+    s.prove("the weights as printed, rounded, add up to slightly more than one", lambda: (
+        0 < gap < sp.Rational(1, 1000), f"Σ printed A_6j − 1 = {gap}"), at="row softmax",
+        near="a sum of rounded values may differ slightly")
 
 
 TABLE_14 = """
@@ -481,6 +546,11 @@ def weighted_values(s):
     s.claim("(-0.0248,0.239,0.563)", h1.O[6, :], digits=3, what="o_6 = Σ_j A_6j v_j", at="begins output")
     table(s, "Table 14", TABLE_14, contrib, [f"Contribution {j}" for j in range(D_K)], what="A_6j v_j")
     s.agree("the column sums of Table 14 are o_6", ops.Sum(contrib, axis=0), h1.O[6, :], at="Table 14")
+    weights, col0 = s.values.numeric(h1.A[6, :])[0], s.values.numeric(contrib[:, 0])[0]
+    s.prove("the weights are nonnegative but the contributions to a feature have both signs, so they cancel",
+            lambda: (min(weights) >= 0 and min(col0) < 0 < max(col0) and abs(sum(col0)) < sum(abs(c) for c in col0),
+                     f"feature 0: |Σ_j A_6j v_j0| = {short(abs(sum(col0)), 3)} < Σ_j |A_6j v_j0| = "
+                     f"{short(sum(abs(c) for c in col0), 3)}"), at="Table 14", near="so contributions can cancel")
     s.heatmap("Figure 8", ops.Concat([contrib, h1.O[6, :]], axis=0), rows=ROWS + ["sum: o_6"], cols=HEAD_FEATURES,
               title="Weighted value vectors for the begins query")
 
@@ -503,6 +573,8 @@ def all_queries(s):
                                  ("7×3", h1.V, "V_att in the value product", "value product"),
                                  ("7×3", h1.O, "the features this one head returns", "one head's output")):
         s.claim_shape(printed, M, what=what, at=at)
+    s.differ("another query over the same keys and values gets other weights (miles against begins)", h1.A[5, :],
+             h1.A[6, :], by="0.01", at="matrix form", near="a different query induces different weights")
     s.heatmap("Figure 9", h1.S, rows=ROWS, cols=ROWS, title="Scaled scores S: queries × sources")
     s.heatmap("Figure 10", h1.A, rows=ROWS, cols=ROWS, title="Attention weights A = softmax_rows(S)")
     table(s, "Table 15", TABLE_15, h1.O, HEAD_FEATURES, what="one-head output")
@@ -533,7 +605,13 @@ def causal_mask(s):
             at="begins query")
     excluded = ops.Const(sp.Matrix(T, T, lambda t, j: 1 if j > t else 0))  # 1 where source j > t is excluded
     s.agree("excluded sources get weight exactly zero and each allowed row sums to one",
-            [causal.A * excluded, ops.Sum(causal.A, axis=1)], [sp.zeros(T, T), sp.ones(T, 1)], at="Figure 11")
+            [causal.A * excluded, ops.Sum(causal.A, axis=1)], [sp.zeros(T, T), sp.ones(T, 1)], at="Figure 11",
+            near="Allowed sources are renormalized to sum to one")
+    s.differ("zeroing the excluded weights of the unrestricted journey row instead leaves a total well below one",
+             h1.A[1, 0] + h1.A[1, 1], 1, by="0.1", at="mask", near="would leave the wrong total")
+    s.prove("every query may read itself, so the causal mask leaves no row without a source", lambda: (
+        blocks.masks.empty_rows(blocks.masks.causal(T)) == [] and all(blocks.masks.causal(T)[t, t] for t in range(T)),
+        "the diagonal of the 7×7 causal mask is allowed"), at="mask", near="so no row is fully masked")
     # Changing input rows after position one cannot change the causal output at position one: ∂o_1/∂x_j by reverse
     # mode, for head 1 on a symbolic input, is exactly zero for every later row j under the mask, nonzero without it.
     def head_1(mask):
@@ -611,8 +689,16 @@ def two_heads(s):
     weights = ops.Concat([h1.A[6, :].T, h2.A[6, :].T], axis=1)
     table(s, "Table 17", TABLE_17, weights, ["Head 1 weight", "Head 2 weight"])
     s.agree("each column of Table 17 sums to one", ops.Sum(weights, axis=0), sp.ones(1, 2), at="Table 17")
+    w1, w2 = (s.values.numeric(h.A[6, :])[0] for h in (h1, h2))
+    s.prove("the second head spreads the begins query's weight more evenly than the first", lambda: (
+        max(w2) - min(w2) < max(w1) - min(w1), f"max − min: head 2 {short(max(w2) - min(w2), 3)}, "
+                                               f"head 1 {short(max(w1) - min(w1), 3)}"),
+        at="Table 17", near="The second head assigns a more even distribution")
     s.claim("(-0.0248,0.239,0.563)", h1.O[6, :], digits=3, what="o_6^[1]", at="begins outputs")
     s.claim("(0.196,1.06,0.0863)", h2.O[6, :], digits=3, what="o_6^[2]", at="begins outputs")
+    s.differ("the two heads' outputs differ, and so do their source weights and their value rows",
+             [h1.O[6, :], h1.A[6, :], h1.V], [h2.O[6, :], h2.A[6, :], h2.V], by="0.01", at="begins outputs",
+             near="The values differ because both the source weights and the value projections differ")
 
 
 @derivation.section("Inspect all seven output rows from both heads")
@@ -628,6 +714,9 @@ def join_features(s):
     C = r["C"]
     s.claim_shape("7×6", C, what="C = [O^[1] | O^[2]]", at="concatenation")
     s.claim("(-0.0248,0.239,0.563,0.196,1.06,0.0863)", C[6, :], digits=3, what="c_6", at="concatenation")
+    s.agree("the first three columns of C are the first head's output, the next three the second head's",
+            [C[:, :3], C[:, 3:]], [r["h1"].O, r["h2"].O], at="concatenation",
+            near="The first three columns belong to head 1")
     s.claim("14", sp.Integer(ops.Concat([r["h1"].O, r["h2"].O], axis=0).shape[0]),
             what="rows if the heads were stacked along positions instead", at="concatenation")
 
@@ -770,6 +859,13 @@ def block_updates(s):
     for obj, what in ((blk.ln1.out, "X = LN_1(H^(0))"), (blk.mha.out, "B_att = MHA(X)"), (blk.U, "U"),
                       (blk.ln2.out, "R = LN_2(U)"), (blk.mlp.B, "B_mlp = MLP(R)"), (blk.out, "H^(1)")):
         s.claim_shape("7×5", obj, what=what, at="block equations")
+    s.agree("the first addition carries the block input: U minus the attention branch is the positioned input",
+            blk.U - blk.mha.out, r["H0"], at="block equations", near="The first addition preserves the block input")
+    s.agree("the second addition carries U: the block output minus the MLP branch is U", blk.out - blk.mlp.B, blk.U,
+            at="block equations", near="the second preserves the intermediate result")
+    s.differ("neither addition carries the normalized input of its branch", [blk.U, blk.out],
+             [blk.ln1.out + blk.mha.out, blk.ln2.out + blk.mlp.B], by="0.01", at="block equations",
+             near="Neither addition carries the normalized branch input")
     W_1v, _, W_2v, _ = block_parameters(s.ledger("the MLP's stored weights")).mlp
     s.claim_shape("4×5", W_1v, what="W_1 (F = 4 hidden features from D = 5)", at="MLP shapes",
                   near=r"\(W_1\) has shape")
@@ -837,14 +933,23 @@ def recompute_attention(s):
     blk = r["blk"]
     s.claim("√3", sp.sqrt(blk.mha.heads[0].Q.shape[1]), what="the divisor of the scores inside the block",
             at="attention on X")
+    s.differ("normalization changes every one of the seven input rows", [blk.ln1.out[t, :] for t in range(T)],
+             [r["H0"][t, :] for t in range(T)], by="0.01", at="attention on X",
+             near="normalization changes all seven input rows")
+    inside = [getattr(h, n) for h in blk.mha.heads for n in ("Q", "K", "V", "A")]
+    before = [getattr(h, n) for h in (ra["h1"], ra["h2"]) for n in ("Q", "K", "V", "A")]
+    s.differ("… and so the queries, keys, values and weights of both heads", inside, before, by="0.01",
+             at="attention on X", near="so it changes the queries, keys, values, and resulting mixtures")
     s.claim("(-1.38,0.546,0.102,0.537,-0.299)", blk.mha.out[6, :], what="b_att,6 inside the block",
             at="attention on X")
     s.claim("(0.0732,0.768,0.606,1.05,0.315)", ra["B_att"][6, :], digits=3, what="b_att,6 on H^(0) (earlier)",
             at="attention on X")
     s.differ("normalising the input changes the attention branch", blk.mha.out[6, :], ra["B_att"][6, :], by="0.1",
-             at="attention on X")
+             at="attention on X", near="This differs from the earlier unnormalized result")
     s.claim("(-1.96,1.61,0.752,1.33,-0.0954)", blk.U[6, :], what="u_6 = h_6^(0) + b_att,6", at="first residual")
     s.claim("-1.96", blk.U[6, 0], what="u_60 = h_60^(0) + B_att,60", at="first residual")
+    s.differ("the bypass does not put the normalized begins row into the sum", blk.U[6, :],
+             blk.ln1.out[6, :] + blk.mha.out[6, :], by="0.01", at="first residual", near="It does not copy")
 
 
 @derivation.section("The MLP transforms each contextual row separately")
@@ -853,6 +958,9 @@ def mlp_row(s):
     blk = r["blk"]
     ln2, m = blk.ln2, blk.mlp
     R, J = ln2.out, m.J
+    s.differ("the second normalization sees other statistics than the first", [ln2.mu, ln2.var],
+             [blk.ln1.mu, blk.ln1.var], by="0.01", at="LN_2 of begins",
+             near="whose statistics differ from those of the block input")
     s.claim("0.325", ln2.mu[6, 0], what="mean of u_6", at="LN_2 of begins")
     s.claim("1.65", ln2.var[6, 0], what="variance of u_6", at="LN_2 of begins")
     s.claim("(-1.78,0.998,0.333,0.780,-0.327)", R[6, :], what="r_6 = LN_2(u_6)", at="LN_2 of begins")
@@ -872,6 +980,35 @@ def mlp_row(s):
         s.agree(statement, value, formula, at="MLP of begins")
         s.claim(printed, value, what=what, at="MLP of begins")
     s.claim("(0.224,0.431,0.436,0.292,-0.100)", m.B[6, :], what="b_mlp,6", at="MLP of begins")
+    # Without ReLU the two maps compose to one affine map; with it, the begins row is not sent where that map sends it.
+    La = Ledger("the MLP's two maps without ReLU, on a symbolic row")
+    ra_ = La.input("r", shape=(1, D))
+    W1a, b1a, W2a, b2a = (La.parameter(n, v) for n, v in (("W_1", W_1), ("b_1", B_1), ("W_2", W_2), ("b_2", B_2)))
+    lin = blocks.linear(La, "B_lin", blocks.linear(La, "Z_lin", ra_, W1a, b1a, orientation=ORIENT), W2a, b2a,
+                        orientation=ORIENT)
+    W1v, b1v, W2v, b2v = (La.value(n) for n in ("W_1", "b_1", "W_2", "b_2"))
+    s.identity("without the activation the two maps compose to one affine map",
+               La.expand(lin.name, values=True) - (La.entry_symbols("r") * (W2v * W1v).T + (b1v * W2v.T + b2v)),
+               at="MLP of begins", near="their composition would remain affine")
+    W1n, b1n, W2n, b2n = (L.handle(n) for n in ("W_1", "b_1", "W_2", "b_2"))
+    s.differ("ReLU makes the map nonlinear: the begins row's MLP output is not the affine composition's",
+             m.B[6, :], (R[6, :] @ W1n.T + b1n) @ W2n.T + b2n, by="0.01", at="MLP of begins",
+             near="ReLU makes this feature transformation nonlinear")
+
+    # Position-wise: the MLP keeps rows apart, attention mixes them (the handout's maps on a symbolic input).
+    def mlp_only(Ld, X):
+        return blocks.mlp(Ld, X, Ld.parameter("W_1", W_1), Ld.parameter("b_1", B_1), Ld.parameter("W_2", W_2),
+                          Ld.parameter("b_2", B_2), orientation=ORIENT).B
+
+    def head_only(Ld, X):
+        return blocks.attention_head(Ld, X, *head_parameters(Ld)[0][0], orientation=ORIENT, tag="[1]").O
+
+    rows_mlp, rows_att = properties.dependence(mlp_only, 3, D), properties.dependence(head_only, 3, D)
+    s.prove("the MLP keeps each row to itself while attention mixes the rows", lambda: (
+        all(rows_mlp.zero[i][j] == (i != j) for i in range(3) for j in range(3))
+        and not any(rows_att.zero[i][j] for i in range(3) for j in range(3)),
+        f"MLP {rows_mlp.pattern()}; attention {rows_att.pattern()}".replace("\n", " / ")), at="position-wise",
+        near="the MLP mixes features within a row, while attention mixes information across rows")
 
 
 @derivation.section("The second addition completes the block")
@@ -880,6 +1017,9 @@ def second_addition(s):
     blk, enc = r["blk"], r["enc"]
     s.claim("(-1.74,2.04,1.19,1.62,-0.195)", blk.out[6, :], what="h_6^(1) = u_6 + b_mlp,6", at="block output")
     s.claim("-1.74", blk.out[6, 0], what="h_60^(1) = u_60 + B_mlp,60", at="block output")
+    s.differ("the second addition adds neither the normalized row nor the original input row to the MLP branch",
+             [blk.out[6, :], blk.out[6, :]], [blk.ln2.out[6, :] + blk.mlp.B[6, :], r["H0"][6, :] + blk.mlp.B[6, :]],
+             by="0.01", at="block output", near="We do not add the normalized row")
     stages = [r["H0"], blk.ln1.out, blk.mha.out, blk.U, blk.ln2.out, blk.mlp.B, blk.out, enc.out]
     table(s, "Table 23", TABLE_23, ops.Concat([x[6, :] for x in stages], axis=0), FEATURES,
           what="begins row by stage")
@@ -908,13 +1048,15 @@ def stack(s):
     s.given(sp.Integer(len(enc.blocks)), what="N_layers of the walkthrough", at="final LayerNorm")
     s.claim("(-1.68,1.05,0.439,0.750,-0.562)", enc.out[6, :], what="final begins row, LN_final(h_6^(1))",
             at="final LayerNorm")
+    s.differ("the final normalization is a stage of its own: its begins row is not the block's", enc.out[6, :],
+             r["blk"].out[6, :], by="0.1", at="final LayerNorm", near="This is a different stage from")
     L2, r2 = block_ledger("two blocks: depth changes, sequence length does not", n_blocks=2)
     s.use(L2)
     H2 = r2["enc"].blocks[1].out
     s.prove("depth changes, the sequence length does not: H^(2) of a two-block stack has the shape of H^(0)",
             lambda: (H2.shape == r2["H0"].shape == (T, D), f"H^(2) is {H2.shape[0]}×{H2.shape[1]}"), at="stacking")
     s.differ("a deeper stack normalises the last block's output instead", enc.out, r2["enc"].out, by="0.01",
-             at="stacking")
+             at="stacking", near="A deeper stack would normalize the last block")
 
 
 # ---------------------------------------------------------------------------
@@ -938,14 +1080,20 @@ def position_needed(s):
             [h.A for h in blk_p.mha.heads] + [blk_p.mha.out, blk_p.out, rp["enc"].out],
             [Pi @ h.A @ Pi.T for h in blk.mha.heads] + [Pi @ blk.mha.out, Pi @ blk.out, Pi @ r["enc"].out],
             at="permutation equivariance")
+    s.agree("LayerNorm and the shared MLP act row by row and commute with the reordering",
+            [blk_p.ln1.out, blk_p.ln2.out, blk_p.mlp.B], [Pi @ blk.ln1.out, Pi @ blk.ln2.out, Pi @ blk.mlp.B],
+            at="permutation equivariance", near="so both commute with that reordering")
+    s.agree("the residual sums keep the reordering", blk_p.U, Pi @ blk.U, at="permutation equivariance",
+            near="Residual sums preserve this property")
     s.differ("reordering the token embeddings while positions stay in place is not a mere reordering of the outputs",
-             rt["enc"].out, Pi @ r["enc"].out, by="0.01", at="positions break the symmetry")
+             rt["enc"].out, Pi @ r["enc"].out, by="0.01", at="positions break the symmetry",
+             near="changes the combinations entering the block")
     Lc, rc = block_ledger("causal block on H^(0)", block_masks=["causal"])
     Lcp, rcp = block_ledger("causal block on Π H^(0)", permutation=PERMUTATION, block_masks=["causal"])
     s.use(Lc, Lcp)
     A, A_p = rc["blk"].mha.heads[0].A, rcp["blk"].mha.heads[0].A
     s.differ("a causal mask tied to position indices does not survive the reordering", A_p, Pi @ A @ Pi.T,
-             by="0.01", at="permutation equivariance")
+             by="0.01", at="permutation equivariance", near="does not generally survive an arbitrary permutation")
 
 
 @derivation.section("Pre-norm, post-norm, and the backward path")
@@ -955,7 +1103,7 @@ def pre_post(s):
     s.use(Lq)
     s.differ("the same parameters give different intermediate numbers under post-norm",
              [r["blk"].mha.out, r["blk"].out], [rq["blk"].mha.out, rq["blk"].out], by="0.01",
-             at="normalization placement")
+             at="normalization placement", near="the same parameters do not produce the same intermediate numbers")
     s.agree("a post-norm block ends on a LayerNorm (its output rows have mean 0 with γ = 1, β = 0)",
             ops.Sum(rq["blk"].out, axis=1, mean=True), sp.zeros(T, 1), at="normalization placement")
     s.note("The residual gradient ∂L/∂h_i = g_i + Σ_j g_j ∂f_j/∂h_i (identity plus branch Jacobian) is checked "
@@ -971,6 +1119,27 @@ def readout(s):
     # masked mean pooling weighs each row by m_t: 1 for a real input token, 0 for padding
     s.given(sp.Integer(PAD_MASK[0]), what="m_t for a real input token", at="masked mean pooling")
     s.given(sp.Integer(PAD_MASK[-1]), what="m_t for padding", at="masked mean pooling")
+
+
+def encoder_stack(masks):
+    """A builder ``f(L, X)`` for :func:`symseq.derive.properties.dependence`: blocks of one attention head, a
+    residual, a ReLU MLP and a second residual on a T×2 input, one block per entry of ``masks`` (True: causal,
+    False: unrestricted), with small fixed weights chosen here (stored output × input). LayerNorm, row-wise like
+    the MLP, is left out: with it the reverse-mode rows grow about forty times slower to decide."""
+    def build(L, X):
+        H = X
+        for i, masked in enumerate(masks):
+            tag = f"({i})"
+            par = lambda n, v: L.parameter(f"{n}^{tag}", v)  # noqa: E731
+            h = blocks.attention_head(L, H, par("W_Q", [[1, -2]]), par("W_K", [["1/2", 1]]),
+                                      par("W_V", [[1, 0], [2, -1]]), orientation=ORIENT,
+                                      mask="causal" if masked else None, tag=tag)
+            U = blocks.residual(L, f"U^{tag}", H, h.O)
+            B = blocks.mlp(L, U, par("W_1", [[1, "1/2"], [-1, 1], [2, -1]]), None,
+                           par("W_2", [[1, -1, "1/4"], [0, 2, 1]]), None, orientation=ORIENT, tag=tag)
+            H = blocks.residual(L, f"H^{tag}", U, B.B)
+        return H
+    return build
 
 
 def padded_ledger(m) -> tuple[Ledger, dict]:
@@ -999,16 +1168,17 @@ def padding(s):
     s.use(L)
     head, O = r["head"], r["head"].O
     s.differ("a zero pad embedding becomes nonzero after adding its position vector",
-             [r["H0"][T, :], r["H0"][T + 1, :]], [sp.zeros(1, D)] * 2, by="0.01", at="padding")
+             [r["H0"][T, :], r["H0"][T + 1, :]], [sp.zeros(1, D)] * 2, by="0.01", at="padding",
+             near="Even a zero pad embedding can become nonzero")
     s.agree("with key padding, pad sources get weight zero and the real rows are unchanged",
             [head.A[:, T:], O[:T, :]], [sp.zeros(T + 2, 2), attention_ledger()[1]["h1"].O], at="padding")
     s.differ("a source mask does not remove a padded query's output row", [O[T, :], O[T + 1, :]],
-             [sp.zeros(1, D_K)] * 2, by="0.01", at="padding")
+             [sp.zeros(1, D_K)] * 2, by="0.01", at="padding", near="A source mask does not remove a padded query")
     s.agree("masked mean pooling averages the real rows only", blocks.masked_mean_pool(L, O, m, name="o_bar"),
             ops.Sum(O[:T, :], axis=0, mean=True), at="padding")
     s.prove("right padding with a causal mask leaves every row a source",
             lambda: (blocks.masks.empty_rows(blocks.masks.padding_causal(m)) == [], "source 0 is real"),
-            at="padding")
+            at="padding", near="leaves real sources available to the padded queries")
 
     def left_padding():
         try:
@@ -1020,7 +1190,18 @@ def padding(s):
         return False, "no error"
 
     s.prove("left padding with a causal mask leaves the first rows with no source, which is refused",
-            left_padding, at="padding")
+            left_padding, at="padding", near="padded query rows with no allowed source need explicit handling")
+    s.prove("target validity is not input validity: the last real token has no next-token target", lambda: (
+        m[T - 1] == 1 and not valid[T - 1], f"m = {m[:T]}, v = {[int(v) for v in valid]}"), at="token-loss mean",
+        near="need not equal input-validity")
+    # Two sequences of different lengths (token losses chosen here): one mean over all valid targets against the
+    # mean of the per-sequence means.
+    Lw = Ledger("token losses of two sequences, three and one valid targets (values chosen here)")
+    long_, short_ = Lw.input("ℓ^{[0]}", [[1, 2, 3]]), Lw.input("ℓ^{[1]}", [[6]])
+    pooled = (ops.Sum(long_, None) + ops.Sum(short_, None)) / 4
+    per_sequence = (ops.Sum(long_, None, mean=True) + ops.Sum(short_, None, mean=True)) / 2
+    s.differ("averaging each sequence first weights the targets differently when the lengths differ", pooled,
+             per_sequence, by="0.5", at="token-loss mean", near="gives different weighting when lengths differ")
 
 
 @derivation.section("Masked mean over valid targets")
@@ -1067,11 +1248,33 @@ def next_token(s):
             at="targets without a continuation", near="first six rows")
     s.prove("without the continuation the begins row has no target",
             lambda: (bare_targets[6] is None and not bare_valid[6], "y_6 undefined"),
-            at="targets without a continuation")
+            at="targets without a continuation", near="the begins row does not")
+    # Visibility through a stack of blocks (three positions, two features).
+    open_dep = properties.dependence(encoder_stack([False]), 3, 2)
+    s.prove("with unrestricted attention an earlier row reads a later input, its own target among them", lambda: (
+        not open_dep.zero[1][2], "∂o_1/∂x_2 ≠ 0 without a mask"), at="causal stack",
+        near="could read the future input begins")
+    late = properties.leakage(encoder_stack([False, True]), 3, 2)
+    s.prove("a causal mask in the last block only cannot undo what an unrestricted first block mixed in", late.check,
+            at="causal stack", near="A causal mask only in the last block cannot undo future information")
+    every = properties.causal_independence(encoder_stack([True, True]), 3, 2)
+    s.prove("with a causal mask in every block no output reads a later input; the MLP and the residual paths alone "
+            "make no boundary", lambda: (bool(every) and not open_dep.zero[0][1], every.detail), at="causal stack",
+            near="they do not establish it on their own")
+    s.prove("the second block's causal mask cannot remove the future already in its input", late.check,
+            at="pause and predict", near="mask cannot remove that dependence from its own input")
 
 
 @derivation.section("Teacher forcing is not the generation loop")
 def generation(s):
+    # Teacher forcing: the whole record under a causal mask gives every row what its own prefix alone gives.
+    Lf, rf = block_ledger("the causal encoder on the whole prefix", block_masks=["causal"])
+    prefixes = [block_ledger(f"the causal encoder on the first {n} tokens", ids=IDS[:n], block_masks=["causal"])[1]
+                for n in (3, 6)]
+    s.agree("under a causal mask all rows of a known record are computed together: each row equals the last row of "
+            "its own prefix computed alone", [rf["enc"].out[n - 1, :] for n in (3, 6)],
+            [rp["enc"].out[n - 1, :] for n, rp in zip((3, 6), prefixes)], at="teacher forcing",
+            near="All rows of a known record can be calculated together under a causal mask")
     seen = []
 
     def next_logits(prefix):
@@ -1117,6 +1320,10 @@ def tutorial(s):
 def cost(s):
     L, r = attention_ledger()
     h1 = r["h1"]
+    one = properties.dependence(encoder_stack([False]), 3, 2)
+    s.prove("one unrestricted attention block connects every pair of positions", lambda: (
+        not any(one.zero[i][j] for i in range(3) for j in range(3)), one.pattern().replace("\n", " / ")),
+        at="shorter path", near="full attention can connect any allowed pair in one layer")
     dims = {"T": sp.Integer(T), "d_k": sp.Integer(D_K), "d_v": sp.Integer(D_K)}
     s.claim("T^2", sp.Integer(h1.S.shape[0] * h1.S.shape[1]), names=dims, what="entries of one score array",
             at="cost")

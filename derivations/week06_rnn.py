@@ -242,6 +242,17 @@ def long_range(s):
 
 @derivation.section("How the activation affects those factors (Table 4)")
 def activation_slopes(s):
+    # The slopes are taken at the actual preactivations: one w_h, two input sequences, very different sensitivities.
+    w_h = exact("1.2")
+    # |∂h_11/∂h_0| is the product of the eleven transition factors |w_h φ′(z_t)| along each trajectory
+    path = {x: sp.Mul(*bptt_.final_loss_sensitivities(sp.tanh, w_h, [x] * 12)[1]) for x in (0, 1)}
+    s.prove("one recurrent weight passes very different sensitivities along two input sequences (tanh, constant "
+            "inputs zero and one, twelve steps)",
+            lambda: (path[0] > 1 and path[1] < sp.Rational(1, 10**6),
+                     f"w_h = {w_h}: |∂h_11/∂h_0| = {short(path[0], 4)} with x_t = 0, "
+                     f"{short(path[1], 4)} with x_t = 1"),
+            at="slopes at the actual preactivations",
+            near="The same recurrent weight can therefore transmit very different sensitivities")
     z = sp.Symbol("z", real=True)
     table = jacobians.activation_table(z)
     written = {"identity": "1", "tanh": "1 − tanh²(z)", "sigmoid": "σ(z)(1 − σ(z))",
@@ -307,6 +318,16 @@ def why_tanh(s):
     s.prove(r"|w_h|>1", lambda: (w_h > 1 and max(f[3:]) < 1 and g[0] < g[-1] / 10 ** 6, detail),
             what="repeated saturation suppresses the signal although |w_h| > 1 (tanh, w_h = 1.2, w_x = 1, x_t = 1, "
                  "twelve steps)", at="saturation")
+    Lz, run_z, _ = scalar_rnn("twelve-step tanh RNN, zero input", T=12, activation=sp.tanh,
+                              values={**{f"x_{t}": 0 for t in range(12)}, "w_x": 1, "w_h": w_h, "w_o": 1, "y": 0})
+    states = [Lz.value(h.name) for h in run_z.h]
+    f0 = bptt_.final_loss_sensitivities(sp.tanh, w_h, [0] * 12)[1]
+    s.prove("bounded tanh states do not bound the gradient: with zero input the states stay at zero while the "
+            "sensitivity grows along the path", lambda: (
+                all(h == 0 for h in states) and min(f0) > 1,
+                f"w_h = {w_h}, x_t = 0: h_t = 0 and every factor |w_h φ′(z_t)| = {short(f0[0], 4)}, so "
+                f"|∂h_11/∂h_0| = {short(sp.Mul(*f0), 4)}"),
+            at="bounded states", near="bounded state values do not guarantee bounded gradients")
 
 
 @derivation.section("Compute the complete gradient before an update")
@@ -340,7 +361,8 @@ def gradient_update(s):
                at="zero gradient")
     stepped = clipping.gradient_step({n: sp.S.Zero for n in names}, zeros_, exact("0.1"))
     s.prove("a zero gradient leaves every weight unchanged",
-            lambda: (all(v == 0 for v in stepped.values()), str(stepped)), at="zero gradient")
+            lambda: (all(v == 0 for v in stepped.values()), str(stepped)), at="zero gradient",
+            near="A zero gradient gives no update under this rule")
 
 
 # ---------------------------------------------------------------------------
@@ -469,7 +491,7 @@ def vector_backward(s):
     gb = evaluate(Lb, "mpmath", dps=30, values=vals, targets=[bpb.grads.name("b_h")])[bpb.grads.name("b_h")]
     s.prove("a trainable bias equal to zero can receive a nonzero derivative",
             lambda: (any(v != 0 for v in gb.flat), "∇_{b_h} ℒ = " + ", ".join(short(v) for v in gb.flat)),
-            at="zero-valued bias")
+            at="zero-valued bias", near="A zero-valued trainable bias can receive a nonzero derivative")
     s.identity(r"D=H=C=1", *bptt_.widths_one()[1], what="with widths one the outer products are ordinary products "
                "and the vector gradients are the three scalar weight gradients", at="widths of one")
     s.keep(ledger=L, bptt=bp)
@@ -617,12 +639,13 @@ def figure_3(s):
     s.given(w_h, what="w_h, the recurrent weight of both trajectories", at=at)
     s.prove("the same recurrent weight w_h amplifies with zero input and suppresses with input one",
             lambda: (L0.value("w_h") == L1.value("w_h") == w_h and v0[f"S_{N_FIG}"] > 1 > s1[-1],
-                     f"|∂h_{N_FIG - 1}/∂h_0| = {short(v0[f'S_{N_FIG}'])} and {short(s1[-1], 4)}"), at=at)
+                     f"|∂h_{N_FIG - 1}/∂h_0| = {short(v0[f'S_{N_FIG}'])} and {short(s1[-1], 4)}"), at=at,
+            near="the same recurrent weight can amplify or suppress sensitivity")
     s.given(L0.value("w_x"), what="w_x, the input weight of both trajectories", at=at)
     s.given(sp.Integer(0), what="h_{−1}: both trajectories start from the zero state (cells.rnn without h_init)", at=at)
     at0 = "Figure 3 (right), x_t = 0"
     s.prove("zero input: every state stays exactly zero", lambda: (all(v0[h.name] == 0 for h in run0.h), "h_t = 0"),
-            at=at0)
+            at=at0, near="all states remain zero")
     s.claim("1.2", L0.handle("J_1"), ledger=L0, what="every transition derivative w_h tanh′(0) with zero input", at=at0)
     s.prove("zero input: every transition derivative equals w_h exactly",
             lambda: (all(v0[f"J_{t}"] == w_h for t in range(1, N_FIG)), f"J_t = {w_h}"), at=at0)
@@ -664,14 +687,24 @@ def clip(s):
             sp.Matrix([[3, 0, 0, 0, 0, 4]]) / 5, at=at)
     s.agree("the clipped length equals τ", clipping.global_norm(r.grads), 1, at=at)
     s.prove("clipping keeps the direction: g_clip is a positive multiple of g",
-            lambda: (r.factor > 0 and all(r.grads[k] == g[k] * r.factor for k in g), f"factor {r.factor}"), at=at)
+            lambda: (r.factor > 0 and all(r.grads[k] == g[k] * r.factor for k in g), f"factor {r.factor}"), at=at,
+            near="keeps its direction")
+    s.prove("a gradient longer than the threshold comes out shorter", lambda: (
+        clipping.global_norm(r.grads) < r.norm,
+        f"‖g_clip‖₂ = {clipping.global_norm(r.grads)} < ‖g‖₂ = {r.norm}"),
+        at=at, near="has its length reduced")
     r10 = clipping.clip_by_global_norm(g, 10)
     s.prove("‖g‖₂ ≤ τ: the gradient is unchanged", lambda: (not r10.clipped and r10.grads == g, "τ = 10"),
             at="first branch")
     rz = clipping.clip_by_global_norm({"W": sp.zeros(2, 2)}, 1)
     s.prove("the zero gradient takes the first branch (no division by zero) and stays zero",
             lambda: (not rz.clipped and rz.norm == 0 and rz.grads["W"] == sp.zeros(2, 2), "‖0‖ = 0 ≤ τ"),
-            at="zero gradient")
+            at="zero gradient", near="The zero gradient uses the first branch")
+    tiny = {"W": sp.Matrix([[exact("1e-12"), 0], [0, exact("-1e-12")]])}
+    rt = clipping.clip_by_global_norm(tiny, 1)
+    s.prove("clipping cannot restore a vanished gradient: a tiny gradient comes out exactly as tiny", lambda: (
+        not rt.clipped and rt.grads == tiny, f"‖g‖₂ = {sp.N(rt.norm, 4)}, unchanged by τ = 1"),
+        at="vanished gradient", near="it cannot reconstruct information that vanished along an earlier path")
     step = clipping.gradient_step({k: sp.zeros(*v.shape) for k, v in g.items()}, r.grads, exact("0.1"))
     s.agree("the update length η‖g_clip‖₂ is at most ητ (η = 0.1, τ = 1: exactly 0.1)", clipping.global_norm(step),
             "0.1", at="update length")
@@ -694,6 +727,15 @@ def gru_section(s):
                Lu.expand(run_u.h[0].name, keep=["u_0", "h̃_0", "h_{-1}"])
                - (uu.multiply_elementwise(hp) + (sp.ones(1, 2) - uu).multiply_elementwise(nn_)),
                what="the state update: retained old state plus written candidate", at="state update")
+    Lm = Ledger("one GRU coordinate at u = 0.9 and u = 0.1: old state 0.5, candidate −0.4")
+    old, new_ = Lm.input("h_{t-1}", exact("0.5")), Lm.input("h̃", exact("-0.4"))
+    mixes = {u: Lm.value(Lm.define(f"h_t(u={u})", cells.gru_mix(Lm.input(f"u={u}", exact(u)), old, new_)).name)
+             for u in ("0.9", "0.1")}
+    near_old, near_new = (abs(mixes[u] - exact("0.5")) < abs(mixes[u] - exact("-0.4")) for u in ("0.9", "0.1"))
+    s.prove("an update gate near one mostly keeps the old state; near zero it favours the candidate", lambda: (
+        near_old and not near_new, f"h_t = {mixes['0.9']} at u = 0.9, {mixes['0.1']} at u = 0.1 (old 0.5, "
+                                   "candidate −0.4)"),
+        at="state update", near="largely retains the corresponding old state")
     # The one-coordinate example: its printed inputs, the mixture as printed, and its value.
     L = s.ledger("one GRU coordinate: u = 0.9, old state 0.5, candidate −0.4")
     u, h_prev, cand = L.input("u", exact("0.9")), L.input("h_{t-1}", exact("0.5")), L.input("h̃", exact("-0.4"))

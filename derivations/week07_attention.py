@@ -28,7 +28,7 @@ import sympy as sp
 from symseq import Derivation, Ledger, blocks, exact, ops
 from symseq.derive import attention_grads as grads_cf
 from symseq.derive import properties
-from symseq.derive import dot_product_variance
+from symseq.derive import dot_product_variance, vanishes
 
 derivation = Derivation(
     "week07-attention",
@@ -48,7 +48,8 @@ K_WE = [0, exact("0.141")]  # printed to three decimals: 1×0 + 1×0.141
 @derivation.section("Two prompts with the same final token")
 def prompts(s):
     A, B = ["you", "like"], ["we", "like"]
-    s.prove("the two prompts end in the same token", lambda: (A[-1] == B[-1] and A[0] != B[0], f"A = {A}, B = {B}"))
+    s.prove("the two prompts end in the same token", lambda: (A[-1] == B[-1] and A[0] != B[0], f"A = {A}, B = {B}"),
+            near="Their final token is identical")
     L = Ledger("uniform average of the visible prefix, T = 2")
     s.use(L)
     X = L.input("X", shape=(2, 4))
@@ -58,10 +59,15 @@ def prompts(s):
     s.claim("[0.5,0.5]", Abar[1, :], what="fixed weights at the final position t = 1", at="uniform baseline")
     s.prove("the baseline's weights do not change with the current query", lambda: (
         not L.expand(Abar.name, values=True).free_symbols,
-        "A_avg involves no input"), at="uniform baseline")
+        "A_avg involves no input"), at="uniform baseline",
+        near="these reading weights do not change with the current query")
     xs = L.entry_symbols("X")
     s.identity("its output at t = 1 is the plain average of the two rows", L.expand(Oavg.name, values=True).row(1)
                - (xs.row(0) + xs.row(1)) / 2, at="uniform baseline")
+    used = L.expand(Oavg.name, values=True).row(1).free_symbols
+    s.prove("different inputs give the baseline different averages: its final output reads both input rows", lambda: (
+        set(xs) <= used, "the final row of O_avg involves every entry of X"), at="uniform baseline",
+        near="Different inputs can give different averages")
 
 
 @derivation.section("Queries, keys and values of 'like'")
@@ -104,6 +110,16 @@ def prompt_ledger(first_key, name, *, values: bool = False):
     return L, raw, head
 
 
+def final_outputs_gap():
+    """o_A − o_B at the final position when both prompts' first value is the same symbolic v = (v_0, v_1): the
+    weights of each prompt's final row (keys as printed) times the values (v, v_like)."""
+    LA, _, hA = prompt_ledger(K_YOU, "A")
+    LB, _, hB = prompt_ledger(K_WE, "B")
+    aA, aB = LA.value(hA.A.name), LB.value(hB.A.name)
+    v, v_like = sp.Matrix([sp.symbols("v_0 v_1", real=True)]), sp.Matrix([V_LIKE])
+    return (aA[0, 0] * v + aA[0, 1] * v_like) - (aB[0, 0] * v + aB[0, 1] * v_like)
+
+
 @derivation.section("Scores and scaling")
 def scores(s):
     s.note("The keys of 'you' and 'we' are taken as printed, [1.131, 0] and [0, 0.141]; the handout computes the "
@@ -132,6 +148,8 @@ def scores(s):
     s.claim("1×0+1×0.141", rawB[0, 0], what="q_like · k_we written out", at="prompt B")
     s.claim("0.141", rawB[0, 0], what="q_like · k_we", at="prompt B")
     s.claim("0.566", rawB[0, 1], what="q_like · k_like", at="prompt B")
+    s.agree("the score of the 'like' key is the same in both prompts", rawB[0, 1], rawA[0, 1], at="prompt B",
+            near="key remains approximately")
     s.claim("2", sp.Integer(LA.shape("q_like")[1]), what="d_k, the width of q and k", at="scaling")
     s.claim("[0.8,0.4]", hA.S, what="final row divided by √d_k", at="prompt A")
     s.claim("[0.1,0.4]", hB.S, what="final row divided by √d_k", at="prompt B")
@@ -145,13 +163,18 @@ def scores(s):
                          f"k_we/√2 ∈ [{sp.N(ends['we'][0] / SQRT2, 6)}, {sp.N(ends['we'][1] / SQRT2, 6)}]"),
             at="scaling")
     s.prove("the final position can read both columns: its row has nothing to mask", lambda: (
-        bool(blocks.masks.causal(2)[1].all()), "causal row t = 1 allows positions 0 and 1"), at="scaling")
+        bool(blocks.masks.causal(2)[1].all()), "causal row t = 1 allows positions 0 and 1"), at="scaling",
+        near="The final position can read both columns")
     aA, aB = LA.value(hA.A.name), LB.value(hB.A.name)
     s.show_table("weights of the final row, prompt A", hA.A, cols=["you", "like"], digits=6)
     s.show_table("weights of the final row, prompt B", hB.A, cols=["we", "like"], digits=6)
     s.prove("the first-position keys produce different weights for A and B", lambda: (
         sp.N(aA[0, 0] - aB[0, 0], 30) != 0, f"a_A = {[sp.N(e, 6) for e in aA]}, a_B = {[sp.N(e, 6) for e in aB]}"),
-        at="both prompts end in 'like'")
+        at="both prompts end in 'like'", near="The first-position keys produce different weights")
+    gap = final_outputs_gap()
+    s.prove("both prompts end in 'like', yet their final head outputs differ (even for equal first values)",
+            lambda: (not vanishes(gap), f"o_A − o_B = {[sp.N(e, 6) for e in gap]}"), at="both prompts end in 'like'",
+            near="yet their head outputs differ")
     v, v_like = sp.Matrix([sp.symbols("v_0 v_1", real=True)]), sp.Matrix([[0, 1]])
     oA = aA[0, 0] * v + aA[0, 1] * v_like
     oB = aB[0, 0] * v + aB[0, 1] * v_like
@@ -161,7 +184,7 @@ def scores(s):
     dO = sp.Matrix(LV.expand(hV.O.name, values=True)).jacobian(list(LV.entry_symbols("V").row(0)))
     s.prove("the first token's value also reaches the output (the 'you' and 'we' values matter)", lambda: (
         all(dO[i, i] != 0 for i in range(2)), f"∂o/∂v_first = a_0 I = {sp.N(dO[0, 0], 6)} I"),
-        at="both prompts end in 'like'")
+        at="both prompts end in 'like'", near="Both differences affect the result")
 
 
 @derivation.section("Gradient paths through P, S and V")
@@ -175,7 +198,8 @@ def gradient_paths(s):
     ce = blocks.cross_entropy(L, Z, [1, 2])
     g = L.backward(ce.loss.name)
     s.prove("both paths contribute to the gradient of the shared input X", lambda: (
-        L[g.name("X")].meta["uses"] == 3, "∂ℓ/∂X is the sum of 3 contributions: through Q, K and V"))
+        L[g.name("X")].meta["uses"] == 3, "∂ℓ/∂X is the sum of 3 contributions: through Q, K and V"),
+        near="Both paths contribute to the gradient of the shared input X")
     S_syms = L.expand(head.S.name).free_symbols
     s.prove("V does not participate in the QKᵀ score calculation", lambda: (
         not (S_syms & set(L.entry_symbols("W_V"))), "S involves X, W_Q, W_K only"))
@@ -214,9 +238,11 @@ def sensitivity(s):
     J = grads_cf.softmax_jacobian(L.value(a.name))
     s.prove("large differences within a row make softmax nearly one-hot and locally insensitive", lambda: (
         max(abs(sp.N(e, 30)) for e in J) < sp.Float("1e-8"),
-        f"a = {[sp.N(e, 6) for e in L.value(a.name)]}, max |∂a/∂s| = {max(abs(sp.N(e, 6)) for e in J)}"))
+        f"a = {[sp.N(e, 6) for e in L.value(a.name)]}, max |∂a/∂s| = {max(abs(sp.N(e, 6)) for e in J)}"),
+        near="Large differences within a score row can make Softmax nearly one-hot")
     s.prove("adding the same constant to every score of a row does not change softmax",
-            properties.shift_invariance(2, 2, blocks.masks.causal(2)).check)
+            properties.shift_invariance(2, 2, blocks.masks.causal(2)).check,
+            near="Adding the same large constant to every score does not change Softmax")
     Lc = Ledger("prompt A's row shifted by 1000")
     s.use(Lc)
     row = Lc.input("s", [["0.8", "0.4"]])
@@ -232,7 +258,8 @@ def sensitivity(s):
                sp.simplify(wc[0, 0] / wc[0, 1]) - sp.exp(sp.Rational(2, 5) * c))
     spread = [sp.N((wc[0, 0] - wc[0, 1]).subs(c, cv), 12) for cv in (sp.Rational(1, 2), 1, 10)]
     s.prove("but it changes the spread of the weights", lambda: (
-        spread[0] < spread[1] < spread[2], f"a_0 − a_1 at c = 1/2, 1, 10: {[sp.N(x, 6) for x in spread]}"))
+        spread[0] < spread[1] < spread[2], f"a_0 − a_1 at c = 1/2, 1, 10: {[sp.N(x, 6) for x in spread]}"),
+        near="while changing its spread")
 
 
 @derivation.section("The axes of the T×T matrix")
@@ -248,9 +275,9 @@ def axes(s):
     s.claim_shape("T×T", head.A, dims={"T": 2}, what="[T,T] = [2,2]")
     s.claim("[2,2]", sp.Matrix([list(head.A.shape)]), what="[T,T], the shape of each weight matrix")
     s.prove("row t is the query position: each row is a distribution over key positions",
-            properties.rows_sum_to_one(L, head.A).check)
+            properties.rows_sum_to_one(L, head.A).check, near="row t is the query position requesting information")
     s.prove("column j is the key position and the corresponding value position",
-            properties.convex_combination(L, head.O, head.V).check)
+            properties.convex_combination(L, head.O, head.V).check, near="Column j is the key position")
 
 
 def _layer(L, X, tag, masked):
@@ -277,13 +304,15 @@ def causal(s):
     A = L.define("A", ops.SoftmaxRows(L.input("S", shape=(4, 4)), allowed))
     row3 = L.expand(A.name).row(3)
     s.prove("the mask defines visibility, not the relative weights among visible positions", lambda: (
-        all(e.free_symbols for e in row3), "each weight of row 3 depends on the scores S_3j"))
+        all(e.free_symbols for e in row3), "each weight of row 3 depends on the scores S_3j"),
+        near="The mask defines visibility")
     Tmax, T = 8, 3
     s.prove("[:T,:T] of the maximum-length mask is the mask of the current length", lambda: (
         np.array_equal(blocks.masks.causal(Tmax)[:T, :T], blocks.masks.causal(T)), "T_max = 8, T = 3"),
-        at="register_buffer")
+        at="register_buffer", near="selects the relevant part of the maximum-length mask")
     s.prove("'self' does not restrict a token to itself: the current and all earlier positions", lambda: (
-        all([j for j in range(4) if allowed[t, j]] == list(range(t + 1)) for t in range(4)), "rows of the mask"))
+        all([j for j in range(4) if allowed[t, j]] == list(range(t + 1)) for t in range(4)), "rows of the mask"),
+        near="It does not restrict a token to itself")
 
 
 @derivation.section("Weight orientation")
@@ -312,7 +341,8 @@ def batching(s):
     A0 = L.expand(items[0].heads[0].A.name)
     other = set(L.entry_symbols("X^{[1]}"))
     s.prove("prompt A's score slice involves only its own tokens: batching does not join the prompts", lambda: (
-        not (set().union(*(e.free_symbols for e in A0)) & other), "A^{[0],1} has no symbol of X^{[1]}"))
+        not (set().union(*(e.free_symbols for e in A0)) & other), "A^{[0],1} has no symbol of X^{[1]}"),
+        near="Batching computes them together without concatenating them into one text")
     Lh = Ledger("two heads with their own W_Q, W_K, W_V")
     s.use(Lh)
     X = Lh.input("X", shape=(2, 4))
@@ -323,7 +353,15 @@ def batching(s):
         not (q2 & set().union(*(Lh.entry_symbols(f"W_{n}^(1)") for n in "QKV"))) and q2 & set(Lh.entry_symbols("X")),
         "Q^{(2)} involves X and W_Q^{(2)} only"))
     s.claim_shape("T×C", mha.concat, dims={"T": 2, "C": 4}, what="two two-feature records side by side")
+    cat = Lh.expand(mha.concat.name)
+    s.identity("after concatenation the heads' features stand side by side, each head's unchanged",
+               cat[:, :2] - Lh.expand(mha.heads[0].O.name), cat[:, 2:] - Lh.expand(mha.heads[1].O.name),
+               near="features are merely side by side")
     s.claim_shape("T×C", mha.out, dims={"T": 2, "C": 4}, what="W_O supplies the [B,T,C] interface")
+    gap = final_outputs_gap()
+    s.prove("prompts A and B already leave the head with different final outputs", lambda: (
+        not vanishes(gap), f"o_A − o_B = {[sp.N(e, 6) for e in gap]}"),
+        near="already have different final-position head outputs")
 
 
 @derivation.section("Sizes of the score tensors")

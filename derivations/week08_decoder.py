@@ -16,7 +16,7 @@ from __future__ import annotations
 import sympy as sp
 
 from symseq import Derivation, Ledger, blocks, ops
-from symseq.derive import dot_product_variance
+from symseq.derive import dot_product_variance, properties, vanishes
 from symseq.functions import relu
 
 derivation = Derivation(
@@ -39,6 +39,50 @@ def symbolic_decoder(L: Ledger, *, n_blocks: int = 1):
     dec = blocks.decoder(L, H0, params, W_out=head["W_out"], b_out=head["b_out"], ln_f=head["ln_f"],
                          orientation="in_out", eps=L.input("epsilon", note="LayerNorm regulator ε"))
     return H0, params, head, dec
+
+
+def causal_weights(L: Ledger, T: int = 3) -> sp.Matrix:
+    """The closed form of A = softmax_rows(S + M) (T×T) for symbolic scores S (T×T) and the causal mask M, on ``L``
+    (§1 and the key claims: every masked row is a distribution over the accessible positions)."""
+    S = L.input("S", shape=(T, T))
+    L.define("A", ops.SoftmaxRows(S, blocks.masks.causal(T)))
+    return L.expand("A")
+
+
+def linear_feed_forward_gap() -> sp.Matrix:
+    """(hW_1 + b_1)W_2 + b_2 − [h(W_1W_2) + (b_1W_2 + b_2)] for symbolic h (1×3), W_1 (3×4), b_1, W_2 (4×3) and
+    b_2, a 1×3 matrix: zero entry by entry when the feed-forward map without its nonlinearity is one affine map
+    (§3 and the key claims)."""
+    La = Ledger("feed-forward without ReLU, d=3, m=4")
+    x = La.input("h", shape=(1, 3))
+    W1, b1 = La.parameter("W_1", shape=(3, 4)), La.parameter("b_1", shape=(1, 4))
+    W2, b2 = La.parameter("W_2", shape=(4, 3)), La.parameter("b_2", shape=(1, 3))
+    ff = La.define("FF_lin", (x @ W1 + b1) @ W2 + b2)
+    h_, W1_, b1_, W2_, b2_ = (La.entry_symbols(n) for n in ("h", "W_1", "b_1", "W_2", "b_2"))
+    return La.expand(ff.name) - (h_ * (W1_ * W2_) + (b1_ * W2_ + b2_))
+
+
+def feed_forward_rows() -> list:
+    """§3's FF(h) = ReLU(h W_1 + b_1) W_2 + b_2 (d = 2, m = 3, symbolic parameters) on a symbolic 3×2 input H and
+    on one symbolic row h with the same parameters: the differences FF(H)_i − FF(h_i), one 1×2 row per position i
+    (all zero when the map acts on each row alone, with the same parameters everywhere)."""
+    L = Ledger("feed-forward on three rows and on one row, d = 2, m = 3")
+    W_1, b_1 = L.parameter("W_1", shape=(2, 3)), L.parameter("b_1", shape=(1, 3))
+    W_2, b_2 = L.parameter("W_2", shape=(3, 2)), L.parameter("b_2", shape=(1, 2))
+    rows = blocks.mlp(L, L.input("H", shape=(3, 2)), W_1, b_1, W_2, b_2, orientation="in_out", tag="rows")
+    one = blocks.mlp(L, L.input("h", shape=(1, 2)), W_1, b_1, W_2, b_2, orientation="in_out", tag="row")
+    H, h = L.entry_symbols("H"), list(L.entry_symbols("h"))
+    out, single = L.expand(rows.B.name), L.expand(one.B.name)
+    return [out.row(i).xreplace(dict(zip(H.row(i), h))) - single for i in range(3)]
+
+
+def attention_mixes_positions() -> bool:
+    """Whether a causal head (d = d_k = 2, symbolic weights) makes row 1 of its output depend on input row 0
+    (§3: "Attention mixes positions")."""
+    dep = properties.dependence(lambda L, X: blocks.attention_head(
+        L, X, L.parameter("W_Q", shape=(2, 2)), L.parameter("W_K", shape=(2, 2)), L.parameter("W_V", shape=(2, 2)),
+        orientation="in_out", mask="causal").O, 2, 2)
+    return not dep.zero[1][0]
 
 
 @derivation.section("The objects and their dimensions")
@@ -66,10 +110,7 @@ def objects(s):
 def one_head(s):
     # Every row of a causally masked attention matrix is a probability distribution:
     # proved for symbolic scores of three positions.
-    L = s.ledger("causal attention over symbolic scores, T=3")
-    S = L.input("S", shape=(3, 3))
-    L.define("A", ops.SoftmaxRows(S, blocks.masks.causal(3)))
-    A_sym = L.expand("A")
+    A_sym = causal_weights(s.ledger("causal attention over symbolic scores, T=3"))
     s.identity("every masked attention row sums to 1 over the accessible prefix",
                *[sum(A_sym.row(i)) - 1 for i in range(3)], at="causal mask")
     s.prove("entries above the diagonal are exactly 0 and the rest are positive",
@@ -78,6 +119,11 @@ def one_head(s):
                      "A_ts = 0 for s > t; A_ts = e^{S_ts}/Σ_{j≤t} e^{S_tj} > 0 for s ≤ t"),
             at="causal mask")
     s.claim("0", A_sym[0, 1], what="A_ts for s > t (position 1 does not see position 2)", at="causal mask")
+    allowed = blocks.masks.causal(3)
+    s.prove("every row keeps its own position: the causal mask leaves no row without a source", lambda: (
+        all(allowed[i, i] for i in range(3)) and blocks.masks.empty_rows(allowed) == [],
+        "the diagonal of the 3×3 causal mask is allowed"), at="causal mask",
+        near="Every row has at least its diagonal entry available")
     # Why divide by √d_k: independent, centred, unit-variance coordinates.
     for d_k in (1, 2, 3, 4, 8):
         s.claim("d_k", dot_product_variance(d_k), names={"d_k": sp.Integer(d_k)},
@@ -96,10 +142,23 @@ def one_head(s):
     mha = blocks.multi_head(Lm, H, heads, W_O, orientation="in_out", mask="causal")
     s.claim_shape("T×h d_v", mha.concat, dims=DIMS, what="[O⁽¹⁾ O⁽²⁾]", at="multi-head")
     s.claim_shape("T×d", mha.out, dims=DIMS, what="MHA(H)", at="multi-head")
+    cat = Lm.expand(mha.concat.name)
+    s.identity("concatenation keeps each head's retrieved coordinates as they are, side by side",
+               cat[:, :3] - Lm.expand(mha.heads[0].O.name), cat[:, 3:] - Lm.expand(mha.heads[1].O.name),
+               at="multi-head", near="Concatenation preserves each head")
+    s.identity("the feed-forward sublayer treats each position on its own: row i of its output is the map of row i",
+               *feed_forward_rows(), at="feed-forward sublayer",
+               near="transforms coordinates at each position separately")
 
 
 @derivation.section("§2 Residual updates and normalization")
 def residual_and_norm(s):
+    # A residual connection whose change is zero returns its input.
+    L0 = Ledger("residual with a zero change, one row, d = 3")
+    h0 = L0.input("h", shape=(1, 3))
+    kept = blocks.residual(L0, "h'", h0, L0.input("F", [[0, 0, 0]], note="a change set to zero"))
+    s.identity("setting the change to zero leaves the input as it was", L0.expand(kept.name, values=True)
+               - L0.entry_symbols("h"), at="residual connection", near="setting the change to zero preserves the input")
     # J = I + J_F for H' = H + F(H), with F a LayerNorm followed by a tanh layer (one row, d = 3).
     L = s.ledger("residual around F(h) = tanh(LN(h) W)")
     h = L.input("h", shape=(1, 3))
@@ -111,6 +170,16 @@ def residual_and_norm(s):
     J = sp.Matrix(L.expand("h'")).jacobian(hs)
     J_F = sp.Matrix(L.expand("F")).jacobian(hs)
     s.identity("for H' = H + F(H) the Jacobian is I + J_F", J - (sp.eye(3) + J_F), at="residual Jacobian")
+    # J_F can reinforce or cancel directions: a branch repeating its input doubles the identity, one undoing it
+    # cancels it.
+    Lj = Ledger("residual around F(h) = h and F(h) = −h, one row, d = 2")
+    hj = Lj.input("h", shape=(1, 2))
+    same, undo = (blocks.residual(Lj, name, hj, F) for name, F in (("h+h", hj), ("h-h", Lj.define("-h", -hj))))
+    hjs = list(Lj.entry_symbols("h"))
+    s.identity("the branch can reinforce the identity path (a repeating branch doubles it) or cancel it (an undoing "
+               "branch leaves no derivative)", sp.Matrix(Lj.expand(same.name)).jacobian(hjs) - 2 * sp.eye(2),
+               sp.Matrix(Lj.expand(undo.name)).jacobian(hjs), at="residual Jacobian",
+               near="can reinforce or cancel directions")
 
     # LayerNorm with ε = 0, unit gain, zero shift: zero sum and squared norm d.
     for d in (2, 3, 4):
@@ -139,6 +208,14 @@ def residual_and_norm(s):
     s.prove("with ε > 0 the squared norm is smaller than d (v > 0)",
             lambda: (sp.simplify(3 - 3 * vp / (vp + ep)).is_positive, "d − d·v/(v+ε) = d·ε/(v+ε) > 0"),
             at="normalization")
+    # Learned gains and shifts move the row off that sphere (symbolic γ and β, ε = 0).
+    Lg = Ledger("LayerNorm with learned gain and shift, d = 3, no regulator")
+    yg = Lg.expand(blocks.layer_norm(Lg, Lg.input("h", shape=(1, 3)), Lg.parameter("gamma", shape=(1, 3)),
+                                     Lg.parameter("beta", shape=(1, 3)), eps=0, name="LN").out.name)
+    s.prove("with learned gains and shifts the normalized row has neither zero sum nor squared norm d in general",
+            lambda: (not vanishes(sum(yg)) and not vanishes(sum(e**2 for e in yg) - 3),
+                     "Σ_j LN(h)_j and Σ_j LN(h)_j² − 3 are not identically zero in γ, β"), at="normalization",
+            near="with learned gains and shifts the geometry changes again")
 
     # The two-number example: h = (1, 3), unit gain, zero shift, ε = 0.
     Lx = s.ledger("h = (1, 3), ε = 0")
@@ -164,22 +241,22 @@ def decoder_complete(s):
     L = s.ledger("pre-norm decoder, one block, symbolic parameters")
     H0, params, head, dec = symbolic_decoder(L)
     W_1, b_1, W_2, b_2 = params[0].mlp
+    s.identity("the feed-forward map acts on each row alone, with one set of parameters for every position",
+               *feed_forward_rows(), at="feed-forward", near="acts on each row independently with the same parameters")
     s.claim_shape("d×m", W_1, dims=DIMS, what="W_1", at="feed-forward")
     s.claim_shape("m×d", W_2, dims=DIMS, what="W_2", at="feed-forward")
+    mixes = attention_mixes_positions()
+    s.prove("attention mixes positions while the feed-forward sublayer keeps each position to itself", lambda: (
+        mixes and all(vanishes(d) for d in feed_forward_rows()),
+        "a causal head's row 1 reads input row 0; FF(H)_i is FF of row i alone"), at="feed-forward",
+        near="Attention mixes positions; this sublayer transforms the coordinates within each position")
     s.claim_shape("d×v", head["W_out"], dims=DIMS, what="W_out", at="readout")
     s.claim_shape("T×v", dec.logits, dims=DIMS, what="Z", at="readout")
     s.claim_shape("T×d", dec.blocks[0].U, dims=DIMS, what="U⁰", at="blocks")
     s.claim_shape("T×d", dec.blocks[0].out, dims=DIMS, what="H¹", at="blocks")
     # Without the nonlinearity the two feed-forward matrices collapse to one affine map.
-    La = s.ledger("feed-forward without ReLU, d=3, m=4")
-    x = La.input("h", shape=(1, 3))
-    W1, b1 = La.parameter("W_1", shape=(3, 4)), La.parameter("b_1", shape=(1, 4))
-    W2, b2 = La.parameter("W_2", shape=(4, 3)), La.parameter("b_2", shape=(1, 3))
-    ff = La.define("FF_lin", (x @ W1 + b1) @ W2 + b2)
-    h_, W1_, b1_, W2_, b2_ = (La.entry_symbols(n) for n in ("h", "W_1", "b_1", "W_2", "b_2"))
-    collapsed = h_ * (W1_ * W2_) + (b1_ * W2_ + b2_)
     s.identity("without a nonlinearity, (hW_1 + b_1)W_2 + b_2 = h(W_1W_2) + (b_1W_2 + b_2)",
-               La.expand(ff.name) - collapsed, at="feed-forward")
+               linear_feed_forward_gap(), at="feed-forward")
     # ReLU keeps the pieces apart: the same map with ReLU differs at a point where a hidden unit is negative.
     Lr = s.ledger("feed-forward with ReLU at one point")
     xr = Lr.input("h", [[1, -2, 0]])
@@ -242,7 +319,18 @@ def forward_by_hand(s):
     second_token = set(Ls.entry_symbols("H").row(1))
     s.prove("the first representation does not depend on the second token",
             lambda: (not (first.free_symbols & second_token), f"H'[0,:] = {list(first)}"),
-            at="rows are receiving positions")
+            at="rows are receiving positions",
+            near="prevents the first representation from depending on the second token")
+    Pv, Av = L.value(P.name), L.value(head.A.name)
+    s.prove("the vocabulary probabilities are another normalization: none of them is an entry of A", lambda: (
+        all(sp.N(p - a, 30) != 0 for p in Pv for a in Av), f"P = {[sp.N(p, 6) for p in Pv]}"),
+        at="rows are receiving positions", near="The final vocabulary probabilities are a different normalization")
+    # The intervention: the first value set to zero, keys (and queries) kept.
+    Lz, rz = two_token_ledger(first_value_zero=True)
+    s.agree("with the keys kept and the first value zeroed the attention weights stay as they were",
+            rz["head"].A, head.A, at="intervention", near="the attention weights are unchanged")
+    s.differ("… while the retrieved vectors change", rz["head"].O, head.O, by="0.1", at="intervention",
+             near="and the retrieved vector changes")
     s.keep(ledger=L, parts=r, w=w)
 
 
@@ -266,16 +354,19 @@ def checkpoints(s):
     s.claim("0.584075", rn["P"][1, 1], what="p(B) without the residual", at="checkpoint 2")
     Lr, rr = two_token_ledger()
     s.claim("0.792412", rr["P"][1, 1], what="p(B|AB) with the residual", at="checkpoint 2")
+    s.differ("the residual's contribution to p(B) is not a small perturbation: it moves p(B) by more than a tenth",
+             rr["P"][1, 1], rn["P"][1, 1], by="0.1", at="checkpoint 2",
+             near="is a computed contribution, not an assumed small perturbation")
     # 3. Set the first value to zero, keeping queries and keys.
     Lz, rz = two_token_ledger(first_value_zero=True)
     s.use(Lz)
     s.identity("attention stays A when the first value is zeroed (keys fixed)",
-               Lz.value(rz["head"].A.name) - Lr.value(rr["head"].A.name), at="checkpoint 3")
+               Lz.value(rz["head"].A.name) - Lr.value(rr["head"].A.name), at="checkpoint 3", near="Attention stays $A$")
     s.claim("(0,2-w)", rz["H'"][1, :], names={"w": w}, what="last residual row with v_1 = 0", at="checkpoint 3")
     p_new, p_old = Lz.value(rz["P"].name)[1, 1], Lr.value(rr["P"].name)[1, 1]
     s.prove("its vocabulary probabilities change", lambda: (sp.N(p_new - p_old, 30) != 0,
                                                            f"p(B) {sp.N(p_old, 8)} → {sp.N(p_new, 8)}"),
-            at="checkpoint 3")
+            at="checkpoint 3", near="its vocabulary probabilities change")
 
 
 @derivation.section("The practical session — Laboratory 4, part I")
@@ -290,6 +381,29 @@ def laboratory(s):
 def key_claims(s):
     L, r = two_token_ledger()
     s.use(L)
+    # The claims in words, each decided again here, in the table's order.
+    A_sym = causal_weights(Ledger("causal attention over symbolic scores, T=3"))
+    s.prove("every masked attention row is a distribution over the positions it may consult", lambda: (
+        all(vanishes(sum(A_sym.row(i)) - 1) for i in range(3))
+        and all(A_sym[i, j] == 0 for i in range(3) for j in range(i + 1, 3))
+        and all(A_sym[i, j].is_positive for i in range(3) for j in range(i + 1)),
+        "rows sum to 1 over s ≤ t, positive there and exactly 0 beyond"),
+        near="Every masked attention row is a probability distribution over accessible positions")
+    Ln = Ledger("LayerNorm of a symbolic row, d=3, no regulator")
+    y = Ln.expand(blocks.layer_norm(Ln, Ln.input("h", shape=(1, 3)), eps=0, name="LN").out.name)
+    s.identity("before gain and shift and with no regulator, the normalized row has zero sum and squared norm d",
+               sum(y), sum(e**2 for e in y) - 3, near="a normalized vector has zero sum and squared norm")
+    Lx = Ledger("h = (1, 3), no regulator")
+    hx = Lx.input("h", [[1, 3]])
+    rx = Lx.value(blocks.residual(Lx, "h+LN(h)", hx, blocks.layer_norm(Lx, hx, eps=0, name="LN").out).name)
+    s.prove("the residual sum of the two-number example is off that sphere: nonzero sum, squared norm not d",
+            lambda: (sum(rx) != 0 and sum(e**2 for e in rx) != rx.cols, f"h + LN(h) = {list(rx)}"),
+            near="A residual sum need not remain on that sphere")
     s.claim("0.330238", r["head"].A[1, 0], what="w")
     s.claim("0.792412", r["P"][1, 1], what="p(B|AB)")
     s.claim("0.232674", r["loss"], what="loss, nats")
+    Lz, rz = two_token_ledger(first_value_zero=True)
+    s.agree("changing a value while its key stays leaves the attention weights as they were", rz["head"].A,
+            r["head"].A, near="Changing a value with its key fixed leaves the attention weights unchanged")
+    s.identity("without a nonlinearity the two feed-forward matrices make one affine map", linear_feed_forward_gap(),
+               near="Without a nonlinearity the feed-forward matrices collapse to one affine map")

@@ -253,6 +253,32 @@ def test_a_changed_input_of_week06_is_reported(tmp_path):
 
 
 @needs_seeds
+@pytest.mark.parametrize("seed, line, old, new, names, claim", [
+    (W8, 124, "the attention weights are unchanged", "the attention weights change", ["week08-decoder"],
+     ("week08-decoder::§4 The forward pass by hand, intervention",
+      "with the keys kept and the first value zeroed the attention weights stay as they were")),
+    (H11, 43, "columns generally do not", "columns generally do too", ["handout11-self-attention"],
+     ("handout11-self-attention::§3.2 The full matrix operation, columns are keys",
+      "columns generally do not sum to one")),
+    (W7, 33, "does not change Softmax", "changes Softmax", ["week07-attention"],
+     ("week07-attention::Softmax sensitivity, shifts and scaling",
+      "adding the same constant to every score of a row does not change softmax")),
+    (W6, 1187, "the same parameters do not produce", "the same parameters produce", ["week06-encoder"],
+     ("week06-encoder::Pre-norm, post-norm, and the backward path, normalization placement",
+      "the same parameters give different intermediate numbers under post-norm")),
+    (W6, 360, "it cannot reconstruct information", "it can reconstruct information", ["week06-rnn"],
+     ("week06-rnn::Clipping limits a large gradient; it cannot recover a lost one, vanished gradient",
+      "clipping cannot restore a vanished gradient: a tiny gradient comes out exactly as tiny")),
+], ids=["week08-intervention", "handout11-columns", "week07-shift", "week06-post-norm", "week06-clipping"])
+def test_a_statement_in_words_reworded_in_a_seed_is_missing(tmp_path, seed, line, old, new, names, claim):
+    """A comparison or invariance a seed states in words is claimed with near= its words and decided by the
+    numbers; reworded to say the opposite, the audit fails with that claim missing and nothing else."""
+    rep = _audit(_copy(tmp_path, seed, line, old, new), names)
+    assert [(m.id, m.printed) for m in rep.missing] == [claim]
+    assert rep.errata == [] and rep.failed
+
+
+@needs_seeds
 def test_the_unchanged_seed_exits_zero_and_names_its_derivation(capsys):
     assert main(["--no-color", "audit", str(SEEDS / W8)]) == 0
     out = capsys.readouterr().out
