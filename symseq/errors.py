@@ -52,3 +52,9 @@ class ClaimMismatch(SymseqError, AssertionError):
 
 class BackendUnavailable(SymseqError, ImportError):
     """An optional backend or device is missing (names the extra to install or the device to use)."""
+
+
+class FileSystemError(SymseqError, OSError):
+    """The operating system refused to read or write a file: a folder that cannot be created or written, a
+    file that cannot be read, a full disk (names the path and the system's reason). The CLI exits 3 for it, as
+    for a missing package (:class:`BackendUnavailable`): the environment, not the input, is at fault."""

@@ -343,7 +343,24 @@ class Auditor:
         self._decide(claims)
         self._ambiguous(claims)
         self._finish()
+        rep.absent = self._absent()
         return rep
+
+    def _absent(self) -> list[str]:
+        """The derivations of which nothing is in the text: no section located by a heading, and no token
+        attributed to a claim or input of theirs (an empty file, or the handout of another derivation)."""
+        given = {id(g): d for d in self.derivations for s in d.sections for g in getattr(s, "inputs", [])}
+        found = set()
+        for owners in self.owner.values():
+            for o in owners:
+                d = o.section.derivation if isinstance(o, _Claim) else o.derivation if isinstance(o, _Input) \
+                    else given.get(id(o))
+                if d is not None:
+                    found.add(id(d))
+        found |= {id(c.section.derivation) for c in self._all_claims if c.hits or c.words}
+        located = {id(d) for d in self.derivations for s in d.sections
+                   if (loc := self.located.get(id(s))) is not None and loc.start is not None}
+        return [d.name for d in self.derivations if id(d) not in found | located]
 
     def _claims(self) -> list[_Claim]:
         out = []
