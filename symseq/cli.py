@@ -362,13 +362,13 @@ def cmd_audit(args, out) -> int:
 
 def main(argv=None) -> int:
     """Run the command line; return its exit status (:data:`EXIT_CODES`)."""
-    stdout = sys.stdout
-    sys.stdout = _ClosedPipeGuard(stdout)  # a reader that stops early ends the output, not the verdict
+    streams = sys.stdout, sys.stderr
+    # a reader that stops early ends the output, not the verdict
+    sys.stdout, sys.stderr = _ClosedPipeGuard(sys.stdout), _ClosedPipeGuard(sys.stderr)
     try:
         args = _parser().parse_args(argv)
     except BaseException:
-        sys.stdout.flush()
-        sys.stdout = stdout
+        _restore(streams)
         raise
     from .present.terminal import console
 
@@ -386,8 +386,14 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:  # pragma: no cover
         return 130
     finally:
-        sys.stdout.flush()
-        sys.stdout = stdout
+        _restore(streams)
+
+
+def _restore(streams) -> None:
+    """Flush the guarded standard output and error, and put the original streams back."""
+    for guard in (sys.stdout, sys.stderr):
+        guard.flush()
+    sys.stdout, sys.stderr = streams
 
 
 def _error(args, exc, code: int, text: str | None = None) -> int:
@@ -402,9 +408,9 @@ def _error(args, exc, code: int, text: str | None = None) -> int:
 
 
 class _ClosedPipeGuard:
-    """Standard output that stops writing, quietly, once its reader has gone (``symseq verify | head``).
+    """Standard output (or error) that stops writing, quietly, once its reader has gone (``symseq verify | head``).
 
-    The first write into a closed pipe points the process's standard output at the null device, so neither
+    The first write into a closed pipe points the process's stream at the null device, so neither
     later writes nor the flush at exit raise ``BrokenPipeError`` (or print "Exception ignored"); the command
     runs to its verdict, which is still its exit status."""
 

@@ -187,6 +187,8 @@ def test_a_closed_pipe_ends_the_output_quietly_and_keeps_the_verdict(tmp_path, c
     assert main(["show", "week08-decoder", "§4"]) == 0
     assert main(["verify", "--no-bundled", "--path", str(_folder(tmp_path, BAD))]) == 1  # the verdict, not the pipe
     assert capsys.readouterr().err == ""
+    monkeypatch.setattr("sys.stderr", _ClosedPipe())  # the report of --json - goes to standard error
+    assert main(["verify", "week08-decoder", "--json", "-"]) == 0
 
 
 def test_a_closed_pipe_in_a_real_process_prints_nothing(tmp_path):
