@@ -10,10 +10,10 @@
 Exit status (:data:`EXIT_CODES`): 0 when everything checked holds; 1 when a claim or a number of the handout is
 wrong (or missing from it, or the audit's coverage is below ``--fail-under``); 2 for bad usage or input (an
 unknown name, a file that cannot be audited, an output path refused); 3 when the environment fails (a file or
-folder the system will not read or write, a missing package). ``verify`` skips claims that need an optional
-package (reported, not failing). Errors print one message, without a traceback (``--traceback`` shows it). A
-reader that closes the output early (``symseq verify | head``) ends the output quietly; the status is still the
-verdict.
+folder the system will not read or write, a missing package); 4 for an internal error (a bug in symseq, never
+taken for a wrong claim). ``verify`` skips claims that need an optional package (reported, not failing). Errors
+print one message, without a traceback (``--traceback`` shows it). A reader that closes the output early
+(``symseq verify | head``) ends the output quietly; the status is still the verdict.
 
 Every command imports the derivation modules of ``./derivations`` in the current folder (and of ``--path``),
 which runs their Python code: run symseq only in folders whose derivations you trust, or pass ``--no-local``.
@@ -31,7 +31,8 @@ from .errors import BackendUnavailable, FileSystemError, SymseqError
 from .numbers import VALUE_DIGITS
 
 EXIT_CODES = {0: "every claim and number checked holds", 1: "a claim or a number of the handout is wrong",
-              2: "bad usage or input", 3: "an environment error (file system, missing package)"}
+              2: "bad usage or input", 3: "an environment error (file system, missing package)",
+              4: "an internal error of symseq (a bug: --traceback shows where)"}
 TRUST = ("Every command imports the Python modules of ./derivations in the current folder (and of --path DIR), "
          "which runs their code: use symseq only where you trust those files, or pass --no-local to skip "
          "./derivations.")
@@ -385,6 +386,9 @@ def main(argv=None) -> int:
         return _error(args, exc, 3, f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else None)
     except KeyboardInterrupt:  # pragma: no cover
         return 130
+    except Exception as exc:  # a bug: never exit 1, which says a claim is wrong
+        return _error(args, exc, 4, f"internal error: {type(exc).__name__}: {exc} (a bug in symseq; run again "
+                                    f"with --traceback to see where, and report it)")
     finally:
         _restore(streams)
 

@@ -163,9 +163,12 @@ def test_exit_status_says_what_went_wrong(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("tempfile.mkstemp", lambda *a, **k: (_ for _ in ()).throw(OSError(30, "Read-only file system")))
     assert main(["verify", "week08-decoder", "--json", str(tmp_path / "claims.json")]) == 3
     assert "Read-only file system" in capsys.readouterr().err
+    monkeypatch.setattr("symseq.cli.cmd_list", lambda args, out: 1 / 0)  # a bug is not a wrong claim
+    assert main(["list"]) == 4
+    assert "internal error: ZeroDivisionError: division by zero (a bug in symseq" in capsys.readouterr().err
     from symseq.cli import EXIT_CODES  # documented in --help
 
-    assert sorted(EXIT_CODES) == [0, 1, 2, 3]
+    assert sorted(EXIT_CODES) == [0, 1, 2, 3, 4]
 
 
 class _ClosedPipe:
