@@ -7,9 +7,16 @@
     symseq figure NAME KIND [-o FILE] [--force]
     symseq audit FILE [--derivation NAME ...] [--json OUT]
 
-``audit`` exits 1 when any number of the handout is wrong. ``verify`` exits 0 only when every claim holds (skipped claims, such as
-those needing an optional package, are reported and do not fail the run).
-Errors print one message, without a traceback (``--traceback`` shows it).
+Exit status (:data:`EXIT_CODES`): 0 when everything checked holds; 1 when a claim or a number of the handout is
+wrong (or missing from it, or the audit's coverage is below ``--fail-under``); 2 for bad usage or input (an
+unknown name, a file that cannot be audited, an output path refused); 3 when the environment fails (a file or
+folder the system will not read or write, a missing package); 4 for an internal error (a bug in symseq, never
+taken for a wrong claim). ``verify`` skips claims that need an optional package (reported, not failing). Errors
+print one message, without a traceback (``--traceback`` shows it). A reader that closes the output early
+(``symseq verify | head``) ends the output quietly; the status is still the verdict.
+
+Every command imports the derivation modules of ``./derivations`` in the current folder (and of ``--path``),
+which runs their Python code: run symseq only in folders whose derivations you trust, or pass ``--no-local``.
 """
 
 from __future__ import annotations
@@ -20,8 +27,15 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import SymseqError
+from .errors import BackendUnavailable, FileSystemError, SymseqError
 from .numbers import VALUE_DIGITS
+
+EXIT_CODES = {0: "every claim and number checked holds", 1: "a claim or a number of the handout is wrong",
+              2: "bad usage or input", 3: "an environment error (file system, missing package)",
+              4: "an internal error of symseq (a bug: --traceback shows where)"}
+TRUST = ("Every command imports the Python modules of ./derivations in the current folder (and of --path DIR), "
+         "which runs their code: use symseq only where you trust those files, or pass --no-local to skip "
+         "./derivations.")
 
 
 def _check_digits(digits: int) -> None:
@@ -32,7 +46,9 @@ def _check_digits(digits: int) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="symseq", description="Check the mathematics of sequence-model handouts.")
+    p = argparse.ArgumentParser(
+        prog="symseq", description="Check the mathematics of sequence-model handouts.",
+        epilog=TRUST + " Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + ".")
     p.add_argument("--no-color", action="store_true", help="plain output without colours")
     p.add_argument("--traceback", action="store_true", help="show Python tracebacks of failures")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -42,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="also load derivations from this file or folder, or from DIR/derivations "
                              "(repeatable; default: ./derivations when the current folder has one)")
         sp.add_argument("--no-bundled", action="store_true", help="ignore the derivations shipped with symseq")
+        sp.add_argument("--no-local", action="store_true",
+                        help="do not import ./derivations of the current folder (importing a module runs its "
+                             "code; --path DIR still loads DIR)")
 
     ls = sub.add_parser("list", help="list the derivations")
     common(ls)
@@ -113,18 +132,25 @@ def _percent(text: str) -> float:
 def _derivations(args):
     from .authoring import default_paths, discover
 
-    paths = list(args.path) or [str(p) for p in default_paths()]
+    paths = list(args.path) or ([] if args.no_local else [str(p) for p in default_paths()])
     return discover(paths, include_bundled=not args.no_bundled)
+
+
+def _inputs(ds, *files) -> list[str]:
+    """The files a command reads (its derivation modules, a handout): an output path may be none of them."""
+    mods = [getattr(getattr(d, "module", None), "__file__", None) for d in ds]
+    return [str(f) for f in (*files, *mods) if f]
 
 
 def cmd_list(args, out) -> int:
     from rich.table import Table
+    from rich.text import Text
 
     t = Table(title="derivations", title_justify="left")
     for col in ("name", "source", "title", "sections"):
         t.add_column(col, overflow="fold")
-    for d in _derivations(args):
-        t.add_row(d.name, d.source, d.title, str(len(d._builders)))
+    for d in _derivations(args):  # an author's text as written: "[/x]" in a title is not markup
+        t.add_row(Text(d.name), Text(d.source), Text(d.title), str(len(d._builders)))
     out.print(t)
     return 0
 
@@ -139,6 +165,7 @@ def cmd_verify(args, out) -> int:
     ds = select(_derivations(args), args.names)
     if not ds:
         raise SymseqError("no derivations found; pass --path DIR to load an author's derivations folder")
+    _check_json(args.json, _inputs(ds))
     if args.json == "-":  # JSON on stdout: the report goes to stderr
         from .present.terminal import console
 
@@ -155,19 +182,28 @@ def cmd_verify(args, out) -> int:
         out.print(line, style="bold red", markup=False, highlight=False, soft_wrap=True)
     out.print(summary(report), style="green" if report.ok else "bold red", markup=False, highlight=False, soft_wrap=True)
     if args.json:
-        _write_json(args.json, report.records())
+        _write_json(args.json, report.records(), _inputs(ds))
     return 0 if report.ok else 1
 
 
-def _write_json(target: str, records):
-    """The JSON report on stdout ('-') or in a file, replaced whole (a report is rewritten by every run)."""
+def _check_json(target, inputs) -> None:
+    """Refuse a --json path before the work, not after it (see :mod:`symseq.present.files`)."""
+    from .present.files import check_target
+
+    if target and target != "-":
+        check_target(target, force=True, inputs=inputs)
+
+
+def _write_json(target: str, records, inputs=()):
+    """The JSON report on stdout ('-') or in a regular file, replaced whole (a report is rewritten by every run),
+    never over one of ``inputs``."""
     from .present.files import write_atomic
 
     text = json.dumps(records, indent=2, ensure_ascii=False)
     if target == "-":
         sys.stdout.write(text + "\n")
         return
-    write_atomic(target, lambda f: f.write(text + "\n"), force=True)
+    write_atomic(target, lambda f: f.write(text + "\n"), force=True, inputs=inputs)
 
 
 def cmd_show(args, out) -> int:
@@ -193,18 +229,21 @@ def _sections(d, wanted):
 
 
 def cmd_latex(args, out) -> int:
-    from .present.files import write_atomic
+    from .present.files import check_target, write_atomic
     from .present.latex import derivation_latex
     from .authoring import select
 
     _check_digits(args.digits)
     (d,) = select(_derivations(args), [args.name])
+    to_file = args.output and args.output != "-"
+    if to_file:
+        check_target(args.output, force=args.force, inputs=_inputs([d]))
     text = derivation_latex(d, _sections(d, args.section), standalone=args.standalone, digits=args.digits,
                             claims=not args.no_claims)
-    if not args.output or args.output == "-":
+    if not to_file:
         sys.stdout.write(text)
         return 0
-    path = write_atomic(args.output, lambda f: f.write(text), force=args.force)
+    path = write_atomic(args.output, lambda f: f.write(text), force=args.force, inputs=_inputs([d]))
     print(f"wrote {path}", file=sys.stderr)
     return 0
 
@@ -217,8 +256,9 @@ def cmd_figure(args, out) -> int:
     kind = args.kind
     target = args.output or f"{d.name}-{_slug(kind if kind != 'heatmap' or not args.label else args.label[0])}.png"
     figures.figure_format(target)
-    if Path(target).exists() and not args.force:
-        raise SymseqError(f"{target} exists; pass --force to overwrite it (or choose another file with -o)")
+    from .present.files import check_target
+
+    check_target(target, force=args.force, inputs=_inputs([d]))
     if kind == "gradient-paths":
         fig = figures.gradient_paths_figure(_gradient_paths(d, args.label))
     elif kind == "heads":
@@ -233,7 +273,7 @@ def cmd_figure(args, out) -> int:
     else:
         (spec,) = _heatmaps(d, [kind], args.section, several=False)
         fig = figures.heatmap_figure(spec)
-    path = figures.save(fig, target, force=args.force)
+    path = figures.save(fig, target, force=args.force, inputs=_inputs([d]))
     print(f"wrote {path}", file=sys.stderr)
     return 0
 
@@ -303,6 +343,7 @@ def cmd_audit(args, out) -> int:
     if not ds:
         raise SymseqError(f"no derivation has {Path(args.file).name!r} as its source; name one with "
                           f"--derivation NAME (known: {', '.join(d.name for d in found) or 'none'})")
+    _check_json(args.json, _inputs(ds, args.file))
     if args.json == "-":
         from .present.terminal import console
 
@@ -315,7 +356,7 @@ def cmd_audit(args, out) -> int:
                 out.print(f"note: {d.name} · {s.title} was not checked ({s.skipped}); its numbers are uncovered",
                           style="yellow", markup=False, soft_wrap=True)
     if args.json:
-        _write_json(args.json, rep.as_json())
+        _write_json(args.json, rep.as_json(), _inputs(ds, args.file))
     why = rep.failures(args.fail_under)
     if why:
         out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)
@@ -323,21 +364,94 @@ def cmd_audit(args, out) -> int:
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    """Run the command line; return its exit status (:data:`EXIT_CODES`)."""
+    streams = sys.stdout, sys.stderr
+    # a reader that stops early ends the output, not the verdict
+    sys.stdout, sys.stderr = _ClosedPipeGuard(sys.stdout), _ClosedPipeGuard(sys.stderr)
+    try:
+        args = _parser().parse_args(argv)
+    except BaseException:
+        _restore(streams)
+        raise
     from .present.terminal import console
 
-    out = console(no_color=args.no_color or bool(os.environ.get("NO_COLOR")))
     try:
+        out = console(no_color=args.no_color or bool(os.environ.get("NO_COLOR")))
         commands = {"list": cmd_list, "verify": cmd_verify, "show": cmd_show, "latex": cmd_latex,
                     "figure": cmd_figure, "audit": cmd_audit}
         return commands[args.command](args, out)
+    except (FileSystemError, BackendUnavailable) as exc:
+        return _error(args, exc, 3)
     except SymseqError as exc:
-        if args.traceback:
-            raise
-        print(f"symseq: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(args, exc, 2)
+    except OSError as exc:  # the system refused something symseq did not expect to fail
+        return _error(args, exc, 3, f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else None)
     except KeyboardInterrupt:  # pragma: no cover
         return 130
+    except Exception as exc:  # a bug: never exit 1, which says a claim is wrong
+        return _error(args, exc, 4, f"internal error: {type(exc).__name__}: {exc} (a bug in symseq; run again "
+                                    f"with --traceback to see where, and report it)")
+    finally:
+        _restore(streams)
+
+
+def _restore(streams) -> None:
+    """Flush the guarded standard output and error, and put the original streams back."""
+    for guard in (sys.stdout, sys.stderr):
+        guard.flush()
+    sys.stdout, sys.stderr = streams
+
+
+def _error(args, exc, code: int, text: str | None = None) -> int:
+    """Print one line for ``exc`` on standard error (or raise it again with --traceback); return ``code``."""
+    if args.traceback:
+        raise exc
+    try:
+        print(f"symseq: error: {text or exc}", file=sys.stderr)
+    except OSError:  # standard error is gone too
+        pass
+    return code
+
+
+class _ClosedPipeGuard:
+    """Standard output (or error) that stops writing, quietly, once its reader has gone (``symseq verify | head``).
+
+    The first write into a closed pipe points the process's stream at the null device, so neither
+    later writes nor the flush at exit raise ``BrokenPipeError`` (or print "Exception ignored"); the command
+    runs to its verdict, which is still its exit status."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.closed_by_reader = False
+
+    def write(self, text):
+        if self.closed_by_reader:
+            return len(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._reader_gone()
+            return len(text)
+
+    def flush(self):
+        if self.closed_by_reader:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def _reader_gone(self):
+        self.closed_by_reader = True
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())
+            os.close(null)
+        except (OSError, AttributeError, ValueError):  # not a file descriptor (a test's capture): nothing to flush
+            pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -57,3 +57,9 @@ class BackendUnavailable(SymseqError, ImportError):
 
 class PrecisionWarning(UserWarning):
     """A check ran at another precision than the data it was given (float32 values checked in float64)."""
+
+
+class FileSystemError(SymseqError, OSError):
+    """The operating system refused to read or write a file: a folder that cannot be created or written, a
+    file that cannot be read, a full disk (names the path and the system's reason). The CLI exits 3 for it, as
+    for a missing package (:class:`BackendUnavailable`): the environment, not the input, is at fault."""

@@ -2,6 +2,8 @@
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symseq.audit.tokens import number_value, scan, scan_words
 
@@ -106,3 +108,81 @@ def test_values_are_exact():
 
 def test_number_words():
     assert [(w.text, w.value) for w in scan_words("seven positions and one head")] == [("seven", 7), ("one", 1)]
+
+
+def test_a_number_with_a_huge_exponent_is_decided_by_its_exponent_never_built():
+    # 1e99999999 would be a 41 MB integer (the audit of a 30-byte handout hung building it): beyond 10^±1000 a
+    # number has no value for the audit, decided from its printed exponent
+    assert number_value("1e1000") == sp.Integer(10) ** 1000
+    assert number_value("-2.5e-1000") == -sp.Rational(5, 2) / sp.Integer(10) ** 1000
+    assert number_value("1e1001") is None and number_value("1e-1001") is None
+    assert number_value("1e99999999") is None and number_value("-1e-00099999999%") is None
+    assert number_value("1" * 1001) is None and number_value("√" + "2" * 1001) is None
+    (t,) = scan(r"so $x = 10^{99999999}$ here")
+    assert t.key == "1e99999999" and number_value(t.key) is None
+
+
+def test_a_huge_exponent_in_the_text_is_an_uncovered_number(tmp_path):
+    from symseq import Derivation
+    from symseq.audit import audit, parse
+
+    d = Derivation("one-half", title="a half", source="half.txt")
+
+    @d.section("A half")
+    def half(s):
+        s.claim("0.5", sp.Rational(1, 2), what="a half")
+
+    rep = audit(parse("A half\n\nThe value is 0.5, not 1e99999999 or 0.6e99999999 here.\n", path="half.txt"), [d])
+    assert [(t.text, t.cls) for t in rep.tokens] == [("0.5", "covered"), ("1e99999999", "uncovered"),
+                                                     ("0.6e99999999", "uncovered")]
+    assert rep.ok
+
+
+def _matching_by_scan(s, i):
+    """The bracket closing s[i], counted one character at a time (the definition the table must agree with)."""
+    depth = 0
+    for j in range(i, len(s)):
+        c = s[j]
+        if c in "([" and (j == i or s[j - 1] != "\\"):
+            depth += 1
+        elif c in ")]" and not (j > 0 and s[j - 1] == "\\"):
+            depth -= 1
+            if depth == 0:
+                return j if c == {"(": ")", "[": "]"}[s[i]] else -1
+    return -1
+
+
+def _group_by_scan(s, i):
+    depth, j = 0, i
+    while j < len(s):
+        if s[j] == "{" and (j == 0 or s[j - 1] != "\\"):
+            depth += 1
+        elif s[j] == "}" and (j == 0 or s[j - 1] != "\\"):
+            depth -= 1
+            if depth == 0:
+                return s[i + 1:j], j + 1
+        j += 1
+    return s[i + 1:], len(s)
+
+
+@given(st.text(alphabet="()[]{}\\a ", max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_brackets_are_matched_as_a_scan_from_each_bracket_would(s):
+    # the scanner reads bracket and brace depth from a table built once per line (a line of many brackets was
+    # quadratic); it must agree with the count from each opening bracket
+    from symseq.audit.tokens import _group, _matching
+
+    for i, c in enumerate(s):
+        if c in "([":
+            assert _matching(s, i, c) == _matching_by_scan(s, i)
+        if c == "{":
+            assert _group(s, i) == _group_by_scan(s, i)
+
+
+def test_long_lines_are_scanned_like_short_ones():
+    # the same tokens whatever precedes them on the line (the tests of the text before a position read at most
+    # a few hundred characters back, the rest of the line is never copied)
+    pad = "word " * 2000
+    for text in (r"nn-llm-unit-2 and \approx-1.09 and 3\times D and 2\times 3 = 6 and (0.5,\;0.25)",
+                 r"\frac{1}{2} and \sqrt{3} and x^{(0)} and \begin{bmatrix}1&0\\0&1\end{bmatrix} and [1, 2]"):
+        assert keys(pad + text) == keys(text)

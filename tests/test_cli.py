@@ -3,6 +3,8 @@
 import json
 import textwrap
 
+import pytest
+
 from symseq.cli import main
 
 BAD = textwrap.dedent('''
@@ -131,3 +133,129 @@ def test_the_source_tree_derivations_are_not_loaded_twice(monkeypatch):
 def test_show_finds_a_section_by_the_table_it_shows(capsys):
     assert main(["--no-color", "show", "week06-encoder", "Table 13"]) == 0
     assert "begins" in capsys.readouterr().out
+
+
+HALF = textwrap.dedent('''
+    import sympy as sp
+    from symseq import Derivation
+
+    derivation = Derivation("left-to-reader", title="an exercise", source="exercise.txt")
+
+    @derivation.section("An exercise")
+    def exercise(s):
+        s.claim("0.5", sp.Rational(1, 2), what="the answer", in_text=False)  # checked, not looked for in the text
+''')
+
+
+def _folder(tmp_path, text=HALF):
+    d = tmp_path / "derivations"
+    d.mkdir(exist_ok=True)
+    (d / "mine.py").write_text(text)
+    return d
+
+
+def test_exit_status_says_what_went_wrong(tmp_path, capsys, monkeypatch):
+    """0 all hold, 1 a claim is wrong, 2 bad usage or input, 3 the environment (file system, missing package)."""
+    d = _folder(tmp_path, BAD)
+    assert main(["verify", "--no-bundled", "--path", str(d)]) == 1
+    assert main(["verify", "week08-decoder", "--digits", "0"]) == 2
+    assert main(["audit", str(tmp_path / "no-such.txt"), "-d", "week08-decoder"]) == 2
+    monkeypatch.setattr("tempfile.mkstemp", lambda *a, **k: (_ for _ in ()).throw(OSError(30, "Read-only file system")))
+    assert main(["verify", "week08-decoder", "--json", str(tmp_path / "claims.json")]) == 3
+    assert "Read-only file system" in capsys.readouterr().err
+    monkeypatch.setattr("symseq.cli.cmd_list", lambda args, out: 1 / 0)  # a bug is not a wrong claim
+    assert main(["list"]) == 4
+    assert "internal error: ZeroDivisionError: division by zero (a bug in symseq" in capsys.readouterr().err
+    from symseq.cli import EXIT_CODES  # documented in --help
+
+    assert sorted(EXIT_CODES) == [0, 1, 2, 3, 4]
+
+
+class _ClosedPipe:
+    """Standard output whose reader has gone (``symseq verify | head``)."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def isatty(self):
+        return False
+
+
+def test_a_closed_pipe_ends_the_output_quietly_and_keeps_the_verdict(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdout", _ClosedPipe())
+    assert main(["verify", "week08-decoder"]) == 0
+    assert main(["show", "week08-decoder", "§4"]) == 0
+    assert main(["verify", "--no-bundled", "--path", str(_folder(tmp_path, BAD))]) == 1  # the verdict, not the pipe
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr("sys.stderr", _ClosedPipe())  # the report of --json - goes to standard error
+    assert main(["verify", "week08-decoder", "--json", "-"]) == 0
+
+
+def test_a_closed_pipe_in_a_real_process_prints_nothing(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    p = subprocess.Popen([sys.executable, "-m", "symseq.cli", "--no-color", "verify", "week08-decoder"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=env)
+    p.stdout.close()  # the reader goes before the first line is written
+    err = p.stderr.read().decode()
+    assert p.wait() == 0 and err == ""
+
+
+def test_help_says_that_derivations_are_imported_and_no_local_skips_them(tmp_path, capsys, monkeypatch):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "which runs their code" in " ".join(capsys.readouterr().out.split())
+    d = _folder(tmp_path, "open('imported', 'w').close()\n" + HALF)
+    monkeypatch.chdir(tmp_path)
+    assert main(["--no-color", "list", "--no-local"]) == 0
+    assert not (tmp_path / "imported").exists() and "left-to-reader" not in capsys.readouterr().out
+    assert main(["--no-color", "list"]) == 0
+    assert (tmp_path / "imported").exists() and "left-to-reader" in capsys.readouterr().out
+    assert main(["--no-color", "list", "--no-local", "--path", str(d)]) == 0  # --path still loads what it names
+
+
+def test_markup_in_the_handout_is_printed_as_written(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the context on one line
+    d = _folder(tmp_path, HALF.replace(", in_text=False", ""))
+    handout = tmp_path / "exercise.txt"
+    handout.write_text("An exercise\n\nThe answer is 0.5, not [/x] 0.4444 or [bold]0.25[/bold].\n")
+    assert main(["--no-color", "audit", str(handout), "--no-bundled", "--path", str(d)]) == 0  # (rich's MarkupError)
+    out = capsys.readouterr().out
+    assert "not [/x] ⟨0.4444⟩ or [bold]0.25[/bold]." in out and "[bold]⟨0.25⟩[/bold]." in out
+
+
+def test_an_empty_handout_or_another_one_fails_saying_why(tmp_path, capsys):
+    d = _folder(tmp_path)
+    for text in ("", "A shopping list: 3 apples, 2 pears.\n"):
+        handout = tmp_path / "exercise.txt"
+        handout.write_text(text)
+        assert main(["--no-color", "audit", str(handout), "--no-bundled", "--path", str(d)]) == 1
+        out = capsys.readouterr().out
+        assert "no section of left-to-reader found in the text" in out
+    handout.write_text("An exercise\n\nWork out the answer.\n")  # its section is there: nothing to cover
+    assert main(["--no-color", "audit", str(handout), "--no-bundled", "--path", str(d)]) == 0
+    assert "coverage — (no quantity tokens)" in capsys.readouterr().out
+    assert main(["--no-color", "audit", str(handout), "--no-bundled", "--path", str(d), "--fail-under", "100"]) == 1
+    assert "the text has no quantity tokens" in capsys.readouterr().out
+
+
+def test_a_handout_over_the_size_limit_is_refused_at_once(tmp_path, capsys):
+    big = tmp_path / "000_30e9e4099f2cd2dc.txt"
+    for size in (2 * 1024 * 1024, 50 * 1024 * 1024):  # (a sparse file: nothing is written)
+        with open(big, "wb") as f:
+            f.truncate(size)
+        assert main(["audit", str(big)]) == 2
+        err = capsys.readouterr().err
+        assert f"has {size:,} bytes; the audit reads handouts of at most 1,000,000 bytes" in err
+    from symseq.audit import parse
+    from symseq.audit.document import SIZE_LIMIT, AuditError
+
+    with pytest.raises(AuditError, match="characters; the audit reads handouts of at most"):
+        parse("0.5 " * (SIZE_LIMIT // 4 + 1))

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import SymseqError
+from ..errors import FileSystemError, SymseqError
 from .tokens import Token, WordNumber, scan, scan_words
 
 _CAPTION = re.compile(r"^\s*(?:\\caption\{)?\s*(Table|Figure)\s+(\d+)\s*[:.]", re.IGNORECASE)
@@ -131,6 +131,13 @@ def _cell_of(text: str, col: int, sep: str) -> int:
     return prefix.count("\t")
 
 
+SIZE_LIMIT = 1_000_000
+"""The largest handout the audit reads, in bytes of a file or characters of a text (the largest seed handout has
+about 120 kB). The audit's time grows about linearly with the text (about a millisecond per number against the
+largest derivations), so a larger file is refused at once rather than audited for many minutes: split it at a
+heading and audit the parts."""
+
+
 def read(path: str | Path, *, fmt: str | None = None) -> Document:
     """Read a handout file into a :class:`Document` with its numeric tokens.
 
@@ -138,22 +145,47 @@ def read(path: str | Path, *, fmt: str | None = None) -> Document:
     extension (.tex → latex, .md/.markdown → markdown, else text).
 
     Raises:
-        AuditError: when the file does not exist or is not UTF-8 text.
+        AuditError: when the file does not exist, is not a regular file, is larger than :data:`SIZE_LIMIT`
+            bytes (decided from its size, before reading), or is not UTF-8 text.
+        FileSystemError: when the operating system refuses to read it (permissions).
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise AuditError(f"no handout at {path}; give the path of a text, Markdown or LaTeX file")
+    if not path.is_file():
+        raise AuditError(f"{path} is not a regular file; give the path of a text, Markdown or LaTeX file")
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > SIZE_LIMIT:
+            raise AuditError(_too_large(path, f"{size:,} bytes"))
+        with open(path, "rb") as f:
+            data = f.read(SIZE_LIMIT + 1)
+    except OSError as exc:
+        raise FileSystemError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > SIZE_LIMIT:  # it grew since its size was read
+        raise AuditError(_too_large(path, f"more than {SIZE_LIMIT:,} bytes"))
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AuditError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
                          f"save it as UTF-8 to audit it") from exc
     return parse(text, path=path, fmt=fmt)
 
 
+def _too_large(path, size: str) -> str:
+    return (f"{path} has {size}; the audit reads handouts of at most {SIZE_LIMIT:,} bytes (SIZE_LIMIT in "
+            f"symseq.audit.document): split it at a heading and audit the parts")
+
+
 def parse(text: str, *, path: str | Path = "<text>", fmt: str | None = None) -> Document:
-    """A :class:`Document` from text already read (see :func:`read`)."""
+    """A :class:`Document` from text already read (see :func:`read`).
+
+    Raises:
+        AuditError: for an unknown ``fmt``, or a text longer than :data:`SIZE_LIMIT` characters.
+    """
     path = Path(path)
+    if len(text) > SIZE_LIMIT:
+        raise AuditError(_too_large(path, f"{len(text):,} characters"))
     if fmt is None:
         suffix = path.suffix.lower()
         fmt = "latex" if suffix in (".tex", ".ltx") else "markdown" if suffix in (".md", ".markdown") else "text"

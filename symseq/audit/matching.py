@@ -38,6 +38,7 @@ The order of the work:
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -50,7 +51,7 @@ from .document import Document
 from .report import Ambiguous, AuditReport, Erratum, Missing
 from .sections import locate, span
 from .structure import HARD, SOFT, claim_tokens, classify
-from .tokens import MINUS, Token, number_value, scan_words
+from .tokens import MINUS, Token, canonical_number, in_value_range, number_value, scan_words
 
 _LABEL_REASONS = ("position, row or feature number", "superscript or subscript label named in the text")
 _LABEL = re.compile(r"\b(Table|Figure)\s+\d+\b")
@@ -134,6 +135,7 @@ def _bare(raw: str) -> str:
     return re.sub(r"[-+\u2212\d.,()\[\]√×]", "", raw)
 
 
+@functools.lru_cache(maxsize=65536)
 def _levenshtein(a: str, b: str) -> int:
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
@@ -225,6 +227,11 @@ class Auditor:
         self._unprinted: list[Claim] = []  # claims of values the handout leaves to the reader
         self._first_line = [t.line for t in self.toks]  # tokens come in text order
         self._input_values: list | None = None
+        self._taken = 0  # claims found so far (the version of _between's answers)
+        self._places: dict = {}  # section id -> _between's answer, "inputs" -> _input_places' (see _memo)
+        self._places_at = 0
+        self._inputs_by_size: dict | None = None  # number of entries -> indices in _input_values
+        self._same_cache: dict = {}  # token position -> the indices (in _input_values) of the inputs it prints
         self._inputs_aligned: list = []
         self._inputs_done: set = set()  # id of each Given already attributed
         self._raw_lines = [""] + [_raw(doc.line(k)) for k in range(1, doc.n + 1)]  # 1-based, as _raw reads them
@@ -248,6 +255,20 @@ class Auditor:
         its derivation before it (and their headings), before the first found for those after it. Sections
         follow the handout's order, so a lone integer or scalar input of the section is looked for there.
         None when the bounds cross."""
+        return self._memo(id(section), lambda: self._between_now(section))
+
+    def _memo(self, key, compute):
+        """``compute()``, kept until the next claim is found (:meth:`_take`): the places of sections and inputs
+        follow from the claims found so far, and are asked for once per token otherwise."""
+        if self._places_at != self._taken:
+            self._places.clear()
+            self._places_at = self._taken
+        if key not in self._places:
+            self._places[key] = compute()
+        return self._places[key]
+
+    def _between_now(self, section) -> "_Gap | None":
+        """:meth:`_between` computed from the claims found so far."""
         d = section.derivation
         index = {id(x): k for k, x in enumerate(d.sections)}
         k = index[id(section)]
@@ -259,7 +280,7 @@ class Auditor:
         for j, x in enumerate(d.sections):
             loc = self.located.get(id(x))
             if loc is not None and loc.heading is not None:
-                first = next((i for i, t in enumerate(self.toks) if t.line >= loc.heading), len(self.toks))
+                first = bisect.bisect_left(self._first_line, loc.heading)  # its first token
                 lo, hi = (max(lo, first - 1), hi) if j < k else (lo, min(hi, first))
         if lo + 1 > hi - 1:
             return None
@@ -322,7 +343,24 @@ class Auditor:
         self._decide(claims)
         self._ambiguous(claims)
         self._finish()
+        rep.absent = self._absent()
         return rep
+
+    def _absent(self) -> list[str]:
+        """The derivations of which nothing is in the text: no section located by a heading, and no token
+        attributed to a claim or input of theirs (an empty file, or the handout of another derivation)."""
+        given = {id(g): d for d in self.derivations for s in d.sections for g in getattr(s, "inputs", [])}
+        found = set()
+        for owners in self.owner.values():
+            for o in owners:
+                d = o.section.derivation if isinstance(o, _Claim) else o.derivation if isinstance(o, _Input) \
+                    else given.get(id(o))
+                if d is not None:
+                    found.add(id(d))
+        found |= {id(c.section.derivation) for c in self._all_claims if c.hits or c.words}
+        located = {id(d) for d in self.derivations for s in d.sections
+                   if (loc := self.located.get(id(s))) is not None and loc.start is not None}
+        return [d.name for d in self.derivations if id(d) not in found | located]
 
     def _claims(self) -> list[_Claim]:
         out = []
@@ -445,7 +483,11 @@ class Auditor:
         """Every start index (in ``positions``) where ``keys`` match free tokens in a row."""
         n = len(keys)
         hits = []
-        for k in range(len(positions) - n + 1):
+        starts = range(len(positions) - n + 1)
+        if n:  # (the cheap test first: most positions do not print the first key)
+            toks, first = self.toks, keys[0]
+            starts = [k for k in starts if toks[positions[k]].key == first]
+        for k in starts:
             idx = positions[k:k + n]
             if start_at is not None and idx[0] < start_at:
                 continue
@@ -465,6 +507,7 @@ class Auditor:
 
     def _take(self, c: _Claim, idx: list[int]):
         c.hits = list(idx)
+        self._taken += 1  # the places inferred from the claims found (_between) may move
         for i in idx:
             self.owner.setdefault(i, []).append(c)
 
@@ -567,6 +610,7 @@ class Auditor:
         run edited), or ((), None): the best order-respecting alignment of ``units`` to ``stream``."""
         m, n = len(units), len(stream)
         keys = [self.toks[i].key for i in stream]
+        places = None  # where the inputs may be printed (_input_places), once the first edit asks
         cand: list[dict] = []  # per unit: stream index -> (score, length, edited)
         for u in units:
             c = u[0]
@@ -604,9 +648,11 @@ class Auditor:
                     opts[j] = (weight * L + self._preference(c, idx), L, None)
                 else:
                     diff = [k for k in range(L) if keys[j + k] != c.keys[k]]
+                    if L == 1 and not c.prop and len(diff) == 1 and places is None:
+                        places = self._input_places()
                     if len(diff) == 1 and self._may_be_edited(idx[diff[0]]) and \
                             self._edit_of(refs[diff[0]], self.toks[idx[diff[0]]]) and \
-                            not (L == 1 and not c.prop and self._prints_an_input(idx[0])) and \
+                            not (L == 1 and not c.prop and self._prints_an_input(idx[0], places)) and \
                             (not c.prop or L > 1 or self._reads_as(c, refs[0], self.toks[idx[0]])):
                         # a formula restated where the text reads as it outranks a lone number's edit there
                         opts[j] = (self._HINT + (1 if c.restated else 0), L, diff[0])
@@ -1153,7 +1199,7 @@ class Auditor:
                 t = self.toks[i]
                 if len(t.entries) == len(entries):
                     vals = [number_value(e) for e in t.entries]
-                    bad = [k for k, (v, e) in enumerate(zip(vals, entries)) if v is None or sp.simplify(v - e) != 0]
+                    bad = [k for k, (v, e) in enumerate(zip(vals, entries)) if v is None or _differ(v, e)]
                     if 0 < len(bad) <= 2 and len(bad) * 2 < len(entries):
                         k = bad[0]
                         self._input_erratum(t, t.entries[k], entries[k], source, f"entry {k}")
@@ -1194,7 +1240,7 @@ class Auditor:
             x = number_value(e)
             if x is None:
                 return []
-            if sp.simplify(x - v) != 0:
+            if _differ(x, v):
                 if "√" in e and getattr(v, "is_Rational", isinstance(v, int)):
                     return []  # a root printed is no edit of a rational value (√4 is not 7 edited)
                 shown = _render_like(v, e).replace(MINUS, "-")
@@ -1215,7 +1261,7 @@ class Auditor:
             return False
         for e, v in zip(t.entries, entries):
             x = number_value(e)
-            if x is None or sp.simplify(x - v) != 0:
+            if x is None or _differ(x, v):
                 return False
         return True
 
@@ -1239,7 +1285,7 @@ class Auditor:
                 want = value[r, j]
                 got = number_value(t.entries[0]) if t.is_scalar else None
                 self.owner.setdefault(i, []).append(g)
-                if got is not None and sp.simplify(got - want) == 0:
+                if got is not None and not _differ(got, want):
                     t.cls, t.reason = "covered", f"input {source}"
                 else:
                     self._input_erratum(t, t.entries[0], want, source, f"row {r}, column {j}")
@@ -1265,7 +1311,8 @@ class Auditor:
             cand = self._gap(c, rng)
             if cand is None:
                 continue
-            cand = [i for i in cand if not self._prints_an_input(i)]
+            places = self._input_places()
+            cand = [i for i in cand if not self._prints_an_input(i, places)]
             best = None
             for i in cand:
                 t = self.toks[i]
@@ -1297,9 +1344,12 @@ class Auditor:
         if len(idx) > 1 or (len(ref.entries) > 1 or not whole) and c.claim.check(self.dps).status == "ok":
             c.edit = (idx[k], ref)
 
-    def _prints_an_input(self, i: int) -> bool:
-        """Whether token ``i`` prints, in the place of its section, the value of an input a derivation declares
-        (then it is that input's, not an edited claim's)."""
+    def _input_places(self) -> list:
+        """Where each declared input may be printed, as the text is attributed now: (positions or line range,
+        input index, entries, shape) for :meth:`_prints_an_input`; computed once per claim found, not per token."""
+        return self._memo("inputs", self._input_places_now)
+
+    def _input_places_now(self) -> list:
         if self._input_values is None:
             self._input_values = []
             for d in self.derivations:
@@ -1311,15 +1361,31 @@ class Auditor:
                             continue
                         entries = list(v) if isinstance(v, sp.MatrixBase) else [v]
                         self._input_values.append((s, entries, v.shape if isinstance(v, sp.MatrixBase) else ()))
-        line = self.toks[i].line
-        for s, entries, shape in self._input_values:
+        places = []
+        for k, (s, entries, shape) in enumerate(self._input_values):
             loc = self.located.get(id(s))
             rng = (loc.start, loc.end) if loc is not None and loc.start is not None else self._between(s)
-            if rng is None or (i not in self._lines(rng) if isinstance(rng, _Gap) else not rng[0] <= line <= rng[1]):
-                continue
-            if self._same(self.toks[i], entries, shape):
-                return True
-        return False
+            if rng is not None:
+                places.append((range(rng.after + 1, rng.before) if isinstance(rng, _Gap) else rng, k, entries, shape))
+        return places
+
+    def _prints_an_input(self, i: int, places: list) -> bool:
+        """Whether token ``i`` prints, in the place of its section, the value of an input a derivation declares
+        (then it is that input's, not an edited claim's); ``places`` from :meth:`_input_places`."""
+        printed = self._same_cache.get(i)
+        if printed is None:  # the inputs whose value token i prints, wherever they are
+            t = self.toks[i]
+            if self._inputs_by_size is None:
+                self._inputs_by_size = {}
+                for k, (_, entries, _) in enumerate(self._input_values):
+                    self._inputs_by_size.setdefault(len(entries), []).append(k)
+            printed = self._same_cache[i] = {k for k in self._inputs_by_size.get(len(t.entries), ())
+                                             if self._same(t, *self._input_values[k][1:])}
+        if not printed:
+            return False
+        line = self.toks[i].line
+        return any(k in printed and (i in where if isinstance(where, range) else where[0] <= line <= where[1])
+                   for where, k, _, _ in places)
 
     def _gap(self, c: _Claim, rng) -> list[int]:
         stream = self._stream(rng, soft=True)
@@ -1578,6 +1644,14 @@ _ARRAY = ("number", "vector", "matrix")
 _NUMBER = re.compile(r"[-\u2212]?\d+(?:\.\d+)?")
 
 
+def _differ(x, v) -> bool:
+    """Whether the exact numbers ``x`` and ``v`` differ (SymPy simplifies the difference; two rationals are
+    compared at once)."""
+    if isinstance(x, sp.Rational) and isinstance(v, sp.Rational):
+        return x != v
+    return sp.simplify(x - v) != 0
+
+
 def _plain_number(s: str) -> str:
     return s.replace(MINUS, "-")
 
@@ -1638,10 +1712,18 @@ def _show(v) -> str:
 
 def _render_like(value, printed: str) -> str:
     """``value`` as the handout would print it in the form of ``printed`` (decimals kept), or exactly."""
+    try:
+        return _rendered_like(value, printed)
+    except TypeError:  # an unhashable value: not kept
+        return _rendered_like.__wrapped__(value, printed)
+
+
+@functools.lru_cache(maxsize=8192)
+def _rendered_like(value, printed: str) -> str:
     from ..verify.claims import round_like
     from ..verify.printed import read_number
 
-    p = read_number(printed.replace(MINUS, "-"))
+    p = read_number(printed.replace(MINUS, "-")) if in_value_range(canonical_number(printed)) else None
     if p is not None and value.is_number and value.is_real:
         import mpmath
 
@@ -1654,7 +1736,10 @@ def _render_like(value, printed: str) -> str:
 
 
 def _trial(claim: Claim, t: Token) -> Claim | None:
-    """The claim ``claim`` restated with the token's printed text (to check an edited number)."""
+    """The claim ``claim`` restated with the token's printed text (to check an edited number); None for a token
+    that cannot be restated (a shape's symbols, a number out of the audit's value range)."""
+    if not all(in_value_range(e) for e in t.entries):
+        return None  # 1e99999999 is no edit of a claim's number: never read it as one (it would be built)
     minus = MINUS if MINUS in t.text else "-"
     ents = [e.replace("-", minus) for e in t.entries]
     if t.is_scalar:

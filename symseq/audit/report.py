@@ -85,8 +85,13 @@ class Counts:
 
     @property
     def coverage(self) -> float:
-        """Covered quantity tokens over all quantity tokens, in percent (100 when there are none)."""
+        """Covered quantity tokens over all quantity tokens, in percent (100 when there are none: then
+        :meth:`coverage_text` says so, and ``--fail-under`` fails)."""
         return 100.0 * self.covered / self.quantity if self.quantity else 100.0
+
+    def coverage_text(self) -> str:
+        """The coverage as the report prints it: ``97.5%``, or ``—`` for a text without quantity tokens."""
+        return f"{self.coverage:.1f}%" if self.quantity else "— (no quantity tokens)"
 
     @property
     def uncovered_share(self) -> float:
@@ -122,6 +127,7 @@ class AuditReport:
     ambiguous: list = field(default_factory=list)  # Ambiguous
     broken: list = field(default_factory=list)  # (derivation, section title, first line of the error) of sections
     # that did not build
+    absent: list = field(default_factory=list)  # names of the derivations of which nothing is in the text
     claims_checked: int = 0
     claims_matched: int = 0
 
@@ -141,6 +147,9 @@ class AuditReport:
         claims or inputs missing from the text, and, with ``fail_under`` (percent), coverage below it. The one
         verdict the CLI exits on."""
         out = []
+        if self.absent:  # an empty file, or another handout: nothing was checked, so nothing may pass
+            out.append(f"no section of {', '.join(self.absent)} found in the text (no heading names one of its "
+                       f"sections and none of its claims or inputs is printed): is this the right file?")
         if self.broken:  # their claims were never stated: nothing the text prints for them was checked
             out.append(f"{len(self.broken)} section(s) of the derivation did not build: "
                        + "; ".join(f"{d} · {t}" for d, t, _ in self.broken))
@@ -154,7 +163,10 @@ class AuditReport:
             out.append(f"{claims} claim(s) missing from the text")
         if inputs:
             out.append(f"{inputs} input(s) missing from the text")
-        if fail_under is not None and self.counts.coverage < fail_under:
+        if fail_under is not None and not self.counts.quantity:
+            out.append(f"the text has no quantity tokens, so there is no coverage to hold to --fail-under "
+                       f"{fail_under:g}")
+        elif fail_under is not None and self.counts.coverage < fail_under:
             out.append(f"coverage {self.counts.coverage:.1f}% is below --fail-under {fail_under:g}")
         return out
 
@@ -195,6 +207,7 @@ class AuditReport:
                          for d, s, r in self.sections],
             "ambiguous": [dict(vars(a), others=list(a.others)) for a in self.ambiguous],
             "broken_sections": [{"derivation": d, "section": s, "error": e} for d, s, e in self.broken],
+            "absent_derivations": list(self.absent),
             "tokens": [{
                 "line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind, "entries": list(t.entries),
                 "class": t.cls, "reason": t.reason, "context": t.context,

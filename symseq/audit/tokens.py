@@ -30,6 +30,8 @@ the same key.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -88,9 +90,10 @@ class Token:
     context: str = ""
     claim: object = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """Canonical form for matching: kind and entries (a vector of one entry never occurs)."""
+        """Canonical form for matching: kind and entries (a vector of one entry never occurs); computed once, as a
+        token's kind and entries do not change."""
         if self.kind in ("number", "fraction", "root"):
             return self.entries[0]
         if self.kind == "shape":
@@ -122,8 +125,30 @@ def canonical_number(text: str) -> str:
     return t[1:] if t.startswith("+") else t
 
 
+# the largest decimal exponent (1e1000, 10^{-1000}) and the most characters of an entry the audit gives a value;
+# beyond them a number is a token without a value (it equals no claim's value and is no edit of one), decided
+# from its printed exponent and length, never built (1e99999999 would take 41 MB and minutes)
+VALUE_LIMIT = 1000
+
+
+def in_value_range(entry: str) -> bool:
+    """Whether a canonical entry is short enough, and its exponent small enough, to be given an exact value.
+
+    ``1e-5`` and ``10^{300}`` are; ``1e99999999`` (decided from the exponent as printed, without building the
+    number) and a run of more than :data:`VALUE_LIMIT` digits are not.
+    """
+    if len(entry) > VALUE_LIMIT:
+        return False
+    m = re.search(r"e([-+]?)0*(\d+)$", entry.rstrip("%"))
+    return m is None or len(m.group(2)) <= len(str(VALUE_LIMIT)) and int(m.group(2)) <= VALUE_LIMIT
+
+
+@functools.lru_cache(maxsize=4096)
 def number_value(entry: str):
-    """The exact value of a canonical entry (a SymPy number), or None for a form that has no single value."""
+    """The exact value of a canonical entry (a SymPy number), or None for a form that has no single value, or one
+    out of range (:func:`in_value_range`: its exponent beyond ±:data:`VALUE_LIMIT`, or longer than that)."""
+    if not in_value_range(entry):
+        return None
     t = entry.rstrip("%")
     scale = sp.Rational(1, 100) if entry.endswith("%") else 1
     m = re.fullmatch(r"(-?[\d.]+)(?:e([-+]?\d+))?", t)
@@ -155,18 +180,25 @@ def number_value(entry: str):
 # ---------------------------------------------------------------------------
 
 
-def _group(s: str, i: int) -> tuple[str, int]:
-    """The argument starting at ``s[i]``: a balanced ``{...}`` group, a command, or one character."""
+def _group(s: str, i: int, limit: int | None = None) -> tuple[str | None, int]:
+    """The argument starting at ``s[i]``: a balanced ``{...}`` group, a command, or one character. With
+    ``limit``, a group longer than ``limit`` characters is (None, its end): no argument a number is read from."""
     while i < len(s) and s[i] == " ":
         i += 1
     if i >= len(s):
         return "", i
-    if s[i] == "{":
+    if s[i] == "{" and (i == 0 or s[i - 1] != "\\"):
+        j = _closing(s, i, "{", "}")
+        end = j if j >= 0 else len(s)
+        if limit is not None and end - i - 1 > limit:
+            return None, min(end + 1, len(s))
+        return (s[i + 1:j], j + 1) if j >= 0 else (s[i + 1:], len(s))
+    if s[i] == "{":  # an escaped brace \{ is not counted: the group closes where the braces after it balance
         depth, j = 0, i
         while j < len(s):
-            if s[j] == "{" and (j == 0 or s[j - 1] != "\\"):
+            if s[j] == "{" and s[j - 1] != "\\":
                 depth += 1
-            elif s[j] == "}" and (j == 0 or s[j - 1] != "\\"):
+            elif s[j] == "}" and s[j - 1] != "\\":
                 depth -= 1
                 if depth == 0:
                     return s[i + 1:j], j + 1
@@ -231,17 +263,99 @@ def _split_top(text: str, seps: str) -> list[str]:
 
 def _matching(s: str, i: int, open_ch: str) -> int:
     """Index of the bracket closing ``s[i]`` on this line, or -1."""
-    close = _OPEN[open_ch]
-    depth = 0
-    for j in range(i, len(s)):
-        c = s[j]
-        if c in "([" and (j == i or not (j > 0 and s[j - 1] == "\\")):
-            depth += 1
-        elif c in ")]" and not (j > 0 and s[j - 1] == "\\"):
-            depth -= 1
-            if depth == 0:
-                return j if c == close else -1
-    return -1
+    j = _closing(s, i, "([", ")]")
+    return j if j >= 0 and s[j] == _OPEN[open_ch] else -1
+
+
+def _closing(s: str, i: int, opens: str, closes: str) -> int:
+    """The position of the bracket (one of ``closes``) that brings the depth counted from ``s[i]`` (an opening
+    bracket, counted even when escaped) back to zero, or -1; brackets escaped by a backslash after ``s[i]`` are
+    not counted. Read from a table built once per text (:func:`_depth_drops`), so a line of many brackets is
+    scanned in linear time."""
+    drop = _depth_drops(s, opens, closes)[i + 1]
+    return drop - 1 if drop >= 0 else -1
+
+
+@functools.lru_cache(maxsize=8)
+def _depth_drops(s: str, opens: str, closes: str) -> list[int]:
+    """For each k, the first m > k where the running count of unescaped opening minus closing brackets before m
+    falls one below its value at k (-1 when it never does): the depth counted from an opening bracket at k - 1
+    returns to zero at the bracket m - 1."""
+    level, run = [0] * (len(s) + 1), 0
+    for p, c in enumerate(s):
+        if (c in opens or c in closes) and not (p > 0 and s[p - 1] == "\\"):
+            run += 1 if c in opens else -1
+        level[p + 1] = run
+    out, nearest = [-1] * (len(s) + 2), {}
+    for k in range(len(s), -1, -1):
+        out[k] = nearest.get(level[k] - 1, -1)
+        nearest[level[k]] = k
+    return out
+
+
+SPAN_LIMIT = 4096  # the most characters a bracketed vector, a LaTeX matrix or a \frac/\sqrt argument may span
+_SCRIPT_DEPTH = 8  # superscript groups nested deeper than this are read as labels, not scanned again
+_LOOKBACK = 256  # how far back a test of the text before a position reads (a command name, an identifier)
+_CMD_BEFORE = re.compile(r"\\([A-Za-z]+)\s*$")
+_BEGIN_BEFORE = re.compile(r"\\begin\{\w+\}(?:\{[^{}]*\})?$")
+_HYPHENATED_BEFORE = re.compile(r"[A-Za-z]{2,}-$")
+_CMD_HYPHEN_BEFORE = re.compile(r"\\[A-Za-z]+-$")
+_SYMBOL_TIMES_BEFORE = re.compile(r"(?<![A-Za-z\\])([A-Za-z])\s*(?:\\times|×)\s*$")
+
+
+# patterns read at a position of a line (pattern.match(s, i): the rest of a long line is never copied)
+_ESCAPED_BRACKET_NUMBER = re.compile(r"\\\[\s*[-\u2212]?[\d.]")
+_INDEX = re.compile(r"\[\s*(-?\d+)\s*\]")
+_ROOT_SIGN = re.compile(r"√\s*(" + _RADICAND + ")")
+_DIGITS = re.compile(r"\d+")
+_FILE_NAME = re.compile(r"\d+_[A-Za-z]{2,}")
+_IDENT_DIGITS = re.compile(r"[A-Za-z]+(\d+)")
+_X_DIGIT = re.compile(r"x\d")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_TIMES_SIZE = re.compile(r"\s*(?:\\times|×|x)\s*(\d+)(?![\d.])")
+_MORE_SIZE = re.compile(r"\s*(?:\\times|×)\s*(\d+)(?![\d.])")
+_TIMES = re.compile(r"\s*(?:\\times|×)")
+_TIMES_SYMBOL = re.compile(r"\s*(?:\\times|×)\s*([A-Za-z](?:_\{?[A-Za-z]+\}?)?)(?![A-Za-z(])")
+_OVER = re.compile(r"/(\d+)(?![\d./,])")
+_TIMES_ROOT = re.compile(r"(/?)\s*(?:√|\\sqrt)\s*\{?\s*(" + _RADICAND + r")\s*\}?")
+
+
+def _next_visible(s: str, i: int, n: int) -> str:
+    """The first ``n`` characters of ``s[i:]`` after its leading white space (without copying the rest)."""
+    while i < len(s) and s[i].isspace():
+        i += 1
+    return s[i:i + n]
+
+
+def _find_after(s: str, sub: str, start: int) -> int:
+    """``s.find(sub, start)``, from a table of the occurrences built once per text (many unclosed
+    ``\\begin{bmatrix}`` on one line must not each search the rest of it)."""
+    where = _occurrences(s, sub)
+    k = bisect.bisect_left(where, start)
+    return where[k] if k < len(where) else -1
+
+
+@functools.lru_cache(maxsize=8)
+def _occurrences(s: str, sub: str) -> list[int]:
+    out, k = [], s.find(sub)
+    while k >= 0:
+        out.append(k)
+        k = s.find(sub, k + 1)
+    return out
+
+
+def _tail(pattern: re.Pattern, s: str, i: int):
+    """``pattern`` (anchored with ``$``) searched in the text just before ``s[i]``: at most :data:`_LOOKBACK`
+    characters, so that testing every position of a long line stays linear."""
+    return pattern.search(s, max(0, i - _LOOKBACK), i)
+
+
+def _last_visible(s: str, i: int) -> str:
+    """The last character before ``s[i]`` that is not white space ("" when there is none)."""
+    j = i
+    while j > 0 and s[j - 1].isspace():
+        j -= 1
+    return s[j - 1] if j > 0 else ""
 
 
 def _sign_allowed(s: str, i: int) -> bool:
@@ -256,22 +370,23 @@ def _sign_allowed(s: str, i: int) -> bool:
         return True
     if c == "(" or c == "{":
         return True
-    m = re.search(r"\\([A-Za-z]+)\s*$", s[:i])
+    m = _tail(_CMD_BEFORE, s, i)
     if m and m.group(1) not in ("right", "rbrace", "rbrack"):
         return True  # \approx-1.09, \simeq -0.5
-    if s[:j + 1].endswith(("\\(", "\\[", "$")):
+    if s[max(0, j - 1):j + 1].endswith(("\\(", "\\[", "$")):
         return True
-    if re.search(r"\\begin\{\w+\}(?:\{[^{}]*\})?$", s[:i]):
+    if _tail(_BEGIN_BEFORE, s, i):
         return True  # the first cell of an array or matrix: \begin{array}{cc}-2
     return False
 
 
 class _Scanner:
-    def __init__(self, line: str, lineno: int, *, offset: int = 0, script: str = ""):
+    def __init__(self, line: str, lineno: int, *, offset: int = 0, script: str = "", depth: int = 0):
         self.s = line
         self.lineno = lineno
         self.offset = offset
         self.script = script
+        self.depth = depth  # superscript groups this scanner is nested in
         self.out: list[Token] = []
 
     def emit(self, start, end, text, kind, entries, shape=(), script=None):
@@ -280,28 +395,29 @@ class _Scanner:
 
     def sub(self, text: str, start: int, script: str):
         """Scan ``text`` (a part of the line starting at column ``start``) into this scanner's tokens."""
-        inner = _Scanner(text, self.lineno, offset=self.offset + start, script=script or self.script)
+        inner = _Scanner(text, self.lineno, offset=self.offset + start, script=script or self.script,
+                         depth=self.depth + 1)
         inner.run()
         self.out.extend(inner.out)
 
     def run(self) -> list[Token]:
         s, i = self.s, 0
-        urls = [(m.start(), m.end()) for m in _URL.finditer(s)]
+        urls = {m.start(): (m.start(), m.end()) for m in _URL.finditer(s)}
         while i < len(s):
-            url = next(((a, b) for a, b in urls if a == i), None)
+            url = urls.get(i)
             if url:
                 for m in re.finditer(r"\d+", s[url[0]:url[1]]):
                     self.emit(url[0] + m.start(), url[0] + m.end(), m.group(0), "number", [m.group(0)], script="url")
                 i = url[1]
                 continue
             c = s[i]
-            if c == "_" and s[i + 1:i + 2] == "(" and _CALLED_NAME.search(s[:i]):
+            if c == "_" and s[i + 1:i + 2] == "(" and _tail(_CALLED_NAME, s, i):
                 i += 1  # a code name ending in an underscore, called: clip_grad_norm_(…, max_norm=1.0)
                 continue
             if c in "_^":
                 i = self.script_group(i)
                 continue
-            if c == "\\" and s[i + 1:i + 2] == "[" and re.match(r"\\\[\s*[-\u2212]?[\d.]", s[i:]):
+            if c == "\\" and s[i + 1:i + 2] == "[" and _ESCAPED_BRACKET_NUMBER.match(s, i):
                 j = self.vector(i + 1)  # Markdown's escaped bracket: \[0.84, 0.54] in a table cell
                 if j and s[j - 2:j] != "\\]":
                     i = j
@@ -309,10 +425,10 @@ class _Scanner:
             if c == "\\":
                 i = self.command(i)
                 continue
-            if c == "[" and i > 0 and (s[i - 1].isalnum() or s[i - 1] in "_)]") and re.match(r"\[\s*-?\d+\s*\]", s[i:]):
-                m = re.match(r"\[\s*(-?\d+)\s*\]", s[i:])  # final[0], x[3]: an index into a name
-                self.emit(i + 1, i + m.end() - 1, m.group(1), "number", [m.group(1)], script="sub")
-                i += m.end()
+            if c == "[" and i > 0 and (s[i - 1].isalnum() or s[i - 1] in "_)]") and _INDEX.match(s, i):
+                m = _INDEX.match(s, i)  # final[0], x[3]: an index into a name
+                self.emit(i + 1, m.end() - 1, m.group(1), "number", [m.group(1)], script="sub")
+                i = m.end()
                 continue
             if c in "([" and not (i > 0 and s[i - 1] == "\\"):
                 j = self.vector(i)
@@ -322,22 +438,22 @@ class _Scanner:
                 i += 1
                 continue
             if c == "√":
-                m = re.match(r"√\s*(" + _RADICAND + ")", s[i:])
+                m = _ROOT_SIGN.match(s, i)
                 if m:
-                    self.emit(i, i + m.end(), m.group(0), "root", [f"√{m.group(1)}"])
-                    i += m.end()
+                    self.emit(i, m.end(), m.group(0), "root", [f"√{m.group(1)}"])
+                    i = m.end()
                     continue
                 i += 1
                 continue
-            if c.isdigit() and re.search(r"[A-Za-z]{2,}-$", s[:i]) and not re.search(r"\\[A-Za-z]+-$", s[:i]):
-                m = re.match(r"\d+", s[i:])  # a hyphenated name such as nn-llm-unit-2
-                self.emit(i, i + m.end(), m.group(0), "number", [m.group(0)], script="ident")
-                i += m.end()
+            if c.isdigit() and _tail(_HYPHENATED_BEFORE, s, i) and not _tail(_CMD_HYPHEN_BEFORE, s, i):
+                m = _DIGITS.match(s, i)  # a hyphenated name such as nn-llm-unit-2
+                self.emit(i, m.end(), m.group(0), "number", [m.group(0)], script="ident")
+                i = m.end()
                 continue
-            if c.isdigit() and (i == 0 or not s[i - 1].isalnum()) and re.match(r"\d+_[A-Za-z]{2,}", s[i:]):
-                m = re.match(r"\d+", s[i:])  # a file or identifier name such as 11_attention.py
-                self.emit(i, i + m.end(), m.group(0), "number", [m.group(0)], script="ident")
-                i += m.end()
+            if c.isdigit() and (i == 0 or not s[i - 1].isalnum()) and _FILE_NAME.match(s, i):
+                m = _DIGITS.match(s, i)  # a file or identifier name such as 11_attention.py
+                self.emit(i, m.end(), m.group(0), "number", [m.group(0)], script="ident")
+                i = m.end()
                 continue
             if c.isdigit() or (c == "." and i + 1 < len(s) and s[i + 1].isdigit()) or (
                     c in "-+" + MINUS and i + 1 < len(s) and (s[i + 1].isdigit() or s[i + 1] == ".")
@@ -345,16 +461,16 @@ class _Scanner:
                 i = self.number(i)
                 continue
             if c.isalpha():
-                m = re.match(r"[A-Za-z]+(\d+)", s[i:])
+                m = _IDENT_DIGITS.match(s, i)
                 if m and (i == 0 or not s[i - 1].isdigit()):
                     # an identifier such as W2 or fp16 (not 2w or 16x16)
-                    a = i + m.start(1)
-                    if not re.match(r"x\d", s[i:]) or i == 0 or not s[i - 1].isdigit():
-                        self.emit(a, i + m.end(), m.group(1), "number", [m.group(1)], script="ident")
-                        i += m.end()
+                    a = m.start(1)
+                    if not _X_DIGIT.match(s, i) or i == 0 or not s[i - 1].isdigit():
+                        self.emit(a, m.end(), m.group(1), "number", [m.group(1)], script="ident")
+                        i = m.end()
                         continue
-                m = re.match(r"[^\W\d_]+", s[i:])
-                i += m.end() if m else 1
+                m = _LETTERS.match(s, i)
+                i = m.end() if m else i + 1
                 continue
             i += 1
         return self.out
@@ -365,9 +481,9 @@ class _Scanner:
         kind = "sub" if s[i] == "_" else "sup"
         j = i + 1
         if j < len(s) and s[j].isdigit():  # h_63, T^2: a run of digits
-            m = re.match(r"\d+", s[j:])
-            self.emit(j, j + m.end(), m.group(0), "number", [m.group(0)], script=kind)
-            return j + m.end()
+            m = _DIGITS.match(s, j)
+            self.emit(j, m.end(), m.group(0), "number", [m.group(0)], script=kind)
+            return m.end()
         if j < len(s) and s[j] in "([" and _matching(s, j, s[j]) > 0:  # ^[2], ^(0) written without braces
             end = _matching(s, j, s[j]) + 1
             body, start = s[j:end], j
@@ -378,7 +494,7 @@ class _Scanner:
             for m in re.finditer(r"\d+", body):
                 self.emit(start + m.start(), start + m.end(), m.group(0), "number", [m.group(0)], script="sub")
             return end
-        if _simple_script(body):
+        if self.depth >= _SCRIPT_DEPTH or _simple_script(body):  # (superscripts nested deeper are labels too)
             for m in re.finditer(r"\d+", body):
                 self.emit(start + m.start(), start + m.end(), m.group(0), "number", [m.group(0)], script="sup")
             return end
@@ -392,8 +508,10 @@ class _Scanner:
             return i + 2 if i + 1 < len(s) else i + 1  # \( \[ \, \\ ...
         name = m.group(0)
         if name in _FRAC_CMD:
-            a, j = _group(s, m.end())
-            b, k = _group(s, j)
+            a, j = _group(s, m.end(), SPAN_LIMIT)
+            b, k = _group(s, j, SPAN_LIMIT) if a is not None else (None, j)
+            if b is None:
+                return m.end()
             ea, eb = _entry(a), _entry(b)
             if ea is not None and eb is not None and re.fullmatch(r"\d+", ea):
                 if re.fullmatch(r"\d+", eb):
@@ -404,8 +522,8 @@ class _Scanner:
                     return k
             return m.end()
         if name == "\\sqrt":
-            a, j = _group(s, m.end())
-            if re.fullmatch(r"\s*" + _RADICAND + r"\s*", a):
+            a, j = _group(s, m.end(), SPAN_LIMIT)
+            if a is not None and re.fullmatch(r"\s*" + _RADICAND + r"\s*", a):
                 self.emit(i, j, s[i:j], "root", [f"√{a.strip()}"])
                 return j
             return m.end()
@@ -429,8 +547,8 @@ class _Scanner:
         s = self.s
         name = env.group(1)
         end_tag = f"\\end{{{name}}}"
-        k = s.find(end_tag, env.end())
-        if k < 0:
+        k = _find_after(s, end_tag, env.end())
+        if k < 0 or k - i > SPAN_LIMIT:
             return env.end()
         body = s[env.end():k]
         rows = [r for r in re.split(r"\\\\", body) if r.strip()]
@@ -445,9 +563,11 @@ class _Scanner:
     def vector(self, i: int, lead: int | None = None) -> int | None:
         s = self.s
         j = _matching(s, i, s[i])
-        if j < 0:
+        if j < 0 or j - i > SPAN_LIMIT:
             return None
         inner = s[i + 1:j]
+        if "," not in inner or "[" in inner or "(" in inner and "\\l" not in inner:
+            return None  # one entry, or an entry that is no number (only \log(2) or \ln(3) holds a parenthesis)
         if re.search(r"\d,\d{3}/\d", inner):
             return None  # counts with thousands separators, such as (1,943/2,023/1,915)
         if inner.rstrip().endswith("\\right") or inner.rstrip().endswith("\\bigr") or inner.rstrip().endswith(
@@ -499,43 +619,44 @@ class _Scanner:
             self.emit(i, k + 2, s[i:k + 2], "number", [sign + canonical_number(num) + "%"])
             return k + 2
         # a × b shapes (integers)
-        shape = re.match(r"\s*(?:\\times|×|x)\s*(\d+)(?![\d.])", s[k:])
-        in_sum = s[:i].rstrip()[-1:] in ("+", "-", MINUS)  # 1×1.131+1×0: a term of a sum is a product
+        shape = _TIMES_SIZE.match(s, k)
+        in_sum = _last_visible(s, i) in ("+", "-", MINUS)  # 1×1.131+1×0: a term of a sum is a product
         if shape and not sign and not in_sum and re.fullmatch(r"\d+", num) and (
                 s[k:k + 1] != "x" or shape.group(0)[0] == "x"):
-            sizes, e = [num, shape.group(1)], k + shape.end()
+            sizes, e = [num, shape.group(1)], shape.end()
             while True:
-                more = re.match(r"\s*(?:\\times|×)\s*(\d+)(?![\d.])", s[e:])
+                more = _MORE_SIZE.match(s, e)
                 if not more:
                     break
                 sizes.append(more.group(1))
-                e += more.end()
-            after = s[e:].lstrip()[:1]
-            if after not in ("+", "=", "-", MINUS) or after == "=" and s[e:].lstrip()[:2] == "=\\":
+                e = more.end()
+            ahead = _next_visible(s, e, 2)
+            after = ahead[:1]
+            if after not in ("+", "=", "-", MINUS) or after == "=" and ahead == "=\\":
                 self.emit(i, e, s[i:e], "shape", sizes, (len(sizes),))
                 return e
         # D × 1: a shape whose first size is a symbol
-        lead = re.search(r"(?<![A-Za-z\\])([A-Za-z])\s*(?:\\times|×)\s*$", s[:i])
-        if lead and not sign and re.fullmatch(r"\d+", num) and not re.match(r"\s*(?:\\times|×)", s[k:]):
+        lead = _tail(_SYMBOL_TIMES_BEFORE, s, i)
+        if lead and not sign and re.fullmatch(r"\d+", num) and not _TIMES.match(s, k):
             a = lead.start(1)
             self.emit(a, k, s[a:k], "shape", [lead.group(1), num], (2,))
             return k
         # a × D: a shape with a symbolic size (1\times D, 9 \times d_k)
-        sym = re.match(r"\s*(?:\\times|×)\s*([A-Za-z](?:_\{?[A-Za-z]+\}?)?)(?![A-Za-z(])", s[k:])
+        sym = _TIMES_SYMBOL.match(s, k)
         if sym and not sign and re.fullmatch(r"\d+", num):
-            e = k + sym.end()
+            e = sym.end()
             size = re.sub(r"[{}]", "", sym.group(1))
             self.emit(i, e, s[i:e], "shape", [num, size], (2,))
             return e
         # a/b fractions, a/√b
-        frac = re.match(r"/(\d+)(?![\d./,])", s[k:])
+        frac = _OVER.match(s, k)
         if frac and re.fullmatch(r"\d+", num) and not (i > 0 and s[i - 1] == "/"):
-            e = k + frac.end()
+            e = frac.end()
             self.emit(i, e, s[i:e], "fraction", [f"{sign}{num}/{frac.group(1)}"])
             return e
-        root = re.match(r"(/?)\s*(?:√|\\sqrt)\s*\{?\s*(" + _RADICAND + r")\s*\}?", s[k:])
+        root = _TIMES_ROOT.match(s, k)
         if root and not (root.group(1) == "" and s[k:k + 1] == " "):
-            e = k + root.end()
+            e = root.end()
             self.emit(i, e, s[i:e], "root", [f"{sign}{canonical_number(num)}{root.group(1)}√{root.group(2)}"])
             return e
         self.emit(i, k, s[i:k], "number", [sign + canonical_number(num)])
@@ -553,12 +674,15 @@ def _simple_script(body: str) -> bool:
     return bool(re.fullmatch(r"[-+\u2212]?\s*[(\[]?\s*[-+\u2212]?[\dA-Za-z ,]*(?:[-+\u2212]\s*[\dA-Za-z ]+)?\s*[)\]]?", b))
 
 
+_THOUSANDS_RATIO = re.compile(r"/\d{1,3},\d{3}")
+_CLOSE_AHEAD = re.compile(r"\s*[)\]]")
+
+
 def _in_comma_list(s: str, start: int, end: int) -> bool:
     """Whether digits joined by a comma are a list (t=0,1,2 / (0,4)) rather than a thousands separator."""
-    before = s[:start].rstrip()
-    if re.match(r"/\d{1,3},\d{3}", s[end:]):
+    if _THOUSANDS_RATIO.match(s, end):
         return False  # 1,943/2,023/1,915
-    return before.endswith(("(", "[", "=")) and not re.match(r"\s*[)\]]", s[end:])
+    return _last_visible(s, start) in ("(", "[", "=") and not _CLOSE_AHEAD.match(s, end)
 
 
 def scan(line: str, lineno: int = 0) -> list[Token]:

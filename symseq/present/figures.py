@@ -264,18 +264,21 @@ def figure_format(path) -> str:
     return fmt
 
 
-def save(fig, path, *, force: bool = False) -> Path:
+def save(fig, path, *, force: bool = False, inputs=()) -> Path:
     """Write ``fig`` to ``path`` in the format its extension names (.png, .pdf, .svg), atomically.
 
     PDF and SVG carry no creation date, so the same figure gives the same bytes.
 
     Raises:
         ConventionError: for another extension.
-        SymseqError: when the file exists and ``force`` is false.
+        SymseqError: when the file exists and ``force`` is false, or is not a regular file, or is one of
+            ``inputs`` (:func:`symseq.present.files.write_atomic`).
+        FileSystemError: when the folder cannot be created or written.
     """
     fmt = figure_format(path)
     matplotlib, _, _ = _matplotlib()
     metadata = {"Software": None} if fmt == "png" else ({"CreationDate": None, "Creator": None, "Producer": None}
                                                        if fmt == "pdf" else {"Date": None, "Creator": None})
     with matplotlib.rc_context({"svg.hashsalt": "symseq", "pdf.compression": 6}):
-        return write_atomic(path, lambda f: fig.savefig(f, format=fmt, metadata=metadata), force=force, binary=True)
+        return write_atomic(path, lambda f: fig.savefig(f, format=fmt, metadata=metadata), force=force, binary=True,
+                            inputs=inputs)

@@ -165,8 +165,9 @@ def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
 
     Sections are table sections; mismatches and errors are detailed by :func:`problems`.
     """
-    t = claims_columns(Table(title=f"{d.title}  [dim]({d.name}, {d.source})[/dim]", box=box.SIMPLE_HEAVY,
-                             title_justify="left", expand=False, pad_edge=False))
+    title = Text.assemble(d.title, "  ", (f"({d.name}, {d.source})", "dim"))  # plain text: no markup is read
+    t = claims_columns(Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left", expand=False,
+                             pad_edge=False))
     for s in d.sections:
         t.add_row(Text(s.title, style="bold"), "", "", "", "", "")
         if s.error or s.skipped:
