@@ -1,0 +1,35 @@
+"""Regressions found by the property-based checks of every public block (issue 12)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symseq import (ConventionError, EvaluationError, Ledger, MaskError, ShapeError, blocks, evaluate, exact,
+                    ops)
+from symseq.blocks import Mask, masks
+
+
+# ---------------------------------------------------------------------------
+# regressions: the bugs these properties found, each in its smallest form
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [0, sp.oo, -sp.oo, sp.nan, sp.zoo, sp.I])
+def test_attention_scale_must_be_a_finite_nonzero_real(scale):
+    """A zero divisor gave a late 'row S evaluates to inf'; an infinite one gave uniform weights silently."""
+    L = Ledger()
+    Q, K, V = L.input("Q", [[1, 2]]), L.input("K", [[1, 0], [0, 1]]), L.input("V", [[1], [3]])
+    with pytest.raises(ConventionError, match=r"scale .*finite nonzero .*got .*torch's scale= is its reciprocal"):
+        blocks.scaled_dot_product(L, Q, K, V, scale=scale)
+    assert len(L) == 3  # no row appended
+
+
+def test_attention_scale_is_a_divisor_and_may_be_negative_or_symbolic():
+    L = Ledger()
+    Q, K, V = L.input("Q", [[1, 2]]), L.input("K", [[1, 0], [0, 1]]), L.input("V", [[1], [3]])
+    head = blocks.scaled_dot_product(L, Q, K, V, scale=-2)
+    assert L.value(head.S.name) == sp.Matrix([[-sp.Rational(1, 2), -1]])
+    s = L.input("s")  # a symbolic divisor (a scalar of the ledger) is not judged
+    blocks.scaled_dot_product(L, Q, K, V, scale=s, tag="(2)")
