@@ -33,3 +33,16 @@ def test_attention_scale_is_a_divisor_and_may_be_negative_or_symbolic():
     assert L.value(head.S.name) == sp.Matrix([[-sp.Rational(1, 2), -1]])
     s = L.input("s")  # a symbolic divisor (a scalar of the ledger) is not judged
     blocks.scaled_dot_product(L, Q, K, V, scale=s, tag="(2)")
+
+
+def test_a_batch_validity_mask_given_as_a_vector_is_described_as_batch_by_positions():
+    """It was 'must be a matrix (queries × sources)', the words of an attention mask."""
+    with pytest.raises(ShapeError, match=r"must be a matrix \(one row per batch item, one entry per position\); "
+                                         r"got an array of shape \(2,\)"):
+        masks.batch_validity([1, 0])
+    L = Ledger()
+    Hs = [L.input(f"H_{b}", [[1, 2], [3, 4]]) for b in range(2)]
+    with pytest.raises(ShapeError, match=r"pooling mask must be a matrix \(one row per batch item"):
+        blocks.masked_mean_pool(L, Hs, [1, 1])
+    with pytest.raises(ShapeError, match=r"must be a matrix \(queries × sources\)"):  # attention keeps its words
+        masks.check([1, 0])
