@@ -46,3 +46,31 @@ def test_a_batch_validity_mask_given_as_a_vector_is_described_as_batch_by_positi
         blocks.masked_mean_pool(L, Hs, [1, 1])
     with pytest.raises(ShapeError, match=r"must be a matrix \(queries × sources\)"):  # attention keeps its words
         masks.check([1, 0])
+
+
+@pytest.mark.parametrize("target", [0.7, 1.0, True, "1"])
+def test_cross_entropy_refuses_a_target_that_is_not_an_integer(target):
+    """int(0.7) silently scored class 0, and True class 1."""
+    L = Ledger()
+    Z = L.input("Z", [[1, 2, 3], [3, 4, 5]])
+    with pytest.raises(ShapeError, match=rf"a target must be an integer class index in 0..2; got {target!r}"):
+        blocks.cross_entropy(L, Z, [0, target])
+    with pytest.raises(ShapeError, match=r"targets \[3\] are outside 0..2 \(3 classes\)"):
+        blocks.cross_entropy(L, Z, [0, 3])
+    assert len(L) == 1  # refused before any row is appended
+    blocks.cross_entropy(L, Z, [np.int64(0), 2])  # NumPy integers are integers
+
+
+@pytest.mark.parametrize("positions, says", [
+    ([-1], r"scored positions \[-1\] are outside 0..1 \(Z has 2 rows; a negative position is not read from the end\)"),
+    ([2], r"scored positions \[2\] are outside 0..1"),
+    ([0.5], r"a scored position must be an integer row index .*got 0.5"),
+    ([], r"no scored position"),
+])
+def test_cross_entropy_refuses_positions_outside_the_rows_and_none(positions, says):
+    """−1 silently scored the last row (Python's negative index), and no position was an IndexError."""
+    L = Ledger()
+    Z = L.input("Z", [[1, 2], [3, 4]])
+    with pytest.raises(ShapeError, match=says):
+        blocks.cross_entropy(L, Z, [0] * len(positions), positions=positions)
+    assert len(L) == 1  # no row appended
