@@ -74,3 +74,14 @@ def test_cross_entropy_refuses_positions_outside_the_rows_and_none(positions, sa
     with pytest.raises(ShapeError, match=says):
         blocks.cross_entropy(L, Z, [0] * len(positions), positions=positions)
     assert len(L) == 1  # no row appended
+
+
+def test_masked_cross_entropy_takes_validity_as_a_mask():
+    """A Mask (Mask.exclude of a padding mask) was a TypeError: 'Mask' object is not iterable."""
+    L = Ledger()
+    Z0, Z1 = L.input("Z_0", [[0, 1], [2, 0]]), L.input("Z_1", [[1, 1]])
+    one = blocks.masked_cross_entropy(L, Z0, [1, 0], Mask.exclude([False, True]), name="one")
+    batch = blocks.masked_cross_entropy(L, [Z0, Z1], [[1, 0], [0]], [Mask.exclude([False, True]), [1]],
+                                        name="batch", tag="_b")
+    assert abs(sp.N(L.value(one.loss.name) - sp.log(1 + sp.exp(-1)), 50)) < 1e-45  # row 0 only: log(1 + e) − 1
+    assert abs(sp.N(L.value(batch.loss.name) - (sp.log(1 + sp.exp(-1)) + sp.log(2)) / 2, 50)) < 1e-45

@@ -49,7 +49,7 @@ from .. import ops
 from ..errors import ConventionError, MaskError, ShapeError
 from .linear import linear
 from .losses import CrossEntropy, cross_entropy
-from .masks import batch_validity, validity
+from .masks import Mask, batch_validity, validity
 
 
 def token_classifier(L, H_enc, W_o, b_o=None, *, orientation: str, name: str = "s", note: str = ""):
@@ -170,7 +170,8 @@ def masked_cross_entropy(L, Z, targets, valid=None, *, name: str = "loss", tag: 
             valid target has equal weight whatever its sequence length).
         targets: one class ID per row (``None`` or any placeholder where
             invalid); a list of such lists for a batch.
-        valid: target validity v_t per row (default: rows whose target is not None).
+        valid: target validity v_t per row (default: rows whose target is not None): 1/0, True/False or a
+            :class:`~symseq.ops.Mask` (``Mask.exclude(padding)``); for a batch, one per example (or one B×T Mask).
 
     Returns:
         The :class:`~symseq.blocks.losses.CrossEntropy` handles (loss is a scalar row).
@@ -187,8 +188,8 @@ def masked_cross_entropy(L, Z, targets, valid=None, *, name: str = "loss", tag: 
         raise ShapeError(f"masked cross-entropy: {len(T_list)} target sequences for {len(Zs)} logit matrices")
     if valid is None:
         V_list = [[t is not None for t in ts] for ts in T_list]
-    else:
-        V_list = [list(valid)] if not batch else [list(v) for v in valid]
+    else:  # each validity as given (a list, an array or a Mask): validity() reads it
+        V_list = [valid] if not batch else list(valid.allowed) if isinstance(valid, Mask) else list(valid)
         if len(V_list) != len(Zs):
             raise ShapeError(f"masked cross-entropy: {len(V_list)} validity sequences for {len(Zs)} logit matrices")
     rows, chosen, positions = [], [], []
