@@ -85,3 +85,12 @@ def test_masked_cross_entropy_takes_validity_as_a_mask():
                                         name="batch", tag="_b")
     assert abs(sp.N(L.value(one.loss.name) - sp.log(1 + sp.exp(-1)), 50)) < 1e-45  # row 0 only: log(1 + e) − 1
     assert abs(sp.N(L.value(batch.loss.name) - (sp.log(1 + sp.exp(-1)) + sp.log(2)) / 2, 50)) < 1e-45
+
+
+@pytest.mark.parametrize("positions", [[1.5], [True], ["0"]])
+def test_regression_head_refuses_a_time_step_that_is_not_an_integer(positions):
+    """int(1.5) silently read the state h_1."""
+    L = Ledger()
+    hs = [L.input(f"h_{t}", [[1, 2]]) for t in range(3)]
+    with pytest.raises(ShapeError, match=r"positions: a time step must be an integer in 0..2; got"):
+        blocks.regression_head(L, hs, L.parameter("W_o", [[1, 1]]), positions=positions)

@@ -355,6 +355,9 @@ def _positions(positions, T: int) -> list:
         if positions == "all":
             return list(range(T))
         raise ConventionError(f"unknown positions {positions!r}; use 'final', 'all' or a list of time steps")
+    for p in positions:
+        if isinstance(p, bool) or not isinstance(p, numbers.Integral):
+            raise ShapeError(f"positions: a time step must be an integer in 0..{T - 1}; got {p!r}")
     out = [int(p) for p in positions]
     bad = [p for p in out if not 0 <= p < T]
     if bad or not out:
@@ -374,7 +377,9 @@ def regression_head(L, states, W_o, b_o=None, *, positions="final", name: str | 
         name: base name of the prediction rows (default ``ŷ``; per-position rows are ``ŷ_t``).
 
     Raises:
-        ShapeError: when W_o does not take H inputs or b_o is not 1×C.
+        ShapeError: when W_o does not take H inputs or b_o is not 1×C, or a position is not an integer time step
+            in 0..T−1 (1.5 is not h_1).
+        ConventionError: an unknown position rule.
     """
     hs = list(getattr(states, "h", states))
     T = len(hs)
