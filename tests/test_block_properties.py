@@ -94,3 +94,17 @@ def test_regression_head_refuses_a_time_step_that_is_not_an_integer(positions):
     hs = [L.input(f"h_{t}", [[1, 2]]) for t in range(3)]
     with pytest.raises(ShapeError, match=r"positions: a time step must be an integer in 0..2; got"):
         blocks.regression_head(L, hs, L.parameter("W_o", [[1, 1]]), positions=positions)
+
+
+def test_positions_take_numpy_integer_sizes():
+    """np.int64(3) (a size read from an array's shape) was refused as 'not a positive integer'; masks took it."""
+    L = Ledger()
+    P = blocks.positions(L, np.int64(3), np.int64(2))
+    assert L.value(P.name) == blocks.sinusoidal_positions(3, 2)
+    table = L.parameter("P_table", [[1, 2], [3, 4], [5, 6]])
+    Pl = blocks.learned_positions(L, table, np.int64(2), name="P_learned")
+    assert L.value(Pl.name) == sp.Matrix([[1, 2], [3, 4]])
+    assert blocks.angular_frequencies(np.int64(4))[2] == sp.Rational(1, 100)
+    for bad in (0, -1, 2.0, True, "3"):
+        with pytest.raises(ShapeError, match=r"T \(the number of positions\) must be a positive integer; got"):
+            blocks.sinusoidal_positions(bad, 2)

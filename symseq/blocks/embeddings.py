@@ -274,6 +274,11 @@ def add_positions(L, E_seq, P, *, name: str = "H^(0)"):
 
 
 def _positive(n, what) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+    """``n`` as an int ≥ 1: Python and NumPy integers; not a bool, a float or text.
+
+    Raises:
+        ShapeError: naming ``what`` and the value received.
+    """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ShapeError(f"{what} must be a positive integer; got {n!r}")
-    return n
+    return int(n)
