@@ -108,3 +108,13 @@ def test_positions_take_numpy_integer_sizes():
     for bad in (0, -1, 2.0, True, "3"):
         with pytest.raises(ShapeError, match=r"T \(the number of positions\) must be a positive integer; got"):
             blocks.sinusoidal_positions(bad, 2)
+
+
+@pytest.mark.parametrize("base", [sp.oo, sp.I, sp.nan, 1, -2, "1/2"])
+def test_positions_refuse_a_base_that_is_not_a_finite_number_above_one(base):
+    """base = ∞ gave ω = (1, 1, 0, 0, …) silently (sines and cosines of t alone); base = i was a TypeError."""
+    with pytest.raises(ConventionError, match=r"the positional base must be a finite number greater than 1 .*; got"):
+        blocks.angular_frequencies(4, base=base)
+    L = Ledger()
+    with pytest.raises(ConventionError, match=r"positional base must be a finite number greater than 1"):
+        blocks.positions(L, 2, 4, base=base)
