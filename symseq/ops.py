@@ -972,11 +972,13 @@ def _read(arr: np.ndarray, convention: str | None, what: str, axes=None) -> np.n
     return out.reshape(arr.shape)
 
 
-def _checked_array(values, what: str, ndim: int | None) -> np.ndarray:
+def _checked_array(values, what: str, ndim: int | None, axes: tuple | None = None) -> np.ndarray:
     arr = _as_array(values, what)
     if ndim is not None and arr.ndim != ndim or arr.ndim == 0:
         want = {1: "a vector (one entry per position)", 2: "a matrix (queries × sources)",
                 3: "a B×T×T array (one matrix per batch item)"}.get(ndim, "an array of entries")
+        if ndim == 2 and axes:  # a B×T validity mask is no attention mask: say what its axes are
+            want = f"a matrix (one row per {axes[0]}, one entry per {axes[1]})"
         got = f"the single value {arr.item()!r}" if arr.ndim == 0 else f"an array of shape {arr.shape}"
         raise ShapeError(f"{what} must be {want}; got {got}")
     if arr.size == 0:
@@ -1102,7 +1104,7 @@ def mask_allowed(mask, what: str = "mask", *, ndim: int | None = None, axes: tup
     if isinstance(mask, str):
         raise MaskError(f"{what}: got the string {mask!r}; a mask here is an array of entries. "
                         f"{_NAME_THE_CONVENTION}.")
-    return _read(_checked_array(mask, what, ndim), None, what, axes)
+    return _read(_checked_array(mask, what, ndim, axes), None, what, axes)
 
 
 def _causal(shape) -> np.ndarray:

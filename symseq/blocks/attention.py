@@ -30,7 +30,8 @@ import numpy as np
 import sympy as sp
 
 from .. import ops
-from ..errors import ShapeError
+from ..errors import ConventionError, ShapeError
+from ..numbers import exact
 from ._naming import tagged
 from .linear import project
 
@@ -63,6 +64,25 @@ class Head:
     allowed: np.ndarray | None = None
 
 
+def _divisor(scale, d_k: int, what: str):
+    """The divisor of the scores: √d_k by default, else ``scale`` read exactly (a finite nonzero real, or a symbol).
+
+    Raises:
+        ConventionError: a float, or a number that is zero, infinite, NaN or not real (the scores would be
+            undefined, or every weight uniform).
+    """
+    if scale is None:
+        return sp.sqrt(d_k)
+    divisor = exact(scale, what=f"{what}: scale")
+    if divisor.is_number and not (divisor.is_extended_real and divisor.is_finite and divisor != 0):
+        raise ConventionError(
+            f"{what}: scale is the divisor of the scores S = Q Kᵀ / scale (default √d_k = √{d_k}) and must be a "
+            f"finite nonzero real number; got scale = {divisor}. torch's scale= is its reciprocal (a factor): "
+            f"torch's scale=c is scale=1/c here"
+        )
+    return divisor
+
+
 def scaled_dot_product(L, Q, K, V, *, mask=None, scale=None, tag: str | None = None, names: dict | None = None,
                        empty_rows: str = "error") -> Head:
     """Append S, S_masked (when masked), A and O for given Q, K, V; return their handles.
@@ -71,7 +91,8 @@ def scaled_dot_product(L, Q, K, V, *, mask=None, scale=None, tag: str | None = N
         Q: T×d_k queries, K: S×d_k keys, V: S×d_v values (rows are positions).
         mask: None, ``"causal"``, a T×S boolean keep-matrix (True = may attend), or a
             :class:`~symseq.ops.Mask` (``Mask.keep``, ``Mask.exclude``, ``Mask.additive``).
-        scale: divisor of the scores; default √d_k.
+        scale: divisor of the scores (S = Q Kᵀ / scale), an exact finite nonzero number or a scalar of the
+            ledger; default √d_k. torch's ``scale=`` is the reciprocal, a factor.
         tag: superscript for the row names (``"(1)"`` → S^{(1)}).
         names: explicit row names, e.g. ``{"S_masked": "S_causal"}``.
         empty_rows: ``"error"`` (default) or ``"zero"`` for query rows with no allowed source.
@@ -79,6 +100,7 @@ def scaled_dot_product(L, Q, K, V, *, mask=None, scale=None, tag: str | None = N
     Raises:
         ShapeError: d_k of Q and K differ, K and V have different numbers of
             positions, or the mask has the wrong shape.
+        ConventionError: a scale that is a float, zero, infinite, NaN or not real.
         MaskError: a mask entry that is no value of its convention (names its row, column and value), an
             unknown mask name, or a query position with no allowed source (names it).
     """
@@ -96,7 +118,7 @@ def scaled_dot_product(L, Q, K, V, *, mask=None, scale=None, tag: str | None = N
         )
     d_k = Q.shape[1]
     allowed = ops.allowed_matrix(mask, (Q.shape[0], K.shape[0]), empty_rows, what=f"attention {nm('A', 'A')}")
-    divisor = sp.sqrt(d_k) if scale is None else scale
+    divisor = _divisor(scale, d_k, f"attention {nm('S', 'S')}")
     scores = Q @ K.T
     if divisor != 1:
         scores = scores / ops.as_node(divisor)

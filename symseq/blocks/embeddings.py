@@ -197,12 +197,13 @@ def angular_frequencies(D: int, *, base=10000) -> list[sp.Expr]:
     D = 5 gives (1, 1, 10000^(−2/5), 10000^(−2/5), 10000^(−4/5)).
 
     Raises:
-        ShapeError: for D < 1. ConventionError: for a base that is not an exact number > 1.
+        ShapeError: for D < 1. ConventionError: for a base that is not an exact finite number > 1.
     """
     D = _positive(D, "D (the model width)")
     b = exact(base, what="the positional base")
-    if not (b.is_number and b > 1):
-        raise ConventionError(f"the positional base must be a number greater than 1; got {base!r}")
+    if not (b.is_number and b.is_extended_real and b.is_finite and b > 1):  # ∞ would make every ω_j (j ≥ 2) zero
+        raise ConventionError(f"the positional base must be a finite number greater than 1 (Vaswani et al. use "
+                              f"10000); got {base!r}")
     return [b ** sp.Rational(-2 * (j // 2), D) for j in range(D)]
 
 
@@ -274,6 +275,11 @@ def add_positions(L, E_seq, P, *, name: str = "H^(0)"):
 
 
 def _positive(n, what) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+    """``n`` as an int ≥ 1: Python and NumPy integers; not a bool, a float or text.
+
+    Raises:
+        ShapeError: naming ``what`` and the value received.
+    """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ShapeError(f"{what} must be a positive integer; got {n!r}")
-    return n
+    return int(n)

@@ -51,7 +51,7 @@ from .. import ops
 from ..errors import ConventionError, MaskError, ShapeError
 from .linear import linear
 from .losses import CrossEntropy, cross_entropy
-from .masks import batch_validity, validity
+from .masks import Mask, batch_validity, validity
 
 
 def token_classifier(L, H_enc, W_o, b_o=None, *, orientation: str, name: str = "s", note: str = ""):
@@ -172,7 +172,8 @@ def masked_cross_entropy(L, Z, targets, valid=None, *, name: str = "loss", tag: 
             valid target has equal weight whatever its sequence length).
         targets: one class ID per row (``None`` or any placeholder where
             invalid); a list of such lists for a batch.
-        valid: target validity v_t per row (default: rows whose target is not None).
+        valid: target validity v_t per row (default: rows whose target is not None): 1/0, True/False or a
+            :class:`~symseq.ops.Mask` (``Mask.exclude(padding)``); for a batch, one per example (or one B×T Mask).
 
     Returns:
         The :class:`~symseq.blocks.losses.CrossEntropy` handles (loss is a scalar row).
@@ -189,8 +190,8 @@ def masked_cross_entropy(L, Z, targets, valid=None, *, name: str = "loss", tag: 
         raise ShapeError(f"masked cross-entropy: {len(T_list)} target sequences for {len(Zs)} logit matrices")
     if valid is None:
         V_list = [[t is not None for t in ts] for ts in T_list]
-    else:
-        V_list = [list(valid)] if not batch else [list(v) for v in valid]
+    else:  # each validity as given (a list, an array or a Mask): validity() reads it
+        V_list = [valid] if not batch else list(valid.allowed) if isinstance(valid, Mask) else list(valid)
         if len(V_list) != len(Zs):
             raise ShapeError(f"masked cross-entropy: {len(V_list)} validity sequences for {len(Zs)} logit matrices")
     rows, chosen, positions = [], [], []
@@ -356,6 +357,9 @@ def _positions(positions, T: int) -> list:
         if positions == "all":
             return list(range(T))
         raise ConventionError(f"unknown positions {positions!r}; use 'final', 'all' or a list of time steps")
+    for p in positions:
+        if isinstance(p, bool) or not isinstance(p, numbers.Integral):
+            raise ShapeError(f"positions: a time step must be an integer in 0..{T - 1}; got {p!r}")
     out = [int(p) for p in positions]
     bad = [p for p in out if not 0 <= p < T]
     if bad or not out:
@@ -375,7 +379,9 @@ def regression_head(L, states, W_o, b_o=None, *, positions="final", name: str | 
         name: base name of the prediction rows (default ``ŷ``; per-position rows are ``ŷ_t``).
 
     Raises:
-        ShapeError: when W_o does not take H inputs or b_o is not 1×C.
+        ShapeError: when W_o does not take H inputs or b_o is not 1×C, or a position is not an integer time step
+            in 0..T−1 (1.5 is not h_1).
+        ConventionError: an unknown position rule.
     """
     hs = list(getattr(states, "h", states))
     T = len(hs)

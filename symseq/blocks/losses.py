@@ -18,6 +18,7 @@ Source: Week 8 handout (000), §3–§4; Handout #11 (001), §7.4.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 from .. import ops
@@ -52,15 +53,27 @@ def cross_entropy(L, Z, targets, *, positions=None, reduction: str = "mean", nam
         reduction: ``"mean"`` or ``"sum"`` over the scored positions.
 
     Raises:
-        ShapeError: when targets and scored positions differ in number or a
-            target is outside the vocabulary.
+        ShapeError: when targets and scored positions differ in number, there is no scored position, a
+            target is not an integer or is outside the vocabulary (0..v−1), or a position is not an integer
+            or is outside the rows (0..T−1; −1 is not the last row).
         ConventionError: for an unknown reduction.
     """
     if reduction not in ("mean", "sum"):
         raise ConventionError(f"unknown reduction {reduction!r}; use 'mean' or 'sum'")
     T, v = Z.shape
-    positions = list(range(T)) if positions is None else [int(p) for p in positions]
-    targets = [int(c) for c in targets]
+    positions = list(range(T)) if positions is None else [_index(p, "a scored position", "row index", T)
+                                                           for p in positions]
+    outside = [p for p in positions if not 0 <= p < T]
+    if outside:
+        raise ShapeError(f"cross-entropy: scored positions {outside} are outside 0..{T - 1} (Z has {T} rows; a "
+                         f"negative position is not read from the end)")
+    targets = [_index(c, "a target", "class index", v) for c in targets]
+    beyond = [c for c in targets if not 0 <= c < v]
+    if beyond:
+        raise ShapeError(f"cross-entropy: targets {beyond} are outside 0..{v - 1} ({v} classes)")
+    if not positions:
+        raise ShapeError("cross-entropy: no scored position; give at least one (position, target) pair (the mean "
+                         "over no position is undefined)")
     if len(targets) != len(positions):
         raise ShapeError(f"cross-entropy: {len(targets)} targets for {len(positions)} scored positions")
     Zs = Z if positions == list(range(T)) else L.define(f"Z_scored{tag}", Z[positions, :])
@@ -70,3 +83,14 @@ def cross_entropy(L, Z, targets, *, positions=None, reduction: str = "mean", nam
     total = ops.Sum(ell, None, mean=(reduction == "mean"))
     loss = L.define(name, total, note=f"{reduction} cross-entropy in nats")
     return CrossEntropy(Z, lse, zc, ell, loss)
+
+
+def _index(k, what: str, kind: str, n: int) -> int:
+    """``k`` as an int, refusing what is no integer (a float 0.7 is not class 0, True is not class 1).
+
+    Raises:
+        ShapeError: naming ``what``, the range 0..n−1 and the value received.
+    """
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise ShapeError(f"cross-entropy: {what} must be an integer {kind} in 0..{n - 1}; got {k!r}")
+    return int(k)
