@@ -118,3 +118,13 @@ def test_positions_refuse_a_base_that_is_not_a_finite_number_above_one(base):
     L = Ledger()
     with pytest.raises(ConventionError, match=r"positional base must be a finite number greater than 1"):
         blocks.positions(L, 2, 4, base=base)
+
+
+def test_a_mask_of_sympy_booleans_is_read_as_booleans():
+    """sp.Integer(j) <= i is SymPy's true: it was refused as 'entry is True; … holds True/False'."""
+    causal = [[sp.Integer(j) <= i for j in range(3)] for i in range(3)]
+    assert causal[1][0] is sp.S.true
+    assert np.array_equal(masks.check(causal), masks.causal(3))
+    assert np.array_equal(Mask.exclude([[sp.S.false, sp.S.true]]).allowed, [[True, False]])
+    with pytest.raises(MaskError, match=r"Mask.additive takes|additive mask holds 0"):
+        Mask.additive([[sp.S.true]])
