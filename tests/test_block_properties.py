@@ -134,9 +134,15 @@ def draw_mask(draw, T: int, S: int, *, forms=MASK_FORMS, bad: bool = False):
     return obj, keep, None
 
 
-def no_source(keep, empty_rows: str):
-    """The Invalid of a mask that leaves a query row with no source, when such rows are errors; else None."""
-    if keep is None or empty_rows != "error" or keep.any(axis=1).all():
+def no_source(ex):
+    """The Invalid of a mask that leaves a query row with no source, when such rows are errors; else None.
+
+    An example already invalid for another reason gets ``empty_rows="zero"``, so that it is invalid once."""
+    keep = ex.keep
+    if ex.invalid is not None:
+        ex.empty_rows = "zero"
+        return ex.invalid
+    if keep is None or ex.empty_rows != "error" or keep.any(axis=1).all():
         return None
     row = int(np.flatnonzero(~keep.any(axis=1))[0])
     return Invalid("a query row with no allowed source", MaskError, rf"query position {row} has no allowed source")
@@ -190,7 +196,7 @@ def sdp_examples(draw):
             ex.invalid = Invalid(f"a {what} scale", ConventionError, says)
     elif draw(st.booleans()):
         ex.scale = draw(rationals(-30, 30).strategy.filter(lambda r: r != 0))
-    ex.invalid = ex.invalid or no_source(ex.keep, ex.empty_rows)
+    ex.invalid = no_source(ex)
     ex.Q, ex.K, ex.V = matrix(draw, T, d_k), matrix(draw, S, ex.K_width), matrix(draw, ex.V_rows, d_v)
     if zero_length:
         ex.Q = sp.zeros(0, d_k)
@@ -253,7 +259,7 @@ def head_examples(draw):
         else:
             ex.W["W_K"] = weight(draw, D, d_k + 1, orientation)
             ex.invalid = Invalid("W_K wider than W_Q", ShapeError, rf"same width d_k \(got {d_k} and {d_k + 1}\)")
-    ex.invalid = ex.invalid or no_source(ex.keep, ex.empty_rows)
+    ex.invalid = no_source(ex)
     ex.H = matrix(draw, T, D)
     ex.X_kv = matrix(draw, S, D) if cross else None
     ex.G = upstream_for(draw, (T, d_v), (T, S))
@@ -304,7 +310,7 @@ def multi_head_examples(draw):
         ex.W_O = weight(draw, hv + 1, D, orientation)
         ex.invalid = Invalid("W_O that does not take the concatenated heads", ShapeError,
                              rf"output map W_O: X is {T}×{hv} but W is")
-    ex.invalid = ex.invalid or no_source(ex.keep, ex.empty_rows)
+    ex.invalid = no_source(ex)
     ex.H = matrix(draw, T, D)
     ex.G = upstream_for(draw, (T, D))
     return ex
@@ -1342,7 +1348,7 @@ def block_examples(draw):
         else:
             ex.ln[0] = (matrix(draw, 1, D + 1, el), None)
             ex.invalid = Invalid(what, ShapeError, rf"γ is 1×{D + 1} but must be 1×{D}")
-    ex.invalid = ex.invalid or no_source(ex.keep, ex.empty_rows)
+    ex.invalid = no_source(ex)
     return ex
 
 
