@@ -884,9 +884,11 @@ def _as_array(values, what: str) -> np.ndarray:
 
 
 def _entry(v) -> tuple[str, Any]:
-    """One mask entry as (kind, number): kind ``bool``, ``int``, ``float`` (−∞ included) or ``other``."""
-    if isinstance(v, (bool, np.bool_)):
-        return "bool", int(v)
+    """One mask entry as (kind, number): kind ``bool``, ``int``, ``float`` (−∞ included) or ``other``.
+
+    SymPy's true and false (what ``sp.Integer(j) <= i`` gives) are booleans."""
+    if isinstance(v, (bool, np.bool_, sp.logic.boolalg.BooleanAtom)):
+        return "bool", int(bool(v))
     if isinstance(v, _numbers.Integral):  # Python, NumPy and SymPy integers
         return "int", int(v)
     if isinstance(v, (float, np.floating)):
