@@ -561,7 +561,7 @@ def per_position(s):
     rows = s.values.rows(Ln)
     for w in ("w_x", "w_h", "w_o"):
         s.agree(f"T = 50, every position scored: Σ over all paths of ∂ℒ/∂{w} equals the recursion to 45 digits",
-                bptt_.path_sum_number(bpn, w, rows), bpn.ref(bpn.grads.name(w)), tol="1e-45",
+                bptt_.path_sum_value(bpn, w, bptt_.factor_values(rows)), bpn.ref(bpn.grads.name(w)), tol="1e-45",
                 at="path products, T = 50")
     s.keep(ledger=L, bptt=bp)
 

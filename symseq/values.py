@@ -131,10 +131,13 @@ class Values:
     def numeric(self, value, dps: int | None = None, *, ledger=None) -> tuple[list, tuple]:
         """Row-major list of mpmath numbers (``mpmath.mpf``) correct to ``dps`` digits, and the shape (``()`` for a scalar).
 
-        ``value`` is a node over a ledger or exact numbers (SymPy, ints, decimal strings, nested lists).
+        ``value`` is a node over a ledger, exact numbers (SymPy, ints, decimal strings, nested lists), or an
+        mpmath number computed elsewhere (a path sum evaluated factor by factor), taken as it is.
         """
         dps = self.dps if dps is None else int(dps)
         with mpmath.workdps(dps):  # mpf() rounds to the current precision: keep all dps digits
+            if hasattr(value, "_mpf_") and not isinstance(value, sp.Basic):
+                return [mpmath.mpf(value)], ()
             if _unevaluated(value, ledger):
                 val = self.exact(value)
                 if isinstance(val, sp.MatrixBase):

@@ -4,7 +4,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symseq import ClaimError, Ledger, ops
+from symseq import ClaimError, ConventionError, Ledger, ops
 from symseq.values import EXACT_SIZE_LIMIT, Values, ledger_of
 
 
@@ -75,3 +75,13 @@ def test_ledger_of_a_node():
     assert ledger_of(A[0, :] * 2) is L
     assert ledger_of(ops.Const(sp.eye(2))) is None
     assert ledger_of(sp.Integer(3)) is None
+
+
+def test_an_mpmath_number_computed_elsewhere_is_taken_as_it_is():
+    v = Values()
+    with mpmath.workdps(60):
+        third = mpmath.mpf(1) / 3
+    nums, shape = v.numeric(third, dps=60)
+    assert shape == () and nums[0] == third
+    with pytest.raises(ConventionError, match="as an exact number"):
+        v.exact(third)  # an mpmath number is not exact

@@ -340,15 +340,6 @@ def expanded_equals_path_sum(bp: BPTT, wrt: str) -> sp.Expr:
     return sp.expand(bp.closed_form(name) - path_sum(bp, wrt))
 
 
-def path_sum_number(bp: BPTT, wrt: str, rows: dict, dps: int = 50) -> sp.Rational:
-    """:func:`path_sum_value` at the mpmath values ``rows`` (e.g. ``Values.rows(L)``), as the exact binary
-    rational of the mpmath result, so that it can be compared with a ledger row by ``Section.agree``."""
-    sign, man, exp, _ = path_sum_value(bp, wrt, factor_values(rows, dps))._mpf_
-    if not man and exp:
-        raise LedgerError(f"the path sum of ∂ℒ/∂{wrt} is not a finite number")
-    return (-1) ** sign * sp.Integer(man) * sp.Integer(2) ** exp
-
-
 # ---------------------------------------------------------------------------
 # the handout's models in one call
 # ---------------------------------------------------------------------------
