@@ -26,11 +26,13 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+import mpmath
 import sympy as sp
 
 from .. import ops
 from ..errors import ClaimError, SymseqError
 from ..ledger import Ledger
+from ..numbers import exact as exact_number, short, to_mpf
 from ..values import Values
 from ..verify.claims import Claim, Location
 from .displays import GradientPathsSpec, HeatmapSpec, PairedRowsSpec, TableSpec
@@ -234,7 +236,7 @@ class Section:
                 SymPy expressions over one ledger's scalar names, or exact
                 numbers and matrices, of the same shape; or two lists of them,
                 compared pair by pair.
-            tol: the largest difference allowed (an mpmath number, a number or a decimal string).
+            tol: the largest difference allowed: an exact number or a decimal string ("1e-45").
 
         Returns the claim; its detail gives the largest difference, or the
         shapes when they differ. ``what``, ``at`` and ``near`` as for :meth:`prove`.
@@ -432,10 +434,6 @@ class Derivation:
 
 def _compare(section: Section, a, b, *, tol=None, by=None) -> tuple[bool, str]:
     """(holds, detail) for :meth:`Section.agree` (``by`` None) or :meth:`Section.differ`."""
-    import mpmath
-
-    from ..numbers import exact, short, to_mpf
-
     if isinstance(a, list) != isinstance(b, list) or (isinstance(a, list) and len(a) != len(b)):
         raise ClaimError("agree() and differ() compare two values, or two lists of values of the same length")
     pairs = list(zip(a, b)) if isinstance(a, list) else [(a, b)]
@@ -454,9 +452,9 @@ def _compare(section: Section, a, b, *, tol=None, by=None) -> tuple[bool, str]:
             return False, f"shapes {sx} and {sy} differ"
         gaps.append(max((abs(p - q) for p, q in zip(vx, vy)), default=mpmath.mpf(0)))
     if by is None:
-        limit = mpmath.mpf(10) ** -40 if tol is None else to_mpf(exact(tol), values.dps)
+        limit = mpmath.mpf(10) ** -40 if tol is None else to_mpf(exact_number(tol), values.dps)
         return bool(max(gaps) < limit), f"largest difference {short(max(gaps), 3)}"
     detail = "largest difference " + (short(gaps[0], 3) if len(gaps) == 1 else
                                       "; ".join(f"{short(g, 3)} (pair {i})" for i, g in enumerate(gaps)))
-    return bool(min(gaps) > to_mpf(exact(by), values.dps)), detail
+    return bool(min(gaps) > to_mpf(exact_number(by), values.dps)), detail
 

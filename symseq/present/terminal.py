@@ -187,7 +187,7 @@ def problems(report) -> list[str]:
            for d, s in report.broken]
     for c in report.failures:
         r = c.result
-        head = f"{c.source} · {c.location}" + (f" · {c.what}" if c.what else "")
+        head = _where(c)
         printed = f"printed {c.printed!r}: " if (r.status == "error" or c.kind == "shape") \
             and c.printed not in r.message else ""
         out.append(f"{r.status.upper()} {head}: {printed}{r.message}")
@@ -197,8 +197,12 @@ def problems(report) -> list[str]:
 def fragile_notes(report) -> list[str]:
     """One line per printed decimal that holds but sits within 1% of a unit of its last digit from a rounding
     boundary, with the digits float32 and float64 computations print: a note for the author, not a failure."""
-    return [f"NOTE {c.source} · {c.location}" + (f" · {c.what}" if c.what else "") + f": {note}"
-            for c, note in report.fragile]
+    return [f"NOTE {_where(c)}: {note}" for c, note in report.fragile]
+
+
+def _where(c) -> str:
+    """A claim's place in a problem or note line: the handout's file, the location, and what it is."""
+    return f"{c.source} · {c.location}" + (f" · {c.what}" if c.what else "")
 
 
 def summary(report) -> str:

@@ -370,9 +370,9 @@ def _check_value(claim: Claim, dps: int) -> Result:
         ex = exact_entries[idx] if exact_entries is not None else None
         if isinstance(e, PrintedNumber) and not exact_rel:
             ok, rnd, err, how = _check_rounded(claim, e, v, ex, dps, idx)
-            note = _fragile_note(claim, e, v, idx, len(p.entries)) if ok and err is not None else None
-            if note:
-                fragile.append(note)
+            if ok and err is not None and 0.5 - abs(err) <= FRAGILE_UNITS:
+                fragile.append(_fragile_note(claim, e, v, err, idx, len(p.entries)))
+            err = err if err is None or err == float("inf") else round(err, 3)
         else:
             target = e.value if isinstance(e, PrintedNumber) else e
             ok, how = _equal_exact(ex, target) if ex is not None else (_close(v, target, dps), f"{dps} digits")
@@ -420,7 +420,7 @@ def _close(v, target, dps) -> bool:
 
 
 def _check_rounded(claim: Claim, e: PrintedNumber, v, ex, dps, idx=0):
-    """ok, correct rendering, error in units of the last digit, method."""
+    """ok, correct rendering, error (printed − value) in units of the last digit (unrounded), method."""
     half = e.half_unit(claim.digits)
     rnd = round_like(v, e, claim.digits)
     if half == 0:  # a printed 0 in a significant-digit table means exactly zero
@@ -442,23 +442,20 @@ def _check_rounded(claim: Claim, e: PrintedNumber, v, ex, dps, idx=0):
         v = numeric_value(claim, work)[0][idx]
     if close and ex is not None:  # a tie at every precision tried: decide exactly
         ok = bool(sp.Abs(e.value - ex) <= half)
-    return ok, rnd, round(units, 3), f"{dps} digits" if work == dps else f"{work} digits"
+    return ok, rnd, units, f"{dps} digits" if work == dps else f"{work} digits"
 
 
 FRAGILE_UNITS = 0.01  # a printed decimal this close (in units of its last digit) to a rounding boundary is noted
 
 
-def _fragile_note(claim: Claim, e: PrintedNumber, v, idx: int, n: int) -> str | None:
+def _fragile_note(claim: Claim, e: PrintedNumber, v, err: float, idx: int, n: int) -> str:
     """For a printed decimal that holds but whose value lies within :data:`FRAGILE_UNITS` of a unit of its last
-    digit from the rounding boundary: where it is, and the digits a float32 and a float64 computation of the same
-    rows print (another order of operations may print the other digit). None when it is not that close."""
+    digit from the rounding boundary (``err`` is printed − value in units of that digit, as
+    :func:`_check_rounded` decided it): where it is, and the digits a float32 and a float64 computation of the
+    same rows print (another order of operations may print the other digit)."""
     half = e.half_unit(claim.digits)
-    with mpmath.workdps(mpmath.mp.dps + 30):
-        p, h = to_mpf(e.value, 60), to_mpf(half, 60)
-        boundary = e.value - half if v < p else e.value + half
-        margin = (h - abs(p - v)) / (2 * h)  # distance to the boundary, in units of the last printed digit
-        if margin > FRAGILE_UNITS:
-            return None
+    boundary = e.value - half if err > 0 else e.value + half  # err > 0: the value lies below the printed one
+    margin = 0.5 - abs(err)  # distance to the boundary, in units of the last printed digit
     q, led = _as_quantity(claim)
     shown = []
     for dtype in ("float32", "float64"):
@@ -468,7 +465,7 @@ def _fragile_note(claim: Claim, e: PrintedNumber, v, idx: int, n: int) -> str | 
             continue
         shown.append(f"{dtype} prints {round_like(mpmath.mpf(x), e, claim.digits)}")
     where = f"entry {idx}: " if n > 1 else ""
-    return (f"{where}printed {e.text} lies {short(margin * 100, 2)}% of a unit from the "
+    return (f"{where}printed {e.text} lies {short(mpmath.mpf(margin) * 100, 2)}% of a unit from the "
             f"rounding boundary {short(boundary, 12)} (value {decimal_text(v, 12)})"
             + (f"; {', '.join(shown)}" if shown else ""))
 
