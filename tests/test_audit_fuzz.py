@@ -32,10 +32,12 @@ HOSTILE = [
     "[0.8,0.4]", "4×6", "1/4", "\\tfrac12", "w = ", "d_k = 4", "\\approx", "-", "+", ".", ",", "http://a1.b/2",
     "x_(", "W2", "nn-llm-2", "In [1]:", "import torch", "\n", "\n\n",
 ]
-# one line each, of 20,000 characters or so (brackets and commands were scanned in quadratic time: 48 s for the
-# first), and lines of many numbers
+# one line each, of 20,000 characters or more (brackets and commands were scanned in quadratic time: 48 s for the
+# first; a line of tabs or spaces met regular expressions that backtrack), lines of many numbers, and many headings
+# (each compared with each section title, normalised every time)
 LONG = ["(" * 20000, "[" * 20000, "\\frac{" * 4000, "a_(" * 7000, "^{a" * 7000, "\\begin{bmatrix}" * 1500,
-        "x^{a+1}" * 300, "\\[1" * 300, "http://a1 " * 300, "a-1" * 300, "0.5 " * 300]
+        "x^{a+1}" * 300, "\\[1" * 300, "http://a1 " * 300, "a-1" * 300, "0.5 " * 300, "Table 1: x\n" + "\t" * 40000,
+        "import x\n" + "a" + " " * 80000 + "b", "# a\n\n" * 80000]
 
 text_strategy = st.one_of(
     st.just(""),
@@ -56,7 +58,7 @@ def week08():
     return d
 
 
-@pytest.mark.parametrize("line", LONG, ids=[t[:12] for t in LONG])
+@pytest.mark.parametrize("line", LONG, ids=[repr(t[:12]) for t in LONG])
 def test_long_lines_of_brackets_and_commands_are_audited(week08, line):
     @settings(BOUNDED, max_examples=1)
     @given(text=st.just(line))

@@ -253,7 +253,7 @@ def test_a_handout_over_the_size_limit_is_refused_at_once(tmp_path, capsys):
             f.truncate(size)
         assert main(["audit", str(big)]) == 2
         err = capsys.readouterr().err
-        assert f"has {size:,} bytes; the audit reads handouts of at most 1,000,000 bytes" in err
+        assert f"has {size:,} bytes; the audit reads handouts of at most 500,000 bytes" in err
     from symseq.audit import parse
     from symseq.audit.document import SIZE_LIMIT, AuditError
 

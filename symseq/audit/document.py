@@ -17,6 +17,8 @@ marked one names it (:func:`symseq.audit.sections.locate`).
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +26,7 @@ from pathlib import Path
 from ..errors import FileSystemError, SymseqError
 from .tokens import Token, WordNumber, scan, scan_words
 
-_CAPTION = re.compile(r"^\s*(?:\\caption\{)?\s*(Table|Figure)\s+(\d+)\s*[:.]", re.IGNORECASE)
+_CAPTION = re.compile(r"^\s*(?:\\caption\{\s*)?(Table|Figure)\s+(\d+)\s*[:.]", re.IGNORECASE)
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
 _MD_SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _MD_STRONG = re.compile(r"^(\*\*|__)([^*_].*?)\1[:.]?$")
@@ -36,7 +38,7 @@ _STRONG_CODE = re.compile(
     r"while .*:$|with .*:$|if .*:$|elif .*:$|else:$|try:$|except\b|@\w+|>>> |\$ )"
 )
 # an assignment: x = …, W[0] += …, a, b = …
-_ASSIGN = re.compile(r"^[\w.\[\], ]+\s*[-+*/]?=\s*\S")
+_ASSIGN = re.compile(r"^[\w.\[\], ]+(?:[^\S ]\s*)?[-+*/]?=\s*\S")  # (the spaces before = are the name's: linear)
 _CALL = re.compile(r"[\w.\]]+\([^()]*\)?")
 # names = module.function(...) / a, b = self.f(x).split(...): an assignment from a dotted call
 _ASSIGN_CALL = re.compile(r"^\s*\w+(?:\.\w+|\[[^\]]*\])*(?:\s*,\s*\w+(?:\.\w+)*)*\s*=\s*(?:\w+\.)+\w+\(")
@@ -67,6 +69,11 @@ class Table:
     def lines(self) -> range:
         return range(self.first, self.last + 1)
 
+    @functools.cached_property
+    def row_lines(self) -> frozenset:
+        """The data row lines as a set (for membership tests per token)."""
+        return frozenset(self.rows)
+
 
 @dataclass
 class Heading:
@@ -91,6 +98,8 @@ class Document:
     code: set = field(default_factory=set)
     references: set = field(default_factory=set)
     paragraphs: list[tuple[int, int]] = field(default_factory=list)
+    _table_index: tuple | None = field(default=None, repr=False, compare=False)
+    _separators: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n(self) -> int:
@@ -100,7 +109,14 @@ class Document:
         return self.lines[i - 1]
 
     def table_at(self, line: int) -> Table | None:
-        return next((t for t in self.tables if t.first <= line <= t.last), None)
+        """The first table whose lines hold ``line`` (from an index built once: asked for every line)."""
+        if self._table_index is None or self._table_index[0] != len(self.tables):
+            index: dict[int, Table] = {}
+            for t in self.tables:
+                for k in t.lines():
+                    index.setdefault(k, t)
+            self._table_index = (len(self.tables), index)
+        return self._table_index[1].get(line)
 
     def table(self, label: str) -> Table | None:
         want = _norm_label(label)
@@ -114,27 +130,29 @@ class Document:
         t = self.table_at(token.line)
         if t is None or token.line == t.caption:
             return None
-        text = self.line(token.line)
-        return _cell_of(text, token.start, t.sep)
+        key = (token.line, t.sep)
+        if key not in self._separators:  # the separators' columns, found once per line (asked for every token)
+            self._separators[key] = _separators(self.line(token.line), t.sep)
+        where = self._separators[key]
+        count = bisect.bisect_left(where, token.start)
+        return max(count - 1, 0) if t.sep == "|" else count
 
 
 def _norm_label(label: str) -> str:
     return re.sub(r"\s+", " ", label.strip().lower())
 
 
-def _cell_of(text: str, col: int, sep: str) -> int:
+def _separators(text: str, sep: str) -> list[int]:
+    """The columns of the cell separators of a table row (an escaped ``\\&`` is none), in order."""
     if sep == "&":
-        return len(re.findall(r"(?<!\\)&", text[:col]))
-    prefix = text[:col]
-    if sep == "|":
-        return max(prefix.count("|") - 1, 0)
-    return prefix.count("\t")
+        return [m.start() for m in re.finditer(r"(?<!\\)&", text)]
+    return [k for k, c in enumerate(text) if c == sep]
 
 
-SIZE_LIMIT = 1_000_000
-"""The largest handout the audit reads, in bytes of a file or characters of a text (the largest seed handout has
-about 120 kB). The audit's time grows about linearly with the text (about a millisecond per number against the
-largest derivations), so a larger file is refused at once rather than audited for many minutes: split it at a
+SIZE_LIMIT = 500_000
+"""The largest handout the audit reads, in bytes of a file or characters of a text: four times the largest seed
+handout (121 kB). The audit's time grows about linearly with the text, up to about a millisecond per number against
+the largest derivations, so a larger file is refused at once rather than audited for many minutes: split it at a
 heading and audit the parts."""
 
 

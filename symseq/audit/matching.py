@@ -235,6 +235,9 @@ class Auditor:
         self._inputs_aligned: list = []
         self._inputs_done: set = set()  # id of each Given already attributed
         self._raw_lines = [""] + [_raw(doc.line(k)) for k in range(1, doc.n + 1)]  # 1-based, as _raw reads them
+        self._key_index: dict | None = None  # token key -> positions (_by_key)
+        self._streams: dict = {}  # (soft, range) -> _stream's token positions
+        self._bare_lines: list | None = None  # _bare of each raw line, when a claim anchored with near= asks
         self._setters: dict[int, tuple] = {}  # token position -> (its tuple assignment's name, raw text before it)
 
     # -- ranges
@@ -474,7 +477,9 @@ class Auditor:
         want, bare = _raw(near), _bare(_raw(near))
         hold = [i for i in range(1, self.doc.n + 1) if want in self._raw_lines[i]]
         # its numbers edited or deleted: the lines that read as it without them
-        loose = [i for i in range(1, self.doc.n + 1) if bare in _bare(self._raw_lines[i])] if len(bare) >= 6 else []
+        if len(bare) >= 6 and self._bare_lines is None:  # (once, not once per anchored claim)
+            self._bare_lines = [_bare(x) for x in self._raw_lines]
+        loose = [i for i in range(1, self.doc.n + 1) if bare in self._bare_lines[i]] if len(bare) >= 6 else []
         inside = [[i for i in lines if sect is not None and sect[0] <= i <= sect[1]] for lines in (hold, loose)]
         lines = next((x for x in (*inside, hold, loose) if x), None)
         return [(i, i) for i in lines] if lines else None
@@ -484,9 +489,9 @@ class Auditor:
         n = len(keys)
         hits = []
         starts = range(len(positions) - n + 1)
-        if n:  # (the cheap test first: most positions do not print the first key)
-            toks, first = self.toks, keys[0]
-            starts = [k for k in starts if toks[positions[k]].key == first]
+        if n and len(positions) > 64:  # where the first key stands, from the index of keys (positions are sorted)
+            starts = [k for p in self._by_key().get(keys[0], ()) if (k := bisect.bisect_left(positions, p)) < len(
+                positions) - n + 1 and positions[k] == p]
         for k in starts:
             idx = positions[k:k + n]
             if start_at is not None and idx[0] < start_at:
@@ -496,14 +501,28 @@ class Auditor:
                 hits.append(k)
         return hits
 
+    def _by_key(self) -> dict:
+        """Token positions by key, in the order of the text (built once)."""
+        if self._key_index is None:
+            self._key_index = {}
+            for i, t in enumerate(self.toks):
+                self._key_index.setdefault(t.key, []).append(i)
+        return self._key_index
+
     def _compact(self, idx: list[int]) -> bool:
         """Whether tokens ``idx`` stand close enough to be one printed statement: each on the line of the one
         before it or the next (a formula broken over two lines), not a paragraph apart."""
         return all(self.toks[b].line - self.toks[a].line <= 1 for a, b in zip(idx, idx[1:]))
 
     def _stream(self, rng, soft=False) -> list[int]:
-        """Token positions in ``rng`` that a claim may match (quantities; soft structural ones when asked)."""
-        return [i for i in self._lines(rng) if self.toks[i].tier == "" or (soft and self.toks[i].tier == SOFT)]
+        """Token positions in ``rng`` that a claim may match (quantities; soft structural ones when asked). The
+        tiers are set before matching, so each range's list is built once (a copy is returned)."""
+        key = (soft, ("gap", rng.after, rng.before) if isinstance(rng, _Gap) else
+               tuple(rng) if isinstance(rng, list) else rng)
+        if key not in self._streams:
+            self._streams[key] = [i for i in self._lines(rng)
+                                  if self.toks[i].tier == "" or (soft and self.toks[i].tier == SOFT)]
+        return list(self._streams[key])
 
     def _take(self, c: _Claim, idx: list[int]):
         c.hits = list(idx)
@@ -1345,8 +1364,9 @@ class Auditor:
             c.edit = (idx[k], ref)
 
     def _input_places(self) -> list:
-        """Where each declared input may be printed, as the text is attributed now: (positions or line range,
-        input index, entries, shape) for :meth:`_prints_an_input`; computed once per claim found, not per token."""
+        """Where each declared input may be printed, as the text is attributed now: {input index (in
+        ``_input_values``): token positions or line range} for :meth:`_prints_an_input`; computed once per claim
+        found, not per token."""
         return self._memo("inputs", self._input_places_now)
 
     def _input_places_now(self) -> list:
@@ -1361,12 +1381,12 @@ class Auditor:
                             continue
                         entries = list(v) if isinstance(v, sp.MatrixBase) else [v]
                         self._input_values.append((s, entries, v.shape if isinstance(v, sp.MatrixBase) else ()))
-        places = []
+        places = {}
         for k, (s, entries, shape) in enumerate(self._input_values):
             loc = self.located.get(id(s))
             rng = (loc.start, loc.end) if loc is not None and loc.start is not None else self._between(s)
             if rng is not None:
-                places.append((range(rng.after + 1, rng.before) if isinstance(rng, _Gap) else rng, k, entries, shape))
+                places[k] = range(rng.after + 1, rng.before) if isinstance(rng, _Gap) else rng
         return places
 
     def _prints_an_input(self, i: int, places: list) -> bool:
@@ -1384,8 +1404,11 @@ class Auditor:
         if not printed:
             return False
         line = self.toks[i].line
-        return any(k in printed and (i in where if isinstance(where, range) else where[0] <= line <= where[1])
-                   for where, k, _, _ in places)
+        for k in printed:
+            where = places.get(k)
+            if where is not None and (i in where if isinstance(where, range) else where[0] <= line <= where[1]):
+                return True
+        return False
 
     def _gap(self, c: _Claim, rng) -> list[int]:
         stream = self._stream(rng, soft=True)
@@ -1426,26 +1449,7 @@ class Auditor:
 
     def _distance(self, ref: Token, t: Token, *, lone: bool = True) -> int | None:
         """Edited characters between the claim's token ``ref`` and the text's ``t`` when ``t`` may be ``ref`` edited."""
-        if ref.kind == t.kind == "shape" and len(ref.entries) == len(t.entries):
-            # a shape (1×H for 2×H): its symbols as printed, its numbers a digit or two away
-            if any((number_value(a) is None or number_value(b) is None) and a != b
-                   for a, b in zip(ref.entries, t.entries)):
-                return None
-            dist = sum(_levenshtein(a, b) for a, b in zip(ref.entries, t.entries))
-            return dist if 0 < dist <= 2 else None
-        if ref.kind != t.kind or any(number_value(e) is None for e in ref.entries + t.entries):
-            return None  # only numbers can be edited digits (not T×d_k, not a symbol)
-        if lone and ref.kind == "number" and len(re.sub(r"\D", "", ref.entries[0])) < 2:
-            return None  # a one-digit number: any other digit is as close, so no edit can be told apart
-        if len(ref.entries) != len(t.entries) or ref.shape != t.shape and ref.kind == t.kind == "matrix":
-            return None
-        dist = sum(_levenshtein(a, b) for a, b in zip(ref.entries, t.entries))
-        if not 0 < dist <= 2:
-            return None
-        for a, b in zip(ref.entries, t.entries):
-            if ref.kind not in ("fraction", "root") and not _same_form(a, b):
-                return None  # a fraction or root (1/3 for 1/2): the edit distance alone decides
-        return dist
+        return _token_distance(ref.kind, ref.entries, ref.shape, t.kind, t.entries, t.shape, lone)
 
     # -- deciding
     def _decide(self, claims: list[_Claim]):
@@ -1678,6 +1682,32 @@ def _handout_formula(printed: str) -> bool:
     return ("\\" in printed or printed.isascii()) and len(_raw(printed)) > 12
 
 
+@functools.lru_cache(maxsize=65536)
+def _token_distance(rkind: str, rents: tuple, rshape: tuple, kind: str, ents: tuple, shape: tuple,
+                    lone: bool) -> int | None:
+    """:meth:`Auditor._distance` of two tokens given by kind, entries and shape (asked for many pairs)."""
+    if rkind == kind == "shape" and len(rents) == len(ents):
+        # a shape (1×H for 2×H): its symbols as printed, its numbers a digit or two away
+        if any((number_value(a) is None or number_value(b) is None) and a != b for a, b in zip(rents, ents)):
+            return None
+        dist = sum(_levenshtein(a, b) for a, b in zip(rents, ents))
+        return dist if 0 < dist <= 2 else None
+    if rkind != kind or any(number_value(e) is None for e in rents + ents):
+        return None  # only numbers can be edited digits (not T×d_k, not a symbol)
+    if lone and rkind == "number" and len(re.sub(r"\D", "", rents[0])) < 2:
+        return None  # a one-digit number: any other digit is as close, so no edit can be told apart
+    if len(rents) != len(ents) or rshape != shape and rkind == kind == "matrix":
+        return None
+    dist = sum(_levenshtein(a, b) for a, b in zip(rents, ents))
+    if not 0 < dist <= 2:
+        return None
+    for a, b in zip(rents, ents):
+        if rkind not in ("fraction", "root") and not _same_form(a, b):
+            return None  # a fraction or root (1/3 for 1/2): the edit distance alone decides
+    return dist
+
+
+@functools.lru_cache(maxsize=65536)
 def _same_form(a: str, b: str) -> bool:
     """Printed with the same number of decimals, and within one unit of the leading digit of ``a``."""
     da = len(a.split(".")[1]) if "." in a else 0

@@ -15,6 +15,7 @@ section audited in the same file (or to the end of the file).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -38,8 +39,10 @@ class Located:
         return self.start is not None and self.start <= line <= self.end
 
 
+@functools.lru_cache(maxsize=65536)
 def normalise(title: str) -> str:
-    """Lower case, without § signs, leading numbering, punctuation and parenthesised remarks."""
+    """Lower case, without § signs, leading numbering, punctuation and parenthesised remarks (kept: every section
+    title is compared with every heading)."""
     t = unicodedata.normalize("NFKC", title)
     t = re.sub(r"\([^()]*\)", " ", t)
     t = t.replace("’", "'").replace("“", "").replace("”", "").lower()
@@ -48,12 +51,14 @@ def normalise(title: str) -> str:
     return re.sub(r"\s+", " ", t).strip()
 
 
-def _parts(title: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _parts(title: str) -> tuple[str, ...]:
     pieces = re.split(r":|—|–| - |\(", title)
     out = [normalise(title)] + [normalise(p) for p in pieces]
-    return [p for i, p in enumerate(out) if p and p not in out[:i]]
+    return tuple(p for i, p in enumerate(out) if p and p not in out[:i])
 
 
+@functools.lru_cache(maxsize=65536)
 def score(title: str, heading: str) -> float:
     """How well a section title names a heading: 1 for equal, less for a part, a prefix or shared words."""
     h = normalise(heading)
@@ -93,6 +98,7 @@ def locate(doc: Document, derivations: list, *, threshold: float = 0.5) -> dict:
     around it.
     """
     out: dict[int, Located] = {}
+    lines_by_text = None  # stripped line -> its line numbers, built when a title is looked for verbatim
     for d in derivations:
         taken: set[int] = set()  # within one derivation a heading is one section's; two derivations may share one
         prev = 0
@@ -109,8 +115,12 @@ def locate(doc: Document, derivations: list, *, threshold: float = 0.5) -> dict:
                 if best is not None:
                     break
             if best is None:  # the title as a whole line of its own, whether or not blank lines surround it
-                best = next((Heading(i, ln.strip()) for i, ln in enumerate(doc.lines, start=1)
-                             if ln.strip() == s.title.strip() and i not in taken and i not in doc.code), None)
+                if lines_by_text is None:
+                    lines_by_text = {}
+                    for i, ln in enumerate(doc.lines, start=1):
+                        lines_by_text.setdefault(ln.strip(), []).append(i)
+                best = next((Heading(i, s.title.strip()) for i in lines_by_text.get(s.title.strip(), ())
+                             if i not in taken and i not in doc.code), None)
                 best_key = (1.0,) if best is not None else None
             if best is None:
                 out[id(s)] = Located(s, None)

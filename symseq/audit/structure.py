@@ -16,6 +16,7 @@ well state it.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from .document import Document
@@ -75,10 +76,34 @@ def line_spans(text: str) -> list[tuple[int, int, str, str]]:
 
 
 def _in(spans, tok: Token):
+    """The (tier, reason) of the first span (in the rules' order) that holds ``tok``, or None; ``spans`` is a list
+    from :func:`line_spans` or its :class:`_SpanIndex`."""
+    if isinstance(spans, _SpanIndex):
+        return spans.find(tok)
     for a, b, tier, reason in spans:
         if a <= tok.start and tok.end <= b:
             return tier, reason
     return None
+
+
+class _SpanIndex:
+    """The spans of :func:`line_spans` by rule, for :func:`_in` in logarithmic time: one rule's matches do not
+    overlap, so a binary search finds the one that may hold a token (a long line holds many spans and tokens)."""
+
+    def __init__(self, spans):
+        self.rules: list[tuple[list[int], list]] = []
+        for span in spans:  # the spans of one rule are consecutive, in the order of the text
+            if not self.rules or self.rules[-1][1][-1][3] != span[3] or self.rules[-1][1][-1][0] > span[0]:
+                self.rules.append(([], []))
+            self.rules[-1][0].append(span[0])
+            self.rules[-1][1].append(span)
+
+    def find(self, tok: Token):
+        for starts, spans in self.rules:
+            k = bisect.bisect_right(starts, tok.start) - 1
+            if k >= 0 and tok.end <= spans[k][1]:
+                return spans[k][2], spans[k][3]
+        return None
 
 
 def script_reason(tok: Token) -> str | None:
@@ -95,15 +120,17 @@ def classify(doc: Document) -> None:
     citations = any(re.match(r"^\s*\[\d+\]\s", ln) for ln in doc.lines)
     for line, toks in by_line.items():
         text = doc.line(line)
-        spans = line_spans(text)
+        spans = _SpanIndex(line_spans(text))
+        cited = _SpanIndex([(m.start(), m.end(), HARD, "citation") for m in _CITATION.finditer(text)]) \
+            if citations else None
         table = doc.table_at(line)
         for i, t in enumerate(toks):
-            verdict = _classify(doc, t, i, text, spans, table, line in heading_lines, citations)
+            verdict = _classify(doc, t, i, text, spans, table, line in heading_lines, cited)
             if verdict:
                 t.tier, t.reason = verdict
 
 
-def _classify(doc, t: Token, i: int, text: str, spans, table, heading: bool, citations: bool):
+def _classify(doc, t: Token, i: int, text: str, spans, table, heading: bool, cited):
     why = script_reason(t)
     if why:
         return HARD, why
@@ -116,14 +143,13 @@ def _classify(doc, t: Token, i: int, text: str, spans, table, heading: bool, cit
         return HARD, "heading"
     if table is not None and t.line == table.header:
         return HARD, "table column label"
-    if table is not None and t.line in table.rows and doc.cell_index(t) == 0 and re.fullmatch(r"\d+", t.text):
+    if table is not None and t.line in table.row_lines and re.fullmatch(r"\d+", t.text) and doc.cell_index(t) == 0:
         return HARD, "table row label"
     stripped = text.lstrip(" \t•*-")
     marker = rf"\(?{re.escape(t.text)}(?:[.)]\s|\s*[·•]\s+[A-Z])"  # "1. ", "(2) ", "3) ", a step "4 · Add the"
     if i == 0 and re.fullmatch(r"\d+", t.text) and re.match(marker, stripped):
         return HARD, "list marker"
-    if citations and t.kind in ("number", "vector") and _in([(m.start(), m.end(), HARD, "citation")
-                                                             for m in _CITATION.finditer(text)], t):
+    if cited is not None and t.kind in ("number", "vector") and _in(cited, t):
         return HARD, "citation"
     if re.fullmatch(r"(19|20)\d\d", t.text) and table is None:
         return HARD, "year"
