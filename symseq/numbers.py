@@ -119,7 +119,8 @@ def round_half_up(d, *, decimals: int | None = None, digits: int | None = None):
 
     with localcontext() as ctx:
         ctx.prec = 90
-        if decimals is not None:
+        if decimals is not None:  # the result has d.adjusted() + decimals + 1 digits: give the context room
+            ctx.prec = max(90, d.adjusted() + decimals + 3)
             return d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
         e = d.adjusted()
         out = d.quantize(Decimal(1).scaleb(e - digits + 1), rounding=ROUND_HALF_UP)

@@ -30,7 +30,8 @@ HOSTILE = [
     "\u2028", "\ufeff", "−", "√", "×", "%", "\\%", "|", "\t", "# ", "**", "```", "```text", "Table 1:", "Figure 2.",
     "§4 The forward pass by hand", "4. The forward pass by hand", "0.330238", "0.792412", "0.232674", "(0,4)",
     "[0.8,0.4]", "4×6", "1/4", "\\tfrac12", "w = ", "d_k = 4", "\\approx", "-", "+", ".", ",", "http://a1.b/2",
-    "x_(", "W2", "nn-llm-2", "In [1]:", "import torch", "\n", "\n\n",
+    "x_(", "W2", "nn-llm-2", "In [1]:", "import torch", "\n", "\n\n", "1e-225", "5e-324", "1.7976931348623157e+308",
+    "0.8463", "-2.5e-100",
 ]
 # one line each, of 20,000 characters or more (brackets and commands were scanned in quadratic time: 48 s for the
 # first; a line of tabs or spaces met regular expressions that backtrack), lines of many numbers, and many headings
@@ -43,6 +44,9 @@ text_strategy = st.one_of(
     st.just(""),
     st.lists(st.sampled_from(HOSTILE), max_size=40).map("".join),
     st.lists(st.one_of(st.sampled_from(HOSTILE), st.text(max_size=8)), max_size=30).map(" ".join),
+    # numbers as Python prints floats, tiny and huge exponents included, between words
+    st.lists(st.one_of(st.floats(allow_nan=False, allow_infinity=False).map(repr), st.sampled_from(HOSTILE)),
+             max_size=30).map(" ".join),
     st.text(alphabet=st.characters(codec="utf-8"), max_size=300),
     st.tuples(st.sampled_from(HOSTILE), st.integers(1, 2000)).map(lambda p: p[0] * p[1]),
 )
@@ -73,6 +77,8 @@ def test_hostile_text(week08):
     @given(text=text_strategy, fmt=st.sampled_from(["text", "markdown", "latex"]))
     @example(text="Week 8\n\nx = 1e99999999 here\n", fmt="text")
     @example(text="the value [/x] is 0.4444\n", fmt="markdown")
+    # a printed 1e-225 has 225 decimals: rendering a value like it overflowed the decimal context (an internal error)
+    @example(text="Step 147: the value is 0.8463 and then 785 plus 1e-225 (x_147 = 0.815)\n", fmt="markdown")
     def run(text, fmt):
         _audit_and_render(text, week08, fmt)
 

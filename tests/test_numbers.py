@@ -109,3 +109,12 @@ def test_an_mpf_of_another_context_keeps_its_precision_when_rounded():
         tie = ctx.mpf(1) / 8 + ctx.mpf(10) ** -30  # just above 0.125: rounds up at two digits only with every digit
     assert handout_decimal(tie, 2).text == "0.13" and decimal_text(tie, 2) == "0.13"
     assert decimal_text(ctx.mpf("-inf")) == "-inf"
+
+
+def test_rounding_to_many_decimals_keeps_every_digit():
+    """A printed 1e-225 has 225 decimals; a value rounded like it needs more digits than the default context."""
+    from symseq.numbers import rounded_text
+
+    out = rounded_text("0.8463", decimals=225)
+    assert out == "0.8463" + "0" * 221
+    assert rounded_text("1e300", decimals=4) == "1" + "0" * 300 + ".0000"
