@@ -12,10 +12,33 @@ expressions.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import sympy as sp
 
 from .errors import LedgerError, ShapeError
+
+
+def integer(n, what: str, *, minimum: int | None = None, expected: str = "") -> int:
+    """``n`` as a Python int: Python, NumPy and SymPy integers pass; a bool, a float (0.7 is no class, 2.0 no
+    width) or text is refused, and so is ``n < minimum``. The one integer check of the blocks.
+
+    Args:
+        n: the value received.
+        what: what it is, as the message names it ("T (the number of positions)").
+        minimum: the least value allowed: 1 for what counts something (a width, a length), 0 for a number of
+            steps; None for any integer.
+        expected: what it must be, when more than "a positive integer" says it ("an integer class index in 0..8").
+
+    Raises:
+        ShapeError: "{what} must be a positive integer; got 0" (the value received, as Python shows it).
+    """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or (minimum is not None and n < minimum):
+        kind = expected or {None: "an integer", 0: "a non-negative integer", 1: "a positive integer"}.get(
+            minimum, f"an integer ≥ {minimum}")
+        raise ShapeError(f"{what} must be {kind}; got {n!r}")
+    return int(n)
 
 
 def substitute(expr: sp.Basic, mapping: dict) -> sp.Basic:

@@ -51,7 +51,7 @@ def test_embedding_lookup_selects_rows_by_id_and_repeats_them():
     assert L.value(E_seq.name) == sp.Matrix([[7, 8, 9], [1, 2, 3], [7, 8, 9], [10, 11, 12], [4, 5, 6]])
     with pytest.raises(ShapeError, match=r"ids \[4\] are outside 0..3"):
         blocks.embedding_lookup(L, E, [0, 4], name="bad")
-    with pytest.raises(ShapeError, match="token IDs are integers"):
+    with pytest.raises(ShapeError, match="a token ID must be an integer"):
         blocks.embedding_lookup(L, E, [0, 1.0], name="bad2")
 
 

@@ -155,3 +155,15 @@ def test_values_are_computed_through_the_one_service():
     assert not found, found
     assert _evaluations("v = ops.evaluate(node, k, env)\nenv = L.run(k, env, names)\nL.leaf_values(k)") == [1, 2, 3]
     assert _evaluations("values.numeric(node)\nreport.run()") == []
+
+
+def test_one_integer_check_for_every_block():
+    """Widths, lengths, IDs and class indices are read by arrays.integer alone: a block that repeats its
+    isinstance(…, numbers.Integral) check would drift from the others' messages and rules."""
+    import pathlib
+
+    import symseq
+
+    blocks = pathlib.Path(symseq.__file__).parent / "blocks"
+    twins = [p.name for p in blocks.glob("*.py") if "bool) or not isinstance(" in p.read_text(encoding="utf-8")]
+    assert twins == [], twins

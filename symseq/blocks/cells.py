@@ -55,7 +55,6 @@ gradients of the packed leaves compare directly with a module's ``.grad``.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -64,6 +63,7 @@ import numpy as np
 import sympy as sp
 
 from .. import ops
+from ..arrays import integer
 from ..errors import ConventionError, ShapeError
 from ..functions import relu, sigmoid
 from ._naming import tagged
@@ -367,19 +367,10 @@ def rnn_parameters(L, D: int, H: int, *, bias: bool = True, naming: str = "torch
 
 
 def _widths(cell: str, D, H) -> tuple[int, int]:
-    """The input width D and hidden width H as positive integers.
-
-    Raises:
-        ShapeError: naming the width that is zero, negative or not an integer.
-    """
-    out = []
-    for what, w in (("input width D", D), ("hidden width H", H)):
-        if isinstance(w, bool) or not isinstance(w, numbers.Integral) or w < 1:
-            raise ShapeError(f"{cell} parameters: the {what} must be a positive integer (the number of "
-                             f"features); got {w!r}")
-        out.append(int(w))
-    return out[0], out[1]
-
+    """The input width D and hidden width H as positive integers (a ShapeError names the one that is not)."""
+    return tuple(integer(w, f"{cell} parameters: the {what}", minimum=1,
+                         expected="a positive integer (the number of features)")
+                 for what, w in (("input width D", D), ("hidden width H", H)))
 
 def _leaf_maker(L, values: dict | None):
     """A function creating a parameter leaf with its exact value from ``values`` when given, else symbolic."""

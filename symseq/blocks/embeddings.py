@@ -27,6 +27,7 @@ from typing import Iterable, Sequence
 import sympy as sp
 
 from .. import ops
+from ..arrays import integer
 from ..errors import ConventionError, ShapeError, VocabularyError
 from ..numbers import exact
 
@@ -150,7 +151,7 @@ class Vocabulary:
         """Tokens of a sequence of IDs (the inverse of :meth:`ids`)."""
         out = []
         for t, k in enumerate(ids):
-            if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k < len(self):
+            if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 0 <= k < len(self):
                 raise VocabularyError(f"ID {k!r} at position {t} is outside 0..{len(self) - 1} "
                                       f"(a vocabulary of {len(self)} tokens)")
             out.append(self._tokens[k])
@@ -186,9 +187,7 @@ def embedding_lookup(L, E_vocab, ids: Sequence[int], *, name: str = "E_seq", not
 
 
 def _as_id(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise ShapeError(f"token IDs are integers (from Vocabulary.ids); got {k!r}")
-    return int(k)
+    return integer(k, "a token ID", expected="an integer (token IDs come from Vocabulary.ids)")
 
 
 def angular_frequencies(D: int, *, base=10000) -> list[sp.Expr]:
@@ -199,7 +198,7 @@ def angular_frequencies(D: int, *, base=10000) -> list[sp.Expr]:
     Raises:
         ShapeError: for D < 1. ConventionError: for a base that is not an exact finite number > 1.
     """
-    D = _positive(D, "D (the model width)")
+    D = integer(D, "D (the model width)", minimum=1)
     b = exact(base, what="the positional base")
     if not (b.is_number and b.is_extended_real and b.is_finite and b > 1):  # ∞ would make every ω_j (j ≥ 2) zero
         raise ConventionError(f"the positional base must be a finite number greater than 1 (Vaswani et al. use "
@@ -222,7 +221,7 @@ def sinusoidal_positions(T: int, D: int, *, base=10000) -> sp.ImmutableMatrix:
     Source: Week 06 handout (004), "Supply position as a second vector";
     Vaswani et al. (2017), §3.5.
     """
-    T = _positive(T, "T (the number of positions)")
+    T = integer(T, "T (the number of positions)", minimum=1)
     omega = angular_frequencies(D, base=base)
     return sp.ImmutableMatrix(T, len(omega), lambda t, j: (sp.sin if j % 2 == 0 else sp.cos)(t * omega[j]))
 
@@ -252,7 +251,7 @@ def learned_positions(L, table, T: int, *, name: str = "P"):
         ShapeError: when T exceeds the table's T_max rows (a learned table
             has no vector for positions it was not given) or T < 1.
     """
-    T = _positive(T, "T (the number of positions)")
+    T = integer(T, "T (the number of positions)", minimum=1)
     if table.shape == ():
         raise ShapeError("learned positions need a T_max×D table; got a scalar")
     if T > table.shape[0]:
@@ -274,12 +273,3 @@ def add_positions(L, E_seq, P, *, name: str = "H^(0)"):
     return L.define(name, E_seq + P, note="token embedding plus position, per row")
 
 
-def _positive(n, what) -> int:
-    """``n`` as an int ≥ 1: Python and NumPy integers; not a bool, a float or text.
-
-    Raises:
-        ShapeError: naming ``what`` and the value received.
-    """
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ShapeError(f"{what} must be a positive integer; got {n!r}")
-    return int(n)

@@ -48,6 +48,7 @@ from typing import Any, Callable, Sequence
 import sympy as sp
 
 from .. import ops
+from ..arrays import integer
 from ..errors import ConventionError, MaskError, ShapeError
 from .linear import linear
 from .losses import CrossEntropy, cross_entropy
@@ -156,10 +157,10 @@ def next_token_targets(ids: Sequence[int], continuation: int | None = None) -> t
 
     Source: Week 06 handout (004), Table 33.
     """
-    ids = [_int(k, "input ID") for k in ids]
+    ids = [integer(k, "an input ID") for k in ids]
     if not ids:
         raise ShapeError("next-token targets need at least one input token")
-    targets: list = ids[1:] + [None if continuation is None else _int(continuation, "continuation ID")]
+    targets: list = ids[1:] + [None if continuation is None else integer(continuation, "a continuation ID")]
     return targets, [t is not None for t in targets]
 
 
@@ -208,7 +209,7 @@ def masked_cross_entropy(L, Z, targets, valid=None, *, name: str = "loss", tag: 
         positions = pos
         if pos:
             rows.append(Zb if len(pos) == Zb.shape[0] else ops.Slice(Zb, pos, slice(None)))
-            chosen.extend(_int(ts[t], "target") for t in pos)
+            chosen.extend(integer(ts[t], "a target") for t in pos)
     if not chosen:
         raise MaskError("masked cross-entropy: no target is valid (Σ v_t = 0), so the mean loss is undefined; "
                         "mark at least one scored position as valid")
@@ -248,11 +249,10 @@ def greedy_generate(next_logits: Callable[[list[int]], Sequence], prefix: Sequen
     """
     import mpmath
 
-    ids = [_int(k, "prefix ID") for k in prefix]
+    ids = [integer(k, "a prefix ID") for k in prefix]
     if not ids:
         raise ShapeError("generation needs a non-empty prefix")
-    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 0:
-        raise ShapeError(f"steps must be a non-negative integer; got {steps!r}")
+    steps = integer(steps, "steps", minimum=0)
     ctx = mpmath.MPContext()
     ctx.dps = int(dps)
     K = None
@@ -284,12 +284,6 @@ def _mp(ctx, v):
     if hasattr(v, "_mpf_"):  # an mpmath number
         return ctx.mpf(v)
     raise ConventionError(f"logits must be numbers; got {v!r} of type {type(v).__name__}")
-
-
-def _int(k, what) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise ShapeError(f"a {what} must be an integer; got {k!r}")
-    return int(k)
 
 
 # ---------------------------------------------------------------------------
@@ -357,10 +351,7 @@ def _positions(positions, T: int) -> list:
         if positions == "all":
             return list(range(T))
         raise ConventionError(f"unknown positions {positions!r}; use 'final', 'all' or a list of time steps")
-    for p in positions:
-        if isinstance(p, bool) or not isinstance(p, numbers.Integral):
-            raise ShapeError(f"positions: a time step must be an integer in 0..{T - 1}; got {p!r}")
-    out = [int(p) for p in positions]
+    out = [integer(p, "positions: a time step", expected=f"an integer in 0..{T - 1}") for p in positions]
     bad = [p for p in out if not 0 <= p < T]
     if bad or not out:
         raise ShapeError(f"positions {out} must be a nonempty list of time steps in 0..{T - 1}")

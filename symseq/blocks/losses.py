@@ -18,10 +18,10 @@ Source: Week 8 handout (000), §3–§4; Handout #11 (001), §7.4.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 from .. import ops
+from ..arrays import integer
 from ..errors import ConventionError, ShapeError
 
 
@@ -61,13 +61,15 @@ def cross_entropy(L, Z, targets, *, positions=None, reduction: str = "mean", nam
     if reduction not in ("mean", "sum"):
         raise ConventionError(f"unknown reduction {reduction!r}; use 'mean' or 'sum'")
     T, v = Z.shape
-    positions = list(range(T)) if positions is None else [_index(p, "a scored position", "row index", T)
-                                                           for p in positions]
+    positions = list(range(T)) if positions is None else [
+        integer(p, "cross-entropy: a scored position", expected=f"an integer row index in 0..{T - 1}")
+        for p in positions]
     outside = [p for p in positions if not 0 <= p < T]
     if outside:
         raise ShapeError(f"cross-entropy: scored positions {outside} are outside 0..{T - 1} (Z has {T} rows; a "
                          f"negative position is not read from the end)")
-    targets = [_index(c, "a target", "class index", v) for c in targets]
+    targets = [integer(c, "cross-entropy: a target", expected=f"an integer class index in 0..{v - 1}")
+               for c in targets]
     beyond = [c for c in targets if not 0 <= c < v]
     if beyond:
         raise ShapeError(f"cross-entropy: targets {beyond} are outside 0..{v - 1} ({v} classes)")
@@ -85,12 +87,3 @@ def cross_entropy(L, Z, targets, *, positions=None, reduction: str = "mean", nam
     return CrossEntropy(Z, lse, zc, ell, loss)
 
 
-def _index(k, what: str, kind: str, n: int) -> int:
-    """``k`` as an int, refusing what is no integer (a float 0.7 is not class 0, True is not class 1).
-
-    Raises:
-        ShapeError: naming ``what``, the range 0..n−1 and the value received.
-    """
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise ShapeError(f"cross-entropy: {what} must be an integer {kind} in 0..{n - 1}; got {k!r}")
-    return int(k)

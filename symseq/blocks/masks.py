@@ -42,17 +42,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import integer
 from ..errors import MaskError, ShapeError
 from ..ops import MASK_CONVENTIONS, Mask, allowed_matrix, mask_allowed
 
 __all__ = ["Mask", "MASK_CONVENTIONS", "validity", "batch_validity", "causal", "full", "key_padding", "combine",
            "padding_causal", "check", "empty_rows", "torch_convention"]
-
-
-def _count(n, what) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ShapeError(f"{what} must be a positive integer; got {n!r}")
-    return int(n)
 
 
 def validity(m, T: int | None = None, *, what: str = "validity mask", allow_empty: bool = False) -> np.ndarray:
@@ -64,7 +59,7 @@ def validity(m, T: int | None = None, *, what: str = "validity mask", allow_empt
             entry is valid and ``allow_empty`` is false (a pooled mean or a mean loss over no position is undefined).
     """
     arr = mask_allowed(m, what, ndim=1)
-    if T is not None and arr.shape[0] != _count(T, "T"):
+    if T is not None and arr.shape[0] != integer(T, "T", minimum=1):
         raise ShapeError(f"{what} has {arr.shape[0]} entries but there are {T} positions; give one entry per position")
     if not allow_empty and not arr.any():
         raise MaskError(f"{what} marks no position as valid (all {arr.shape[0]} entries are 0); "
@@ -85,8 +80,8 @@ def batch_validity(m, B: int | None = None, T: int | None = None, *, what: str =
             unless ``allow_empty``, for a sequence with no valid position (names the batch item).
     """
     arr = mask_allowed(m, what, ndim=2, axes=("batch item", "position"))
-    want = (arr.shape[0] if B is None else _count(B, "B (batch items)"),
-            arr.shape[1] if T is None else _count(T, "T (positions)"))
+    want = (arr.shape[0] if B is None else integer(B, "B (batch items)", minimum=1),
+            arr.shape[1] if T is None else integer(T, "T (positions)", minimum=1))
     if arr.shape != want:
         raise ShapeError(f"{what} has shape {arr.shape[0]}×{arr.shape[1]} but the batch is B×T = "
                          f"{want[0]}×{want[1]}; give one row per sequence and one entry per position")
@@ -109,15 +104,15 @@ def causal(T: int, S: int | None = None) -> np.ndarray:
     Raises:
         ShapeError: for T or S below 1.
     """
-    T = _count(T, "T (queries)")
-    S = T if S is None else _count(S, "S (sources)")
+    T = integer(T, "T (queries)", minimum=1)
+    S = T if S is None else integer(S, "S (sources)", minimum=1)
     return allowed_matrix("causal", (T, S), empty_rows="zero")
 
 
 def full(T: int, S: int | None = None) -> np.ndarray:
     """Unrestricted visibility: every source allowed (T×S of True)."""
-    T = _count(T, "T (queries)")
-    S = T if S is None else _count(S, "S (sources)")
+    T = integer(T, "T (queries)", minimum=1)
+    S = T if S is None else integer(S, "S (sources)", minimum=1)
     return np.ones((T, S), dtype=bool)
 
 
@@ -134,7 +129,7 @@ def key_padding(m, T: int | None = None) -> np.ndarray:
             source).
     """
     valid = validity(m, what="key padding mask")
-    T = valid.shape[0] if T is None else _count(T, "T (queries)")
+    T = valid.shape[0] if T is None else integer(T, "T (queries)", minimum=1)
     return np.broadcast_to(valid, (T, valid.shape[0])).copy()
 
 
