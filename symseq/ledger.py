@@ -37,7 +37,7 @@ import numpy as np
 import sympy as sp
 
 from . import ops
-from .arrays import EXACT
+from .arrays import EXACT, user_shape
 from .errors import EvaluationError, LedgerError, ShapeError
 from .functions import require_explicit_relu
 from .numbers import exact, exact_matrix
@@ -181,8 +181,9 @@ class Ledger:
         self._check_new(name)
         if value is not None:
             if isinstance(value, (list, tuple, np.ndarray, sp.MatrixBase)):
+                given = user_shape(value)  # SymPy turns an empty (0, 3) array into a (0, 0) matrix
                 value = exact_matrix(value, what=name)
-                vshape = value.shape
+                vshape = given if len(given) == 2 and 0 in given else value.shape
             else:
                 value = exact(value, what=name)
                 vshape = ()

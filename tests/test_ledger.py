@@ -173,6 +173,11 @@ def test_leaf_shapes_must_be_positive():
         L.parameter("W", shape=(-1, 2))
     with pytest.raises(ShapeError, match="positive integers"):
         L.input("X", shape=(0, 3))
+    # an empty array is named by the shape it was given with, not the (0, 0) SymPy makes of it
+    with pytest.raises(ShapeError, match=r"got shape \(0, 3\)"):
+        L.input("Q", np.zeros((0, 3)))
+    with pytest.raises(ShapeError, match=r"got shape \(2, 0\)"):
+        L.input("K", [[], []])
 
 
 def _has_torch():
