@@ -167,3 +167,14 @@ def test_one_integer_check_for_every_block():
     blocks = pathlib.Path(symseq.__file__).parent / "blocks"
     twins = [p.name for p in blocks.glob("*.py") if "bool) or not isinstance(" in p.read_text(encoding="utf-8")]
     assert twins == [], twins
+
+
+def test_every_error_and_warning_is_exported_at_the_top():
+    """An author catches symseq's errors as ``symseq.ShapeError`` …; none is reachable only from a submodule."""
+    import inspect
+
+    import symseq
+    import symseq.errors as errors
+
+    kinds = {n for n, c in inspect.getmembers(errors, inspect.isclass) if c.__module__ == errors.__name__}
+    assert kinds and kinds <= set(symseq.__all__), sorted(kinds - set(symseq.__all__))
