@@ -203,6 +203,32 @@ class Section:
         """
         return self._add(Claim(statement, "property", check, location=self._location(at), what=what, near=near))
 
+    def step(self, statement: str, *, result: Any = None, operands: dict | None = None, what: str = "",
+             at: str = "", near: str = "") -> Claim:
+        """A computation the page prints, decided as the page computed it: from its own printed operands.
+
+        ``s.step("2.0 · 0.4621 = 0.9242")`` holds when 2.0 × 0.4621, computed exactly from the printed
+        numbers, rounds to 0.9242 at its printed precision (the rule of every claim); a chain
+        ``a = b ≈ c`` is decided link by link (:mod:`symseq.verify.steps`). The statement is read by
+        :mod:`symseq.verify.arithmetic`'s grammar (numbers, + − × · / ^ √, ``\\frac``, exp, log, tanh, σ,
+        softmax, printed lists), never run as code.
+
+        Args:
+            statement: the step as printed.
+            result: the quantity its printed result stands for (a ledger node such as ``L["h_1"]``), so that a
+                wrong result is classified (root, propagated or rounding drift) against the true value.
+            operands: printed operand text → quantity (``{"0.4621": L["h_0"]}``).
+            what, at, near: as for :meth:`prove`.
+
+        Raises:
+            ClaimError: a statement that cannot be read, that does not end in a printed number, or operands
+                that are not among its printed numbers.
+        """
+        from ..verify.steps import Step
+
+        check = Step(statement, result=result, operands=dict(operands or {}))
+        return self.prove(statement, check, what=what or "step", at=at, near=near)
+
     def identity(self, statement: str, *differences, what: str = "", at: str = "", near: str = "") -> Claim:
         """A property proved by reducing each of ``differences`` (SymPy expressions or matrices) to zero.
 
