@@ -340,9 +340,8 @@ def cmd_audit(args, out) -> int:
 
     found = _derivations(args)
     ds = select(found, args.derivation) if args.derivation else for_source(args.file, found)
-    if not ds:
-        raise SymseqError(f"no derivation has {Path(args.file).name!r} as its source; name one with "
-                          f"--derivation NAME (known: {', '.join(d.name for d in found) or 'none'})")
+    if not ds:  # no derivation: the page's own arithmetic
+        return _audit_arithmetic(args, out, found)
     _check_json(args.json, _inputs(ds, args.file))
     if args.json == "-":
         from .present.terminal import console
@@ -357,6 +356,28 @@ def cmd_audit(args, out) -> int:
                           style="yellow", markup=False, soft_wrap=True)
     if args.json:
         _write_json(args.json, rep.as_json(), _inputs(ds, args.file))
+    why = rep.failures(args.fail_under)
+    if why:
+        out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)
+    return 1 if why else 0
+
+
+def _audit_arithmetic(args, out, found) -> int:
+    """``symseq audit FILE`` when no derivation has FILE as its source: every arithmetic statement the page prints,
+    checked from its own printed operands (:mod:`symseq.audit.arithmetic`)."""
+    from .audit import read
+    from .audit.arithmetic import audit_arithmetic
+    from .audit.render import render_arithmetic
+
+    _check_json(args.json, [args.file])
+    if args.json == "-":
+        from .present.terminal import console
+
+        out = console(no_color=args.no_color, file=sys.stderr)
+    rep = audit_arithmetic(read(args.file, fmt=args.format))
+    render_arithmetic(rep, out, known=[d.name for d in found])
+    if args.json:
+        _write_json(args.json, rep.as_json(), [args.file])
     why = rep.failures(args.fail_under)
     if why:
         out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)

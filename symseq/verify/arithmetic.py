@@ -167,7 +167,7 @@ _TOKEN = re.compile(
   | (?P<rel>\\approx(?![A-Za-z])|\\simeq(?![A-Za-z])|\\approxeq(?![A-Za-z])|[=≈≃≅])
   | (?P<cmd>\\[A-Za-z]+)
   | (?P<name>[A-Za-z]+|[σπ])
-  | (?P<op>[-+−*/÷^×·⋅∙√²³(),\[\]{}@])
+  | (?P<op>\*\*|(?<=\s)\.(?=\s)|[-+−*/÷^×·⋅∙√²³(),\[\]{}@])
     """,
     re.VERBOSE,
 )
@@ -180,7 +180,7 @@ _CMD = {r"\cdot": "·", r"\times": "·", r"\div": "/", r"\sqrt": "√", r"\exp":
 _NAMES = {"exp": "exp", "log": "log", "ln": "log", "tanh": "tanh", "sigmoid": "sigmoid", "sigma": "sigmoid",
           "σ": "sigmoid", "sin": "sin", "cos": "cos", "sqrt": "sqrt", "softmax": "softmax", "sum": "sum",
           "mean": "mean", "e": "e", "π": "π", "pi": "π"}
-_OPS = {"×": "·", "⋅": "·", "∙": "·", "÷": "/", "−": "-", "*": "*"}
+_OPS = {"×": "·", "⋅": "·", "∙": "·", "÷": "/", "−": "-", "*": "*", "**": "^", ".": "·"}
 
 
 def tokens(text: str) -> list[tuple[str, str, int, int]]:
@@ -316,7 +316,7 @@ class _Parser:
             if tok in ("·", "*", "/", "@"):
                 self.take()
                 left = Bin(tok, left, self.unary())
-            elif kind in ("name", "cmd") or tok in ("(", "√"):  # 2√2, 2(3 + 1), 2 e^x: implicit product
+            elif kind in ("name", "cmd") or tok in ("(", "[", "√"):  # 2√2, 2(3 + 1), 0.8[2, 0], 2 e^x: a product
                 left = Bin("·", left, self.power())
             else:
                 return left
