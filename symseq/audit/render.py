@@ -133,3 +133,26 @@ def render_arithmetic(rep, out, *, known=()) -> None:
             f"wrong, {len(rep.drift)} for a derivation; {covered} of {len(q)} quantity tokens checked"
             + (f" ({rep.coverage:.1f}%)" if q else ""))
     out.print(Text(line, style="bold red" if rep.failed else "green"), soft_wrap=True)
+
+
+def render_causes(causes, out) -> None:
+    """Print the errata by cause (:func:`symseq.audit.causes.classify`): each root (or rounding drift) with the
+    errata it caused beneath it, then any propagated erratum whose root is not listed."""
+    if not causes:
+        return
+    t = _table("errata by cause (root: wrong even from the page's own printed operands)",
+               ["line", "printed", "cause", "why"])
+    listed = set()
+    for c in causes:
+        if c.source is not None:
+            continue
+        _row(t, c.erratum.line if c.erratum.line is not None else "—", c.erratum.printed, c.kind, c.reason)
+        for d in c.chain:
+            sub = next((x for x in causes if x.erratum is d), None)
+            if sub is not None:
+                _row(t, f"  ↳ {d.line}", d.printed, sub.kind, sub.reason)
+                listed.add(id(d))
+    for c in causes:
+        if c.source is not None and id(c.erratum) not in listed:
+            _row(t, c.erratum.line, c.erratum.printed, c.kind, c.reason)
+    out.print(t)
