@@ -52,8 +52,8 @@ def test_a_wrong_result_is_an_erratum_with_its_line_and_correct_value():
     bad, = rep.errata
     link, = bad.wrong
     assert bad.line == 3 and link.printed == ["1.87"] and link.correct == ["1.78"]
-    mpmath.mp.dps = 30  # independently: e^0.577 = 1.7806…
-    assert mpmath.nstr(mpmath.exp(mpmath.mpf("0.577")), 3) == "1.78"
+    with mpmath.workdps(30):  # independently: e^0.577 = 1.7806…
+        assert mpmath.nstr(mpmath.exp(mpmath.mpf("0.577")), 3) == "1.78"
     assert {t.text: t.cls for t in rep.tokens if t.line == 3}["1.87"] == "wrong"
     assert {t.text: t.cls for t in rep.tokens if t.line == 4} == {"1": "covered", "1.732": "covered", "0.577": "covered"}
 

@@ -20,8 +20,14 @@ from symseq.verify.causes import classify_claims
 
 from example_helpers import EXAMPLES, example_derivation
 
-mpmath.mp.dps = 30
 M = mpmath.mpf
+
+
+@pytest.fixture(autouse=True)
+def _thirty_digits():
+    """Plain mpmath at 30 digits inside each test, restored after it (other modules keep their precision)."""
+    with mpmath.workdps(30):
+        yield
 
 
 def rounds_to(x, printed: str) -> bool:

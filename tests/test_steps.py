@@ -39,8 +39,8 @@ def test_lists_are_decided_entry_by_entry():
     link, = decide("softmax([1, 2]) = [0.269, 0.732]")
     assert not link.ok and link.wrong == [1] and link.correct == ["0.269", "0.731"]
     # the exact weights are e/(e + e²) and e²/(e + e²), checked here in plain mpmath
-    mpmath.mp.dps = 30
-    assert mpmath.nstr(mpmath.e ** 2 / (mpmath.e + mpmath.e ** 2), 3) == "0.731"
+    with mpmath.workdps(30):
+        assert mpmath.nstr(mpmath.e ** 2 / (mpmath.e + mpmath.e ** 2), 3) == "0.731"
 
 
 def test_within_rounding_of_the_operands_is_said():
