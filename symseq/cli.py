@@ -368,7 +368,8 @@ def cmd_audit(args, out) -> int:
         out = console(no_color=args.no_color, file=sys.stderr)
     rep = audit_file(args.file, ds, fmt=args.format)
     render(rep, out)
-    causes = classify(read(args.file, fmt=args.format), rep.errata) if rep.errata else []
+    causes = classify(read(args.file, fmt=args.format), rep.errata,
+                      claims=[c for d in ds for c in d.claims]) if rep.errata else []
     render_causes(causes, out)
     for d in ds:
         for s in d.sections:

@@ -89,3 +89,10 @@ def test_cli_audits_the_arithmetic_when_no_derivation_has_the_file(tmp_path, cap
     assert record["failed"] and record["statements"][0]["status"] == "wrong"
     f.write_text("The variance: (0.0225 + 0.0025 + 0.2025 + 0.3025) / 4 = 0.1325\n", encoding="utf-8")
     assert main(["--no-color", "audit", str(f)]) == 0
+
+
+def test_hostile_text_is_read_with_bounded_work():
+    # long lines of relations, brackets and spaces: each side is tried over at most SIDE characters
+    text = ("1 " * 3000 + "= ") * 20 + "\n" + "(" * 5000 + "= 1\n" + "9^9^9^9 = 1\n" + "1e99999 = 1\n"
+    rep = _audit(text, fmt="text")
+    assert not rep.errata

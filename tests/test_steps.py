@@ -2,6 +2,7 @@
 
 import mpmath
 import pytest
+import sympy as sp
 
 from symseq import Derivation, exact
 from symseq.errors import ClaimError
@@ -56,8 +57,8 @@ def _derivation(statement, **kw):
     @d.section("Step 2")
     def _(s):
         L = s.ledger()
-        x = L.input("x", exact("0.5"))
-        h = L.define("h", x)
+        x = L.input("x", exact("1.1265"))
+        h = L.define("h", sp.tanh(x))
         s.step(statement, **kw, result=h)
 
     return d
@@ -78,3 +79,23 @@ def test_section_step_refuses_what_it_cannot_state():
     assert "not printed numbers" in d.sections[0].error
     with pytest.raises(ClaimError):
         holds_or_raise = decide("x = 1")  # noqa: F841
+
+
+def test_with_result_the_printed_result_is_also_its_true_value():
+    # 0.4621 + 0.4621 = 0.9242 holds from the printed numbers, but 2 tanh(0.5) = 0.924234 prints 0.9242 too: ok;
+    # 0.4621 · 3 = 1.3863 holds from them, but 3 tanh(0.5) = 1.386351 prints 1.3864
+    d = Derivation("steps-truth", title="steps", source="steps.md")
+
+    @d.section("Step")
+    def _(s):
+        L = s.ledger()
+        t = L.define("t", sp.tanh(L.input("x", exact("0.5"))))
+        s.step("0.4621 + 0.4621 = 0.9242", result=2 * t, operands={"0.4621": t})
+        s.step("0.4621 · 3 = 1.3863", result=3 * t, operands={"0.4621": t})
+
+    two, three = d.claims
+    assert two.check().status == "ok"
+    r = three.check()
+    assert r.status == "mismatch" and "not the true value" in r.message and "correct 1.3864" in r.message
+    with mpmath.workdps(30):
+        assert mpmath.nstr(3 * mpmath.tanh(mpmath.mpf("0.5")), 5) == "1.3864"

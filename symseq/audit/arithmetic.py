@@ -208,10 +208,14 @@ def _readable(text: str):
         return None
 
 
+SIDE = 400  # at most this many characters of a part are tried as one side of a statement (bounded work)
+
+
 def _tail(seg: str, base: int):
     """The longest readable tail of a part (starting after a space or a colon): (node, start, end) or None."""
     end = len(seg.rstrip())
-    starts = [0] + [i + 1 for i, ch in enumerate(seg[:end]) if ch in " :"]
+    first = max(0, end - SIDE)
+    starts = ([0] if first == 0 else []) + [i + 1 for i, ch in enumerate(seg[:end]) if ch in " :" and i >= first]
     for s in starts:
         body = seg[s:end]
         if not body.strip():
@@ -226,7 +230,8 @@ def _tail(seg: str, base: int):
 def _head(seg: str, base: int, *, numbers_only: bool):
     """The longest readable head of a part, ending before a space or punctuation: (node, start, end) or None."""
     lead = len(seg) - len(seg.lstrip())
-    ends = sorted({i for i, ch in enumerate(seg) if i > lead and (ch == " " or ch in _TRAIL + ")")} | {len(seg)},
+    last = min(len(seg), lead + SIDE)
+    ends = sorted({i for i, ch in enumerate(seg[:last]) if i > lead and (ch == " " or ch in _TRAIL + ")")} | {last},
                   reverse=True)
     for e in ends:
         if e < len(seg) and seg[e] == "." and e + 1 < len(seg) and seg[e + 1].isdigit():
@@ -242,6 +247,8 @@ def _head(seg: str, base: int, *, numbers_only: bool):
 
 def _whole(seg: str, base: int):
     body = seg.strip()
+    if len(body) > SIDE:
+        return None
     trimmed = body.rstrip(_TRAIL)
     node = _readable(trimmed) if trimmed else None
     if node is None:

@@ -80,7 +80,7 @@ def _holds_number(node, wanted) -> bool:
     return bool(wanted) and all(any(_same(w, h) for h in have) for w in wanted)
 
 
-def classify(doc: Document, errata: list, *, dps: int = 50) -> list[Cause]:
+def classify(doc: Document, errata: list, *, claims: list = (), dps: int = 50) -> list[Cause]:
     """Classify each of ``errata`` (see the module docstring); roots first, each followed by its chain.
 
     Args:
@@ -93,9 +93,10 @@ def classify(doc: Document, errata: list, *, dps: int = 50) -> list[Cause]:
     """
     located = [e for e in errata if e.line is not None]
     steps = statements_of(doc)
-    causes: dict[int, Cause] = {}
+    causes: dict[int, Cause] = _from_steps(errata, claims, dps)
     for e in sorted(located, key=lambda x: x.line):
-        causes[id(e)] = _classify_one(e, located, steps, causes, dps)
+        if id(e) not in causes:
+            causes[id(e)] = _classify_one(e, located, steps, causes, dps)
     for e in errata:
         if id(e) in causes:
             continue
@@ -118,6 +119,27 @@ def classify(doc: Document, errata: list, *, dps: int = 50) -> list[Cause]:
             top.chain.append(c.erratum)
     propagated = [c for c in causes.values() if c.source is not None]
     return sorted(roots, key=lambda c: c.erratum.line or 0) + sorted(propagated, key=lambda c: c.erratum.line or 0)
+
+
+def _from_steps(errata, claims, dps) -> dict:
+    """Causes of the errata that a derivation's step claims (``s.step``) print, as :mod:`symseq.verify.causes`
+    decides them from the steps' ties to ledger quantities."""
+    from ..verify.causes import classify_claims
+    from ..verify.steps import Step
+
+    if not any(isinstance(c.quantity, Step) for c in claims):
+        return {}
+    by_id = {}
+    for e in errata:
+        by_id.setdefault(e.source, e)
+    out = {}
+    for cc in classify_claims(list(claims), dps=dps):
+        e = by_id.get(cc.claim.id)
+        if e is None or not isinstance(cc.claim.quantity, Step):
+            continue
+        source = by_id.get(cc.source.id) if cc.source is not None else None
+        out[id(e)] = Cause(e, cc.kind, cc.reason, source=source)
+    return out
 
 
 def _classify_one(e, errata, steps, causes, dps, line: int | None = None) -> Cause:

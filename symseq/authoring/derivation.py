@@ -209,15 +209,19 @@ class Section:
 
         ``s.step("2.0 · 0.4621 = 0.9242")`` holds when 2.0 × 0.4621, computed exactly from the printed
         numbers, rounds to 0.9242 at its printed precision (the rule of every claim); a chain
-        ``a = b ≈ c`` is decided link by link (:mod:`symseq.verify.steps`). The statement is read by
+        ``a = b ≈ c`` is decided link by link (:mod:`symseq.verify.steps`). With ``result``, the printed
+        result must also be its true value: give ``result=`` rather than a separate :meth:`claim` of the same
+        printed number (the audit attributes each printed number to one claim). The statement is read by
         :mod:`symseq.verify.arithmetic`'s grammar (numbers, + − × · / ^ √, ``\\frac``, exp, log, tanh, σ,
         softmax, printed lists), never run as code.
 
         Args:
             statement: the step as printed.
-            result: the quantity its printed result stands for (a ledger node such as ``L["h_1"]``), so that a
-                wrong result is classified (root, propagated or rounding drift) against the true value.
-            operands: printed operand text → quantity (``{"0.4621": L["h_0"]}``).
+            result: the quantity its printed result stands for (a ledger node or a scalar's symbol): the printed
+                result is checked against its true value, and a wrong one is classified (root, propagated or
+                rounding drift, :mod:`symseq.verify.causes`).
+            operands: printed operand text → quantity (``{"0.4621": h_0}``): a wrong operand makes a wrong result
+                propagated from it.
             what, at, near: as for :meth:`prove`.
 
         Raises:
@@ -227,7 +231,20 @@ class Section:
         from ..verify.steps import Step
 
         check = Step(statement, result=result, operands=dict(operands or {}))
+        if result is not None:
+            check.truths["result"] = self._truth(check.printed_result, result)
+        for text, node in check.operands.items():
+            check.truths[text] = self._truth(text, node)
         return self.prove(statement, check, what=what or "step", at=at, near=near)
+
+    def _truth(self, printed: str, value) -> Claim:
+        """A claim of a printed number of a step against its true value (not listed among the section's claims)."""
+        ledger = None
+        if isinstance(value, sp.Basic) and not isinstance(value, sp.MatrixBase) and value.free_symbols:
+            ledger = self._ledger_for(value)
+        claim = Claim(printed, "value", value, location=self._location(), ledger=ledger)
+        claim.values = self.values
+        return claim
 
     def identity(self, statement: str, *differences, what: str = "", at: str = "", near: str = "") -> Claim:
         """A property proved by reducing each of ``differences`` (SymPy expressions or matrices) to zero.

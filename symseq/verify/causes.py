@@ -3,13 +3,13 @@
 A derivation says how the page computed a printed number with a step claim (``s.step(text, result=…,
 operands={…})``, :class:`symseq.verify.steps.Step`). With those ties, each failing claim is classified:
 
-* **root**: a failing step (wrong even from the page's own printed operands; a failing claim of the number it
-  prints is the same slip, listed in its chain); or a failing claim no step computes;
-* **propagated**: a failing claim whose step holds from its printed operands while an operand's own claim fails
-  (that claim is named);
-* **rounding drift**: a failing claim whose step holds, no operand's claim fails, and whose true value lies within
-  the accumulated rounding of the step's printed operands (each widened by half a unit of its last digit, carried
-  through the step by interval arithmetic).
+* **root**: a step wrong even from the page's own printed operands (a failing claim of the number it prints is the
+  same slip, listed in its chain); or a failing claim no step computes;
+* **propagated**: a step (or a claim computed by one) that holds from its printed operands while an operand is
+  not its true value (the step or claim that printed that operand wrongly is named);
+* **rounding drift**: a step that holds from its printed operands, each right to its digits, whose result is not
+  its true value but lies within the accumulated rounding of those operands (each widened by half a unit of its
+  last digit, carried through the step by interval arithmetic).
 
 :func:`classify_claims` returns the roots first, each with the chain of claims it caused.
 
@@ -26,7 +26,7 @@ import sympy as sp
 from ..errors import SymseqError
 from ..numbers import to_mpf
 from .arithmetic import interval, parse_statement
-from .steps import Step, ends
+from .steps import Step, ends, holds
 
 
 @dataclass
@@ -65,7 +65,7 @@ def classify_claims(claims: list, *, dps: int = 50) -> list[ClaimCause]:
     steps = [c for c in claims if isinstance(c.quantity, Step)]
     by_key: dict[str, list] = {}
     for c in failing:
-        k = quantity_key(c.quantity)
+        k = quantity_key(c.quantity.result if isinstance(c.quantity, Step) else c.quantity)
         if k is not None:
             by_key.setdefault(k, []).append(c)
     causes = {id(c): _classify(c, steps, by_key, dps) for c in failing}
@@ -82,7 +82,7 @@ def classify_claims(claims: list, *, dps: int = 50) -> list[ClaimCause]:
 
 def _classify(c, steps, by_key, dps) -> ClaimCause:
     if isinstance(c.quantity, Step):
-        return ClaimCause(c, "root", f"wrong even from the page's own printed operands: {c.check(dps).message}")
+        return _classify_step(c, steps, by_key, dps)
     key = quantity_key(c.quantity)
     step = next((s for s in steps if key is not None and quantity_key(s.quantity.result) == key), None)
     if step is None:
@@ -101,6 +101,31 @@ def _classify(c, steps, by_key, dps) -> ClaimCause:
                                       f"to their digits; the true value lies within their accumulated rounding")
     return ClaimCause(c, "root", f"its step {step.printed!r} holds from the printed operands, but the true value "
                                  f"lies beyond their accumulated rounding (an operand not tied to its quantity?)")
+
+
+def _classify_step(c, steps, by_key, dps) -> ClaimCause:
+    """A failing step claim: root when it fails from its printed operands; else (its printed result is not the true
+    value) propagated from a wrong operand, or drift within the operands' rounding, or a root."""
+    step: Step = c.quantity
+    if not holds(step.statement, dps=dps)[0]:
+        return ClaimCause(c, "root", c.check(dps).message)
+    for text, truth in step.truths.items():
+        if text == "result" or truth.check(dps).status == "ok":
+            continue
+        k = quantity_key(truth.quantity)
+        upstream = next((u for u in by_key.get(k, []) if u is not c), None) if k is not None else None
+        if upstream is None:  # the step that printed that operand wrongly
+            upstream = next((s for s in steps if s is not c and k is not None
+                             and quantity_key(s.quantity.result) == k and s.check(dps).status == "mismatch"), None)
+        where = f" ({upstream.id})" if upstream is not None else ""
+        return ClaimCause(c, "propagated", f"{step.statement!r} holds from its printed operands, but the operand "
+                                           f"{text} is not its true value{where}", source=upstream)
+    truth = step.truths.get("result")
+    if truth is not None and _within(step.statement, truth, dps):
+        return ClaimCause(c, "drift", f"{step.statement!r} holds from its printed operands, which are right to their "
+                                      f"digits; the true value lies within their accumulated rounding")
+    return ClaimCause(c, "root", f"{step.statement!r} holds from its printed operands, but the true value lies "
+                                 f"beyond their accumulated rounding (an operand not tied with operands=?)")
 
 
 def _within(statement: str, claim, dps: int) -> bool:

@@ -220,9 +220,10 @@ def ends(box) -> tuple:
 class Step:
     """A step claim's check: the statement as printed, and the ledger quantities it stands for.
 
-    Calling it decides the statement from its own printed operands (:func:`holds`). ``result`` and ``operands``
-    tie the printed numbers to the derivation's quantities, so that the classification of errata
-    (:mod:`symseq.verify.classify`) can compare each printed number with its true value.
+    Calling it decides the statement from its own printed operands (:func:`holds`) and, with ``result``, the
+    printed result against its true value. ``result`` and ``operands`` tie the printed numbers to the
+    derivation's quantities, so that the classification of errata (:mod:`symseq.verify.causes`) compares each
+    printed number with its true value.
 
     Attributes:
         statement: the text as printed (``"2.0 · 0.4621 = 0.9242"``).
@@ -235,6 +236,7 @@ class Step:
     statement: str
     result: object = None
     operands: dict = field(default_factory=dict)
+    truths: dict = field(default_factory=dict, repr=False)  # "result" or operand text → Claim of its true value
 
     def __post_init__(self):
         st = parse_statement(self.statement)  # a statement that cannot be read is refused when it is stated
@@ -247,8 +249,24 @@ class Step:
             raise ClaimError(f"operands {unknown} are not printed numbers of {self.statement!r} "
                              f"(its numbers: {', '.join(sorted(printed))}); key each operand by its printed text")
 
+    @property
+    def printed_result(self) -> str:
+        """The printed result (the statement's last part), as printed."""
+        return parse_statement(self.statement).texts[-1]
+
     def __call__(self):
-        return holds(self.statement)
+        """(holds, detail): the statement holds from its own printed operands and, when ``truths`` holds a claim
+        of the result (``result=`` of :meth:`Section.step`), the printed result is also its true value."""
+        ok, detail = holds(self.statement)
+        if not ok:
+            return False, f"wrong from its own printed operands: {detail}"
+        truth = self.truths.get("result")
+        if truth is not None:
+            r = truth.check()
+            if r.status != "ok":
+                return False, f"right from its printed operands, but not the true value: {r.message}"
+            detail += f"; the printed result is the true value ({r.method})"
+        return True, detail
 
     def links(self, dps: int = 50) -> list[Link]:
         """The decided links of the statement (:func:`decide`)."""
