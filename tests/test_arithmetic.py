@@ -84,6 +84,7 @@ def test_interval_widens_each_printed_decimal_by_half_a_unit():
     ("__import__('os')", "unexpected"),
     ("9^9^9^9", "beyond"),
     ("1e999999999", "exponent"),
+    ("0e.0", "unexpected"),
     ("10^{10^{10}}", "beyond"),
     ("exp(exp(exp(100)))", "beyond"),
     ("(" * 200 + "1" + ")" * 200, "nested"),

@@ -312,7 +312,8 @@ def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
 _LIST = re.compile(r"[\[(][^\[\]()]*,[^\[\]()]*[\])]")
 _SOFTMAX_WORD = re.compile(r"\bsoftmax\b", re.IGNORECASE)
 _WEIGHT_WORD = re.compile(r"\b(probabilities|weights)\b", re.IGNORECASE)
-_STAT = re.compile(r"\b(mean|average|sum)\s*(=|≈|is)\s*(-?\d+(?:\.\d+)?)(?![\d.])", re.IGNORECASE)
+_STAT = re.compile(r"\b(mean|average|sum|range)\s*(=|≈|is|:)\s*(~|≈)?\s*(-?\d+(?:\.\d+)?)(?![\d.])",
+                   re.IGNORECASE)
 
 
 def _lists(text: str) -> list:
@@ -332,7 +333,8 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
     * a list, the word *probabilities* or *weights*, then a list of the same length whose entries lie in
       [0, 1]: the second is the softmax of the first, or the first normalised to sum 1 (either reading may
       hold; when neither does, the statement is left unread, as the page does not say which it means);
-    * one list on a line and ``mean = x`` (``average``, ``sum``) after it: the mean (or sum) of its entries.
+    * one list on a line and ``mean = x`` (``average``, ``sum``, ``Range: ~x``) after it: the mean (sum, or
+      largest minus smallest entry) of its entries.
     """
     from ..verify.arithmetic import Bin, Call
 
@@ -358,13 +360,13 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
             node, a0, a1 = lists[0]
             for m in _STAT.finditer(text, a1):
                 word = m.group(1).lower()
-                number = _readable(m.group(3))
-                f = "sum" if word == "sum" else "mean"
+                number = _readable(m.group(4))
+                f = {"sum": "sum", "range": "range"}.get(word, "mean")
+                tree = Bin("-", Call("max", node), Call("min", node)) if f == "range" else Call(f, node)
                 span = [lg.where(a0) + (lg.where(a0)[1] + a1 - a0,),
-                        lg.where(m.start(3)) + (lg.where(m.start(3))[1] + m.end(3) - m.start(3),)]
-                rel = "≈" if m.group(2) == "≈" else "="
-                out.append(([Statement((Call(f, node), number), (rel,), (f"{f}({text[a0:a1]})", m.group(3)))], span,
-                            lg))
+                        lg.where(m.start(4)) + (lg.where(m.start(4))[1] + m.end(4) - m.start(4),)]
+                rel = "≈" if "≈" in (m.group(2), m.group(3)) or m.group(3) == "~" else "="
+                out.append(([Statement((tree, number), (rel,), (f"{f}({text[a0:a1]})", m.group(4)))], span, lg))
     return out
 
 

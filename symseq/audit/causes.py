@@ -10,8 +10,8 @@ operands (:mod:`symseq.verify.steps`):
   or the page prints no computation of it (then the reason says so);
 * **propagated**: the step is right from its printed inputs, but one of those inputs is itself an erratum
   (``0.18 + 0.5·0.809 + 0.3 = 0.8845`` holds from 0.809, and 0.809 is wrong): the upstream erratum is named; a
-  wrong number printed again as an input of a step, or the same quantity printed again with the same wrong digits,
-  is propagated from its first printing;
+  wrong number printed again as an input of a step, or the same quantity printed again with the same wrong digits
+  (or fewer of them: −0.481 again as −0.48), is propagated from its first printing;
 * **rounding drift**: the step is right from its printed inputs, none of them is an erratum, and the true value
   lies within the accumulated rounding of those inputs (each widened by half a unit of its last digit and carried
   through the step with :mod:`mpmath` interval arithmetic, :func:`symseq.verify.arithmetic.interval`).
@@ -32,7 +32,7 @@ from ..numbers import to_mpf
 from ..verify.arithmetic import interval, numbers
 from ..verify.printed import read_number
 from ..verify.steps import decide, ends
-from .arithmetic import statements_of
+from .arithmetic import statements_of, word_statements_of
 from .document import Document
 
 KINDS = ("root", "propagated", "drift")
@@ -92,7 +92,8 @@ def classify(doc: Document, errata: list, *, claims: list = (), dps: int = 50) -
         the propagated ones after them.
     """
     located = [e for e in errata if e.line is not None]
-    steps = statements_of(doc)
+    steps = statements_of(doc) + [(readings[0], spans, lg) for readings, spans, lg in word_statements_of(doc)
+                                  if len(readings) == 1]
     causes: dict[int, Cause] = _from_steps(errata, claims, dps)
     for e in sorted(located, key=lambda x: x.line):
         if id(e) not in causes:
@@ -182,15 +183,29 @@ def _copied(e, errata, causes, where: str, alone: bool = False) -> Cause:
     for other in errata:
         if other is e or other.line is None or e.line is None or other.line >= e.line:
             continue
-        if alone and str(other.value) != str(e.value):  # with no step, only the same quantity printed again
+        same_quantity = str(other.value) == str(e.value)
+        if alone and not same_quantity:  # with no step, only the same quantity printed again
             continue
-        if _entries(other.printed) and all(any(_same(w, o) for o in _entries(other.printed)) for w in wanted):
+        theirs = _entries(other.printed)
+        if theirs and all(any(_same(w, o) or (same_quantity and _rounded_from(w, o)) for o in theirs)
+                          for w in wanted):
             return Cause(e, "propagated", f"the wrong value of line {other.line}, printed again"
                          + (f" ({where})" if where else ""), source=other)
     if alone:
         return Cause(e, "root", "the page prints no computation of it on its line: a root unless a step "
                                 "(s.step) says how it was computed")
     return Cause(e, "root", f"wrong where it is first printed ({where})")
+
+
+def _rounded_from(w, o) -> bool:
+    """Whether the printed ``w`` is the printed ``o`` rounded to fewer digits (−0.481 printed again as −0.48)."""
+    from decimal import Decimal
+
+    from ..numbers import rounded_text
+
+    if o.decimals <= w.decimals:
+        return False
+    return Decimal(rounded_text(o.value, decimals=w.decimals)) == Decimal(str(w.text).replace("−", "-"))
 
 
 def _text(st) -> str:

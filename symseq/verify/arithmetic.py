@@ -17,7 +17,7 @@ The grammar (recursive descent; ``sympify``, ``parse_expr`` and ``eval`` are nev
     atom      := number | "(" expr ")" | "(" expr, ... ")" | "[" expr, ... "]" | "{" expr "}"
                | "√" atom | \\sqrt{expr} | \\frac{expr}{expr} | e | π
                | function ("(" args ")" | atom)       function: exp log ln tanh sigmoid σ sin cos sqrt
-                                                       softmax sum mean
+                                                       softmax sum mean max min
     number    := 12 | 0.4621 | .5 | 1e-3 | 1.5×10^{-3} (one printed number in scientific form)
 
 Lists are vectors; a list of lists is a matrix (rows first). ``+`` and ``−`` work entry by entry (a scalar
@@ -56,7 +56,7 @@ MAX_ENTRIES = 400
 
 RELATIONS = {"=": "=", "≈": "≈", "≃": "≈", "\\approx": "≈", "\\simeq": "≈", "≅": "≈", "\\approxeq": "≈"}
 
-FUNCTIONS = ("exp", "log", "ln", "tanh", "sigmoid", "sin", "cos", "sqrt", "softmax", "sum", "mean")
+FUNCTIONS = ("exp", "log", "ln", "tanh", "sigmoid", "sin", "cos", "sqrt", "softmax", "sum", "mean", "max", "min")
 
 # ---------------------------------------------------------------------------
 # the tree
@@ -163,7 +163,7 @@ def is_number(node) -> bool:
 _TOKEN = re.compile(
     r"""
     (?P<ws>\s+|\\[,;!:\ ]|\\quad|\\qquad|\\left|\\right|\\big[lr]?|\\Big[lr]?|\\displaystyle|&)
-  | (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-−]?\d+(?![\d.]))?)
+  | (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+−]?\d+(?![\d.]))?)
   | (?P<rel>\\approx(?![A-Za-z])|\\simeq(?![A-Za-z])|\\approxeq(?![A-Za-z])|[=≈≃≅])
   | (?P<cmd>\\[A-Za-z]+)
   | (?P<name>[A-Za-z]+|[σπ])
@@ -179,7 +179,7 @@ _CMD = {r"\cdot": "·", r"\times": "·", r"\div": "/", r"\sqrt": "√", r"\exp":
         r"\mathbf": "", r"\boldsymbol": ""}
 _NAMES = {"exp": "exp", "log": "log", "ln": "log", "tanh": "tanh", "sigmoid": "sigmoid", "sigma": "sigmoid",
           "σ": "sigmoid", "sin": "sin", "cos": "cos", "sqrt": "sqrt", "softmax": "softmax", "sum": "sum",
-          "mean": "mean", "e": "e", "π": "π", "pi": "π"}
+          "mean": "mean", "max": "max", "min": "min", "e": "e", "π": "π", "pi": "π"}
 _OPS = {"×": "·", "⋅": "·", "∙": "·", "÷": "/", "−": "-", "*": "*", "**": "^", ".": "·"}
 
 
@@ -588,12 +588,14 @@ class _Evaluator:
             es = [sp.exp(v - m) for v in x]
             total = sp.Add(*es)
             return tuple(e / total for e in es)
-        if name in ("sum", "mean"):
+        if name in ("sum", "mean", "max", "min"):
             if not isinstance(x, tuple):
                 raise ClaimError(f"{name} takes a printed list, such as {name}([1, 2, 3])")
             flat = list(_flat(x))
             if not flat:
                 raise ClaimError(f"{name} of an empty list is not defined")
+            if name in ("max", "min"):
+                return (max if name == "max" else min)(flat, key=_approx)
             total = _check(sp.Add(*flat))
             return total if name == "sum" else total / len(flat)
         return _map(x, lambda v: _scalar_function(name, v))
@@ -832,9 +834,19 @@ class _IntervalEvaluator(_Evaluator):
             flat = list(_flat(x))
             total = _isum(flat)
             return total if name == "sum" else total / len(flat)
+        if name in ("max", "min"):  # the largest (smallest) entry lies between the largest (smallest) ends
+            flat = list(_flat(x))
+            pick = max if name == "max" else min
+            lo = pick((_end(v, 0) for v in flat))
+            hi = pick((_end(v, 1) for v in flat))
+            return iv.mpf([lo, hi])
         f = {"exp": iv.exp, "log": iv.log, "sqrt": iv.sqrt, "sin": iv.sin, "cos": iv.cos,
              "tanh": _itanh, "sigmoid": lambda v: 1 / (1 + iv.exp(-v))}[name]
         return _map(x, f)
+
+
+def _end(box, k: int):
+    return mpmath.mp.make_mpf(box._mpi_[k])
 
 
 def _isum(xs):
