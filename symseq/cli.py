@@ -180,10 +180,28 @@ def cmd_verify(args, out) -> int:
         out.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
     for line in problems(report):
         out.print(line, style="bold red", markup=False, highlight=False, soft_wrap=True)
+    _print_causes(ds, args.dps, out)
     out.print(summary(report), style="green" if report.ok else "bold red", markup=False, highlight=False, soft_wrap=True)
     if args.json:
         _write_json(args.json, report.records(), _inputs(ds))
     return 0 if report.ok else 1
+
+
+def _print_causes(ds, dps, out) -> None:
+    """For derivations that state steps (s.step), the failing claims by cause: roots first, each with its chain."""
+    from .present.terminal import cause_lines
+    from .verify.causes import classify_claims
+    from .verify.steps import Step
+
+    claims = [c for d in ds for c in d.claims]
+    if not any(isinstance(c.quantity, Step) for c in claims):
+        return
+    lines = cause_lines(classify_claims(claims, dps=dps))
+    if lines:
+        out.print("errata by cause (root: wrong even from the page's own printed operands):", style="bold",
+                  markup=False, soft_wrap=True)
+    for line in lines:
+        out.print(line, style="red", markup=False, highlight=False, soft_wrap=True)
 
 
 def _check_json(target, inputs) -> None:
@@ -334,15 +352,15 @@ def _gradient_paths(d, labels):
 
 
 def cmd_audit(args, out) -> int:
-    from .audit import audit_file, for_source
-    from .audit.render import render
+    from .audit import audit_file, for_source, read
+    from .audit.causes import classify
+    from .audit.render import render, render_causes
     from .authoring import select
 
     found = _derivations(args)
     ds = select(found, args.derivation) if args.derivation else for_source(args.file, found)
-    if not ds:
-        raise SymseqError(f"no derivation has {Path(args.file).name!r} as its source; name one with "
-                          f"--derivation NAME (known: {', '.join(d.name for d in found) or 'none'})")
+    if not ds:  # no derivation: the page's own arithmetic
+        return _audit_arithmetic(args, out, found)
     _check_json(args.json, _inputs(ds, args.file))
     if args.json == "-":
         from .present.terminal import console
@@ -350,13 +368,42 @@ def cmd_audit(args, out) -> int:
         out = console(no_color=args.no_color, file=sys.stderr)
     rep = audit_file(args.file, ds, fmt=args.format)
     render(rep, out)
+    causes = classify(read(args.file, fmt=args.format), rep.errata,
+                      claims=[c for d in ds for c in d.claims]) if rep.errata else []
+    render_causes(causes, out)
     for d in ds:
         for s in d.sections:
             if s.skipped:  # its numbers count as uncovered above: say why
                 out.print(f"note: {d.name} · {s.title} was not checked ({s.skipped}); its numbers are uncovered",
                           style="yellow", markup=False, soft_wrap=True)
     if args.json:
-        _write_json(args.json, rep.as_json(), _inputs(ds, args.file))
+        record = rep.as_json()
+        record["causes"] = [{"line": c.erratum.line, "printed": c.erratum.printed, "kind": c.kind, "reason": c.reason,
+                             "source_line": getattr(c.source, "line", None),
+                             "chain": [{"line": x.line, "printed": x.printed} for x in c.chain]} for c in causes]
+        _write_json(args.json, record, _inputs(ds, args.file))
+    why = rep.failures(args.fail_under)
+    if why:
+        out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)
+    return 1 if why else 0
+
+
+def _audit_arithmetic(args, out, found) -> int:
+    """``symseq audit FILE`` when no derivation has FILE as its source: every arithmetic statement the page prints,
+    checked from its own printed operands (:mod:`symseq.audit.arithmetic`)."""
+    from .audit import read
+    from .audit.arithmetic import audit_arithmetic
+    from .audit.render import render_arithmetic
+
+    _check_json(args.json, [args.file])
+    if args.json == "-":
+        from .present.terminal import console
+
+        out = console(no_color=args.no_color, file=sys.stderr)
+    rep = audit_arithmetic(read(args.file, fmt=args.format))
+    render_arithmetic(rep, out, known=[d.name for d in found])
+    if args.json:
+        _write_json(args.json, rep.as_json(), [args.file])
     why = rep.failures(args.fail_under)
     if why:
         out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)

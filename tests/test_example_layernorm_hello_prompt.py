@@ -305,6 +305,28 @@ def test_no_line_with_a_quantity_is_a_heading(report):
     assert not report.missing
 
 
+def test_ranges_are_wrong_even_from_the_printed_rows(report):
+    """The two-decimal rows print ranges ~2.88 and ~2.94, but their own printed entries span 1.44 − (−0.96) = 2.40
+    and 0.94 − (−1.47) = 2.41: the audit with no derivation finds both as errata of the page's own arithmetic, and
+    with the derivation they are roots, while the rows themselves repeat lines 146 and 147 (propagated)."""
+    from symseq.audit.arithmetic import audit_arithmetic
+    from symseq.audit.causes import classify
+
+    rows = {_line_of("# Range: ~2.88"): ("-0.48", "0.00", "1.44", "-0.96"),
+            _line_of("# Range: ~2.94"): ("0.67", "-1.47", "-0.13", "0.94")}
+    with mpmath.workdps(30):
+        spans = {line: max(map(mpmath.mpf, r)) - min(map(mpmath.mpf, r)) for line, r in rows.items()}
+        assert [mpmath.nstr(v, 3) for v in spans.values()] == ["2.4", "2.41"]
+        wanted = {(line, _rounded(v, "2.88")) for line, v in spans.items()}
+    bare = audit_arithmetic(read(DOC))
+    assert {(s.line, s.links[-1].correct[0]) for s in bare.errata} == wanted
+    causes = {(c.erratum.line, c.erratum.printed): c for c in classify(read(DOC), report.errata)}
+    for line, printed in zip(rows, ("2.88", "2.94")):
+        assert causes[(line, printed)].kind == "root"
+    assert causes[(min(rows), "-0.48, 1.44, -0.96")].kind == "propagated"
+    assert causes[(min(rows), "-0.48, 1.44, -0.96")].source.line == _line_of("[-0.481, 0.000, 1.442, -0.962]")
+
+
 # -- what the audit should report and does not yet ------------------------------------------------------------
 
 

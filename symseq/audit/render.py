@@ -89,3 +89,70 @@ def render(rep: AuditReport, out) -> None:
         out.print(r)
     style = "bold red" if rep.failed else "green"
     out.print(Text(summary_line(rep), style=style), soft_wrap=True)
+
+
+def render_arithmetic(rep, out, *, known=()) -> None:
+    """Print an :class:`~symseq.audit.arithmetic.ArithmeticReport` (``symseq audit FILE`` with no derivation) on
+    the rich console ``out``: the errata first (line, statement, printed, correct, value), then the results that
+    only a derivation can decide, the statements checked, and the numbers left for a derivation."""
+    out.print(Text(f"audit of {rep.path}: no derivation has it as its source"
+                   + (f" (known: {', '.join(known)})" if known else "")
+                   + "; checking the arithmetic it prints, from its own printed operands", style="bold"),
+              soft_wrap=True)
+    if rep.errata:
+        e = _table(f"errata ({len(rep.errata)})", ["line", "statement", "printed", "correct", "value"])
+        for s in rep.errata:
+            for link in s.wrong:
+                for i in link.wrong:
+                    _row(e, s.line, s.text, link.printed[i] if link.kind == "result" else link.right,
+                         link.correct[i] if link.correct else "—", link.values[i])
+        out.print(e)
+    if rep.drift:
+        d = _table(f"within the rounding of their printed operands: a derivation decides ({len(rep.drift)})",
+                   ["line", "statement", "printed", "from the printed operands"])
+        for s in rep.drift:
+            for link in s.wrong:
+                _row(d, s.line, s.text, ", ".join(link.printed[i] for i in link.wrong),
+                     ", ".join(link.correct[i] for i in link.wrong))
+        out.print(d)
+    ok = [s for s in rep.statements if s.status == "ok"]
+    if ok:
+        c = _table(f"checked and right ({len(ok)})", ["line", "statement"])
+        for s in ok:
+            _row(c, s.line, s.text)
+        out.print(c)
+    unc = rep.uncovered()
+    if unc:
+        u = _table(f"numbers left for a derivation ({len(unc)})", ["line", "token", "in the text"])
+        for tok in unc:
+            _row(u, tok.line, tok.text, tok.context)
+        out.print(u)
+    q = rep.quantity
+    covered = sum(t.cls in ("covered", "wrong") for t in q)
+    line = (f"{rep.path.name}: {len(rep.statements)} arithmetic statements — {len(ok)} right, {len(rep.errata)} "
+            f"wrong, {len(rep.drift)} for a derivation; {covered} of {len(q)} quantity tokens checked"
+            + (f" ({rep.coverage:.1f}%)" if q else ""))
+    out.print(Text(line, style="bold red" if rep.failed else "green"), soft_wrap=True)
+
+
+def render_causes(causes, out) -> None:
+    """Print the errata by cause (:func:`symseq.audit.causes.classify`): each root (or rounding drift) with the
+    errata it caused beneath it, then any propagated erratum whose root is not listed."""
+    if not causes:
+        return
+    t = _table("errata by cause (root: wrong even from the page's own printed operands)",
+               ["line", "printed", "cause", "why"])
+    listed = set()
+    for c in causes:
+        if c.source is not None:
+            continue
+        _row(t, c.erratum.line if c.erratum.line is not None else "—", c.erratum.printed, c.kind, c.reason)
+        for d in c.chain:
+            sub = next((x for x in causes if x.erratum is d), None)
+            if sub is not None:
+                _row(t, f"  ↳ {d.line}", d.printed, sub.kind, sub.reason)
+                listed.add(id(d))
+    for c in causes:
+        if c.source is not None and id(c.erratum) not in listed:
+            _row(t, c.erratum.line, c.erratum.printed, c.kind, c.reason)
+    out.print(t)

@@ -203,6 +203,49 @@ class Section:
         """
         return self._add(Claim(statement, "property", check, location=self._location(at), what=what, near=near))
 
+    def step(self, statement: str, *, result: Any = None, operands: dict | None = None, what: str = "",
+             at: str = "", near: str = "") -> Claim:
+        """A computation the page prints, decided as the page computed it: from its own printed operands.
+
+        ``s.step("2.0 · 0.4621 = 0.9242")`` holds when 2.0 × 0.4621, computed exactly from the printed
+        numbers, rounds to 0.9242 at its printed precision (the rule of every claim); a chain
+        ``a = b ≈ c`` is decided link by link (:mod:`symseq.verify.steps`). With ``result``, the printed
+        result must also be its true value: give ``result=`` rather than a separate :meth:`claim` of the same
+        printed number (the audit attributes each printed number to one claim). The statement is read by
+        :mod:`symseq.verify.arithmetic`'s grammar (numbers, + − × · / ^ √, ``\\frac``, exp, log, tanh, σ,
+        softmax, printed lists), never run as code.
+
+        Args:
+            statement: the step as printed.
+            result: the quantity its printed result stands for (a ledger node or a scalar's symbol): the printed
+                result is checked against its true value, and a wrong one is classified (root, propagated or
+                rounding drift, :mod:`symseq.verify.causes`).
+            operands: printed operand text → quantity (``{"0.4621": h_0}``): a wrong operand makes a wrong result
+                propagated from it.
+            what, at, near: as for :meth:`prove`.
+
+        Raises:
+            ClaimError: a statement that cannot be read, that does not end in a printed number, or operands
+                that are not among its printed numbers.
+        """
+        from ..verify.steps import Step
+
+        check = Step(statement, result=result, operands=dict(operands or {}))
+        if result is not None:
+            check.truths["result"] = self._truth(check.printed_result, result)
+        for text, node in check.operands.items():
+            check.truths[text] = self._truth(text, node)
+        return self.prove(statement, check, what=what or "step", at=at, near=near)
+
+    def _truth(self, printed: str, value) -> Claim:
+        """A claim of a printed number of a step against its true value (not listed among the section's claims)."""
+        ledger = None
+        if isinstance(value, sp.Basic) and not isinstance(value, sp.MatrixBase) and value.free_symbols:
+            ledger = self._ledger_for(value)
+        claim = Claim(printed, "value", value, location=self._location(), ledger=ledger)
+        claim.values = self.values
+        return claim
+
     def identity(self, statement: str, *differences, what: str = "", at: str = "", near: str = "") -> Claim:
         """A property proved by reducing each of ``differences`` (SymPy expressions or matrices) to zero.
 

@@ -223,3 +223,22 @@ def summary(report) -> str:
     return ", ".join(parts)
 
 
+
+
+def cause_lines(causes) -> list[str]:
+    """One line per failing claim classified by :func:`symseq.verify.causes.classify_claims`: each root (or
+    rounding drift) first, then the claims of its chain, indented."""
+    out = []
+    listed = set()
+    for c in causes:
+        if c.source is not None:
+            continue
+        out.append(f"{c.kind.upper()} {_where(c.claim)}: {c.reason}")
+        for d in c.chain:
+            cause = next((x for x in causes if x.claim is d), None)
+            if cause is not None:
+                out.append(f"  ↳ {cause.kind} {_where(d)}: {cause.reason}")
+                listed.add(id(d))
+    out += [f"{c.kind.upper()} {_where(c.claim)}: {c.reason}" for c in causes
+            if c.source is not None and id(c.claim) not in listed]
+    return out

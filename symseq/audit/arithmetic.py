@@ -1,0 +1,448 @@
+"""The page's own arithmetic, audited with no derivation at all.
+
+A worked example prints statements a reader can check by hand: chains ``(0.1 + 0.3 + (−0.2) + 0.8) / 4 =
+1.0 / 4 = 0.25``, dot products written out (``1×1.131 + 1×0 = 1.131``), ``√64 = 8``, ``e^{0.5} ≈ 1.6487``,
+``log 2 ≈ 0.693``, lists computed entry by entry (``[0.1 − 0.25, …] = [−0.15, …]``), ``softmax([1, 2]) =
+[0.269, 0.731]``, products of printed matrices. This module finds them in a handout's lines, reads each with
+:mod:`symseq.verify.arithmetic`'s grammar (never as code), decides it link by link from its own printed
+operands (:mod:`symseq.verify.steps`) and reports what was checked, what is wrong (line, printed, correct
+rounding) and which numbers are left for a derivation.
+
+Finding statements: lines are cleaned of markup (``$``, backticks, ``**``, ``&``, ``\\\\``, list markers) without moving any column; a line that starts with ``=`` or ``≈`` continues the statement of the line
+before. Each line is cut at its relations (``=``, ``≈``, ``\\approx``; never ``==``, ``<=``, ``+=``). The part
+before the first relation is the longest tail of its text that the grammar reads and that starts after a space
+or a colon (so ``h1 = …`` and ``the sum 0.2 + 0.3 = …`` start at the arithmetic); a middle part must be read
+whole, or it ends one statement (its longest readable head) and starts the next (its longest readable tail);
+the last part is read whole, or is a printed number or list at its head. A statement is checked when it has a
+relation and at least one side that computes something (not a bare number).
+
+Source: issue 13, build item 2.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import SymseqError
+from ..verify.arithmetic import Statement, Vec, is_number, parse
+from ..verify.steps import Link, decide
+from .document import Document
+from .structure import HARD, classify
+
+# relation characters; ==, <=, >=, !=, +=, -=, *=, /=, := and => are not relations of arithmetic
+_REL = re.compile(r"(?<![=<>!+\-*/:≠])(=|≈|≃|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z]))(?![=>])")
+_BLANK = re.compile(r"\$|`|\*\*|__|\\\(|\\\)|\\\[|\\\]|&|\\\\|✅|✓|✔|❌|✗|→|⇒|\\quad|\\qquad")
+_TRAIL = ",.;:!?"
+
+
+@dataclass
+class Checked:
+    """One arithmetic statement of the page, decided.
+
+    Attributes:
+        line: the line of its last part (where its result is printed).
+        first: the line it starts on.
+        text: the statement as read (its parts joined by their relations).
+        links: the decided links (:class:`symseq.verify.steps.Link`).
+        spans: (line, start, end) of each part in the text.
+    """
+
+    line: int
+    first: int
+    text: str
+    links: list
+    spans: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(link.ok for link in self.links)
+
+    @property
+    def status(self) -> str:
+        """"ok"; "wrong" (an erratum: some link fails beyond the rounding of its printed operands); or "drift":
+        every failing result lies within the rounding of its printed operands, so only the true values (a
+        derivation) can decide it."""
+        bad = self.wrong
+        if not bad:
+            return "ok"
+        return "drift" if all(link.kind == "result" and link.within_rounding for link in bad) else "wrong"
+
+    @property
+    def wrong(self) -> list[Link]:
+        return [link for link in self.links if not link.ok]
+
+
+@dataclass
+class ArithmeticReport:
+    """What ``symseq audit FILE`` found with no derivation: the statements checked, the wrong ones, and the
+    quantity tokens no statement checks (left for a derivation)."""
+
+    path: Path
+    statements: list
+    tokens: list  # the document's tokens, each with cls covered / wrong / uncovered / structural
+    unread: list = field(default_factory=list)  # (line, text, reason) of statements that could not be decided
+
+    @property
+    def errata(self) -> list[Checked]:
+        """Statements wrong from their own printed operands, beyond their rounding."""
+        return [s for s in self.statements if s.status == "wrong"]
+
+    @property
+    def drift(self) -> list[Checked]:
+        """Statements whose printed result differs from the value of its printed operands only within their
+        rounding: left for a derivation to decide."""
+        return [s for s in self.statements if s.status == "drift"]
+
+    @property
+    def decided(self) -> list[Checked]:
+        return [s for s in self.statements if s.status != "drift"]
+
+    @property
+    def quantity(self) -> list:
+        return [t for t in self.tokens if t.cls in ("covered", "wrong", "uncovered")]
+
+    def uncovered(self) -> list:
+        return [t for t in self.tokens if t.cls == "uncovered"]
+
+    @property
+    def coverage(self) -> float:
+        """Quantity tokens inside decided statements over all quantity tokens, in percent (100 with none)."""
+        q = self.quantity
+        return 100.0 * sum(t.cls in ("covered", "wrong") for t in q) / len(q) if q else 100.0
+
+    def failures(self, fail_under: float | None = None) -> list[str]:
+        """Why the audit fails (empty when it passes): wrong statements; no statement found at all (nothing was
+        checked, so nothing may pass); with ``fail_under`` (percent), coverage below it."""
+        out = []
+        if not self.statements:
+            out.append("no arithmetic statement was found in the text and no derivation has it as its source: "
+                       "write a derivation for it (symseq audit FILE --derivation NAME)")
+        bad = self.errata
+        if bad:
+            out.append(f"{len(bad)} arithmetic statement(s) wrong from their own printed operands")
+        if fail_under is not None and self.coverage < fail_under:
+            out.append(f"coverage {self.coverage:.1f}% is below --fail-under {fail_under:g}")
+        return out
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.failures())
+
+    def as_json(self) -> dict:
+        return {
+            "file": str(self.path),
+            "derivations": [],
+            "failed": self.failed,
+            "summary": {"statements": len(self.statements), "wrong": len(self.errata),
+                        "quantity": len(self.quantity),
+                        "covered": sum(t.cls == "covered" for t in self.tokens),
+                        "uncovered": len(self.uncovered())},
+            "statements": [{
+                "line": s.line, "first": s.first, "text": s.text, "status": s.status,
+                "links": [{"left": k.left, "relation": k.relation, "right": k.right, "kind": k.kind, "ok": k.ok,
+                           "printed": k.printed, "correct": k.correct, "values": k.values,
+                           "within_rounding": k.within_rounding, "message": k.message} for k in s.links],
+            } for s in self.statements],
+            "unread": [{"line": a, "text": b, "reason": c} for a, b, c in self.unread],
+            "tokens": [{"line": t.line, "column": t.start + 1, "text": t.text, "class": t.cls, "reason": t.reason}
+                       for t in self.tokens],
+        }
+
+
+# ---------------------------------------------------------------------------
+# finding statements
+# ---------------------------------------------------------------------------
+
+
+def _clean(line: str, code: bool = False) -> str:
+    """``line`` with markup blanked out, every column kept."""
+    out = _BLANK.sub(lambda m: " " * len(m.group(0)), line)
+    out = re.sub(r"\\mathrm\{([-+−\d.\s]*)\}", lambda m: " " * 8 + m.group(1) + " ", out)  # \mathrm{0.330238.}
+    out = re.sub(r"^\s{0,3}#{1,6}\s", lambda m: " " * len(m.group(0)), out)  # a Markdown heading's marks
+    out = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", lambda m: " " * len(m.group(0)), out)  # a list item's marker
+    return out.replace("\t", " ")
+
+
+@dataclass
+class _Logical:
+    text: str
+    pieces: list  # (offset in text, line number)
+
+    def where(self, offset: int) -> tuple[int, int]:
+        """(line, column) of an offset of the joined text."""
+        line, base = self.pieces[0][1], 0
+        for off, ln in self.pieces:
+            if off <= offset:
+                line, base = ln, off
+        return line, offset - base
+
+
+def _logical_lines(doc: Document) -> list[_Logical]:
+    out: list[_Logical] = []
+    prev_blank = True
+    for i, raw in enumerate(doc.lines, start=1):
+        text = _clean(raw, i in doc.code)
+        if not text.strip():
+            prev_blank = True
+            continue
+        stripped = text.lstrip()
+        if out and not prev_blank and re.match(r"(=|≈|\\approx)(?!=)", stripped):
+            last = out[-1]
+            off = len(last.text) + 1
+            last.text += " " + text
+            last.pieces.append((off, i))
+        else:
+            out.append(_Logical(text, [(0, i)]))
+        prev_blank = False
+    return out
+
+
+def _readable(text: str):
+    try:
+        return parse(text)
+    except SymseqError:
+        return None
+    except RecursionError:  # pragma: no cover - the grammar bounds its depth
+        return None
+
+
+SIDE = 400  # at most this many characters of a part are tried as one side of a statement (bounded work)
+
+
+def _tail(seg: str, base: int):
+    """The longest readable tail of a part (starting after a space or a colon): (node, start, end) or None."""
+    end = len(seg.rstrip())
+    first = max(0, end - SIDE)
+    starts = ([0] if first == 0 else []) + [i + 1 for i, ch in enumerate(seg[:end]) if ch in " :" and i >= first]
+    for s in starts:
+        body = seg[s:end]
+        if not body.strip():
+            continue
+        node = _readable(body)
+        if node is not None:
+            lead = len(body) - len(body.lstrip())
+            return node, base + s + lead, base + end
+    return None
+
+
+def _head(seg: str, base: int, *, numbers_only: bool):
+    """The longest readable head of a part, ending before a space or punctuation: (node, start, end) or None."""
+    lead = len(seg) - len(seg.lstrip())
+    last = min(len(seg), lead + SIDE)
+    ends = sorted({i for i, ch in enumerate(seg[:last]) if i > lead and (ch == " " or ch in _TRAIL + ")")} | {last},
+                  reverse=True)
+    for e in ends:
+        if e < len(seg) and seg[e] == "." and e + 1 < len(seg) and seg[e + 1].isdigit():
+            continue
+        body = seg[lead:e].rstrip().rstrip(_TRAIL)
+        if not body:
+            continue
+        node = _readable(body)
+        if node is not None and (not numbers_only or is_number(node)):
+            return node, base + lead, base + lead + len(body)
+    return None
+
+
+def _whole(seg: str, base: int):
+    body = seg.strip()
+    if len(body) > SIDE:
+        return None
+    trimmed = body.rstrip(_TRAIL)
+    node = _readable(trimmed) if trimmed else None
+    if node is None:
+        return None
+    start = base + (len(seg) - len(seg.lstrip()))
+    return node, start, start + len(trimmed)
+
+
+def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
+    """The arithmetic statements of a document: (statement, spans (line, start, end) of its parts, its logical
+    line), in reading order."""
+    out = []
+    for lg in _logical_lines(doc):
+        text = lg.text
+        rels = list(_REL.finditer(text))
+        if not rels:
+            continue
+        bounds = [0] + [m.end() for m in rels]
+        ends = [m.start() for m in rels] + [len(text)]
+        segs = [(text[a:b], a) for a, b in zip(bounds, ends)]
+        relations = [("≈" if m.group(0) != "=" else "=") for m in rels]
+        parts: list = []  # (node, start, end)
+        rel_used: list = []
+
+        def close():
+            del rel_used[max(len(parts) - 1, 0):]
+            if len(parts) >= 2 and any(not is_number(p[0]) for p in parts):
+                st = Statement(tuple(p[0] for p in parts), tuple(rel_used),
+                               tuple(text[p[1]:p[2]] for p in parts))
+                spans = [lg.where(p[1]) + (lg.where(p[1])[1] + (p[2] - p[1]),) for p in parts]
+                out.append((st, spans, lg))
+            parts.clear()
+            rel_used.clear()
+
+        for k, (seg, base) in enumerate(segs):
+            last = k == len(segs) - 1
+            if parts:
+                whole = _whole(seg, base)
+                if whole is not None:
+                    parts.append(whole)
+                    if last:
+                        close()
+                        break
+                    rel_used.append(relations[k])
+                    continue
+                head = _head(seg, base, numbers_only=True)
+                if head is not None:
+                    parts.append(head)
+                close()
+            if last:
+                break
+            tail = _tail(seg, base)
+            if tail is not None:
+                parts.append(tail)
+                rel_used.append(relations[k])
+        close()
+    return out
+
+
+# statements in words: "for scores [0, 8], softmax is approximately [0.000335, 0.999665]", "[5, 6, 7, 8] … mean = 6.5"
+_LIST = re.compile(r"[\[(][^\[\]()]*,[^\[\]()]*[\])]")
+_SOFTMAX_WORD = re.compile(r"\bsoftmax\b", re.IGNORECASE)
+_WEIGHT_WORD = re.compile(r"\b(probabilities|weights)\b", re.IGNORECASE)
+_STAT = re.compile(r"\b(mean|average|sum|range)\s*(=|≈|is|:)\s*(~|≈)?\s*(-?\d+(?:\.\d+)?)(?![\d.])",
+                   re.IGNORECASE)
+
+
+def _lists(text: str) -> list:
+    """(node, start, end) of each printed list of numbers in a cleaned line."""
+    out = []
+    for m in _LIST.finditer(text):
+        node = _readable("[" + m.group(0)[1:-1] + "]")
+        if node is not None and is_number(node) and not any(isinstance(i, Vec) for i in node.items):
+            out.append((node, m.start(), m.end()))
+    return out
+
+
+def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
+    """Statements a page makes in words about printed lists: ([candidate statements], spans, logical line).
+
+    * a list, the word *softmax*, then a list of the same length: the second is the softmax of the first;
+    * a list, the word *probabilities* or *weights*, then a list of the same length whose entries lie in
+      [0, 1]: the second is the softmax of the first, or the first normalised to sum 1 (either reading may
+      hold; when neither does, the statement is left unread, as the page does not say which it means);
+    * one list on a line and ``mean = x`` (``average``, ``sum``, ``Range: ~x``) after it: the mean (sum, or
+      largest minus smallest entry) of its entries.
+    """
+    from ..verify.arithmetic import Bin, Call
+
+    out = []
+    for lg in _logical_lines(doc):
+        text = lg.text
+        lists = _lists(text)
+        for (a, a0, a1), (b, b0, b1) in zip(lists, lists[1:]):
+            between = text[a1:b0]
+            if len(a.items) != len(b.items) or len(a.items) < 2 or len(between) > 60:
+                continue
+            probs = all(0 <= _sign_value(i) <= 1 for i in b.items)
+            span = [lg.where(a0) + (lg.where(a0)[1] + a1 - a0,), lg.where(b0) + (lg.where(b0)[1] + b1 - b0,)]
+            soft = (f"softmax({text[a0:a1]})", text[b0:b1])
+            if _SOFTMAX_WORD.search(between) and probs:
+                out.append(([Statement((Call("softmax", a), b), ("≈",), soft)], span, lg))
+            elif _WEIGHT_WORD.search(between) and probs:
+                norm = Bin("/", a, Call("sum", a))
+                out.append(([Statement((Call("softmax", a), b), ("≈",), soft),
+                             Statement((norm, b), ("≈",), (f"{text[a0:a1]} / sum({text[a0:a1]})", text[b0:b1]))],
+                            span, lg))
+        if len(lists) == 1:
+            node, a0, a1 = lists[0]
+            for m in _STAT.finditer(text, a1):
+                word = m.group(1).lower()
+                number = _readable(m.group(4))
+                f = {"sum": "sum", "range": "range"}.get(word, "mean")
+                tree = Bin("-", Call("max", node), Call("min", node)) if f == "range" else Call(f, node)
+                span = [lg.where(a0) + (lg.where(a0)[1] + a1 - a0,),
+                        lg.where(m.start(4)) + (lg.where(m.start(4))[1] + m.end(4) - m.start(4),)]
+                rel = "≈" if "≈" in (m.group(2), m.group(3)) or m.group(3) == "~" else "="
+                out.append(([Statement((tree, number), (rel,), (f"{f}({text[a0:a1]})", m.group(4)))], span, lg))
+    return out
+
+
+def _sign_value(node):
+    from ..verify.arithmetic import value
+
+    return value(node)
+
+
+# ---------------------------------------------------------------------------
+# the audit
+# ---------------------------------------------------------------------------
+
+
+def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
+    """Check every arithmetic statement of ``doc`` from its own printed operands (see the module docstring).
+
+    Args:
+        doc: a handout as :func:`symseq.audit.document.read` returns it.
+        dps: working digits of the rounding decisions.
+
+    Returns:
+        an :class:`ArithmeticReport`: each quantity token inside a checked statement is ``covered`` (or
+        ``wrong``, the printed numbers a wrong link names), every other quantity token ``uncovered`` (left for a
+        derivation); the numbers that are not quantities (headings, indices) are ``structural``.
+    """
+    classify(doc)
+    checked, unread = [], []
+    for st, spans, lg in statements_of(doc):
+        try:
+            links = decide(st, dps=dps)
+        except SymseqError as exc:
+            unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
+            continue
+        checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans))
+    for readings, spans, lg in word_statements_of(doc):
+        decided = []
+        for st in readings:
+            try:
+                decided.append((st, decide(st, dps=dps)))
+            except SymseqError as exc:
+                unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
+        if not decided:
+            continue
+        fits = [(st, links) for st, links in decided if all(k.ok for k in links)]
+        if len(readings) > 1 and not fits:
+            unread.append((spans[-1][0], " ".join(_join(decided[0][0])), "neither a softmax nor a normalisation of "
+                           "the printed list; the page does not say which it means"))
+            continue
+        st, links = (fits or decided)[0]
+        checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans))
+    checked.sort(key=lambda c: (c.line, c.first))
+    _classify_tokens(doc, checked)
+    return ArithmeticReport(doc.path, checked, doc.tokens, unread)
+
+
+def _join(st: Statement) -> list[str]:
+    out = [st.texts[0].strip()]
+    for rel, t in zip(st.relations, st.texts[1:]):
+        out += [rel, t.strip()]
+    return out
+
+
+def _classify_tokens(doc: Document, checked: list[Checked]) -> None:
+    by_line: dict[int, list] = {}
+    for c in checked:
+        for k, (line, a, b) in enumerate(c.spans):
+            bad = c.status == "wrong" and any(not link.ok and (link.index + 1 == k) for link in c.links)
+            by_line.setdefault(line, []).append((a, b, bad, c))
+    for t in doc.tokens:
+        hit = next(((bad, c) for a, b, bad, c in by_line.get(t.line, ()) if a <= t.start and t.end <= b), None)
+        if t.tier == HARD or (t.tier and hit is None):
+            t.cls = "structural"
+            continue
+        if hit is None or hit[1].status == "drift":
+            t.cls, t.reason = "uncovered", "" if hit is None else "within the rounding of its operands"
+        else:
+            t.cls = "wrong" if hit[0] else "covered"
+            t.reason = f"line {hit[1].line}: {hit[1].text}"

@@ -1,0 +1,257 @@
+"""Why a number is wrong: root errata, the errata they propagate to, and rounding drift.
+
+A worked example computes from its own printed numbers, so one slip shows up again wherever the page reuses it.
+For each erratum of an audit (a printed number that differs from its true value), the printed computation it comes
+from is found on its line (:func:`symseq.audit.arithmetic.statements_of`) and decided from the page's own printed
+operands (:mod:`symseq.verify.steps`):
+
+* **root**: the step that prints it is wrong even from the page's own printed inputs (``tanh(1.1265) ≈ 0.809``:
+  tanh(1.1265) = 0.80982 prints 0.810); or the number is printed as an input with no earlier erratum it copies;
+  or the page prints no computation of it (then the reason says so);
+* **propagated**: the step is right from its printed inputs, but one of those inputs is itself an erratum
+  (``0.18 + 0.5·0.809 + 0.3 = 0.8845`` holds from 0.809, and 0.809 is wrong): the upstream erratum is named; a
+  wrong number printed again as an input of a step, or the same quantity printed again with the same wrong digits
+  (or fewer of them: −0.481 again as −0.48), is propagated from its first printing;
+* **rounding drift**: the step is right from its printed inputs, none of them is an erratum, and the true value
+  lies within the accumulated rounding of those inputs (each widened by half a unit of its last digit and carried
+  through the step with :mod:`mpmath` interval arithmetic, :func:`symseq.verify.arithmetic.interval`).
+
+The root errata come first, each with the chain of errata it caused (directly or through others).
+
+Source: issue 13, build item 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mpmath
+
+from ..errors import SymseqError
+from ..numbers import to_mpf
+from ..verify.arithmetic import interval, numbers
+from ..verify.printed import read_number
+from ..verify.steps import decide, ends
+from .arithmetic import statements_of, word_statements_of
+from .document import Document
+
+KINDS = ("root", "propagated", "drift")
+
+
+@dataclass
+class Cause:
+    """The classification of one erratum (:class:`symseq.audit.report.Erratum`).
+
+    Attributes:
+        erratum: the erratum.
+        kind: "root", "propagated" or "drift".
+        reason: why, in words (the step and what it gives from the printed operands).
+        source: for a propagated erratum, the erratum upstream it comes from; else None.
+        chain: for a root, every erratum it caused (directly or through others), in the text's order.
+    """
+
+    erratum: object
+    kind: str
+    reason: str
+    source: object = None
+    chain: list = field(default_factory=list)
+
+    @property
+    def root(self):
+        """The root erratum this one comes from (itself for a root or drift)."""
+        return self.erratum if self.source is None else self.source
+
+
+def _entries(printed: str) -> list:
+    out = []
+    for part in printed.replace("(", " ").replace(")", " ").replace("[", " ").replace("]", " ").split(","):
+        n = read_number(part.strip())
+        if n is not None:
+            out.append(n)
+    return out
+
+
+def _same(a, b) -> bool:
+    return abs(a.value) == abs(b.value) and a.decimals == b.decimals
+
+
+def _holds_number(node, wanted) -> bool:
+    have = numbers(node)
+    return bool(wanted) and all(any(_same(w, h) for h in have) for w in wanted)
+
+
+def classify(doc: Document, errata: list, *, claims: list = (), dps: int = 50) -> list[Cause]:
+    """Classify each of ``errata`` (see the module docstring); roots first, each followed by its chain.
+
+    Args:
+        doc: the handout the errata were found in.
+        errata: :class:`~symseq.audit.report.Erratum` records with a line.
+
+    Returns:
+        one :class:`Cause` per erratum: the roots (and drift) in the text's order, each root's ``chain`` filled;
+        the propagated ones after them.
+    """
+    located = [e for e in errata if e.line is not None]
+    steps = statements_of(doc) + [(readings[0], spans, lg) for readings, spans, lg in word_statements_of(doc)
+                                  if len(readings) == 1]
+    causes: dict[int, Cause] = _from_steps(errata, claims, dps)
+    for e in sorted(located, key=lambda x: x.line):
+        if id(e) not in causes:
+            causes[id(e)] = _classify_one(e, located, steps, causes, dps)
+    for e in errata:
+        if id(e) in causes:
+            continue
+        # a claim whose number a step claim printing the same text took: the one statement that prints it
+        wanted = _entries(e.printed)
+        hits = [(st, spans) for st, spans, _ in steps if _holds_number(st.parts[-1], wanted)]
+        if len(hits) == 1:
+            st, spans = hits[0]
+            causes[id(e)] = _classify_one(e, located, [(st, spans, None)], causes, dps, line=spans[-1][0])
+        else:
+            causes[id(e)] = Cause(e, "root", "not located in the text: no printed computation to trace")
+    roots = [c for c in causes.values() if c.source is None]
+    for c in causes.values():
+        top = c
+        seen = set()
+        while top.source is not None and id(top.source) not in seen:
+            seen.add(id(top.source))
+            top = causes[id(top.source)]
+        if top is not c:
+            top.chain.append(c.erratum)
+    propagated = [c for c in causes.values() if c.source is not None]
+    return sorted(roots, key=lambda c: c.erratum.line or 0) + sorted(propagated, key=lambda c: c.erratum.line or 0)
+
+
+def _from_steps(errata, claims, dps) -> dict:
+    """Causes of the errata that a derivation's step claims (``s.step``) print, as :mod:`symseq.verify.causes`
+    decides them from the steps' ties to ledger quantities."""
+    from ..verify.causes import classify_claims
+    from ..verify.steps import Step
+
+    if not any(isinstance(c.quantity, Step) for c in claims):
+        return {}
+    by_id = {}
+    for e in errata:
+        by_id.setdefault(e.source, e)
+    out = {}
+    for cc in classify_claims(list(claims), dps=dps):
+        e = by_id.get(cc.claim.id)
+        if e is None or not isinstance(cc.claim.quantity, Step):
+            continue
+        source = by_id.get(cc.source.id) if cc.source is not None else None
+        out[id(e)] = Cause(e, cc.kind, cc.reason, source=source)
+    return out
+
+
+def _classify_one(e, errata, steps, causes, dps, line: int | None = None) -> Cause:
+    wanted = _entries(e.printed)
+    line = e.line if line is None else line
+    for st, spans, _ in steps:
+        lines = {s[0] for s in spans}
+        if line not in lines:
+            continue
+        at = [k for k, part in enumerate(st.parts) if spans[k][0] == line and _holds_number(part, wanted)]
+        if not at:
+            continue
+        k = max(at)
+        if k == 0:
+            return _copied(e, errata, causes, f"printed as an input of {_text(st)}")
+        try:
+            link = decide(st, dps=dps)[k - 1]
+        except SymseqError as exc:
+            return Cause(e, "root", f"its step {st.texts[k - 1]} = {st.texts[k]} cannot be decided ({exc})")
+        step = f"{link.left} {link.relation} {link.right}"
+        if not link.ok:
+            got = ", ".join(link.correct) if link.correct else ", ".join(link.values)
+            return Cause(e, "root", f"wrong even from the page's own printed operands: {link.left} gives {got}")
+        upstream = _upstream(e, st.parts[:k], spans[:k], errata)
+        if upstream is not None:
+            return Cause(e, "propagated", f"{step} holds from the printed operands, but {upstream.printed} "
+                                          f"(line {upstream.line}) is wrong", source=upstream)
+        if _within(st.parts[k - 1], e):
+            return Cause(e, "drift", f"{step} holds from the printed operands, which are right to their digits; "
+                                     f"the true value {e.value} lies within their accumulated rounding")
+        return Cause(e, "root", f"{step} holds from the printed operands, which are right to their digits, but "
+                                f"the true value {e.value} lies beyond their accumulated rounding")
+    return _copied(e, errata, causes, "", alone=True)
+
+
+def _copied(e, errata, causes, where: str, alone: bool = False) -> Cause:
+    """An erratum printed as an input (or with no step): propagated from an earlier erratum printing the same
+    number, else a root."""
+    wanted = _entries(e.printed)
+    for other in errata:
+        if other is e or other.line is None or e.line is None or other.line >= e.line:
+            continue
+        same_quantity = str(other.value) == str(e.value)
+        if alone and not same_quantity:  # with no step, only the same quantity printed again
+            continue
+        theirs = _entries(other.printed)
+        if theirs and all(any(_same(w, o) or (same_quantity and _rounded_from(w, o)) for o in theirs)
+                          for w in wanted):
+            return Cause(e, "propagated", f"the wrong value of line {other.line}, printed again"
+                         + (f" ({where})" if where else ""), source=other)
+    if alone:
+        return Cause(e, "root", "the page prints no computation of it on its line: a root unless a step "
+                                "(s.step) says how it was computed")
+    return Cause(e, "root", f"wrong where it is first printed ({where})")
+
+
+def _rounded_from(w, o) -> bool:
+    """Whether the printed ``w`` is the printed ``o`` rounded to fewer digits (−0.481 printed again as −0.48)."""
+    from decimal import Decimal
+
+    from ..numbers import rounded_text
+
+    if o.decimals <= w.decimals:
+        return False
+    return Decimal(rounded_text(o.value, decimals=w.decimals)) == Decimal(str(w.text).replace("−", "-"))
+
+
+def _text(st) -> str:
+    out = [st.texts[0]]
+    for rel, t in zip(st.relations, st.texts[1:]):
+        out += [rel, t]
+    return " ".join(out)
+
+
+def _upstream(e, parts, spans, errata):
+    """The erratum among the printed operands of ``parts`` (the step's inputs), if any."""
+    for part, (line, a, b) in zip(parts, spans):
+        have = numbers(part)
+        for other in errata:
+            if other is e or other.line != line:
+                continue
+            if any(_same(w, h) for w in _entries(other.printed) for h in have):
+                return other
+    return None
+
+
+def _within(left, e) -> bool:
+    """Whether each true value of ``e`` lies within the interval of the step's left side (operands widened)."""
+    try:
+        box = interval(left)
+    except SymseqError:
+        return False
+    boxes = list(_flat(box))
+    values = [v.strip() for v in str(e.value).split(",")]
+    if len(values) != len(boxes):
+        return False
+    with mpmath.workdps(30):
+        for v, b in zip(values, boxes):
+            n = read_number(v)
+            if n is None:
+                return False
+            lo, hi = ends(b)
+            x = to_mpf(n.value, 30)
+            if not lo <= x <= hi:
+                return False
+    return True
+
+
+def _flat(x):
+    if isinstance(x, tuple):
+        for i in x:
+            yield from _flat(i)
+    else:
+        yield x

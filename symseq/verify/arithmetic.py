@@ -1,0 +1,870 @@
+"""The arithmetic a page prints, read by a grammar that never runs text as code.
+
+Worked examples write their steps out: ``2.0 · 0.4621 = 0.9242``, ``√0.1325 = 0.364``,
+``(0.1 - 0.25) / 0.364 = -0.15 / 0.364 = -0.412``, ``e^{0.5} ≈ 1.6487``,
+``softmax([1, 2]) = [0.269, 0.731]``. This module reads such a statement into a small
+tree and evaluates it exactly (every printed decimal is a Rational, :mod:`symseq.verify.printed`'s
+:class:`~symseq.verify.printed.PrintedNumber` keeps its printed precision) or over intervals
+(each printed decimal widened by half a unit of its last digit, :mod:`mpmath`'s ``iv`` context).
+
+The grammar (recursive descent; ``sympify``, ``parse_expr`` and ``eval`` are never used)::
+
+    statement := expr (relation expr)*          relation: = ≈ ≃ \\approx \\simeq
+    expr      := term (("+" | "-" | "−") term)*
+    term      := unary (("·" | "×" | "*" | "/" | "÷" | "@" | \\cdot | \\times | \\div) unary | implicit)*
+    unary     := ("-" | "−" | "+") unary | power
+    power     := postfix ("^" exponent)?           right-associative; ² and ³ as postfix powers
+    atom      := number | "(" expr ")" | "(" expr, ... ")" | "[" expr, ... "]" | "{" expr "}"
+               | "√" atom | \\sqrt{expr} | \\frac{expr}{expr} | e | π
+               | function ("(" args ")" | atom)       function: exp log ln tanh sigmoid σ sin cos sqrt
+                                                       softmax sum mean max min
+    number    := 12 | 0.4621 | .5 | 1e-3 | 1.5×10^{-3} (one printed number in scientific form)
+
+Lists are vectors; a list of lists is a matrix (rows first). ``+`` and ``−`` work entry by entry (a scalar
+broadcasts); ``·`` of two vectors is their dot product; ``@``, ``·`` or ``×`` of two matrices (or a matrix and
+a vector) their product; ``*`` of two lists is entry by entry.
+
+Work is bounded, so hostile text ends in a :class:`~symseq.errors.ClaimError` and never hangs: at most
+:data:`MAX_LENGTH` characters and :data:`MAX_TOKENS` tokens, nesting at most :data:`MAX_DEPTH` deep, exponents of
+printed numbers at most :data:`MAX_EXPONENT`, integer powers at most :data:`MAX_POWER` and results of at most
+:data:`MAX_BITS` bits, ``exp`` of arguments at most :data:`MAX_EXP_ARG` in size, lists of at most
+:data:`MAX_ENTRIES` entries.
+
+Source: issue 13 (build items 1 and 2); the forms are those of the worked examples in ``tests/data/examples``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+import sympy as sp
+
+from ..errors import ClaimError
+from .printed import PrintedNumber, read_number
+
+MAX_LENGTH = 2000
+MAX_TOKENS = 600
+MAX_DEPTH = 40
+MAX_EXPONENT = 300  # of a printed number: 1e-300 … 1e300
+MAX_POWER = 400  # |n| of an integer power
+MAX_BITS = 4000  # numerator and denominator of an exact rational
+MAX_EXP_ARG = 1000  # |x| in exp(x)
+MAX_ENTRIES = 400
+
+RELATIONS = {"=": "=", "≈": "≈", "≃": "≈", "\\approx": "≈", "\\simeq": "≈", "≅": "≈", "\\approxeq": "≈"}
+
+FUNCTIONS = ("exp", "log", "ln", "tanh", "sigmoid", "sin", "cos", "sqrt", "softmax", "sum", "mean", "max", "min")
+
+# ---------------------------------------------------------------------------
+# the tree
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Num:
+    """A printed number (its exact value and printed precision)."""
+
+    number: PrintedNumber
+
+
+@dataclass(frozen=True)
+class Const:
+    """``e`` or ``π``."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Neg:
+    arg: object
+
+
+@dataclass(frozen=True)
+class Bin:
+    """``op`` is one of + - * / · @ (× reads as ·, ÷ as /)."""
+
+    op: str
+    left: object
+    right: object
+
+
+@dataclass(frozen=True)
+class Pow:
+    base: object
+    exponent: object
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str  # one of FUNCTIONS (ln reads as log, σ as sigmoid)
+    arg: object
+
+
+@dataclass(frozen=True)
+class Vec:
+    """A printed list: entries are nodes (a Vec of Vecs is a matrix)."""
+
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A statement ``part₀ rel₁ part₁ rel₂ …``: ``parts`` are trees, ``relations`` "=" or "≈" (one fewer),
+    ``texts`` each part as printed."""
+
+    parts: tuple
+    relations: tuple
+    texts: tuple
+
+
+def numbers(node) -> list:
+    """The printed numbers of a tree (:class:`PrintedNumber`), in reading order."""
+    out: list = []
+
+    def walk(n):
+        if isinstance(n, Num):
+            out.append(n.number)
+        elif isinstance(n, Neg):
+            walk(n.arg)
+        elif isinstance(n, Bin):
+            walk(n.left)
+            walk(n.right)
+        elif isinstance(n, Pow):
+            walk(n.base)
+            walk(n.exponent)
+        elif isinstance(n, Call):
+            walk(n.arg)
+        elif isinstance(n, Vec):
+            for i in n.items:
+                walk(i)
+
+    walk(node)
+    return out
+
+
+def is_number(node) -> bool:
+    """A bare printed number (signed or not), or a list of them: what a result is printed as."""
+    if isinstance(node, Num):
+        return True
+    if isinstance(node, Neg):
+        return isinstance(node.arg, Num)
+    if isinstance(node, Vec):
+        return all(is_number(i) for i in node.items)
+    return False
+
+
+# ---------------------------------------------------------------------------
+# tokens
+# ---------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+|\\[,;!:\ ]|\\quad|\\qquad|\\left|\\right|\\big[lr]?|\\Big[lr]?|\\displaystyle|&)
+  | (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+−]?\d+(?![\d.]))?)
+  | (?P<rel>\\approx(?![A-Za-z])|\\simeq(?![A-Za-z])|\\approxeq(?![A-Za-z])|[=≈≃≅])
+  | (?P<cmd>\\[A-Za-z]+)
+  | (?P<name>[A-Za-z]+|[σπ])
+  | (?P<op>\*\*|(?<=\s)\.(?=\s)|[-+−*/÷^×·⋅∙√²³(),\[\]{}@])
+    """,
+    re.VERBOSE,
+)
+
+_CMD = {r"\cdot": "·", r"\times": "·", r"\div": "/", r"\sqrt": "√", r"\exp": "exp", r"\log": "log",
+        r"\ln": "log", r"\tanh": "tanh", r"\sin": "sin", r"\cos": "cos", r"\sigma": "sigmoid", r"\pi": "π",
+        r"\lbrack": "[", r"\rbrack": "]", r"\lparen": "(", r"\rparen": ")", r"\mathrm": "", r"\operatorname": "",
+        r"\text": "", r"\textrm": "", r"\frac": r"\frac", r"\tfrac": r"\frac", r"\dfrac": r"\frac",
+        r"\mathbf": "", r"\boldsymbol": ""}
+_NAMES = {"exp": "exp", "log": "log", "ln": "log", "tanh": "tanh", "sigmoid": "sigmoid", "sigma": "sigmoid",
+          "σ": "sigmoid", "sin": "sin", "cos": "cos", "sqrt": "sqrt", "softmax": "softmax", "sum": "sum",
+          "mean": "mean", "max": "max", "min": "min", "e": "e", "π": "π", "pi": "π"}
+_OPS = {"×": "·", "⋅": "·", "∙": "·", "÷": "/", "−": "-", "*": "*", "**": "^", ".": "·"}
+
+
+def tokens(text: str) -> list[tuple[str, str, int, int]]:
+    """(kind, text, start, end) of each token of ``text``; kinds are num, rel, cmd, name and op (``text`` is
+    normalised: × and \\times read as ·, − as -, ln as log, σ as sigmoid).
+
+    Raises:
+        ClaimError: for text longer than :data:`MAX_LENGTH`, with more than :data:`MAX_TOKENS` tokens, or with
+            a character the grammar does not know (named, with its position).
+    """
+    if not isinstance(text, str):
+        raise ClaimError(f"a printed statement is text; got {type(text).__name__}")
+    if len(text) > MAX_LENGTH:
+        raise ClaimError(f"a printed statement of {len(text)} characters is longer than the {MAX_LENGTH} this "
+                         f"reader takes; split it into steps")
+    out: list[tuple[str, str, int, int]] = []
+    pos = 0
+    while pos < len(text):
+        start = pos
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise ClaimError(f"cannot read {_clip(text)!r}: unexpected {text[pos:pos + 12]!r} at position {pos}; "
+                             f"a statement is numbers, + − × · / ^ √, parentheses, lists and "
+                             f"{', '.join(FUNCTIONS)}")
+        pos = m.end()
+        kind = m.lastgroup
+        tok = m.group(kind)
+        if kind == "ws":
+            continue
+        if kind == "cmd":
+            if tok not in _CMD:
+                raise ClaimError(f"cannot read {_clip(text)!r}: the LaTeX command {tok} is not arithmetic")
+            tok = _CMD[tok]
+            if not tok:
+                continue
+            kind = "cmd" if tok == r"\frac" else ("op" if tok in ("·", "/", "√", "[", "]", "(", ")") else "name")
+        elif kind == "rel":
+            tok = RELATIONS[tok]
+        elif kind == "name":
+            if tok not in _NAMES:
+                raise ClaimError(f"cannot read {_clip(text)!r}: {tok!r} is not a number or a function this reader "
+                                 f"knows ({', '.join(FUNCTIONS)}, e, π)")
+            tok = _NAMES[tok]
+        elif kind == "op":
+            tok = _OPS.get(tok, tok)
+        elif kind == "num":
+            tok = tok.replace("−", "-")
+            mant, _, exp = tok.lower().partition("e")
+            if exp and abs(int(exp)) > MAX_EXPONENT:
+                raise ClaimError(f"cannot read {_clip(text)!r}: the exponent of {tok} is beyond ±{MAX_EXPONENT}")
+        out.append((kind, tok, start, pos))
+        if len(out) > MAX_TOKENS:
+            raise ClaimError(f"a printed statement of more than {MAX_TOKENS} tokens is too long for this reader; "
+                             f"split it into steps")
+    return out
+
+
+def _clip(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# ---------------------------------------------------------------------------
+# the parser
+# ---------------------------------------------------------------------------
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.toks = tokens(text)
+        self.i = 0
+        self.depth = 0
+
+    # -- helpers
+    def peek(self, k: int = 0):
+        j = self.i + k
+        return self.toks[j][:2] if j < len(self.toks) else (None, None)
+
+    def take(self, expect: str | None = None):
+        kind, tok = self.peek()
+        if kind is None:
+            raise ClaimError(f"cannot read {_clip(self.text)!r}: it ends early"
+                             + (f" (expected {expect!r})" if expect else ""))
+        if expect is not None and tok != expect:
+            raise ClaimError(f"cannot read {_clip(self.text)!r}: expected {expect!r} but found {tok!r}")
+        self.i += 1
+        return kind, tok
+
+    def fail(self, why: str):
+        raise ClaimError(f"cannot read {_clip(self.text)!r}: {why}")
+
+    def enter(self):
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            self.fail(f"nested more than {MAX_DEPTH} levels deep")
+
+    def leave(self):
+        self.depth -= 1
+
+    # -- grammar
+    def statement(self) -> Statement:
+        parts, rels, texts = [], [], []
+        start = 0
+        while True:
+            parts.append(self.expr())
+            texts.append(self._span(start))
+            kind, tok = self.peek()
+            if kind is None:
+                break
+            if kind != "rel":
+                self.fail(f"unexpected {tok!r} after a complete expression")
+            self.take()
+            rels.append(tok)
+            start = self.i
+        return Statement(tuple(parts), tuple(rels), tuple(texts))
+
+    def _span(self, start: int) -> str:
+        return self.text[self.toks[start][2]:self.toks[self.i - 1][3]].strip()
+
+    def expr(self):
+        self.enter()
+        left = self.term()
+        while self.peek()[1] in ("+", "-"):
+            op = self.take()[1]
+            left = Bin(op, left, self.term())
+        self.leave()
+        return left
+
+    def term(self):
+        left = self.unary()
+        while True:
+            kind, tok = self.peek()
+            if tok in ("·", "*", "/", "@"):
+                self.take()
+                left = Bin(tok, left, self.unary())
+            elif kind in ("name", "cmd") or tok in ("(", "[", "√"):  # 2√2, 2(3 + 1), 0.8[2, 0], 2 e^x: a product
+                left = Bin("·", left, self.power())
+            else:
+                return left
+
+    def unary(self):
+        kind, tok = self.peek()
+        if tok in ("-", "+"):
+            self.take()
+            self.enter()
+            arg = self.unary()
+            self.leave()
+            return Neg(arg) if tok == "-" else arg
+        return self.power()
+
+    def power(self):
+        base = self.postfix()
+        if self.peek()[1] == "^":
+            self.take()
+            self.enter()
+            ex = self.exponent()
+            self.leave()
+            return Pow(base, ex)
+        return base
+
+    def exponent(self):
+        kind, tok = self.peek()
+        if tok == "{":
+            self.take()
+            e = self.expr()
+            self.take("}")
+            return e
+        if tok in ("-", "+"):
+            self.take()
+            arg = self.exponent()
+            return Neg(arg) if tok == "-" else arg
+        return self.power()  # right-associative: 2^3^2 = 2^(3^2)
+
+    def postfix(self):
+        node = self.atom()
+        while self.peek()[1] in ("²", "³"):
+            node = Pow(node, _int(2 if self.take()[1] == "²" else 3))
+        return node
+
+    def atom(self):
+        kind, tok = self.take()
+        if kind == "num":
+            return self.number(tok)
+        if tok in ("(", "[", "{"):
+            self.enter()
+            close = {"(": ")", "[": "]", "{": "}"}[tok]
+            items = [self.expr()]
+            while self.peek()[1] == ",":
+                self.take()
+                items.append(self.expr())
+            self.take(close)
+            self.leave()
+            if len(items) == 1 and tok != "[":
+                return items[0]
+            return self.vector(items)
+        if tok == "√":
+            self.enter()
+            arg = self.braced() if self.peek()[1] == "{" else self.power_free()
+            self.leave()
+            return Call("sqrt", arg)
+        if kind == "cmd":  # \frac
+            self.enter()
+            a = self.frac_argument()
+            b = self.frac_argument()
+            self.leave()
+            return Bin("/", a, b)
+        if kind == "name":
+            if tok in ("e", "π"):
+                return Const(tok)
+            self.enter()
+            if tok == "sqrt" and self.peek()[1] == "{":
+                arg = self.braced()
+            elif self.peek()[1] in ("(", "[", "{"):
+                arg = self.atom()
+            elif tok in ("exp", "log", "tanh", "sin", "cos", "sigmoid", "sqrt"):
+                arg = self.power_free()  # log 2, \tanh 0.5, \sigma(x)
+            else:
+                self.fail(f"{tok} needs its argument in parentheses, such as {tok}([1, 2])")
+            self.leave()
+            return Call(tok, arg)
+        self.fail(f"unexpected {tok!r}")
+
+    def power_free(self):
+        """The argument of ``√x``, ``log 2``: a signed atom with its postfix powers (√x² is √(x²))."""
+        if self.peek()[1] in ("-", "+"):
+            sign = self.take()[1]
+            arg = self.power_free()
+            return Neg(arg) if sign == "-" else arg
+        return self.postfix()
+
+    def braced(self):
+        self.take("{")
+        e = self.expr()
+        self.take("}")
+        return e
+
+    def frac_argument(self):
+        kind, tok = self.peek()
+        if tok == "{":
+            return self.braced()
+        if kind == "num" and re.fullmatch(r"\d+", tok):  # \tfrac25: one digit per argument
+            if len(tok) > 1:
+                k, t, a, b = self.toks[self.i]
+                self.toks[self.i] = ("num", t[1:], a + 1, b)
+            else:
+                self.take()
+            return Num(_printed(tok[0]))
+        self.fail("\\frac needs two arguments, such as \\frac{2}{5} or \\tfrac25")
+
+    def number(self, tok: str):
+        n = _printed(tok)
+        # 1.5 × 10^{-3}: one printed number in scientific form (its precision is the mantissa's)
+        if (self.peek()[1] == "·" and self.peek(1) == ("num", "10") and self.peek(2)[1] == "^"
+                and "e" not in tok.lower()):
+            save = self.i
+            self.i += 3
+            sign = ""
+            if self.peek()[1] == "{":
+                self.take()
+                if self.peek()[1] in ("-", "+"):
+                    sign = "-" if self.take()[1] == "-" else ""
+                k = self.take()
+                ok = k[0] == "num" and k[1].isdigit() and self.peek()[1] == "}"
+                if ok:
+                    self.take()
+            else:
+                if self.peek()[1] in ("-", "+"):
+                    sign = "-" if self.take()[1] == "-" else ""
+                k = self.take()
+                ok = k[0] == "num" and k[1].isdigit()
+            if ok and int(k[1]) <= MAX_EXPONENT:
+                return Num(_printed(f"{tok}e{sign}{k[1]}", text=f"{tok}×10^{sign}{k[1]}"))
+            self.i = save
+        return Num(n)
+
+    def vector(self, items):
+        if len(items) > MAX_ENTRIES:
+            self.fail(f"a list of more than {MAX_ENTRIES} entries")
+        return Vec(tuple(items))
+
+
+def _printed(tok: str, text: str | None = None) -> PrintedNumber:
+    n = read_number(tok)
+    if n is None:  # pragma: no cover - the token pattern admits only numbers
+        raise ClaimError(f"cannot read the number {tok!r}")
+    if text is not None:
+        n = PrintedNumber(text, n.value, n.decimals, n.has_point)
+    return n
+
+
+def _int(k: int) -> Num:
+    return Num(PrintedNumber(str(k), sp.Integer(k), 0, False))
+
+
+def parse(text: str):
+    """Parse one arithmetic expression (no relation) into a tree.
+
+    Raises:
+        ClaimError: naming the text and what could not be read.
+
+    >>> numbers(parse("2.0 · 0.4621"))[1].value
+    4621/10000
+    """
+    st = parse_statement(text)
+    if st.relations:
+        raise ClaimError(f"{_clip(text)!r} is a statement ({st.relations[0]}), not one expression")
+    return st.parts[0]
+
+
+def parse_statement(text: str) -> Statement:
+    """Parse ``a = b ≈ c …`` (see the module docstring) into a :class:`Statement`.
+
+    Raises:
+        ClaimError: naming the text and what could not be read (also for empty text).
+
+    >>> st = parse_statement("2.0 · 0.4621 = 0.9242")
+    >>> st.relations, st.texts
+    (('=',), ('2.0 · 0.4621', '0.9242'))
+    """
+    p = _Parser(text)
+    if not p.toks:
+        raise ClaimError("an empty printed statement cannot be read")
+    if p.toks[0][0] == "rel":
+        p.fail("it starts with a relation")
+    if p.toks[-1][0] == "rel":
+        p.fail("it ends with a relation")
+    return p.statement()
+
+
+# ---------------------------------------------------------------------------
+# exact values
+# ---------------------------------------------------------------------------
+
+
+def value(node):
+    """The exact value of a tree: a SymPy number for a scalar, a tuple (of tuples) for a list.
+
+    Every printed decimal is its Rational; functions stay exact (``tanh(1/2)``), so the value can be rounded
+    by :mod:`symseq.verify.claims` at any precision.
+
+    Raises:
+        ClaimError: a division by zero, the logarithm of a number ≤ 0, the root of a negative number, lists of
+            shapes that do not fit, softmax of a scalar, or a value beyond the bounds of the module docstring.
+    """
+    return _Evaluator().eval(node)
+
+
+def _approx(x) -> mpmath.mpf:
+    with mpmath.workdps(20):
+        return mpmath.mpf(sp.N(x, 20)) if not isinstance(x, sp.Rational) else mpmath.mpf(int(x.p)) / int(x.q)
+
+
+class _Evaluator:
+    def eval(self, n):
+        if isinstance(n, Num):
+            return n.number.value
+        if isinstance(n, Const):
+            return sp.E if n.name == "e" else sp.pi
+        if isinstance(n, Neg):
+            return _map(self.eval(n.arg), lambda x: -x)
+        if isinstance(n, Vec):
+            return tuple(self.eval(i) for i in n.items)
+        if isinstance(n, Bin):
+            return self.binary(n.op, self.eval(n.left), self.eval(n.right))
+        if isinstance(n, Pow):
+            return self.power(self.eval(n.base), self.eval(n.exponent))
+        if isinstance(n, Call):
+            return self.call(n.name, self.eval(n.arg))
+        raise ClaimError(f"not an arithmetic tree: {n!r}")  # pragma: no cover
+
+    # -- operations
+    def binary(self, op, a, b):
+        if op in ("+", "-"):
+            f = (lambda x, y: _check(x + y)) if op == "+" else (lambda x, y: _check(x - y))
+            return _zip(a, b, f, op)
+        if op == "/":
+            if isinstance(b, tuple):
+                raise ClaimError("division by a list is not defined; divide entry by entry in words")
+            return _map(a, lambda x: _divide(x, b))
+        if op == "*":
+            return _zip(a, b, lambda x, y: _check(x * y), op)
+        # · and @: products
+        if isinstance(a, tuple) and isinstance(b, tuple):
+            return _product(a, b, op)
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            s, v = (a, b) if not isinstance(a, tuple) else (b, a)
+            return _map(v, lambda x: _check(s * x))
+        return _check(a * b)
+
+    def power(self, base, ex):
+        if isinstance(base, tuple) or isinstance(ex, tuple):
+            return _zip(base, ex, _pow, "^") if isinstance(base, tuple) and isinstance(ex, tuple) else \
+                _map(base, lambda x: _pow(x, ex)) if isinstance(base, tuple) else _map(ex, lambda y: _pow(base, y))
+        return _pow(base, ex)
+
+    def call(self, name, x):
+        if name == "softmax":
+            if not isinstance(x, tuple) or any(isinstance(i, tuple) for i in x):
+                raise ClaimError("softmax takes one printed list, such as softmax([1, 2, 3])")
+            if not x:
+                raise ClaimError("softmax of an empty list is not defined")
+            for v in x:
+                _exp(v)  # bounded
+            m = max(x, key=_approx)
+            es = [sp.exp(v - m) for v in x]
+            total = sp.Add(*es)
+            return tuple(e / total for e in es)
+        if name in ("sum", "mean", "max", "min"):
+            if not isinstance(x, tuple):
+                raise ClaimError(f"{name} takes a printed list, such as {name}([1, 2, 3])")
+            flat = list(_flat(x))
+            if not flat:
+                raise ClaimError(f"{name} of an empty list is not defined")
+            if name in ("max", "min"):
+                return (max if name == "max" else min)(flat, key=_approx)
+            total = _check(sp.Add(*flat))
+            return total if name == "sum" else total / len(flat)
+        return _map(x, lambda v: _scalar_function(name, v))
+
+
+def _flat(x):
+    for i in x:
+        if isinstance(i, tuple):
+            yield from _flat(i)
+        else:
+            yield i
+
+
+def _map(x, f):
+    return tuple(_map(i, f) for i in x) if isinstance(x, tuple) else f(x)
+
+
+def _shape(x) -> tuple:
+    if not isinstance(x, tuple):
+        return ()
+    inner = {_shape(i) for i in x}
+    if len(inner) > 1:
+        raise ClaimError(f"a printed list of lists has rows of different lengths {sorted(len(s) and s[0] or 0 for s in inner)}")
+    return (len(x),) + (inner.pop() if inner else ())
+
+
+def _zip(a, b, f, op):
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        if _shape(a) != _shape(b):
+            raise ClaimError(f"lists of shapes {_dims(_shape(a))} and {_dims(_shape(b))} cannot be combined by {op} "
+                             f"entry by entry; they need the same shape")
+        return tuple(_zip(x, y, f, op) for x, y in zip(a, b))
+    if isinstance(a, tuple):
+        return tuple(_zip(x, b, f, op) for x in a)
+    if isinstance(b, tuple):
+        return tuple(_zip(a, y, f, op) for y in b)
+    return f(a, b)
+
+
+def _dims(s: tuple) -> str:
+    return "×".join(map(str, s)) or "scalar"
+
+
+def _product(a, b, op):
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) == 1 and len(sb) == 1:
+        if sa != sb:
+            raise ClaimError(f"a dot product needs two lists of one length; got {sa[0]} and {sb[0]} entries")
+        return _check(sp.Add(*[x * y for x, y in zip(a, b)]))
+    if len(sa) > 2 or len(sb) > 2:
+        raise ClaimError("products of lists nested more than two deep are not read")
+    A = [list(r) for r in a] if len(sa) == 2 else [list(a)]
+    B = [list(r) for r in b] if len(sb) == 2 else [[x] for x in b]
+    if len(A[0]) != len(B):
+        raise ClaimError(f"a matrix product {op} needs the columns of the left ({len(A[0])}) to equal the rows of the "
+                         f"right ({len(B)}); shapes {_dims(sa)} and {_dims(sb)}")
+    out = tuple(tuple(_check(sp.Add(*[A[i][k] * B[k][j] for k in range(len(B))])) for j in range(len(B[0])))
+                for i in range(len(A)))
+    if len(sb) == 1:
+        out = tuple(r[0] for r in out)
+    if len(sa) == 1:
+        out = out[0]
+    return out
+
+
+def _check(x):
+    """``x`` unless it is an exact rational with more than :data:`MAX_BITS` bits (the work would not be bounded)."""
+    if isinstance(x, sp.Rational) and (int(x.p).bit_length() > MAX_BITS or int(x.q).bit_length() > MAX_BITS):
+        raise ClaimError(f"a value of this statement needs more than {MAX_BITS} bits exactly; this reader is for "
+                         f"the arithmetic a page prints")
+    if x.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise ClaimError("a value of this statement is infinite or undefined (a division by zero?)")
+    return x
+
+
+def _divide(x, y):
+    if y == 0 or (not isinstance(y, sp.Rational) and _approx(y) == 0 and sp.simplify(y) == 0):
+        raise ClaimError("a division by zero")
+    return _check(x / y)
+
+
+def _pow(b, e):
+    if isinstance(e, sp.Integer):
+        if abs(int(e)) > MAX_POWER:
+            raise ClaimError(f"a power with exponent {e} is beyond ±{MAX_POWER}")
+        if b == 0 and e < 0:
+            raise ClaimError("a division by zero (0 to a negative power)")
+        if isinstance(b, sp.Rational):
+            bits = max(int(b.p).bit_length(), int(b.q).bit_length())
+            if bits * abs(int(e)) > MAX_BITS:
+                raise ClaimError(f"a power needs more than {MAX_BITS} bits exactly; this reader is for the arithmetic "
+                                 f"a page prints")
+        return _check(b ** e)
+    if b == sp.E:
+        return _exp(e)
+    ab, ae = _approx(b), _approx(e)
+    if ab < 0:
+        raise ClaimError(f"a negative base to a non-integer power ({sp.N(b, 6)}^{sp.N(e, 6)}) is not a real number")
+    if ab == 0:
+        if ae <= 0:
+            raise ClaimError("0 to a power ≤ 0 is not defined")
+        return sp.S.Zero
+    if abs(ae * mpmath.log(ab)) > MAX_EXP_ARG:
+        raise ClaimError(f"a power beyond e^{MAX_EXP_ARG} in size")
+    return _check(b ** e)
+
+
+def _exp(x):
+    if isinstance(x, tuple):
+        raise ClaimError("exp takes a number here")
+    if abs(_approx(x)) > MAX_EXP_ARG:
+        raise ClaimError(f"exp of {sp.N(x, 6)} is beyond e^±{MAX_EXP_ARG}")
+    return sp.exp(x)
+
+
+def _scalar_function(name, v):
+    a = _approx(v)
+    if name == "exp":
+        return _exp(v)
+    if name == "log":
+        if a <= 0 and (isinstance(v, sp.Rational) or v.is_positive is not True):
+            raise ClaimError(f"the logarithm of {sp.N(v, 6)} is not defined (it needs a positive number)")
+        return sp.log(v)
+    if name == "sqrt":
+        if a < 0:
+            raise ClaimError(f"the square root of {sp.N(v, 6)} is not a real number")
+        return sp.sqrt(v)
+    if name == "sigmoid":
+        _exp(v)
+        return 1 / (1 + sp.exp(-v))
+    if name in ("sin", "cos"):
+        if abs(a) > 10**6:
+            raise ClaimError(f"{name} of {sp.N(v, 6)}: an argument that large is not a page's arithmetic")
+        return getattr(sp, name)(v)
+    if name == "tanh":
+        return sp.tanh(v)
+    raise ClaimError(f"{name} takes a printed list, such as {name}([1, 2])")
+
+
+# ---------------------------------------------------------------------------
+# intervals: the accumulated rounding of the printed operands
+# ---------------------------------------------------------------------------
+
+
+def interval(node, *, widen: bool = True, dps: int = 30):
+    """The value of a tree over :mod:`mpmath` intervals: each printed decimal (``has_point``) widened by half a unit
+    of its last digit when ``widen`` (integers stay exact). A scalar is an ``iv.mpf``, a list a tuple of them.
+
+    This bounds what the printed step could give had its operands not been rounded (first-order effects and
+    beyond: interval arithmetic is conservative).
+
+    Raises:
+        ClaimError: as :func:`value`, for an operation outside its domain.
+    """
+    iv = mpmath.iv
+    old = iv.dps
+    iv.dps = dps
+    try:
+        return _IntervalEvaluator(widen).eval(node)
+    except (ZeroDivisionError, ValueError) as exc:
+        raise ClaimError(f"the printed operands do not bound this step ({exc})") from None
+    finally:
+        iv.dps = old
+
+
+class _IntervalEvaluator(_Evaluator):
+    def __init__(self, widen: bool):
+        self.widen = widen
+
+    def eval(self, n):
+        iv = mpmath.iv
+        if isinstance(n, Num):
+            v = n.number.value
+            x = iv.mpf(int(v.p)) / int(v.q)
+            if self.widen and n.number.has_point:
+                h = n.number.half_unit(None)
+                x = x + iv.mpf([-1, 1]) * (iv.mpf(int(h.p)) / int(h.q))
+            return x
+        if isinstance(n, Const):
+            return iv.e if n.name == "e" else iv.pi
+        return super().eval(n)
+
+    def binary(self, op, a, b):
+        iv = mpmath.iv
+        if op in ("+", "-"):
+            return _zip(a, b, (lambda x, y: x + y) if op == "+" else (lambda x, y: x - y), op)
+        if op == "/":
+            if isinstance(b, tuple):
+                raise ClaimError("division by a list is not defined")
+            if b.a <= 0 <= b.b:
+                raise ClaimError("the divisor's interval holds zero")
+            return _map(a, lambda x: x / b)
+        if op == "*":
+            return _zip(a, b, lambda x, y: x * y, op)
+        if isinstance(a, tuple) and isinstance(b, tuple):
+            sa, sb = _shape(a), _shape(b)
+            if len(sa) == 1 and len(sb) == 1:
+                return _isum([x * y for x, y in zip(a, b)])
+            A = [list(r) for r in a] if len(sa) == 2 else [list(a)]
+            B = [list(r) for r in b] if len(sb) == 2 else [[x] for x in b]
+            out = tuple(tuple(_isum([A[i][k] * B[k][j] for k in range(len(B))]) for j in range(len(B[0])))
+                        for i in range(len(A)))
+            return tuple(r[0] for r in out) if len(sb) == 1 else (out[0] if len(sa) == 1 else out)
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            s, v = (a, b) if not isinstance(a, tuple) else (b, a)
+            return _map(v, lambda x: s * x)
+        del iv
+        return a * b
+
+    def power(self, base, ex):
+        iv = mpmath.iv
+        if isinstance(base, tuple) or isinstance(ex, tuple):
+            raise ClaimError("powers of lists are not bounded here")
+        if ex.a == ex.b and ex.a == int(ex.a):
+            k = int(ex.a)
+            if k >= 0:
+                return _ipow_int(base, k)
+            return 1 / _ipow_int(base, -k)
+        if base.a <= 0:
+            raise ClaimError("a base that may be ≤ 0 to a non-integer power")
+        return iv.exp(ex * iv.log(base))
+
+    def call(self, name, x):
+        iv = mpmath.iv
+        if name == "softmax":
+            es = [iv.exp(v) for v in x]
+            # each weight is monotone: increasing in its own logit, decreasing in the others
+            out = []
+            for i, e in enumerate(es):
+                others = _isum([es[j] for j in range(len(es)) if j != i]) if len(es) > 1 else iv.mpf(0)
+                lo = e.a / (e.a + others.b)
+                hi = e.b / (e.b + others.a)
+                out.append(iv.mpf([lo, hi]))
+            return tuple(out)
+        if name in ("sum", "mean"):
+            flat = list(_flat(x))
+            total = _isum(flat)
+            return total if name == "sum" else total / len(flat)
+        if name in ("max", "min"):  # the largest (smallest) entry lies between the largest (smallest) ends
+            flat = list(_flat(x))
+            pick = max if name == "max" else min
+            lo = pick((_end(v, 0) for v in flat))
+            hi = pick((_end(v, 1) for v in flat))
+            return iv.mpf([lo, hi])
+        f = {"exp": iv.exp, "log": iv.log, "sqrt": iv.sqrt, "sin": iv.sin, "cos": iv.cos,
+             "tanh": _itanh, "sigmoid": lambda v: 1 / (1 + iv.exp(-v))}[name]
+        return _map(x, f)
+
+
+def _end(box, k: int):
+    return mpmath.mp.make_mpf(box._mpi_[k])
+
+
+def _isum(xs):
+    total = mpmath.iv.mpf(0)
+    for x in xs:
+        total = total + x
+    return total
+
+
+def _ipow_int(x, k: int):
+    if k == 0:
+        return mpmath.iv.mpf(1)
+    if k % 2 == 0 and x.a < 0 < x.b:  # an even power of an interval about zero starts at zero
+        hi = max(abs(x.a), abs(x.b)) ** k
+        return mpmath.iv.mpf([0, hi])
+    return x ** k
+
+
+def _itanh(x):
+    iv = mpmath.iv
+    return 1 - 2 / (iv.exp(2 * x) + 1)  # x occurs once: no dependency widening

@@ -1,0 +1,292 @@
+"""Steps: a printed computation decided as the page computed it, from its own printed operands.
+
+A worked example writes ``2.0 · 0.4621 = 0.9242`` and then goes on with 0.9242. Such a step holds when its
+left side, computed *exactly from the printed operands* (each decimal a Rational), rounds to the printed
+result at the result's printed precision: the same rounding decision as every claim
+(:func:`symseq.verify.claims.check_claim`: within half a unit of the last printed digit, or equal for an
+integer after ``=``; after ``≈`` an integer is rounded too). A chain ``a = b = c`` is decided link by link:
+
+* a link whose right side is a printed number (or a list of them) is a **result**: it must be the rounding of
+  the value of the side before it;
+* a link whose right side is another expression is a **rewrite** (``(0.1 − 0.25)/0.364 = −0.15/0.364``): it
+  holds when both sides are equal, or when the value of the left lies in the interval the right allows with
+  each of its printed decimals widened by half a unit (``0.5·√2 = 0.5·1.414``).
+
+Each result that does not hold also says whether it lies within the accumulated rounding of its printed
+operands (:func:`symseq.verify.arithmetic.interval`): the page's number could be right for operands that
+print as these. That is the evidence the classification of errata uses (root, propagated, rounding drift).
+
+Source: issue 13, build item 1; the rounding rule is DESIGN.md's "Claims".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mpmath
+import sympy as sp
+
+from ..errors import ClaimError, SymseqError
+from ..numbers import decimal_text, to_mpf
+from .arithmetic import Neg, Num, Statement, interval, is_number, parse_statement, value
+from .claims import Claim, _equal_exact, check_claim
+
+
+@dataclass
+class Link:
+    """One relation of a statement, decided.
+
+    Attributes:
+        index: which relation (0 for the first ``=`` or ``≈``).
+        left, right: the two sides as printed.
+        relation: "=" or "≈".
+        kind: "result" (the right side is a printed number or list) or "rewrite".
+        ok: whether the link holds.
+        printed: the printed entries of a result (row-major), or the right side of a rewrite.
+        correct: the correct rounding of each entry at its printed precision (a result), or [].
+        values: the exact value of the left side, to 12 significant digits, per entry.
+        wrong: indices of the entries that do not hold.
+        within_rounding: for a result that does not hold, whether every wrong entry lies within the
+            accumulated rounding of the printed operands of the left side (interval arithmetic).
+        message: why it does not hold.
+    """
+
+    index: int
+    left: str
+    right: str
+    relation: str
+    kind: str
+    ok: bool
+    printed: list = field(default_factory=list)
+    correct: list = field(default_factory=list)
+    values: list = field(default_factory=list)
+    wrong: list = field(default_factory=list)
+    within_rounding: bool = False
+    message: str = ""
+
+
+def decide(statement, *, dps: int = 50) -> list[Link]:
+    """Decide every link of a printed statement from its own printed operands.
+
+    Args:
+        statement: the text (``"2.0 · 0.4621 = 0.9242"``) or a parsed
+            :class:`~symseq.verify.arithmetic.Statement` with at least one relation.
+        dps: working digits of the rounding decisions (raised automatically near a rounding boundary).
+
+    Returns:
+        one :class:`Link` per relation, in order.
+
+    Raises:
+        ClaimError: when the text is not an arithmetic statement with a relation, or a side cannot be evaluated
+            (a division by zero, a log of a negative number), or the two sides have different shapes.
+
+    >>> [link.ok for link in decide("2.0 · 0.4621 = 0.9242 = 0.924")]
+    [True, True]
+    """
+    st = parse_statement(statement) if isinstance(statement, str) else statement
+    if not st.relations:
+        raise ClaimError(f"{st.texts[0]!r} states nothing: a step needs = or ≈ and a printed result")
+    vals = [value(p) for p in st.parts]
+    return [_link(st, k, vals, dps) for k in range(len(st.relations))]
+
+
+def holds(statement, *, dps: int = 50) -> tuple[bool, str]:
+    """(whether every link of ``statement`` holds, a one-line detail): the check of a step claim."""
+    try:
+        links = decide(statement, dps=dps)
+    except SymseqError as exc:
+        return False, str(exc)
+    bad = [link for link in links if not link.ok]
+    if not bad:
+        return True, f"{len(links)} link(s) hold from the printed operands"
+    return False, "; ".join(link.message for link in bad)
+
+
+def _flat(x):
+    if isinstance(x, tuple):
+        for i in x:
+            yield from _flat(i)
+    else:
+        yield x
+
+
+def _entries(node):
+    """(text, PrintedNumber, sign) of each printed entry of a bare number or list, row-major."""
+    if isinstance(node, Num):
+        return [(node.number.text, node.number, 1)]
+    if isinstance(node, Neg):
+        return [("-" + node.arg.number.text, node.arg.number, -1)]
+    return [e for i in node.items for e in _entries(i)]
+
+
+def _shape(x):
+    return (len(x),) + _shape(x[0]) if isinstance(x, tuple) and x else ()
+
+
+def _link(st: Statement, k: int, vals: list, dps: int) -> Link:
+    left, right = st.parts[k], st.parts[k + 1]
+    rel = st.relations[k]
+    a, b = vals[k], vals[k + 1]
+    if _shape(a) != _shape(b):
+        raise ClaimError(f"{st.texts[k]!r} and {st.texts[k + 1]!r} have different shapes "
+                         f"({_shape(a) or 'a scalar'} and {_shape(b) or 'a scalar'})")
+    base = dict(index=k, left=st.texts[k], right=st.texts[k + 1], relation=rel)
+    if is_number(right):
+        return _result(base, left, right, a, rel, dps)
+    return _rewrite(base, a, b, right, dps)
+
+
+def _result(base: dict, left, right, a, rel: str, dps: int) -> Link:
+    printed, correct, shown, wrong = [], [], [], []
+    lefts = list(_flat(a))
+    entries = _entries(right)
+    for i, ((text, number, sign), exact) in enumerate(zip(entries, lefts)):
+        rounded = rel == "≈" or number.has_point
+        claim = Claim(text, "value", exact, exact=None if not rounded else False)
+        r = check_claim(claim, dps)
+        if r.status == "error":
+            raise ClaimError(f"{base['left']!r}: {r.message}")
+        printed.append(text)
+        correct.append(r.rounded[0])
+        shown.append(decimal_text(to_mpf(exact, 30), 12) if exact.is_number else str(exact))
+        if r.status != "ok":
+            wrong.append(i)
+    ok = not wrong
+    within = False
+    message = ""
+    if not ok:
+        within = _within_rounding(left, right, wrong)
+        bad = ", ".join(f"printed {printed[i]}, correct {correct[i]} (value {shown[i]})" for i in wrong[:4])
+        more = f"; {len(wrong) - 4} more" if len(wrong) > 4 else ""
+        message = (f"{base['left']} {base['relation']} {base['right']}: {bad}{more}"
+                   + (" — within the rounding of the printed operands" if within else ""))
+    return Link(**base, kind="result", ok=ok, printed=printed, correct=correct, values=shown, wrong=wrong,
+                within_rounding=within, message=message)
+
+
+def _within_rounding(left, right, wrong: list) -> bool:
+    """Whether each wrong printed entry's rounding interval meets the interval of the left side with its printed
+    decimals widened by half a unit."""
+    try:
+        lo_hi = list(_flat(interval(left)))
+    except SymseqError:
+        return False
+    entries = _entries(right)
+    for i in wrong:
+        _, number, sign = entries[i]
+        h = number.half_unit(None)
+        r = sign * number.value
+        with mpmath.workdps(30):
+            lo, hi = to_mpf(r - h, 30), to_mpf(r + h, 30)
+            a, b = ends(lo_hi[i])
+            if not (b >= lo and a <= hi):
+                return False
+    return True
+
+
+def _rewrite(base: dict, a, b, right, dps: int) -> Link:
+    left_entries, right_entries = list(_flat(a)), list(_flat(b))
+    wrong = [i for i, (x, y) in enumerate(zip(left_entries, right_entries)) if not _equal_exact(x, y)[0]]
+    if wrong:
+        try:
+            bounds = list(_flat(interval(right)))
+        except SymseqError:
+            bounds = None
+        if bounds is not None:
+            with mpmath.workdps(40):
+                wrong = [i for i in wrong if not _inside(to_mpf(left_entries[i], 40), bounds[i])]
+    shown = [decimal_text(to_mpf(x, 30), 12) for x in left_entries]
+    message = ""
+    if wrong:
+        message = (f"{base['left']} {base['relation']} {base['right']}: the two sides differ by more than the "
+                   f"rounding of the right side's printed numbers allows (left {', '.join(shown[i] for i in wrong[:4])}, "
+                   f"right {', '.join(decimal_text(to_mpf(right_entries[i], 30), 12) for i in wrong[:4])})")
+    return Link(**base, kind="rewrite", ok=not wrong, printed=[base["right"]], values=shown, wrong=wrong,
+                message=message)
+
+
+def _inside(x, box) -> bool:
+    lo, hi = ends(box)
+    return bool(lo <= x <= hi)
+
+
+def ends(box) -> tuple:
+    """The two ends of an ``mpmath.iv`` interval as ``mpmath.mpf`` numbers."""
+    lo, hi = box._mpi_
+    return mpmath.mp.make_mpf(lo), mpmath.mp.make_mpf(hi)
+
+
+@dataclass
+class Step:
+    """A step claim's check: the statement as printed, and the ledger quantities it stands for.
+
+    Calling it decides the statement from its own printed operands (:func:`holds`) and, with ``result``, the
+    printed result against its true value. ``result`` and ``operands`` tie the printed numbers to the
+    derivation's quantities, so that the classification of errata (:mod:`symseq.verify.causes`) compares each
+    printed number with its true value.
+
+    Attributes:
+        statement: the text as printed (``"2.0 · 0.4621 = 0.9242"``).
+        result: the quantity the last printed number of the statement stands for (a ledger node, a SymPy
+            expression over a ledger's names or an exact number), or None.
+        operands: printed operand text → the quantity it stands for (``{"0.4621": L["h_0"]}``); each key must be
+            one of the statement's printed numbers.
+    """
+
+    statement: str
+    result: object = None
+    operands: dict = field(default_factory=dict)
+    truths: dict = field(default_factory=dict, repr=False)  # "result" or operand text → Claim of its true value
+
+    def __post_init__(self):
+        st = parse_statement(self.statement)  # a statement that cannot be read is refused when it is stated
+        if not st.relations or not is_number(st.parts[-1]):
+            raise ClaimError(f"a step states a computation and its printed result, such as "
+                             f"'2.0 · 0.4621 = 0.9242'; {self.statement!r} does not end in a printed number")
+        printed = {_signed(e) for p in st.parts for e in _entries_of(p)}
+        unknown = [k for k in self.operands if _norm(k) not in printed]
+        if unknown:
+            raise ClaimError(f"operands {unknown} are not printed numbers of {self.statement!r} "
+                             f"(its numbers: {', '.join(sorted(printed))}); key each operand by its printed text")
+
+    @property
+    def printed_result(self) -> str:
+        """The printed result (the statement's last part), as printed."""
+        return parse_statement(self.statement).texts[-1]
+
+    def __call__(self):
+        """(holds, detail): the statement holds from its own printed operands and, when ``truths`` holds a claim
+        of the result (``result=`` of :meth:`Section.step`), the printed result is also its true value."""
+        ok, detail = holds(self.statement)
+        if not ok:
+            return False, f"wrong from its own printed operands: {detail}"
+        truth = self.truths.get("result")
+        if truth is not None:
+            r = truth.check()
+            if r.status != "ok":
+                return False, f"right from its printed operands, but not the true value: {r.message}"
+            detail += f"; the printed result is the true value ({r.method})"
+        return True, detail
+
+    def links(self, dps: int = 50) -> list[Link]:
+        """The decided links of the statement (:func:`decide`)."""
+        return decide(self.statement, dps=dps)
+
+
+def _norm(text: str) -> str:
+    return str(text).strip().replace("−", "-")
+
+
+def _signed(entry) -> str:
+    text, number, sign = entry
+    return _norm(text)
+
+
+def _entries_of(node) -> list:
+    """(text, PrintedNumber, sign) of every printed number of a tree, a negated number with its sign."""
+    from .arithmetic import numbers
+
+    if is_number(node):
+        return _entries(node)
+    out = [(n.text, n, 1) for n in numbers(node)]
+    return out + [("-" + n.text, n, -1) for n in numbers(node)]

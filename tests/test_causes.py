@@ -1,0 +1,161 @@
+"""Errata by cause (symseq.audit.causes, symseq.verify.causes): root, propagated, rounding drift.
+
+Every classification asserted here is recomputed independently in plain mpmath (30 digits): a step is *wrong from
+its printed operands* when the value of those operands does not round to the printed result; an operand is an
+*erratum* when its true value does not round to it; *drift* is a result the printed operands give, whose true value
+lies within their half-units carried through the step.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+
+from symseq import Derivation, exact
+from symseq.audit import audit, audit_file, parse, read
+from symseq.audit.causes import classify
+from symseq.cli import main
+from symseq.verify.causes import classify_claims
+
+from example_helpers import EXAMPLES, example_derivation
+
+M = mpmath.mpf
+
+
+@pytest.fixture(autouse=True)
+def _thirty_digits():
+    """Plain mpmath at 30 digits inside each test, restored after it (other modules keep their precision)."""
+    with mpmath.workdps(30):
+        yield
+
+
+def rounds_to(x, printed: str) -> bool:
+    """Whether ``x`` lies within half a unit of the last digit of ``printed`` (plain mpmath)."""
+    decimals = len(printed.split(".")[1]) if "." in printed else 0
+    return abs(x - M(printed)) <= M(5) / 10 ** (decimals + 1)
+
+
+def _causes(name: str):
+    md = EXAMPLES / name
+    rep = audit_file(md, [example_derivation(md.stem)])
+    return {(c.erratum.line, c.erratum.printed): c for c in classify(read(md), rep.errata)}
+
+
+def test_rnn_notebook_one_root_per_slip_and_what_it_carries():
+    c = _causes("rnn-forward-tanh-notebook.md")
+    # line 34: tanh(1.1265) printed 0.809, but from that printed operand it is 0.80982 → 0.810: a root
+    assert not rounds_to(mpmath.tanh(M("1.1265")), "0.809") and rounds_to(mpmath.tanh(M("1.1265")), "0.810")
+    assert c[(34, "0.809")].kind == "root"
+    # line 37 reuses the wrong 0.809 as an input: propagated from line 34
+    assert c[(37, "0.809")].kind == "propagated" and c[(37, "0.809")].source.line == 34
+    # 0.18 + 0.5·0.809 + 0.3 = 0.8845 exactly from the printed numbers, while the true z = 0.884915 (0.8849):
+    # right from its inputs, wrong because 0.809 is
+    assert abs(M("0.9") * M("0.2") + M("0.5") * M("0.809") + M("0.3") - M("0.8845")) < M(10) ** -25
+    h1 = mpmath.tanh(M("0.98"))
+    h2 = mpmath.tanh(M("0.45") + M("0.5") * h1 + M("0.3"))
+    assert not rounds_to(M("0.18") + M("0.5") * h2 + M("0.3"), "0.8845")
+    assert c[(37, "0.8845")].kind == "propagated" and c[(37, "0.8845")].source.printed == "0.809"
+    # tanh(0.8845) = 0.70867 prints 0.709, not 0.708: a root of its own, even from the page's wrong input
+    assert rounds_to(mpmath.tanh(M("0.8845")), "0.709")
+    assert c[(37, "0.708")].kind == "root"
+    root34 = c[(34, "0.809")]
+    assert {(e.line, e.printed) for e in root34.chain} == {(37, "0.809"), (37, "0.8845")}
+
+
+def test_gru_and_positional_roots():
+    gru = _causes("gru-cell-click4ai.md")
+    # tanh(0.55) = 0.50052 and tanh(0.35) = 0.33638: [0.500, 0.337] is wrong from the printed [0.55, 0.35]
+    assert rounds_to(mpmath.tanh(M("0.55")), "0.501") and rounds_to(mpmath.tanh(M("0.35")), "0.336")
+    assert gru[(45, "0.500, 0.337")].kind == "root"
+    pe = _causes("positional-encoding-d4.md")
+    # cos(2/100) = 0.99980 is printed −0.9988
+    assert rounds_to(mpmath.cos(M(2) / 100), "0.9998")
+    assert pe[(66, "-0.9988")].kind == "root"
+
+
+def test_the_same_number_twice_is_not_a_copy_unless_it_is_the_same_quantity():
+    c = _causes("layernorm-hello-prompt.md")
+    # lines 136 and 137 both print 0.424 for two different rows' standard deviations (0.3937 and 0.4023)
+    assert c[(137, "0.424")].kind == "root"
+
+
+DRIFT_PAGE = """# Step
+
+The weight is tanh(0.5) ≈ 0.4621.
+
+Three of them: 0.4621 + 0.4621 + 0.4621 = 1.3863
+"""
+
+
+def _drift_derivation():
+    d = Derivation("drift-demo", title="drift", source="drift.md")
+
+    @d.section("Step")
+    def _(s):
+        L = s.ledger()
+        x = L.input("x", exact("0.5"))
+        t = L.define("t", sp.tanh(x))
+        three = L.define("three", 3 * t)
+        s.claim("0.4621", t, what="tanh(0.5)")
+        s.step("0.4621 + 0.4621 + 0.4621 = 1.3863", result=three, operands={"0.4621": t}, what="three weights")
+
+    return d
+
+
+def test_rounding_drift_in_the_audit_and_in_verify():
+    # 3·tanh(0.5) = 1.386351 prints 1.3864; the page adds its rounded 0.4621 three times: 1.3863, within 3 half-units
+    t = mpmath.tanh(M("0.5"))
+    assert rounds_to(t, "0.4621") and not rounds_to(3 * t, "1.3863")
+    assert M("1.3863") - M("0.00015") <= 3 * t <= M("1.3863") + M("0.00015")
+    d = _drift_derivation()
+    doc = parse(DRIFT_PAGE, path="drift.md", fmt="markdown")
+    rep = audit(doc, [d])
+    assert not rep.missing
+    (cause,) = classify(doc, rep.errata, claims=d.claims)
+    assert cause.kind == "drift" and cause.erratum.line == 5
+    (cc,) = classify_claims(d.claims)
+    assert cc.kind == "drift" and cc.claim.what == "three weights"
+
+
+def _rnn_derivation():
+    d = Derivation("rnn-steps", title="rnn", source="rnn.md")
+
+    @d.section("Steps")
+    def _(s):
+        L = s.ledger()
+        h1 = L.define("h_1", sp.tanh(exact("0.98")))
+        h2 = L.define("h_2", sp.tanh(exact("0.45") + exact("0.5") * h1 + exact("0.3")))
+        z3 = L.define("z_3", exact("0.18") + exact("0.5") * h2 + exact("0.3"))
+        s.claim("0.753", h1, what="h1")
+        s.step("tanh(1.1265) ≈ 0.809", result=h2, what="h2")
+        s.step("0.18 + 0.5 · 0.809 + 0.3 = 0.8845", result=z3, operands={"0.809": h2}, what="z3")
+        s.step("0.5 · 0.753 = 0.3765", result=exact("0.5") * h1, operands={"0.753": h1}, what="half of h1")
+
+    return d
+
+
+def test_verify_lists_each_root_with_its_chain(capsys):
+    d = _rnn_derivation()
+    causes = classify_claims(d.claims)
+    kinds = {c.claim.what: (c.kind, getattr(c.source, "what", None)) for c in causes}
+    # tanh(1.1265) = 0.80982 → 0.810: wrong from its printed operand; 0.18 + 0.5·0.809 + 0.3 = 0.8845 holds from
+    # the printed 0.809 but the true h2 = 0.80983 (0.810); 0.5·0.753 = 0.3765 is right, but the true value
+    # 0.5 tanh(0.98) = 0.376533 prints 0.3765 too: it holds
+    assert rounds_to(mpmath.tanh(M("1.1265")), "0.810")
+    assert rounds_to(M("0.5") * mpmath.tanh(M("0.98")), "0.3765")
+    assert kinds == {"h2": ("root", None), "z3": ("propagated", "h2")}
+    root = next(c for c in causes if c.source is None)
+    assert [x.what for x in root.chain] == ["z3"]
+    from symseq.present.terminal import cause_lines
+    lines = cause_lines(causes)
+    assert lines[0].startswith("ROOT") and "h2" in lines[0] and lines[1].startswith("  ↳ propagated")
+
+
+def test_cli_audit_prints_errata_by_cause(capsys):
+    md = EXAMPLES / "rnn-forward-tanh-notebook.md"
+    assert main(["--no-color", "audit", str(md), "--path", str(EXAMPLES / "derivations"), "--no-bundled"]) == 1
+    out = capsys.readouterr().out
+    assert "errata by cause" in out
+    block = out[out.index("errata by cause"):]
+    assert block.index("root") < block.index("propagated")
