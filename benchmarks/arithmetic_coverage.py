@@ -10,8 +10,8 @@ person can verify by hand (see that folder's README). ``symseq audit FILE`` with
 label by line and printed result. Printed per file:
 
 - labelled: statements a person can verify by hand;
-- decided: labelled statements the audit decides (ok or wrong; a result within the rounding of its operands is
-  left for a derivation, not decided);
+- decided: labelled statements the audit decides: ok, wrong, or drift (a result that is not the value of its
+  printed operands but lies within their rounding, which only a derivation's true values can settle);
 - right: decided statements whose verdict is the label's;
 - false errata: statements the audit calls wrong that are not labelled wrong (the goal is 0);
 - unlabelled: statements the audit checks that no label lists (each is a labelling gap or a misreading).
@@ -76,7 +76,10 @@ def load_labels(path: Path) -> list[Label]:
 
 
 def _norm(text: str) -> str:
-    return "".join(text.replace("\\[", "[").replace("−", "-").split())
+    """A printed result as its numbers alone: brackets, parentheses and spaces dropped, so that a label's
+    [0.2, 0.9] and the page's (0.2,0.9) match."""
+    text = text.replace("\\[", "").replace("\\]", "").replace("−", "-")
+    return "".join(ch for ch in text if ch not in "[]() \t")
 
 
 def score(path: Path) -> Score:
@@ -97,8 +100,6 @@ def score(path: Path) -> Score:
             s.unlabelled.append(st)
             continue
         free.remove(hit)
-        if st.status == "drift":
-            continue
         s.decided.append((hit, st.status))
         if st.status == hit.verdict:
             s.right += 1
