@@ -13,7 +13,10 @@ label by line and printed result. Printed per file:
 - decided: labelled statements the audit decides: ok, wrong, or drift (a result that is not the value of its
   printed operands but lies within their rounding, which only a derivation's true values can settle);
 - right: decided statements whose verdict is the label's;
-- false errata: statements the audit calls wrong that are not labelled wrong (the goal is 0);
+- false errata: statements the audit calls wrong that are not labelled wrong (the goal is 0); a result the audit
+  passes that is labelled wrong or drift is a false all-clear (the goal is 0); the audit calling drift what the
+  label calls wrong (it took a printed operand such as 0.55 as rounded where the page computed it exactly) is a
+  disagreement that passes nothing;
 - unlabelled: statements the audit checks that no label lists (each is a labelling gap or a misreading).
 
 The goal (issue 13): decided ≥ 50% of labelled overall, with 0 false errata.
@@ -49,6 +52,7 @@ class Score:
     right: int = 0
     false_errata: list = field(default_factory=list)  # audit statements called wrong, not labelled wrong
     wrong_verdicts: list = field(default_factory=list)  # (label, audit status) that disagree
+    false_all_clear: list = field(default_factory=list)  # (label, "ok"): the audit passed a result labelled wrong
     unlabelled: list = field(default_factory=list)
 
 
@@ -105,6 +109,8 @@ def score(path: Path) -> Score:
             s.right += 1
         else:
             s.wrong_verdicts.append((hit, st.status))
+            if st.status == "ok":
+                s.false_all_clear.append((hit, st.status))
     return s
 
 
