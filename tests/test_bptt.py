@@ -424,3 +424,22 @@ def test_the_path_sum_at_the_ledgers_mpmath_values_is_the_recursion():
         assert (got < 0) == (rows[bp.grads.name(w)] < 0), w
         assert abs(sp.N(sp.Float(got, 60), 60) - sp.Float(str(rows[bp.grads.name(w)]), 60)) < sp.Float("1e-40"), w
     assert bp.ref("g_1^h").shape == () and bp.ref("g_1^h").ledger is L
+
+
+@pytest.mark.parametrize("global_dps", [15, 30, 50, 100])
+def test_the_path_bounds_do_not_depend_on_mpmaths_global_precision(global_dps):
+    """Every factor of the ReLU path (w_h = 1.2, active) equals r = 1.2: the lower bound holds with equality. It
+    failed at a global 30 digits, where r was rounded to 30 digits and exceeded the factors computed at 40."""
+    import mpmath
+
+    from symseq.derive.bptt import scalar_path_bound
+    from symseq.functions import relu
+    from symseq.numbers import exact, to_mpf
+
+    with mpmath.workdps(global_dps):
+        ok, detail = scalar_path_bound(relu, exact("1.2"), [1] * 12, exact("1.2"), lower=True)
+        assert ok, detail
+    with mpmath.workdps(40):
+        reference = mpmath.mpf("1.2")  # 1.2 rounded to 40 digits
+    with mpmath.workdps(global_dps):
+        assert to_mpf(exact("1.2"), 40) == reference

@@ -491,8 +491,11 @@ def scalar_path_bound(activation, w_h, xs, r, *, lower: bool = False, rtol="1e-3
         pairs, and |g_0^h| / |g_{T−1}^h|.
     """
     g, f = final_loss_sensitivities(activation, w_h, xs)
-    rm = to_mpf(exact(r), 40)
-    within = all(x >= rm for x in f) if lower else all(x <= rm for x in f)
+    rm, slack = to_mpf(exact(r), 40), to_mpf(exact(rtol), 40)
+    # each factor against r to the same relative rtol as the path products (a factor equal to r is within), at
+    # the factors' own 40 digits whatever mpmath's global precision
+    with mpmath.workdps(40):
+        within = all(x >= rm * (1 - slack) for x in f) if lower else all(x <= rm * (1 + slack) for x in f)
     ok, detail = jacobians.path_bound(g, [rm] * len(f), lower=lower, rtol=rtol)
     extreme = min(f) if lower else max(f)
     return within and ok, (f"{'smallest' if lower else 'largest'} factor {short(extreme, 6)}; {detail}; "
