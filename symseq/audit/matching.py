@@ -222,7 +222,8 @@ class Auditor:
         self.dps = dps
         self.toks = doc.tokens
         self.owner: dict[int, list] = {}  # token position -> claims (or inputs) covering it
-        self.report = AuditReport(doc.path, [d.name for d in derivations], doc.tokens)
+        self.report = AuditReport(doc.path, [d.name for d in derivations], doc.tokens,
+                                  places=doc.where if doc.places is not None else None)
         self.words_used: set = set()
         self._unprinted: list[Claim] = []  # claims of values the handout leaves to the reader
         self._first_line = [t.line for t in self.toks]  # tokens come in text order
