@@ -273,8 +273,8 @@ def layout(path: Path, fmt: str, lines: list[str] | None = None, *, rendering: R
     if rendering is not None:
         doc.rendering, doc.places = rendering, rendering.places
         doc._markdown = frozenset(k for a, b in rendering.markdown for k in range(a, b + 1))
-        doc.output = set(rendering.output)
         doc.code = _rendered_code(lines, rendering)
+        doc.output = set(rendering.output) | {k for a, b in rendering.pre for k in range(a, b + 1)} - doc.code
     else:
         doc.code = _code_lines(lines, fmt)
     doc.paragraphs = _paragraphs(lines)

@@ -11,15 +11,17 @@ in the file, so that a report can say "cell 7, line 3" or "HTML line 212" where 
 * a markdown cell: its source, read as Markdown (``#`` headings, pipe tables, ``$…$`` math, fences);
 * a code cell: its source, all code (its numbers are soft structural: a derivation may still declare one as
   an input with ``section.given``, as ``Wf, Whf, bf = 0.5, 0.1, 0``), then its outputs as printed results:
-  stream text (``print``), and the ``text/plain`` of ``execute_result`` and ``display_data``; error
-  tracebacks are not read. Execution counts (``In [36]:``, ``Out[36]:``) are metadata, not text: they never
+  stream text (``print``), and the ``text/plain`` of ``execute_result`` and ``display_data`` (not the
+  ``<Figure size 640x480 with 1 Axes>`` that stands for a figure or object shown otherwise); error
+  tracebacks are not read, and terminal colour codes are dropped. Execution counts (``In [36]:``, ``Out[36]:``) are metadata, not text: they never
   become tokens;
 * a raw cell: its source as plain text.
 
 A blank line separates each cell from the next and a code cell's source from its output, so that a cell is a
 paragraph of its own. Cells are numbered from 1 in the notebook's order, counting every cell (markdown, code
 and raw), as ``nbformat``'s ``cells[k - 1]``; lines from 1 within the cell's source, and separately within
-its printed output.
+its printed output. A code cell that was run also names its execution count, which Jupyter shows beside it:
+``cell 8 (In [36]), output line 2`` (:class:`Place`).
 
 **An HTML page** keeps its block structure: ``h1``–``h6`` are marked headings, ``p``, ``li``, ``div`` and other
 blocks start lines (paragraphs are separated by a blank line), a ``pre`` block is code (or printed output when
@@ -72,7 +74,9 @@ class Place:
         part: ``"source"`` or ``"output"`` for a notebook cell, ``"html"`` for a page.
         prompt: the code cell's execution count (``In [36]:``), or None.
 
-    ``str(place)`` is what reports print: ``cell 7, line 3``, ``cell 7, output line 2`` or ``HTML line 212``.
+    ``str(place)`` is what reports print: ``cell 7, line 3`` (a markdown cell), ``cell 8 (In [36]), line 3``
+    and ``cell 8 (In [36]), output line 2`` (a code cell run as the 36th, as Jupyter shows it beside the cell), or
+    ``HTML line 212``.
     """
 
     cell: int | None
@@ -83,7 +87,8 @@ class Place:
     def __str__(self) -> str:
         if self.cell is None:
             return f"HTML line {self.line}"
-        return f"cell {self.cell}, {'output line' if self.part == 'output' else 'line'} {self.line}"
+        prompt = f" (In [{self.prompt}])" if self.prompt is not None else ""
+        return f"cell {self.cell}{prompt}, {'output line' if self.part == 'output' else 'line'} {self.line}"
 
 
 @dataclass
@@ -137,6 +142,7 @@ class Rendering:
 # notebooks
 # ---------------------------------------------------------------------------
 
+_OBJECT_REPR = re.compile(r"<[^<>\n]*>")  # the text/plain of a figure or object: <Figure size 640x480 with 1 Axes>
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colours of a terminal in a stream output
 
 
@@ -219,6 +225,8 @@ def _output_lines(o, path, n: int) -> list[str]:
     elif kind in ("execute_result", "display_data"):
         data = o.get("data") or {}
         text = _text(data.get("text/plain", ""), path, f"cell {n}'s output") if isinstance(data, dict) else ""
+        if _OBJECT_REPR.fullmatch(text.strip()):
+            return []  # <Figure size 640x480 with 1 Axes>: the name of an object shown otherwise, no result
     else:  # an error's traceback is not a printed result
         return []
     return _ANSI.sub("", text).splitlines()

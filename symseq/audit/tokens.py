@@ -312,6 +312,7 @@ _FILE_NAME = re.compile(r"\d+_[A-Za-z]{2,}")
 # a name with digits in it: W2, fp16, dh3dh2 (every digit run of the name is part of it)
 _IDENT_DIGITS = re.compile(r"[A-Za-z]+\d+(?:[A-Za-z]+\d*)*")
 # the rest of a name after an underscore, when it holds digits: the t2 of h_t2, the hh2 of W_hh2
+_NAME_PART = re.compile(r"[A-Za-z0-9]+(?![\d.])")
 _NAME_TAIL = re.compile(r"[A-Za-z]+\d+(?:[A-Za-z]+\d*)*(?![\d.])")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _TIMES_SIZE = re.compile(r"\s*(?:\\times|×|x)\s*(\d+)(?![\d.])")
@@ -423,6 +424,13 @@ class _Scanner:
                 j = self.vector(i + 1)  # Markdown's escaped bracket: \[0.84, 0.54] in a table cell
                 if j and s[j - 2:j] != "\\]":
                     i = j
+                    continue
+            if c == "\\" and s[i + 1:i + 2] == "_" and i > 0 and s[i - 1].isalnum():
+                m = _NAME_PART.match(s, i + 2)  # h\_t2, x\_2: a name with an escaped underscore in LaTeX text
+                if m:
+                    for d in _DIGITS.finditer(s, m.start(), m.end()):
+                        self.emit(d.start(), d.end(), d.group(0), "number", [d.group(0)], script="ident")
+                    i = m.end()
                     continue
             if c == "\\":
                 i = self.command(i)
