@@ -13,6 +13,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import sympy as sp
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -272,3 +274,33 @@ def test_labels_written_around_a_number_are_not_quantities(text, label):
     toks = _tokens(parse(text, path="labels.md"))
     assert toks and all(why != "q" for _, _, why in toks), toks
     assert label in {why for _, _, why in toks}
+
+
+# --- hostile input ----------------------------------------------------------------------------------------------
+
+_PIECES = ["<p>", "</p>", "<table>", "<tr>", "<td>", "</td>", "</tr>", "</table>", "<pre>", "</pre>", "<h2>", "</h2>",
+           "<script>", "</script>", '<script type="math/tex">', '<script type="math/tex; mode=display">', "<math>",
+           '<annotation encoding="application/x-tex">', "</annotation>", "</math>", '<span class="katex-html">',
+           "</span>", "<nav>", "</nav>", "<br>", "<br/>", "<code>", "</code>", "&amp;", "&#x31;", "0.5", "x_2", "\n",
+           "<!--", "-->", "<![CDATA[", "]]>", "<", ">", "\\(", "\\)", "Table 1:"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_any_html_reads_into_a_document(pieces):
+    doc = parse("".join(pieces), path="random.html")
+    assert len(doc.places) == doc.n and all(isinstance(ln, str) and "\n" not in ln for ln in doc.lines)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                        st.sampled_from(["cells", "cell_type", "source", "outputs", "output_type", "text", "data",
+                                         "text/plain", "nbformat", "nbformat_minor", "metadata", "execution_count"]),
+                        inner, max_size=4), max_leaves=12))
+def test_any_json_is_a_notebook_or_an_audit_error(value):
+    try:
+        doc = parse(json.dumps(value), path="random.ipynb")
+    except AuditError:
+        return
+    assert len(doc.places) == doc.n

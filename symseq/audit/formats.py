@@ -322,6 +322,10 @@ class _Page(HTMLParser):
             self.cell += 1
             self.row.append(([], self.getpos()[0]))
             return
+        if self.row is not None and self.cell and tag not in ("tr", "table"):
+            if tag in _PARAGRAPH or tag in _LINE or tag in _HEADINGS:
+                self.put(" ")  # a block inside a cell stays in its row's line
+            return
         if tag == "tr":
             self.flush()
             self.row = []
@@ -385,6 +389,8 @@ class _Page(HTMLParser):
             return
         if tag in ("td", "th") and self.cell:
             self.cell -= 1
+            return
+        if self.row is not None and self.cell and tag not in ("tr", "table"):
             return
         if tag == "tr" and self.row is not None:
             self._end_row()
