@@ -304,3 +304,8 @@ def test_any_json_is_a_notebook_or_an_audit_error(value):
     except AuditError:
         return
     assert len(doc.places) == doc.n
+
+
+def test_a_byte_order_mark_before_a_notebook_or_page_is_not_text():
+    assert parse("\ufeff" + NOTEBOOK.read_text(encoding="utf-8"), path="bom.ipynb").lines == read(NOTEBOOK).lines
+    assert parse("\ufeff<h1>One</h1><p>0.5</p>", path="bom.html").lines == ["# One", "", "0.5"]

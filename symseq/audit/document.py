@@ -253,6 +253,7 @@ def parse(text: str, *, path: str | Path = "<text>", fmt: str | None = None) -> 
     if len(text) > limit:
         raise AuditError(_too_large(path, f"{len(text):,} characters", limit))
     if fmt in formats.RENDERED:
+        text = text[1:] if text.startswith("\ufeff") else text  # a byte-order mark some editors write first
         rendering = formats.notebook(text, path) if fmt == "notebook" else formats.html(text, path)
         size = sum(len(ln) + 1 for ln in rendering.lines)
         if size > SIZE_LIMIT:

@@ -33,6 +33,13 @@ KaTeX's and MathML's ``<annotation encoding="application/x-tex">``, a ``<math al
 written in the text; the rendered copies (MathJax 2's ``MathJax``, ``MathJax_Preview`` and assistive MathML spans,
 KaTeX's ``katex-html``; MathJax 3's glyphs hold no text) are dropped, so that each number is read once. A line's
 place is the line of the HTML source where its text starts.
+
+Sources: the notebook format as nbformat documents it (https://nbformat.readthedocs.io/en/latest/
+format_description.html: cells, their ``source`` as a string or a list of strings, outputs of type
+``stream``, ``execute_result``, ``display_data`` and ``error``, ``execution_count``); the HTML elements as the
+WHATWG HTML standard defines them (https://html.spec.whatwg.org/); MathJax 2's ``math/tex`` scripts
+(https://docs.mathjax.org/en/v2.7-latest/advanced/model.html) and KaTeX's MathML annotation
+(https://katex.org/docs/options: ``output: "htmlAndMathml"``).
 """
 
 from __future__ import annotations
