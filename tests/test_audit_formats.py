@@ -309,3 +309,32 @@ def test_any_json_is_a_notebook_or_an_audit_error(value):
 def test_a_byte_order_mark_before_a_notebook_or_page_is_not_text():
     assert parse("\ufeff" + NOTEBOOK.read_text(encoding="utf-8"), path="bom.ipynb").lines == read(NOTEBOOK).lines
     assert parse("\ufeff<h1>One</h1><p>0.5</p>", path="bom.html").lines == ["# One", "", "0.5"]
+
+
+def test_a_claims_location_names_a_notebook_cell_by_its_execution_count_or_its_number():
+    doc = read(NOTEBOOK)
+    run_36 = doc.cell_range("In [36]")
+    assert run_36 == doc.cell_range("Out[36]") == doc.cell_range("step one, cell 2")
+    assert {doc.where(k) for k in range(*run_36)} >= {"cell 2 (In [36]), line 1", "cell 2 (In [36]), output line 1"}
+    assert doc.where(run_36[1]) == "cell 2 (In [36]), output line 2"
+    assert doc.cell_range("In [99]") is None and doc.cell_range("Table 2") is None
+    assert read(MARKDOWN).cell_range("In [1]") is None  # only a notebook has cells
+
+
+def test_two_equal_outputs_are_told_apart_by_the_cell_a_claim_names():
+    nb = new_notebook(cells=[new_markdown_cell("# Sums"), *(new_code_cell(
+        "print(w.sum())", execution_count=n, outputs=[new_output("stream", name="stdout", text="Sum: 1\n")])
+        for n in (6, 7))])
+    d = Derivation("sums", title="two sums", source="sums.ipynb")
+
+    @d.section("Sums")
+    def sums(s):
+        for run in ("In [6]", "In [7]"):
+            s.claim("1", exact("0.25") * 4, what="the sum", at=run)
+
+    text = nbformat.writes(nb)
+    assert not audit(parse(text, path="sums.ipynb"), [d]).failed
+    nb.cells[1].outputs[0].text = "Sum: \n"  # the first one deleted: missing in its own cell
+    rep = audit(parse(nbformat.writes(nb), path="sums.ipynb"), [d])
+    (m,) = rep.missing
+    assert m.location.at == "In [6]" and rep.where(m.lines[0]).startswith("cell 2 (In [6])")

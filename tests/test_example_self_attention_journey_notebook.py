@@ -123,3 +123,30 @@ def test_an_edited_input_in_code_is_wrong_where_the_code_prints_it(derivation):
     rep = audit(parse(TEXT.replace("[0.22, 0.58, 0.33]", "[0.22, 0.58, 0.38]"), path=MD.name), [derivation])
     assert rep.failed
     assert [rep.where(e.line) for e in rep.errata if e.kind == "input"] == [f"cell {_cell_of(2)} (In [2]), line 7"]
+
+
+def test_two_cells_that_print_the_same_line_are_told_apart_by_their_execution_count(derivation):
+    """Cells In [6] and In [7] both print ``Sum: tensor(1.)``: a claim names its cell (``at="In [7]"``), so the one
+    deleted is missing in its own cell, not in the other."""
+    for count in (6, 7):
+        nb = nbformat.reads(TEXT, as_version=4)
+        (cell,) = [c for c in nb.cells if c.get("execution_count") == count]
+        cell.outputs[0].text = cell.outputs[0].text.replace("Sum: tensor(1.)", "Sum: tensor(.)")
+        rep = audit(parse(nbformat.writes(nb), path=MD.name), [derivation])
+        (m,) = rep.missing
+        assert m.location.at == f"In [{count}]" and {rep.where(k) for k in m.lines} == {
+            f"cell {_cell_of(count)} (In [{count}]), output line 2"}
+
+
+@pytest.mark.parametrize("k", [1, 6])
+def test_a_matrix_row_edited_or_deleted_at_either_end_is_missing_where_it_stood(derivation, k):
+    for edit in (lambda ln: ln.replace("0.1", "1.1", 1), lambda ln: ""):
+        nb = nbformat.reads(TEXT, as_version=4)
+        (cell,) = [c for c in nb.cells if c.get("execution_count") == 11]
+        lines = cell.outputs[0].text.splitlines(keepends=True)
+        lines[k - 1] = edit(lines[k - 1]) + ("\n" if not edit(lines[k - 1]) else "")
+        cell.outputs[0].text = "".join(lines)
+        rep = audit(parse(nbformat.writes(nb), path=MD.name), [derivation])
+        (m,) = rep.missing
+        assert f"cell {_cell_of(11)} (In [11]), output line {k}" in {rep.where(x) for x in range(m.lines[0],
+                                                                                                 m.lines[1] + 1)}

@@ -32,6 +32,8 @@ from .formats import FORMATS, Rendering
 from .tokens import Token, WordNumber, scan, scan_words
 
 _CAPTION = re.compile(r"^\s*(?:\\caption\{\s*)?(Table|Figure)\s+(\d+)\s*[:.]", re.IGNORECASE)
+# a notebook cell named by a claim's location: "In [11]", "Out[11]" (its execution count) or "cell 26"
+_CELL_NAME = re.compile(r"(?<!\w)(?:(?:In|Out)\s?\[\s*(\d+)\s*\]|[Cc]ell\s+(\d+)\b)")
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
 _MD_SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _MD_STRONG = re.compile(r"^(\*\*|__)([^*_].*?)\1[:.]?$")
@@ -107,6 +109,7 @@ class Document:
     places: list | None = None  # formats.Place (or None) per line, for a notebook or HTML page
     rendering: Rendering | None = field(default=None, repr=False, compare=False)  # what the lines were read as
     _markdown: frozenset = field(default=frozenset(), repr=False, compare=False)
+    _cells: dict | None = field(default=None, repr=False, compare=False)
     _table_index: tuple | None = field(default=None, repr=False, compare=False)
     _separators: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -123,6 +126,26 @@ class Document:
         if self.format in ("latex", "markdown", "text"):
             return self.format
         return "markdown" if i in self._markdown else "text"
+
+    def cell_range(self, at: str) -> tuple[int, int] | None:
+        """The lines (first, last) of the notebook cell that a claim's location names, or None (not a notebook, or
+        no cell named): ``In [11]`` or ``Out[11]`` names the code cell run as the 11th (its source and output),
+        ``cell 26`` the 26th cell of the notebook (:class:`~symseq.audit.formats.Place`)."""
+        if self.places is None or self.format != "notebook":
+            return None
+        m = _CELL_NAME.search(at)
+        if m is None:
+            return None
+        if self._cells is None:
+            cells: dict = {}
+            for k, p in enumerate(self.places, start=1):
+                if p is not None:
+                    for key in (("cell", p.cell), ("run", p.prompt)):
+                        a, _ = cells.get(key, (k, k))
+                        cells[key] = (a, k)
+            self._cells = cells
+        key = ("run", int(m.group(1))) if m.group(1) else ("cell", int(m.group(2)))
+        return self._cells.get(key)
 
     def where(self, line: int) -> str:
         """Where line ``line`` is, as its author finds it: ``line 12`` in a text, Markdown or LaTeX file; the

@@ -5,7 +5,8 @@ sections 3.3.1–3.3.2, kept as the notebook ``self-attention-journey-notebook.i
 
     ω = X Xᵀ (no scaling),   A = softmax_rows(ω),   Z = A X
 
-with X the 6×3 embeddings of the code cell, each row a token. Step 2 also divides the scores of the query x^(2)
+with X the 6×3 embeddings of the code cell, each row a token. Where two cells print the same line (``Sum: tensor(1.)``
+in In [6] and In [7]), a claim names its cell by its execution count (``at="In [7]"``). Step 2 also divides the scores of the query x^(2)
 by their sum. The outputs print torch float32 tensors to four decimals; every one is the exact value rounded.
 """
 
@@ -42,16 +43,16 @@ def one_query(s):
     for i in range(6):  # the code cell prints the matrix one row a line
         s.given(X[i, :], what=f"inputs, row {i}")
     s.claim("[0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]", head.S[1, :], what="attn_scores_2")
-    s.claim("0.9544", head.S[0, 1], what="x^(1)·q^(2), summed by hand")
-    s.claim("0.9544", head.S[0, 1], what="x^(1)·q^(2), torch.dot")
+    s.claim("0.9544", head.S[0, 1], what="x^(1)·q^(2)", at="In [4], summed by hand")
+    s.claim("0.9544", head.S[0, 1], what="x^(1)·q^(2)", at="In [4], torch.dot")
     scores = s.values.exact(head.S)[1, :]
     plain = scores / sum(scores)
     s.claim("[0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656]", plain, what="attn_weights_2_tmp = ω/Σω")
     s.claim("1.0000", sum(plain), what="its sum")
     s.claim("1", sums[1, 0], what="the weights sum to 1", near="sum to 1. The plainest")
-    for how in ("softmax_naive", "torch.softmax"):
-        s.claim(WEIGHTS_2, head.A[1, :], what="attn_weights_2", at=how)
-        s.claim("1", sums[1, 0], what="their sum, printed tensor(1.)", at=how, near="Sum: tensor(1.)")
+    for how, run in (("softmax_naive", "In [6]"), ("torch.softmax", "In [7]")):
+        s.claim(WEIGHTS_2, head.A[1, :], what=f"attn_weights_2 by {how}", at=run)
+        s.claim("1", sums[1, 0], what="their sum, printed tensor(1.)", at=run, near="Sum: tensor(1.)")
     s.claim("[0.4419, 0.6515, 0.5683]", head.O[1, :], what="context_vec_2 = z^(2)")
 
 
