@@ -75,14 +75,14 @@ def test_a_notebook_is_read_cell_by_cell_with_the_place_of_each_line():
 
 def test_code_is_soft_structural_outputs_are_quantities_and_prompts_are_never_tokens():
     toks = _tokens(read(NOTEBOOK))
-    code = [(w, t, why) for w, t, why in toks if w.startswith("cell 2 (In [36]), line")]
-    assert code == [("cell 2 (In [36]), line 2", "1", "part of a name"), ("cell 2 (In [36]), line 2", "0.5", "code"),
-                    ("cell 2 (In [36]), line 3", "3", "part of a name"), ("cell 2 (In [36]), line 3", "2", "part of a name"),
-                    ("cell 2 (In [36]), line 3", "1", "part of a name"), ("cell 2 (In [36]), line 3", "2", "code"),
-                    ("cell 2 (In [36]), line 4", "3", "part of a name"), ("cell 2 (In [36]), line 4", "2", "part of a name"),
-                    ("cell 2 (In [36]), line 5", "1", "part of a name")]
+    code = [(w[len("cell 2 (In [36]), "):], t, why) for w, t, why in toks if w.startswith("cell 2 (In [36]), line")]
+    assert code == [("line 2", "1", "part of a name"), ("line 2", "0.5", "code"), ("line 3", "3", "part of a name"),
+                    ("line 3", "2", "part of a name"), ("line 3", "1", "part of a name"), ("line 3", "2", "code"),
+                    ("line 4", "3", "part of a name"), ("line 4", "2", "part of a name"),
+                    ("line 5", "1", "part of a name")]
     outputs = [(w, t, why) for w, t, why in toks if "output" in w]
-    assert outputs == [("cell 2 (In [36]), output line 1", "1.0", "q"), ("cell 2 (In [36]), output line 2", "0.4621", "q"),
+    assert outputs == [("cell 2 (In [36]), output line 1", "1.0", "q"),
+                       ("cell 2 (In [36]), output line 2", "0.4621", "q"),
                        ("cell 4 (In [37]), output line 1", "0.8977", "q")]
     assert not [t for _, t, _ in toks if t in ("36", "37")]  # execution counts are metadata, not text
     fenced = [why for w, t, why in toks if w == "cell 3, line 4"]  # a fence inside a markdown cell is code
@@ -120,7 +120,8 @@ def test_an_edited_copy_of_a_notebook_keeps_its_cells():
     ("[1, 2]", "not a notebook"),
     ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "source": 5, '
      '"metadata": {}, "outputs": [], "execution_count": null}]}', "cell 1's source is a int, not text"),
-    ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": ["# a heading"]}', "is not a notebook nbformat can read"),
+    ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": ["# a heading"]}',
+     "is not a notebook nbformat can read"),
 ])
 def test_an_unreadable_notebook_is_an_audit_error_that_says_why(text, why):
     with pytest.raises(AuditError, match="nbformat|notebook|cell") as err:
@@ -196,6 +197,8 @@ def test_a_page_with_only_scripts_is_an_empty_text():
 def test_malformed_html_is_read_as_far_as_it_goes():
     doc = parse("<p>First 0.5<p>Second <b>0.25</i><table><tr><td>1<td>0.75", path="bad.html")
     assert doc.lines == ["First 0.5", "", "Second 0.25", "", "1\t0.75"]
+    doc = parse("<table><tr><td>1<td>0.5<tr><td><p>2</p><td>0.25</table>", path="rows.html")  # rows left open
+    assert doc.lines == ["1\t0.5", "2\t0.25"] and len(doc.tables) == 1
 
 
 # --- Markdown and LaTeX ----------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """A public worked example kept as a notebook and audited from the ``.ipynb`` itself: self-attention without trainable
 weights over "Your journey starts with one step" (six tokens in three dimensions).
 
-Source: https://github.com/rasbt/LLMs-from-scratch/blob/01c4b8f645911ba52105eb9951ab469a76fb4d86/ch03/01_main-chapter-code/ch03.ipynb,
-sections 3.3.1–3.3.2, kept as ``tests/data/examples/self-attention-journey-notebook.ipynb`` (its code cells, execution
-counts and outputs as printed; the prose in other words) with its derivation in
+Source: https://github.com/rasbt/LLMs-from-scratch/blob/01c4b8f645911ba52105eb9951ab469a76fb4d86/
+ch03/01_main-chapter-code/ch03.ipynb, sections 3.3.1–3.3.2, kept as
+``tests/data/examples/self-attention-journey-notebook.ipynb`` (its code cells, execution counts and outputs as
+printed; the prose in other words) with its derivation in
 ``tests/data/examples/derivations/self_attention_journey_notebook.py``.
 
 Every printed result (the scores X Xᵀ, the weights by sum and by softmax, the context vectors, the sums of the

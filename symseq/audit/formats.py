@@ -13,8 +13,8 @@ in the file, so that a report can say "cell 7, line 3" or "HTML line 212" where 
   an input with ``section.given``, as ``Wf, Whf, bf = 0.5, 0.1, 0``), then its outputs as printed results:
   stream text (``print``), and the ``text/plain`` of ``execute_result`` and ``display_data`` (not the
   ``<Figure size 640x480 with 1 Axes>`` that stands for a figure or object shown otherwise); error
-  tracebacks are not read, and terminal colour codes are dropped. Execution counts (``In [36]:``, ``Out[36]:``) are metadata, not text: they never
-  become tokens;
+  tracebacks are not read, and terminal colour codes are dropped. Execution counts (``In [36]:``,
+  ``Out[36]:``) are metadata, not text: they never become tokens;
 * a raw cell: its source as plain text.
 
 A blank line separates each cell from the next and a code cell's source from its output, so that a cell is a
@@ -292,7 +292,7 @@ class _Page(HTMLParser):
             self.out.blank()
 
     def put(self, text: str) -> None:
-        if self.row is not None and self.cell:
+        if self.row and self.cell:
             self.row[-1][0].append(text)
             return
         if not self.line and text.strip():
@@ -329,13 +329,15 @@ class _Page(HTMLParser):
             self.cell += 1
             self.row.append(([], self.getpos()[0]))
             return
-        if self.row is not None and self.cell and tag not in ("tr", "table"):
+        if self.row and self.cell and tag not in ("tr", "table"):
             if tag in _PARAGRAPH or tag in _LINE or tag in _HEADINGS:
                 self.put(" ")  # a block inside a cell stays in its row's line
             return
         if tag == "tr":
+            if self.row:  # a row left open: it ends where the next begins
+                self._end_row()
             self.flush()
-            self.row = []
+            self.row, self.cell = [], 0
             return
         if tag == "pre":
             self.flush(blank=True)
@@ -397,7 +399,7 @@ class _Page(HTMLParser):
         if tag in ("td", "th") and self.cell:
             self.cell -= 1
             return
-        if self.row is not None and self.cell and tag not in ("tr", "table"):
+        if self.row and self.cell and tag not in ("tr", "table"):
             return
         if tag == "tr" and self.row is not None:
             self._end_row()
