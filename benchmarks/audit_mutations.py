@@ -51,7 +51,9 @@ def handouts() -> list[tuple[Path, list]]:
             out.append((SEEDS / name, [d for d in ds if d.name in names]))
     if (EXAMPLES / "derivations").is_dir():
         found = discover([EXAMPLES / "derivations"], include_bundled=False)
-        for f in sorted(EXAMPLES.glob("*.md")) + sorted(EXAMPLES.glob("*.txt")) + sorted(EXAMPLES.glob("*.tex")):
+        from symseq.audit.formats import SUFFIXES
+
+        for f in sorted(p for p in EXAMPLES.iterdir() if p.suffix.lower() in SUFFIXES):
             mine = [d for d in found if d.source == f.name]
             if mine:
                 out.append((f, mine))

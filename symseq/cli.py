@@ -27,6 +27,7 @@ import os
 import sys
 from pathlib import Path
 
+from .audit.formats import FORMATS
 from .errors import BackendUnavailable, FileSystemError, SymseqError
 from .numbers import VALUE_DIGITS
 
@@ -107,11 +108,13 @@ def _parser() -> argparse.ArgumentParser:
 
     au = sub.add_parser("audit", help="find every number in a handout's text and say which are checked, wrong, "
                                       "or unchecked")
-    au.add_argument("file", metavar="FILE", help="the handout: plain text, Markdown (.md) or LaTeX (.tex)")
+    au.add_argument("file", metavar="FILE", help="the handout: plain text (.txt), Markdown (.md), LaTeX (.tex), a "
+                                                 "Jupyter notebook (.ipynb) or a saved web page (.html, .htm)")
     au.add_argument("--derivation", "-d", action="append", default=[], metavar="NAME",
                     help="a derivation to audit against (repeatable; default: those whose source is FILE's name)")
     au.add_argument("--json", metavar="OUT", help="write every token and its classification to OUT ('-' for stdout)")
-    au.add_argument("--format", choices=("text", "markdown", "latex"), help="the file's format (default: by extension)")
+    au.add_argument("--format", choices=FORMATS,
+                    help="the file's format (default: by its suffix; a suffix not listed above is text)")
     au.add_argument("--fail-under", type=_percent, metavar="PCT",
                     help="also exit 1 when the coverage of quantity tokens is below PCT percent")
     common(au)

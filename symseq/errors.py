@@ -47,6 +47,11 @@ class ClaimError(SymseqError, ValueError):
     """A claim cannot be stated: its printed string does not parse, or its value is unusable."""
 
 
+class AuditError(SymseqError, ValueError):
+    """A handout cannot be audited: a missing or unreadable file, a format that cannot be read (a notebook that is
+    not JSON or of an nbformat version nbformat does not read), no derivation for it. The CLI exits 2."""
+
+
 class ClaimMismatch(SymseqError, AssertionError):
     """A claim's printed value disagrees with the exact value (raised by ``Claim.assert_ok``)."""
 

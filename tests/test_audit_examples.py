@@ -9,11 +9,11 @@ import pytest
 
 from symseq.audit import audit_file, read
 
-from example_helpers import EXAMPLES
+from example_helpers import EXAMPLES, renditions
 from symseq.authoring import discover
 
 FOUND = discover([EXAMPLES / "derivations"], include_bundled=False)
-PAGES = sorted(p for p in EXAMPLES.glob("*.md") if any(d.source == p.name for d in FOUND))
+PAGES = renditions(FOUND)
 
 
 def test_there_are_at_least_five_examples():

@@ -1,7 +1,8 @@
 """Every worked example in tests/data/examples, audited: public pages symseq was not built for.
 
-Each page's rendition (``<slug>.md``, its source address on line 1) has a
-derivation in ``tests/data/examples/derivations``. Whatever the page, the audit
+Each page's rendition (``<slug>.md``, or a notebook ``<slug>.ipynb``, or any
+suffix the audit reads; its source address on its first line) has a derivation
+in ``tests/data/examples/derivations``. Whatever the page, the audit
 must agree with ``verify``: every claim that does not hold is an erratum of the
 audit, and the audit fails when there is one. No claim takes a token outside
 its section, and no line that states a quantity is a heading. The pages'
@@ -14,16 +15,17 @@ import pytest
 from symseq.audit import audit_file, read
 from symseq.authoring import discover
 
-from example_helpers import EXAMPLES, section_of_reason
+from example_helpers import EXAMPLES, renditions, section_of_reason
 
 DERIVATIONS = discover([EXAMPLES / "derivations"], include_bundled=False)
-PAGES = sorted(p for p in EXAMPLES.glob("*.md") if any(d.source == p.name for d in DERIVATIONS))
+PAGES = renditions(DERIVATIONS)
 
 
 def test_there_are_at_least_five_pages_each_with_its_source():
     assert len(PAGES) >= 5, [p.name for p in PAGES]
     for p in PAGES:
-        assert p.read_text(encoding="utf-8").splitlines()[0].startswith("Source: http"), p.name
+        assert read(p).lines[0].startswith("Source: http"), p.name  # a notebook's first line: its first cell's
+    assert any(p.suffix == ".ipynb" for p in PAGES)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)

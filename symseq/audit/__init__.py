@@ -4,7 +4,8 @@
     report = audit_file("000_30e9e4099f2cd2dc.txt", derivations)
     report.counts.coverage, report.errata, report.uncovered()
 
-The pipeline: :mod:`.tokens` (numeric tokens), :mod:`.document` (headings,
+The pipeline: :mod:`.formats` (notebooks and HTML pages rendered as lines, each
+with its place in the file), :mod:`.tokens` (numeric tokens), :mod:`.document` (headings,
 tables, code), :mod:`.structure` (numbers that are not quantities),
 :mod:`.sections` (where each section of a derivation is), :mod:`.matching`
 (claims, inputs and reported numbers against tokens), :mod:`.report` (the

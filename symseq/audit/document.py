@@ -2,15 +2,18 @@
 
 Plain text, Markdown and LaTeX sources are read the same way after a little
 format-specific preparation (LaTeX comments are dropped, Markdown fences and
-LaTeX ``verbatim``/``lstlisting`` blocks are code). The layout found here is
-what locates claims: a heading line per section, a table per ``Table N``
-caption (tab-separated rows, Markdown pipe rows or LaTeX ``tabular`` rows),
-and the code and reference lines whose numbers are not quantities.
+LaTeX ``verbatim``/``lstlisting`` blocks are code). Notebooks (``.ipynb``) and
+HTML pages are first rendered into lines by :mod:`symseq.audit.formats`, which
+says which lines are code, printed output or Markdown, and where each line is in
+the file (:meth:`Document.where`: "cell 7, line 3", "HTML line 212"). The layout
+found here is what locates claims: a heading line per section, a table per
+``Table N`` caption (tab-separated rows, Markdown pipe rows or LaTeX ``tabular``
+rows), and the code and reference lines whose numbers are not quantities.
 
 Headings are *marked* (``# 4 The forward pass``, a setext underline, a lone
-``**bold**`` line, ``\\section{…}``) or *plain*: a short line standing alone
-between blank lines ("4. The forward pass by hand"), the only kind a text file
-has. Markdown reads both, so that a handout's headings do not depend on the
+``**bold**`` line, ``\\section{…}``, an HTML ``h1``–``h6``) or *plain*: a short line
+standing alone between blank lines ("4. The forward pass by hand"), the only kind
+a text file has. Markdown reads both, so that a handout's headings do not depend on the
 suffix it is saved with; a section is placed at a plain heading only where no
 marked one names it (:func:`symseq.audit.sections.locate`).
 """
@@ -23,10 +26,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FileSystemError, SymseqError
+from ..errors import AuditError, FileSystemError
+from . import formats
+from .formats import FORMATS, Rendering
 from .tokens import Token, WordNumber, scan, scan_words
 
 _CAPTION = re.compile(r"^\s*(?:\\caption\{\s*)?(Table|Figure)\s+(\d+)\s*[:.]", re.IGNORECASE)
+# a notebook cell named by a claim's location: "In [11]", "Out[11]" (its execution count) or "cell 26"
+_CELL_NAME = re.compile(r"(?<!\w)(?:(?:In|Out)\s?\[\s*(\d+)\s*\]|[Cc]ell\s+(\d+)\b)")
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
 _MD_SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _MD_STRONG = re.compile(r"^(\*\*|__)([^*_].*?)\1[:.]?$")
@@ -42,10 +49,6 @@ _ASSIGN = re.compile(r"^[\w.\[\], ]+(?:[^\S ]\s*)?[-+*/]?=\s*\S")  # (the spaces
 _CALL = re.compile(r"[\w.\]]+\([^()]*\)?")
 # names = module.function(...) / a, b = self.f(x).split(...): an assignment from a dotted call
 _ASSIGN_CALL = re.compile(r"^\s*\w+(?:\.\w+|\[[^\]]*\])*(?:\s*,\s*\w+(?:\.\w+)*)*\s*=\s*(?:\w+\.)+\w+\(")
-
-
-class AuditError(SymseqError, ValueError):
-    """The handout cannot be audited (missing file, unreadable text, no derivation for it)."""
 
 
 @dataclass
@@ -86,10 +89,14 @@ class Heading:
 
 @dataclass
 class Document:
-    """A handout's text and layout; ``tokens`` in reading order, ``words`` the numbers written as words."""
+    """A handout's text and layout; ``tokens`` in reading order, ``words`` the numbers written as words.
+
+    ``lines`` are what the audit numbers (from 1) in every format; for a notebook or an HTML page they are the
+    rendered lines of :mod:`symseq.audit.formats`, and ``places`` gives each its place in the file (None for the
+    blank lines put between cells): reports name a line by :meth:`where`."""
 
     path: Path
-    format: str  # text, markdown or latex
+    format: str  # text, markdown, latex, notebook or html
     lines: list[str]
     tokens: list[Token] = field(default_factory=list)
     words: list[WordNumber] = field(default_factory=list)
@@ -98,6 +105,11 @@ class Document:
     code: set = field(default_factory=set)
     references: set = field(default_factory=set)
     paragraphs: list[tuple[int, int]] = field(default_factory=list)
+    output: set = field(default_factory=set)  # printed results of a notebook's code cells or an HTML pre block
+    places: list | None = None  # formats.Place (or None) per line, for a notebook or HTML page
+    rendering: Rendering | None = field(default=None, repr=False, compare=False)  # what the lines were read as
+    _markdown: frozenset = field(default=frozenset(), repr=False, compare=False)
+    _cells: dict | None = field(default=None, repr=False, compare=False)
     _table_index: tuple | None = field(default=None, repr=False, compare=False)
     _separators: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -107,6 +119,44 @@ class Document:
 
     def line(self, i: int) -> str:
         return self.lines[i - 1]
+
+    def markup(self, i: int) -> str:
+        """The markup line ``i`` is read with: latex, markdown (a Markdown file; a notebook's markdown cells; an
+        HTML page's headings) or text."""
+        if self.format in ("latex", "markdown", "text"):
+            return self.format
+        return "markdown" if i in self._markdown else "text"
+
+    def cell_range(self, at: str) -> tuple[int, int] | None:
+        """The lines (first, last) of the notebook cell that a claim's location names, or None (not a notebook, or
+        no cell named): ``In [11]`` or ``Out[11]`` names the code cell run as the 11th (its source and output),
+        ``cell 26`` the 26th cell of the notebook (:class:`~symseq.audit.formats.Place`)."""
+        if self.places is None or self.format != "notebook":
+            return None
+        m = _CELL_NAME.search(at)
+        if m is None:
+            return None
+        if self._cells is None:
+            cells: dict = {}
+            for k, p in enumerate(self.places, start=1):
+                if p is not None:
+                    for key in (("cell", p.cell), ("run", p.prompt)):
+                        a, _ = cells.get(key, (k, k))
+                        cells[key] = (a, k)
+            self._cells = cells
+        key = ("run", int(m.group(1))) if m.group(1) else ("cell", int(m.group(2)))
+        return self._cells.get(key)
+
+    def where(self, line: int) -> str:
+        """Where line ``line`` is, as its author finds it: ``line 12`` in a text, Markdown or LaTeX file; the
+        :class:`~symseq.audit.formats.Place` of a rendered line (``cell 7, line 3``, ``cell 7, output line 2``,
+        ``HTML line 212``); a blank line put between two cells is named by the next line that has a place."""
+        if self.places is None or not 1 <= line <= len(self.places):
+            return f"line {line}"
+        for k in range(line - 1, len(self.places)):
+            if self.places[k] is not None:
+                return str(self.places[k])
+        return f"line {line}"
 
     def table_at(self, line: int) -> Table | None:
         """The first table whose lines hold ``line`` (from an index built once: asked for every line)."""
@@ -153,35 +203,47 @@ SIZE_LIMIT = 500_000
 """The largest handout the audit reads, in bytes of a file or characters of a text: four times the largest seed
 handout (121 kB). The audit's time grows about linearly with the text, up to about a millisecond per number against
 the largest derivations, so a larger file is refused at once rather than audited for many minutes: split it at a
-heading and audit the parts."""
+heading and audit the parts.
+
+A notebook or an HTML page is rendered first (:mod:`symseq.audit.formats`): its file may be up to
+:data:`RAW_LIMIT` bytes (a page saved from a browser carries its styles and scripts, a notebook its images), and
+the text it renders to is held to ``SIZE_LIMIT``."""
+
+RAW_LIMIT = 8 * SIZE_LIMIT
+"""The largest notebook or HTML file the audit reads, in bytes; the text rendered from it is held to
+:data:`SIZE_LIMIT`."""
 
 
 def read(path: str | Path, *, fmt: str | None = None) -> Document:
     """Read a handout file into a :class:`Document` with its numeric tokens.
 
-    ``fmt`` is text, markdown or latex; by default it follows the file's
-    extension (.tex → latex, .md/.markdown → markdown, else text).
+    ``fmt`` is one of :data:`~symseq.audit.formats.FORMATS` (text, markdown, latex, notebook, html); by default
+    it follows the file's suffix (:data:`~symseq.audit.formats.SUFFIXES`: .ipynb → notebook, .html/.htm → html,
+    .md → markdown, .tex → latex, any other → text).
 
     Raises:
         AuditError: when the file does not exist, is not a regular file, is larger than :data:`SIZE_LIMIT`
-            bytes (decided from its size, before reading), or is not UTF-8 text.
+            bytes (decided from its size, before reading), is not UTF-8 text, or is a notebook nbformat cannot
+            read (not JSON, an unknown nbformat version, a cell that is not one).
         FileSystemError: when the operating system refuses to read it (permissions).
     """
     path = Path(path)
+    limit = RAW_LIMIT if (fmt or formats.format_of(path)) in formats.RENDERED else SIZE_LIMIT
     if not path.exists():
-        raise AuditError(f"no handout at {path}; give the path of a text, Markdown or LaTeX file")
+        raise AuditError(f"no handout at {path}; give the path of a text, Markdown, LaTeX, notebook or HTML file")
     if not path.is_file():
-        raise AuditError(f"{path} is not a regular file; give the path of a text, Markdown or LaTeX file")
+        raise AuditError(f"{path} is not a regular file; give the path of a text, Markdown, LaTeX, notebook or "
+                         f"HTML file")
     try:
         size = path.stat().st_size
-        if size > SIZE_LIMIT:
-            raise AuditError(_too_large(path, f"{size:,} bytes"))
+        if size > limit:
+            raise AuditError(_too_large(path, f"{size:,} bytes", limit))
         with open(path, "rb") as f:
-            data = f.read(SIZE_LIMIT + 1)
+            data = f.read(limit + 1)
     except OSError as exc:
         raise FileSystemError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > SIZE_LIMIT:  # it grew since its size was read
-        raise AuditError(_too_large(path, f"more than {SIZE_LIMIT:,} bytes"))
+    if len(data) > limit:  # it grew since its size was read
+        raise AuditError(_too_large(path, f"more than {limit:,} bytes", limit))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -190,30 +252,55 @@ def read(path: str | Path, *, fmt: str | None = None) -> Document:
     return parse(text, path=path, fmt=fmt)
 
 
-def _too_large(path, size: str) -> str:
-    return (f"{path} has {size}; the audit reads handouts of at most {SIZE_LIMIT:,} bytes (SIZE_LIMIT in "
+def _too_large(path, size: str, limit: int = SIZE_LIMIT) -> str:
+    name = "SIZE_LIMIT" if limit == SIZE_LIMIT else "RAW_LIMIT"
+    return (f"{path} has {size}; the audit reads handouts of at most {limit:,} bytes ({name} in "
             f"symseq.audit.document): split it at a heading and audit the parts")
 
 
 def parse(text: str, *, path: str | Path = "<text>", fmt: str | None = None) -> Document:
-    """A :class:`Document` from text already read (see :func:`read`).
+    """A :class:`Document` from the text of a file already read (see :func:`read`): for a notebook, its JSON;
+    for an HTML page, its markup.
 
     Raises:
-        AuditError: for an unknown ``fmt``, or a text longer than :data:`SIZE_LIMIT` characters.
+        AuditError: for an unknown ``fmt``, a text longer than :data:`SIZE_LIMIT` characters (a notebook or page
+            longer than :data:`RAW_LIMIT`, or rendering to more than ``SIZE_LIMIT``), or a notebook that cannot
+            be read.
     """
     path = Path(path)
-    if len(text) > SIZE_LIMIT:
-        raise AuditError(_too_large(path, f"{len(text):,} characters"))
     if fmt is None:
-        suffix = path.suffix.lower()
-        fmt = "latex" if suffix in (".tex", ".ltx") else "markdown" if suffix in (".md", ".markdown") else "text"
-    if fmt not in ("text", "markdown", "latex"):
-        raise AuditError(f"unknown format {fmt!r}; use text, markdown or latex")
+        fmt = formats.format_of(path)
+    if fmt not in FORMATS:
+        raise AuditError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    limit = RAW_LIMIT if fmt in formats.RENDERED else SIZE_LIMIT
+    if len(text) > limit:
+        raise AuditError(_too_large(path, f"{len(text):,} characters", limit))
+    if fmt in formats.RENDERED:
+        text = text[1:] if text.startswith("\ufeff") else text  # a byte-order mark some editors write first
+        rendering = formats.notebook(text, path) if fmt == "notebook" else formats.html(text, path)
+        size = sum(len(ln) + 1 for ln in rendering.lines)
+        if size > SIZE_LIMIT:
+            raise AuditError(_too_large(path, f"{size:,} characters of text"))
+        return layout(path, fmt, rendering=rendering)
     lines = text.splitlines()
     if fmt == "latex":
         lines = [re.sub(r"(?<!\\)%.*$", "", ln) for ln in lines]
+    return layout(path, fmt, lines)
+
+
+def layout(path: Path, fmt: str, lines: list[str] | None = None, *, rendering: Rendering | None = None) -> Document:
+    """The :class:`Document` of ``lines`` read as ``fmt``: for a notebook or HTML page, of the lines of its
+    ``rendering`` (or of ``lines`` given in their stead, the rendering's line for line: an edited copy)."""
+    if rendering is not None and lines is None:
+        lines = rendering.lines
     doc = Document(path, fmt, lines)
-    doc.code = _code_lines(lines, fmt)
+    if rendering is not None:
+        doc.rendering, doc.places = rendering, rendering.places
+        doc._markdown = frozenset(k for a, b in rendering.markdown for k in range(a, b + 1))
+        doc.code = _rendered_code(lines, rendering)
+        doc.output = set(rendering.output) | {k for a, b in rendering.pre for k in range(a, b + 1)} - doc.code
+    else:
+        doc.code = _code_lines(lines, fmt)
     doc.paragraphs = _paragraphs(lines)
     doc.headings = _headings(doc)
     doc.tables = _tables(doc)
@@ -226,6 +313,27 @@ def parse(text: str, *, path: str | Path = "<text>", fmt: str | None = None) -> 
         if i not in doc.code:
             doc.words.extend(scan_words(ln, i))
     return doc
+
+
+def relayout(doc: Document, lines: list[str]) -> Document:
+    """``doc`` with its lines replaced by ``lines`` (as many, edited in place), read again in its format and
+    with its rendering: how an edited copy of a notebook or page is audited (:mod:`symseq.audit.mutate`)."""
+    if doc.rendering is not None:
+        return layout(doc.path, doc.format, list(lines), rendering=doc.rendering)
+    return parse("\n".join(lines), path=doc.path, fmt=doc.format)
+
+
+def _rendered_code(lines, r: Rendering) -> set:
+    """The code lines of a rendered notebook or page: its code cells and ``pre`` blocks of code, the fences and
+    code lines of its markdown cells (as a Markdown file's), and each ``pre`` block without a language whose
+    lines read as code (the rule of an unlabelled Markdown fence)."""
+    code = set(r.code)
+    for a, b in r.markdown:
+        code.update(a + k - 1 for k in _code_lines(lines[a - 1:b], "markdown"))
+    for a, b in r.pre:
+        if any(_codelike(lines[k - 1]) for k in range(a, b + 1)):
+            code.update(range(a, b + 1))
+    return code
 
 
 def _context(line: str, start: int, end: int, width: int = 48) -> str:
@@ -323,27 +431,31 @@ def _weak_code(ln: str) -> bool:
 
 
 def _headings(doc: Document) -> list[Heading]:
-    """Marked headings (Markdown ``#`` and setext headings and lone bold lines, LaTeX sectioning commands) and
-    plain ones (:func:`_plain_heading`, in text and Markdown), in line order."""
+    """Marked headings (Markdown ``#`` and setext headings and lone bold lines, LaTeX sectioning commands, HTML
+    ``h1``–``h6``) and plain ones (:func:`_plain_heading`, in text and Markdown), in line order. A line of code,
+    or of a notebook's (or a page's ``pre``) printed output, is none: "Final output y: 3.4827" alone is a
+    result."""
     out = []
     lines = doc.lines
     setext = set()
     for i, ln in enumerate(lines, start=1):
         s = ln.strip()
-        if not s or i in doc.code or i in setext:
+        if not s or i in doc.code or i in setext or i in doc.output:
             continue
-        if doc.format == "latex":
+        markup = doc.markup(i)
+        if markup == "latex":
             m = _TEX_HEADING.search(ln)
             if m:
                 out.append(Heading(i, m.group(1).strip(), marked=True))
             continue
-        if doc.format == "markdown":
+        if markup == "markdown":
             m = _MD_HEADING.match(ln)
             if m:
                 out.append(Heading(i, m.group(1).strip(), marked=True))
                 continue
             prev_blank = i == 1 or not lines[i - 2].strip()
-            if i < len(lines) and i + 1 not in doc.code and _MD_SETEXT.match(lines[i]) and prev_blank \
+            if i < len(lines) and i + 1 not in doc.code and doc.markup(i + 1) == "markdown" \
+                    and _MD_SETEXT.match(lines[i]) and prev_blank \
                     and not _MD_BLOCK.match(s) and "\t" not in ln:
                 out.append(Heading(i, s, marked=True))
                 setext.add(i + 1)
@@ -398,7 +510,7 @@ def _tables(doc: Document) -> list[Table]:
             sep = "&"
         elif "\t" in ln and (i + 1) not in doc.code:
             sep = "\t"
-        elif doc.format == "markdown" and ln.lstrip().startswith("|"):
+        elif doc.markup(i + 1) == "markdown" and ln.lstrip().startswith("|"):
             sep = "|"
         if sep is None:
             i += 1

@@ -93,7 +93,7 @@ class _Claim:
     @property
     def in_table(self) -> bool:
         """Whether the claim is looked for in a table its location names ("Table 4")."""
-        return isinstance(self.group[1], str) and self.group[1] != "near"
+        return isinstance(self.group[1], str) and self.group[1] not in ("near", "cell")
 
     @property
     def place(self) -> tuple:
@@ -222,7 +222,8 @@ class Auditor:
         self.dps = dps
         self.toks = doc.tokens
         self.owner: dict[int, list] = {}  # token position -> claims (or inputs) covering it
-        self.report = AuditReport(doc.path, [d.name for d in derivations], doc.tokens)
+        self.report = AuditReport(doc.path, [d.name for d in derivations], doc.tokens,
+                                  places=doc.where if doc.places is not None else None)
         self.words_used: set = set()
         self._unprinted: list[Claim] = []  # claims of values the handout leaves to the reader
         self._first_line = [t.line for t in self.toks]  # tokens come in text order
@@ -393,8 +394,11 @@ class Auditor:
                     row = self._row(table, c.location.after_table) if table else None
                     if row is not None:  # "Table 4, tanh": the row that begins with tanh
                         rng = (row, row)
+                    cell = self.doc.cell_range(at) if table is None and at else None
+                    if cell is not None:  # "In [7]": the lines of the notebook cell run as the 7th
+                        rng = cell
                     if c.near:
-                        rng = self._near(c.near, sect)
+                        rng = self._near(c.near, cell or sect)
                         if rng is None:
                             self.report.missing.append(Missing(c.id, c.printed, c.location, c.what,
                                                                kind="claim", lines=sect, near=c.near))
@@ -402,6 +406,8 @@ class Auditor:
                     weak = len(keys) == 1 and bool(re.fullmatch(r"-?\d+", keys[0]))
                     group = (d.name, c.location.table, row) if table else (d.name, id(s))
                     own = sect
+                    if cell is not None:
+                        own, group = cell, (d.name, "cell", cell)
                     if c.near:
                         own, group = rng, (d.name, "near", c.near)
                     lead = re.fullmatch(rf"(?:.*,\s*)?([^,=]+?)\s*=\s*{re.escape(c.printed.strip())}", at)
@@ -1054,7 +1060,8 @@ class Auditor:
                     if bounded:
                         hits = self._within(c, stream, hits)
                     if hits:
-                        anchor = (c.sect_rng or c.rng or (1, 1))[0]
+                        first = c.sect_rng or c.rng or (1, 1)
+                        anchor = first[0][0] if isinstance(first, list) else first[0]  # (a near= anchor's: lines)
                         hits.sort(key=lambda k: (not self._raw_match(c, stream[k:k + len(c.keys)]),
                                                  self.toks[stream[k]].line < anchor,
                                                  abs(self.toks[stream[k]].line - anchor)))
@@ -1524,7 +1531,12 @@ class Auditor:
         for i in c.hits:
             self.toks[i].cls, self.toks[i].reason = "covered", c.claim.id
         if c.dropped is not None:
-            lines = (self.toks[c.hits[0]].line, self.toks[c.hits[-1]].line)
+            a, b = c.hits[0], c.hits[-1]  # the lines of the rest, and of the number before (after) them when the
+            if c.dropped == 0 and a > 0:  # first (last) one is left out: where it stood
+                a -= 1
+            elif c.dropped == len(ref) - 1 and b + 1 < len(self.toks):
+                b += 1
+            lines = (self.toks[a].line, self.toks[b].line)
             rep.missing.append(Missing(c.claim.id, c.claim.printed, c.claim.location,
                                        f"{c.claim.what} (its number {ref[c.dropped].text} is left out)".strip(),
                                        lines=lines))

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import SymseqError
-from .document import Document, parse
+from .document import Document, relayout
 from .matching import _with_token, audit
 from .report import AuditReport
 from .structure import claim_tokens
@@ -177,8 +177,7 @@ def judge(m: Mutation, doc: Document, derivations: list, *, clean: AuditReport |
     ``clean`` is the audit of the unedited text. With it, a mutation not caught is checked for being
     :func:`equivalent`, and when that text has errata of its own (a worked example with a slip) only the errata
     and missing claims that the edit added count."""
-    text = "\n".join(m.apply(doc.lines))
-    rep = audit(parse(text, path=doc.path, fmt=doc.format), derivations, dps=dps)
+    rep = audit(relayout(doc, m.apply(doc.lines)), derivations, dps=dps)
     baseline = clean if clean is not None and clean.failed else None
     old_errata = {(e.line, e.printed, e.source) for e in baseline.errata} if baseline else set()
     old_missing = {x.id for x in baseline.missing} if baseline else set()

@@ -25,6 +25,22 @@ def _row(t: Table, *cells) -> None:
     t.add_row(*(Text(str(c)) for c in cells))
 
 
+_LINE = {False: "line", True: "where"}  # the heading of a column of lines: a notebook's or page's are places
+
+
+def _range(rep: AuditReport, r) -> str:
+    """Lines (first, last) as the report prints them: ``12–30`` or, rendered, ``cell 3, line 1 – cell 5, output
+    line 2``."""
+    if not rep.rendered:
+        return f"{r[0]}–{r[1]}"
+    a, b = rep.where(r[0]), rep.where(r[1])
+    return a if a == b else f"{a} – {b}"
+
+
+def _range_list(rep: AuditReport, ranges) -> str:
+    return ("" if rep.rendered else "lines ") + ", ".join(_range(rep, r) for r in ranges)
+
+
 def summary_line(rep: AuditReport) -> str:
     c = rep.counts
     return (f"{rep.path.name}: {c.quantity} quantity tokens — {c.covered} covered, {c.wrong} wrong, "
@@ -38,45 +54,48 @@ def render(rep: AuditReport, out) -> None:
     c = rep.counts
     t = _table("coverage", ["part", "quantity", "structural", "reported", "covered", "uncovered", "wrong",
                             "coverage"])
-    rows = [("whole file", c)] + [(f"{n} (lines {', '.join(f'{a}–{b}' for a, b in rep.spans[n])})",
+    rows = [("whole file", c)] + [(f"{n} ({_range_list(rep, rep.spans[n])})",
                                    rep.counts_for(n)) for n in rep.derivations if n in rep.spans]
     for name, k in rows:
         _row(t, name, k.quantity, k.structural, k.reported, k.covered, k.uncovered, k.wrong,
              f"{k.coverage:.1f}%" if k.quantity else "—")
     out.print(t)
     if rep.sections:
-        st = _table("sections", ["lines", "section"])
+        st = _table("sections", ["from – to" if rep.rendered else "lines", "section"])
         for d, title, r in rep.sections:
-            _row(st, f"{r[0]}–{r[1]}" if r else "no heading", f"{d} · {title}")
+            _row(st, _range(rep, r) if r else "no heading", f"{d} · {title}")
         out.print(st)
     for d, title, err in rep.broken:
         out.print(Text(f"{d} · {title} did not build, so none of its claims was checked: {err}",
                        style="bold red"), soft_wrap=True)
     if rep.errata:
-        e = _table(f"errata ({len(rep.errata)})", ["line", "printed", "correct", "digit at fault", "value", "claim"])
+        e = _table(f"errata ({len(rep.errata)})", [_LINE[rep.rendered], "printed", "correct", "digit at fault", "value", "claim"])
         for x in rep.errata:
-            _row(e, x.line if x.line is not None else "—", x.printed, x.correct, x.fault, x.value,
+            _row(e, rep.where(x.line), x.printed, x.correct, x.fault, x.value,
                  x.source + (f" (and {len(x.also)} more claims printed by the same text)" if x.also else ""))
         out.print(e)
     unc = rep.uncovered()
     if unc:
-        u = _table(f"uncovered quantity tokens ({len(unc)})", ["line", "token", "in the text", "note"])
+        u = _table(f"uncovered quantity tokens ({len(unc)})", [_LINE[rep.rendered], "token", "in the text", "note"])
         for tok in unc:
-            _row(u, tok.line, tok.text, tok.context, tok.reason)
+            _row(u, rep.where(tok.line), tok.text, tok.context, tok.reason)
         out.print(u)
     if rep.missing:
         m = _table(f"claims missing from the text ({len(rep.missing)})", ["expected at", "kind", "printed",
                                                                            "location", "what"])
         for x in rep.missing:
-            where = ("lines " + (f"{x.lines[0]}" if x.lines[0] == x.lines[1] else f"{x.lines[0]}–{x.lines[1]}")
-                     if x.lines else "—")
+            if x.lines and rep.rendered:
+                where = _range(rep, x.lines)
+            else:
+                where = ("lines " + (f"{x.lines[0]}" if x.lines[0] == x.lines[1] else f"{x.lines[0]}–{x.lines[1]}")
+                         if x.lines else "—")
             _row(m, where, x.kind, x.printed, x.location, x.what)
         out.print(m)
     if rep.ambiguous:
         a = _table(f"attributions the order of the text leaves open ({len(rep.ambiguous)})",
-                   ["line", "printed", "also at", "claim"])
+                   [_LINE[rep.rendered], "printed", "also at", "claim"])
         for x in rep.ambiguous:
-            _row(a, x.line, x.printed, ", ".join(map(str, x.others)), x.id)
+            _row(a, rep.where(x.line), x.printed, "; ".join(map(rep.where, x.others)), x.id)
         out.print(a)
     if rep.unlocated:
         out.print(Text("sections without a heading in the text (matched by their printed strings alone): "

@@ -130,6 +130,20 @@ class AuditReport:
     absent: list = field(default_factory=list)  # names of the derivations of which nothing is in the text
     claims_checked: int = 0
     claims_matched: int = 0
+    places: object = field(default=None, repr=False)  # Document.where of a notebook or HTML page, else None
+
+    @property
+    def rendered(self) -> bool:
+        """Whether the lines are those of a rendered notebook or HTML page, named by :meth:`where`."""
+        return self.places is not None
+
+    def where(self, line: int | None) -> str:
+        """Where line ``line`` of the audit is, as the author finds it: ``12`` in a text file, ``cell 7, line 3``
+        in a notebook, ``HTML line 212`` in a page (:meth:`symseq.audit.document.Document.where`); ``—`` for
+        None."""
+        if line is None:
+            return "—"
+        return self.places(line) if self.places is not None else str(line)
 
     @property
     def counts(self) -> Counts:
@@ -192,7 +206,20 @@ class AuditReport:
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def as_json(self) -> dict:
-        """A JSON-ready record: summary, per-derivation counts, errata, missing claims and every token."""
+        """A JSON-ready record: summary, per-derivation counts, errata, missing claims and every token. Lines are
+        the audit's; for a notebook or HTML page each token, erratum and ambiguity also has ``where`` (its
+        :meth:`where`), and each missing claim ``where_expected``."""
+        out = self._json()
+        if self.rendered:
+            for rec, t in zip(out["tokens"], self.tokens):
+                rec["where"] = self.where(t.line)
+            for rec in out["errata"] + out["ambiguous"]:
+                rec["where"] = self.where(rec["line"])
+            for rec in out["missing"]:
+                rec["where_expected"] = [self.where(k) for k in rec["lines"]] if rec["lines"] else None
+        return out
+
+    def _json(self) -> dict:
         return {
             "file": str(self.path),
             "derivations": list(self.derivations),

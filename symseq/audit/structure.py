@@ -49,6 +49,8 @@ _NAMED_SCRIPT = re.compile(r"\b(?:superscripts?|subscripts?)\s+(?:\\\(|\$)?\s*(?
 _FORMAT_SPEC = re.compile(r"[:%][<>^=+\- ]?\d*\.\d+[fFeEgG%]")
 # a notebook's execution counter: "In [36]:", "Out[36]:"
 _PROMPT = re.compile(r"(?<!\w)(?:In|Out)\s?\[\s*\d+\s*\]:")
+# an ordinal: the 2nd input, the 3rd row
+_ORDINAL = re.compile(r"(?<![\w.])\d+(?:st|nd|rd|th)\b")
 _HASH_NUMBER = re.compile(r"(?<![\w&\\])\\?#\d+(?![\d.])")
 
 
@@ -62,6 +64,7 @@ def line_spans(text: str) -> list[tuple[int, int, str, str]]:
     for rx, tier, reason in ((_LABEL, HARD, "label (table, figure, section, week, handout …)"),
                              (_HASH_NUMBER, HARD, "numbered reference (#12)"),
                              (_PROMPT, HARD, "notebook prompt (In [1]:)"),
+                             (_ORDINAL, HARD, "ordinal (2nd)"),
                              (_FORMAT_SPEC, HARD, "format specification (.4f)"),
                              (_VERSION, HARD, "software version"),
                              (_SEED, HARD, "random seed"),

@@ -309,8 +309,11 @@ _INDEX = re.compile(r"\[\s*(-?\d+)\s*\]")
 _ROOT_SIGN = re.compile(r"√\s*(" + _RADICAND + ")")
 _DIGITS = re.compile(r"\d+")
 _FILE_NAME = re.compile(r"\d+_[A-Za-z]{2,}")
-_IDENT_DIGITS = re.compile(r"[A-Za-z]+(\d+)")
-_X_DIGIT = re.compile(r"x\d")
+# a name with digits in it: W2, fp16, dh3dh2 (every digit run of the name is part of it)
+_IDENT_DIGITS = re.compile(r"[A-Za-z]+\d+(?:[A-Za-z]+\d*)*")
+# the rest of a name after an underscore, when it holds digits: the t2 of h_t2, the hh2 of W_hh2
+_NAME_PART = re.compile(r"[A-Za-z0-9]+(?![\d.])")
+_NAME_TAIL = re.compile(r"[A-Za-z]+\d+(?:[A-Za-z]+\d*)*(?![\d.])")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _TIMES_SIZE = re.compile(r"\s*(?:\\times|×|x)\s*(\d+)(?![\d.])")
 _MORE_SIZE = re.compile(r"\s*(?:\\times|×)\s*(\d+)(?![\d.])")
@@ -422,6 +425,13 @@ class _Scanner:
                 if j and s[j - 2:j] != "\\]":
                     i = j
                     continue
+            if c == "\\" and s[i + 1:i + 2] == "_" and i > 0 and s[i - 1].isalnum():
+                m = _NAME_PART.match(s, i + 2)  # h\_t2, x\_2: a name with an escaped underscore in LaTeX text
+                if m:
+                    for d in _DIGITS.finditer(s, m.start(), m.end()):
+                        self.emit(d.start(), d.end(), d.group(0), "number", [d.group(0)], script="ident")
+                    i = m.end()
+                    continue
             if c == "\\":
                 i = self.command(i)
                 continue
@@ -463,12 +473,11 @@ class _Scanner:
             if c.isalpha():
                 m = _IDENT_DIGITS.match(s, i)
                 if m and (i == 0 or not s[i - 1].isdigit()):
-                    # an identifier such as W2 or fp16 (not 2w or 16x16)
-                    a = m.start(1)
-                    if not _X_DIGIT.match(s, i) or i == 0 or not s[i - 1].isdigit():
-                        self.emit(a, m.end(), m.group(1), "number", [m.group(1)], script="ident")
-                        i = m.end()
-                        continue
+                    # an identifier such as W2, fp16 or dh3dh2 (not 2w or 16x16): each of its digit runs
+                    for d in _DIGITS.finditer(s, i, m.end()):
+                        self.emit(d.start(), d.end(), d.group(0), "number", [d.group(0)], script="ident")
+                    i = m.end()
+                    continue
                 m = _LETTERS.match(s, i)
                 i = m.end() if m else i + 1
                 continue
@@ -484,6 +493,12 @@ class _Scanner:
             m = _DIGITS.match(s, j)
             self.emit(j, m.end(), m.group(0), "number", [m.group(0)], script=kind)
             return m.end()
+        named = kind == "sub" and i > 0 and (s[i - 1].isalnum() or s[i - 1] == "_")
+        tail = _NAME_TAIL.match(s, j) if named else None
+        if tail:  # h_t2, W_hh2: the digits of a name written with an underscore
+            for d in _DIGITS.finditer(s, j, tail.end()):
+                self.emit(d.start(), d.end(), d.group(0), "number", [d.group(0)], script="ident")
+            return tail.end()
         if j < len(s) and s[j] in "([" and _matching(s, j, s[j]) > 0:  # ^[2], ^(0) written without braces
             end = _matching(s, j, s[j]) + 1
             body, start = s[j:end], j
@@ -664,14 +679,16 @@ class _Scanner:
 
 
 def _simple_script(body: str) -> bool:
-    """A superscript that labels or raises to an integer power (^2, ^{-1}, ^{(0)}, ^{[2]}, ^{T-1}, ^\\top)."""
+    """A superscript that labels or raises to an integer power (^2, ^{-1}, ^{(0)}, ^{[2]}, ^{T-1}, ^\\top), or a
+    bracketed label transposed or primed (^{(2)\\top}, ^{(1)'})."""
     b = body.strip()
     if b in ("\\top", "\\mathsf{T}", "\\prime", "*", "'", "\\ast"):
         return True
     if re.search(r"\\times|×|/|\\frac|\\sqrt|\\lfloor|\d\.\d", b):
         return False
     b = re.sub(r"\\(ell|top|prime|mathrm\{[^{}]*\}|mathsf\{[^{}]*\}|text\{[^{}]*\})", "x", b)
-    return bool(re.fullmatch(r"[-+\u2212]?\s*[(\[]?\s*[-+\u2212]?[\dA-Za-z ,]*(?:[-+\u2212]\s*[\dA-Za-z ]+)?\s*[)\]]?", b))
+    return bool(re.fullmatch(r"[-+\u2212]?\s*[(\[]?\s*[-+\u2212]?[\dA-Za-z ,]*(?:[-+\u2212]\s*[\dA-Za-z ]+)?\s*[)\]]?"
+                             r"(?:(?<=[)\]])\s*(?:x|T|'|\*))?", b))
 
 
 _THOUSANDS_RATIO = re.compile(r"/\d{1,3},\d{3}")

@@ -44,7 +44,8 @@ class Location:
 
     Attributes:
         section: the section title as the derivation registers it ("§4 The forward pass by hand").
-        at: the place within the section as the author names it ("Table 13, row 0: a"), or "".
+        at: the place within the section as the author names it ("Table 13, row 0: a"; in a notebook, the cell:
+            "In [7]", "Out[7]" or "cell 17"), or "".
         table: the table or figure label the place names ("Table 13"), or "".
         row, column: the row and column labels of an entry of :meth:`Section.table`, or "".
 
