@@ -13,7 +13,7 @@ from example_helpers import EXAMPLES
 from symseq.authoring import discover
 
 FOUND = discover([EXAMPLES / "derivations"], include_bundled=False)
-PAGES = sorted(p for p in EXAMPLES.glob("*.md") if any(d.source == p.name for d in FOUND))
+PAGES = sorted(p for p in (*EXAMPLES.glob("*.md"), *EXAMPLES.glob("*.tex")) if any(d.source == p.name for d in FOUND))
 
 
 def test_there_are_at_least_five_examples():

@@ -1,7 +1,8 @@
 """Every worked example in tests/data/examples, audited: public pages symseq was not built for.
 
-Each page's rendition (``<slug>.md``, its source address on line 1) has a
-derivation in ``tests/data/examples/derivations``. Whatever the page, the audit
+Each page's rendition (``<slug>.md``, or ``<slug>.tex`` for a LaTeX source; its
+source address on line 1, in a ``%`` comment in LaTeX) has one derivation or more
+in ``tests/data/examples/derivations``. Whatever the page, the audit
 must agree with ``verify``: every claim that does not hold is an erratum of the
 audit, and the audit fails when there is one. No claim takes a token outside
 its section, and no line that states a quantity is a heading. The pages'
@@ -17,13 +18,23 @@ from symseq.authoring import discover
 from example_helpers import EXAMPLES, section_of_reason
 
 DERIVATIONS = discover([EXAMPLES / "derivations"], include_bundled=False)
-PAGES = sorted(p for p in EXAMPLES.glob("*.md") if any(d.source == p.name for d in DERIVATIONS))
+PAGES = sorted(p for p in (*EXAMPLES.glob("*.md"), *EXAMPLES.glob("*.tex"))
+               if any(d.source == p.name for d in DERIVATIONS))
 
 
 def test_there_are_at_least_five_pages_each_with_its_source():
     assert len(PAGES) >= 5, [p.name for p in PAGES]
     for p in PAGES:
-        assert p.read_text(encoding="utf-8").splitlines()[0].startswith("Source: http"), p.name
+        first = p.read_text(encoding="utf-8").splitlines()[0]
+        assert (first.removeprefix("% ") if p.suffix == ".tex" else first).startswith("Source: http"), p.name
+    assert any(p.suffix == ".tex" for p in PAGES)
+
+
+def test_the_source_comment_of_a_latex_page_is_no_quantity():
+    """The ``%`` line naming a LaTeX page's source (its commit hash is full of digits) yields no token."""
+    for p in PAGES:
+        if p.suffix == ".tex":
+            assert not [t for t in read(p).tokens if t.line <= 2], p.name
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
