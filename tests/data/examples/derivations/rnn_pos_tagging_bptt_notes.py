@@ -1,8 +1,7 @@
 """Worked Example 1 of the CSE 751 LaTeX notes, up to the loss (``rnn-pos-tagging-bptt-notes.tex``, address on its
 line 1; ``rnn_pos_tagging_bptt_notes_bptt.py`` checks its BPTT and update). A 5-unit tanh RNN tags "the hair dryer is
 great": h^(t) = tanh(U h^(t−1) + W x^(t)), o^(t) = softmax(V h^(t)), L = mean_t −log o^(t)[label], W = I₅,
-U = V = 0.5 I₅, h^(0) = 0, one-hot x^(t). The
-page's column vectors are the ledger's rows (its δ ⊗ h is (∂L/∂S)ᵀH). Every printed number holds.
+U = V = 0.5 I₅, h^(0) = 0, one-hot x^(t). The page's column vectors are the ledger's rows. Every printed number holds.
 """
 
 import sympy as sp

@@ -1,9 +1,9 @@
 """Worked Example 1 of the CSE 751 LaTeX notes, its BPTT and one update (``rnn-pos-tagging-bptt-notes.tex``,
 address on its line 1; ``rnn_pos_tagging_bptt_notes.py`` checks the forward pass). L = mean_t −log o^(t)[label] of
 the tanh RNN h^(t) = tanh(U h^(t−1) + W x^(t)), o^(t) = softmax(V h^(t)); δ_out^(t) = o^(t) − y^(t), ∇V, ∇W, ∇U, then
-W, U, V − 0.1·∇. The
-page's column vectors are the ledger's rows (its δ ⊗ h is (∂L/∂S)ᵀH). Every printed number holds. The 5×5 matrices are bmatrix rows of bare cells over several lines,
-which the audit reads cell by cell: they are claimed so.
+W, U, V − 0.1·∇. The page's column vectors are the ledger's rows (its δ ⊗ h is (∂L/∂S)ᵀH). Every printed number
+holds. The 5×5 matrices are bmatrix rows of bare cells over several lines, which the audit reads cell by cell: they
+are claimed so.
 """
 
 import sympy as sp
