@@ -37,14 +37,19 @@ NAME = "softmax-ce-backward-lab"
 TEXT = MD.read_text(encoding="utf-8")
 LINES = TEXT.splitlines()
 
-# (line, printed, correct, class): the page's errata, in text order
+# (line, printed, correct, class, the upstream number it was computed from: (line, printed), or None), in text order
 ROOT, PROP, DRIFT = "root", "propagated", "rounding drift"
-ERRATA = [(57, "0.149", "0.150", ROOT), (63, "0.149", "0.150", ROOT), (69, "0.149", "0.150", ROOT),
-          (69, "0.098", "0.099", PROP), (75, "0.098", "0.099", PROP), (98, "0.098", "0.099", PROP),
-          (98, "0.098", "0.099", PROP), (121, "0.098", "0.099", PROP), (124, "0.098", "0.099", PROP),
-          (125, "0.098", "0.099", PROP), (129, "0.098", "0.099", PROP), (130, "0.196", "0.197", PROP),
-          (130, "0.484", "0.485", DRIFT), (139, "-0.0098", "-0.0099", PROP), (140, "-0.0196", "-0.0197", PROP),
-          (140, "-0.0484", "-0.0485", PROP), (153, "0.098", "0.099", PROP), (155, "0.098", "0.099", PROP)]
+ERRATA = [(57, "0.149", "0.150", ROOT, None), (63, "0.149", "0.150", ROOT, None),  # e^{-1.9}, and its copies
+          (69, "0.149", "0.150", ROOT, None), (69, "0.098", "0.099", PROP, (69, "0.149")),  # 0.149/1.517
+          (75, "0.098", "0.099", PROP, (69, "0.098")), (98, "0.098", "0.099", PROP, (75, "0.098")),
+          (98, "0.098", "0.099", PROP, (98, "0.098")),  # grad_0 = y_pred_0 − 0
+          (121, "0.098", "0.099", PROP, (98, "0.098")), (124, "0.098", "0.099", PROP, (121, "0.098")),
+          (125, "0.098", "0.099", PROP, (121, "0.098")), (129, "0.098", "0.099", PROP, (124, "0.098")),  # 1.0 × 0.098
+          (130, "0.196", "0.197", PROP, (125, "0.098")),  # 2.0 × 0.098
+          (130, "0.484", "0.485", DRIFT, None),  # 2.0 × 0.242, 0.242 right
+          (139, "-0.0098", "-0.0099", PROP, (129, "0.098")), (140, "-0.0196", "-0.0197", PROP, (130, "0.196")),
+          (140, "-0.0484", "-0.0485", PROP, (130, "0.484")),  # −0.1 × the weight gradient
+          (153, "0.098", "0.099", PROP, (75, "0.098")), (155, "0.098", "0.099", PROP, (98, "0.098"))]
 
 
 def _true():
@@ -64,8 +69,22 @@ def test_rendition_names_its_source():
     assert LINES[0] == "Source: https://github.com/MihirSaiDudekula/VIsem_Labs/blob/" \
                        "2cdbbffc4566660a3dd296ce268a6f7af5193ba4/DLP2.md"
     assert "rendition" in LINES[1]
-    for line, printed, _, _ in ERRATA:
+    for line, printed, _, _, upstream in ERRATA:
         assert printed in LINES[line - 1], (line, printed)
+        assert upstream is None or upstream[1] in LINES[upstream[0] - 1], upstream
+
+
+def test_every_propagated_erratum_names_an_erratum_upstream_and_leads_back_to_the_root():
+    wrong = {(line, printed) for line, printed, *_ in ERRATA}
+    roots = set()
+    for line, printed, _, kind, upstream in ERRATA:
+        assert (kind == PROP) == (upstream is not None), (line, printed)
+        seen = (line, printed)
+        while upstream is not None:
+            assert upstream in wrong and upstream[0] <= seen[0], (seen, upstream)
+            seen, upstream = upstream, next(e[4] for e in ERRATA if e[:2] == upstream and e[4] != upstream)
+        roots.add(seen)
+    assert roots >= {(69, "0.149"), (130, "0.484")}
 
 
 def test_the_printed_values_that_hold():
