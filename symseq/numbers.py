@@ -230,6 +230,33 @@ def rounded_text(x, *, decimals: int | None = None, digits: int | None = None) -
         return format(out, "f")
 
 
+_SCIENTIFIC = re.compile(r"^[+-]?(\d+)(?:\.(\d*))?([eE])([+-]?)(\d+)$")
+
+
+def rounded_like_scientific(x, printed: str, digits: int | None = None) -> str | None:
+    """``x`` rounded (half away from zero) and written in the scientific form of ``printed``: its mantissa's
+    decimals (or ``digits`` significant digits), its exponent letter, sign and exponent width; None when
+    ``printed`` is not in scientific notation. A carry moves the exponent (9.996e-3 at two decimals is 1.00e-2).
+
+    >>> rounded_like_scientific("0.086803", "8.69e-02"), rounded_like_scientific(-0.00012715, "-2.54e-04")
+    ('8.68e-02', '-1.27e-04')
+    """
+    from decimal import Decimal
+
+    m = _SCIENTIFIC.match(printed.strip().replace("\u2212", "-"))
+    if m is None:
+        return None
+    places = digits - 1 if digits else len(m.group(2) or "")
+    d = as_decimal(x)
+    e = 0 if d == 0 else d.adjusted()
+    mant = round_half_up(d.scaleb(-e), decimals=places) if d else Decimal(0).quantize(Decimal(1).scaleb(-places))
+    if abs(mant) >= 10:
+        e += 1
+        mant = round_half_up(d.scaleb(-e), decimals=places)
+    sign = "-" if e < 0 else ("+" if m.group(4) else "")
+    return f"{format(mant, 'f')}{m.group(3)}{sign}{abs(e):0{len(m.group(5))}d}"
+
+
 @dataclass(frozen=True)
 class Decimalish:
     """A rounded number as sign, digits and exponent, so each medium can typeset it.

@@ -194,3 +194,16 @@ def test_a_printed_decimal_near_a_rounding_boundary_is_noted_with_the_float_digi
     assert Claim("0.300", "value", X[0, 1], location="s").check().fragile == []
     assert Claim("0.0315", "value", sp.Rational(3149, 100000), location="s").check().fragile == []  # 0.4 unit away
     assert near.record()["fragile"] == [note]
+
+
+def test_a_number_printed_in_scientific_notation_gets_its_correct_rounding_in_the_same_form():
+    """torch prints 8.69e-02 (sci_mode): the correct rounding reads 8.68e-02, not 0.0868, so the audit's digit at
+    fault is the mantissa's (a worked example, ``attn-backprop-demo-notebook.md``)."""
+    from symseq.audit import digit_fault
+
+    r = value_claim("8.69e-02", sp.Rational(868, 10000) + sp.Rational(3, 10**6))
+    assert r.status == "mismatch" and r.rounded == ["8.68e-02"]
+    assert digit_fault("8.69e-02", r.rounded[0]) == "2nd decimal: printed 9, correct 8"
+    assert value_claim("-2.54e-04", sp.Rational(-12715, 10**8)).rounded == ["-1.27e-04"]
+    assert value_claim("9.99E-3", sp.Rational(9996, 10**6)).rounded == ["1.00E-2"]  # the carry moves the exponent
+    assert value_claim("1.5e+3", 1549).rounded == ["1.5e+3"] and value_claim("0.00e+00", 0).ok

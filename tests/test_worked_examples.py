@@ -1,8 +1,8 @@
 """Every worked example in tests/data/examples, audited: public pages symseq was not built for.
 
-Each page's rendition (``<slug>.md``, or a notebook ``<slug>.ipynb``, or any
-suffix the audit reads; its source address on its first line) has a derivation
-in ``tests/data/examples/derivations``. Whatever the page, the audit
+Each page's rendition (``<slug>.md``, a notebook ``<slug>.ipynb``, a LaTeX source ``<slug>.tex``, or any
+suffix the audit reads; its source address on its first line, in a ``%`` comment in LaTeX) has one derivation or
+more in ``tests/data/examples/derivations``. Whatever the page, the audit
 must agree with ``verify``: every claim that does not hold is an erratum of the
 audit, and the audit fails when there is one. No claim takes a token outside
 its section, and no line that states a quantity is a heading. The pages'
@@ -24,8 +24,17 @@ PAGES = renditions(DERIVATIONS)
 def test_there_are_at_least_five_pages_each_with_its_source():
     assert len(PAGES) >= 5, [p.name for p in PAGES]
     for p in PAGES:
-        assert read(p).lines[0].startswith("Source: http"), p.name  # a notebook's first line: its first cell's
-    assert any(p.suffix == ".ipynb" for p in PAGES)
+        first = (p.read_text(encoding="utf-8").splitlines()[0].removeprefix("% ") if p.suffix == ".tex"
+                 else read(p).lines[0])  # a notebook's first line: its first cell's
+        assert first.startswith("Source: http"), p.name
+    assert any(p.suffix == ".ipynb" for p in PAGES) and any(p.suffix == ".tex" for p in PAGES)
+
+
+def test_the_source_comment_of_a_latex_page_is_no_quantity():
+    """The ``%`` line naming a LaTeX page's source (its commit hash is full of digits) yields no token."""
+    for p in PAGES:
+        if p.suffix == ".tex":
+            assert not [t for t in read(p).tokens if t.line <= 2], p.name
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)

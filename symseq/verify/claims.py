@@ -29,7 +29,7 @@ import sympy as sp
 
 from .. import ops
 from ..errors import ClaimError, ClaimMismatch, SymseqError
-from ..numbers import decimal_text, rounded_text, short, to_mpf
+from ..numbers import decimal_text, rounded_like_scientific, rounded_text, short, to_mpf
 from ..values import ledger_of
 from .printed import Printed, PrintedNumber, read_printed
 
@@ -272,9 +272,9 @@ def numeric_value(claim: Claim, dps: int):
 
 
 def round_like(x, p: PrintedNumber, sig: int | None) -> str:
-    """Correct rendering of ``x`` at the printed precision (:func:`symseq.numbers.rounded_text`), with the
-    printed string's minus sign."""
-    s = rounded_text(x, decimals=p.decimals, digits=sig)
+    """Correct rendering of ``x`` at the printed precision (:func:`symseq.numbers.rounded_text`; in the printed
+    scientific form, ``8.68e-02``, when the printed string has an exponent), with the printed string's minus sign."""
+    s = rounded_like_scientific(x, p.text, sig) or rounded_text(x, decimals=p.decimals, digits=sig)
     return s.replace("-", "−") if p.text.strip().startswith("−") else s
 
 
