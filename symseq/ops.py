@@ -339,7 +339,7 @@ class Add(Node):
         pieces = [parts[0]]
         for c, p in zip(self.children[1:], parts[1:]):
             if isinstance(c, Neg):
-                pieces.append(fmt.minus(wrap(fmt, c.children[0], fmt.render(c.children[0]), NEG + 1)))
+                pieces.append(fmt.minus(wrap(fmt, c.children[0], fmt.render(c.children[0]), NEG + 1, signed=True)))
             elif p.startswith(("−", "-")) and isinstance(c, (Scalar, Const)):
                 m = neg(c)
                 pieces.append(fmt.minus(wrap(fmt, m, fmt.render(m), ADD + 1)))
@@ -390,7 +390,7 @@ class Neg(Node):
         return (neg(G),)
 
     def render(self, fmt, parts):
-        return fmt.neg(wrap(fmt, self.children[0], parts[0], MUL))
+        return fmt.neg(wrap(fmt, self.children[0], parts[0], MUL, signed=True))
 
 
 def neg(a: Node) -> Node:
@@ -1356,9 +1356,12 @@ class PlaceAlong(Node):
 # ---------------------------------------------------------------------------
 
 
-def wrap(fmt, node: Node, text: str, need: int) -> str:
-    """Parenthesise ``text`` when ``node`` binds less tightly than ``need``."""
-    return fmt.paren(text) if node.prec < need else text
+def wrap(fmt, node: Node, text: str, need: int, *, signed: bool = False) -> str:
+    """Parenthesise ``text`` when ``node`` binds less tightly than ``need``, or (``signed``: after a minus sign)
+    when it starts with a minus of its own: x − (−2 x), never x − −2 x."""
+    if node.prec < need or signed and text.lstrip().startswith(("-", "−", "\\minus")):
+        return fmt.paren(text)
+    return text
 
 
 def walk(node: Node):

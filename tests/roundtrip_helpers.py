@@ -69,8 +69,6 @@ _TRIM = [
     ("latex_string: _relation | _expression", "latex_string: _expression"),
     ("number: /\\d+(\\.\\d*)?/ | CMD_IMAGINARY_UNIT", "number: /\\d+(\\.\\d*)?/"),
     ("_atomic_expr: _one_letter_symbol\n    | multi_letter_symbol\n", "_atomic_expr: _one_letter_symbol\n"),
-    ("square_root: FUNC_SQRT group_curly_parentheses\n    | FUNC_SQRT group_square_brackets group_curly_parentheses",
-     "square_root: FUNC_SQRT group_curly_parentheses"),
     ("    | binomial\n    | _function\n    | _integral// | derivative\n    | limit\n    | matrix",
      "    | _function\n    | matrix"),
     ("_expression_power: _expression_func | superscript | matrix_prime | symbol_prime",
@@ -90,7 +88,7 @@ _TRIM = [
      "_one_letter_symbol: SYMBOL\n    | LATIN_SYMBOL_WITH_LATIN_SUBSCRIPT"),
 ]
 # the words that start the rules left out; the respelled text never holds one (to_grammar checks)
-ABSENT = re.compile(r"[=<>!'\[\]]|\\begin\{(v?matrix|array)\}|\\[dt]?frac(?!\{)|_\{?\\|"
+ABSENT = re.compile(r"[=<>!']|(?<!\\sqrt)\[|\\begin\{(v?matrix|array)\}|\\[dt]?frac(?!\{)|_\{?\\|"
                     r"\\(exp|ln|lg|alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|kappa|lambda|mu|"
                     r"nu|xi|rho|varrho|tau|upsilon|phi|varphi|chi|psi|omega|"
                     r"int|intop|lim|sum|prod|binom|dbinom|tbinom|le|ge|ne|neq|"
@@ -432,7 +430,15 @@ class Reader(Transformer):
 
     def square_root(self, c):
         vals, bad = self._vals(c)
-        return bad or _entrywise(sp.sqrt, vals[-1])
+        if bad:
+            return bad
+        if len(vals) == 2:  # \sqrt[n]{x}: the index in square brackets, then the radicand
+            n = vals[0]
+            return _entrywise(lambda x: x ** (1 / n), vals[1]) if not _is_mat(n) else _Invalid("a matrix index")
+        return _entrywise(sp.sqrt, vals[-1])
+
+    def group_square_brackets(self, c):  # only the index of \sqrt[n]{…} (ABSENT allows no other "[")
+        return self.group_round_parentheses(c)
 
     def abs(self, c):
         vals, bad = self._vals(c)

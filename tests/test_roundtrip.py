@@ -177,6 +177,17 @@ def test_a_product_with_a_negated_factor_keeps_its_product():
     assert failures(ops.Mul(ops.Const(sp.Integer(2), label="c_0"), ops.Scalar(sp.Mul(a, -b, evaluate=False)))) == []
 
 
+def test_a_negated_term_that_prints_with_a_minus_keeps_its_parentheses():
+    """x − (−2x): the negation of a term that prints with its own minus sign (found by the random trees)."""
+    minus_two_b = ops.Scalar(sp.Mul(-2, b, evaluate=False))
+    for node in (ops.Add(ops.Scalar(b), ops.Neg(minus_two_b)), ops.Neg(minus_two_b)):
+        assert failures(node) == []
+    # b − (−1)(−2 b) unevaluated, as a formula may hold it: it printed "b - - 2 b"
+    e = sp.Add(b, sp.Mul(-1, sp.Mul(-1, 2, b, evaluate=False), evaluate=False), evaluate=False)
+    assert expr_failures(e) == []
+    assert "- -" not in Notation("latex").expr(e) and "− −" not in Notation("unicode").expr(e)
+
+
 def test_two_numbers_side_by_side_keep_their_product():
     e = sp.Mul(2, 3, a, evaluate=False)  # 2·3·a, never 23 a
     assert Notation("unicode").expr(e) == "2·3 a"
@@ -280,6 +291,7 @@ SCALARS = {
     "nested fractions": (a / (1 + b / (mu - 1))) / (1 - a / b),
     "negative powers": a ** -2 * (b - mu) ** sp.Rational(-3, 2),
     "roots": sp.sqrt(2) * a / 2 - sp.sqrt(3) / (2 * b),
+    "fourth roots": sp.root(2, 4) * a - b ** sp.Rational(1, 4),  # \sqrt[4]{2}: random trees meet it now and then
     "negative factors": -a * (b - 1) * (mu + 2),
     "exp of a difference": sp.exp(a - b) / (1 + sp.exp(-a)),
     "log": sp.log(1 + sp.exp(-a)),
@@ -441,11 +453,15 @@ def scalar_trees(draw, depth=1):
             "div": lambda: ops.Div(x, y)}[kind]()
 
 
-@settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(trees(), scalar_trees(2), _formulas().map(ops.Scalar)))
 def test_random_expression_trees_read_back(node):
     """Matrix trees (transposes, products, quotients, maps, softmax, blocks), scalar trees and formulas: the LaTeX
-    form and the Unicode form each read back as the tree's value."""
+    form and the Unicode form each read back as the tree's value.
+
+    The same 200 trees on every run, so that CI is reproducible; a wider search (thousands of random trees, run by
+    hand) found ``\sqrt[4]{2}`` and ``b - - 2 b``, now in the fixed cases above."""
     assert failures(node, styles=(("latex", False), ("unicode", False)), compare_unicode=True) == []
 
 

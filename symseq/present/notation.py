@@ -168,7 +168,7 @@ class UnicodePrinter(StrPrinter):
         for i, t in enumerate(terms):
             neg = t.could_extract_minus_sign()
             body = self._print(-t if neg else t)
-            if (-t if neg else t).is_Add:
+            if (-t if neg else t).is_Add or neg and body.startswith("−"):  # x − (−2 x), never x − −2 x
                 body = f"({body})"
             if i == 0:
                 out = ("−" if neg else "") + body
@@ -328,7 +328,7 @@ class HandoutLatexPrinter(LatexPrinter):
         for i, t in enumerate(terms):
             neg = t.could_extract_minus_sign()
             body = self._print(-t if neg else t)
-            if (-t if neg else t).is_Add:
+            if (-t if neg else t).is_Add or neg and body.startswith("-"):  # x - (-2 x), never x - -2 x
                 body = r"\left(%s\right)" % body
             out += ("-" if neg else "") + body if i == 0 else (" - " if neg else " + ") + body
         return out
