@@ -1,0 +1,157 @@
+"""Authoring frictions met by a new user writing a derivation for a public worked example (issue 13, item 4).
+
+Each test states a real value or a real message: scalar inputs declared with ``s.given``, shapes as NumPy and
+PyTorch print them, wrong matrix entries by (row, column), a ledger that names what it holds, recurrent cells with
+the page's time origin, arrays printed by NumPy and PyTorch, identities decided numerically first, same-named
+symbols with other assumptions, and per-time-step BPTT terms against torch autograd.
+"""
+
+import sympy as sp
+import pytest
+
+from symseq import Derivation, Ledger, LedgerError, exact
+from symseq.audit import audit, parse
+from symseq.verify.report import verify
+
+
+def _one_section(build, source="page.md", title="1 Step"):
+    d = Derivation("fixes", title="a worked example", source=source)
+    d.section(title)(build)
+    return d
+
+
+# -- 1. s.given on a scalar input ------------------------------------------------------------------------------
+
+
+def _scalar_given(s):
+    L = s.ledger("one step")
+    x = L.input("x", exact("0.7"))
+    w = L.parameter("w", exact("0.9"))
+    z = L.define("z", w * x)
+    s.given(x, what="x")
+    s.given(w, what="w")
+    s.claim("0.63", z, what="z")
+
+
+PAGE = "# 1 Step\n\nWith x = 0.7 and w = 0.9 we get z = 0.63.\n"
+
+
+def test_a_scalar_input_is_declared_with_given_and_audited():
+    """A scalar ledger leaf (a SymPy symbol) given as an input: covered as printed, wrong where the page edits it.
+
+    Before, the audit listed both inputs as missing with 'pass ledger=…', a parameter given() did not have."""
+    d = _one_section(_scalar_given)
+    rep = audit(parse(PAGE, path="page.md"), [d])
+    assert not rep.failed and not rep.missing
+    assert (rep.counts.covered, rep.counts.quantity) == (3, 3)
+    assert d.sections[0].inputs[0].value == sp.Rational(7, 10)
+    rep = audit(parse(PAGE.replace("w = 0.9", "w = 0.8"), path="page.md"), [d])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(3, "0.8", "0.9")]
+
+
+def test_a_scalar_input_without_a_value_or_ledger_is_a_section_error_that_says_how_to_fix_it():
+    def no_value(s):
+        s.given(s.ledger().input("x"), what="x")
+
+    def other_ledger(s):
+        s.given(Ledger("not registered").input("x", exact("0.7")), what="x")
+
+    err = _one_section(no_value).sections[0].error
+    assert "given(x, what='x')" in err and "no value for x" in err and "L.input('x', exact('0.7'))" in err
+    err = _one_section(other_ledger).sections[0].error
+    assert "no ledger of this section defines" in err and "s.use(L)" in err and "ledger=..." in err
+
+
+def test_given_takes_the_ledger_its_advice_names():
+    def two_ledgers(s):
+        a, b = s.ledger("a"), s.ledger("b")
+        a.input("x", exact("0.7"))
+        s.given(b.input("x", exact("0.5")), what="x", ledger=b)
+
+    assert _one_section(two_ledgers).sections[0].inputs[0].value == sp.Rational(1, 2)
+
+
+# -- 3. shapes as NumPy and PyTorch print them -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("printed", ["[3, 4]", "(3, 4)", "torch.Size([3, 4])", "3 x 4", "3×4", r"3 \times 4",
+                                     "3x4", "[T, d]"])
+def test_a_shape_is_read_in_the_forms_numpy_and_pytorch_print(printed):
+    d = _one_section(lambda s: s.claim_shape(printed, (3, 4), dims={"T": 3, "d": 4}, what="X"))
+    assert d.claims[0].check().status == "ok", d.claims[0].check().message
+    d = _one_section(lambda s: s.claim_shape(printed, (4, 3), dims={"T": 3, "d": 4}, what="X"))
+    r = d.claims[0].check()
+    assert r.status == "mismatch" and r.message.endswith("the object is 4×3")
+
+
+@pytest.mark.parametrize("printed", ["3 by 4", "[3; 4]", "[]", "3", "[3.5, 4]"])
+def test_another_form_of_shape_is_refused_with_the_accepted_forms(printed):
+    r = _one_section(lambda s: s.claim_shape(printed, (3, 4))).claims[0].check()
+    assert r.status == "error" and f"cannot read the shape {printed!r}" in r.message
+    if printed != "[3.5, 4]":
+        assert "'[4, 3]', '(4, 3)', 'torch.Size([4, 3])'" in r.message
+    else:
+        assert "not a whole number" in r.message
+
+
+def test_a_one_dimensional_printed_shape_says_why_it_is_not_a_row():
+    r = _one_section(lambda s: s.claim_shape("torch.Size([4])", (1, 4))).claims[0].check()
+    assert r.status == "mismatch" and "symseq holds a vector as a 1×4 matrix" in r.message
+
+
+# -- 7. a wrong matrix entry by (row, column), every one listed ------------------------------------------------
+
+
+def _matrix_claims(s):
+    L = s.ledger()
+    A = L.input("A", sp.Matrix(3, 4, lambda i, j: sp.Rational(4 * i + j, 10)))
+    s.claim("[0,0.1,0.2,0.3; 0.4,0.5,0.6,0.7; 0.9,0.9,1.0,1.1]", A, what="A")
+    B = L.input("B", sp.Matrix(5, 5, lambda i, j: 5 * i + j))
+    s.claim("[" + "; ".join(",".join(str(5 * i + j + (i >= 1)) for j in range(5)) for i in range(5)) + "]", B,
+            what="B")
+
+
+def test_a_wrong_matrix_entry_is_named_by_row_and_column():
+    d = _one_section(_matrix_claims)
+    r = d.claims[0].check()
+    assert r.message == ("1 of 12 entries wrong: (2, 0): printed 0.9, correct 0.8 (value 0.800000000000), off by "
+                         "+1.00 units of the last digit")
+
+
+def test_every_wrong_entry_is_in_the_json_and_the_terminal_says_how_many_more():
+    from symseq.present.terminal import SHOWN_ENTRIES, problems
+
+    d = _one_section(_matrix_claims)
+    rep = verify([d])
+    rec = rep.records()[1]
+    assert rec["message"].startswith("20 of 25 entries wrong: (1, 0): printed 6, correct 5 (value 5.00000000000)")
+    assert all(f"({i}, {j}): printed {5 * i + j + 1}, correct {5 * i + j}" in rec["message"]
+               for i in range(1, 5) for j in range(5))
+    line = problems(rep)[1]
+    assert line.count("printed") == SHOWN_ENTRIES
+    assert line.endswith(f"; and {20 - SHOWN_ENTRIES} more (symseq verify --json FILE lists every one)")
+
+
+# -- 8. an unknown name lists the names a ledger holds ---------------------------------------------------------
+
+
+def test_an_unknown_name_lists_the_ledger_and_suggests_a_close_one():
+    L = Ledger()
+    for n in ("H", "W_Q", "W_K", "W_V", "S"):
+        L.input(n, 1)
+    with pytest.raises(LedgerError) as e:
+        L["Q"]
+    assert str(e.value) == "'Q' is not in this ledger; it holds 5 names: H, W_Q, W_K, W_V, S"
+    with pytest.raises(LedgerError, match=r"'W_q' is not in this ledger \(did you mean 'W_Q'\?\)"):
+        L["W_q"]
+    with pytest.raises(LedgerError, match=r"\(did you mean 'W_V'\?\)"):
+        L["W_v0"]
+
+
+def test_a_long_ledger_lists_twenty_names_then_how_many_more():
+    L = Ledger()
+    for t in range(25):
+        L.input(f"x_{t}", t)
+    with pytest.raises(LedgerError) as e:
+        L["y"]
+    assert str(e.value).endswith("x_18, x_19, … and 5 more") and "it holds 25 names: x_0, x_1," in str(e.value)
