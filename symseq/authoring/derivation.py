@@ -177,9 +177,22 @@ class Section:
 
     def claim_shape(self, printed: str, shape, *, dims: dict | None = None, what: str = "", at: str = "",
                     near: str = "") -> Claim:
-        """State the printed shape (``"4×3"``, ``"T×d_k"`` with ``dims={"T": 4, "d_k": 2}``) of an object.
+        """State the printed shape of an object, in the form the page prints it.
 
-        ``shape`` is a tuple, a node, or a ledger name's handle; ``near`` as for :meth:`claim`.
+        Args:
+            printed: ``"4×3"``, ``"4 x 3"``, ``"4 \\times 3"``, ``"T×d_k"`` (with ``dims={"T": 4, "d_k": 3}``),
+                or as NumPy and PyTorch print a shape: ``"(4, 3)"``, ``"[4, 3]"``, ``"torch.Size([4, 3])"``
+                (the forms of :data:`symseq.verify.printed.SHAPE_FORMS`).
+            shape: a tuple, a node, or a ledger name's handle (its shape, rows × columns).
+            dims: the sizes of the names ``printed`` uses.
+            what, at, near: as for :meth:`claim`.
+
+        The claim holds when the printed sizes are the object's, in order. A one-dimensional printed shape
+        (``torch.Size([4])``) does not match a 1×4 row: the mismatch says so.
+
+        Raises:
+            ClaimError: for a ``printed`` that is not a string. A form not listed above is the claim's error
+                when it is checked, with the accepted forms.
         """
         _check_printed(printed)
         if isinstance(shape, ops.Node):
@@ -328,19 +341,33 @@ class Section:
         self.reported_numbers.append(r)
         return r
 
-    def given(self, value: Any, *, what: str = "", at: str = "", near: str = "") -> Given:
+    def given(self, value: Any, *, what: str = "", at: str = "", near: str = "",
+              ledger: Ledger | None = None) -> Given:
         """Record an input the handout prints, with the exact value the derivation computes with.
 
         Args:
-            value: a ledger input or parameter (a node such as ``L["W_1"]`` or
-                ``W_Q.T``), or an exact SymPy number or matrix.
+            value: a ledger input or parameter: a matrix node (``L["W_1"]``,
+                ``W_Q.T``) or a scalar leaf's symbol (``x = L.input("x", exact("0.7"))``,
+                then ``s.given(x)``), a SymPy expression over one ledger's scalar
+                names, or an exact SymPy number or matrix.
             what: what the input is ("W_Q^T as printed", "d_k").
             at: the table that prints it ("Table 8"), if any; its rows are
                 compared with the rows of ``value`` in order.
             near: text of the line that prints it (``"target = X.new_tensor("``),
                 when neither the section's order nor a name before ``=`` places it;
                 the input is looked for on that line only.
+            ledger: the ledger whose scalar names ``value`` uses, when more than
+                one ledger of this section defines them (as for :meth:`claim`).
+
+        A scalar value is evaluated at once, on its ledger, to the exact number
+        ``symseq audit`` compares with the text.
+
+        Raises:
+            ClaimError: a scalar expression over names that no ledger of this
+                section defines, or over a leaf declared without a value.
         """
+        if isinstance(value, sp.Basic) and not isinstance(value, sp.MatrixBase) and value.free_symbols:
+            value = self._scalar_value(value, ledger, f"given({value}{', what=' + repr(what) if what else ''})")
         g = Given(value, what, self._location(at), at, seq=len(self.claims) + len(self.inputs), near=near)
         self.inputs.append(g)
         return g
@@ -353,6 +380,19 @@ class Section:
                     ledger[n]
         return self._show(PairedRowsSpec(label, ledger, list(pairs)))
 
+    def _scalar_value(self, expr, ledger: Ledger | None, call: str):
+        """The exact value of a scalar expression over a ledger's scalar names (for :meth:`given`).
+
+        Raises:
+            ClaimError: naming ``call`` when no ledger defines the names, or a leaf has no value.
+        """
+        L = ledger if ledger is not None else self._ledger_for(expr)
+        try:
+            return self.values.exact(ops.Scalar(expr), ledger=L)
+        except SymseqError as exc:
+            raise ClaimError(f"{self.title}: {call}: the input's value cannot be computed exactly ({exc}); give the "
+                             f"leaf its printed value, e.g. L.input('x', exact('0.7'))") from None
+
     def _ledger_for(self, expr) -> Ledger:
         names = {s.name for s in expr.free_symbols}
         hits = [L for L in self.ledgers if names <= set(L.items)]
@@ -360,8 +400,9 @@ class Section:
             return hits[0]
         if not hits:
             raise ClaimError(
-                f"{self.title}: the value uses {sorted(names)}, which no ledger of this section defines; "
-                f"pass ledger=... or create the ledger with section.ledger()"
+                f"{self.title}: the value uses {sorted(names)}, which no ledger of this section defines; create "
+                f"the ledger with s.ledger() (or register one a helper built with s.use(L)), or pass the ledger "
+                f"as ledger=... (claim and given take it)"
             )
         return hits[-1]
 

@@ -381,11 +381,7 @@ def read_printed(text: str, names: dict | None = None, *, shape: bool = False) -
     names = names or {}
     t = text.strip().strip("$").strip()
     if shape:
-        parts = _split_top(t.replace("\\times", "×").replace(" x ", "×"), ("×",))
-        if len(parts) < 2:
-            raise ClaimError(f"cannot read the shape {text!r}: expected sizes joined by × such as '4×3' or 'T×d_k'")
-        dims = tuple(parse_expression(p, names) for p in parts)
-        return Printed(text, "shape", list(dims), (len(dims),))
+        return Printed(text, "shape", *_shape_dims(text, t, names))
     n = read_number(t)
     if n is not None:
         return Printed(text, "number", [n], ())
@@ -414,6 +410,60 @@ def read_printed(text: str, names: dict | None = None, *, shape: bool = False) -
     if isinstance(e, sp.MatrixBase):  # a formula over matrices, such as I/√2
         return Printed(text, "matrix", list(e), e.shape)
     return Printed(text, "expr", [e], ())
+
+
+SHAPE_FORMS = ("4×3", "4 x 3", r"4 \times 3", "T×d_k", "[4, 3]", "(4, 3)", "torch.Size([4, 3])")
+"""The printed forms of a shape :func:`read_printed` reads (``shape=True``): sizes joined by ×, x or \\times, a
+list or tuple as NumPy's ``.shape`` prints it, and PyTorch's ``torch.Size([...])``; a size is an integer or a
+symbol given by ``dims``."""
+
+_TORCH_SIZE = re.compile(r"^torch\.Size\(\s*(\[.*\])\s*\)$", re.S)
+
+
+def _shape_parts(text: str, t: str) -> list[str]:
+    """The sizes of a printed shape (see :data:`SHAPE_FORMS`), as strings.
+
+    Raises:
+        ClaimError: for any other form, listing the accepted ones.
+    """
+    m = _TORCH_SIZE.match(t)
+    inner, bracketed = _strip_outer(m.group(1) if m else t)
+    if bracketed:  # [3, 4], (3, 4), (3,) as NumPy prints a 1-D shape
+        parts = _split_top(inner, (",",))
+        if parts and not parts[-1].strip() and len(parts) > 1:
+            parts = parts[:-1]
+    else:
+        joined = re.sub(r"(?<=\d)\s*[xX]\s*(?=\d)", "×", t.replace("\\times", "×").replace(" x ", "×"))
+        parts = _split_top(joined, ("×",))
+        if len(parts) < 2:
+            parts = []
+    if not parts or any(not p.strip() for p in parts):
+        raise ClaimError(f"cannot read the shape {text!r}: write it as the page prints it, in one of the forms "
+                         f"{', '.join(repr(f) for f in SHAPE_FORMS)} (a size is an integer, or a name given by "
+                         f"dims=)")
+    return parts
+
+
+def _shape_dims(text: str, t: str, names: dict) -> tuple[list, tuple]:
+    """The sizes of a printed shape as integers (a name's size from ``names``), and the shape of that list.
+
+    Raises:
+        ClaimError: a form :data:`SHAPE_FORMS` does not list, or a size that is no positive integer.
+    """
+    forms = f"write it as the page prints it, in one of the forms {', '.join(repr(f) for f in SHAPE_FORMS)}"
+    dims = []
+    for part in _shape_parts(text, t):
+        try:
+            d = parse_expression(part, names)
+        except ClaimError as exc:
+            raise ClaimError(f"cannot read the shape {text!r}: {exc}; {forms} (a size is an integer, or a name "
+                             f"given by dims=)") from None
+        d = sp.sympify(d) if isinstance(d, int) else d  # a size given by dims= as a Python int
+        if not (isinstance(d, sp.Integer) and d >= 0):
+            raise ClaimError(f"cannot read the shape {text!r}: the size {part.strip()!r} is {d}, not a whole number "
+                             f"of rows or columns")
+        dims.append(d)
+    return dims, (len(dims),)
 
 
 def _grid(text, grid):
