@@ -155,3 +155,80 @@ def test_a_long_ledger_lists_twenty_names_then_how_many_more():
     with pytest.raises(LedgerError) as e:
         L["y"]
     assert str(e.value).endswith("x_18, x_19, … and 5 more") and "it holds 25 names: x_0, x_1," in str(e.value)
+
+
+# -- 2. recurrent cells with the page's time origin and row names -------------------------------------------------
+
+
+def _notebook_rnn(L, **kw):
+    """Tutorial notebook 48 (tests/data/examples/rnn-forward-tanh-notebook.md): h_t = tanh(0.9 x_t + 0.5 h_{t−1} + 0.3),
+    x = (0.7, 0.5, 0.2), the page's initial state h_0 = 0.1, steps numbered 1, 2, 3."""
+    from symseq.blocks import cells
+
+    xs = [L.input(f"x_{t}", exact(v)) for t, v in zip((1, 2, 3), ("0.7", "0.5", "0.2"))]
+    h0 = L.input("h_0", exact("0.1"))
+    return cells.rnn(L, xs, L.parameter("W_xh", exact("0.9")), L.parameter("W_hh", exact("0.5")),
+                     L.parameter("b", exact("0.3")), phi=sp.tanh, h_init=h0, **kw)
+
+
+def test_an_rnn_numbered_from_one_takes_the_pages_initial_state_h_0():
+    L = Ledger("notebook 48")
+    run = _notebook_rnn(L, start=1)
+    assert [h.name for h in run.h] == ["h_1", "h_2", "h_3"] and [z.name for z in run.z] == ["z_1", "z_2", "z_3"]
+    # the notebook's loop prints 0.753066, 0.809829, 0.708873 (format .6f)
+    assert [f"{float(sp.N(L.value(f'h_{t}'), 20)):.6f}" for t in (1, 2, 3)] == ["0.753066", "0.809829", "0.708873"]
+    assert L.value("z_1") == sp.Rational(98, 100)  # 0.9·0.7 + 0.5·0.1 + 0.3, the page's 0.98
+
+
+def test_the_default_time_origin_is_unchanged_and_its_clash_says_how_to_fix_it():
+    with pytest.raises(LedgerError, match=r"'h_0' of step t = 0 is already defined .*start=1 gives h_1, … and "
+                                          r"leaves 'h_0' to the initial state"):
+        _notebook_rnn(Ledger())
+    L = Ledger()
+    from symseq.blocks import cells
+
+    run = cells.rnn(L, [L.input("x_0", 1), L.input("x_1", 2)], L.parameter("w_x", 1), L.parameter("w_h", 1))
+    assert [r.name for r in run.z + run.h] == ["z_0", "z_1", "h_0", "h_1"] and run.start == 0
+
+
+def test_rows_take_the_pages_names():
+    L = Ledger()
+    run = _notebook_rnn(L, start=1, names={"z": "a", "h": lambda t: f"s^{{({t})}}"})
+    assert [r.name for r in run.z + run.h] == ["a_1", "a_2", "a_3", "s^{(1)}", "s^{(2)}", "s^{(3)}"]
+    assert f"{float(sp.N(L.value('s^{(3)}'), 20)):.6f}" == "0.708873"
+
+
+def test_an_unknown_row_key_or_origin_is_refused_with_the_keys():
+    from symseq import ConventionError
+
+    with pytest.raises(ConventionError, match="names= has no row 'y'; its rows are 'z', 'h'"):
+        _notebook_rnn(Ledger(), names={"y": "a"})
+    with pytest.raises(ConventionError, match="start is the time index of the first step"):
+        _notebook_rnn(Ledger(), start="1")
+
+
+def test_gated_cells_and_sequence_inputs_take_the_time_origin_and_names():
+    from symseq.blocks import cells
+
+    L = Ledger()
+    xs = cells.sequence_inputs(L, 2, width=2, start=1)
+    assert [x.name for x in xs] == ["x_1", "x_2"]
+    h0 = L.input("h_0", shape=(1, 3))
+    run = cells.gru(L, xs, cells.gru_parameters(L, 2, 3), h_init=h0, start=1, names={"u": "z", "h̃": "n"})
+    assert [r.name for r in run.gates["u"] + run.gates["h̃"] + run.h] == ["z_1", "z_2", "n_1", "n_2", "h_1", "h_2"]
+    L = Ledger()
+    xs = cells.sequence_inputs(L, 2, width=2, start=1)
+    run = cells.lstm(L, xs, cells.lstm_parameters(L, 2, 3), h_init=L.input("h_0", shape=(1, 3)),
+                     c_init=L.input("c_0", shape=(1, 3)), start=1, names={"c̃": "g"})
+    assert [r.name for r in run.gates["c̃"] + run.c + run.h] == ["g_1", "g_2", "c_1", "c_2", "h_1", "h_2"]
+
+
+def test_bptt_names_the_sensitivities_at_the_pages_time():
+    from symseq.blocks import cells, heads
+    from symseq.derive import bptt
+
+    L = Ledger()
+    run = _notebook_rnn(L, start=1)
+    head = heads.regression_head(L, run, L.parameter("w_o", 1), positions="final")
+    bp = bptt.bptt(L, run, heads.squared_error(L, head, targets=[L.input("y", exact("0.5"))]))
+    assert [bp.adjoint(h) for h in run.h] == ["g_1^h", "g_2^h", "g_3^h"] and bp.adjoint(run.z[0]) == "g_1^z"

@@ -140,15 +140,20 @@ def forward_names(bp: BPTT) -> list[str]:
 
 def _default_names(run: Recurrence, loss: SquaredError) -> dict:
     names = {}
-    for t, h in enumerate(run.h):
-        names[h.name] = f"g_{t}^h"
-    for t, z in enumerate(run.z):
-        names[z.name] = f"g_{t}^z"
-    for t, c in enumerate(run.c):
-        names[c.name] = f"g_{t}^c"
+
+    def g(k, sup):  # the adjoint of the k-th step's row, at the page's time start + k
+        t = run.start + k
+        return f"g_{t}^{sup}" if t >= 0 else f"g_{{{t}}}^{sup}"
+
+    for k, h in enumerate(run.h):
+        names[h.name] = g(k, "h")
+    for k, z in enumerate(run.z):
+        names[z.name] = g(k, "z")
+    for k, c in enumerate(run.c):
+        names[c.name] = g(k, "c")
     for key, rows in run.gates.items():
-        for t, r in enumerate(rows):
-            names[r.name] = f"g_{t}^{{{key}}}"
+        for k, r in enumerate(rows):
+            names[r.name] = g(k, f"{{{key}}}")
     ro = loss.readout
     if loss.scale == 1:
         for q, y in zip(ro.positions, ro.yhat):
@@ -164,6 +169,10 @@ def bptt(L: Ledger, run: Recurrence, loss: SquaredError, *, names: dict | None =
     unscaled sum, and ∂ℒ/∂ŷ_q otherwise (it equals e_q/T, e_q/B for means).
     ``names`` overrides any of these. The recurrence's rows must not carry a
     tag whose names would clash with another recurrence in the same ledger.
+    The subscript is the page's time: with ``cells.rnn(..., start=1)`` the
+    adjoint of h_1 is g_1^h. (Arguments named ``t`` of this module's functions,
+    such as :meth:`BPTT.g_h`, count the steps from 0 whatever ``start``;
+    :meth:`BPTT.adjoint` of a row's handle needs no count.)
 
     Raises:
         LedgerError: when a name is already taken (run backward once per loss).
