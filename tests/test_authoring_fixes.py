@@ -232,3 +232,90 @@ def test_bptt_names_the_sensitivities_at_the_pages_time():
     head = heads.regression_head(L, run, L.parameter("w_o", 1), positions="final")
     bp = bptt.bptt(L, run, heads.squared_error(L, head, targets=[L.input("y", exact("0.5"))]))
     assert [bp.adjoint(h) for h in run.h] == ["g_1^h", "g_2^h", "g_3^h"] and bp.adjoint(run.z[0]) == "g_1^z"
+
+
+# -- 5. identities decided numerically first; 6. same-named symbols -----------------------------------------------
+
+
+def _point_of(message):
+    """The point a false identity's message names: {'w_h': 7/4, ...} (exact rationals as printed)."""
+    import re
+
+    body = message.split(" at ", 1)[1].split(":")[0]
+    return {name: sp.Rational(value) for name, value in re.findall(r"([^\s,=]+) = (-?\d+(?:/\d+)?)", body)}
+
+
+def test_a_false_identity_over_a_deep_expression_fails_at_once_with_a_point_and_its_value():
+    """∂ℒ/∂w_x of a three-step tanh RNN against the same with w_h scaled by 1.01: SymPy's simplify ran for
+    minutes and printed a page; now the message names a point and the value there, which plain SymPy confirms."""
+    from symseq.derive import bptt
+
+    def deep(s):
+        L, run, bp = bptt.scalar_rnn("three tanh steps", T=3, activation=sp.tanh)
+        s.use(L)
+        g = L.expand(bp.grads.name("w_x"))
+        s.identity("a wrong closed form", g - g.subs(L.symbol("w_h"), L.symbol("w_h") * sp.Rational(101, 100)))
+        s.keep(ledger=L, g=g)
+
+    d = _one_section(deep)
+    r = d.claims[0].check()
+    assert r.status == "mismatch" and r.message.startswith("the difference is not zero at ") and len(r.message) < 300
+    L, g = d.sections[0].objects["ledger"], d.sections[0].objects["g"]
+    point = {L.symbol(n): v for n, v in _point_of(r.message).items()}
+    assert set(point) == g.free_symbols
+    e = g - g.subs(L.symbol("w_h"), L.symbol("w_h") * sp.Rational(101, 100))
+    value = sp.N(e.xreplace(point), 30)  # evaluated independently, by SymPy's own evalf
+    assert abs(value) > 1e-3 and r.message.endswith(f"it is {sp.N(value, 12)}".rstrip("0"))
+
+
+def test_a_false_identity_given_as_two_sides_shows_both_values():
+    def sides(s):
+        L = s.ledger()
+        y = L.input("y_1")
+        s.identity("½(y − 1)² = (y − 1)²/3", ((y - 1) ** 2 / 2, (y - 1) ** 2 / 3))
+
+    r = _one_section(sides).claims[0].check()
+    assert r.status == "mismatch"
+    y = _point_of(r.message)["y_1"]
+    left, right = (y - 1) ** 2 / 2, (y - 1) ** 2 / 3
+    assert f"left {sp.N(left, 12)}".rstrip("0") in r.message and f"right {sp.N(right, 12)}".rstrip("0") in r.message
+
+
+def test_a_true_identity_still_holds_and_a_general_phi_is_refuted_by_a_concrete_one():
+    def ids(s):
+        L = s.ledger()
+        z = L.input("z")
+        phi = sp.Function("phi")
+        s.identity("tanh′ = 1 − tanh²", sp.diff(sp.tanh(z), z) - (1 - sp.tanh(z) ** 2))
+        s.identity("(φ²)′ = 2 φ φ′", sp.diff(phi(z) ** 2, z) - 2 * phi(z) * sp.diff(phi(z), z))
+        s.identity("(φ²)′ = φ′ (false)", sp.diff(phi(z) ** 2, z) - sp.diff(phi(z), z))
+
+    ok, also_ok, false = (c.check() for c in _one_section(ids).claims)
+    assert (ok.status, ok.message, also_ok.status) == ("ok", "1 difference(s) simplify to 0", "ok")
+    assert false.status == "mismatch" and " with phi(u) = " in false.message
+
+
+def test_simplification_has_a_bounded_time_and_says_so():
+    from symseq.derive.symbolic import identity_proof
+
+    x = sp.Symbol("x", real=True)
+    p = identity_proof([sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1], seconds=1e-6)
+    assert not p.holds and "it is zero to 20 digits at 3 point(s)" in p.detail
+    assert "SymPy did not reduce it to 0 within 1e-06 s" in p.detail
+    assert identity_proof([sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1]).holds
+
+
+def test_an_identity_with_a_plain_symbol_beside_the_ledgers_names_the_clash_and_the_fix():
+    """The issue's message was 'the difference (y_1 − 1)²/2 − (y_1 − 1)²/2 is not zero'."""
+    def clash(s):
+        L = s.ledger("squared error")
+        L.define("ℓ", (L.input("y_1") - 1) ** 2 / 2)
+        s.identity("ℓ = (y_1 − 1)²/2", L.expand("ℓ") - (sp.Symbol("y_1") - 1) ** 2 / 2)
+        s.identity("ℓ = (y_1 − 1)²/2 with the ledger's symbol", L.expand("ℓ") - (L.symbol("y_1") - 1) ** 2 / 2)
+
+    plain, fixed = (c.check() for c in _one_section(clash).claims)
+    assert plain.status == "mismatch" and fixed.status == "ok"
+    assert plain.message == (
+        "the name 'y_1' stands for 2 different SymPy symbols (a symbol with no assumptions; the ledger 'squared "
+        "error''s y_1 with real=True), which SymPy never takes for equal: build every side from the ledger's own "
+        "symbols (L.symbol('y_1'), or the handle the ledger returned), not from a new sp.Symbol")

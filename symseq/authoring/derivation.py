@@ -30,6 +30,7 @@ import mpmath
 import sympy as sp
 
 from .. import ops
+from ..derive.symbolic import identity_proof
 from ..errors import ClaimError, SymseqError
 from ..ledger import Ledger
 from ..numbers import exact as exact_number, short, to_mpf
@@ -217,22 +218,33 @@ class Section:
         return self._add(Claim(statement, "property", check, location=self._location(at), what=what, near=near))
 
     def identity(self, statement: str, *differences, what: str = "", at: str = "", near: str = "") -> Claim:
-        """A property proved by reducing each of ``differences`` (SymPy expressions or matrices) to zero.
+        """A property proved by reducing each of ``differences`` to zero: left − right ≡ 0, entry by entry.
 
-        Each entry is expanded (derivatives at a point, ``Subs``, evaluated
-        first) and, when that does not give 0, simplified.
+        Args:
+            statement: the identity as the handout states it.
+            differences: SymPy expressions or matrices (left − right), or ``(left, right)`` pairs and
+                ``sp.Eq(left, right)`` (then a false identity shows the two sides' values).
+            what, at, near: as for :meth:`prove`.
+
+        Decided by :func:`symseq.derive.symbolic.identity_proof`: a name that stands for two SymPy symbols (a
+        plain ``sp.Symbol("y_1")`` beside the ledger's real ``y_1``) fails at once, with the fix
+        (``L.symbol("y_1")``); each entry is evaluated at 30 digits at a few exact random points inside its
+        domain, and a nonzero value fails the identity with that point and the values; an entry zero at
+        every point is then simplified to 0 by SymPy within a bounded time (30 s).
         """
+        pairs = [tuple(d.args) if isinstance(d, sp.Equality) else d for d in differences]
+        sided = any(isinstance(d, tuple) for d in pairs)
+        for d in pairs:
+            if isinstance(d, tuple) and len(d) != 2:
+                raise ClaimError(f"{self.title}: identity() takes differences (left − right) or (left, right) "
+                                 f"pairs; got a tuple of {len(d)}")
+        diffs = [_difference(*d) if isinstance(d, tuple) else d for d in pairs]
+        sides = [d if isinstance(d, tuple) else (d, sp.S.Zero) for d in pairs] if sided else None
+        owners = {L.items[n].symbol: f"the ledger {L.title!r}'s {n}" for L in self.ledgers for n in L.order
+                  if L.items[n].symbol is not None}
 
         def check():
-            for d in differences:
-                entries = list(d) if isinstance(d, sp.MatrixBase) else [d]
-                for e in entries:
-                    e = sp.sympify(e)
-                    e = e.doit() if e.has(sp.Subs) else e
-                    if sp.expand(e) != 0 and sp.simplify(e) != 0:
-                        return False, f"the difference {sp.simplify(e)} is not zero"
-            n = sum(len(list(d)) if isinstance(d, sp.MatrixBase) else 1 for d in differences)
-            return True, f"{n} difference(s) simplify to 0"
+            return identity_proof(diffs, sides=sides, owners=owners).check()
 
         return self.prove(statement, check, what=what, at=at, near=near)
 
@@ -405,6 +417,15 @@ class Section:
                 f"as ledger=... (claim and given take it)"
             )
         return hits[-1]
+
+
+def _difference(left, right):
+    """left − right for two SymPy expressions or two matrices of one shape."""
+    if isinstance(left, sp.MatrixBase) != isinstance(right, sp.MatrixBase) or (
+            isinstance(left, sp.MatrixBase) and left.shape != right.shape):
+        raise ClaimError(f"identity(): the two sides of a pair must be two expressions or two matrices of one shape; "
+                         f"got {getattr(left, 'shape', 'a scalar')} and {getattr(right, 'shape', 'a scalar')}")
+    return left - right
 
 
 def _check_printed(printed):
