@@ -319,3 +319,58 @@ def test_an_identity_with_a_plain_symbol_beside_the_ledgers_names_the_clash_and_
         "the name 'y_1' stands for 2 different SymPy symbols (a symbol with no assumptions; the ledger 'squared "
         "error''s y_1 with real=True), which SymPy never takes for equal: build every side from the ledger's own "
         "symbols (L.symbol('y_1'), or the handle the ledger returned), not from a new sp.Symbol")
+
+
+# -- 4. arrays as NumPy and PyTorch print them ---------------------------------------------------------------------
+
+W = sp.Matrix([[sp.Rational(1, 10), sp.Rational(2, 10)], [sp.Rational(3, 10), sp.Rational(4, 10)]])
+
+
+@pytest.mark.parametrize("printed", [
+    "array([[0.1, 0.2],\n       [0.3, 0.4]])",
+    "[[0.1 0.2]\n [0.3 0.4]]",
+    "tensor([[0.1000, 0.2000],\n        [0.3000, 0.4000]])",
+    "tensor([[0.1000, 0.2000],\n        [0.3000, 0.4000]], grad_fn=<AddmmBackward0>)",
+    "tensor([[0.1000, 0.2000], [0.3000, 0.4000]], dtype=torch.float64, requires_grad=True)",
+    "array([[1.e-01, 2.e-01],\n       [3.e-01, 4.e-01]])",
+])
+def test_a_matrix_printed_by_numpy_or_pytorch_is_one_claim(printed):
+    d = _one_section(lambda s: s.claim(printed, s.ledger().input("W", W), what="W"))
+    r = d.claims[0].check()
+    assert r.status == "ok" and r.shape == (2, 2), r.message
+
+
+def test_a_printed_array_keeps_each_entrys_digits_and_names_a_wrong_one():
+    """tensor prints 0.2500 to four decimals: 0.2501 is wrong there; NumPy's 1. is 1 to no decimals."""
+    def build(s):
+        L = s.ledger()
+        v = L.input("v", sp.Matrix([[sp.Rational(1, 4), 1, sp.Rational(-3, 10)]]))
+        s.claim("tensor([ 0.2500,  1.0000, -0.3000])", v, what="v")
+        s.claim("[0.25 1.   -0.3 ]", v, what="v, NumPy")
+        s.claim("tensor([ 0.2501,  1.0000, -0.3000])", v, what="v, edited")
+        s.claim("tensor(0.2500, grad_fn=<SelectBackward0>)", v[0, 0], what="v_0")
+        s.claim("np.float64(0.25)", v[0, 0], what="v_0, NumPy 2")
+
+    ok, numpy_ok, edited, scalar, np_scalar = (c.check() for c in _one_section(build).claims)
+    assert (ok.status, numpy_ok.status, scalar.status, np_scalar.status) == ("ok",) * 4
+    assert edited.status == "mismatch" and edited.message.startswith(
+        "1 of 3 entries wrong: entry 0: printed 0.2501, correct 0.2500")
+
+
+@pytest.mark.parametrize("printed, why", [
+    ("tensor([1., nan])", "a nan or inf entry is no value a page can claim"),
+    ("array([0.1, ..., 0.5])", "NumPy or PyTorch left entries out"),
+    ("tensor([0.1], names=('x',))", "expected only dtype=..., grad_fn=..., requires_grad=..., device=..."),
+    ("[[[0.1 0.2]]]", "more than two dimensions"),
+    ("array([[0.1, 0.2]]", "with balanced brackets"),
+])
+def test_an_array_that_cannot_be_read_says_why(printed, why):
+    r = _one_section(lambda s: s.claim(printed, s.ledger().input("W", W), what="W")).claims[0].check()
+    assert r.status == "error" and why in r.message
+
+
+def test_an_array_is_read_never_run():
+    """Text shaped like a call is data: nothing is evaluated (a name inside the brackets is not a number)."""
+    r = _one_section(lambda s: s.claim("tensor([__import__('os').getpid(), 1])", s.ledger().input("W", W))) \
+        .claims[0].check()
+    assert r.status == "error" and "is not a number" in r.message

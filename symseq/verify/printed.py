@@ -385,6 +385,9 @@ def read_printed(text: str, names: dict | None = None, *, shape: bool = False) -
     n = read_number(t)
     if n is not None:
         return Printed(text, "number", [n], ())
+    array = read_array(text, t)
+    if array is not None:
+        return array
     env = _ENV.search(t)
     if env or "\\\\" in t:
         body = env.group(3) if env else t
@@ -464,6 +467,98 @@ def _shape_dims(text: str, t: str, names: dict) -> tuple[list, tuple]:
                              f"of rows or columns")
         dims.append(d)
     return dims, (len(dims),)
+
+
+# ---------------------------------------------------------------------------
+# arrays as NumPy and PyTorch print them
+# ---------------------------------------------------------------------------
+
+_WRAPPED = re.compile(r"^(array|np\.array|numpy\.array|tensor|torch\.tensor|np\.float(?:16|32|64)|"
+                      r"np\.int(?:8|16|32|64)|numpy\.float64)\((.*)\)$", re.S)
+_SUFFIXES = ("dtype", "grad_fn", "requires_grad", "device")
+_ARRAY_TOKEN = re.compile(r"\s*(?:(?P<open>\[)|(?P<close>\])|(?P<comma>,)|(?P<num>[^\s,\[\]]+))")
+_SPACED = re.compile(r"[\d.]\s+[-+−]?(?:\d|\.\d|nan|inf)")
+
+
+def read_array(text: str, t: str) -> Printed | None:
+    """An array printed the way NumPy or PyTorch print it, as one value; None when ``t`` is not one.
+
+    Reads ``array([[0.1, 0.2], [0.3, 0.4]])`` (NumPy's repr, over several lines too), ``[[0.1 0.2]\\n [0.3 0.4]]``
+    (NumPy's ``print``: entries apart by spaces), ``tensor([[0.1000, 0.2000], [0.3000, 0.4000]])`` with any of
+    the suffixes ``dtype=...``, ``grad_fn=<...>``, ``requires_grad=True``, ``device=...`` (PyTorch's print),
+    ``tensor(0.5000)`` and ``np.float64(0.5)`` (a scalar). Each entry keeps its printed digits (``0.1000``
+    holds to four decimals; NumPy's ``1.`` is 1 to no decimals). The text is read by a tokenizer of brackets,
+    commas and numbers, never run: a one-dimensional array is a 1×n row, two dimensions a matrix.
+
+    Raises:
+        ClaimError: an array with elided entries (``...``), a ``nan`` or ``inf`` entry, rows of different
+            lengths, more than two dimensions, or an unknown suffix (the message says what was expected).
+    """
+    m = _WRAPPED.match(t)
+    if m:
+        parts = _split_top(m.group(2), (",",))
+        body, extra = parts[0].strip(), [p.strip() for p in parts[1:] if p.strip()]
+        for p in extra:
+            key = p.split("=", 1)[0].strip()
+            if "=" not in p or key not in _SUFFIXES:
+                raise ClaimError(f"cannot read the array {text!r}: after the entries expected only "
+                                 f"{', '.join(k + '=...' for k in _SUFFIXES)} as NumPy and PyTorch print them; "
+                                 f"found {p!r}")
+    elif re.match(r"^(array|tensor|np\.|numpy\.|torch\.tensor)\s*\(", t):
+        raise ClaimError(f"cannot read the array {text!r}: expected array(...), tensor(...) or np.float64(...) "
+                         f"with balanced brackets, as NumPy and PyTorch print them")
+    elif t.startswith("[") and t.endswith("]") and _SPACED.search(t) and not re.search(r"[A-Za-z_\\{}|;]", t.replace(
+            "nan", "").replace("inf", "").replace("e", "")):
+        body = t  # NumPy's print: [[0.1 0.2]\n [0.3 0.4]]
+    else:
+        return None
+    if "..." in body or "…" in body:
+        raise ClaimError(f"cannot read the array {text!r}: NumPy or PyTorch left entries out ('...'); claim the "
+                         f"entries the page prints one by one (s.table), or print the whole array "
+                         f"(np.set_printoptions(threshold=...), torch.set_printoptions(profile='full'))")
+    nested = _nested(text, body)
+    if not isinstance(nested, list):
+        return Printed(text, "number", [nested], ())
+    if all(not isinstance(x, list) for x in nested):
+        return Printed(text, "vector", nested, (1, len(nested)))
+    if not all(isinstance(r, list) and all(not isinstance(x, list) for x in r) for r in nested):
+        raise ClaimError(f"cannot read the array {text!r}: it has more than two dimensions (or mixes rows and "
+                         f"numbers); claim one matrix of it at a time")
+    return _grid(text, nested)
+
+
+def _nested(text: str, body: str):
+    """The nested lists of printed numbers of an array's body (``[[0.1, 0.2], [0.3, 0.4]]``, or one number)."""
+    stack, out, pos = [[]], None, 0
+    body = body.strip()
+    while pos < len(body):
+        m = _ARRAY_TOKEN.match(body, pos)
+        if not m or m.end() == pos:
+            break
+        pos = m.end()
+        if m.group("open"):
+            stack.append([])
+        elif m.group("close"):
+            if len(stack) < 2:
+                raise ClaimError(f"cannot read the array {text!r}: a ']' closes no '['")
+            row = stack.pop()
+            stack[-1].append(row)
+        elif m.group("num"):
+            stack[-1].append(_array_entry(text, m.group("num")))
+    if body[pos:].strip() or len(stack) != 1 or len(stack[0]) != 1:
+        raise ClaimError(f"cannot read the array {text!r}: expected one bracketed array of numbers (or one number) "
+                         f"as NumPy or PyTorch print it")
+    out = stack[0][0]
+    return out
+
+
+def _array_entry(text: str, tok: str) -> PrintedNumber:
+    n = read_number(tok)
+    if n is None:
+        what = "a nan or inf entry is no value a page can claim" if tok.strip("+-−").lower() in ("nan", "inf") \
+            else f"{tok!r} is not a number"
+        raise ClaimError(f"cannot read the array {text!r}: {what}")
+    return n
 
 
 def _grid(text, grid):
