@@ -374,3 +374,53 @@ def test_an_array_is_read_never_run():
     r = _one_section(lambda s: s.claim("tensor([__import__('os').getpid(), 1])", s.ledger().input("W", W))) \
         .claims[0].check()
     assert r.status == "error" and "is not a number" in r.message
+
+
+# -- 10. symseq new NAME -----------------------------------------------------------------------------------------
+
+
+def test_symseq_new_writes_a_starter_that_verifies_audits_and_runs_under_pytest(tmp_path, monkeypatch, capsys):
+    import os
+    import subprocess
+    import sys
+
+    from symseq.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "my-example"]) == 0
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == [
+        "conftest.py", "derivations", "derivations/my_example.py"]
+    text = (tmp_path / "derivations" / "my_example.py").read_text()
+    for call in ('s.ledger(', 'L.input("x", exact("0.5"))', "s.claim(", "s.given(", 'source="my-worked-example.md"'):
+        assert call in text
+    capsys.readouterr()
+    assert main(["verify", "my-example"]) == 0
+    assert capsys.readouterr().out.strip().endswith("2 claims in 1 derivation(s): 2 ok")
+    # the page the starter stands for audits clean: its inputs and both printed numbers are covered
+    (tmp_path / "my-worked-example.md").write_text(
+        "# 1. One tanh step\n\nTake x = 0.5, w = 0.8 and b = 0.1. Then z = w x + b = 0.5 and h = tanh(z) = 0.462117.\n")
+    assert main(["audit", "my-worked-example.md"]) == 0
+    assert "5 quantity tokens — 5 covered, 0 wrong" in capsys.readouterr().out
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout + run.stderr
+
+
+def test_symseq_new_never_overwrites_and_writes_nothing_else(tmp_path, monkeypatch, capsys):
+    from symseq.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "conftest.py").write_text("# the author's own\n")
+    assert main(["new", "my_example"]) == 0
+    assert (tmp_path / "conftest.py").read_text() == "# the author's own\n"
+    before = (tmp_path / "derivations" / "my_example.py").read_text()
+    capsys.readouterr()
+    assert main(["new", "my-example"]) == 2  # the same module file
+    assert "derivations/my_example.py already exists; symseq new never overwrites a file" in capsys.readouterr().err
+    assert (tmp_path / "derivations" / "my_example.py").read_text() == before
+    assert main(["new", "week08-decoder"]) == 2
+    assert "bundled with symseq" in capsys.readouterr().err
+    assert main(["new", "../escape"]) == 2
+    assert "is not a derivation name" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["conftest.py", "derivations", "my_example.py"]
