@@ -6,8 +6,9 @@ the page's time origin, arrays printed by NumPy and PyTorch, identities decided 
 symbols with other assumptions, and per-time-step BPTT terms against torch autograd.
 """
 
-import sympy as sp
+import numpy as np
 import pytest
+import sympy as sp
 
 from symseq import Derivation, Ledger, LedgerError, exact
 from symseq.audit import audit, parse
@@ -424,3 +425,88 @@ def test_symseq_new_never_overwrites_and_writes_nothing_else(tmp_path, monkeypat
     assert main(["new", "../escape"]) == 2
     assert "is not a derivation name" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["conftest.py", "derivations", "my_example.py"]
+
+
+# -- 9. per-time-step gradient terms of BPTT -----------------------------------------------------------------------
+
+
+def _rational(rng, shape):
+    return sp.Matrix(*shape, lambda i, j: sp.Rational(int(rng.integers(-9, 10)), 10))
+
+
+@pytest.mark.parametrize("start", [0, 1])
+def test_each_steps_term_is_the_gradient_of_a_per_step_copy_of_the_weight(rng, start):
+    """(g_t^z)ᵀ x_t, (g_t^z)ᵀ h_{t−1} and 1ᵀ g_t^z against torch autograd (float64) on a copy of W_x, W_h, b used at
+    step t only; and the terms add up to the ledger's gradient. T = 3, B = 2, D = 3, H = 2, C = 1, every position
+    scored, a mean over positions and examples."""
+    torch = pytest.importorskip("torch")
+    from symseq.blocks import cells, heads
+    from symseq.derive import bptt
+    from symseq.values import Values
+
+    T, B, D, H = 3, 2, 3, 2
+    L = Ledger("per-step terms")
+    xs = [L.input(f"x_{t + start}", _rational(rng, (B, D))) for t in range(T)]
+    h0 = L.input("h_init", _rational(rng, (B, H)))
+    W_x, W_h, b = (L.parameter(n, _rational(rng, s)) for n, s in (("W_x", (H, D)), ("W_h", (H, H)), ("b_h", (1, H))))
+    run = cells.rnn(L, xs, W_x, W_h, b, phi="tanh", h_init=h0, start=start)
+    head = heads.regression_head(L, run, L.parameter("W_o", _rational(rng, (1, H))), positions="all")
+    ys = [L.input(f"y_{t + start}", _rational(rng, (B, 1))) for t in range(T)]
+    bp = bptt.bptt(L, run, heads.squared_error(L, head, ys, positions="mean", batch="mean"))
+
+    def tensor(name):
+        return torch.tensor([[float(v) for v in row] for row in L.value(name).tolist()], dtype=torch.float64)
+
+    copies = {r: [tensor(n).clone().requires_grad_(True) for _ in range(T)] for r, n in
+              (("W_x", "W_x"), ("W_h", "W_h"), ("b", "b_h"))}
+    h, loss = tensor("h_init"), 0
+    for k in range(T):
+        z = tensor(f"x_{k + start}") @ copies["W_x"][k].T + h @ copies["W_h"][k].T + copies["b"][k]
+        h = torch.tanh(z)
+        loss = loss + 0.5 * ((h @ tensor("W_o").T - tensor(f"y_{k + start}")) ** 2).sum() / (T * B)
+    loss.backward()
+    V = Values()
+    assert abs(float(V.numeric(bp.ref(bp.loss.name))[0][0]) - loss.item()) < 1e-12
+    for role, leaf in (("W_x", W_x), ("W_h", "W_h"), ("b", "b_h")):
+        total = 0
+        for k in range(T):
+            term = bptt.step_term(bp, leaf, k + start)
+            got = np.array([float(v) for v in V.numeric(term, ledger=L)[0]])
+            want = copies[role][k].grad.numpy().ravel()
+            assert np.allclose(got, want, rtol=0, atol=1e-12), (role, k)
+            total = total + got
+        whole = np.array([float(v) for v in V.numeric(bp.ref(bp.adjoint(leaf)))[0]])
+        assert np.allclose(total, whole, rtol=0, atol=1e-12), role
+
+
+def test_a_scalar_rnns_step_term_is_a_claim_and_a_bad_step_is_refused():
+    """The three-step scalar tanh RNN of notebook 48 with a final loss ½(h_3 − 1/2)²: ∂ℒ/∂w_x at t = 2 is
+    g_2^z x_2, claimed like any value (its value checked against the closed form, differentiated by SymPy)."""
+    from symseq.blocks import heads
+    from symseq.derive import bptt
+
+    def build(s):
+        L = s.ledger("notebook 48, final loss")
+        run = _notebook_rnn(L, start=1)
+        head = heads.regression_head(L, run, L.parameter("w_o", 1), positions="final")
+        bp = bptt.bptt(L, run, heads.squared_error(L, head, [L.input("y", exact("0.5"))]))
+        term = bptt.step_term(bp, "W_x", 2)
+        # the same term from first principles: only the second use of W_xh varies
+        w2 = sp.Symbol("w2", real=True)
+        h = sp.Rational(1, 10)
+        for t, x in zip((1, 2, 3), (sp.Rational(7, 10), sp.Rational(1, 2), sp.Rational(1, 5))):
+            h = sp.tanh((w2 if t == 2 else sp.Rational(9, 10)) * x + sp.Rational(1, 2) * h + sp.Rational(3, 10))
+        direct = sp.diff((h - sp.Rational(1, 2)) ** 2 / 2, w2).subs(w2, sp.Rational(9, 10))
+        s.claim(f"{float(sp.N(direct, 20)):.6f}", term, what="∂ℒ/∂W_xh at t = 2")
+        s.agree("the step term is the derivative by the second use of W_xh", term, direct)
+        s.keep(bp=bp)
+
+    d = _one_section(build)
+    assert [c.check().status for c in d.claims] == ["ok", "ok"], [c.check().message for c in d.claims]
+    bp = d.sections[0].objects["bp"]
+    with pytest.raises(LedgerError, match=r"t = 0 is no step of this recurrence; its steps are t = 1, …, 3"):
+        bptt.step_term(bp, "W_x", 0)
+    from symseq import ConventionError
+
+    with pytest.raises(ConventionError, match="none of the cell's shared weights"):
+        bptt.step_term(bp, "w_o", 1)
