@@ -145,7 +145,10 @@ class Section:
 
         Args:
             printed: the string as the handout prints it: ``"0.792412"``,
-                ``"(0,4)"``, ``"[0.8,0.4]"``, ``"1/(1+e^{1/√2})"``, a LaTeX array.
+                ``"(0,4)"``, ``"[0.8,0.4]"``, ``"1/(1+e^{1/√2})"``, a LaTeX array,
+                or an array as NumPy or PyTorch print it (``"array([[0.1, 0.2], [0.3, 0.4]])"``,
+                ``"[[0.1 0.2]\n [0.3 0.4]]"``, ``"tensor([0.2500, 1.0000], grad_fn=<AddBackward0>)"``;
+                see :func:`symseq.verify.printed.read_array`), each entry to its printed digits.
             value: a node over a ledger (``A[1, 0]``, ``H_prime[1, :]``), a
                 SymPy expression over one ledger's scalar names (pass
                 ``ledger``), or an exact SymPy number or matrix.

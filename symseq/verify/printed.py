@@ -7,7 +7,10 @@ text from a handout is data. It understands the forms the handouts use:
   ``0.792412``, ``-1.09``, ``−0.99``, ``1e-3``;
 * vectors and matrices: ``(0,4)``, ``[0.8,0.4]``, ``[2,0.6 | 0.6,2]``,
   ``[[1,0],[w,1-w]]`` and LaTeX ``\\begin{array}{cc}1/\\sqrt{2} & -\\infty \\\\ 0 & 1\\end{array}``;
-* shapes: ``4×3``, ``T×d_k``, ``h d_v \\times d``;
+* arrays as NumPy and PyTorch print them: ``array([[0.1, 0.2], [0.3, 0.4]])``, ``[[0.1 0.2]\\n [0.3 0.4]]``,
+  ``tensor([0.2500, 1.0000], grad_fn=<AddBackward0>)`` (:func:`read_array`);
+* shapes: ``4×3``, ``T×d_k``, ``h d_v \\times d``, ``(4, 3)``, ``[4, 3]``, ``torch.Size([4, 3])``
+  (:data:`SHAPE_FORMS`);
 * formulas over declared names: ``1/(1+e^{1/√2})``, ``1/[1+e^{2w-1}]``,
   ``\\frac{1}{\\sqrt{2}}``, ``\\tfrac25`` (LaTeX's one-token arguments), ``I/√2``,
   ``3D^2``, ``1×1.131+1×0`` (× multiplies in a formula).
