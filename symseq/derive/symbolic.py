@@ -168,7 +168,7 @@ def _time_limit(seconds: float):
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.signal(signal.SIGALRM, old if old is not None else signal.SIG_DFL)
 
 
 def same_name_clashes(exprs) -> list[tuple[str, list]]:
