@@ -26,7 +26,8 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from .. import ops
-from ..errors import ShapeError, SymseqError
+from ..errors import ClaimError, ShapeError, SymseqError
+from ..numbers import short
 
 _COUNTER = itertools.count()
 
@@ -322,7 +323,17 @@ def _brief(e) -> str:
 
 
 def _short(v) -> str:
-    return "undefined" if v is None else mpmath.nstr(v, 12)
+    return "undefined" if v is None else short(v, 12)
+
+
+def _as_expr(d):
+    """A difference as a SymPy object (numbers converted, text never parsed); None when it cannot be one."""
+    if isinstance(d, str):
+        return None
+    try:
+        return sp.sympify(d, strict=True)
+    except (sp.SympifyError, TypeError):
+        return None
 
 
 def identity_proof(differences, *, sides=None, owners=None, digits: int = IDENTITY_DIGITS,
@@ -344,9 +355,13 @@ def identity_proof(differences, *, sides=None, owners=None, digits: int = IDENTI
         differences: SymPy expressions or matrices, each left − right.
         sides: None, or one (left, right) pair per difference (the values shown for a false identity).
         owners: symbol → where it comes from, for the message of step 1.
+        digits, points, seconds: the numeric stage's digits and points, and the time SymPy is given per entry.
 
     Returns:
         :class:`Proof`: ``detail`` is "N difference(s) simplify to 0" when every one does.
+
+    Raises:
+        ClaimError: a difference that is neither a SymPy expression nor a matrix.
 
     Source: numeric zero-testing before symbolic simplification, as in SymPy's own ``Expr.equals``
     (random-point evaluation) and Schwartz–Zippel style identity testing.
@@ -359,8 +374,12 @@ def identity_proof(differences, *, sides=None, owners=None, digits: int = IDENTI
             rs = list(sd[1]) if sd is not None else [None] * len(d)
             entries += [(sp.sympify(e), None if sd is None else (a, b), (k, i, d.shape)) for i, (e, a, b)
                         in enumerate(zip(d, ls, rs))]
+        elif isinstance(_as_expr(d), sp.Expr):
+            entries.append((_as_expr(d), sd, (k, None, None)))
         else:
-            entries.append((sp.sympify(d), sd, (k, None, None)))
+            raise ClaimError(f"an identity's difference {k} must be a SymPy expression or matrix (left − right); got "
+                             f"a {type(d).__name__} (give two sides as sides=[(left, right)], or use s.identity, "
+                             f"which takes (left, right) pairs)")
     clashes = same_name_clashes([e for e, _, _ in entries] + [x for _, s, _ in entries if s for x in s])
     if clashes:
         return Proof("identity", False, clash_detail(clashes, owners))
@@ -381,7 +400,7 @@ def identity_proof(differences, *, sides=None, owners=None, digits: int = IDENTI
         except _OutOfTime:
             zero = None
         if zero is False and reduced.is_number and not reduced.free_symbols and len(str(reduced)) < 80:
-            return Proof("identity", False, f"{where}the difference is {reduced} ≈ {_short(sp.N(reduced, 12))}, "
+            return Proof("identity", False, f"{where}the difference is {reduced} ≈ {_short(sp.N(reduced, 30))}, "
                                             f"not 0")
         if not zero:
             told = "" if not tried else (f"it is zero to {digits - 10} digits at {tried} point(s) (largest "
