@@ -6,6 +6,7 @@
     symseq latex NAME [-o FILE] [--standalone] [--force]
     symseq figure NAME KIND [-o FILE] [--force]
     symseq audit FILE [--derivation NAME ...] [--json OUT]
+    symseq new NAME
 
 Exit status (:data:`EXIT_CODES`): 0 when everything checked holds; 1 when a claim or a number of the handout is
 wrong (or missing from it, or the audit's coverage is below ``--fail-under``); 2 for bad usage or input (an
@@ -105,6 +106,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="the heatmap(s) to draw, by label or its start (repeatable)")
     fg.add_argument("--section", metavar="SECTION", help="draw the heatmaps of this section")
     common(fg)
+
+    nw = sub.add_parser("new", help="write a starter derivation into ./derivations/NAME.py (and a conftest.py "
+                                     "for pytest, if there is none); never overwrites a file")
+    nw.add_argument("name", metavar="NAME", help="the derivation's name, such as my-example (the module is "
+                                                 "derivations/my_example.py)")
 
     au = sub.add_parser("audit", help="find every number in a handout's text and say which are checked, wrong, "
                                       "or unchecked")
@@ -413,6 +419,35 @@ def _audit_arithmetic(args, out, found) -> int:
     return 1 if why else 0
 
 
+def cmd_new(args, out) -> int:
+    """Write ``./derivations/NAME.py`` (a starter that verifies as written) and, when the folder has none, a
+    ``conftest.py`` for pytest; refuse (exit 2) a name that is not one, is bundled, or whose file exists."""
+    from .authoring import bundled
+    from .authoring.starter import NAME, conftest, module_name, starter
+    from .present.files import write_atomic
+
+    name = args.name
+    if not NAME.match(name):
+        raise SymseqError(f"{name!r} is not a derivation name: use a letter, then letters, digits, '-' or '_' "
+                          f"(such as my-example)")
+    if any(d.name == name for d in bundled()):
+        raise SymseqError(f"{name!r} is the name of a derivation bundled with symseq (symseq list); choose "
+                          f"another name")
+    target = Path("derivations") / f"{module_name(name)}.py"
+    if target.exists() or target.is_symlink():
+        raise SymseqError(f"{target} already exists; symseq new never overwrites a file: choose another NAME, or "
+                          f"edit that file")
+    write_atomic(target, lambda f: f.write(starter(name)))
+    written = [str(target)]
+    if not Path("conftest.py").exists() and not Path("conftest.py").is_symlink():
+        write_atomic("conftest.py", lambda f: f.write(conftest()))
+        written.append("conftest.py")
+    out.print(f"wrote {' and '.join(written)}", markup=False, highlight=False)
+    out.print(f"next: replace the placeholders with your page's own, then run `symseq verify {name}`, "
+              f"`symseq audit YOUR-PAGE.md` and `pytest`", markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
 def main(argv=None) -> int:
     """Run the command line; return its exit status (:data:`EXIT_CODES`)."""
     streams = sys.stdout, sys.stderr
@@ -428,7 +463,7 @@ def main(argv=None) -> int:
     try:
         out = console(no_color=args.no_color or bool(os.environ.get("NO_COLOR")))
         commands = {"list": cmd_list, "verify": cmd_verify, "show": cmd_show, "latex": cmd_latex,
-                    "figure": cmd_figure, "audit": cmd_audit}
+                    "figure": cmd_figure, "audit": cmd_audit, "new": cmd_new}
         return commands[args.command](args, out)
     except (FileSystemError, BackendUnavailable) as exc:
         return _error(args, exc, 3)

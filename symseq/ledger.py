@@ -28,6 +28,7 @@ unrolled expression.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -43,6 +44,9 @@ from .functions import require_explicit_relu
 from .numbers import exact, exact_matrix
 
 _NAME = re.compile(r"^[^\s]+$")
+
+LISTED_NAMES = 20
+"""How many of its names a ledger lists when asked for a name it does not hold (then "… and N more")."""
 
 
 @dataclass
@@ -278,9 +282,25 @@ class Ledger:
         try:
             return self.items[name]
         except KeyError:
-            close = [n for n in self.order if n.lower() == str(name).lower()]
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise LedgerError(f"{name!r} is not in this ledger{hint}; it holds {len(self.order)} names") from None
+            raise LedgerError(self._unknown(name)) from None
+
+    def _unknown(self, name) -> str:
+        """The message for a name this ledger does not hold: the closest names (difflib), then the names it holds
+        (all of them up to :data:`LISTED_NAMES`, then how many more)."""
+        text = str(name)
+        close = [n for n in self.order if n.lower() == text.lower()]
+        if not close:  # difflib's closest names, compared without case
+            lower = {}
+            for n in self.order:
+                lower.setdefault(n.lower(), n)
+            close = [lower[n] for n in difflib.get_close_matches(text.lower(), list(lower), n=3, cutoff=0.6)]
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+        if not self.order:
+            return f"{name!r} is not in this ledger{hint}; the ledger is empty: add it with input(), parameter() or define()"
+        shown = ", ".join(self.order[:LISTED_NAMES])
+        more = f", … and {len(self.order) - LISTED_NAMES} more" if len(self.order) > LISTED_NAMES else ""
+        return (f"{name!r} is not in this ledger{hint}; it holds {len(self.order)} "
+                f"name{'s' if len(self.order) != 1 else ''}: {shown}{more}")
 
     def __contains__(self, name) -> bool:
         return name in self.items

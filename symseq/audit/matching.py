@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SymseqError
-from ..verify.claims import Claim, exact_value
+from ..verify.claims import Claim, entry_label, exact_value
 from ..verify.printed import PrintedNumber, read_printed
 from .document import Document
 from .report import Ambiguous, AuditReport, Erratum, Missing
@@ -1590,7 +1590,7 @@ class Auditor:
             text = e.text if isinstance(e, PrintedNumber) else claim.printed if len(r.rounded) == 1 else str(e)
             if r.holds[k] if len(r.holds) == len(r.rounded) else isinstance(e, PrintedNumber) and r.rounded[k] == e.text:
                 continue  # this entry holds (the claim's own verdict, entry by entry)
-            where = f"entry {k}: " if len(r.rounded) > 1 else ""
+            where = f"{entry_label(k, r.shape)}: " if len(r.rounded) > 1 else ""
             right = own.entries[k] if own is not None and len(r.rounded) > 1 and not isinstance(e, PrintedNumber) \
                 else str(r.rounded[k])
             faults.append(where + digit_fault(text, right) if isinstance(e, PrintedNumber)

@@ -30,6 +30,7 @@ import mpmath
 import sympy as sp
 
 from .. import ops
+from ..derive.symbolic import identity_proof
 from ..errors import ClaimError, SymseqError
 from ..ledger import Ledger
 from ..numbers import exact as exact_number, short, to_mpf
@@ -144,7 +145,10 @@ class Section:
 
         Args:
             printed: the string as the handout prints it: ``"0.792412"``,
-                ``"(0,4)"``, ``"[0.8,0.4]"``, ``"1/(1+e^{1/√2})"``, a LaTeX array.
+                ``"(0,4)"``, ``"[0.8,0.4]"``, ``"1/(1+e^{1/√2})"``, a LaTeX array,
+                or an array as NumPy or PyTorch print it (``"array([[0.1, 0.2], [0.3, 0.4]])"``,
+                ``"[[0.1 0.2]\n [0.3 0.4]]"``, ``"tensor([0.2500, 1.0000], grad_fn=<AddBackward0>)"``;
+                see :func:`symseq.verify.printed.read_array`), each entry to its printed digits.
             value: a node over a ledger (``A[1, 0]``, ``H_prime[1, :]``), a
                 SymPy expression over one ledger's scalar names (pass
                 ``ledger``), or an exact SymPy number or matrix.
@@ -177,9 +181,22 @@ class Section:
 
     def claim_shape(self, printed: str, shape, *, dims: dict | None = None, what: str = "", at: str = "",
                     near: str = "") -> Claim:
-        """State the printed shape (``"4×3"``, ``"T×d_k"`` with ``dims={"T": 4, "d_k": 2}``) of an object.
+        """State the printed shape of an object, in the form the page prints it.
 
-        ``shape`` is a tuple, a node, or a ledger name's handle; ``near`` as for :meth:`claim`.
+        Args:
+            printed: ``"4×3"``, ``"4 x 3"``, ``"4 \\times 3"``, ``"T×d_k"`` (with ``dims={"T": 4, "d_k": 3}``),
+                or as NumPy and PyTorch print a shape: ``"(4, 3)"``, ``"[4, 3]"``, ``"torch.Size([4, 3])"``
+                (the forms of :data:`symseq.verify.printed.SHAPE_FORMS`).
+            shape: a tuple, a node, or a ledger name's handle (its shape, rows × columns).
+            dims: the sizes of the names ``printed`` uses.
+            what, at, near: as for :meth:`claim`.
+
+        The claim holds when the printed sizes are the object's, in order. A one-dimensional printed shape
+        (``torch.Size([4])``) does not match a 1×4 row: the mismatch says so.
+
+        Raises:
+            ClaimError: for a ``printed`` that is not a string. A form not listed above is the claim's error
+                when it is checked, with the accepted forms.
         """
         _check_printed(printed)
         if isinstance(shape, ops.Node):
@@ -247,22 +264,33 @@ class Section:
         return claim
 
     def identity(self, statement: str, *differences, what: str = "", at: str = "", near: str = "") -> Claim:
-        """A property proved by reducing each of ``differences`` (SymPy expressions or matrices) to zero.
+        """A property proved by reducing each of ``differences`` to zero: left − right ≡ 0, entry by entry.
 
-        Each entry is expanded (derivatives at a point, ``Subs``, evaluated
-        first) and, when that does not give 0, simplified.
+        Args:
+            statement: the identity as the handout states it.
+            differences: SymPy expressions or matrices (left − right), or ``(left, right)`` pairs and
+                ``sp.Eq(left, right)`` (then a false identity shows the two sides' values).
+            what, at, near: as for :meth:`prove`.
+
+        Decided by :func:`symseq.derive.symbolic.identity_proof`: a name that stands for two SymPy symbols (a
+        plain ``sp.Symbol("y_1")`` beside the ledger's real ``y_1``) fails at once, with the fix
+        (``L.symbol("y_1")``); each entry is evaluated at 30 digits at a few exact random points inside its
+        domain, and a nonzero value fails the identity with that point and the values; an entry zero at
+        every point is then simplified to 0 by SymPy within a bounded time (30 s).
         """
+        pairs = [tuple(d.args) if isinstance(d, sp.Equality) else d for d in differences]
+        sided = any(isinstance(d, tuple) for d in pairs)
+        for d in pairs:
+            if isinstance(d, tuple) and len(d) != 2:
+                raise ClaimError(f"{self.title}: identity() takes differences (left − right) or (left, right) "
+                                 f"pairs; got a tuple of {len(d)}")
+        diffs = [_difference(*d) if isinstance(d, tuple) else d for d in pairs]
+        sides = [d if isinstance(d, tuple) else (d, sp.S.Zero) for d in pairs] if sided else None
+        owners = {L.items[n].symbol: f"the ledger {L.title!r}'s {n}" for L in self.ledgers for n in L.order
+                  if L.items[n].symbol is not None}
 
         def check():
-            for d in differences:
-                entries = list(d) if isinstance(d, sp.MatrixBase) else [d]
-                for e in entries:
-                    e = sp.sympify(e)
-                    e = e.doit() if e.has(sp.Subs) else e
-                    if sp.expand(e) != 0 and sp.simplify(e) != 0:
-                        return False, f"the difference {sp.simplify(e)} is not zero"
-            n = sum(len(list(d)) if isinstance(d, sp.MatrixBase) else 1 for d in differences)
-            return True, f"{n} difference(s) simplify to 0"
+            return identity_proof(diffs, sides=sides, owners=owners).check()
 
         return self.prove(statement, check, what=what, at=at, near=near)
 
@@ -371,19 +399,33 @@ class Section:
         self.reported_numbers.append(r)
         return r
 
-    def given(self, value: Any, *, what: str = "", at: str = "", near: str = "") -> Given:
+    def given(self, value: Any, *, what: str = "", at: str = "", near: str = "",
+              ledger: Ledger | None = None) -> Given:
         """Record an input the handout prints, with the exact value the derivation computes with.
 
         Args:
-            value: a ledger input or parameter (a node such as ``L["W_1"]`` or
-                ``W_Q.T``), or an exact SymPy number or matrix.
+            value: a ledger input or parameter: a matrix node (``L["W_1"]``,
+                ``W_Q.T``) or a scalar leaf's symbol (``x = L.input("x", exact("0.7"))``,
+                then ``s.given(x)``), a SymPy expression over one ledger's scalar
+                names, or an exact SymPy number or matrix.
             what: what the input is ("W_Q^T as printed", "d_k").
             at: the table that prints it ("Table 8"), if any; its rows are
                 compared with the rows of ``value`` in order.
             near: text of the line that prints it (``"target = X.new_tensor("``),
                 when neither the section's order nor a name before ``=`` places it;
                 the input is looked for on that line only.
+            ledger: the ledger whose scalar names ``value`` uses, when more than
+                one ledger of this section defines them (as for :meth:`claim`).
+
+        A scalar value is evaluated at once, on its ledger, to the exact number
+        ``symseq audit`` compares with the text.
+
+        Raises:
+            ClaimError: a scalar expression over names that no ledger of this
+                section defines, or over a leaf declared without a value.
         """
+        if isinstance(value, sp.Basic) and not isinstance(value, sp.MatrixBase) and value.free_symbols:
+            value = self._scalar_value(value, ledger, f"given({value}{', what=' + repr(what) if what else ''})")
         g = Given(value, what, self._location(at), at, seq=len(self.claims) + len(self.inputs), near=near)
         self.inputs.append(g)
         return g
@@ -396,6 +438,19 @@ class Section:
                     ledger[n]
         return self._show(PairedRowsSpec(label, ledger, list(pairs)))
 
+    def _scalar_value(self, expr, ledger: Ledger | None, call: str):
+        """The exact value of a scalar expression over a ledger's scalar names (for :meth:`given`).
+
+        Raises:
+            ClaimError: naming ``call`` when no ledger defines the names, or a leaf has no value.
+        """
+        L = ledger if ledger is not None else self._ledger_for(expr)
+        try:
+            return self.values.exact(ops.Scalar(expr), ledger=L)
+        except SymseqError as exc:
+            raise ClaimError(f"{self.title}: {call}: the input's value cannot be computed exactly ({exc}); give the "
+                             f"leaf its printed value, e.g. L.input('x', exact('0.7'))") from None
+
     def _ledger_for(self, expr) -> Ledger:
         names = {s.name for s in expr.free_symbols}
         hits = [L for L in self.ledgers if names <= set(L.items)]
@@ -403,10 +458,20 @@ class Section:
             return hits[0]
         if not hits:
             raise ClaimError(
-                f"{self.title}: the value uses {sorted(names)}, which no ledger of this section defines; "
-                f"pass ledger=... or create the ledger with section.ledger()"
+                f"{self.title}: the value uses {sorted(names)}, which no ledger of this section defines; create "
+                f"the ledger with s.ledger() (or register one a helper built with s.use(L)), or pass the ledger "
+                f"as ledger=... (claim and given take it)"
             )
         return hits[-1]
+
+
+def _difference(left, right):
+    """left − right for two SymPy expressions or two matrices of one shape."""
+    if isinstance(left, sp.MatrixBase) != isinstance(right, sp.MatrixBase) or (
+            isinstance(left, sp.MatrixBase) and left.shape != right.shape):
+        raise ClaimError(f"identity(): the two sides of a pair must be two expressions or two matrices of one shape; "
+                         f"got {getattr(left, 'shape', 'a scalar')} and {getattr(right, 'shape', 'a scalar')}")
+    return left - right
 
 
 def _check_printed(printed):

@@ -64,7 +64,7 @@ import sympy as sp
 
 from .. import ops
 from ..arrays import integer
-from ..errors import ConventionError, ShapeError
+from ..errors import ConventionError, LedgerError, ShapeError
 from ..functions import relu, sigmoid
 from ._naming import tagged
 
@@ -91,11 +91,12 @@ ACTIVATIONS = {"tanh": sp.tanh, "relu": relu, "sigmoid": sigmoid, "identity": ID
 class Recurrence:
     """The rows a recurrent cell appended, by time step.
 
-    ``h[t]`` is the handle of h_t (B×H, or a SymPy symbol for the scalar
-    RNN); ``z`` the Elman preactivations; ``gates`` the GRU (``"r"``, ``"u"``,
-    ``"h̃"``) or LSTM (``"i"``, ``"f"``, ``"c̃"``, ``"o"``) rows; ``c`` the
-    LSTM cell states. ``h_init``/``c_init`` are the given initial states
-    (None: zero).
+    ``h[k]`` is the handle of the k-th state (B×H, or a SymPy symbol for the
+    scalar RNN), named h_{start + k}; ``z`` the Elman preactivations; ``gates``
+    the GRU (``"r"``, ``"u"``, ``"h̃"``) or LSTM (``"i"``, ``"f"``, ``"c̃"``,
+    ``"o"``) rows; ``c`` the LSTM cell states. ``h_init``/``c_init`` are the
+    given initial states (None: zero). The lists count from 0 whatever the
+    page's time origin ``start``.
     """
 
     kind: str
@@ -110,6 +111,7 @@ class Recurrence:
     params: Any = None
     variant: str = ""
     scalar: bool = False
+    start: int = 0  # the time index of the first step as the page numbers it (rows z_{start}, h_{start}, ...)
 
     @property
     def T(self) -> int:
@@ -196,6 +198,49 @@ def derivative(phi) -> sp.Lambda:
     return sp.Lambda(var, sp.diff(body, var))
 
 
+ROW_KEYS = {"rnn": ("z", "h"), "gru": ("r", "u", "h̃", "h"), "lstm": ("i", "f", "c̃", "o", "c", "h")}
+"""The rows each cell appends per time step, by key (the key is also the default base of the row's name)."""
+
+
+def _row_namer(cell: str, start, names, tag, ledger=None):
+    """``name(key, k)``: the name of row ``key`` at the k-th step (k from 0), i.e. at time ``start + k``.
+
+    ``names`` maps a row key (:data:`ROW_KEYS`) to the base of its name (``{"z": "a"}`` names a_t) or to a
+    function of the time t returning the whole name (``{"h": lambda t: f"s^{{({t})}}"}``).
+
+    Raises:
+        ShapeError: a ``start`` that is not an integer.
+        ConventionError: an unknown key, or a name that is not a string or a function.
+        LedgerError: (when ``name`` is called) a row name ``ledger`` already holds, with the fix.
+    """
+    keys = ROW_KEYS[cell]
+    integer(start, f"{cell}: start, the time index of the first step as the page numbers it,",
+            expected="an integer (0 or 1)")
+    names = dict(names or {})
+    unknown = sorted(set(names) - set(keys))
+    if unknown:
+        raise ConventionError(f"{cell}: names= has no row {', '.join(map(repr, unknown))}; its rows are "
+                              f"{', '.join(map(repr, keys))} (map each to a base name such as 'a', or to a "
+                              f"function of t)")
+    for key, v in names.items():
+        if not (isinstance(v, str) and v) and not callable(v):
+            raise ConventionError(f"{cell}: names[{key!r}] must be a base name ('a' for a_t) or a function of the "
+                                  f"time t returning the row's name; got {v!r}")
+
+    def name(key: str, k: int) -> str:
+        t = int(start) + k
+        v = names.get(key, key)
+        out = tagged(v(t) if callable(v) else f"{v}_{{{t}}}" if t < 0 else f"{v}_{t}", tag)
+        if ledger is not None and out in ledger:
+            raise LedgerError(f"{cell}: the row {out!r} of step t = {t} is already defined in this ledger (an initial "
+                              f"state of that name?); number the steps as the page does with start= (start=1 gives "
+                              f"{names.get(key, key) if not callable(v) else key}_1, … and leaves {out!r} to the "
+                              f"initial state), or name the rows with names= or tag=")
+        return out
+
+    return name
+
+
 def _fmt(shape) -> str:
     return "scalar" if shape == () else "×".join(str(s) for s in shape)
 
@@ -279,8 +324,9 @@ def _affine(x, W, h, U, biases):
 # ---------------------------------------------------------------------------
 
 
-def rnn(L, xs, W_x, W_h, b=None, *, phi=sp.tanh, h_init=None, tag: str | None = None) -> Recurrence:
-    """Append z_t := x_t W_xᵀ + h_{t−1} W_hᵀ + b and h_t := φ(z_t) for t = 0, …, T−1 (the Elman RNN).
+def rnn(L, xs, W_x, W_h, b=None, *, phi=sp.tanh, h_init=None, tag: str | None = None, start: int = 0,
+        names: dict | None = None) -> Recurrence:
+    """Append z_t := x_t W_xᵀ + h_{t−1} W_hᵀ + b and h_t := φ(z_t) for t = start, …, start + T − 1 (the Elman RNN).
 
     Args:
         L: the ledger.
@@ -289,16 +335,22 @@ def rnn(L, xs, W_x, W_h, b=None, *, phi=sp.tanh, h_init=None, tag: str | None = 
         W_x: H×D input weight (scalar w_x), W_h: H×H recurrent weight (scalar w_h).
         b: None, one 1×H bias b_h, or torch's pair (b_ih, b_hh) (scalars for the scalar RNN).
         phi: the activation (see the module docstring); tanh by default, as torch's nn.RNN.
-        h_init: the initial state h_{−1} (B×H or scalar); None means h_{−1} = 0 and its term is left out.
+        h_init: the initial state h_{start−1} (B×H or scalar), a leaf the author names as the page does
+            (``L.input("h_0", ...)`` with ``start=1``); None means zero and its term is left out.
         tag: superscript added to the row names (z_t^{tag}).
+        start: the time index of the first step as the page numbers it: 0 (default; rows z_0, h_0, …) or 1
+            (rows z_1, h_1, …, so the page's initial state h_0 can be an input of that name).
+        names: the page's names of the rows: ``{"z": "a"}`` names the preactivations a_t; a value may be a
+            function of t returning the whole name. Keys ``"z"`` and ``"h"``.
 
     Returns:
-        :class:`Recurrence` with the handles of z_t and h_t (B×H, or scalars).
+        :class:`Recurrence` with the handles of z_t and h_t (B×H, or scalars), in time order from ``start``.
 
     Raises:
         ShapeError: an empty sequence (T must be at least 1), or widths of
             x_t, W_x and W_h that do not fit (the message names all three shapes).
-        ConventionError: an unknown activation.
+        ConventionError: an unknown activation, a ``start`` that is not an integer, or an unknown key of ``names``.
+        LedgerError: a row name already defined (an initial state named h_0 with ``start=0``: pass ``start=1``).
 
     Source: Week 06 handout (004), "One scalar recurrent model" and "General
     forward pass"; torch.nn.RNN (two biases, tanh or ReLU).
@@ -306,32 +358,38 @@ def rnn(L, xs, W_x, W_h, b=None, *, phi=sp.tanh, h_init=None, tag: str | None = 
     xs = _positions(xs)
     phi = activation(phi)
     biases = _biases(b)
+    name = _row_namer("rnn", start, names, tag, L)
     _check_widths("Elman RNN cell", _shape(xs[0]), W_x, W_h, biases, h_init)
-    run = Recurrence("rnn", xs, [], h_init=h_init, phi=phi, params=RNNParams(W_x, W_h, b), scalar=_shape(xs[0]) == ())
+    run = Recurrence("rnn", xs, [], h_init=h_init, phi=phi, params=RNNParams(W_x, W_h, b), scalar=_shape(xs[0]) == (),
+                     start=int(start))
     h = h_init
     for t, x in enumerate(xs):
-        z = L.define(tagged(f"z_{t}", tag), _affine(x, W_x, h, W_h, biases), note="preactivation")
-        h = L.define(tagged(f"h_{t}", tag), apply(phi, z), note="hidden state")
+        z = L.define(name("z", t), _affine(x, W_x, h, W_h, biases), note="preactivation")
+        h = L.define(name("h", t), apply(phi, z), note="hidden state")
         run.z.append(z)
         run.h.append(h)
     return run
 
 
-def sequence_inputs(L, T: int, *, width: int | None = None, batch: int = 1, name: str = "x", values=None) -> list:
-    """Inputs x_0, …, x_{T−1}: scalars (``width=None``) or batch×width matrices; optional exact ``values[t]``.
+def sequence_inputs(L, T: int, *, width: int | None = None, batch: int = 1, name: str = "x", values=None,
+                    start: int = 0) -> list:
+    """Inputs x_start, …, x_{start+T−1}: scalars (``width=None``) or batch×width matrices; optional exact
+    ``values[k]`` (k from 0). ``start`` is the page's time origin (1 for x_1, x_2, …), as for :func:`rnn`.
 
     Raises:
         ShapeError: when T < 1.
+        ConventionError: a ``start`` that is not an integer.
     """
     if int(T) < 1:
         raise ShapeError(f"a sequence needs at least one position: T must be at least 1 (got T={T})")
+    label = _row_namer("rnn", start, {"h": name}, None)
     out = []
     for t in range(int(T)):
         v = None if values is None else values[t]
         if width is None:
-            out.append(L.input(f"{name}_{t}", v))
+            out.append(L.input(label("h", t), v))
         else:
-            out.append(L.input(f"{name}_{t}", v, shape=None if v is not None else (batch, width)))
+            out.append(L.input(label("h", t), v, shape=None if v is not None else (batch, width)))
     return out
 
 
@@ -484,20 +542,27 @@ def gru_mix(u, h_prev, candidate):
     return (1 - u) * candidate if h_prev is None else u * h_prev + (1 - u) * candidate
 
 
-def gru(L, xs, p: GatedParams, *, variant: str = "torch", h_init=None, tag: str | None = None) -> Recurrence:
-    """Append the rows r_t, u_t, h̃_t, h_t of a GRU for t = 0, …, T−1 (equations in the module docstring).
+def gru(L, xs, p: GatedParams, *, variant: str = "torch", h_init=None, tag: str | None = None, start: int = 0,
+        names: dict | None = None) -> Recurrence:
+    """Append the rows r_t, u_t, h̃_t, h_t of a GRU for t = start, …, start + T − 1 (equations in the module
+    docstring).
 
     Args:
         xs: the inputs x_t (B×D handles, or one T×D matrix).
         p: :class:`GatedParams` with gates ``"r"``, ``"u"``, ``"n"`` (see :func:`gru_parameters`).
         variant: ``"torch"`` (default) or ``"cho2014"``.
-        h_init: h_{−1} (B×H); None means zero and drops its terms.
+        h_init: h_{start−1} (B×H), a leaf named as the page names it; None means zero and drops its terms.
+        tag: superscript added to the row names.
+        start: the page's time index of the first step (0 by default; 1 for rows r_1, u_1, …), as for :func:`rnn`.
+        names: the page's names of the rows, keys ``"r"``, ``"u"``, ``"h̃"``, ``"h"`` (``{"u": "z", "h̃": "n"}``
+            for torch's z_t and n_t); a value is a base name or a function of t returning the whole name.
 
     Returns:
-        :class:`Recurrence`; ``gates`` holds the lists ``"r"``, ``"u"``, ``"h̃"``.
+        :class:`Recurrence`; ``gates`` holds the lists ``"r"``, ``"u"``, ``"h̃"`` (keys as above, whatever the names).
 
     Raises:
-        ConventionError: an unknown variant (lists the valid ones).
+        ConventionError: an unknown variant (lists the valid ones), a ``start`` that is not an integer, or an
+            unknown key of ``names``.
         ShapeError: an empty sequence, or widths of x_t and the gate weights that do not fit.
 
     Source: torch.nn.GRU (reset after W_hn h + b_hn; h_t = (1 − z_t) ⊙ n_t + z_t ⊙ h_{t−1});
@@ -507,13 +572,15 @@ def gru(L, xs, p: GatedParams, *, variant: str = "torch", h_init=None, tag: str 
     xs = _positions(xs)
     if _shape(xs[0]) == ():
         raise ShapeError("GRU: give x_t as B×D matrices (a scalar GRU is the 1×1 case)")
+    name = _row_namer("gru", start, names, tag, L)
     _check_gated("GRU cell", p, GRU_GATES, _shape(xs[0]), h_init)
-    run = Recurrence("gru", xs, [], gates={"r": [], "u": [], "h̃": []}, h_init=h_init, params=p, variant=variant)
+    run = Recurrence("gru", xs, [], gates={"r": [], "u": [], "h̃": []}, h_init=h_init, params=p, variant=variant,
+                     start=int(start))
     h = h_init
     for t, x in enumerate(xs):
-        r = L.define(tagged(f"r_{t}", tag), ops.Map(sigmoid, _affine(x, p.W_x["r"], h, p.W_h["r"], _gate_bias(p, "r"))),
+        r = L.define(name("r", t), ops.Map(sigmoid, _affine(x, p.W_x["r"], h, p.W_h["r"], _gate_bias(p, "r"))),
                      note="reset gate")
-        u = L.define(tagged(f"u_{t}", tag), ops.Map(sigmoid, _affine(x, p.W_x["u"], h, p.W_h["u"], _gate_bias(p, "u"))),
+        u = L.define(name("u", t), ops.Map(sigmoid, _affine(x, p.W_x["u"], h, p.W_h["u"], _gate_bias(p, "u"))),
                      note="update (retention) gate; torch's z_t")
         inner = [x @ p.W_x["n"].T] + ([p.b_x["n"]] if p.b_x and p.b_x.get("n") is not None else [])
         b_hn = [p.b_h["n"]] if p.b_h and p.b_h.get("n") is not None else []
@@ -525,8 +592,8 @@ def gru(L, xs, p: GatedParams, *, variant: str = "torch", h_init=None, tag: str 
             if h is not None:
                 inner.append((r * h) @ p.W_h["n"].T)
             inner.extend(b_hn)
-        n = L.define(tagged(f"h̃_{t}", tag), ops.Map(sp.tanh, ops.add(*inner)), note="candidate state; torch's n_t")
-        h = L.define(tagged(f"h_{t}", tag), gru_mix(u, h, n),
+        n = L.define(name("h̃", t), ops.Map(sp.tanh, ops.add(*inner)), note="candidate state; torch's n_t")
+        h = L.define(name("h", t), gru_mix(u, h, n),
                      note="hidden state: retained old state plus written candidate")
         for key, v in (("r", r), ("u", u), ("h̃", n)):
             run.gates[key].append(v)
@@ -539,19 +606,25 @@ def gru(L, xs, p: GatedParams, *, variant: str = "torch", h_init=None, tag: str 
 # ---------------------------------------------------------------------------
 
 
-def lstm(L, xs, p: GatedParams, *, h_init=None, c_init=None, tag: str | None = None) -> Recurrence:
-    """Append the rows i_t, f_t, c̃_t, o_t, c_t, h_t of an LSTM for t = 0, …, T−1 (module docstring).
+def lstm(L, xs, p: GatedParams, *, h_init=None, c_init=None, tag: str | None = None, start: int = 0,
+         names: dict | None = None) -> Recurrence:
+    """Append the rows i_t, f_t, c̃_t, o_t, c_t, h_t of an LSTM for t = start, …, start + T − 1 (module docstring).
 
     Args:
         xs: the inputs x_t (B×D handles, or one T×D matrix).
         p: :class:`GatedParams` with gates ``"i"``, ``"f"``, ``"c"``, ``"o"`` (see :func:`lstm_parameters`).
-        h_init, c_init: h_{−1} and c_{−1} (B×H); None means zero.
+        h_init, c_init: h_{start−1} and c_{start−1} (B×H), leaves named as the page names them; None means zero.
+        tag: superscript added to the row names.
+        start: the page's time index of the first step (0 by default; 1 for rows i_1, …, h_1), as for :func:`rnn`.
+        names: the page's names of the rows, keys ``"i"``, ``"f"``, ``"c̃"``, ``"o"``, ``"c"``, ``"h"``
+            (``{"c̃": "g"}`` for torch's g_t); a value is a base name or a function of t returning the whole name.
 
     Returns:
         :class:`Recurrence`; ``gates`` holds ``"i"``, ``"f"``, ``"c̃"``, ``"o"``; ``c`` the cell states.
 
     Raises:
         ShapeError: an empty sequence, or widths of x_t and the gate weights that do not fit.
+        ConventionError: a ``start`` that is not an integer, or an unknown key of ``names``.
 
     Source: torch.nn.LSTM (gate order i, f, g, o; b_ih + b_hh; no peepholes);
     Week 06 handout (004), "An LSTM separates stored memory from the visible state".
@@ -559,21 +632,22 @@ def lstm(L, xs, p: GatedParams, *, h_init=None, c_init=None, tag: str | None = N
     xs = _positions(xs)
     if _shape(xs[0]) == ():
         raise ShapeError("LSTM: give x_t as B×D matrices (a scalar LSTM is the 1×1 case)")
+    name = _row_namer("lstm", start, names, tag, L)
     _check_gated("LSTM cell", p, LSTM_GATES, _shape(xs[0]), h_init)
     if c_init is not None and _shape(c_init) != _shape(xs[0])[:1] + (p.W_h["i"].shape[0],):
         raise ShapeError(f"LSTM cell: c_{{-1}} is {_fmt(_shape(c_init))} but must be "
                          f"{_shape(xs[0])[0]}×{p.W_h['i'].shape[0]} (batch × hidden width)")
     run = Recurrence("lstm", xs, [], gates={"i": [], "f": [], "c̃": [], "o": []}, h_init=h_init, c_init=c_init,
-                     params=p)
+                     params=p, start=int(start))
     h, c = h_init, c_init
     for t, x in enumerate(xs):
         pre = {a: _affine(x, p.W_x[a], h, p.W_h[a], _gate_bias(p, a)) for a in LSTM_GATES}
-        i = L.define(tagged(f"i_{t}", tag), ops.Map(sigmoid, pre["i"]), note="input gate")
-        f = L.define(tagged(f"f_{t}", tag), ops.Map(sigmoid, pre["f"]), note="forget gate")
-        g = L.define(tagged(f"c̃_{t}", tag), ops.Map(sp.tanh, pre["c"]), note="candidate storage; torch's g_t")
-        o = L.define(tagged(f"o_{t}", tag), ops.Map(sigmoid, pre["o"]), note="output gate")
-        c = L.define(tagged(f"c_{t}", tag), i * g if c is None else f * c + i * g, note="cell storage")
-        h = L.define(tagged(f"h_{t}", tag), o * ops.Map(sp.tanh, c), note="visible hidden state")
+        i = L.define(name("i", t), ops.Map(sigmoid, pre["i"]), note="input gate")
+        f = L.define(name("f", t), ops.Map(sigmoid, pre["f"]), note="forget gate")
+        g = L.define(name("c̃", t), ops.Map(sp.tanh, pre["c"]), note="candidate storage; torch's g_t")
+        o = L.define(name("o", t), ops.Map(sigmoid, pre["o"]), note="output gate")
+        c = L.define(name("c", t), i * g if c is None else f * c + i * g, note="cell storage")
+        h = L.define(name("h", t), o * ops.Map(sp.tanh, c), note="visible hidden state")
         for key, v in (("i", i), ("f", f), ("c̃", g), ("o", o)):
             run.gates[key].append(v)
         run.c.append(c)

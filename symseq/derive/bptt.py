@@ -140,15 +140,20 @@ def forward_names(bp: BPTT) -> list[str]:
 
 def _default_names(run: Recurrence, loss: SquaredError) -> dict:
     names = {}
-    for t, h in enumerate(run.h):
-        names[h.name] = f"g_{t}^h"
-    for t, z in enumerate(run.z):
-        names[z.name] = f"g_{t}^z"
-    for t, c in enumerate(run.c):
-        names[c.name] = f"g_{t}^c"
+
+    def g(k, sup):  # the adjoint of the k-th step's row, at the page's time start + k
+        t = run.start + k
+        return f"g_{t}^{sup}" if t >= 0 else f"g_{{{t}}}^{sup}"
+
+    for k, h in enumerate(run.h):
+        names[h.name] = g(k, "h")
+    for k, z in enumerate(run.z):
+        names[z.name] = g(k, "z")
+    for k, c in enumerate(run.c):
+        names[c.name] = g(k, "c")
     for key, rows in run.gates.items():
-        for t, r in enumerate(rows):
-            names[r.name] = f"g_{t}^{{{key}}}"
+        for k, r in enumerate(rows):
+            names[r.name] = g(k, f"{{{key}}}")
     ro = loss.readout
     if loss.scale == 1:
         for q, y in zip(ro.positions, ro.yhat):
@@ -164,6 +169,10 @@ def bptt(L: Ledger, run: Recurrence, loss: SquaredError, *, names: dict | None =
     unscaled sum, and ∂ℒ/∂ŷ_q otherwise (it equals e_q/T, e_q/B for means).
     ``names`` overrides any of these. The recurrence's rows must not carry a
     tag whose names would clash with another recurrence in the same ledger.
+    The subscript is the page's time: with ``cells.rnn(..., start=1)`` the
+    adjoint of h_1 is g_1^h. (Arguments named ``t`` of this module's functions,
+    such as :meth:`BPTT.g_h`, count the steps from 0 whatever ``start``;
+    :meth:`BPTT.adjoint` of a row's handle needs no count.)
 
     Raises:
         LedgerError: when a name is already taken (run backward once per loss).
@@ -172,6 +181,84 @@ def bptt(L: Ledger, run: Recurrence, loss: SquaredError, *, names: dict | None =
     all_names.update(names or {})
     grads = L.backward(loss.name, names=all_names, wrt=wrt)
     return BPTT(L, run, loss, grads, all_names)
+
+
+# ---------------------------------------------------------------------------
+# per-time-step terms of a shared weight's gradient
+# ---------------------------------------------------------------------------
+
+STEP_WEIGHTS = ("W_x", "W_h", "b")
+"""The shared Elman weights :func:`step_term` splits by time step (the input weight, the recurrent weight, the
+cell bias), by their roles; the parameter's own handle or ledger name is accepted too."""
+
+
+def step_term(bp: BPTT, wrt, t: int):
+    """The contribution of time step ``t`` to the gradient of a shared Elman weight, as BPTT pages print it
+    ("∂ℒ/∂W_x at t = 2").
+
+    The gradient of a weight used at every step is the sum of one term per step (Week 06 handout, 004, "Why
+    shared-weight gradients contain sums"; the ledger's adjoint row of the weight is that sum)::
+
+        ∇_{W_x} ℒ = Σ_t (g_t^z)ᵀ x_t,     ∇_{W_h} ℒ = Σ_t (g_t^z)ᵀ h_{t−1},     ∇_b ℒ = Σ_t 1ᵀ g_t^z
+
+    and this function returns the term of one t: (g_t^z)ᵀ x_t, (g_t^z)ᵀ h_{t−1} (zero at the first step when
+    the initial state is left out) or the column sums of g_t^z (summed over the B examples). Each equals the
+    gradient with respect to a copy of the weight used at step t only (torch: one ``nn.Parameter`` per step).
+
+    Args:
+        bp: the BPTT pass (:func:`bptt`) of an Elman recurrence (:func:`symseq.blocks.cells.rnn`).
+        wrt: ``"W_x"``, ``"W_h"`` or ``"b"`` (:data:`STEP_WEIGHTS`), or the parameter's handle or ledger name
+            (``"weight_ih_l0"``; for torch's two biases, either one: both get the same term).
+        t: the time step as the recurrence's rows are named (``start``, …, ``start + T − 1``; with
+            ``cells.rnn(..., start=1)`` the first step is t = 1).
+
+    Returns:
+        A node over the ledger of the weight's shape: W_x H×D, W_h H×H, b 1×H (g_t^z is B×H, x_t B×D,
+        h_{t−1} B×H); a SymPy expression over the ledger's names for the scalar RNN. Claim it like any value,
+        ``s.claim("0.0123", bptt.step_term(bp, "W_x", 2), what="∂ℒ/∂W_x at t = 2")`` (register the ledger with
+        ``s.use(L)`` when a helper built it); the terms of every t add up to the adjoint row ``bp.adjoint(W_x)``.
+
+    Raises:
+        ConventionError: a GRU or LSTM recurrence, or a weight that is none of the cell's.
+        LedgerError: a step t outside the recurrence, or a weight the backward pass gave no adjoint (``wrt=``).
+
+    Source: Week 06 handout (004), "Match each forward operation to its backward calculation" (Table 3) and the
+    sums over uses; torch autograd on per-step copies of the weight (tests/test_authoring_fixes.py).
+    """
+    run = bp.run
+    if run.kind != "rnn":
+        raise ConventionError(f"step_term splits the shared weights of the Elman RNN (W_x, W_h, b); this recurrence "
+                              f"is a {run.kind}: claim its gradient rows (bp.adjoint(name)) instead")
+    role = _step_role(run, wrt)
+    k = t - run.start
+    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= k < run.T:
+        raise LedgerError(f"step_term: t = {t!r} is no step of this recurrence; its steps are t = {run.start}, …, "
+                          f"{run.start + run.T - 1}")
+    g = bp.symbol(bp.g_z(k)) if run.scalar else bp.ref(bp.g_z(k))
+    if role == "b":
+        return g if run.scalar else ops.Sum(g, 0)
+    if role == "W_x":
+        local = run.x[k]
+    else:
+        local = run.h[k - 1] if k > 0 else run.h_init
+        if local is None:  # h_{start−1} = 0 is left out: the first step adds nothing to ∇_{W_h}
+            return sp.S.Zero if run.scalar else ops.Const(sp.zeros(*run.params.W_h.shape))
+    return g * local if run.scalar else g.T @ local
+
+
+def _step_role(run: Recurrence, wrt) -> str:
+    """"W_x", "W_h" or "b" for a role name, a parameter's handle, or its ledger name."""
+    if isinstance(wrt, str) and wrt in STEP_WEIGHTS:
+        return wrt
+    name = wrt if isinstance(wrt, str) else getattr(wrt, "name", None)
+    p = run.params
+    for role, leaf in (("W_x", p.W_x), ("W_h", p.W_h)):
+        if getattr(leaf, "name", None) == name:
+            return role
+    if any(getattr(b, "name", None) == name for b in cells._biases(p.b)):
+        return "b"
+    raise ConventionError(f"step_term: {wrt!r} is none of the cell's shared weights; give 'W_x', 'W_h' or 'b', or "
+                          f"the handle of {', '.join(str(getattr(x, 'name', x)) for x in [p.W_x, p.W_h] + cells._biases(p.b))}")
 
 
 # ---------------------------------------------------------------------------

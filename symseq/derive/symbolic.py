@@ -14,14 +14,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import signal
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+import mpmath
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from .. import ops
-from ..errors import ShapeError
+from ..errors import ClaimError, ShapeError, SymseqError
+from ..numbers import short
 
 _COUNTER = itertools.count()
 
@@ -124,3 +130,283 @@ def rational_point(symbols, seed: int = 0) -> dict:
 def numeric(expr, point: dict, digits: int = 30):
     """``expr`` at ``point`` (symbol → exact value), evaluated to ``digits`` significant digits."""
     return sp.N(expr.xreplace(point), digits)
+
+
+# ---------------------------------------------------------------------------
+# identities: decided numerically first, simplified only when numerically zero
+# ---------------------------------------------------------------------------
+
+IDENTITY_DIGITS = 30
+"""The working digits of the numeric stage of :func:`identity_proof`."""
+
+IDENTITY_POINTS = 3
+"""How many points inside the domain the numeric stage of :func:`identity_proof` evaluates a difference at."""
+
+SIMPLIFY_SECONDS = 30.0
+"""The time :func:`identity_proof` allows SymPy to reduce one numerically zero difference to 0."""
+
+
+class _OutOfTime(Exception):
+    """Raised inside SymPy by :func:`_time_limit` when the time allowed has passed."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    """Raise :class:`_OutOfTime` after ``seconds`` (a real-time timer: the main thread of a POSIX process, with no
+    other timer running; elsewhere the time is not limited)."""
+    usable = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+              and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
+    if not usable:
+        yield
+        return
+
+    def alarm(signum, frame):
+        raise _OutOfTime()
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old if old is not None else signal.SIG_DFL)
+
+
+def same_name_clashes(exprs) -> list[tuple[str, list]]:
+    """(name, symbols) for each name that stands for several SymPy symbols in ``exprs`` (the same name with other
+    assumptions, e.g. a ledger's real ``y_1`` and a plain ``sp.Symbol("y_1")``): SymPy treats them as different
+    variables, so a difference between them never vanishes."""
+    by_name: dict = {}
+    for e in exprs:
+        for s in getattr(e, "free_symbols", ()):
+            if isinstance(s, sp.Symbol) and not isinstance(s, sp.Dummy):
+                by_name.setdefault(s.name, set()).add(s)
+    return [(n, sorted(ss, key=lambda s: sorted(_assumed(s).items()))) for n, ss in sorted(by_name.items())
+            if len(ss) > 1]
+
+
+def _assumed(s: sp.Symbol) -> dict:
+    """The assumptions a symbol was created with (``{"real": True}``; ``{}`` for a plain ``sp.Symbol``)."""
+    return dict(getattr(s, "_assumptions_orig", None) or {})
+
+
+def _describe_assumptions(s: sp.Symbol) -> str:
+    a = _assumed(s)
+    return ", ".join(f"{k}={v}" for k, v in sorted(a.items())) if a else "no assumptions"
+
+
+def clash_detail(clashes, owners=None) -> str:
+    """The message for :func:`same_name_clashes`: which name, which assumptions, and the fix. ``owners`` maps a
+    symbol to a description of where it comes from ("the ledger 'one step'")."""
+    owners = owners or {}
+    parts = []
+    for name, syms in clashes:
+        kinds = "; ".join(f"{owners.get(s, 'a symbol')} with {_describe_assumptions(s)}" for s in syms)
+        parts.append(f"the name {name!r} stands for {len(syms)} different SymPy symbols ({kinds}), which SymPy "
+                     f"never takes for equal")
+    fix = ", ".join(f"L.symbol({n!r})" for n, _ in clashes)
+    return "; ".join(parts) + f": build every side from the ledger's own symbols ({fix}, or the handle the ledger " \
+                              f"returned), not from a new sp.Symbol"
+
+
+def _sample(s: sp.Symbol, rnd) -> sp.Rational:
+    """An exact point for ``s`` inside the domain its assumptions give (positive, negative, integer, real)."""
+    if s.is_integer:
+        v = sp.Integer(rnd.randint(1, 5))
+        return -v if s.is_negative else v if (s.is_positive or s.is_nonnegative) else v * rnd.choice((1, -1))
+    v = sp.Rational(rnd.randint(3, 37), rnd.randint(11, 23))  # in (0.13, 3.4), no simple fraction
+    if s.is_negative or s.is_nonpositive:
+        return -v
+    if s.is_positive or s.is_nonnegative:
+        return v
+    return v * rnd.choice((1, -1))
+
+
+def _concrete_functions(expr, rnd) -> dict:
+    """Each undefined function of ``expr`` (a general φ) as a concrete smooth function with random coefficients:
+    a difference that is not zero for that φ is not zero for every φ."""
+    out = {}
+    for f in sorted({a.func for a in expr.atoms(AppliedUndef)}, key=str):
+        n = len(next(a for a in expr.atoms(AppliedUndef) if a.func == f).args)
+        xs = sp.symbols("u" if n == 1 else f"u:{n}", real=True, seq=True)
+        body = sum(sp.Rational(rnd.randint(2, 9), 7) * sp.sin(sp.Rational(rnd.randint(3, 11), 5) * x)
+                   + sp.Rational(rnd.randint(1, 9), 13) * x ** 2 for x in xs) + sp.Rational(rnd.randint(1, 9), 17)
+        out[f] = sp.Lambda(xs, body)
+    return out
+
+
+def _concrete(expr, funcs: dict):
+    """``expr`` with its undefined functions replaced by ``funcs`` and the derivatives that makes computable done."""
+    e = expr
+    for f, lam in funcs.items():
+        e = e.replace(f, lam)
+    return e.doit() if e.has(sp.Derivative, sp.Subs) else e
+
+
+def _at(expr, point: dict, digits: int):
+    """``expr`` (no undefined function left) at ``point`` with mpmath at ``digits`` digits, by the backends' own
+    evaluation (:func:`symseq.backends.scalar.evaluate`, linear in the expression's size); None outside its real
+    domain (a complex or undefined value, a division by zero)."""
+    from ..backends.mpmath_backend import MpmathLibrary
+    from ..backends.scalar import evaluate as evaluate_scalar
+
+    ctx = mpmath.MPContext()
+    ctx.dps = digits
+    lib = MpmathLibrary(ctx)
+    try:
+        v = evaluate_scalar(expr, lib, {}, {s: lib.number(x) for s, x in point.items()})
+    except (SymseqError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, NotImplementedError):
+        return None
+    if isinstance(v, (ctx.mpc, complex)):
+        if abs(v.imag) > ctx.mpf(10) ** (-(digits - 5)) * max(1, abs(v.real)):
+            return None  # complex: the point lies outside the real domain (√ or log of a negative number)
+        v = v.real
+    try:
+        v = ctx.mpf(v)
+    except (TypeError, ValueError):
+        return None
+    return None if ctx.isnan(v) or ctx.isinf(v) else mpmath.mpf(v)
+
+
+def _point_text(point: dict, funcs: dict, limit: int = 12) -> str:
+    items = sorted(point.items(), key=lambda kv: kv[0].name)
+    text = ", ".join(f"{s} = {v}" for s, v in items[:limit])
+    if len(items) > limit:
+        text += f" and {len(items) - limit} more"
+    if funcs:
+        text += " with " + ", ".join(f"{f}({', '.join(map(str, lam.variables))}) = {lam.expr}"
+                                     for f, lam in funcs.items())
+    return text
+
+
+def _numeric_witness(diff, sides, digits: int, points: int, seed: int):
+    """(witness text or None, how many points were evaluated, the largest |value| there): the first point inside
+    the domain where ``diff`` is not numerically zero, with the two sides' values when ``sides`` is given."""
+    import random
+
+    rnd = random.Random(seed)
+    funcs = _concrete_functions(diff, rnd)
+    try:
+        e = _concrete(diff, funcs)
+    except Exception:  # noqa: BLE001 - SymPy cannot apply the concrete φ: no numeric stage
+        return None, 0, None
+    syms = sorted(e.free_symbols, key=lambda s: s.name)
+    done, largest = 0, None
+    for _ in range(4 * points):
+        if done >= points:
+            break
+        point = {s: _sample(s, rnd) for s in syms}
+        v = _at(e, point, digits)
+        if v is None:
+            continue
+        done += 1
+        largest = abs(v) if largest is None else max(largest, abs(v))
+        scale = max([abs(t) for t in (_at(a, point, digits) for a in sp.Add.make_args(e)) if t is not None] + [1])
+        if abs(v) > mpmath.mpf(10) ** (-(digits - 10)) * scale:
+            where = f"at {_point_text(point, funcs)}" if point or funcs else "as numbers"
+            if sides is not None:
+                a, b = (_at(_concrete(sp.sympify(x), funcs), point, digits) for x in sides)
+                return (f"the two sides differ {where}: left {_short(a)}, right {_short(b)} (difference "
+                        f"{_short(v)})"), done, largest
+            return f"the difference{_brief(diff)} is not zero {where}: it is {_short(v)}", done, largest
+        if not point:
+            break  # a number: one evaluation decides
+    return None, done, largest
+
+
+def _brief(e) -> str:
+    """`` 2*z``: a short difference, expanded, to show in a message; "" for a long one (never simplified)."""
+    if sp.count_ops(e) > 40:
+        return ""
+    text = str(sp.expand(e))
+    return f" {text}" if len(text) <= 60 else ""
+
+
+def _short(v) -> str:
+    return "undefined" if v is None else short(v, 12)
+
+
+def _as_expr(d):
+    """A difference as a SymPy object (numbers converted, text never parsed); None when it cannot be one."""
+    if isinstance(d, str):
+        return None
+    try:
+        return sp.sympify(d, strict=True)
+    except (sp.SympifyError, TypeError):
+        return None
+
+
+def identity_proof(differences, *, sides=None, owners=None, digits: int = IDENTITY_DIGITS,
+                   points: int = IDENTITY_POINTS, seconds: float = SIMPLIFY_SECONDS) -> Proof:
+    """Decide that every difference (SymPy expressions or matrices) is identically zero: numerically first, then
+    exactly.
+
+    1. Names that stand for several symbols (:func:`same_name_clashes`) fail at once, saying which and how to fix.
+    2. Each entry (derivatives at a point and ``Subs`` evaluated) is evaluated at ``digits`` digits at ``points``
+       exact random points inside its domain (each symbol's assumptions; points where a root or logarithm turns
+       complex, or a division by zero occurs, are skipped), a general function φ taken as a random smooth
+       function. A value that is not zero there (beyond 10^−(digits−10) of its terms' size) fails the identity
+       with that point and the value (the two sides' values, when ``sides`` gives them as (left, right) pairs).
+    3. An entry that is numerically zero everywhere it was evaluated is reduced to 0 by ``expand`` and then
+       ``simplify``, within ``seconds``; when SymPy does not reach 0, the identity fails and says so (it is
+       zero at every point tried, but not proved).
+
+    Args:
+        differences: SymPy expressions or matrices, each left − right.
+        sides: None, or one (left, right) pair per difference (the values shown for a false identity).
+        owners: symbol → where it comes from, for the message of step 1.
+        digits, points, seconds: the numeric stage's digits and points, and the time SymPy is given per entry.
+
+    Returns:
+        :class:`Proof`: ``detail`` is "N difference(s) simplify to 0" when every one does.
+
+    Raises:
+        ClaimError: a difference that is neither a SymPy expression nor a matrix.
+
+    Source: numeric zero-testing before symbolic simplification, as in SymPy's own ``Expr.equals``
+    (random-point evaluation) and Schwartz–Zippel style identity testing.
+    """
+    entries = []
+    for k, d in enumerate(differences):
+        sd = sides[k] if sides is not None else None
+        if isinstance(d, sp.MatrixBase):
+            ls = list(sd[0]) if sd is not None else [None] * len(d)
+            rs = list(sd[1]) if sd is not None else [None] * len(d)
+            entries += [(sp.sympify(e), None if sd is None else (a, b), (k, i, d.shape)) for i, (e, a, b)
+                        in enumerate(zip(d, ls, rs))]
+        elif isinstance(_as_expr(d), sp.Expr):
+            entries.append((_as_expr(d), sd, (k, None, None)))
+        else:
+            raise ClaimError(f"an identity's difference {k} must be a SymPy expression or matrix (left − right); got "
+                             f"a {type(d).__name__} (give two sides as sides=[(left, right)], or use s.identity, "
+                             f"which takes (left, right) pairs)")
+    clashes = same_name_clashes([e for e, _, _ in entries] + [x for _, s, _ in entries if s for x in s])
+    if clashes:
+        return Proof("identity", False, clash_detail(clashes, owners))
+    for n, (e, sd, (k, i, shape)) in enumerate(entries):
+        e = e.doit() if e.has(sp.Subs) else e
+        if e == 0:
+            continue
+        where = "" if len(entries) == 1 else (f"difference {k}" if i is None else
+                                               f"difference {k}, entry ({i // shape[1]}, {i % shape[1]})") + ": "
+        witness, tried, largest = _numeric_witness(e, sd, digits, points, seed=1000 + n)
+        if witness is not None:
+            return Proof("identity", False, where + witness)
+        try:
+            with _time_limit(seconds):
+                reduced = sp.expand(e)
+                reduced = reduced if reduced == 0 else sp.simplify(e)
+            zero = reduced == 0
+        except _OutOfTime:
+            zero = None
+        if zero is False and reduced.is_number and not reduced.free_symbols and len(str(reduced)) < 80:
+            return Proof("identity", False, f"{where}the difference is {reduced} ≈ {_short(sp.N(reduced, 30))}, "
+                                            f"not 0")
+        if not zero:
+            told = "" if not tried else (f"it is zero to {digits - 10} digits at {tried} point(s) (largest "
+                                         f"|value| {_short(largest)}), but ")
+            how = f"SymPy did not reduce it to 0 within {seconds:g} s" if zero is None else \
+                "SymPy does not simplify it to 0"
+            return Proof("identity", False, f"{where}{told}{how}; prove it another way (expand by hand, or "
+                                            f"s.agree at the ledger's values)")
+    return Proof("identity", True, f"{len(entries)} difference(s) simplify to 0")

@@ -190,8 +190,23 @@ def problems(report) -> list[str]:
         head = _where(c)
         printed = f"printed {c.printed!r}: " if (r.status == "error" or c.kind == "shape") \
             and c.printed not in r.message else ""
-        out.append(f"{r.status.upper()} {head}: {printed}{r.message}")
+        out.append(f"{r.status.upper()} {head}: {printed}{_entries_text(r)}")
     return out
+
+
+SHOWN_ENTRIES = 8
+"""How many wrong entries of one matrix or vector a terminal line lists before "and N more" (JSON has all)."""
+
+
+def _entries_text(r) -> str:
+    """A claim's message, with at most :data:`SHOWN_ENTRIES` of its wrong entries (then how many more, and where
+    to read them all)."""
+    if len(r.wrong) <= SHOWN_ENTRIES:
+        return r.message
+    n = len(r.wrong)
+    head = r.message[:r.message.index(r.wrong[0])] if r.wrong[0] in r.message else ""
+    return (head + "; ".join(r.wrong[:SHOWN_ENTRIES])
+            + f"; and {n - SHOWN_ENTRIES} more (symseq verify --json FILE lists every one)")
 
 
 def fragile_notes(report) -> list[str]:

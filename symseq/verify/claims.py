@@ -20,6 +20,7 @@ Rules (DESIGN.md, "Claims"):
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -92,6 +93,7 @@ class Result:
     method: str = ""
     message: str = ""
     fragile: list = field(default_factory=list)  # notes on printed decimals that sit near a rounding boundary
+    wrong: list = field(default_factory=list)  # one line per entry that does not hold ("(2, 0): printed …")
 
     @property
     def ok(self) -> bool:
@@ -334,8 +336,12 @@ def _check_shape(claim: Claim) -> Result:
     text = "×".join(str(g) for g in got)
     if want == got:
         return Result("ok", values=[text], method="shape")
+    why = ""
+    if len(want) == 1 and len(got) == 2 and 1 in got:  # torch.Size([4]) of a vector held as a 1×4 row
+        why = (f" (the page prints a one-dimensional shape; symseq holds a vector as a {text} matrix: claim the "
+               f"shape as {text}, or claim the length with s.claim)")
     return Result("mismatch", values=[text], method="shape",
-                  message=f"printed {claim.printed} = {'×'.join(map(str, want))}, but the object is {text}")
+                  message=f"printed {claim.printed} = {'×'.join(map(str, want))}, but the object is {text}{why}")
 
 
 def _check_property(claim: Claim) -> Result:
@@ -372,7 +378,7 @@ def _check_value(claim: Claim, dps: int) -> Result:
         if isinstance(e, PrintedNumber) and not exact_rel:
             ok, rnd, err, how = _check_rounded(claim, e, v, ex, dps, idx)
             if ok and err is not None and 0.5 - abs(err) <= FRAGILE_UNITS:
-                fragile.append(_fragile_note(claim, e, v, err, idx, len(p.entries)))
+                fragile.append(_fragile_note(claim, e, v, err, idx, shape))
             err = err if err is None or err == float("inf") else round(err, 3)
         else:
             target = e.value if isinstance(e, PrintedNumber) else e
@@ -389,7 +395,8 @@ def _check_value(claim: Claim, dps: int) -> Result:
                  exact=_displayable(exact), rounded=rounded, errors=errors, holds=list(statuses),
                  method=", ".join(sorted(m for m in methods if m)), fragile=fragile)
     if status == "mismatch":
-        res.message = _mismatch_message(claim, p, vals, statuses, rounded, errors)
+        res.wrong = _wrong_entries(claim, p, vals, shape, statuses, rounded, errors)
+        res.message = _mismatch_message(res.wrong, len(statuses))
     return res
 
 
@@ -449,7 +456,7 @@ def _check_rounded(claim: Claim, e: PrintedNumber, v, ex, dps, idx=0):
 FRAGILE_UNITS = 0.01  # a printed decimal this close (in units of its last digit) to a rounding boundary is noted
 
 
-def _fragile_note(claim: Claim, e: PrintedNumber, v, err: float, idx: int, n: int) -> str:
+def _fragile_note(claim: Claim, e: PrintedNumber, v, err: float, idx: int, shape: tuple) -> str:
     """For a printed decimal that holds but whose value lies within :data:`FRAGILE_UNITS` of a unit of its last
     digit from the rounding boundary (``err`` is printed − value in units of that digit, as
     :func:`_check_rounded` decided it): where it is, and the digits a float32 and a float64 computation of the
@@ -465,24 +472,40 @@ def _fragile_note(claim: Claim, e: PrintedNumber, v, err: float, idx: int, n: in
         except SymseqError:  # a value the NumPy backend cannot compute (an exact-only function): no float digit
             continue
         shown.append(f"{dtype} prints {round_like(mpmath.mpf(x), e, claim.digits)}")
-    where = f"entry {idx}: " if n > 1 else ""
-    return (f"{where}printed {e.text} lies {short(mpmath.mpf(margin) * 100, 2)}% of a unit from the "
+    where = entry_label(idx, shape)
+    return (f"{where + ': ' if where else ''}printed {e.text} lies {short(mpmath.mpf(margin) * 100, 2)}% of a unit from the "
             f"rounding boundary {short(boundary, 12)} (value {decimal_text(v, 12)})"
             + (f"; {', '.join(shown)}" if shown else ""))
 
 
-def _mismatch_message(claim, p, vals, statuses, rounded, errors) -> str:
-    bad = [i for i, s in enumerate(statuses) if not s]
-    parts = []
-    for i in bad[:4]:
+def entry_label(idx: int, shape: tuple) -> str:
+    """The place of entry ``idx`` (row-major) of a value of ``shape`` as a reader finds it: ``"(2, 0)"`` (row,
+    column, from 0) in a matrix of several rows and columns, ``"entry 4"`` in a vector, ``""`` for a scalar."""
+    if len(shape) == 2 and shape[0] > 1 and shape[1] > 1:
+        return f"({idx // shape[1]}, {idx % shape[1]})"
+    return f"entry {idx}" if math.prod(shape or (1,)) > 1 else ""
+
+
+def _wrong_entries(claim, p, vals, shape, statuses, rounded, errors) -> list[str]:
+    """One line per entry that does not hold, in order: where, printed, correct rounding, value, error in units."""
+    out = []
+    for i, ok in enumerate(statuses):
+        if ok:
+            continue
         e = p.entries[i]
         printed = e.text if isinstance(e, PrintedNumber) else str(e)
-        where = f" entry {i}" if len(statuses) > 1 else ""
+        where = entry_label(i, shape) if len(statuses) > 1 else ""
         err = errors[i]
         unit = f", off by {err:+.2f} units of the last digit" if isinstance(err, float) and err != float("inf") else ""
-        parts.append(f"{where} printed {printed}, correct {rounded[i]} (value {decimal_text(vals[i], 12)}){unit}")
-    more = f"; {len(bad) - 4} more" if len(bad) > 4 else ""
-    return ";".join(parts).strip() + more
+        out.append(f"{where + ': ' if where else ''}printed {printed}, correct {rounded[i]} "
+                   f"(value {decimal_text(vals[i], 12)}){unit}")
+    return out
+
+
+def _mismatch_message(wrong: list[str], n: int) -> str:
+    """Every wrong entry of a value of ``n`` entries (the JSON report and the pytest plugin show them all)."""
+    head = f"{len(wrong)} of {n} entries wrong: " if n > 1 else ""
+    return head + "; ".join(wrong)
 
 
 def describe(claim: Claim) -> str:
