@@ -82,11 +82,17 @@ def _script_runs(text: str, i: int, table: dict) -> tuple[str, int]:
     return "".join(table[c] for c in text[i:j]), j
 
 
+# A subscript that is a word: two or more letters after ``_`` (d_head, W_out), or three or more in braces
+# (d_{model}); ``A_{ij}`` keeps its two indices.
+_WORD_SCRIPT = re.compile(r"_(?:([A-Za-z]{2,})(?![A-Za-z0-9{])|\{([A-Za-z]{3,})\})")
+
+
 def tex_math(text: str) -> str:
     """Math-mode LaTeX (ASCII) for a Unicode formula fragment.
 
     ``ŷ − y`` → ``\\hat{y} - y``; ``∂ℒ/∂W_Q`` → ``\\partial \\mathcal{L}/\\partial W_Q``;
-    ``g₀ᶻ`` → ``g_{0}^{z}``; ``Wᵀ`` → ``W^{\\top}``; ``√2`` → ``\\sqrt{2}``.
+    ``g₀ᶻ`` → ``g_{0}^{z}``; ``Wᵀ`` → ``W^{\\top}``; ``√2`` → ``\\sqrt{2}``; a subscript that is a word
+    is upright, ``d_head`` → ``d_{\\mathrm{head}}``.
     ASCII passes through unchanged apart from ``#$%&~\\``, so LaTeX already in
     the text (``S_{6j}``) keeps its meaning.
     """
@@ -100,6 +106,11 @@ def tex_math(text: str) -> str:
             base = _math_char(ch)
             out.append("%s{%s}" % (ACCENT_MATH[nxt], base))
             i += 2
+            continue
+        word = _WORD_SCRIPT.match(s, i) if ch == "_" else None
+        if word:  # d_head: the subscript is the word "head", not h followed by "ead"
+            out.append(r"_{\mathrm{%s}}" % (word.group(1) or word.group(2)))
+            i = word.end()
             continue
         if ch in SUBSCRIPTS:
             run, i = _script_runs(s, i, SUBSCRIPTS)

@@ -183,29 +183,51 @@ _NAMEISH = re.compile(r"^[A-Za-z\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff'′]*"
                       r"([_^](\{[^{}\s]*\}|\([^()\s]*\)|[A-Za-z0-9\u0370-\u03ff+\-−'′]+))+$")
 
 
-def label_parts(label: str) -> list[tuple[str, str]]:
+def label_parts(label: str, *, inside_words: bool = False) -> list[tuple[str, str]]:
     """Split a row or column label into ("text", s) and ("name", s) pieces.
 
     Words that look like handout symbols (``A_{6j}``, ``S_6j``, ``g_t^z``,
     ``H^(0)``) are names, typeset as math; the rest is text ("Raw dot
     product", "0: a"). ``$...$`` and ``\\(...\\)`` spans are LaTeX math taken as
-    given.
+    given. With ``inside_words`` a symbol is also found inside a longer word (``d_k=2,`` → ``d_k`` then
+    ``=2,``; ``ε>0``): what LaTeX typesets, so that no ``_`` or ``{`` of a name is left in the text.
     """
     out: list[tuple[str, str]] = []
     pos = 0
     for m in re.finditer(r"\$([^$]+)\$|\\\((.+?)\\\)", label):
         if m.start() > pos:
-            out.extend(_words(label[pos:m.start()]))
+            out.extend(_words(label[pos:m.start()], inside_words))
         out.append(("math", m.group(1) or m.group(2)))
         pos = m.end()
-    out.extend(_words(label[pos:]))
+    out.extend(_words(label[pos:], inside_words))
     return out
 
 
-def _words(text: str) -> list[tuple[str, str]]:
+# A symbol inside a word: not after a letter, digit, backslash or dot (a file name 000_3e.txt, a module path
+# torch.nn.clip_grad_norm_), nor followed by another script mark or a call (code: clip_grad_norm_(...)).
+_NAME_INSIDE = re.compile(r"(?<![A-Za-z0-9\u0370-\u03ff\\._])[A-Za-z\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff'′]*"
+                          r"(?:[_^](?:\{[^{}\s]*\}|\([^()\s]*\)|[A-Za-z0-9\u0370-\u03ff'′]+))+(?![_^(A-Za-z0-9])")
+
+
+def _inside(piece: str) -> list[tuple[str, str]]:
+    out, pos = [], 0
+    for m in _NAME_INSIDE.finditer(piece):
+        if m.start() > pos:
+            out.append(("text", piece[pos:m.start()]))
+        out.append(("name", m.group(0)))
+        pos = m.end()
+    if pos < len(piece):
+        out.append(("text", piece[pos:]))
+    return out
+
+
+def _words(text: str, inside_words: bool = False) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for piece in re.split(r"(\s+)", text):
         if not piece:
+            continue
+        if inside_words and not _NAMEISH.match(piece.rstrip(",.;:)")):
+            out.extend(_inside(piece))
             continue
         trail = ""
         core = piece
@@ -243,12 +265,13 @@ def unicode_label(label: str) -> str:
 
 
 def latex_label(label: str) -> str:
-    """A label for LaTeX text mode: symbols as math (``$A_{6j}$``), the rest escaped."""
+    """A label or sentence for LaTeX text mode: symbols as math (``$A_{6j}$``, ``d_k=2`` → ``$d_{k}$=2``),
+    even inside a word, the rest escaped (:func:`~symseq.present.tex.tex_text`)."""
     from .notation import latex_name
     from .tex import tex_math, tex_text
 
     out = []
-    for kind, s in label_parts(str(label)):
+    for kind, s in label_parts(str(label), inside_words=True):
         if kind == "name":
             out.append("$%s$" % latex_name(s))
         elif kind == "math":
@@ -263,7 +286,7 @@ def mathtext_label(label: str) -> str:
     from .notation import latex_name
 
     out = []
-    for kind, s in label_parts(str(label)):
+    for kind, s in label_parts(str(label), inside_words=True):
         if kind == "name":
             out.append("$%s$" % latex_name(s))
         elif kind == "math":
