@@ -38,14 +38,25 @@ from ..numbers import Decimalish, handout_decimal
 from .views import (heatmap_caption, heatmap_view, latex_label, ledger_values,
                     paired_view, rounding_label, step, table_view)
 
-PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable", "array")
+PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable", "array", "graphicx")
 PREAMBLE = r"""\documentclass[10pt]{article}
 \usepackage[T1]{fontenc}
 \usepackage{lmodern}
-\usepackage[margin=1.8cm]{geometry}
+\usepackage[margin=1.4cm]{geometry}
 \usepackage{amsmath,amssymb}
-\usepackage{booktabs,longtable,array}
+\usepackage{booktabs,longtable,array,graphicx}
 \allowdisplaybreaks
+\setlength{\jot}{2pt}
+\setlength{\LTpre}{4pt}
+\setlength{\LTpost}{4pt}
+\makeatletter
+\renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-2ex\@plus -.5ex\@minus -.2ex}{1ex\@plus .2ex}%
+  {\normalfont\large\bfseries}}
+\renewcommand\paragraph{\@startsection{paragraph}{4}{\z@}{1.5ex\@plus .5ex\@minus .2ex}{-1em}%
+  {\normalfont\normalsize\bfseries}}
+\makeatother
+\AtBeginDocument{\setlength{\abovedisplayskip}{5pt plus 2pt minus 2pt}%
+  \setlength{\belowdisplayskip}{5pt plus 2pt minus 2pt}}
 """
 
 
@@ -61,6 +72,15 @@ def number(d: Decimalish) -> str:
     if d.exponent is not None:
         return r"%s \times 10^{%d}" % (d.mantissa, d.exponent)
     return d.text
+
+
+def fit_width(math: str, width: str = r"\linewidth", *, display: bool = True) -> str:
+    """``math`` at its natural size, or scaled down to ``width`` when it is wider (``\\resizebox`` of
+    graphicx, decided by TeX when it typesets: only a formula that would run off the page shrinks). Usable in
+    math mode (an ``align*`` cell) and in text (a table cell)."""
+    style = r"\displaystyle " if display else ""
+    return (r"\setbox0=\hbox{$%s%s$}\ifdim\wd0>%s\resizebox{%s}{!}{\box0}\else\box0\fi"
+            % (style, math, width, width))
 
 
 def _notation(ledger=None) -> Notation:
@@ -185,6 +205,8 @@ def break_lines(tex: str, width: int = LINE_WIDTH, first: int = 0) -> list[str]:
 def _aligned_rhs(lhs: str, rhs: str, rel: str = "=") -> str:
     """``lhs &= rhs`` for an ``align*``, the right-hand side continued on indented lines when it is long."""
     parts = break_lines(rhs, first=visible_width(lhs) + 2)
+    room = LINE_WIDTH - visible_width(lhs) - 4
+    parts = [fit_width(p, r"0.8\linewidth") if visible_width(p) > room else p for p in parts]
     return f"{lhs} &{rel} " + " \\\\\n  &\\quad ".join(parts)
 
 
@@ -235,7 +257,7 @@ def _equations(entries, *, boxed_inline: bool, against: dict | None = None):
     return (_same_values(leaves) if boxed_inline else leaves) + rows, boxed
 
 
-HALF_WIDTH = 44  # visible characters of an equation that fits one of two columns
+HALF_WIDTH = 48  # visible characters of an equation that fits one of two columns
 
 
 def _align(eqs, *, columns: int = 1) -> str:
@@ -479,7 +501,7 @@ def printed_latex(claim) -> str:
     text = claim.printed.strip()
     matrix = _source_matrix(text) if "\\begin" in text else None
     if matrix is not None:
-        return f"${matrix}$"
+        return fit_width(matrix, display=False)
     parts = tex_source_parts(text)
     if parts is None:
         return texttt(text)
@@ -507,6 +529,8 @@ def value_latex(claim) -> str:
     if len(vals) > 16:
         return "$%s$ matrix" % r"\times".join(str(s) for s in r.shape)
     shape = r.shape if r.shape else ()
+    if len(shape) == 2 and shape[0] > 1:
+        return fit_width(_entries_tex(vals, shape), display=False)
     return "$%s$" % _entries_tex(vals, shape)
 
 
@@ -608,8 +632,8 @@ def compact_claims_latex(claims, *, section_title: str = "") -> str:
         i = j
     return "\n".join([
         r"\begingroup\footnotesize",
-        r"\begin{longtable}{@{}>{\raggedright}p{0.4\linewidth}>{\raggedright}p{0.2\linewidth}"
-        r">{\raggedright\arraybackslash}p{0.27\linewidth}l@{}}",
+        r"\begin{longtable}{@{}>{\raggedright}p{0.46\linewidth}>{\raggedright}p{0.17\linewidth}"
+        r">{\raggedright\arraybackslash}p{0.25\linewidth}l@{}}",
         r"\toprule",
         r"Quantity & Printed & Exact & \\",
         r"\midrule",
@@ -710,7 +734,8 @@ def section_latex(s, *, digits: int = 6, claims: bool = True, full: bool = False
         try:
             out.append(display_latex(spec))
         except SymseqError as exc:  # one broken display does not hide the rest of the derivation
-            out.append(r"\noindent\textbf{%s cannot be shown:} %s\par" % (tex_text(spec.label), tex_text(str(exc))))
+            out.append(r"\noindent\textbf{%s cannot be shown:} %s\par" % (latex_label(spec.label),
+                                                                           latex_label(str(exc))))
     typeset = [] if typeset is None else typeset
     for L in s.ledgers:
         out.append(_ledger_once(L, s, typeset, digits=digits, full=full))

@@ -192,6 +192,12 @@ def _math_run(text: str, pos: int):
     characters (``₀₁`` → ``\\ensuremath{_{01}}``), ``ᵀ``, ``√``, Greek letters and symbols
     (:data:`GREEK_TEX`, :data:`SYMBOL_TEX`) and ``< > |``, which the text fonts do not all hold."""
     ch = text[pos]
+    nxt = text[pos + 1] if pos + 1 < len(text) else ""
+    if nxt in ACCENT_MATH and ch.isalpha():  # a letter with a mark Unicode has no single character for: h̃
+        return 2, r"\ensuremath{%s{%s}}" % (ACCENT_MATH[nxt], _math_char(ch))
+    d = unicodedata.normalize("NFD", ch)
+    if "\u1e00" <= ch <= "\u1eff" and len(d) == 2 and d[1] in ACCENT_MATH:  # Ḡ, ẋ: the accent is mathematics
+        return 1, r"\ensuremath{%s{%s}}" % (ACCENT_MATH[d[1]], d[0])
     if ch in SUBSCRIPTS or ch in SUPERSCRIPTS:
         table = SUBSCRIPTS if ch in SUBSCRIPTS else SUPERSCRIPTS
         run, end = _script_runs(text, pos, table)

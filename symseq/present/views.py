@@ -190,7 +190,8 @@ def label_parts(label: str, *, inside_words: bool = False) -> list[tuple[str, st
     ``H^(0)``) are names, typeset as math; the rest is text ("Raw dot
     product", "0: a"). ``$...$`` and ``\\(...\\)`` spans are LaTeX math taken as
     given. With ``inside_words`` a symbol is also found inside a longer word (``d_k=2,`` → ``d_k`` then
-    ``=2,``; ``ε>0``): what LaTeX typesets, so that no ``_`` or ``{`` of a name is left in the text.
+    ``=2,``; ``ε>0``): what LaTeX typesets, so that no ``_`` or ``{`` of a name is left in the text; code
+    (``torch.nn.utils``, ``clip_grad_norm_``) is then a ("code", s) piece.
     """
     out: list[tuple[str, str]] = []
     pos = 0
@@ -203,18 +204,32 @@ def label_parts(label: str, *, inside_words: bool = False) -> list[tuple[str, st
     return out
 
 
-# A symbol inside a word: not after a letter, digit, backslash or dot (a file name 000_3e.txt, a module path
-# torch.nn.clip_grad_norm_), nor followed by another script mark or a call (code: clip_grad_norm_(...)).
-_NAME_INSIDE = re.compile(r"(?<![A-Za-z0-9\u0370-\u03ff\\._])[A-Za-z\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff'′]*"
-                          r"(?:[_^](?:\{[^{}\s]*\}|\([^()\s]*\)|[A-Za-z0-9\u0370-\u03ff'′]+))+(?![_^(A-Za-z0-9])")
+# A symbol inside a word: a letter (any script, with its accents; ∇, ℓ, ∂ too) with sub- or superscripts,
+# not after a letter, backslash, dot or underscore (a module path torch.nn.clip_grad_norm_), nor followed by
+# another script mark (code: clip_grad_norm_); W_1W_2 is two names.
+_LETTER = r"(?:[^\W\d_]|[∇ℓ∂])[\u0300-\u036f]*"
+_NAME_INSIDE = re.compile(r"(?<![^\W\d_]|[\\._])" + _LETTER + r"(?:[^\W_]|['′])*(?:[_^](?:\{[^{}\s]*\}|\([^()\s]*\)"
+                          r"|\[[^\[\]\s]*\]|[0-9]+|" + _LETTER + r"(?:" + _LETTER + r"|[0-9'′])*))+(?![_^0-9])")
+# Code in a sentence: a dotted path (torch.nn.utils), a name with two underscores or ending in one
+# (clip_by_global_norm, clip_grad_norm_), or a keyword argument (max_norm=), set in typewriter type as it is.
+_CODE = re.compile(r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+"
+                   r"|[A-Za-z]{2,}(?:_[A-Za-z0-9]*){2,}|[A-Za-z]{2,}_[A-Za-z]{2,}(?==))")
+# A script after a closing bracket: FF(X)_i.
+_AFTER_BRACKET = re.compile(r"(?<=[)\]])[_^](?:\{[^{}\s]*\}|[A-Za-z0-9]+)")
 
 
 def _inside(piece: str) -> list[tuple[str, str]]:
     out, pos = [], 0
-    for m in _NAME_INSIDE.finditer(piece):
+    code = _CODE.search(piece)
+    if code:
+        before, after = piece[:code.start()], piece[code.end():]
+        return (_inside(before) if before else []) + [("code", code.group(0))] + (_inside(after) if after else [])
+    for m in sorted([*_NAME_INSIDE.finditer(piece), *_AFTER_BRACKET.finditer(piece)], key=lambda m: m.start()):
+        if m.start() < pos:
+            continue
         if m.start() > pos:
             out.append(("text", piece[pos:m.start()]))
-        out.append(("name", m.group(0)))
+        out.append(("name", m.group(0)) if m.re is _NAME_INSIDE else ("math", "{}" + m.group(0)))
         pos = m.end()
     if pos < len(piece):
         out.append(("text", piece[pos:]))
@@ -272,7 +287,9 @@ def latex_label(label: str) -> str:
 
     out = []
     for kind, s in label_parts(str(label), inside_words=True):
-        if kind == "name":
+        if kind == "code":
+            out.append(r"\texttt{%s}" % tex_text(s))
+        elif kind == "name":
             out.append("$%s$" % latex_name(s))
         elif kind == "math":
             out.append("$%s$" % tex_math(s))
@@ -287,7 +304,9 @@ def mathtext_label(label: str) -> str:
 
     out = []
     for kind, s in label_parts(str(label), inside_words=True):
-        if kind == "name":
+        if kind == "code":
+            out.append(r"\texttt{%s}" % tex_text(s))
+        elif kind == "name":
             out.append("$%s$" % latex_name(s))
         elif kind == "math":
             out.append("$%s$" % s)
