@@ -107,3 +107,10 @@ def test_formulas_from_a_latex_source_are_typeset_and_compile(tmp_path):
     doc = ("\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\begin{document}\n"
            + "\n".join(source_formula_text(s) + r"\par" for s in cases) + "\n\\end{document}\n")
     pdflatex(doc, tmp_path)
+
+
+def test_a_subscript_that_is_a_word_is_upright():
+    """d_head set d with subscript h followed by "ead"; the word is the subscript, upright."""
+    assert tex_math("T×d_head", words=True) == r"T\times d_{\mathrm{head}}"
+    assert tex_math("d_{model}", words=True) == r"d_{\mathrm{model}}"
+    assert tex_math("d_k") == "d_k" and tex_math("A_{ij}") == "A_{ij}"  # one letter, or two indices, stay

@@ -1,24 +1,34 @@
 """LaTeX for handouts: derivation steps, forward/backward tables, boxed results, booktabs tables.
 
 One derivation object, one deterministic document (the same bytes on every
-run, in any process):
+run, in any process), short by default (``symseq latex``; ``--full`` is the
+long form):
 
 * each ledger as an ``align*`` of its rows, ``name = formula`` in handout
   notation (``\\odot`` for the Hadamard product, ``^{\\top}`` for the
   transpose, ``\\mathbf`` matrices), exact closed forms and decimals where
-  short; gradients of parameters repeated in ``\\boxed`` form after the steps
-  (as Week 06, handout 004, boxes ∂ℒ/∂w_x, ∂ℒ/∂w_h, ∂ℒ/∂w_o);
+  short; the names of parameters' gradients boxed (as Week 06, handout 004,
+  boxes ∂ℒ/∂w_x, ∂ℒ/∂w_h, ∂ℒ/∂w_o; ``full`` repeats them boxed after the
+  steps); runs of short steps in two columns; a formula too wide to break
+  scaled down to the line (:func:`fit_width`);
+* a ledger that shares most of its steps with one typeset before (another
+  section's, or the same object used again) is referred to by title and
+  section, with only the steps and values that differ (:func:`section_latex`);
 * a section's displays in recorded order: paired forward/backward rows as a
   two-column ``tabular`` (Week 06, Table 3), matrices as booktabs tables
   rounded as the handout rounds them (three significant digits print 0.150
   as 0.15), heatmaps as tables with masked entries marked ``\\times``;
-* the claims as a ``longtable`` with printed value, value and status.
+* the claims as a compact ``longtable`` (:func:`compact_claims_latex`): what
+  is claimed, the printed text as the handout printed it, the exact form,
+  the status; the entries of one printed table are one row.
 
-The output is ASCII: Unicode in names and sentences becomes LaTeX commands
-(ŷ → ``\\hat{y}``, ε → ``\\epsilon``, ∂ → ``\\partial``), so a standalone
-document compiles with pdflatex and the packages of texlive-latex-base and
-texlive-latex-recommended: amsmath, amssymb, booktabs, longtable, array and
-geometry (:data:`PACKAGES`).
+Every name goes through :mod:`.notation` (in sentences too:
+:func:`~symseq.present.views.latex_label`), text is escaped by
+:func:`~symseq.present.tex.tex_text` (pylatexenc). The output is ASCII:
+Unicode in names and sentences becomes LaTeX commands (ŷ → ``\\hat{y}``,
+ε → ``\\epsilon``, ∂ → ``\\partial``), so a standalone document compiles with
+pdflatex and the packages of texlive-latex-base and texlive-latex-recommended
+(:data:`PACKAGES`, and geometry, fontenc and lmodern in :data:`PREAMBLE`).
 
 :func:`repr_latex` gives the MathJax flavour (math only, no ``tabular``)
 used by ``_repr_latex_`` in Jupyter.
@@ -205,8 +215,10 @@ def break_lines(tex: str, width: int = LINE_WIDTH, first: int = 0) -> list[str]:
 def _aligned_rhs(lhs: str, rhs: str, rel: str = "=") -> str:
     """``lhs &= rhs`` for an ``align*``, the right-hand side continued on indented lines when it is long."""
     parts = break_lines(rhs, first=visible_width(lhs) + 2)
-    room = LINE_WIDTH - visible_width(lhs) - 4
-    parts = [fit_width(p, r"0.8\linewidth") if visible_width(p) > room else p for p in parts]
+    # a piece that break_lines could not cut to its line (one matrix, one long product) is scaled by TeX when
+    # it is wider than the line; the width estimate is rough, so only a clear excess asks for it
+    rooms = [LINE_WIDTH - visible_width(lhs) - 2] + [LINE_WIDTH - 4] * (len(parts) - 1)
+    parts = [fit_width(p, r"0.8\linewidth") if visible_width(p) > room + 8 else p for p, room in zip(parts, rooms)]
     return f"{lhs} &{rel} " + " \\\\\n  &\\quad ".join(parts)
 
 
@@ -473,7 +485,7 @@ def _source_matrix(text: str) -> str | None:
     if any(w not in SOURCE_COMMANDS for w in words) or not balanced_braces(rest):
         return None
     pieces = re.split(r"(\\(?:begin|end)\{[A-Za-z]+\}(?:\[[lcr|]+\])?|\\[A-Za-z]+|\\\\|\\.|&)", text)
-    out = "".join(p if p.startswith("\\") or p == "&" else tex_math(p) for p in pieces if p)
+    out = "".join(p if p.startswith("\\") or p == "&" else tex_math(p, words=True) for p in pieces if p)
     return re.sub(r"(\\begin\{array\})\[([lcr|]+)\]", r"\1{\2}", out)
 
 

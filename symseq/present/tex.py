@@ -87,12 +87,12 @@ def _script_runs(text: str, i: int, table: dict) -> tuple[str, int]:
 _WORD_SCRIPT = re.compile(r"_(?:([A-Za-z]{2,})(?![A-Za-z0-9{])|\{([A-Za-z]{3,})\})")
 
 
-def tex_math(text: str) -> str:
+def tex_math(text: str, *, words: bool = False) -> str:
     """Math-mode LaTeX (ASCII) for a Unicode formula fragment.
 
     ``ŷ − y`` → ``\\hat{y} - y``; ``∂ℒ/∂W_Q`` → ``\\partial \\mathcal{L}/\\partial W_Q``;
-    ``g₀ᶻ`` → ``g_{0}^{z}``; ``Wᵀ`` → ``W^{\\top}``; ``√2`` → ``\\sqrt{2}``; a subscript that is a word
-    is upright, ``d_head`` → ``d_{\\mathrm{head}}``.
+    ``g₀ᶻ`` → ``g_{0}^{z}``; ``Wᵀ`` → ``W^{\\top}``; ``√2`` → ``\\sqrt{2}``. With ``words`` (a formula
+    as a handout printed it), a subscript that is a word is upright: ``d_head`` → ``d_{\\mathrm{head}}``.
     ASCII passes through unchanged apart from ``#$%&~\\``, so LaTeX already in
     the text (``S_{6j}``) keeps its meaning.
     """
@@ -107,7 +107,7 @@ def tex_math(text: str) -> str:
             out.append("%s{%s}" % (ACCENT_MATH[nxt], base))
             i += 2
             continue
-        word = _WORD_SCRIPT.match(s, i) if ch == "_" else None
+        word = _WORD_SCRIPT.match(s, i) if ch == "_" and words else None
         if word:  # d_head: the subscript is the word "head", not h followed by "ead"
             out.append(r"_{\mathrm{%s}}" % (word.group(1) or word.group(2)))
             i = word.end()
@@ -328,7 +328,7 @@ def tex_source_parts(text: str) -> list[tuple[str, str]] | None:
             if not balanced_braces(body):
                 return None
             pieces = re.split(r"(\\[A-Za-z]+|\\.)", body)
-            body = _join_commands([p if p.startswith("\\") else tex_math(p) for p in pieces if p])
+            body = _join_commands([p if p.startswith("\\") else tex_math(p, words=True) for p in pieces if p])
         out.append((kind, body))
         if trail:
             out.append(("text", " "))
