@@ -284,3 +284,12 @@ def test_a_matrix_wider_than_the_page_shrinks_to_fit(tmp_path):
     assert r"\resizebox{0.8\linewidth}{!}" in tex
     log = pdflatex(standalone_document(tex), tmp_path)
     assert not re.search(r"Overfull \\hbox \((?:[6-9]|\d\d+)", log), re.findall(r"Overfull \\hbox \([0-9.]+pt", log)
+
+
+def test_a_numeric_step_shows_its_values_put_in():
+    """handcalcs' three lines: the formula, the formula with the values of its names, the result."""
+    L = Ledger("one step")
+    w, x, b = L.parameter("w_x", "0.5"), L.input("x_0", -2), L.input("b", "0.25")
+    L.define("z_0", w * x + b)
+    tex = ledger_latex(L, compact=True)
+    assert r"z_{0} &= b + w_{x} x_{0} = 0.25 + 0.5 \cdot \left(-2\right) = - \frac{3}{4} \approx -0.75" in tex, tex

@@ -41,6 +41,7 @@ import re
 import mpmath
 import sympy as sp
 
+from .. import ops
 from ..errors import SymseqError
 from .notation import HandoutLatexPrinter, Notation
 from .tex import balanced_braces, mathjax_text, source_formula_text, tex_math, tex_source_parts, tex_text, texttt
@@ -243,9 +244,34 @@ def _ledger_entries(ledger, n, num, ex, digits) -> list[dict]:
     for it in ledger.rows:
         st = step(ledger, it.name, n)
         formula = st.formula + (f" = {st.simplified}" if st.simplified else "")
-        out.append(dict(name=it.name, lhs=st.name, formula=formula, value=_value_part(it, num, ex, digits).strip(),
-                        boxed=st.boxed))
+        value = _value_part(it, num, ex, digits).strip()
+        out.append(dict(name=it.name, lhs=st.name, formula=formula, value=value, boxed=st.boxed,
+                        numbers=_substituted(it, ledger, n, num, ex, digits) if value else ""))
     return out
+
+
+def _substituted(item, ledger, n, num: dict, ex: dict, digits: int) -> str:
+    """A scalar step with the values of its names put in (handcalcs' middle line: ``z_0 = w_x x_0 =
+    0.5 \\cdot 1``), rounded as the ledger's values are; "" for a step that is not a formula over named
+    numbers, or over more than six of them."""
+    if not isinstance(item.node, ops.Scalar):
+        return ""
+    expr = item.node.expr  # with the inputs fixed at zero dropped, as the step's simplified form (views.step)
+    expr = expr.xreplace({ledger[s.name].symbol: 0 for s in expr.free_symbols if s.name in ledger
+                          and ledger[s.name].kind == "input" and ledger[s.name].value == 0})
+    if expr.is_number:
+        return ""
+    names = sorted({s.name for s in expr.free_symbols}, key=str)
+    if not names or len(names) > 6 or any(nm not in num or nm not in ledger or ledger[nm].shape != () for nm in names):
+        return ""
+    text = {}
+    for nm in names:
+        e = _flat(ex[nm])[0] if nm in ex else None
+        v = e if getattr(e, "is_Integer", False) else number(handout_decimal(
+            e if isinstance(e, sp.Rational) else _flat(num[nm])[0], digits))
+        t = str(v)
+        text[ledger[nm].symbol] = r"\left(%s\right)" % t if t.startswith("-") else t
+    return n.expr(expr, text, numbers=True)
 
 
 def _equations(entries, *, boxed_inline: bool, against: dict | None = None):
@@ -263,7 +289,8 @@ def _equations(entries, *, boxed_inline: bool, against: dict | None = None):
             if e["value"]:
                 (leaves if not e["formula"] else rows).append((lhs, value, rel))
             continue
-        rows.append((lhs, e["formula"] + (" " + e["value"] if e["value"] else ""), "="))
+        numbers = f" = {e['numbers']}" if e.get("numbers") else ""
+        rows.append((lhs, e["formula"] + numbers + (" " + e["value"] if e["value"] else ""), "="))
         if e["boxed"] and not boxed_inline:
             boxed.append(_boxed(e["lhs"], e["formula"].split(" = ")[0]))
     return (_same_values(leaves) if boxed_inline else leaves) + rows, boxed
