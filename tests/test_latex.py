@@ -264,6 +264,7 @@ def test_names_in_sentences_are_typeset():
     assert latex_label("torch.nn.utils.clip_grad_norm_(..., max_norm=1.0)") == (
         r"\texttt{torch.nn.utils.clip\_grad\_norm\_}(..., \texttt{max\_norm}=1.0)")
     assert latex_label("Source 000_30e9e4099f2cd2dc.txt") == r"Source 000\_30e9e4099f2cd2dc.txt"
+    assert latex_label("ω_j = 10000^(−2⌊j/2⌋/D)") == r"$\omega_{j}$ = 10000${}^{(-2\lfloor j/2\rfloor/D)}$"
 
 
 def test_the_fragment_compiles_with_the_packages_it_names(tmp_path):

@@ -64,6 +64,8 @@ def latex_name(name: str, *, bold: bool = False) -> str:
     def part(s):
         if s in GREEK:
             return GREEK[s][1]
+        if s == "ell":  # the loss of one position, ℓ
+            return r"\ell"
         if re.fullmatch(r"[A-Za-z]{2,}", s):
             return r"\mathrm{%s}" % s
         if re.fullmatch(r"[A-Za-z]{2,}[_^].+", s):  # a name inside a script: v_{LN_1} → v_{\mathrm{LN}_{1}}

@@ -214,8 +214,8 @@ _NAME_INSIDE = re.compile(r"(?<![^\W\d_]|[\\._])" + _LETTER + r"(?:[^\W_]|['′]
 # (clip_by_global_norm, clip_grad_norm_), or a keyword argument (max_norm=), set in typewriter type as it is.
 _CODE = re.compile(r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+"
                    r"|[A-Za-z]{2,}(?:_[A-Za-z0-9]*){2,}|[A-Za-z]{2,}_[A-Za-z]{2,}(?==))")
-# A script after a closing bracket: FF(X)_i.
-_AFTER_BRACKET = re.compile(r"(?<=[)\]])[_^](?:\{[^{}\s]*\}|[A-Za-z0-9]+)")
+# A script after a closing bracket, a power of a number: FF(X)_i, 10000^(−2⌊j/2⌋/D) (not a file name 000_3e.txt).
+_AFTER_BRACKET = re.compile(r"(?:(?<=[)\]])[_^]|(?<=[0-9])\^)(?:\{([^{}\s]*)\}|(\([^()\s]*\)|[A-Za-z0-9]+))")
 
 
 def _inside(piece: str) -> list[tuple[str, str]]:
@@ -229,7 +229,8 @@ def _inside(piece: str) -> list[tuple[str, str]]:
             continue
         if m.start() > pos:
             out.append(("text", piece[pos:m.start()]))
-        out.append(("name", m.group(0)) if m.re is _NAME_INSIDE else ("math", "{}" + m.group(0)))
+        out.append(("name", m.group(0)) if m.re is _NAME_INSIDE else
+                   ("math", "{}%s{%s}" % (m.group(0)[0], m.group(1) if m.group(1) is not None else m.group(2))))
         pos = m.end()
     if pos < len(piece):
         out.append(("text", piece[pos:]))
