@@ -3,7 +3,7 @@
     symseq list
     symseq verify [NAME ...] [--path DIR] [--json FILE] [--digits N]
     symseq show NAME [SECTION]
-    symseq latex NAME [-o FILE] [--standalone] [--force]
+    symseq latex NAME [-o FILE] [--standalone] [--force] [--full]
     symseq figure NAME KIND [-o FILE] [--force]
     symseq audit FILE [--derivation NAME ...] [--json OUT]
     symseq new NAME
@@ -91,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     lx.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     lx.add_argument("--section", metavar="SECTION", help="only the sections whose title starts with or contains this (or that show this table or figure, e.g. 'Table 13')")
     lx.add_argument("--no-claims", action="store_true", help="leave out the tables of claims")
+    lx.add_argument("--full", action="store_true",
+                    help="every section's ledgers in full and one row per claim (default: each ledger once, "
+                         "claims as compact tables)")
     lx.add_argument("--digits", type=int, default=6, metavar="N", help="significant digits of ledger values")
     common(lx)
 
@@ -266,7 +269,7 @@ def cmd_latex(args, out) -> int:
     if to_file:
         check_target(args.output, force=args.force, inputs=_inputs([d]))
     text = derivation_latex(d, _sections(d, args.section), standalone=args.standalone, digits=args.digits,
-                            claims=not args.no_claims)
+                            claims=not args.no_claims, full=args.full)
     if not to_file:
         sys.stdout.write(text)
         return 0

@@ -36,3 +36,15 @@ def pdflatex(tex: str, folder: Path, name: str = "doc") -> str:
     assert (folder / f"{name}.pdf").stat().st_size > 1000
     assert "Missing character" not in log, [ln for ln in log.splitlines() if "Missing character" in ln][:5]
     return log
+
+
+def pdftotext(pdf: Path) -> str:
+    """The text of a PDF as ``pdftotext`` (poppler-utils) reads it; fails when it is missing, since a test that
+    calls it has just compiled with pdflatex (.ci/run installs both)."""
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        pytest.fail("pdftotext is missing: apt-get install poppler-utils (.ci/run installs it with pdflatex)")
+    r = subprocess.run([exe, "-enc", "UTF-8", str(pdf), "-"], stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, errors="replace")
+    assert r.returncode == 0, r.stderr
+    return r.stdout

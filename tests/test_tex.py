@@ -28,7 +28,7 @@ def test_text_escapes_specials_and_typography():
     assert tex_text("50% & $5 #1 a_b {c} ~ ^ \\") == (
         r"50\% \& \$5 \#1 a\_b \{c\} \textasciitilde{} \textasciicircum{} \textbackslash{}")
     assert tex_text("p(B|AB)") == r"p(B\textbar{}AB)"
-    assert tex_text("café") == r"caf\'{e}"
+    assert tex_text("café") == r"caf\'e"
     assert tex_text("φ′(z₀)") == r"\ensuremath{\phi}\ensuremath{'}(z\ensuremath{_{0}})"
     assert tex_text("日") == "[U+65E5]"  # no LaTeX spelling: visible, and still compiles
 
@@ -107,3 +107,10 @@ def test_formulas_from_a_latex_source_are_typeset_and_compile(tmp_path):
     doc = ("\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\begin{document}\n"
            + "\n".join(source_formula_text(s) + r"\par" for s in cases) + "\n\\end{document}\n")
     pdflatex(doc, tmp_path)
+
+
+def test_a_subscript_that_is_a_word_is_upright():
+    """d_head set d with subscript h followed by "ead"; the word is the subscript, upright."""
+    assert tex_math("T×d_head", words=True) == r"T\times d_{\mathrm{head}}"
+    assert tex_math("d_{model}", words=True) == r"d_{\mathrm{model}}"
+    assert tex_math("d_k") == "d_k" and tex_math("A_{ij}") == "A_{ij}"  # one letter, or two indices, stay

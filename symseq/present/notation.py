@@ -64,6 +64,8 @@ def latex_name(name: str, *, bold: bool = False) -> str:
     def part(s):
         if s in GREEK:
             return GREEK[s][1]
+        if s == "ell":  # the loss of one position, ℓ
+            return r"\ell"
         if re.fullmatch(r"[A-Za-z]{2,}", s):
             return r"\mathrm{%s}" % s
         if re.fullmatch(r"[A-Za-z]{2,}[_^].+", s):  # a name inside a script: v_{LN_1} → v_{\mathrm{LN}_{1}}
@@ -312,10 +314,15 @@ def _root_argument(s: str, base) -> str:
 
 
 class HandoutLatexPrinter(LatexPrinter):
-    """LaTeX printing with ledger names and handout conventions (1/√2, φ′, \\odot)."""
+    """LaTeX printing with ledger names and handout conventions (1/√2, φ′, \\odot).
 
-    def __init__(self, names=None, placeholders=None, rank=None, entrywise=()):
-        super().__init__({"fold_short_frac": False, "mul_symbol": None, "inv_trig_style": "abbreviated"})
+    ``numbers``: the placeholders stand for numbers (a step with its values substituted), so every product
+    is written with ``\\cdot`` (0.5 \\cdot 2, never 0.5 2)."""
+
+    def __init__(self, names=None, placeholders=None, rank=None, entrywise=(), numbers=False):
+        super().__init__({"fold_short_frac": False, "mul_symbol": "dot" if numbers else None,
+                          "inv_trig_style": "abbreviated"})
+        self.numbers = numbers
         self.names = names or {}
         self.placeholders = placeholders or {}
         self.rank = rank or (lambda name: 3)
@@ -383,7 +390,7 @@ class HandoutLatexPrinter(LatexPrinter):
                 s = self._print(f)
                 if f.is_Add or s.startswith("-"):
                     s = r"\left(%s\right)" % s
-                out += s if k == 0 else (r" \cdot " if f.is_Number else " ") + s
+                out += s if k == 0 else (r" \cdot " if f.is_Number or self.numbers else " ") + s
             return out
         return super()._print_Mul(expr)
 
@@ -505,13 +512,15 @@ class Notation:
                     return f"∂{loss}/∂{of}" if self.uni else r"\frac{\partial %s}{\partial %s}" % (loss, of)
         return unicode_name(n) if self.uni else latex_name(n, bold=self._is_matrix(n))
 
-    def expr(self, e, placeholders=None, *, entrywise=False) -> str:
+    def expr(self, e, placeholders=None, *, entrywise=False, numbers=False) -> str:
         """``e`` in this notation; ``placeholders`` print symbols as given text. ``entrywise``: the placeholders
-        stand for matrices (a function applied entrywise), so products of them print with ⊙."""
+        stand for matrices (a function applied entrywise), so products of them print with ⊙. ``numbers``
+        (LaTeX): they stand for numbers, so products print with ``\\cdot``."""
         if isinstance(e, sp.MatrixBase):
             return self.matrix(e)
         p = (UnicodePrinter if self.uni else HandoutLatexPrinter)(
-            self.names, placeholders, self.rank, entrywise=tuple(placeholders or ()) if entrywise else ())
+            self.names, placeholders, self.rank, entrywise=tuple(placeholders or ()) if entrywise else (),
+            **({"numbers": True} if numbers and not self.uni else {}))
         if self.ledger is not None:
             for s in e.free_symbols if isinstance(e, sp.Basic) else ():
                 if s.name in self.ledger and s.name not in p.names:

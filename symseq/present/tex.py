@@ -7,9 +7,9 @@ the packages of texlive-latex-base alone:
 * :func:`tex_math` turns a Unicode formula fragment into math-mode LaTeX:
   ``ŷ`` → ``\\hat{y}``, ``∂`` → ``\\partial``, ``g₀ᶻ`` → ``g_{0}^{z}``,
   ``⊙`` → ``\\odot``, ``√2`` → ``\\sqrt{2}``.
-* :func:`tex_text` escapes a sentence for text mode (``#$%&_{}~^\\``), turns
-  typographic Unicode into LaTeX (``—`` → ``---``, ``§`` → ``\\S``, ``é`` →
-  ``\\'{e}``) and wraps mathematical characters in ``\\ensuremath``.
+* :func:`tex_text` escapes a sentence for text mode (``#$%&_{}~^\\``) with
+  pylatexenc, which also turns typographic Unicode into LaTeX (``—`` → ``---``,
+  ``é`` → ``\\'e``); mathematical characters are wrapped in ``\\ensuremath``.
 * :func:`mathjax_text` escapes a sentence for ``\\text{...}`` in MathJax
   (Jupyter), which keeps Unicode as it is.
 
@@ -54,21 +54,10 @@ SYMBOL_TEX = {
 # Combining marks (after NFD decomposition) and their math accents.
 ACCENT_MATH = {"\u0302": r"\hat", "\u0303": r"\tilde", "\u0304": r"\bar", "\u0305": r"\bar", "\u0307": r"\dot",
                "\u0308": r"\ddot", "\u20d7": r"\vec", "\u0301": r"\acute", "\u0300": r"\grave", "\u030c": r"\check"}
-ACCENT_TEXT = {"\u0301": "\\'", "\u0300": "\\`", "\u0302": "\\^", "\u0303": "\\~", "\u0308": '\\"',
-               "\u0304": "\\=", "\u0307": "\\.", "\u030c": "\\v", "\u0306": "\\u", "\u030a": "\\r",
-               "\u0327": "\\c", "\u0328": "\\k", "\u030b": "\\H"}
-
 SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", "0123456789+-=()aehijklmnoprstuvx"))
 SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", "0123456789+-=()abcdefghijklmnoprstuvwxyz"))
 
 _MATH_SPECIAL = {"#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&", "~": r"\sim ", "\\": r"\backslash "}
-_TEXT_SPECIAL = {"#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&", "_": r"\_", "{": r"\{", "}": r"\}",
-                 "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-                 "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
-_TEXT_TYPO = {"—": "---", "–": "--", "’": "'", "‘": "`", "“": "``", "”": "''", "„": ",,", "§": r"\S{}",
-              "¶": r"\P{}", "…": r"\ldots{}", "\u00a0": "~", "•": r"\textbullet{}", "©": r"\copyright{}",
-              "«": "<<", "»": ">>", "\u2009": r"\,", "\u202f": r"\,", "\u200b": ""}
-
 
 def _decomposed_letters(text: str) -> str:
     """NFC text with accented letters split into letter and combining mark (ŷ → y + ̂).
@@ -93,11 +82,17 @@ def _script_runs(text: str, i: int, table: dict) -> tuple[str, int]:
     return "".join(table[c] for c in text[i:j]), j
 
 
-def tex_math(text: str) -> str:
+# A subscript that is a word: two or more letters after ``_`` (d_head, W_out), or three or more in braces
+# (d_{model}); ``A_{ij}`` keeps its two indices.
+_WORD_SCRIPT = re.compile(r"_(?:([A-Za-z]{2,})(?![A-Za-z0-9{])|\{([A-Za-z]{3,})\})")
+
+
+def tex_math(text: str, *, words: bool = False) -> str:
     """Math-mode LaTeX (ASCII) for a Unicode formula fragment.
 
     ``ŷ − y`` → ``\\hat{y} - y``; ``∂ℒ/∂W_Q`` → ``\\partial \\mathcal{L}/\\partial W_Q``;
-    ``g₀ᶻ`` → ``g_{0}^{z}``; ``Wᵀ`` → ``W^{\\top}``; ``√2`` → ``\\sqrt{2}``.
+    ``g₀ᶻ`` → ``g_{0}^{z}``; ``Wᵀ`` → ``W^{\\top}``; ``√2`` → ``\\sqrt{2}``. With ``words`` (a formula
+    as a handout printed it), a subscript that is a word is upright: ``d_head`` → ``d_{\\mathrm{head}}``.
     ASCII passes through unchanged apart from ``#$%&~\\``, so LaTeX already in
     the text (``S_{6j}``) keeps its meaning.
     """
@@ -111,6 +106,11 @@ def tex_math(text: str) -> str:
             base = _math_char(ch)
             out.append("%s{%s}" % (ACCENT_MATH[nxt], base))
             i += 2
+            continue
+        word = _WORD_SCRIPT.match(s, i) if ch == "_" and words else None
+        if word:  # d_head: the subscript is the word "head", not h followed by "ead"
+            out.append(r"_{\mathrm{%s}}" % (word.group(1) or word.group(2)))
+            i = word.end()
             continue
         if ch in SUBSCRIPTS:
             run, i = _script_runs(s, i, SUBSCRIPTS)
@@ -187,51 +187,63 @@ def _ends_with_control_word(s: str) -> bool:
     return j < len(s) and j > 0 and s[j - 1] == "\\"
 
 
+def _math_run(text: str, pos: int):
+    """pylatexenc rule for the characters of a sentence that are mathematics: a run of sub- or superscript
+    characters (``₀₁`` → ``\\ensuremath{_{01}}``), ``ᵀ``, ``√``, Greek letters and symbols
+    (:data:`GREEK_TEX`, :data:`SYMBOL_TEX`) and ``< > |``, which the text fonts do not all hold."""
+    ch = text[pos]
+    nxt = text[pos + 1] if pos + 1 < len(text) else ""
+    if nxt in ACCENT_MATH and ch.isalpha():  # a letter with a mark Unicode has no single character for: h̃
+        return 2, r"\ensuremath{%s{%s}}" % (ACCENT_MATH[nxt], _math_char(ch))
+    d = unicodedata.normalize("NFD", ch)
+    if "\u1e00" <= ch <= "\u1eff" and len(d) == 2 and d[1] in ACCENT_MATH:  # Ḡ, ẋ: the accent is mathematics
+        return 1, r"\ensuremath{%s{%s}}" % (ACCENT_MATH[d[1]], d[0])
+    if ch in SUBSCRIPTS or ch in SUPERSCRIPTS:
+        table = SUBSCRIPTS if ch in SUBSCRIPTS else SUPERSCRIPTS
+        run, end = _script_runs(text, pos, table)
+        return end - pos, r"\ensuremath{%s{%s}}" % ("_" if table is SUBSCRIPTS else "^", run)
+    if ch == "ᵀ":
+        return 1, r"\ensuremath{^{\top}}"
+    if ch == "√":
+        return 1, r"\ensuremath{\surd}"
+    if ch in _TEXT_MATH:
+        return 1, _TEXT_MATH[ch]
+    if (ch in GREEK_TEX or ch in SYMBOL_TEX) and ch not in "’‘":  # quotes are text: it’s, not a prime
+        return 1, r"\ensuremath{%s}" % _math_char(ch)
+    return None
+
+
+_TEXT_MATH = {"<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "—": "---", "–": "--",
+              "§": r"\S{}", "\u00a0": "~", "\u2009": r"\,", "\u202f": r"\,", "\u200b": ""}
+
+_ENCODER = None
+
+
+def _encoder():
+    """pylatexenc's text encoder with our rules first (:func:`_math_run`), its own table for the rest
+    (accents, quotes, dashes and specials: ``é`` → ``\\'e``, ``#`` → ``\\#``)."""
+    global _ENCODER
+    if _ENCODER is None:
+        from pylatexenc.latexencode import (RULE_CALLABLE, UnicodeToLatexConversionRule,
+                                            UnicodeToLatexEncoder)
+
+        _ENCODER = UnicodeToLatexEncoder(
+            conversion_rules=[UnicodeToLatexConversionRule(RULE_CALLABLE, _math_run), "defaults"],
+            non_ascii_only=False, replacement_latex_protection="braces-after-macro",
+            unknown_char_policy=lambda ch: _unknown(ch), unknown_char_warning=False)
+    return _ENCODER
+
+
 def tex_text(text: str) -> str:
     """Text-mode LaTeX (ASCII) for a sentence: specials escaped, typography and math characters converted.
 
-    ``Week 8 — One Head`` → ``Week 8 --- One Head``; ``§4`` → ``\\S{}4``;
+    Escaping is pylatexenc's (``pylatexenc.latexencode``), after our rules for what is mathematics in a
+    sentence. ``Week 8 — One Head`` → ``Week 8 --- One Head``; ``§4`` → ``\\S{}4``;
     ``p(B|AB)`` → ``p(B\\textbar{}AB)``; ``W_Q`` → ``W\\_Q``; ``φ′(z₀)`` →
-    ``\\ensuremath{\\phi}\\ensuremath{'}(z\\ensuremath{_{0}})``.
+    ``\\ensuremath{\\phi}\\ensuremath{'}(z\\ensuremath{_{0}})``. A character with no LaTeX spelling
+    becomes ``[U+XXXX]``.
     """
-    s = _decomposed_letters(text)
-    out: list[str] = []
-    i = 0
-    while i < len(s):
-        ch = s[i]
-        nxt = s[i + 1] if i + 1 < len(s) else ""
-        if nxt in ACCENT_TEXT and ch.isalpha() and ord(ch) < 128:
-            out.append("%s{%s}" % (ACCENT_TEXT[nxt], ch))
-            i += 2
-            continue
-        if ch in _TEXT_SPECIAL:
-            out.append(_TEXT_SPECIAL[ch])
-        elif ch in _TEXT_TYPO:
-            out.append(_TEXT_TYPO[ch])
-        elif ch == "\n":
-            out.append("\n")
-        elif ord(ch) < 128:
-            out.append(ch)
-        elif ch in SUBSCRIPTS or ch in SUPERSCRIPTS or ch == "ᵀ":
-            table = SUBSCRIPTS if ch in SUBSCRIPTS else SUPERSCRIPTS
-            if ch == "ᵀ":
-                out.append(r"\ensuremath{^{\top}}")
-                i += 1
-                continue
-            run, i = _script_runs(s, i, table)
-            out.append(r"\ensuremath{%s{%s}}" % ("_" if table is SUBSCRIPTS else "^", run))
-            continue
-        elif ch == "√":
-            out.append(r"\ensuremath{\surd}")
-        elif ch in GREEK_TEX or ch in SYMBOL_TEX:
-            out.append(r"\ensuremath{%s}" % _math_char(ch))
-        elif ch in ACCENT_TEXT or ch in ACCENT_MATH:
-            pass  # a combining mark on a character we could not accent
-        else:
-            base = unicodedata.normalize("NFKD", ch)
-            out.append(base if base != ch and all(ord(c) < 128 for c in base) else _unknown(ch))
-        i += 1
-    return "".join(out)
+    return _encoder().unicode_to_latex(unicodedata.normalize("NFC", text))
 
 
 def mathjax_text(text: str) -> str:
@@ -316,7 +328,7 @@ def tex_source_parts(text: str) -> list[tuple[str, str]] | None:
             if not balanced_braces(body):
                 return None
             pieces = re.split(r"(\\[A-Za-z]+|\\.)", body)
-            body = _join_commands([p if p.startswith("\\") else tex_math(p) for p in pieces if p])
+            body = _join_commands([p if p.startswith("\\") else tex_math(p, words=True) for p in pieces if p])
         out.append((kind, body))
         if trail:
             out.append(("text", " "))

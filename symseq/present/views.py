@@ -183,29 +183,67 @@ _NAMEISH = re.compile(r"^[A-Za-z\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff'′]*"
                       r"([_^](\{[^{}\s]*\}|\([^()\s]*\)|[A-Za-z0-9\u0370-\u03ff+\-−'′]+))+$")
 
 
-def label_parts(label: str) -> list[tuple[str, str]]:
+def label_parts(label: str, *, inside_words: bool = False) -> list[tuple[str, str]]:
     """Split a row or column label into ("text", s) and ("name", s) pieces.
 
     Words that look like handout symbols (``A_{6j}``, ``S_6j``, ``g_t^z``,
     ``H^(0)``) are names, typeset as math; the rest is text ("Raw dot
     product", "0: a"). ``$...$`` and ``\\(...\\)`` spans are LaTeX math taken as
-    given.
+    given. With ``inside_words`` a symbol is also found inside a longer word (``d_k=2,`` → ``d_k`` then
+    ``=2,``; ``ε>0``): what LaTeX typesets, so that no ``_`` or ``{`` of a name is left in the text; code
+    (``torch.nn.utils``, ``clip_grad_norm_``) is then a ("code", s) piece.
     """
     out: list[tuple[str, str]] = []
     pos = 0
     for m in re.finditer(r"\$([^$]+)\$|\\\((.+?)\\\)", label):
         if m.start() > pos:
-            out.extend(_words(label[pos:m.start()]))
+            out.extend(_words(label[pos:m.start()], inside_words))
         out.append(("math", m.group(1) or m.group(2)))
         pos = m.end()
-    out.extend(_words(label[pos:]))
+    out.extend(_words(label[pos:], inside_words))
     return out
 
 
-def _words(text: str) -> list[tuple[str, str]]:
+# A symbol inside a word: a letter (any script, with its accents; ∇, ℓ, ∂ too) with sub- or superscripts,
+# not after a letter, backslash, dot or underscore (a module path torch.nn.clip_grad_norm_), nor followed by
+# another script mark (code: clip_grad_norm_); W_1W_2 is two names.
+_LETTER = r"(?:[^\W\d_]|[∇ℓ∂])[\u0300-\u036f]*"
+_NAME_INSIDE = re.compile(r"(?<![^\W\d_]|[\\._])" + _LETTER + r"(?:[^\W_]|['′])*(?:[_^](?:\{[^{}\s]*\}|\([^()\s]*\)"
+                          r"|\[[^\[\]\s]*\]|[0-9]+|" + _LETTER + r"(?:" + _LETTER + r"|[0-9'′])*))+(?![_^0-9])")
+# Code in a sentence: a dotted path (torch.nn.utils), a name with two underscores or ending in one
+# (clip_by_global_norm, clip_grad_norm_), or a keyword argument (max_norm=), set in typewriter type as it is.
+_CODE = re.compile(r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+"
+                   r"|[A-Za-z]{2,}(?:_[A-Za-z0-9]*){2,}|[A-Za-z]{2,}_[A-Za-z]{2,}(?==))")
+# A script after a closing bracket, a power of a number: FF(X)_i, 10000^(−2⌊j/2⌋/D) (not a file name 000_3e.txt).
+_AFTER_BRACKET = re.compile(r"(?:(?<=[)\]])[_^]|(?<=[0-9])\^)(?:\{([^{}\s]*)\}|(\([^()\s]*\)|[A-Za-z0-9]+))")
+
+
+def _inside(piece: str) -> list[tuple[str, str]]:
+    out, pos = [], 0
+    code = _CODE.search(piece)
+    if code:
+        before, after = piece[:code.start()], piece[code.end():]
+        return (_inside(before) if before else []) + [("code", code.group(0))] + (_inside(after) if after else [])
+    for m in sorted([*_NAME_INSIDE.finditer(piece), *_AFTER_BRACKET.finditer(piece)], key=lambda m: m.start()):
+        if m.start() < pos:
+            continue
+        if m.start() > pos:
+            out.append(("text", piece[pos:m.start()]))
+        out.append(("name", m.group(0)) if m.re is _NAME_INSIDE else
+                   ("math", "{}%s{%s}" % (m.group(0)[0], m.group(1) if m.group(1) is not None else m.group(2))))
+        pos = m.end()
+    if pos < len(piece):
+        out.append(("text", piece[pos:]))
+    return out
+
+
+def _words(text: str, inside_words: bool = False) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for piece in re.split(r"(\s+)", text):
         if not piece:
+            continue
+        if inside_words and not _NAMEISH.match(piece.rstrip(",.;:)")):
+            out.extend(_inside(piece))
             continue
         trail = ""
         core = piece
@@ -243,13 +281,16 @@ def unicode_label(label: str) -> str:
 
 
 def latex_label(label: str) -> str:
-    """A label for LaTeX text mode: symbols as math (``$A_{6j}$``), the rest escaped."""
+    """A label or sentence for LaTeX text mode: symbols as math (``$A_{6j}$``, ``d_k=2`` → ``$d_{k}$=2``),
+    even inside a word, the rest escaped (:func:`~symseq.present.tex.tex_text`)."""
     from .notation import latex_name
     from .tex import tex_math, tex_text
 
     out = []
-    for kind, s in label_parts(str(label)):
-        if kind == "name":
+    for kind, s in label_parts(str(label), inside_words=True):
+        if kind == "code":
+            out.append(r"\texttt{%s}" % tex_text(s))
+        elif kind == "name":
             out.append("$%s$" % latex_name(s))
         elif kind == "math":
             out.append("$%s$" % tex_math(s))
@@ -263,8 +304,10 @@ def mathtext_label(label: str) -> str:
     from .notation import latex_name
 
     out = []
-    for kind, s in label_parts(str(label)):
-        if kind == "name":
+    for kind, s in label_parts(str(label), inside_words=True):
+        if kind == "code":
+            out.append(r"\texttt{%s}" % tex_text(s))
+        elif kind == "name":
             out.append("$%s$" % latex_name(s))
         elif kind == "math":
             out.append("$%s$" % s)
