@@ -13,11 +13,7 @@ from example_helpers import EXAMPLES, renditions
 from symseq.authoring import discover
 
 FOUND = discover([EXAMPLES / "derivations"], include_bundled=False)
-<<<<<<< HEAD
 PAGES = renditions(FOUND)
-=======
-PAGES = sorted(p for p in (*EXAMPLES.glob("*.md"), *EXAMPLES.glob("*.tex")) if any(d.source == p.name for d in FOUND))
->>>>>>> issue13-examples
 
 
 def test_there_are_at_least_five_examples():
