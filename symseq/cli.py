@@ -277,9 +277,9 @@ def cmd_figure(args, out) -> int:
         fig = figures.gradient_paths_figure(_gradient_paths(d, args.label), dpi=dpi)
     elif kind == "heads":
         specs = _heatmaps(d, args.label, args.section, several=True)
-        if not args.label:  # chosen for the author: say which, since they share one colour scale
-            print(f"heads: {'; '.join(x.label for x in specs)} side by side, one colour scale per kind (choose with --label)",
-                  file=sys.stderr)
+        if not args.label:  # chosen for the author: say which
+            print(f"heads: {'; '.join(x.label for x in specs)} side by side, one colour scale per kind "
+                  f"(choose with --label)", file=sys.stderr)
         fig = figures.heads_figure(specs, dpi=dpi)
     elif kind == "heatmap":
         (spec,) = _heatmaps(d, args.label, args.section, several=False)
