@@ -143,8 +143,8 @@ def test_plain_reprs_say_what_an_object_holds():
 
     d = demo()
     L, s = d.sections[1].ledgers[0], d.sections[1]
-    assert repr(L) == ("Ledger('tanh RNN with x = (0.5, −1, 2)': leaves x_0, x_1, x_2, w_x, w_h, w_o, … (8 in all); "
-                       "8 forward rows, 15 adjoint rows)")
+    assert repr(L) == ("Ledger('tanh RNN with x = (0.5, −1, 2)': leaves x_0, x_1, x_2, w_x, w_h, w_o, … "
+                       "(8 in all); 8 forward rows, 15 adjoint rows)")
     assert repr(s) == "Section('§2 A numeric tanh RNN' of present-demo: 1 ledger, 1 claim, 2 displays)"
     assert repr(s.claims[0]) == "Claim('present-demo::§2 A numeric tanh RNN::2 z_0 = 2 w_x x_0 = 1', printed '1': ok)"
     w = _wrong_claim_derivation()

@@ -365,5 +365,5 @@ def save(fig, path, *, force: bool = False, inputs=()) -> Path:
     metadata = {"Software": None} if fmt == "png" else ({"CreationDate": None, "Creator": None, "Producer": None}
                                                        if fmt == "pdf" else {"Date": None, "Creator": None})
     with matplotlib.rc_context({"svg.hashsalt": "symseq", "pdf.compression": 6}):
-        return write_atomic(path, lambda f: fig.savefig(f, format=fmt, metadata=metadata, dpi="figure"), force=force, binary=True,
-                            inputs=inputs)
+        return write_atomic(path, lambda f: fig.savefig(f, format=fmt, metadata=metadata, dpi="figure"),
+                            force=force, binary=True, inputs=inputs)

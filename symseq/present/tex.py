@@ -247,8 +247,8 @@ def mathjax_text(text: str, command: str = "text") -> str:
 
     ASCII words, accented Latin letters and typography (``—``, ``§``, ``’``) go in ``\\text{...}`` runs
     (``command="textbf"`` for a heading); characters ``\\text`` cannot hold in both
-    (``{ } \\ $ # % & _ ^ ~ < > |``) and mathematical characters (Greek, ``∂``, ``≈``, ``g₀``, ``O⁽¹⁾``, ``ᵀ``)
-    are set as math between the runs (``\\_``, ``\\partial``, ``_{0}``, ``^{(1)}``); a character
+    (``{ } \\ $ # % & _ ^ ~ < > |``) and mathematical characters (Greek, ``∂``, ``≈``, ``g₀``, ``O⁽¹⁾``,
+    ``ᵀ``) are set as math between the runs (``\\_``, ``\\partial``, ``_{0}``, ``^{(1)}``); a character
     neither knows becomes ``[U+XXXX]``. Spaces stay inside the runs, so words keep their spacing.
     """
     out, run, math = [], [], []
