@@ -4,7 +4,7 @@
     symseq verify [NAME ...] [--path DIR] [--json FILE] [--digits N]
     symseq show NAME [SECTION]
     symseq latex NAME [-o FILE] [--standalone] [--force] [--full]
-    symseq figure NAME KIND [-o FILE] [--force]
+    symseq figure NAME KIND [-o FILE] [--force] [--dpi N]
     symseq audit FILE [--derivation NAME ...] [--json OUT]
     symseq new NAME
 
@@ -108,6 +108,8 @@ def _parser() -> argparse.ArgumentParser:
     fg.add_argument("--label", action="append", default=[], metavar="LABEL",
                     help="the heatmap(s) to draw, by label or its start (repeatable)")
     fg.add_argument("--section", metavar="SECTION", help="draw the heatmaps of this section")
+    fg.add_argument("--dpi", type=_dpi, metavar="N",
+                    help="resolution of a PNG in dots per inch, 10 to 1200 (default 100; 300 for print)")
     common(fg)
 
     nw = sub.add_parser("new", help="write a starter derivation into ./derivations/NAME.py (and a conftest.py "
@@ -128,6 +130,17 @@ def _parser() -> argparse.ArgumentParser:
                     help="also exit 1 when the coverage of quantity tokens is below PCT percent")
     common(au)
     return p
+
+
+def _dpi(text: str) -> float:
+    """A resolution for --dpi: dots per inch as :func:`symseq.present.figures.check_dpi` accepts them."""
+    from .present.figures import check_dpi
+
+    try:
+        return check_dpi(float(text))
+    except ValueError:  # not a number, or outside the range (ConventionError is a ValueError)
+        raise argparse.ArgumentTypeError(f"expected a number of dots per inch from 10 to 1200 (e.g. 300), "
+                                         f"got {text!r}") from None
 
 
 def _percent(text: str) -> float:
@@ -284,25 +297,26 @@ def cmd_figure(args, out) -> int:
 
     (d,) = select(_derivations(args), [args.name])
     kind = args.kind
+    dpi = figures.DPI if args.dpi is None else args.dpi
     target = args.output or f"{d.name}-{_slug(kind if kind != 'heatmap' or not args.label else args.label[0])}.png"
     figures.figure_format(target)
     from .present.files import check_target
 
     check_target(target, force=args.force, inputs=_inputs([d]))
     if kind == "gradient-paths":
-        fig = figures.gradient_paths_figure(_gradient_paths(d, args.label))
+        fig = figures.gradient_paths_figure(_gradient_paths(d, args.label), dpi=dpi)
     elif kind == "heads":
         specs = _heatmaps(d, args.label, args.section, several=True)
-        if not args.label:  # chosen for the author: say which, since they share one colour scale
-            print(f"heads: {'; '.join(x.label for x in specs)} on one colour scale (choose with --label)",
-                  file=sys.stderr)
-        fig = figures.heads_figure(specs)
+        if not args.label:  # chosen for the author: say which
+            print(f"heads: {'; '.join(x.label for x in specs)} side by side, one colour scale per kind "
+                  f"(choose with --label)", file=sys.stderr)
+        fig = figures.heads_figure(specs, dpi=dpi)
     elif kind == "heatmap":
         (spec,) = _heatmaps(d, args.label, args.section, several=False)
-        fig = figures.heatmap_figure(spec)
+        fig = figures.heatmap_figure(spec, dpi=dpi)
     else:
         (spec,) = _heatmaps(d, [kind], args.section, several=False)
-        fig = figures.heatmap_figure(spec)
+        fig = figures.heatmap_figure(spec, dpi=dpi)
     path = figures.save(fig, target, force=args.force, inputs=_inputs([d]))
     print(f"wrote {path}", file=sys.stderr)
     return 0

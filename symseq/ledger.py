@@ -311,6 +311,15 @@ class Ledger:
     def shape(self, name: str) -> tuple:
         return self[name].shape
 
+    def __repr__(self) -> str:
+        """One line: the title, the leaves by name, the forward and adjoint row counts (every row: ``symseq show``,
+        or the ledger's display in Jupyter, :mod:`symseq.present.jupyter`)."""
+        leaves = [it.name for it in self.leaves]
+        named = ", ".join(leaves[:6]) + (f", … ({len(leaves)} in all)" if len(leaves) > 6 else "")
+        adjoint = len(self.adjoint_rows())
+        rows = f"{len(self.rows) - adjoint} forward rows" + (f", {adjoint} adjoint rows" if adjoint else "")
+        return f"Ledger({self.title!r}: leaves {named or 'none'}; {rows})"
+
     @property
     def leaves(self) -> list[Item]:
         return [self.items[n] for n in self.order if self.items[n].is_leaf]

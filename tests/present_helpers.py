@@ -18,8 +18,11 @@ def demo():
     return d
 
 
-def pdflatex(tex: str, folder: Path, name: str = "doc") -> str:
+def pdflatex(tex: str, folder: Path, name: str = "doc", encoding: str = "ascii") -> str:
     """Compile ``tex`` once with pdflatex in ``folder``; return the log. Fails on any LaTeX error.
+
+    The file is written in ``encoding``: ASCII for handout LaTeX; UTF-8 for Jupyter's, which keeps typography
+    such as an em dash as it is (pdflatex reads UTF-8 since LaTeX 2018).
 
     Without pdflatex the test is skipped locally; on CI (CI set) it fails, since .ci/run installs it.
     """
@@ -28,7 +31,7 @@ def pdflatex(tex: str, folder: Path, name: str = "doc") -> str:
         if os.environ.get("CI"):
             pytest.fail("pdflatex is missing; .ci/run installs texlive-latex-base and texlive-latex-recommended")
         pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
-    (folder / f"{name}.tex").write_text(tex, encoding="ascii")
+    (folder / f"{name}.tex").write_text(tex, encoding=encoding)
     r = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", f"{name}.tex"],
                        cwd=folder, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
     log = (folder / f"{name}.log").read_text(errors="replace") if (folder / f"{name}.log").exists() else r.stdout

@@ -76,11 +76,81 @@ def test_formats_follow_the_extension(tmp_path):
 
 def test_heads_share_one_colour_scale():
     fig = figures.heads_figure([_heatmap("Head 1"), _heatmap("Head 2")])
-    assert len(fig.symseq_axes) == 2
+    assert len(fig.symseq_axes) == 2 and fig.symseq_kinds == ["weights", "weights"]
     clims = {ax.images[0].get_clim() for ax in fig.symseq_axes}
-    assert len(clims) == 1
-    top = max(v.values.max() for v in fig.symseq_views)
-    assert clims.pop()[1] == pytest.approx(top)
+    assert clims == {(0.0, 1.0)}  # weights of every head on the probability scale
+    bars = [ax for ax in fig.axes if ax not in fig.symseq_axes]
+    assert len(bars) == 1 and bars[0].get_ylabel() == "attention weight"
+
+
+def _encoder_heatmaps():
+    from symseq.authoring import bundled
+
+    (d,) = [d for d in bundled() if d.name == "week06-encoder"]
+    return [x for s in d.sections for x in s.displays if isinstance(x, HeatmapSpec)]
+
+
+def test_heads_put_scores_and_weights_on_scales_of_their_own(tmp_path):
+    """Week 06 Figures 9 (scaled scores) and 10 (their row softmax): each kind has its own scale and colour bar,
+    so the weights panel is not washed out by the scores' range (it used to span 9% of one shared scale)."""
+    specs = [x for x in _encoder_heatmaps() if x.label in ("Figure 9", "Figure 10")]
+    fig = figures.heads_figure(specs)
+    scores, weights = fig.symseq_axes
+    assert fig.symseq_kinds == ["scores", "weights"]
+    lo, hi = scores.images[0].get_clim()
+    assert lo == -hi and hi == pytest.approx(np.abs(fig.symseq_views[0].values).max())  # ±1.34, centred on 0
+    assert weights.images[0].get_clim() == (0.0, 1.0)
+    bars = [ax for ax in fig.axes if ax not in fig.symseq_axes]
+    assert sorted(b.get_ylabel() for b in bars) == ["attention weight", "score"]
+    # read back from the image: the weight 0.291 (query and source 1: journey) is filled with Blues(0.291)
+    img = mpimg.imread(figures.save(fig, tmp_path / "heads.png"))
+    x, y = figures.cell_pixels(fig, 1, frac=0.3)[1][1]
+    view = fig.symseq_views[1]
+    assert view.values[1, 1] == pytest.approx(0.291, abs=5e-4)  # printed 0.291 in the figure
+    np.testing.assert_allclose(_window(img, x, y).reshape(-1, 3).mean(axis=0),
+                               matplotlib.colormaps["Blues"](view.values[1, 1])[:3], atol=0.02)
+    lo, hi = weights.images[0].get_clim()
+    assert (view.values.max() - view.values.min()) / (hi - lo) > 0.2  # 24% of its scale; 9% of the shared one
+
+
+def test_quantity_kinds():
+    w = np.array([[1.0, 0.0], [0.25, 0.75]])
+    assert figures.quantity_kind(w, np.zeros((2, 2), bool)) == "weights"
+    assert figures.quantity_kind(np.array([[0.5, 0.6]]), np.zeros((1, 2), bool)) == "scores"  # sums to 1.1
+    assert figures.quantity_kind(np.array([[-0.5, 1.5]]), np.zeros((1, 2), bool)) == "scores"  # negative
+    masked = np.array([[False, True], [True, True]])  # a fully masked row is allowed
+    assert figures.quantity_kind(np.array([[1.0, 9.0], [0.0, 0.0]]), masked) == "weights"
+
+
+def test_dpi_sets_the_png_resolution(tmp_path, capsys):
+    spec = _heatmap("Figure 2")
+    for dpi in (50, 250):
+        fig = figures.heatmap_figure(spec, dpi=dpi)
+        img = mpimg.imread(figures.save(fig, tmp_path / f"w{dpi}.png"))
+        assert img.shape[:2] == tuple(np.floor(fig.get_size_inches()[::-1] * dpi).astype(int))  # whole pixels
+    img = mpimg.imread(figures.save(figures.gradient_paths_figure(paths.gradient_path_curves(length=4), dpi=200),
+                                    tmp_path / "g.png"))
+    assert img.shape[:2] == (720, 1800)
+    for bad in (0, 5, 5000, float("nan"), True, "300"):
+        with pytest.raises(ConventionError, match=r"dots per inch from 10 to 1200, got .*dpi=200"):
+            figures.heads_figure([spec], dpi=bad)
+    base = ["figure", "--no-bundled", "--path", str(DEMO_PATH), "present-demo", "Figure 2"]
+    assert main(base + ["-o", str(tmp_path / "a.png")]) == 0
+    assert main(base + ["-o", str(tmp_path / "b.png"), "--dpi", "300"]) == 0
+    a, b = mpimg.imread(tmp_path / "a.png"), mpimg.imread(tmp_path / "b.png")
+    assert b.shape[:2] == (3 * a.shape[0], 3 * a.shape[1])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main(base + ["-o", str(tmp_path / "c.png"), "--dpi", "0"])
+    assert exc.value.code == 2
+    assert "--dpi: expected a number of dots per inch from 10 to 1200 (e.g. 300), got '0'" in capsys.readouterr().err
+
+
+def test_a_matplotlibrc_savefig_dpi_does_not_change_the_png(tmp_path):
+    fig = figures.heatmap_figure(_heatmap("Figure 2"))
+    with matplotlib.rc_context({"savefig.dpi": 300}):
+        img = mpimg.imread(figures.save(fig, tmp_path / "w.png"))
+    assert fig.dpi == 100 and img.shape[:2] == tuple(np.floor(fig.get_size_inches()[::-1] * 100).astype(int))
 
 
 def test_gradient_paths_come_from_the_ledger():
@@ -154,7 +224,8 @@ def test_missing_matplotlib_names_the_extra(monkeypatch, tmp_path, capsys):
 def test_heads_chosen_for_the_author_are_named(tmp_path, capsys):
     out = tmp_path / "heads.png"
     assert main(["figure", "week06-encoder", "heads", "-o", str(out)]) == 0  # the one section with two heatmaps
-    assert "heads: Figure 9; Figure 10 on one colour scale (choose with --label)" in capsys.readouterr().err
+    assert "heads: Figure 9; Figure 10 side by side, one colour scale per kind (choose with --label)" \
+        in capsys.readouterr().err
     assert out.stat().st_size > 1000
     assert main(["figure", "week06-encoder", "heads", "--label", "Figure 9", "--label", "Figure 10", "-o", str(out),
                  "--force"]) == 0
@@ -183,3 +254,89 @@ def test_gradient_paths_are_recorded_by_a_section_and_computed_once_on_demand(ca
     assert "does not take slope" in bad.sections[0].error and "w_h, w_x" in bad.sections[0].error
     assert main(["figure", "week08-decoder", "gradient-paths", "-o", str(tmp_path / "g.png")]) == 2
     assert "records no gradient-path figure" in capsys.readouterr().err
+
+
+def _undrawn_ticks(fig) -> set:
+    """ids of the artists of ticks outside their axis's view (matplotlib keeps them but does not draw them)."""
+    ids = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            scale = axis.get_transform()  # compare in scaled coordinates: log axes too
+            lo, hi = sorted(scale.transform(np.array(axis.get_view_interval(), dtype=float)))
+            tol = 1e-9 * max(1.0, hi - lo)
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - tol <= scale.transform(np.array([tick.get_loc()], dtype=float))[0] <= hi + tol:
+                    ids.update(id(a) for a in tick.findobj())
+    return ids
+
+
+def outside_the_figure(fig):
+    """(artists drawn outside the figure's bbox, kinds of artist checked) after drawing ``fig``: every visible
+    artist with an extent (texts, tick labels, titles, colour bars and their labels, images, patches, lines)."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box, skip = fig.bbox, _undrawn_ticks(fig)
+    out, kinds = [], set()
+    for a in fig.findobj():
+        if a is fig or a is fig.patch or id(a) in skip or not a.get_visible():
+            continue
+        if isinstance(a, Text) and not a.get_text().strip():
+            continue
+        e = a.get_window_extent(renderer)
+        if e.width == 0 and e.height == 0:
+            continue
+        kinds.add(type(a).__name__)
+        if e.x0 < box.x0 - 1e-6 or e.y0 < box.y0 - 1e-6 or e.x1 > box.x1 + 1e-6 or e.y1 > box.y1 + 1e-6:
+            out.append((type(a).__name__, a.get_text() if isinstance(a, Text) else "", e.extents.round(1).tolist()))
+    return out, kinds
+
+
+def _every_figure(d):
+    """(what, draw(dpi)) for each figure kind a derivation records: each heatmap alone, the heatmaps of each
+    section that records several side by side, all of them side by side, and each gradient-path figure."""
+    from symseq.authoring import GradientPathsSpec
+
+    by_section = [[x for x in s.displays if isinstance(x, HeatmapSpec)] for s in d.sections]
+    every = [x for group in by_section for x in group]
+    out = [(f"{d.name} {x.label}", lambda dpi, x=x: figures.heatmap_figure(x, dpi=dpi)) for x in every]
+    out += [(f"{d.name} heads {[x.label for x in g]}", lambda dpi, g=g: figures.heads_figure(g, dpi=dpi))
+            for g in by_section if len(g) > 1]
+    if len(every) > 1:
+        out.append((f"{d.name} heads (all)", lambda dpi: figures.heads_figure(every, dpi=dpi)))
+    out += [(f"{d.name} {x.label}", lambda dpi, x=x: figures.gradient_paths_figure(x, dpi=dpi))
+            for s in d.sections for x in s.figures if isinstance(x, GradientPathsSpec)]
+    return out
+
+
+def test_nothing_is_clipped_in_any_figure_of_the_bundled_derivations():
+    """Every label, tick label, title, annotation and colour bar of every figure kind of every bundled
+    derivation (and the demo) lies inside the figure, at 100 dpi (a section's heads at 300 too). Seven heatmaps
+    side by side under plain "constrained" layout ran the first panel's row labels 12 pixels off the left edge.
+    Building the derivations takes most of the time; the rest of the suite shares them."""
+    from symseq.authoring import bundled
+
+    drawn = []
+    for d in [demo()] + bundled():
+        for what, draw in _every_figure(d):
+            for dpi in (100, 300) if "heads [" in what else (100,):  # a section's heads at print resolution too
+                fig = draw(dpi)
+                out, kinds = outside_the_figure(fig)
+                assert not out, (what, dpi, out)
+                assert {"Text", "Spine", "AxesImage" if hasattr(fig, "symseq_views") else "Line2D"} <= kinds, what
+                drawn.append(what)
+    assert len([w for w in drawn if "heads (all)" in w]) == 3  # demo, handout 11, Week 06 encoder
+    assert len([w for w in drawn if "heads [" in w]) == 4  # demo and Week 06 encoder, at 100 and 300 dpi
+    assert any("Figure 3" in w for w in drawn) and any("Figure 11" in w for w in drawn)
+
+
+def test_the_clipping_check_sees_what_leaves_the_figure():
+    fig = figures.heatmap_figure(_heatmap("Figure 2"))
+    assert outside_the_figure(fig)[0] == []
+    fig.symseq_axes[0].set_title("a title far too long to fit " * 8)  # no wrapping: runs off both sides
+    out, _ = outside_the_figure(fig)
+    assert [kind for kind, _, _ in out] == ["Text"]
+    fig = figures.gradient_paths_figure(paths.gradient_path_curves(length=4))
+    fig.symseq_axes[0].set_ylabel("a vertical label taller than the figure " * 4)
+    assert any(t.startswith("a vertical label") for _, t, _ in outside_the_figure(fig)[0])

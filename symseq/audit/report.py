@@ -145,6 +145,13 @@ class AuditReport:
             return "—"
         return self.places(line) if self.places is not None else str(line)
 
+    def __repr__(self) -> str:
+        """One line: the handout, its quantity tokens by class, the coverage and the verdict."""
+        c = self.counts
+        return (f"AuditReport({Path(self.path).name}: {c.quantity} quantity tokens, {c.covered} covered, "
+                f"{c.wrong} wrong, {c.uncovered} uncovered; coverage {c.coverage_text()}; "
+                f"{'fails' if self.failures() else 'passes'})")
+
     @property
     def counts(self) -> Counts:
         return count(self.tokens)

@@ -90,6 +90,14 @@ class Section:
     inputs: list = field(default_factory=list)  # Given, for symseq audit
     figures: list = field(default_factory=list)  # GradientPathsSpec: figures drawn only by symseq figure
 
+    def __repr__(self) -> str:
+        """One line: title, derivation and counts (its ledgers, claims and displays in full: Jupyter's display)."""
+        n = lambda k, what: f"{k} {what}" + ("" if k == 1 else "s")  # noqa: E731
+        state = (f"; failed to build: {self.error.splitlines()[0]}" if self.error
+                 else f"; not checked: {self.skipped}" if self.skipped else "")
+        return (f"Section({self.title!r} of {self.derivation.name}: {n(len(self.ledgers), 'ledger')}, "
+                f"{n(len(self.claims), 'claim')}, {n(len(self.displays) + len(self.figures), 'display')}{state})")
+
     # -- building
     def ledger(self, title: str = "", *, exact_forms: bool = True) -> Ledger:
         """A new ledger registered with this section (shown by ``symseq show``); see :class:`Ledger`."""

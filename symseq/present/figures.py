@@ -4,13 +4,20 @@ matplotlib is optional (``pip install 'symseq[figures]'``); without it every
 function here raises :class:`~symseq.errors.BackendUnavailable` naming the
 extra. Figures are drawn with the object-oriented API on the Agg canvas, so no
 global backend is switched and no window opens. The file format follows the
-extension: ``.png``, ``.pdf`` or ``.svg``.
+extension: ``.png``, ``.pdf`` or ``.svg``; ``dpi=`` sets a PNG's resolution
+(default 100). Layout is matplotlib's own, which keeps every label, tick
+label, title and colour bar inside the figure: ``layout="compressed"`` (the
+constrained layout for grids of fixed-aspect ``ax.imshow`` panels; plain
+``"constrained"`` lets the row labels of the first of six or more heatmap
+panels run off the left edge) with ``fig.colorbar``, and ``"constrained"``
+for the line plots.
 
 * :func:`heatmap_figure` — a score or attention-weight matrix with its values
   annotated (rounded as the spec says) and masked entries hatched with crosses
   (Week 06, handout 004, Figures 9–11: rows are queries, columns sources).
-* :func:`heads_figure` — several heatmaps side by side on one colour scale
-  (per-head comparisons).
+* :func:`heads_figure` — several heatmaps side by side (per-head
+  comparisons), one colour scale and colour bar per kind of quantity:
+  attention weights on 0..1, scores on their own diverging range.
 * :func:`gradient_paths_figure` — Week 06 Figure 3: on the left fixed
   transition factors raised to the path length; on the right
   |∂h_{T−1}/∂h_0| along real tanh trajectories, both computed by symbolic
@@ -20,6 +27,8 @@ extension: ``.png``, ``.pdf`` or ``.svg``.
 
 from __future__ import annotations
 
+import math
+import numbers
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +39,8 @@ from .files import write_atomic
 FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
 MASK_FACE = "#d4d4d4"
 MASK_HATCH = "#404040"
+DPI = 100  # the default resolution (dots per inch) of PNG output; PDF and SVG are vector graphics
+DPI_RANGE = (10, 1200)
 
 
 def _matplotlib():
@@ -50,8 +61,45 @@ def _matplotlib():
 # ---------------------------------------------------------------------------
 
 
-def _norm_for(values: np.ndarray, masked: np.ndarray, vmin=None, vmax=None):
-    """(cmap name, vmin, vmax): sequential for nonnegative values (weights), diverging around 0 for scores."""
+def check_dpi(dpi) -> float:
+    """The resolution in dots per inch, a number from :data:`DPI_RANGE`; raises ConventionError otherwise."""
+    ok = isinstance(dpi, numbers.Real) and not isinstance(dpi, bool) and math.isfinite(dpi)
+    if not ok or not DPI_RANGE[0] <= dpi <= DPI_RANGE[1]:
+        raise ConventionError(f"a figure's resolution is a number of dots per inch from {DPI_RANGE[0]} to "
+                              f"{DPI_RANGE[1]}, got {dpi!r}; pass e.g. dpi=200 (--dpi 200) for a printed handout")
+    return float(dpi)
+
+
+def quantity_kind(values: np.ndarray, masked: np.ndarray) -> str:
+    """``"weights"`` when every row's unmasked entries are nonnegative and sum to 1 (attention weights, a
+    row softmax; a fully masked row is allowed), ``"scores"`` otherwise.
+
+    Each kind gets a colour scale of its own (:func:`colour_scale`): weights 0..1, scores their own range.
+    """
+    for row, gone in zip(values, masked):
+        kept = row[~gone & np.isfinite(row)]
+        if kept.size and (kept.min() < 0 or abs(kept.sum() - 1.0) > 1e-9 * max(1, kept.size)):
+            return "scores"
+    return "weights"
+
+
+def _bar_label(kind: str, views) -> str:
+    """The colour bar's label: attention weight, score (a queries × sources matrix), or value."""
+    if kind == "weights":
+        return "attention weight"
+    return "score" if all(_is_attention(v) for v in views) else "value"
+
+
+def colour_scale(kind: str, values: np.ndarray, masked: np.ndarray, vmin=None, vmax=None):
+    """(colour map name, vmin, vmax) for a kind of quantity (:func:`quantity_kind`).
+
+    Attention weights: sequential ``Blues`` on the fixed probability range 0..1, so that two weight panels
+    compare and a weight of 0.5 always has the same colour. Scores: diverging ``RdBu_r`` centred on 0 over
+    ±(largest magnitude) when any is negative, else sequential from 0 to the largest. ``vmin``/``vmax``
+    replace the ends the values give (scores only; weights stay on 0..1 unless both are given).
+    """
+    if kind == "weights":
+        return "Blues", (0.0 if vmin is None else vmin), (1.0 if vmax is None else vmax)
     finite = values[~masked & np.isfinite(values)]
     lo = float(finite.min()) if finite.size else 0.0
     hi = float(finite.max()) if finite.size else 1.0
@@ -122,61 +170,93 @@ def _draw_heatmap(ax, view, cmap_name, vmin, vmax, annotate=True):
     return im
 
 
-def heatmap_figure(spec, *, vmin=None, vmax=None, annotate: bool = True):
+def heatmap_figure(spec, *, vmin=None, vmax=None, annotate: bool = True, dpi: float = DPI):
     """A heatmap of a :class:`~symseq.authoring.HeatmapSpec` (rows: queries, columns: sources).
 
     Values are annotated rounded to the spec's significant digits; masked
     entries (``allowed`` False, or −∞ scores) are grey, hatched with crosses,
-    and carry no number. Nonnegative matrices (weights) use a sequential
-    scale from 0; scores use a diverging scale centred on 0.
+    and carry no number. Attention weights (rows summing to 1) use a
+    sequential scale on 0..1; scores a diverging scale centred on 0
+    (:func:`colour_scale`). The colour bar is labelled with the kind.
+
+    Args:
+        spec: the heatmap a section records (an m×n matrix node, its labels and mask).
+        vmin, vmax: ends of the colour scale instead of those of the kind.
+        annotate: print each entry's rounded value in its cell.
+        dpi: dots per inch of the PNG (10 to 1200; the layout, in inches, does not change).
 
     Returns:
-        a matplotlib ``Figure`` (on the Agg canvas).
+        a matplotlib ``Figure`` (on the Agg canvas, ``layout="compressed"``).
 
     Raises:
         BackendUnavailable: without matplotlib.
+        ConventionError: for a ``dpi`` outside 10..1200.
     """
     from .views import heatmap_view
 
+    dpi = check_dpi(dpi)
     _, Figure, Canvas = _matplotlib()
     view = heatmap_view(spec)
-    fig = Figure(figsize=_figure_size([view]), dpi=100, layout="constrained")
+    fig = Figure(figsize=_figure_size([view]), dpi=dpi, layout="compressed")
     Canvas(fig)
     ax = fig.add_subplot()
-    cmap, lo, hi = _norm_for(view.values, view.masked, vmin, vmax)
+    kind = quantity_kind(view.values, view.masked)
+    cmap, lo, hi = colour_scale(kind, view.values, view.masked, vmin, vmax)
     im = _draw_heatmap(ax, view, cmap, lo, hi, annotate)
-    fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.colorbar(im, ax=ax, shrink=0.8, label=_bar_label(kind, [view]))
     fig.symseq_views = [view]
     fig.symseq_axes = [ax]
+    fig.symseq_kinds = [kind]
     return fig
 
 
-def heads_figure(specs, *, annotate: bool = True, title: str = ""):
-    """Heatmaps side by side on one shared colour scale (a per-head comparison) with one colour bar.
+def heads_figure(specs, *, annotate: bool = True, title: str = "", dpi: float = DPI):
+    """Heatmaps side by side (a per-head comparison), one colour scale and one colour bar per kind of quantity.
+
+    The panels of one kind (:func:`quantity_kind`) share a scale: every
+    attention-weight panel is drawn on 0..1, every score panel on the
+    diverging range of all the scores shown; each kind has its own colour
+    bar beside its last panel, so weights next to scores (Week 06, handout
+    004, Figures 9 and 10) are not washed out by the scores' range.
+
+    Args:
+        specs: one or more :class:`~symseq.authoring.HeatmapSpec`, drawn left to right.
+        annotate: print each entry's rounded value in its cell.
+        title: a title above all panels.
+        dpi: dots per inch of the PNG (10 to 1200).
 
     Raises:
         ClaimError: for an empty list of heatmaps.
         BackendUnavailable: without matplotlib.
+        ConventionError: for a ``dpi`` outside 10..1200.
     """
     from .views import heatmap_view, mathtext_label
 
     if not specs:
         raise ClaimError("a per-head comparison needs at least one heatmap")
+    dpi = check_dpi(dpi)
     _, Figure, Canvas = _matplotlib()
     views = [heatmap_view(s) for s in specs]
-    allv = np.concatenate([v.values[~v.masked & np.isfinite(v.values)] for v in views])
-    cmap, lo, hi = _norm_for(allv.reshape(1, -1), np.zeros((1, allv.size), dtype=bool))
-    fig = Figure(figsize=_figure_size(views, 1.3), dpi=100, layout="constrained")
+    kinds = [quantity_kind(v.values, v.masked) for v in views]
+    scales = {}
+    for kind in dict.fromkeys(kinds):
+        same = [v for v, k in zip(views, kinds) if k == kind]
+        vals = np.concatenate([v.values[~v.masked & np.isfinite(v.values)] for v in same])
+        scales[kind] = colour_scale(kind, vals, np.zeros(vals.shape, dtype=bool))
+    fig = Figure(figsize=_figure_size(views, 1.3 + 0.4 * (len(scales) - 1)), dpi=dpi, layout="compressed")
     Canvas(fig)
-    axes = fig.subplots(1, len(views), squeeze=False)[0]
-    im = None
-    for ax, v in zip(axes, views):
-        im = _draw_heatmap(ax, v, cmap, lo, hi, annotate)
-    fig.colorbar(im, ax=list(axes), shrink=0.8)
+    axes = list(fig.subplots(1, len(views), squeeze=False)[0])
+    images = {}
+    for ax, v, kind in zip(axes, views, kinds):
+        images[kind] = _draw_heatmap(ax, v, *scales[kind], annotate)
+    for kind, im in images.items():
+        same = [i for i, k in enumerate(kinds) if k == kind]
+        fig.colorbar(im, ax=[axes[i] for i in same], shrink=0.8, label=_bar_label(kind, [views[i] for i in same]))
     if title:
         fig.suptitle(mathtext_label(title))
     fig.symseq_views = views
-    fig.symseq_axes = list(axes)
+    fig.symseq_axes = axes
+    fig.symseq_kinds = kinds
     return fig
 
 
@@ -206,7 +286,7 @@ def cell_pixels(fig, ax_index: int = 0, frac: float = 0.0) -> list:
 # ---------------------------------------------------------------------------
 
 
-def gradient_paths_figure(curves):
+def gradient_paths_figure(curves, *, dpi: float = DPI):
     """Week 06 Figure 3 as a two-panel figure on logarithmic vertical axes.
 
     Left: fixed transition factors raised to the number of transitions T − 1.
@@ -216,12 +296,16 @@ def gradient_paths_figure(curves):
     :func:`~symseq.derive.paths.gradient_path_curves`), or a
     :class:`~symseq.authoring.GradientPathsSpec` that a section records.
 
+    ``dpi`` is the PNG's dots per inch (10 to 1200).
+
     Raises:
         BackendUnavailable: without matplotlib.
+        ConventionError: for a ``dpi`` outside 10..1200.
     """
+    dpi = check_dpi(dpi)
     _, Figure, Canvas = _matplotlib()
     c = curves.curves() if hasattr(curves, "curves") else curves
-    fig = Figure(figsize=(9.0, 3.6), dpi=100, layout="constrained")
+    fig = Figure(figsize=(9.0, 3.6), dpi=dpi, layout="constrained")
     Canvas(fig)
     left, right = fig.subplots(1, 2)
     steps = [T - 1 for T in c.lengths]
@@ -267,7 +351,8 @@ def figure_format(path) -> str:
 def save(fig, path, *, force: bool = False, inputs=()) -> Path:
     """Write ``fig`` to ``path`` in the format its extension names (.png, .pdf, .svg), atomically.
 
-    PDF and SVG carry no creation date, so the same figure gives the same bytes.
+    PDF and SVG carry no creation date, so the same figure gives the same bytes. A PNG has the figure's own
+    resolution (``dpi=`` of the function that drew it), whatever ``savefig.dpi`` a matplotlibrc sets.
 
     Raises:
         ConventionError: for another extension.
@@ -280,5 +365,5 @@ def save(fig, path, *, force: bool = False, inputs=()) -> Path:
     metadata = {"Software": None} if fmt == "png" else ({"CreationDate": None, "Creator": None, "Producer": None}
                                                        if fmt == "pdf" else {"Date": None, "Creator": None})
     with matplotlib.rc_context({"svg.hashsalt": "symseq", "pdf.compression": 6}):
-        return write_atomic(path, lambda f: fig.savefig(f, format=fmt, metadata=metadata), force=force, binary=True,
-                            inputs=inputs)
+        return write_atomic(path, lambda f: fig.savefig(f, format=fmt, metadata=metadata, dpi="figure"),
+                            force=force, binary=True, inputs=inputs)

@@ -869,9 +869,8 @@ def _mj_display(spec) -> str:
 
 
 def _mj_title(text: str) -> str:
-    """A heading inside ``\\textbf{}``: characters MathJax would read as commands are replaced."""
-    return "".join({"{": "(", "}": ")", "\\": "/", "$": "S", "#": "No.", "%": " percent", "&": "and"}.get(ch, ch)
-                   for ch in text)
+    """A heading in bold text runs, with what text cannot hold set as math between them (:func:`mathjax_text`)."""
+    return mathjax_text(text, command="textbf")
 
 
 def repr_latex(obj, service=None) -> str:
@@ -894,7 +893,7 @@ def repr_latex(obj, service=None) -> str:
         where = mathjax_text(str(obj.location))
         return "$$" + r" \quad ".join([where] + [p for p in row if p]) + "$$"
     if isinstance(obj, Section):
-        parts = [r"$$\textbf{%s}$$" % _mj_title(obj.title)]
+        parts = ["$$%s$$" % _mj_title(obj.title)]
         for spec in obj.displays:
             try:
                 parts.append(_mj_display(spec))
@@ -906,6 +905,6 @@ def repr_latex(obj, service=None) -> str:
             parts.append("$$\\begin{array}{llll}\n" + " \\\\\n".join(rows) + "\n\\end{array}$$")
         return "\n".join(parts)
     if isinstance(obj, Derivation):
-        head = r"$$\textbf{%s}$$" % _mj_title(obj.title)
+        head = "$$%s$$" % _mj_title(obj.title)
         return "\n".join([head] + [repr_latex(s) for s in obj.sections])
     raise TypeError(f"no LaTeX display for {type(obj).__name__}")

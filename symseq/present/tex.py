@@ -10,8 +10,9 @@ the packages of texlive-latex-base alone:
 * :func:`tex_text` escapes a sentence for text mode (``#$%&_{}~^\\``) with
   pylatexenc, which also turns typographic Unicode into LaTeX (``—`` → ``---``,
   ``é`` → ``\\'e``); mathematical characters are wrapped in ``\\ensuremath``.
-* :func:`mathjax_text` escapes a sentence for ``\\text{...}`` in MathJax
-  (Jupyter), which keeps Unicode as it is.
+* :func:`mathjax_text` sets a sentence as math that MathJax (Jupyter) and
+  pdflatex both accept: ``\\text{...}`` runs with the specials and
+  mathematical characters set as math between them.
 
 Characters with no LaTeX spelling become ``[U+XXXX]`` so that the output
 still compiles and the gap is visible.
@@ -246,25 +247,55 @@ def tex_text(text: str) -> str:
     return _encoder().unicode_to_latex(unicodedata.normalize("NFC", text))
 
 
-def mathjax_text(text: str) -> str:
-    """A sentence as MathJax math (Jupyter): ``\\text{...}`` runs with Unicode kept as it is.
+# Characters a ``\text{}`` run cannot hold in both MathJax and pdflatex, set as math between runs instead.
+_MATHJAX_SPECIAL = {"{": r"\{", "}": r"\}", "\\": r"\backslash ", "$": r"\$", "#": r"\#", "%": r"\%", "&": r"\&",
+                    "_": r"\_", "^": r"\wedge ", "~": r"\sim ", "<": "<", ">": ">", "|": "|"}
+# Typography both keep as it is inside \text (pdflatex reads UTF-8 input since LaTeX 2018).
+_MATHJAX_TYPO = frozenset("—–’‘“”§¶…©")
 
-    Characters that ``\\text`` cannot hold literally in every MathJax version
-    (braces, backslash, ``$ # % &``) are set as math between the runs.
+
+def mathjax_text(text: str, command: str = "text") -> str:
+    """A sentence as math that MathJax (Jupyter) and pdflatex (amsmath, amssymb) both typeset.
+
+    ASCII words, accented Latin letters and typography (``—``, ``§``, ``’``) go in ``\\text{...}`` runs
+    (``command="textbf"`` for a heading); characters ``\\text`` cannot hold in both
+    (``{ } \\ $ # % & _ ^ ~ < > |``) and mathematical characters (Greek, ``∂``, ``≈``, ``g₀``, ``O⁽¹⁾``,
+    ``ᵀ``) are set as math between the runs (``\\_``, ``\\partial``, ``_{0}``, ``^{(1)}``); a character
+    neither knows becomes ``[U+XXXX]``. Spaces stay inside the runs, so words keep their spacing.
     """
-    special = {"{": r"\{", "}": r"\}", "\\": r"\backslash ", "$": r"\$", "#": r"\#", "%": r"\%", "&": r"\&"}
-    out, run = [], []
-    for ch in text:
-        if ch in special:
+    out, run, math = [], [], []
+
+    def flush():
+        if run:
+            out.append(r"\%s{%s}" % (command, "".join(run)))
+            run.clear()
+        if math:  # one formula, so that a run of scripts (⁽¹⁾, ⁻⁸) is one superscript
+            out.append(tex_math("".join(math)))
+            math.clear()
+
+    for ch in unicodedata.normalize("NFC", text):
+        if ch in _MATHJAX_SPECIAL:
+            flush()
+            out.append(_MATHJAX_SPECIAL[ch])
+        elif ch in "\n\t\u00a0\u2009\u202f" or (32 <= ord(ch) < 127 or ch in _MATHJAX_TYPO
+                                                 or (ord(ch) < 0x180 and ch.isalpha()
+                                                     and unicodedata.normalize("NFD", ch)[0].isascii())):
+            if math:
+                flush()
+            run.append(ch if ch.isprintable() else " ")
+        elif ch in GREEK_TEX or ch in SYMBOL_TEX or ch in SUBSCRIPTS or ch in SUPERSCRIPTS or ch == "ᵀ" \
+                or unicodedata.normalize("NFD", ch)[1:2] in ACCENT_MATH:
             if run:
-                out.append(r"\text{%s}" % "".join(run))
-                run = []
-            out.append(special[ch])
+                flush()
+            math.append(ch)
+        elif ch in ACCENT_MATH or ch in ACCENT_TEXT or not ch.isprintable():
+            continue  # a stray combining mark or control character
         else:
-            run.append(ch)
-    if run:
-        out.append(r"\text{%s}" % "".join(run))
-    return "".join(out)
+            if math:
+                flush()
+            run.append(_unknown(ch))
+    flush()
+    return _join_commands(out)
 
 
 # Control words a formula in a handout's LaTeX source may use and pdflatex knows with amsmath and amssymb.

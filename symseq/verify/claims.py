@@ -147,6 +147,13 @@ class Claim:
         if isinstance(self.location, str):
             self.location = Location.of(self.location)
 
+    def __repr__(self) -> str:
+        """One line: the claim's id, what the handout prints, and its status (deciding it the first time)."""
+        r = self.check()
+        why = r.message.splitlines()[0] if r.message and r.status != "ok" else ""
+        why = why if len(why) <= 100 else why[:99] + "…"
+        return f"Claim({self.id!r}, printed {self.printed!r}: {r.status}" + (f": {why})" if why else ")")
+
     @property
     def id(self) -> str:
         return f"{self.derivation}::{self.location}" + (f"::{self.what}" if self.what else "")

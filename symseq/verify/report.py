@@ -35,6 +35,12 @@ class Report:
     claims: list = field(default_factory=list)
     dps: int = 50
 
+    def __repr__(self) -> str:
+        """One line: how many derivations and claims, the claims per status, and the verdict."""
+        counts = ", ".join(f"{k} {v}" for k, v in self.counts.items() if v)
+        return (f"Report({len(self.derivations)} derivation(s), {len(self.claims)} claims"
+                + (f": {counts}" if counts else "") + f"; {'holds' if self.ok else 'fails'})")
+
     @property
     def counts(self) -> dict:
         """Claims per status ("ok", "mismatch", "error", "skipped"), every status present."""
