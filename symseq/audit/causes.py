@@ -29,7 +29,7 @@ import mpmath
 
 from ..errors import SymseqError
 from ..numbers import to_mpf
-from ..verify.arithmetic import interval, numbers
+from ..verify.arithmetic import flat_entries, interval, numbers
 from ..verify.printed import read_number
 from ..verify.steps import decide, ends
 from .arithmetic import statements_of, word_statements_of
@@ -233,7 +233,7 @@ def _within(left, e) -> bool:
         box = interval(left)
     except SymseqError:
         return False
-    boxes = list(_flat(box))
+    boxes = list(flat_entries(box))
     values = [v.strip() for v in str(e.value).split(",")]
     if len(values) != len(boxes):
         return False
@@ -248,10 +248,3 @@ def _within(left, e) -> bool:
                 return False
     return True
 
-
-def _flat(x):
-    if isinstance(x, tuple):
-        for i in x:
-            yield from _flat(i)
-    else:
-        yield x

@@ -591,7 +591,7 @@ class _Evaluator:
         if name in ("sum", "mean", "max", "min"):
             if not isinstance(x, tuple):
                 raise ClaimError(f"{name} takes a printed list, such as {name}([1, 2, 3])")
-            flat = list(_flat(x))
+            flat = list(flat_entries(x))
             if not flat:
                 raise ClaimError(f"{name} of an empty list is not defined")
             if name in ("max", "min"):
@@ -601,12 +601,13 @@ class _Evaluator:
         return _map(x, lambda v: _scalar_function(name, v))
 
 
-def _flat(x):
-    for i in x:
-        if isinstance(i, tuple):
-            yield from _flat(i)
-        else:
-            yield i
+def flat_entries(x):
+    """The entries of a value of the grammar (a number, or a list nested in tuples), in row order."""
+    if isinstance(x, tuple):
+        for i in x:
+            yield from flat_entries(i)
+    else:
+        yield x
 
 
 def _map(x, f):
@@ -831,11 +832,11 @@ class _IntervalEvaluator(_Evaluator):
                 out.append(iv.mpf([lo, hi]))
             return tuple(out)
         if name in ("sum", "mean"):
-            flat = list(_flat(x))
+            flat = list(flat_entries(x))
             total = _isum(flat)
             return total if name == "sum" else total / len(flat)
         if name in ("max", "min"):  # the largest (smallest) entry lies between the largest (smallest) ends
-            flat = list(_flat(x))
+            flat = list(flat_entries(x))
             pick = max if name == "max" else min
             lo = pick((_end(v, 0) for v in flat))
             hi = pick((_end(v, 1) for v in flat))

@@ -28,7 +28,7 @@ import sympy as sp
 
 from ..errors import ClaimError, SymseqError
 from ..numbers import decimal_text, to_mpf
-from .arithmetic import Neg, Num, Statement, interval, is_number, parse_statement, value
+from .arithmetic import Neg, Num, Statement, flat_entries, interval, is_number, parse_statement, value
 from .claims import Claim, _equal_exact, check_claim
 
 
@@ -102,13 +102,6 @@ def holds(statement, *, dps: int = 50) -> tuple[bool, str]:
     return False, "; ".join(link.message for link in bad)
 
 
-def _flat(x):
-    if isinstance(x, tuple):
-        for i in x:
-            yield from _flat(i)
-    else:
-        yield x
-
 
 def _entries(node):
     """(text, PrintedNumber, sign) of each printed entry of a bare number or list, row-major."""
@@ -138,7 +131,7 @@ def _link(st: Statement, k: int, vals: list, dps: int) -> Link:
 
 def _result(base: dict, left, right, a, rel: str, dps: int) -> Link:
     printed, correct, shown, wrong = [], [], [], []
-    lefts = list(_flat(a))
+    lefts = list(flat_entries(a))
     entries = _entries(right)
     for i, ((text, number, sign), exact) in enumerate(zip(entries, lefts)):
         rounded = rel == "≈" or number.has_point
@@ -168,7 +161,7 @@ def _within_rounding(left, right, wrong: list) -> bool:
     """Whether each wrong printed entry's rounding interval meets the interval of the left side with its printed
     decimals widened by half a unit."""
     try:
-        lo_hi = list(_flat(interval(left)))
+        lo_hi = list(flat_entries(interval(left)))
     except SymseqError:
         return False
     entries = _entries(right)
@@ -185,11 +178,11 @@ def _within_rounding(left, right, wrong: list) -> bool:
 
 
 def _rewrite(base: dict, a, b, right, dps: int) -> Link:
-    left_entries, right_entries = list(_flat(a)), list(_flat(b))
+    left_entries, right_entries = list(flat_entries(a)), list(flat_entries(b))
     wrong = [i for i, (x, y) in enumerate(zip(left_entries, right_entries)) if not _equal_exact(x, y)[0]]
     if wrong:
         try:
-            bounds = list(_flat(interval(right)))
+            bounds = list(flat_entries(interval(right)))
         except SymseqError:
             bounds = None
         if bounds is not None:
