@@ -461,7 +461,7 @@ def cmd_new(args, out) -> int:
         written.append("conftest.py")
     out.print(f"wrote {' and '.join(written)}", markup=False, highlight=False)
     out.print(f"next: replace the placeholders with your page's own, then run `symseq verify {name}`, "
-              f"`symseq audit YOUR-PAGE.md` and `pytest`", markup=False, highlight=False, soft_wrap=True)
+              f"`symseq audit YOUR-PAGE.md` and `pytest` (pip install pytest, in this environment)", markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
