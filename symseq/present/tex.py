@@ -288,7 +288,7 @@ def mathjax_text(text: str, command: str = "text") -> str:
             if run:
                 flush()
             math.append(ch)
-        elif ch in ACCENT_MATH or ch in ACCENT_TEXT or not ch.isprintable():
+        elif ch in ACCENT_MATH or unicodedata.combining(ch) or not ch.isprintable():
             continue  # a stray combining mark or control character
         else:
             if math:
