@@ -262,6 +262,7 @@ def _whole(seg: str, base: int, names: dict | None = None):
 # the name a relation binds: the last name before it (``W_z = …``, ``\\mathbf q_6\\approx …``, ``D=8,H=2``)
 _BOUND = re.compile(r"(?<![A-Za-z0-9_\\])(" + _IDENT.pattern + r")\s*$")
 MAX_NAMES = 2000  # names bound per page (bounded work)
+_OPERATORS = tuple("+-−*/·×÷@^([{") + ("\\cdot", "\\times")
 
 
 def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
@@ -272,8 +273,8 @@ def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
     for i in range(len(segs) - 1):
         seg, base = segs[i]
         m = _BOUND.search(seg)
-        if m is None or m.group(1) in _NAMES:
-            continue
+        if m is None or m.group(1) in _NAMES or seg[:m.start(1)].rstrip().endswith(_OPERATORS):
+            continue  # not a name, or the last operand of an expression (W @ x = …)
         env = dict(names)
         env.update({k: v for off, k, v in out})
         bound = None
@@ -509,7 +510,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
             except SymseqError as exc:
                 unread.append((spans[k + 1][0], " ".join(_join(inner)), str(exc)))
                 continue
-            part = [spans[k], spans[k + 1]]
+            part = [_within(spans[k], st.texts[k], inner.texts[0]), _within(spans[k + 1], st.texts[k + 1], inner.texts[1])]
             checked.append(Checked(spans[k + 1][0], spans[k][0], " ".join(_join(inner)), inner_links, part))
     for readings, spans, lg in word_statements_of(doc):
         decided = []
@@ -530,6 +531,16 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
     checked.sort(key=lambda c: (c.line, c.first))
     _classify_tokens(doc, checked)
     return ArithmeticReport(doc.path, checked, doc.tokens, unread)
+
+
+def _within(span: tuple, printed: str, text: str) -> tuple:
+    """The span of ``text`` inside a part printed as ``printed`` at ``span``, when it occurs there once (else the
+    part's span): where an inner step's result is printed."""
+    line, a, b = span
+    at = printed.find(text)
+    if at < 0 or printed.find(text, at + 1) >= 0:
+        return span
+    return (line, a + at, a + at + len(text))
 
 
 def _join(st: Statement) -> list[str]:
