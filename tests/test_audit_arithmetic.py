@@ -192,8 +192,29 @@ def test_statistics_of_a_labelled_row_or_of_the_list_just_above():
 def test_hostile_names_stay_bounded():
     from symseq.audit.arithmetic import MAX_NAMES
 
-    many = "".join(f"x{i} = {i}\n\n" for i in range(MAX_NAMES + 50)) + "y = x2049 + x100 = 2149\n\nz = x0 + 1 = 1\n"
+    lines = [", ".join(f"x{i} = {i}" for i in range(k, k + 50)) for k in range(0, MAX_NAMES + 50, 50)]
+    many = "\n".join(lines) + "\ny = x2049 + x100 = 2149\nz = x0 + 1 = 1\n"
     rep = _audit(many, fmt="text")  # the oldest names leave the bounded table: x0 is no longer bound
     assert [(s.text, s.status) for s in rep.statements] == [("x2049 + x100 = 2149", "ok")]
     deep = "a_" + "_".join(["b"] * 2000) + " = [1, 2]\n\n" + "c = " + " + ".join(["a"] * 400) + " = 1\n"
     assert not _audit(deep, fmt="text").errata
+
+
+def test_latex_names_layers_and_entries_of_bound_lists():
+    page = ("\\[ \\mathbf h_6^{(0)}\\approx(-0.579,\\;1.06,\\;0.650). \\]\n\n"
+            "\\[ \\mathbf b_{\\mathrm{att},6}\\approx(-1.38,\\;0.546,\\;0.102). \\]\n\n"
+            "\\[ \\mathbf u_6=\\mathbf h_6^{(0)}+\\mathbf b_{\\mathrm{att},6} \\approx(-1.96,\\;1.61,\\;0.752). \\]\n\n"
+            "\\[ \\mathbf r_6=\\operatorname{LN}_2(\\mathbf u_6) \\approx(-1.78,\\;0.998,\\;0.333). \\]\n\n"
+            "The first preactivation is \\(r_{6,0}-0.5r_{6,2}+0.1\\approx-1.85\\).\n")
+    rep = _audit(page, fmt="text")
+    assert [(s.line, s.status) for s in rep.statements] == [(5, "ok"), (9, "ok")]
+    with mpmath.workdps(30):  # h^{(0)} is a layer, not a power: -0.579 + (-1.38) = -1.959; -1.78 - 0.5·0.333 + 0.1
+        assert mpmath.nstr(mpmath.mpf("-0.579") + mpmath.mpf("-1.38"), 3) == "-1.96"
+        assert mpmath.nstr(mpmath.mpf("-1.78") - mpmath.mpf("0.5") * mpmath.mpf("0.333") + mpmath.mpf("0.1"), 3) \
+            == "-1.85"
+    assert [s.status for s in _audit(page.replace("-1.85", "-1.95"), fmt="text").statements] == ["ok", "wrong"]
+    # a symbol bound far above is not read: pages reuse symbols for other quantities
+    from symseq.audit.arithmetic import NAME_REACH
+
+    far = page.replace("\n\nThe first", "\n\n" + "Prose.\n\n" * NAME_REACH + "The first")
+    assert [s.line for s in _audit(far, fmt="text").statements] == [5]

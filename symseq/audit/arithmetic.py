@@ -262,6 +262,8 @@ def _whole(seg: str, base: int, names: dict | None = None):
 # the name a relation binds: the last name before it (``W_z = …``, ``\\mathbf q_6\\approx …``, ``D=8,H=2``)
 _BOUND = re.compile(r"(?<![A-Za-z0-9_\\])(" + _IDENT.pattern + r")\s*$")
 MAX_NAMES = 2000  # names bound per page (bounded work)
+NAME_REACH = 60  # lines: a name is read with the value bound to it at most this far above (pages reuse symbols)
+CHAIN_PART = 40  # a part of a binding chain that cannot be read (LN_2(u_6)) is skipped when at most this long
 _OPERATORS = tuple("+-−*/·×÷@^([{") + ("\\cdot", "\\times")
 
 
@@ -278,12 +280,12 @@ def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
         env = dict(names)
         env.update({k: v for off, k, v in out})
         bound = None
-        for nxt, nbase in segs[i + 1:]:
+        for nxt, nbase in segs[i + 1:]:  # every part of a chain is equal: the name is its last printed value
             head = _head(nxt, nbase, numbers_only=True)
             if head is not None:
                 bound = head[0]
-            if _whole(nxt, nbase, env) is None:
-                break
+            if _whole(nxt, nbase, env) is None and (head is not None or len(nxt.strip()) > CHAIN_PART):
+                break  # prose after the printed value, or a long part that is no step of the chain
         if bound is not None:
             out.append((base + m.start(1), name_key(m.group(1)), bound))
     return out
@@ -295,15 +297,18 @@ def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
 
     Names: a name printed before a relation whose chain ends in a printed number or list (``W_z = [[0.3, 0.2],
     [0.1, 0.5]]``, ``h_hat = tanh([0.55, 0.35]) = [0.500, 0.337]``) is bound to that printed value from there
-    on (a later binding shadows an earlier one), and later statements that use the name read its printed value
-    (:class:`symseq.verify.arithmetic.Ref`)."""
+    on (a later binding shadows an earlier one), and statements at most :data:`NAME_REACH` lines below that use
+    the name (or an entry of it: ``r_{6,2}`` of ``r_6``) read its printed value
+    (:class:`symseq.verify.arithmetic.Ref`); further down a page may use the symbol for something else."""
     out = []
-    names: dict = {}
+    bound: dict = {}  # key → (line, printed tree)
     for lg in _logical_lines(doc):
         text = lg.text
         rels = list(_REL.finditer(text))
         if not rels:
             continue
+        here = lg.pieces[0][1]
+        names = {k: node for k, (line, node) in bound.items() if here - line <= NAME_REACH}
         bounds = [0] + [m.end() for m in rels]
         ends = [m.start() for m in rels] + [len(text)]
         segs = [(text[a:b], a) for a, b in zip(bounds, ends)]
@@ -352,10 +357,10 @@ def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
                 rel_used.append(relations[k])
         close()
         for off, key, node in line_names:
-            names.pop(key, None)  # a later binding shadows (and moves to the end of the bounded table)
-            names[key] = node
-            while len(names) > MAX_NAMES:
-                names.pop(next(iter(names)))
+            bound.pop(key, None)  # a later binding shadows (and moves to the end of the bounded table)
+            bound[key] = (here, node)
+            while len(bound) > MAX_NAMES:
+                bound.pop(next(iter(bound)))
     return out
 
 

@@ -226,13 +226,40 @@ _NAMES = {"exp": "exp", "log": "log", "ln": "log", "tanh": "tanh", "sigmoid": "s
 _OPS = {"×": "·", "⋅": "·", "∙": "·", "÷": "/", "−": "-", "*": "*", "**": "^", ".": "·"}
 
 
-# a name as pages write it: W_z, h_hat, q_6, h1, k_{0}, h_{t-1} (braces and spaces inside them are dropped)
-_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_(?:\{[A-Za-z0-9,+\-]{1,12}\}|[A-Za-z0-9]+))*(?![A-Za-z0-9_{])")
+# a name as pages write it: W_z, h_hat, q_6, h1, k_{0}, b_{\mathrm{att},6}, h_6^{(0)} (a layer in parentheses or
+# brackets is part of the name; braces, \mathrm and spaces are dropped from its key)
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_(?:\{(?:\\mathrm\{[A-Za-z]{1,8}\}|[A-Za-z0-9,+\-]){1,16}\}|[A-Za-z0-9]+))*"
+                    r"(?:\^\{?\(\d{1,3}\)\}?|\^\{\[\d{1,3}\]\})?(?![A-Za-z0-9_{])")
+# an entry of a bound list: h_{6,0}^{(0)} is entry 0 of h_6^{(0)}, r_{6,2} entry 2 of r_6
+_ENTRY = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9]*)_\{(?P<sub>[^{}]+),(?P<i>\d{1,3})\}(?P<sup>\^.*)?")
 
 
 def name_key(text: str) -> str:
-    """The key a printed name is bound under: ``k_{0}`` and ``k_0`` are one name."""
-    return re.sub(r"[{}\s]", "", text)
+    """The key a printed name is bound under: ``k_{0}`` and ``k_0`` are one name, ``b_{\\mathrm{att},6}`` is
+    ``b_att,6``."""
+    return re.sub(r"\\mathrm|[{}\s]", "", text)
+
+
+def _bound(name: str, names: dict) -> str | None:
+    """The key of ``name`` in ``names``: itself, or ``base[i]`` for an entry of a bound list (see :data:`_ENTRY`)."""
+    key = name_key(name)
+    if key in names:
+        return key
+    m = _ENTRY.fullmatch(name)
+    if m:
+        base = name_key(f"{m.group('base')}_{{{m.group('sub')}}}{m.group('sup') or ''}")
+        node = names.get(base)
+        if isinstance(node, Vec) and int(m.group("i")) < len(node.items) \
+                and not isinstance(node.items[int(m.group("i"))], Vec):
+            return f"{base}[{int(m.group('i'))}]"
+    return None
+
+
+def _lookup(names: dict, key: str):
+    if key.endswith("]") and key not in names:
+        base, _, i = key[:-1].rpartition("[")
+        return names[base].items[int(i)]
+    return names[key]
 
 
 def tokens(text: str, names: dict | None = None) -> list[tuple[str, str, int, int]]:
@@ -256,9 +283,9 @@ def tokens(text: str, names: dict | None = None) -> list[tuple[str, str, int, in
         start = pos
         if names:
             m = _IDENT.match(text, pos)
-            if m and (pos == 0 or not (text[pos - 1].isalpha() or text[pos - 1] in "_\\")) \
-                    and name_key(m.group(0)) in names and m.group(0) not in _NAMES:
-                out.append(("ref", name_key(m.group(0)), start, m.end()))
+            key = _bound(m.group(0), names) if m and m.group(0) not in _NAMES else None
+            if key is not None and (pos == 0 or not (text[pos - 1].isalpha() or text[pos - 1] in "_\\")):
+                out.append(("ref", key, start, m.end()))
                 pos = m.end()
                 if len(out) > MAX_TOKENS:
                     raise ClaimError(f"a printed statement of more than {MAX_TOKENS} tokens is too long for this "
@@ -435,7 +462,7 @@ class _Parser:
         if kind == "num":
             return self.number(tok)
         if kind == "ref":
-            return Ref(tok, self.names[tok])
+            return Ref(tok, _lookup(self.names, tok))
         if tok in ("(", "[", "{"):
             self.enter()
             close = {"(": ")", "[": "]", "{": "}"}[tok]
