@@ -268,7 +268,8 @@ _OPERATORS = tuple("+-−*/·×÷@^([{") + ("\\cdot", "\\times")
 
 
 def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
-    """(offset, key, printed tree) of each name a logical line binds to a printed number or list: ``name =
+    """(offset from which it holds, key, printed tree) of each name a logical line binds to a printed number or
+    list: ``name =
     printed`` or ``name = … = printed`` (the chain's last printed result: a computed, rounded result is bound with
     its printed precision)."""
     out = []
@@ -283,11 +284,11 @@ def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
         for nxt, nbase in segs[i + 1:]:  # every part of a chain is equal: the name is its last printed value
             head = _head(nxt, nbase, numbers_only=True)
             if head is not None:
-                bound = head[0]
+                bound, end = head[0], head[2]  # bound from the end of its value on (q = q + 1 = 2 reads the old q)
             if _whole(nxt, nbase, env) is None and (head is not None or len(nxt.strip()) > CHAIN_PART):
                 break  # prose after the printed value, or a long part that is no step of the chain
         if bound is not None:
-            out.append((base + m.start(1), name_key(m.group(1)), bound))
+            out.append((end, name_key(m.group(1)), bound))
     return out
 
 
@@ -325,6 +326,9 @@ def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
 
         def close():
             del rel_used[max(len(parts) - 1, 0):]
+            if parts and isinstance(parts[0][0], Ref):  # q = q + 1 = 2 names what the chain computes
+                del parts[0]
+                del rel_used[:1]
             if len(parts) >= 2 and any(not is_number(p[0]) and not isinstance(p[0], Ref) for p in parts):
                 st = Statement(tuple(p[0] for p in parts), tuple(rel_used),
                                tuple(text[p[1]:p[2]] for p in parts))
