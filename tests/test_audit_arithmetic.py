@@ -223,3 +223,12 @@ def test_latex_names_layers_and_entries_of_bound_lists():
 def test_a_name_is_bound_from_the_end_of_its_chain_on():
     rep = _audit("q = 1\n\nq = q + 1 = 2, and then p = q + 1 = 3\n", fmt="text")
     assert [(s.text, s.status) for s in rep.statements] == [("q + 1 = 2", "ok"), ("q + 1 = 3", "ok")]
+
+
+def test_cli_classifies_a_wrong_statistic_of_a_labelled_row(tmp_path, capsys):
+    f = tmp_path / "page.md"
+    f.write_text("```python\nrows = [\n    [0.0, 0.1, 0.4, -0.1],   # \",\"\n]\n\",\": mean=0.10, std=0.208\n```\n",
+                 encoding="utf-8")
+    assert main(["--no-color", "audit", str(f)]) == 1
+    out = capsys.readouterr().out
+    assert "0.208" in out and "0.187" in out and "internal error" not in out

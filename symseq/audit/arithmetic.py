@@ -433,10 +433,12 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
             out += _stats(text, a1, node, where, lg)
             recent = (lg.pieces[-1][1], node, where)
         elif not lists:
-            lead = _QUOTED.match(text.lstrip())
+            indent = len(text) - len(text.lstrip())
+            lead = _QUOTED.match(text, indent)
             if lead and lead.group(1)[1:-1] in labelled:  # "Hello": mean=0.25, std=0.364 (its row printed above)
                 node = labelled[lead.group(1)[1:-1]]
-                out += _stats(text, 0, node, [], lg)
+                where = [lg.where(lead.start(1)) + (lg.where(lead.start(1))[1] + lead.end(1) - lead.start(1),)]
+                out += _stats(text, lead.end(1), node, where, lg)  # the label stands for its row
             elif recent and 0 < lg.pieces[0][1] - recent[0] <= NEAR and not quoted:  # Mean: 0.250 under its list
                 out += _stats(text, 0, recent[1], recent[2], lg)
         else:
