@@ -225,10 +225,12 @@ def test_a_name_is_bound_from_the_end_of_its_chain_on():
     assert [(s.text, s.status) for s in rep.statements] == [("q + 1 = 2", "ok"), ("q + 1 = 3", "ok")]
 
 
-def test_cli_classifies_a_wrong_statistic_of_a_labelled_row(tmp_path, capsys):
-    f = tmp_path / "page.md"
-    f.write_text("```python\nrows = [\n    [0.0, 0.1, 0.4, -0.1],   # \",\"\n]\n\",\": mean=0.10, std=0.208\n```\n",
-                 encoding="utf-8")
-    assert main(["--no-color", "audit", str(f)]) == 1
-    out = capsys.readouterr().out
-    assert "0.208" in out and "0.187" in out and "internal error" not in out
+def test_the_causes_of_an_erratum_printed_by_a_statistic_of_a_labelled_row_are_classified():
+    from types import SimpleNamespace
+
+    from symseq.audit.causes import classify
+
+    page = "```python\nrows = [\n    [0.0, 0.1, 0.4, -0.1],   # \",\"\n]\n\",\": mean=0.10, std=0.208\n```\n"
+    erratum = SimpleNamespace(line=5, printed="0.208", source=None)  # as a derivation's claim reports it
+    cause, = classify(parse(page, path="page.md", fmt="markdown"), [erratum])
+    assert cause.kind == "root"  # (an IndexError before: the statistic had no span for its list)
