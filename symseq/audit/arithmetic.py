@@ -28,7 +28,7 @@ from pathlib import Path
 import sympy as sp
 
 from ..errors import SymseqError
-from ..verify.arithmetic import _IDENT, _NAMES, Ref, Statement, Vec, is_number, name_key, parse, show
+from ..verify.arithmetic import NAME, Ref, Statement, Vec, is_number, is_word, name_key, parse, show
 from ..verify.steps import Link, decide, inner_steps
 from .document import Document
 from .structure import HARD, classify
@@ -260,7 +260,7 @@ def _whole(seg: str, base: int, names: dict | None = None):
 
 
 # the name a relation binds: the last name before it (``W_z = …``, ``\\mathbf q_6\\approx …``, ``D=8,H=2``)
-_BOUND = re.compile(r"(?<![A-Za-z0-9_\\])(" + _IDENT.pattern + r")\s*$")
+_BOUND = re.compile(r"(?<![A-Za-z0-9_\\])(" + NAME.pattern + r")\s*$")
 MAX_NAMES = 2000  # names bound per page (bounded work)
 NAME_REACH = 60  # lines: a name is read with the value bound to it at most this far above (pages reuse symbols)
 CHAIN_PART = 40  # a part of a binding chain that cannot be read (LN_2(u_6)) is skipped when at most this long
@@ -276,7 +276,7 @@ def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
     for i in range(len(segs) - 1):
         seg, base = segs[i]
         m = _BOUND.search(seg)
-        if m is None or m.group(1) in _NAMES or seg[:m.start(1)].rstrip().endswith(_OPERATORS):
+        if m is None or is_word(m.group(1)) or seg[:m.start(1)].rstrip().endswith(_OPERATORS):
             continue  # not a name, or the last operand of an expression (W @ x = …)
         env = dict(names)
         env.update({k: v for off, k, v in out})

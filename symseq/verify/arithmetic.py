@@ -228,7 +228,7 @@ _OPS = {"×": "·", "⋅": "·", "∙": "·", "÷": "/", "−": "-", "*": "*", "
 
 # a name as pages write it: W_z, h_hat, q_6, h1, k_{0}, b_{\mathrm{att},6}, h_6^{(0)} (a layer in parentheses or
 # brackets is part of the name; braces, \mathrm and spaces are dropped from its key)
-_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_(?:\{(?:\\mathrm\{[A-Za-z]{1,8}\}|[A-Za-z0-9,+\-]){1,16}\}|[A-Za-z0-9]+))*"
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_(?:\{(?:\\mathrm\{[A-Za-z]{1,8}\}|[A-Za-z0-9,+\-]){1,16}\}|[A-Za-z0-9]+))*"
                     r"(?:\^\{?\(\d{1,3}\)\}?|\^\{\[\d{1,3}\]\})?(?![A-Za-z0-9_{])")
 # an entry of a bound list: h_{6,0}^{(0)} is entry 0 of h_6^{(0)}, r_{6,2} entry 2 of r_6
 _ENTRY = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9]*)_\{(?P<sub>[^{}]+),(?P<i>\d{1,3})\}(?P<sup>\^.*)?")
@@ -238,6 +238,11 @@ def name_key(text: str) -> str:
     """The key a printed name is bound under: ``k_{0}`` and ``k_0`` are one name, ``b_{\\mathrm{att},6}`` is
     ``b_att,6``."""
     return re.sub(r"\\mathrm|[{}\s]", "", text)
+
+
+def is_word(name: str) -> bool:
+    """Whether ``name`` is a word of the grammar (a function, e or π), which a page cannot bind to a value."""
+    return name in _NAMES
 
 
 def _bound(name: str, names: dict) -> str | None:
@@ -282,7 +287,7 @@ def tokens(text: str, names: dict | None = None) -> list[tuple[str, str, int, in
     while pos < len(text):
         start = pos
         if names:
-            m = _IDENT.match(text, pos)
+            m = NAME.match(text, pos)
             key = _bound(m.group(0), names) if m and m.group(0) not in _NAMES else None
             if key is not None and (pos == 0 or not (text[pos - 1].isalpha() or text[pos - 1] in "_\\")):
                 out.append(("ref", key, start, m.end()))
