@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,9 +81,10 @@ def load_labels(path: Path) -> list[Label]:
 
 
 def _norm(text: str) -> str:
-    """A printed result as its numbers alone: brackets, parentheses and spaces dropped, so that a label's
-    [0.2, 0.9] and the page's (0.2,0.9) match."""
+    """A printed result as its numbers alone: brackets, parentheses, spaces and LaTeX spacing dropped, so that a
+    label's [0.2, 0.9] and the page's (0.2,\\;0.9) match."""
     text = text.replace("\\[", "").replace("\\]", "").replace("−", "-")
+    text = re.sub(r"\\[,;:! ]", "", text)  # LaTeX spacing: (-1.96,\;1.61) is (-1.96,1.61)
     return "".join(ch for ch in text if ch not in "[]() \t")
 
 

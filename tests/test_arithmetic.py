@@ -168,3 +168,20 @@ def test_interval_contains_the_exact_value():
             exact = mpmath.mpf(sp.N(value(node), 30))
             lo, hi = ends(interval(node))
             assert lo <= exact <= hi
+
+
+def test_bound_names_read_as_their_printed_values_and_unbound_ones_are_refused():
+    from symseq.verify.arithmetic import Ref, show
+    from symseq.verify.steps import inner_steps
+
+    names = {"W_z": parse("[[0.3, 0.2], [0.1, 0.5]]"), "h_6^(0)": parse("[-0.579, 1.06]"), "D": parse("8")}
+    assert value(parse("W_z @ [1.0, 0.5]", names)) == (sp.Rational(2, 5), sp.Rational(7, 20))
+    assert value(parse("h_{6,1}^{(0)} + 3D^2", names)) == sp.Rational(106, 100) + 192  # a layer, an entry, 3·D²
+    assert isinstance(parse("\\mathbf h_6^{(0)}", names), Ref)
+    with pytest.raises(ClaimError, match="'V' is not a number or a function"):
+        parse("V @ [1.0, 0.5]", names)
+    with pytest.raises(ClaimError):  # an entry beyond the bound list is no name
+        parse("h_{6,2}^{(0)}", names)
+    chain = parse_statement("tanh((0.9 * 0.7) + 0.3) = tanh(0.93) ≈ 0.731")
+    (k, inner), = inner_steps(chain)
+    assert k == 0 and inner.texts == ("0.9 * 0.7 + 0.3", "0.93") and show(inner.parts[0]) == "0.9 * 0.7 + 0.3"

@@ -319,7 +319,11 @@ def test_ranges_are_wrong_even_from_the_printed_rows(report):
         assert [mpmath.nstr(v, 3) for v in spans.values()] == ["2.4", "2.41"]
         wanted = {(line, _rounded(v, "2.88")) for line, v in spans.items()}
     bare = audit_arithmetic(read(DOC))
-    assert {(s.line, s.links[-1].correct[0]) for s in bare.errata} == wanted
+    found = {(s.line, s.links[-1].correct[0]) for s in bare.errata}
+    assert wanted <= found
+    # the others: the population standard deviations of five rows (lines 134-138, e.g. 0.208 for √0.035 = 0.187)
+    # and of the printed normalized row (429: 1.000692), wrong from their printed operands
+    assert {line for line, _ in found - wanted} == {134, 135, 136, 137, 138, 429}
     causes = {(c.erratum.line, c.erratum.printed): c for c in classify(read(DOC), report.errata)}
     for line, printed in zip(rows, ("2.88", "2.94")):
         assert causes[(line, printed)].kind == "root"

@@ -25,9 +25,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import sympy as sp
+
 from ..errors import SymseqError
-from ..verify.arithmetic import Statement, Vec, is_number, parse
-from ..verify.steps import Link, decide
+from ..verify.arithmetic import NAME, Ref, Statement, Vec, is_number, is_word, name_key, parse, show
+from ..verify.steps import Link, decide, inner_steps
 from .document import Document
 from .structure import HARD, classify
 
@@ -199,9 +201,9 @@ def _logical_lines(doc: Document) -> list[_Logical]:
     return out
 
 
-def _readable(text: str):
+def _readable(text: str, names: dict | None = None):
     try:
-        return parse(text)
+        return parse(text, names)
     except SymseqError:
         return None
     except RecursionError:  # pragma: no cover - the grammar bounds its depth
@@ -211,7 +213,7 @@ def _readable(text: str):
 SIDE = 400  # at most this many characters of a part are tried as one side of a statement (bounded work)
 
 
-def _tail(seg: str, base: int):
+def _tail(seg: str, base: int, names: dict | None = None):
     """The longest readable tail of a part (starting after a space or a colon): (node, start, end) or None."""
     end = len(seg.rstrip())
     first = max(0, end - SIDE)
@@ -220,14 +222,14 @@ def _tail(seg: str, base: int):
         body = seg[s:end]
         if not body.strip():
             continue
-        node = _readable(body)
+        node = _readable(body, names)
         if node is not None:
             lead = len(body) - len(body.lstrip())
             return node, base + s + lead, base + end
     return None
 
 
-def _head(seg: str, base: int, *, numbers_only: bool):
+def _head(seg: str, base: int, *, numbers_only: bool, names: dict | None = None):
     """The longest readable head of a part, ending before a space or punctuation: (node, start, end) or None."""
     lead = len(seg) - len(seg.lstrip())
     last = min(len(seg), lead + SIDE)
@@ -239,43 +241,95 @@ def _head(seg: str, base: int, *, numbers_only: bool):
         body = seg[lead:e].rstrip().rstrip(_TRAIL)
         if not body:
             continue
-        node = _readable(body)
+        node = _readable(body, names)
         if node is not None and (not numbers_only or is_number(node)):
             return node, base + lead, base + lead + len(body)
     return None
 
 
-def _whole(seg: str, base: int):
+def _whole(seg: str, base: int, names: dict | None = None):
     body = seg.strip()
     if len(body) > SIDE:
         return None
     trimmed = body.rstrip(_TRAIL)
-    node = _readable(trimmed) if trimmed else None
+    node = _readable(trimmed, names) if trimmed else None
     if node is None:
         return None
     start = base + (len(seg) - len(seg.lstrip()))
     return node, start, start + len(trimmed)
 
 
+# the name a relation binds: the last name before it (``W_z = …``, ``\\mathbf q_6\\approx …``, ``D=8,H=2``)
+_BOUND = re.compile(r"(?<![A-Za-z0-9_\\])(" + NAME.pattern + r")\s*$")
+MAX_NAMES = 2000  # names bound per page (bounded work)
+NAME_REACH = 60  # lines: a name is read with the value bound to it at most this far above (pages reuse symbols)
+CHAIN_PART = 40  # a part of a binding chain that cannot be read (LN_2(u_6)) is skipped when at most this long
+_OPERATORS = tuple("+-−*/·×÷@^([{") + ("\\cdot", "\\times")
+
+
+def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
+    """(offset from which it holds, key, printed tree) of each name a logical line binds to a printed number or
+    list: ``name =
+    printed`` or ``name = … = printed`` (the chain's last printed result: a computed, rounded result is bound with
+    its printed precision)."""
+    out = []
+    for i in range(len(segs) - 1):
+        seg, base = segs[i]
+        m = _BOUND.search(seg)
+        if m is None or is_word(m.group(1)) or seg[:m.start(1)].rstrip().endswith(_OPERATORS):
+            continue  # not a name, or the last operand of an expression (W @ x = …)
+        env = dict(names)
+        env.update({k: v for off, k, v in out})
+        bound = None
+        for nxt, nbase in segs[i + 1:]:  # every part of a chain is equal: the name is its last printed value
+            head = _head(nxt, nbase, numbers_only=True)
+            if head is not None:
+                bound, end = head[0], head[2]  # bound from the end of its value on (q = q + 1 = 2 reads the old q)
+            if _whole(nxt, nbase, env) is None and (head is not None or len(nxt.strip()) > CHAIN_PART):
+                break  # prose after the printed value, or a long part that is no step of the chain
+        if bound is not None:
+            out.append((end, name_key(m.group(1)), bound))
+    return out
+
+
 def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
     """The arithmetic statements of a document: (statement, spans (line, start, end) of its parts, its logical
-    line), in reading order."""
+    line), in reading order.
+
+    Names: a name printed before a relation whose chain ends in a printed number or list (``W_z = [[0.3, 0.2],
+    [0.1, 0.5]]``, ``h_hat = tanh([0.55, 0.35]) = [0.500, 0.337]``) is bound to that printed value from there
+    on (a later binding shadows an earlier one), and statements at most :data:`NAME_REACH` lines below that use
+    the name (or an entry of it: ``r_{6,2}`` of ``r_6``) read its printed value
+    (:class:`symseq.verify.arithmetic.Ref`); further down a page may use the symbol for something else."""
     out = []
+    bound: dict = {}  # key → (line, printed tree)
     for lg in _logical_lines(doc):
         text = lg.text
         rels = list(_REL.finditer(text))
         if not rels:
             continue
+        here = lg.pieces[0][1]
+        names = {k: node for k, (line, node) in bound.items() if here - line <= NAME_REACH}
         bounds = [0] + [m.end() for m in rels]
         ends = [m.start() for m in rels] + [len(text)]
         segs = [(text[a:b], a) for a, b in zip(bounds, ends)]
         relations = [("≈" if m.group(0) != "=" else "=") for m in rels]
+        line_names = _bindings(segs, names)
+
+        def env_at(offset: int, start=dict(names), line_names=line_names) -> dict:
+            env = dict(start)
+            env.update({k: v for off, k, v in line_names if off < offset})
+            return env
+
         parts: list = []  # (node, start, end)
         rel_used: list = []
 
         def close():
             del rel_used[max(len(parts) - 1, 0):]
-            if len(parts) >= 2 and any(not is_number(p[0]) for p in parts):
+            if parts and isinstance(parts[0][0], Ref):  # q = q + 1 = 2 names what the chain computes
+                del parts[0]
+                del rel_used[:1]
+            if len(parts) >= 2 and any(not is_number(p[0]) and not isinstance(p[0], Ref) for p in parts):
                 st = Statement(tuple(p[0] for p in parts), tuple(rel_used),
                                tuple(text[p[1]:p[2]] for p in parts))
                 spans = [lg.where(p[1]) + (lg.where(p[1])[1] + (p[2] - p[1]),) for p in parts]
@@ -285,8 +339,9 @@ def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
 
         for k, (seg, base) in enumerate(segs):
             last = k == len(segs) - 1
+            env = env_at(base)
             if parts:
-                whole = _whole(seg, base)
+                whole = _whole(seg, base, env)
                 if whole is not None:
                     parts.append(whole)
                     if last:
@@ -300,11 +355,16 @@ def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
                 close()
             if last:
                 break
-            tail = _tail(seg, base)
+            tail = _tail(seg, base, env)
             if tail is not None:
                 parts.append(tail)
                 rel_used.append(relations[k])
         close()
+        for off, key, node in line_names:
+            bound.pop(key, None)  # a later binding shadows (and moves to the end of the bounded table)
+            bound[key] = (here, node)
+            while len(bound) > MAX_NAMES:
+                bound.pop(next(iter(bound)))
     return out
 
 
@@ -312,8 +372,10 @@ def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
 _LIST = re.compile(r"[\[(][^\[\]()]*,[^\[\]()]*[\])]")
 _SOFTMAX_WORD = re.compile(r"\bsoftmax\b", re.IGNORECASE)
 _WEIGHT_WORD = re.compile(r"\b(probabilities|weights)\b", re.IGNORECASE)
-_STAT = re.compile(r"\b(mean|average|sum|range)\s*(=|≈|is|:)\s*(~|≈)?\s*(-?\d+(?:\.\d+)?)(?![\d.])",
-                   re.IGNORECASE)
+_STAT = re.compile(r"\b(mean|average|sum|range|std|standard deviation)\s*(=|≈|is|:)\s*(~|≈)?\s*"
+                   r"(-?\d+(?:\.\d+)?)(?![\d.])", re.IGNORECASE)
+_QUOTED = re.compile(r"(?<![\w\"'])(\"[^\"\n]{1,30}\"|'[^'\n]{1,30}')(?![\w\"'])")
+NEAR = 3  # a statistic on a line of its own refers to a list printed at most this many lines above it
 
 
 def _lists(text: str) -> list:
@@ -333,12 +395,18 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
     * a list, the word *probabilities* or *weights*, then a list of the same length whose entries lie in
       [0, 1]: the second is the softmax of the first, or the first normalised to sum 1 (either reading may
       hold; when neither does, the statement is left unread, as the page does not say which it means);
-    * one list on a line and ``mean = x`` (``average``, ``sum``, ``Range: ~x``) after it: the mean (sum, or
-      largest minus smallest entry) of its entries.
+    * one list on a line and ``mean = x`` (``average``, ``sum``, ``Range: ~x``, ``std``) after it: the mean (sum,
+      largest minus smallest entry, standard deviation) of its entries;
+    * the same statistics on a line with no list, about a list printed above it: the row a quoted label names
+      (``"Hello": mean=0.25, std=0.364`` under ``[0.1, 0.3, -0.2, 0.8],  # "Hello"``), or else, on a line with no
+      quoted label, the one list printed at most :data:`NEAR` lines above (``Mean: 0.250`` under ``features:
+      tensor([0.1000, …])``) when no line between prints a list.
     """
     from ..verify.arithmetic import Bin, Call
 
     out = []
+    labelled: dict = {}  # a quoted row label ("Hello") → the one list printed on its line
+    recent = None  # (line, list, span) of the last line that printed one list
     for lg in _logical_lines(doc):
         text = lg.text
         lists = _lists(text)
@@ -356,17 +424,62 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
                 out.append(([Statement((Call("softmax", a), b), ("≈",), soft),
                              Statement((norm, b), ("≈",), (f"{text[a0:a1]} / sum({text[a0:a1]})", text[b0:b1]))],
                             span, lg))
+        quoted = _QUOTED.findall(text)
+        if len(lists) == 1 and len(quoted) == 1:
+            labelled[quoted[0][1:-1]] = lists[0][0]
         if len(lists) == 1:
             node, a0, a1 = lists[0]
-            for m in _STAT.finditer(text, a1):
-                word = m.group(1).lower()
-                number = _readable(m.group(4))
-                f = {"sum": "sum", "range": "range"}.get(word, "mean")
-                tree = Bin("-", Call("max", node), Call("min", node)) if f == "range" else Call(f, node)
-                span = [lg.where(a0) + (lg.where(a0)[1] + a1 - a0,),
-                        lg.where(m.start(4)) + (lg.where(m.start(4))[1] + m.end(4) - m.start(4),)]
-                rel = "≈" if "≈" in (m.group(2), m.group(3)) or m.group(3) == "~" else "="
-                out.append(([Statement((tree, number), (rel,), (f"{f}({text[a0:a1]})", m.group(4)))], span, lg))
+            where = [lg.where(a0) + (lg.where(a0)[1] + a1 - a0,)]
+            out += _stats(text, a1, node, where, lg)
+            recent = (lg.pieces[-1][1], node, where)
+        elif not lists:
+            indent = len(text) - len(text.lstrip())
+            lead = _QUOTED.match(text, indent)
+            if lead and lead.group(1)[1:-1] in labelled:  # "Hello": mean=0.25, std=0.364 (its row printed above)
+                node = labelled[lead.group(1)[1:-1]]
+                where = [lg.where(lead.start(1)) + (lg.where(lead.start(1))[1] + lead.end(1) - lead.start(1),)]
+                out += _stats(text, lead.end(1), node, where, lg)  # the label stands for its row
+            elif recent and 0 < lg.pieces[0][1] - recent[0] <= NEAR and not quoted:  # Mean: 0.250 under its list
+                out += _stats(text, 0, recent[1], recent[2], lg)
+        else:
+            recent = None
+    return out
+
+
+class Conventions(list):
+    """Readings of one word under its conventions (a population or a sample standard deviation): the statement
+    holds when one of them does, and is wrong when none does (unlike readings of what the page may mean, which
+    leave the statement unread when none holds)."""
+
+
+def _stats(text: str, start: int, node, where: list, lg) -> list:
+    """The statistics ``mean = x`` (``average``, ``sum``, ``Range: ~x``, ``std``) stated after ``start`` about the
+    printed list ``node``: [([readings], spans, lg)]. A standard deviation reads first as the population one (the
+    LayerNorm convention), then as the sample one (:class:`Conventions`)."""
+    from ..verify.arithmetic import Bin, Call, Num, Pow, Statement
+    from ..verify.printed import PrintedNumber
+
+    def k(n):
+        return Num(PrintedNumber(str(n), sp.Integer(n), 0, False))
+
+    out = []
+    for m in _STAT.finditer(text, start):
+        word = m.group(1).lower()
+        number = _readable(m.group(4))
+        shown = f"[{', '.join(show(i) for i in node.items)}]"
+        span = where + [lg.where(m.start(4)) + (lg.where(m.start(4))[1] + m.end(4) - m.start(4),)]
+        rel = "≈" if "≈" in (m.group(2), m.group(3)) or m.group(3) == "~" else "="
+        if word in ("std", "standard deviation"):
+            square = Pow(Bin("-", node, Call("mean", node)), k(2))
+            population = Call("sqrt", Call("mean", square))
+            sample = Call("sqrt", Bin("/", Call("sum", square), k(len(node.items) - 1)))
+            out.append((Conventions([Statement((population, number), (rel,), (f"std({shown})", m.group(4))),
+                                     Statement((sample, number), (rel,), (f"sample std({shown})", m.group(4)))]),
+                        span, lg))
+            continue
+        f = {"sum": "sum", "range": "range"}.get(word, "mean")
+        tree = Bin("-", Call("max", node), Call("min", node)) if f == "range" else Call(f, node)
+        out.append(([Statement((tree, number), (rel,), (f"{f}({shown})", m.group(4)))], span, lg))
     return out
 
 
@@ -402,6 +515,14 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
             unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
             continue
         checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans))
+        for k, inner in inner_steps(st):
+            try:
+                inner_links = decide(inner, dps=dps)
+            except SymseqError as exc:
+                unread.append((spans[k + 1][0], " ".join(_join(inner)), str(exc)))
+                continue
+            part = [_within(spans[k], st.texts[k], inner.texts[0]), _within(spans[k + 1], st.texts[k + 1], inner.texts[1])]
+            checked.append(Checked(spans[k + 1][0], spans[k][0], " ".join(_join(inner)), inner_links, part))
     for readings, spans, lg in word_statements_of(doc):
         decided = []
         for st in readings:
@@ -412,7 +533,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
         if not decided:
             continue
         fits = [(st, links) for st, links in decided if all(k.ok for k in links)]
-        if len(readings) > 1 and not fits:
+        if len(readings) > 1 and not fits and not isinstance(readings, Conventions):
             unread.append((spans[-1][0], " ".join(_join(decided[0][0])), "neither a softmax nor a normalisation of "
                            "the printed list; the page does not say which it means"))
             continue
@@ -421,6 +542,16 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
     checked.sort(key=lambda c: (c.line, c.first))
     _classify_tokens(doc, checked)
     return ArithmeticReport(doc.path, checked, doc.tokens, unread)
+
+
+def _within(span: tuple, printed: str, text: str) -> tuple:
+    """The span of ``text`` inside a part printed as ``printed`` at ``span``, when it occurs there once (else the
+    part's span): where an inner step's result is printed."""
+    line, a, b = span
+    at = printed.find(text)
+    if at < 0 or printed.find(text, at + 1) >= 0:
+        return span
+    return (line, a + at, a + at + len(text))
 
 
 def _join(st: Statement) -> list[str]:

@@ -111,6 +111,16 @@ class Vec:
 
 
 @dataclass(frozen=True)
+class Ref:
+    """A name the page bound earlier to a printed value (``W_z``, ``q_6``, ``h1``): ``node`` is that value as
+    printed (a number or list, with its printed precision), so a name bound by a rounded result carries the
+    result's rounding into :func:`interval`."""
+
+    name: str
+    node: object
+
+
+@dataclass(frozen=True)
 class Statement:
     """A statement ``part₀ rel₁ part₁ rel₂ …``: ``parts`` are trees, ``relations`` "=" or "≈" (one fewer),
     ``texts`` each part as printed."""
@@ -137,12 +147,45 @@ def numbers(node) -> list:
             walk(n.exponent)
         elif isinstance(n, Call):
             walk(n.arg)
+        elif isinstance(n, Ref):
+            walk(n.node)
         elif isinstance(n, Vec):
             for i in n.items:
                 walk(i)
 
     walk(node)
     return out
+
+
+def show(node) -> str:
+    """A tree as text in the grammar's own notation (``tanh(0.98)``, ``W_z @ combined``, ``[0.40, 0.35]``): how
+    a part of a printed step is named in a report."""
+    if isinstance(node, Num):
+        return node.number.text
+    if isinstance(node, Const):
+        return node.name
+    if isinstance(node, Ref):
+        return node.name
+    if isinstance(node, Vec):
+        return "[" + ", ".join(show(i) for i in node.items) + "]"
+    if isinstance(node, Neg):
+        return "-" + _wrap(node.arg)
+    if isinstance(node, Pow):
+        return f"{_wrap(node.base)}^{_wrap(node.exponent)}"
+    if isinstance(node, Call):
+        return f"{node.name}({show(node.arg)})"
+    if isinstance(node, Bin):
+        op = {"·": "·", "*": "*", "/": "/", "@": "@"}.get(node.op, node.op)
+        plain = (node.op == "+" and not isinstance(node.right, Neg)) or not isinstance(node.right, (Bin, Neg))
+        right = show(node.right) if plain else _wrap(node.right)
+        left = show(node.left) if node.op in ("+", "-") or not isinstance(node.left, Bin) \
+            or node.left.op not in ("+", "-") else _wrap(node.left)
+        return f"{left} {op} {right}"
+    return repr(node)  # pragma: no cover
+
+
+def _wrap(node) -> str:
+    return show(node) if isinstance(node, (Num, Const, Ref, Vec, Call)) else f"({show(node)})"
 
 
 def is_number(node) -> bool:
@@ -183,9 +226,52 @@ _NAMES = {"exp": "exp", "log": "log", "ln": "log", "tanh": "tanh", "sigmoid": "s
 _OPS = {"×": "·", "⋅": "·", "∙": "·", "÷": "/", "−": "-", "*": "*", "**": "^", ".": "·"}
 
 
-def tokens(text: str) -> list[tuple[str, str, int, int]]:
-    """(kind, text, start, end) of each token of ``text``; kinds are num, rel, cmd, name and op (``text`` is
-    normalised: × and \\times read as ·, − as -, ln as log, σ as sigmoid).
+# a name as pages write it: W_z, h_hat, q_6, h1, k_{0}, b_{\mathrm{att},6}, h_6^{(0)} (a layer in parentheses or
+# brackets is part of the name; braces, \mathrm and spaces are dropped from its key)
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_(?:\{(?:\\mathrm\{[A-Za-z]{1,8}\}|[A-Za-z0-9,+\-]){1,16}\}|[A-Za-z0-9]+))*"
+                    r"(?:\^\{?\(\d{1,3}\)\}?|\^\{\[\d{1,3}\]\})?(?![A-Za-z0-9_{])")
+# an entry of a bound list: h_{6,0}^{(0)} is entry 0 of h_6^{(0)}, r_{6,2} entry 2 of r_6
+_ENTRY = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9]*)_\{(?P<sub>[^{}]+),(?P<i>\d{1,3})\}(?P<sup>\^.*)?")
+
+
+def name_key(text: str) -> str:
+    """The key a printed name is bound under: ``k_{0}`` and ``k_0`` are one name, ``b_{\\mathrm{att},6}`` is
+    ``b_att,6``."""
+    return re.sub(r"\\mathrm|[{}\s]", "", text)
+
+
+def is_word(name: str) -> bool:
+    """Whether ``name`` is a word of the grammar (a function, e or π), which a page cannot bind to a value."""
+    return name in _NAMES
+
+
+def _bound(name: str, names: dict) -> str | None:
+    """The key of ``name`` in ``names``: itself, or ``base[i]`` for an entry of a bound list (see :data:`_ENTRY`)."""
+    key = name_key(name)
+    if key in names:
+        return key
+    m = _ENTRY.fullmatch(name)
+    if m:
+        base = name_key(f"{m.group('base')}_{{{m.group('sub')}}}{m.group('sup') or ''}")
+        node = names.get(base)
+        if isinstance(node, Vec) and int(m.group("i")) < len(node.items) \
+                and not isinstance(node.items[int(m.group("i"))], Vec):
+            return f"{base}[{int(m.group('i'))}]"
+    return None
+
+
+def _lookup(names: dict, key: str):
+    if key.endswith("]") and key not in names:
+        base, _, i = key[:-1].rpartition("[")
+        return names[base].items[int(i)]
+    return names[key]
+
+
+def tokens(text: str, names: dict | None = None) -> list[tuple[str, str, int, int]]:
+    """(kind, text, start, end) of each token of ``text``; kinds are num, rel, cmd, name, ref and op (``text`` is
+    normalised: × and \\times read as ·, − as -, ln as log, σ as sigmoid). With ``names`` (key → printed tree, see
+    :class:`Ref`), a name bound there reads as a ``ref`` token whose text is its key; any other name is read as
+    before (a function, e or π, or an error).
 
     Raises:
         ClaimError: for text longer than :data:`MAX_LENGTH`, with more than :data:`MAX_TOKENS` tokens, or with
@@ -200,6 +286,16 @@ def tokens(text: str) -> list[tuple[str, str, int, int]]:
     pos = 0
     while pos < len(text):
         start = pos
+        if names:
+            m = NAME.match(text, pos)
+            key = _bound(m.group(0), names) if m and m.group(0) not in _NAMES else None
+            if key is not None and (pos == 0 or not (text[pos - 1].isalpha() or text[pos - 1] in "_\\")):
+                out.append(("ref", key, start, m.end()))
+                pos = m.end()
+                if len(out) > MAX_TOKENS:
+                    raise ClaimError(f"a printed statement of more than {MAX_TOKENS} tokens is too long for this "
+                                     f"reader; split it into steps")
+                continue
         m = _TOKEN.match(text, pos)
         if not m:
             raise ClaimError(f"cannot read {_clip(text)!r}: unexpected {text[pos:pos + 12]!r} at position {pos}; "
@@ -248,9 +344,10 @@ def _clip(text: str, n: int = 80) -> str:
 
 
 class _Parser:
-    def __init__(self, text: str):
+    def __init__(self, text: str, names: dict | None = None):
         self.text = text
-        self.toks = tokens(text)
+        self.names = names or {}
+        self.toks = tokens(text, self.names)
         self.i = 0
         self.depth = 0
 
@@ -268,6 +365,10 @@ class _Parser:
             raise ClaimError(f"cannot read {_clip(self.text)!r}: expected {expect!r} but found {tok!r}")
         self.i += 1
         return kind, tok
+
+    def _touching(self) -> bool:
+        """Whether the next token starts where the one before it ends (``3D`` rather than ``3 D``)."""
+        return 0 < self.i < len(self.toks) and self.toks[self.i - 1][3] == self.toks[self.i][2]
 
     def fail(self, why: str):
         raise ClaimError(f"cannot read {_clip(self.text)!r}: {why}")
@@ -316,7 +417,8 @@ class _Parser:
             if tok in ("·", "*", "/", "@"):
                 self.take()
                 left = Bin(tok, left, self.unary())
-            elif kind in ("name", "cmd") or tok in ("(", "[", "√"):  # 2√2, 2(3 + 1), 0.8[2, 0], 2 e^x: a product
+            elif kind in ("name", "cmd") or tok in ("(", "[", "√") or (kind == "ref" and self._touching()):
+                # 2√2, 2(3 + 1), 0.8[2, 0], 2 e^x, 3D² (a bound name written against its factor): a product
                 left = Bin("·", left, self.power())
             else:
                 return left
@@ -364,6 +466,8 @@ class _Parser:
         kind, tok = self.take()
         if kind == "num":
             return self.number(tok)
+        if kind == "ref":
+            return Ref(tok, _lookup(self.names, tok))
         if tok in ("(", "[", "{"):
             self.enter()
             close = {"(": ")", "[": "]", "{": "}"}[tok]
@@ -475,8 +579,8 @@ def _int(k: int) -> Num:
     return Num(PrintedNumber(str(k), sp.Integer(k), 0, False))
 
 
-def parse(text: str):
-    """Parse one arithmetic expression (no relation) into a tree.
+def parse(text: str, names: dict | None = None):
+    """Parse one arithmetic expression (no relation) into a tree; ``names`` as in :func:`tokens`.
 
     Raises:
         ClaimError: naming the text and what could not be read.
@@ -484,14 +588,14 @@ def parse(text: str):
     >>> numbers(parse("2.0 · 0.4621"))[1].value
     4621/10000
     """
-    st = parse_statement(text)
+    st = parse_statement(text, names)
     if st.relations:
         raise ClaimError(f"{_clip(text)!r} is a statement ({st.relations[0]}), not one expression")
     return st.parts[0]
 
 
-def parse_statement(text: str) -> Statement:
-    """Parse ``a = b ≈ c …`` (see the module docstring) into a :class:`Statement`.
+def parse_statement(text: str, names: dict | None = None) -> Statement:
+    """Parse ``a = b ≈ c …`` (see the module docstring) into a :class:`Statement`; ``names`` as in :func:`tokens`.
 
     Raises:
         ClaimError: naming the text and what could not be read (also for empty text).
@@ -500,7 +604,7 @@ def parse_statement(text: str) -> Statement:
     >>> st.relations, st.texts
     (('=',), ('2.0 · 0.4621', '0.9242'))
     """
-    p = _Parser(text)
+    p = _Parser(text, names)
     if not p.toks:
         raise ClaimError("an empty printed statement cannot be read")
     if p.toks[0][0] == "rel":
@@ -543,6 +647,8 @@ class _Evaluator:
             return _map(self.eval(n.arg), lambda x: -x)
         if isinstance(n, Vec):
             return tuple(self.eval(i) for i in n.items)
+        if isinstance(n, Ref):
+            return self.eval(n.node)
         if isinstance(n, Bin):
             return self.binary(n.op, self.eval(n.left), self.eval(n.right))
         if isinstance(n, Pow):

@@ -28,7 +28,8 @@ import sympy as sp
 
 from ..errors import ClaimError, SymseqError
 from ..numbers import decimal_text, to_mpf
-from .arithmetic import Neg, Num, Statement, flat_entries, interval, is_number, parse_statement, value
+from .arithmetic import (Bin, Call, Neg, Num, Pow, Ref, Statement, Vec, flat_entries, interval, is_number,
+                         parse_statement, show, value)
 from .claims import Claim, _equal_exact, check_claim
 
 
@@ -88,6 +89,56 @@ def decide(statement, *, dps: int = 50) -> list[Link]:
         raise ClaimError(f"{st.texts[0]!r} states nothing: a step needs = or ≈ and a printed result")
     vals = [value(p) for p in st.parts]
     return [_link(st, k, vals, dps) for k in range(len(st.relations))]
+
+
+def inner_steps(statement: Statement) -> list[tuple[int, Statement]]:
+    """The results a rewrite prints inside itself: ``tanh((0.9·0.7) + 0.3) = tanh(0.93)`` states
+    ``(0.9·0.7) + 0.3 = 0.93``, and ``(0.1 + 0.3)/4 = 0.4/4`` states ``0.1 + 0.3 = 0.4``.
+
+    Both sides of each rewrite link are walked together; where they part, and the right side there is a printed
+    number or list while the left computes something, that pair is a step of its own. A link whose sides differ
+    in their outer form (``a·b = c + d``) states no inner result.
+
+    Args:
+        statement: a parsed :class:`~symseq.verify.arithmetic.Statement`.
+
+    Returns:
+        (index of the rewrite link, the inner step as a one-relation statement), in reading order.
+    """
+    out = []
+    for k, rel in enumerate(statement.relations):
+        left, right = statement.parts[k], statement.parts[k + 1]
+        if is_number(right):
+            continue
+        pairs: list = []
+        if not _part(left, right, pairs, top=True):
+            continue
+        for a, b in pairs:
+            out.append((k, Statement((a, b), (rel,), (show(a), show(b)))))
+    return out
+
+
+def _part(a, b, pairs: list, top: bool = False) -> bool:
+    """Walk ``a`` and ``b`` together, collecting (computing subtree, printed number) where they part; False when
+    they part in a way that is no inner result."""
+    if a == b:
+        return True
+    if not top and is_number(b) and not is_number(a) and not isinstance(a, Ref):
+        pairs.append((a, b))
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Bin):
+        return a.op == b.op and _part(a.left, b.left, pairs) and _part(a.right, b.right, pairs)
+    if isinstance(a, Call):
+        return a.name == b.name and _part(a.arg, b.arg, pairs)
+    if isinstance(a, (Neg,)):
+        return _part(a.arg, b.arg, pairs)
+    if isinstance(a, Pow):
+        return _part(a.base, b.base, pairs) and _part(a.exponent, b.exponent, pairs)
+    if isinstance(a, Vec):
+        return len(a.items) == len(b.items) and all(_part(x, y, pairs) for x, y in zip(a.items, b.items))
+    return False
 
 
 def holds(statement, *, dps: int = 50) -> tuple[bool, str]:
