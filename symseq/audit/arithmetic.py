@@ -28,7 +28,7 @@ from pathlib import Path
 import sympy as sp
 
 from ..errors import SymseqError
-from ..verify.arithmetic import NAME, Ref, Statement, Vec, is_number, is_word, name_key, parse, show
+from ..verify.arithmetic import NAME, Ref, Statement, Vec, is_number, is_word, name_key, parse, results, show
 from ..verify.steps import Link, decide, inner_steps
 from .document import Document
 from .structure import HARD, classify
@@ -508,26 +508,29 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
     """
     classify(doc)
     checked, unread = [], []
-    for st, spans, lg in statements_of(doc):
+    chains = list(statements_of(doc))
+    words = list(word_statements_of(doc))
+    rounded = _printed_results(chains)
+    for st, spans, lg in chains:
         try:
-            links = decide(st, dps=dps)
+            links = decide(st, dps=dps, rounded=rounded(spans[0][0]))
         except SymseqError as exc:
             unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
             continue
         checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans))
         for k, inner in inner_steps(st):
             try:
-                inner_links = decide(inner, dps=dps)
+                inner_links = decide(inner, dps=dps, rounded=rounded(spans[0][0]))
             except SymseqError as exc:
                 unread.append((spans[k + 1][0], " ".join(_join(inner)), str(exc)))
                 continue
             part = [_within(spans[k], st.texts[k], inner.texts[0]), _within(spans[k + 1], st.texts[k + 1], inner.texts[1])]
             checked.append(Checked(spans[k + 1][0], spans[k][0], " ".join(_join(inner)), inner_links, part))
-    for readings, spans, lg in word_statements_of(doc):
+    for readings, spans, lg in words:
         decided = []
         for st in readings:
             try:
-                decided.append((st, decide(st, dps=dps)))
+                decided.append((st, decide(st, dps=dps, rounded=rounded(spans[0][0]))))
             except SymseqError as exc:
                 unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
         if not decided:
@@ -542,6 +545,31 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
     checked.sort(key=lambda c: (c.line, c.first))
     _classify_tokens(doc, checked)
     return ArithmeticReport(doc.path, checked, doc.tokens, unread)
+
+
+def _printed_results(chains):
+    """``rounded(line)``: the predicate :func:`~symseq.verify.steps.decide` takes for a statement that starts on
+    ``line``: a printed operand may be a rounded value only when the page printed the same number as a result
+    (:func:`~symseq.verify.arithmetic.results`) on an earlier line. Any other printed number is an input, exact
+    as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within the rounding" of inputs
+    read as ±0.05."""
+    found = sorted((spans[k + 1][0], _key(n.text))
+                   for st, spans, lg in chains for k in range(len(st.relations))
+                   for n in (results(Statement(st.parts[k:k + 2], st.relations[k:k + 1], st.texts[k:k + 2]))
+                             if len(spans) > k + 1 else ()))
+    cache: dict = {}
+
+    def rounded(line: int):
+        if line not in cache:
+            keys = {key for at, key in found if at < line}
+            cache[line] = lambda number: _key(number.text) in keys
+        return cache[line]
+
+    return rounded
+
+
+def _key(text: str) -> str:
+    return text.lstrip("+-−")
 
 
 def _within(span: tuple, printed: str, text: str) -> tuple:

@@ -188,6 +188,27 @@ def _wrap(node) -> str:
     return show(node) if isinstance(node, (Num, Const, Ref, Vec, Call)) else f"({show(node)})"
 
 
+def computes(node) -> bool:
+    """Whether a part computes something (an operation or a function), rather than print a number, a list of
+    numbers or a name: the part after it in a chain is then a printed result (``tanh(0.5) = 0.4621``), not an
+    input (``w = 0.3``)."""
+    if isinstance(node, Ref):
+        return False
+    if isinstance(node, Vec):
+        return any(computes(i) for i in node.items)
+    return not is_number(node)
+
+
+def results(statement: Statement) -> list:
+    """The printed numbers a statement gives as results: those of each part that follows ``≈``, or ``=`` after a
+    part that computes (:func:`computes`)."""
+    out = []
+    for k, rel in enumerate(statement.relations):
+        if rel != "=" or computes(statement.parts[k]):
+            out += numbers(statement.parts[k + 1])
+    return out
+
+
 def is_number(node) -> bool:
     """A bare printed number (signed or not), or a list of them: what a result is printed as."""
     if isinstance(node, Num):
@@ -847,9 +868,14 @@ def _scalar_function(name, v):
 # ---------------------------------------------------------------------------
 
 
-def interval(node, *, widen: bool = True, dps: int = 30):
+def interval(node, *, widen=True, dps: int = 30):
     """The value of a tree over :mod:`mpmath` intervals: each printed decimal (``has_point``) widened by half a unit
     of its last digit when ``widen`` (integers stay exact). A scalar is an ``iv.mpf``, a list a tuple of them.
+
+    ``widen`` is True (every printed decimal may be rounded), False, or a predicate on a
+    :class:`~symseq.verify.printed.PrintedNumber` naming the ones that may be (the page printed them as results);
+    with a predicate, the value of a name (:class:`Ref`) may always be rounded, as a page names the quantities it
+    computes.
 
     This bounds what the printed step could give had its operands not been rounded (first-order effects and
     beyond: interval arithmetic is conservative).
@@ -877,10 +903,16 @@ class _IntervalEvaluator(_Evaluator):
         if isinstance(n, Num):
             v = n.number.value
             x = iv.mpf(int(v.p)) / int(v.q)
-            if self.widen and n.number.has_point:
+            if n.number.has_point and (self.widen(n.number) if callable(self.widen) else self.widen):
                 h = n.number.half_unit(None)
                 x = x + iv.mpf([-1, 1]) * (iv.mpf(int(h.p)) / int(h.q))
             return x
+        if isinstance(n, Ref) and callable(self.widen):  # a named value may have been printed rounded
+            narrow, self.widen = self.widen, True
+            try:
+                return self.eval(n.node)
+            finally:
+                self.widen = narrow
         if isinstance(n, Const):
             return iv.e if n.name == "e" else iv.pi
         return super().eval(n)

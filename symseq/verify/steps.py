@@ -28,8 +28,8 @@ import sympy as sp
 
 from ..errors import ClaimError, SymseqError
 from ..numbers import decimal_text, to_mpf
-from .arithmetic import (Bin, Call, Neg, Num, Pow, Ref, Statement, Vec, flat_entries, interval, is_number,
-                         parse_statement, show, value)
+from .arithmetic import (Bin, Call, Neg, Num, Pow, Ref, Statement, Vec, computes, flat_entries, interval,
+                         is_number, parse_statement, show, value)
 from .claims import Claim, _equal_exact, check_claim
 
 
@@ -66,13 +66,18 @@ class Link:
     message: str = ""
 
 
-def decide(statement, *, dps: int = 50) -> list[Link]:
+def decide(statement, *, dps: int = 50, rounded=None) -> list[Link]:
     """Decide every link of a printed statement from its own printed operands.
 
     Args:
         statement: the text (``"2.0 · 0.4621 = 0.9242"``) or a parsed
             :class:`~symseq.verify.arithmetic.Statement` with at least one relation.
         dps: working digits of the rounding decisions (raised automatically near a rounding boundary).
+        rounded: which printed operands may be rounded values, when a result does not hold: None for every printed
+            decimal (an author's own step), or a predicate on a :class:`~symseq.verify.printed.PrintedNumber`
+            (the derivation-free audit: only numbers the page printed as results before). Operands of a link that
+            the chain itself printed as results (``tanh(0.5) = 0.4621`` in ``… = 0.4621 · 2 = 0.9242``) may always
+            be. A wrong result lies "within the rounding of the printed operands" only through those that may be.
 
     Returns:
         one :class:`Link` per relation, in order.
@@ -88,7 +93,7 @@ def decide(statement, *, dps: int = 50) -> list[Link]:
     if not st.relations:
         raise ClaimError(f"{st.texts[0]!r} states nothing: a step needs = or ≈ and a printed result")
     vals = [value(p) for p in st.parts]
-    return [_link(st, k, vals, dps) for k in range(len(st.relations))]
+    return [_link(st, k, vals, dps, rounded) for k in range(len(st.relations))]
 
 
 def inner_steps(statement: Statement) -> list[tuple[int, Statement]]:
@@ -167,7 +172,7 @@ def _shape(x):
     return (len(x),) + _shape(x[0]) if isinstance(x, tuple) and x else ()
 
 
-def _link(st: Statement, k: int, vals: list, dps: int) -> Link:
+def _link(st: Statement, k: int, vals: list, dps: int, rounded=None) -> Link:
     left, right = st.parts[k], st.parts[k + 1]
     rel = st.relations[k]
     a, b = vals[k], vals[k + 1]
@@ -175,12 +180,14 @@ def _link(st: Statement, k: int, vals: list, dps: int) -> Link:
         raise ClaimError(f"{st.texts[k]!r} and {st.texts[k + 1]!r} have different shapes "
                          f"({_shape(a) or 'a scalar'} and {_shape(b) or 'a scalar'})")
     base = dict(index=k, left=st.texts[k], right=st.texts[k + 1], relation=rel)
+    if rounded is not None and k > 0 and (st.relations[k - 1] != "=" or computes(st.parts[k - 1])):
+        rounded = None  # this link's left side is a result the chain printed: every decimal of it may be rounded
     if is_number(right):
-        return _result(base, left, right, a, rel, dps)
+        return _result(base, left, right, a, rel, dps, rounded)
     return _rewrite(base, a, b, right, dps)
 
 
-def _result(base: dict, left, right, a, rel: str, dps: int) -> Link:
+def _result(base: dict, left, right, a, rel: str, dps: int, may_round=None) -> Link:
     printed, correct, shown, wrong = [], [], [], []
     lefts = list(flat_entries(a))
     entries = _entries(right)
@@ -199,7 +206,7 @@ def _result(base: dict, left, right, a, rel: str, dps: int) -> Link:
     within = False
     message = ""
     if not ok:
-        within = _within_rounding(left, right, wrong)
+        within = _within_rounding(left, right, wrong, may_round)
         bad = ", ".join(f"printed {printed[i]}, correct {correct[i]} (value {shown[i]})" for i in wrong[:4])
         more = f"; {len(wrong) - 4} more" if len(wrong) > 4 else ""
         message = (f"{base['left']} {base['relation']} {base['right']}: {bad}{more}"
@@ -208,11 +215,11 @@ def _result(base: dict, left, right, a, rel: str, dps: int) -> Link:
                 within_rounding=within, message=message)
 
 
-def _within_rounding(left, right, wrong: list) -> bool:
+def _within_rounding(left, right, wrong: list, may_round=None) -> bool:
     """Whether each wrong printed entry's rounding interval meets the interval of the left side with its printed
     decimals widened by half a unit."""
     try:
-        lo_hi = list(flat_entries(interval(left)))
+        lo_hi = list(flat_entries(interval(left, widen=True if may_round is None else may_round)))
     except SymseqError:
         return False
     entries = _entries(right)
