@@ -1,11 +1,10 @@
 """In Jupyter, ledgers, claims, sections, derivations and reports display as plain text and as LaTeX that MathJax
 and pdflatex both accept, registered by type name; a derivation's display stays small."""
 
+import os
 import re
 import subprocess
 import sys
-
-import os
 
 import pytest
 import sympy as sp
