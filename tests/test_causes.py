@@ -118,6 +118,23 @@ def test_rounding_drift_in_the_audit_and_in_verify():
     assert cc.kind == "drift" and cc.claim.what == "three weights"
 
 
+def test_a_step_whose_operands_are_not_tied_is_never_called_drift():
+    """Drift says the printed operands are right to their digits; without operands= nothing checked that (a public
+    page's untied operands were themselves wrong, and verify called the step drift). Tied, it is drift as above."""
+    d = Derivation("untied-demo", title="untied", source="drift.md")
+
+    @d.section("Step")
+    def _(s):
+        L = s.ledger()
+        t = L.define("t", sp.tanh(L.input("x", exact("0.5"))))
+        s.claim("0.4621", t, what="tanh(0.5)")
+        s.step("0.4621 + 0.4621 + 0.4621 = 1.3863", result=3 * L.symbol("t"), what="three weights")
+
+    (cc,) = classify_claims(d.claims)
+    assert cc.kind == "root" and "0.4621 is not tied to its quantity (operands=)" in cc.reason
+    assert cc.kind != "drift"
+
+
 def _rnn_derivation():
     d = Derivation("rnn-steps", title="rnn", source="rnn.md")
 

@@ -25,7 +25,7 @@ import sympy as sp
 
 from ..errors import SymseqError
 from ..numbers import to_mpf
-from .arithmetic import interval, parse_statement
+from .arithmetic import interval, numbers, parse_statement
 from .steps import Step, ends, holds
 
 
@@ -96,6 +96,12 @@ def _classify(c, steps, by_key, dps) -> ClaimCause:
         if upstream:
             return ClaimCause(c, "propagated", f"its step {step.printed!r} holds from the printed operands, but "
                                                f"the operand {text} is wrong ({upstream[0].id})", source=upstream[0])
+    untied = _untied(step.quantity.statement, step.quantity.operands)
+    if untied:
+        return ClaimCause(c, "root", f"its step {step.printed!r} holds from the printed operands, but "
+                                     f"{', '.join(untied)} {'is' if len(untied) == 1 else 'are'} not tied to "
+                                     f"{'its quantity' if len(untied) == 1 else 'their quantities'} (operands=), so "
+                                     f"whether the slip is upstream or rounding cannot be told")
     if _within(step.quantity.statement, c, dps):
         return ClaimCause(c, "drift", f"its step {step.printed!r} holds from the printed operands, which are right "
                                       f"to their digits; the true value lies within their accumulated rounding")
@@ -121,11 +127,33 @@ def _classify_step(c, steps, by_key, dps) -> ClaimCause:
         return ClaimCause(c, "propagated", f"{step.statement!r} holds from its printed operands, but the operand "
                                            f"{text} is not its true value{where}", source=upstream)
     truth = step.truths.get("result")
+    untied = _untied(step.statement, step.operands)
+    if untied:
+        return ClaimCause(c, "root", f"{step.statement!r} holds from its printed operands, but {', '.join(untied)} "
+                                     f"{'is' if len(untied) == 1 else 'are'} not tied to "
+                                     f"{'its quantity' if len(untied) == 1 else 'their quantities'} (operands=), so "
+                                     f"whether the slip is upstream or rounding cannot be told")
     if truth is not None and _within(step.statement, truth, dps):
         return ClaimCause(c, "drift", f"{step.statement!r} holds from its printed operands, which are right to their "
                                       f"digits; the true value lies within their accumulated rounding")
     return ClaimCause(c, "root", f"{step.statement!r} holds from its printed operands, but the true value lies "
                                  f"beyond their accumulated rounding (an operand not tied with operands=?)")
+
+
+def _untied(statement: str, operands: dict) -> list[str]:
+    """The printed decimal operands of a step's last computation that ``operands=`` does not tie to a quantity: a
+    step is drift only when each of them is known to be right to its digits (integers are exact)."""
+    try:
+        st = parse_statement(statement)
+    except SymseqError:
+        return []
+    tied = {str(k).strip().replace("−", "-").lstrip("+-") for k in operands}
+    out = []
+    for n in numbers(st.parts[-2]):
+        t = n.text.replace("−", "-").lstrip("+-")
+        if n.has_point and t not in tied and t not in out:
+            out.append(t)
+    return out
 
 
 def _within(statement: str, claim, dps: int) -> bool:
