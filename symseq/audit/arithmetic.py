@@ -28,7 +28,8 @@ from pathlib import Path
 import sympy as sp
 
 from ..errors import SymseqError
-from ..verify.arithmetic import NAME, Ref, Statement, Vec, is_number, is_word, name_key, parse, results, show
+from ..verify.arithmetic import (NAME, Ref, Statement, Vec, is_number, is_word, name_key, numbers, parse,
+                                 result_parts, show)
 from ..verify.steps import Link, decide, inner_steps
 from .document import Document
 from .structure import HARD, classify
@@ -550,20 +551,19 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
 def _printed_results(chains):
     """``rounded(line)``: the predicate :func:`~symseq.verify.steps.decide` takes for a statement that starts on
     ``line``: a printed operand may be a rounded value only when the page printed the same number as a result
-    (:func:`~symseq.verify.arithmetic.results`) on an earlier line. Any other printed number is an input, exact
-    as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within the rounding" of inputs
-    read as ±0.05."""
-    found = sorted((spans[k + 1][0], _key(n.text))
-                   for st, spans, lg in chains for k in range(len(st.relations))
-                   for n in (results(Statement(st.parts[k:k + 2], st.relations[k:k + 1], st.texts[k:k + 2]))
-                             if len(spans) > k + 1 else ()))
-    cache: dict = {}
+    (:func:`~symseq.verify.arithmetic.result_parts`) on an earlier line. Any other printed number is an input,
+    exact as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within the rounding" of
+    inputs read as ±0.05."""
+    first: dict = {}  # a number's text → the first line the page prints it as a result
+    for st, spans, lg in chains:
+        for k in result_parts(st):
+            if k < len(spans):
+                for n in numbers(st.parts[k]):
+                    key = _key(n.text)
+                    first[key] = min(first.get(key, spans[k][0]), spans[k][0])
 
     def rounded(line: int):
-        if line not in cache:
-            keys = {key for at, key in found if at < line}
-            cache[line] = lambda number: _key(number.text) in keys
-        return cache[line]
+        return lambda number: first.get(_key(number.text), line) < line
 
     return rounded
 

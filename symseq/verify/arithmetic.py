@@ -199,14 +199,10 @@ def computes(node) -> bool:
     return not is_number(node)
 
 
-def results(statement: Statement) -> list:
-    """The printed numbers a statement gives as results: those of each part that follows ``≈``, or ``=`` after a
-    part that computes (:func:`computes`)."""
-    out = []
-    for k, rel in enumerate(statement.relations):
-        if rel != "=" or computes(statement.parts[k]):
-            out += numbers(statement.parts[k + 1])
-    return out
+def result_parts(statement: Statement) -> list[int]:
+    """The indices of the parts a statement prints as results: each part that follows ``≈``, or ``=`` after a part
+    that computes (:func:`computes`); ``w = 0.3`` prints an input, ``tanh(0.5) = 0.4621`` a result."""
+    return [k + 1 for k, rel in enumerate(statement.relations) if rel != "=" or computes(statement.parts[k])]
 
 
 def is_number(node) -> bool:

@@ -98,10 +98,7 @@ def _classify(c, steps, by_key, dps) -> ClaimCause:
                                                f"the operand {text} is wrong ({upstream[0].id})", source=upstream[0])
     untied = _untied(step.quantity.statement, step.quantity.operands)
     if untied:
-        return ClaimCause(c, "root", f"its step {step.printed!r} holds from the printed operands, but "
-                                     f"{', '.join(untied)} {'is' if len(untied) == 1 else 'are'} not tied to "
-                                     f"{'its quantity' if len(untied) == 1 else 'their quantities'} (operands=), so "
-                                     f"whether the slip is upstream or rounding cannot be told")
+        return ClaimCause(c, "root", f"its step {step.printed!r} holds from the printed operands, but {untied}")
     if _within(step.quantity.statement, c, dps):
         return ClaimCause(c, "drift", f"its step {step.printed!r} holds from the printed operands, which are right "
                                       f"to their digits; the true value lies within their accumulated rounding")
@@ -129,10 +126,7 @@ def _classify_step(c, steps, by_key, dps) -> ClaimCause:
     truth = step.truths.get("result")
     untied = _untied(step.statement, step.operands)
     if untied:
-        return ClaimCause(c, "root", f"{step.statement!r} holds from its printed operands, but {', '.join(untied)} "
-                                     f"{'is' if len(untied) == 1 else 'are'} not tied to "
-                                     f"{'its quantity' if len(untied) == 1 else 'their quantities'} (operands=), so "
-                                     f"whether the slip is upstream or rounding cannot be told")
+        return ClaimCause(c, "root", f"{step.statement!r} holds from its printed operands, but {untied}")
     if truth is not None and _within(step.statement, truth, dps):
         return ClaimCause(c, "drift", f"{step.statement!r} holds from its printed operands, which are right to their "
                                       f"digits; the true value lies within their accumulated rounding")
@@ -140,20 +134,25 @@ def _classify_step(c, steps, by_key, dps) -> ClaimCause:
                                  f"beyond their accumulated rounding (an operand not tied with operands=?)")
 
 
-def _untied(statement: str, operands: dict) -> list[str]:
-    """The printed decimal operands of a step's last computation that ``operands=`` does not tie to a quantity: a
-    step is drift only when each of them is known to be right to its digits (integers are exact)."""
+def _untied(statement: str, operands: dict) -> str:
+    """Why a step cannot be drift, or "": the printed decimal operands of its last computation that ``operands=``
+    does not tie to a quantity. A step is drift only when each of them is known to be right to its digits
+    (integers are exact)."""
     try:
         st = parse_statement(statement)
     except SymseqError:
-        return []
+        return ""
     tied = {str(k).strip().replace("−", "-").lstrip("+-") for k in operands}
     out = []
     for n in numbers(st.parts[-2]):
         t = n.text.replace("−", "-").lstrip("+-")
         if n.has_point and t not in tied and t not in out:
             out.append(t)
-    return out
+    if not out:
+        return ""
+    one = len(out) == 1
+    return (f"{', '.join(out)} {'is' if one else 'are'} not tied to {'its quantity' if one else 'their quantities'} "
+            f"(operands=), so whether the slip is upstream or rounding cannot be told")
 
 
 def _within(statement: str, claim, dps: int) -> bool:

@@ -28,8 +28,8 @@ import sympy as sp
 
 from ..errors import ClaimError, SymseqError
 from ..numbers import decimal_text, to_mpf
-from .arithmetic import (Bin, Call, Neg, Num, Pow, Ref, Statement, Vec, computes, flat_entries, interval,
-                         is_number, parse_statement, show, value)
+from .arithmetic import (Bin, Call, Neg, Num, Pow, Ref, Statement, Vec, flat_entries, interval, is_number,
+                         parse_statement, result_parts, show, value)
 from .claims import Claim, _equal_exact, check_claim
 
 
@@ -180,7 +180,7 @@ def _link(st: Statement, k: int, vals: list, dps: int, rounded=None) -> Link:
         raise ClaimError(f"{st.texts[k]!r} and {st.texts[k + 1]!r} have different shapes "
                          f"({_shape(a) or 'a scalar'} and {_shape(b) or 'a scalar'})")
     base = dict(index=k, left=st.texts[k], right=st.texts[k + 1], relation=rel)
-    if rounded is not None and k > 0 and (st.relations[k - 1] != "=" or computes(st.parts[k - 1])):
+    if rounded is not None and k in result_parts(st):
         rounded = None  # this link's left side is a result the chain printed: every decimal of it may be rounded
     if is_number(right):
         return _result(base, left, right, a, rel, dps, rounded)
