@@ -2,6 +2,7 @@
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -33,11 +34,12 @@ def test_no_false_errata_and_every_decided_label_is_right(path):
     assert all(got == "drift" for lab, got in s.wrong_verdicts), [(lab.text, got) for lab, got in s.wrong_verdicts]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 goal not met: 125 of 362 independently labelled statements "
-                                       "are decided (34.5%); most of the rest are table rows related by prose")
 def test_at_least_half_of_the_labelled_statements_are_decided():
+    paths = bench.files()
+    if os.environ.get("CI"):  # the seeds hold most of the labels: in CI they must be there
+        assert sum(p.parent == bench.SEEDS for p in paths) == 4, bench.SEEDS
     labelled = decided = 0
-    for p in bench.files():
+    for p in paths:
         s = bench.score(p)
         labelled += len(s.labels)
         decided += len(s.decided)

@@ -146,6 +146,9 @@ def render_arithmetic(rep, out, *, known=()) -> None:
         for tok in unc:
             _row(u, tok.line, tok.text, tok.context)
         out.print(u)
+    for line_no, _, reason in rep.unread:
+        if not line_no:  # a note on the whole page, such as a stopped search
+            out.print(Text(f"note: {reason}", style="yellow"), soft_wrap=True)
     q = rep.quantity
     covered = sum(t.cls in ("covered", "wrong") for t in q)
     line = (f"{rep.path.name}: {len(rep.statements)} arithmetic statements — {len(ok)} right, {len(rep.errata)} "

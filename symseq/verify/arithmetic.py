@@ -942,8 +942,10 @@ class _IntervalEvaluator(_Evaluator):
 
     def power(self, base, ex):
         iv = mpmath.iv
-        if isinstance(base, tuple) or isinstance(ex, tuple):
-            raise ClaimError("powers of lists are not bounded here")
+        if isinstance(ex, tuple):
+            raise ClaimError("powers with a list exponent are not bounded here")
+        if isinstance(base, tuple):  # entry by entry, as value() does
+            return _map(base, lambda b: self.power(b, ex))
         if ex.a == ex.b and ex.a == int(ex.a):
             k = int(ex.a)
             if k >= 0:
