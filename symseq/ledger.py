@@ -36,6 +36,14 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 import sympy as sp
+import sympy.assumptions.wrapper  # noqa: F401  (see below)
+import sympy.sets.setexpr  # noqa: F401
+import sympy.tensor.tensor  # noqa: F401
+
+# SymPy imports these lazily: Add.flatten imports sympy.tensor.tensor (and with it sympy.combinatorics) the first
+# time it builds a sum, about 30 ms, and the first derivative's assumption queries import the other two. That cost
+# would land inside the first derivative an author asks for (tanh′ = 1 − tanh²); importing them with the ledger
+# pays it once, at import (tests/test_ledger_imports.py).
 
 from . import ops
 from .arrays import EXACT, user_shape
