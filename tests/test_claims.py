@@ -207,3 +207,19 @@ def test_a_number_printed_in_scientific_notation_gets_its_correct_rounding_in_th
     assert value_claim("-2.54e-04", sp.Rational(-12715, 10**8)).rounded == ["-1.27e-04"]
     assert value_claim("9.99E-3", sp.Rational(9996, 10**6)).rounded == ["1.00E-2"]  # the carry moves the exponent
     assert value_claim("1.5e+3", 1549).rounded == ["1.5e+3"] and value_claim("0.00e+00", 0).ok
+
+
+def test_exact_equality_decides_by_digits_before_simplifying(monkeypatch):
+    from symseq.verify import claims as module
+
+    calls = []
+    monkeypatch.setattr(module.sp, "simplify", lambda d: calls.append(d) or d)
+    w = 1 / (1 + sp.exp(1 / sp.sqrt(2)))
+    # different numbers (Week 8's w against 1 − w) never reach simplify
+    assert module._equal_exact(w, 1 - w) == (False, "exact") and not calls
+    # Week 8's p(B|AB) written two ways: 41 operations, equal to 60 digits, not simplified
+    a = sp.exp(sp.exp(1 / sp.sqrt(2)) / (1 + sp.exp(1 / sp.sqrt(2))) + 1)
+    a = a / (sp.exp(1 / (1 + sp.exp(1 / sp.sqrt(2)))) + a)
+    b = 1 / (sp.exp(-2 + 2 / (1 + sp.exp(1 / sp.sqrt(2)))) + 1)
+    assert sp.count_ops(sp.expand(a - b)) > module.SIMPLIFY_OPS
+    assert module._equal_exact(a, b) == (True, "equal to 60 digits") and not calls
