@@ -16,6 +16,7 @@ import numbers
 
 import numpy as np
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from .errors import LedgerError, ShapeError
 
@@ -296,9 +297,8 @@ class ExactKernel:
     def _bad(self, e, allow_infinity):
         if not isinstance(e, sp.Basic):
             return False
-        if e.has(sp.nan, sp.zoo):
-            return True
-        return not allow_infinity and e.is_number and e.has(sp.oo, -sp.oo)
+        undefined, infinite, symbolic = _nonfinite(e)
+        return undefined or (not allow_infinity and infinite and not symbolic)
 
     def first_nonfinite(self, value, allow_infinity=False):
         """``(index, entry)`` of the first undefined (nan, zoo) or, unless allowed, infinite entry; else None."""
@@ -311,3 +311,40 @@ class ExactKernel:
 
 
 EXACT = ExactKernel()
+
+
+_NONFINITE: dict = {}  # subexpression → (undefined, infinite, symbolic), cleared past _NONFINITE_MAX entries
+_NONFINITE_MAX = 1 << 18
+
+
+def _nonfinite(e: sp.Basic) -> tuple[bool, bool, bool]:
+    """(holds nan or zoo, holds ±oo, holds a symbol or an undefined function) of an exact expression.
+
+    A row's value shares its subexpressions with the rows before it, so the answers are remembered per
+    subexpression: checking a row costs its new nodes, not its whole tree (``Basic.has`` walks the whole tree,
+    which made the check quadratic along a derivation's rows). The walk uses its own stack, so a deep expression
+    (a long unrolled recurrence) cannot exhaust Python's recursion limit."""
+    memo = _NONFINITE
+    if len(memo) > _NONFINITE_MAX:
+        memo.clear()
+    stack = [e]
+    while stack:
+        node = stack[-1]
+        if node in memo:
+            stack.pop()
+            continue
+        if node is sp.nan or node is sp.zoo:
+            memo[node] = (True, False, False)
+        elif node is sp.oo or node is sp.S.NegativeInfinity:
+            memo[node] = (False, True, False)
+        elif isinstance(node, (sp.Symbol, AppliedUndef)):
+            memo[node] = (False, False, True)
+        else:
+            todo = [a for a in node.args if isinstance(a, sp.Basic) and a not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+            flags = [memo[a] for a in node.args if isinstance(a, sp.Basic)]
+            memo[node] = tuple(any(f[k] for f in flags) for k in range(3)) if flags else (False, False, False)
+        stack.pop()
+    return memo[e]

@@ -184,3 +184,20 @@ def _has_torch():
     import importlib.util
 
     return importlib.util.find_spec("torch") is not None
+
+
+def test_the_nonfinite_check_agrees_with_sympys_has_on_deep_expressions():
+    from symseq.arrays import EXACT
+
+    x, y = sp.symbols("x y", real=True)
+    f = sp.Function("f")
+    deep = x
+    for k in range(200):  # a long chain of rows, each built on the one before
+        deep = sp.tanh(deep * sp.Rational(k + 1, 7) + y)
+    cases = [deep, deep + sp.nan, sp.Add(deep, sp.zoo, evaluate=False), deep + sp.oo, sp.exp(sp.Integer(2)) + sp.oo,
+             -sp.oo, f(2) + sp.oo, sp.pi / 3, sp.Integer(0)]
+    for e in cases:
+        expected_undefined = e.has(sp.nan, sp.zoo)
+        expected_infinite = e.is_number and e.has(sp.oo, -sp.oo)
+        assert EXACT._bad(e, False) == (expected_undefined or expected_infinite), e
+        assert EXACT._bad(e, True) == expected_undefined, e
