@@ -9,11 +9,12 @@ The code sets SCALE = True (scale = 1/√d_k = 1/2), but that cell shows no exec
 is the unscaled head's (scale = 1), recomputed below in plain mpmath (30 digits). Against the page as written:
 
 * **root** (a stale configuration: the results do not follow from the printed inputs and code): the entries
-  A[1,0], A[1,2], A[1,3], A[2,0], A[2,1] (line 161, 162); all 16 entries of ∂L/∂W_Q (lines 213–216, and the same
-  tensor printed again for autograd and for the hand formulas, lines 360–363 and 366–369, and its [0,0] entry on
-  lines 406–407), all 16 of ∂L/∂W_K (lines 219–222, twice the true values), 7 of ∂L/∂W_V (lines 225–227). The loss
-  2.86e-02 holds for both scales. Nothing is propagated: the notebook recomputes each result from its inputs, and
-  nothing is rounding drift.
+  A[1,0], A[1,2], A[1,3], A[2,0], A[2,1] (line 161, 162); all 16 entries of ∂L/∂W_Q (lines 213–216), all 16 of
+  ∂L/∂W_K (lines 219–222, twice the true values), 7 of ∂L/∂W_V (lines 225–227). The loss 2.86e-02 holds for both
+  scales. Nothing is rounding drift.
+* **propagated** from lines 213–216: the same ∂L/∂W_Q printed again for autograd and for the hand formulas (lines
+  360–363 and 366–369) and its [0,0] entry on lines 406–407, with the same wrong digits (the audit's convention for
+  a wrong number printed again; tests/test_example_errata_causes.py lists every erratum with its cause).
 * **root**, line 405: the float32 central difference −2.51e-04. In exact arithmetic the central difference at
   eps = 1e-4 is −1.27e-04 (scaled) or −2.54e-04 (unscaled): float32 cancellation of L(W+eps) − L(W−eps) ≈ 5e-8
   against L ≈ 0.029 is a second, independent slip, reproduced below in float32.
