@@ -1,9 +1,9 @@
 """A public worked example as a fixture: backpropagation through one attention head, autograd against the formulas.
 
 Source: https://github.com/RichardJPovinelli/Neural_Networks_Course/blob/066048e7a78e53d19fba01bfaffec7a4727516ba/Attention_Backprop_Demo.ipynb,
-rendered in ``tests/data/examples/attn-backprop-demo-notebook.md``; two derivations share it,
-``attn_backprop_demo_notebook.py`` (setup, forward pass, autograd) and ``attn_backprop_demo_notebook_checks.py``
-(the hand formulas, the comparison, the finite difference).
+rendered in ``tests/data/examples/attn-backprop-demo-notebook.md``, with its derivation in
+``attn_backprop_demo_notebook.py`` (setup, forward pass, autograd, the hand formulas, the comparison, the finite
+difference).
 
 The code sets SCALE = True (scale = 1/√d_k = 1/2), but that cell shows no execution count, and every printed result
 is the unscaled head's (scale = 1), recomputed below in plain mpmath (30 digits). Against the page as written:
@@ -43,7 +43,7 @@ def rounds_to(value, printed: str) -> bool:
 MD = EXAMPLES / "attn-backprop-demo-notebook.md"
 TEXT = MD.read_text(encoding="utf-8")
 LINES = TEXT.splitlines()
-NAMES = ("attn-backprop-demo-notebook", "attn-backprop-demo-notebook-checks")
+NAMES = ("attn-backprop-demo-notebook",)
 X = "0.5 0.2 0.1 -0.1 0.0 0.3 -0.2 0.2 0.4 -0.1 0.0 0.3"
 W = {"Q": "0.2 -0.1 0.0 0.3 0.1 0.0 0.2 -0.2 -0.1 0.3 0.1 0.0 0.0 0.2 -0.2 0.1",
      "K": "0.1 0.2 0.0 -0.1 0.0 0.1 0.3 0.0 0.2 -0.2 0.1 0.1 -0.1 0.0 0.2 0.2",
