@@ -20,6 +20,7 @@ says what ``KNOWN`` says, and a strict xfail asserts the true cause, so a fix sh
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from fractions import Fraction as F
@@ -146,11 +147,14 @@ CAUSES["attn-backprop-demo-notebook.md"] = _backprop_causes()
 PAGES = renditions(DERIVATIONS)
 
 
+@functools.lru_cache(maxsize=None)
 def _audit_causes(page):
+    """(line, printed, cause, upstream line) of every erratum of ``page``, as ``symseq audit`` lists them (once per
+    page and test run)."""
     ds = [d for d in DERIVATIONS if d.source == page.name]
     rep = audit_file(page, ds)
     causes = classify(read(page), rep.errata, claims=[c for d in ds for c in d.claims]) if rep.errata else []
-    return [(c.erratum.line, c.erratum.printed, c.kind, getattr(c.source, "line", None)) for c in causes]
+    return tuple((c.erratum.line, c.erratum.printed, c.kind, getattr(c.source, "line", None)) for c in causes)
 
 
 def test_every_page_is_in_the_table():
