@@ -1,19 +1,20 @@
 """A public worked example as a fixture: backpropagation through one attention head, autograd against the formulas.
 
 Source: https://github.com/RichardJPovinelli/Neural_Networks_Course/blob/066048e7a78e53d19fba01bfaffec7a4727516ba/Attention_Backprop_Demo.ipynb,
-rendered in ``tests/data/examples/attn-backprop-demo-notebook.md``; two derivations share it,
-``attn_backprop_demo_notebook.py`` (setup, forward pass, autograd) and ``attn_backprop_demo_notebook_checks.py``
-(the hand formulas, the comparison, the finite difference).
+rendered in ``tests/data/examples/attn-backprop-demo-notebook.md``, with its derivation in
+``attn_backprop_demo_notebook.py`` (setup, forward pass, autograd, the hand formulas, the comparison, the finite
+difference).
 
 The code sets SCALE = True (scale = 1/√d_k = 1/2), but that cell shows no execution count, and every printed result
 is the unscaled head's (scale = 1), recomputed below in plain mpmath (30 digits). Against the page as written:
 
 * **root** (a stale configuration: the results do not follow from the printed inputs and code): the entries
-  A[1,0], A[1,2], A[1,3], A[2,0], A[2,1] (line 161, 162); all 16 entries of ∂L/∂W_Q (lines 213–216, and the same
-  tensor printed again for autograd and for the hand formulas, lines 360–363 and 366–369, and its [0,0] entry on
-  lines 406–407), all 16 of ∂L/∂W_K (lines 219–222, twice the true values), 7 of ∂L/∂W_V (lines 225–227). The loss
-  2.86e-02 holds for both scales. Nothing is propagated: the notebook recomputes each result from its inputs, and
-  nothing is rounding drift.
+  A[1,0], A[1,2], A[1,3], A[2,0], A[2,1] (line 161, 162); all 16 entries of ∂L/∂W_Q (lines 213–216), all 16 of
+  ∂L/∂W_K (lines 219–222, twice the true values), 7 of ∂L/∂W_V (lines 225–227). The loss 2.86e-02 holds for both
+  scales. Nothing is rounding drift.
+* **propagated** from lines 213–216: the same ∂L/∂W_Q printed again for autograd and for the hand formulas (lines
+  360–363 and 366–369) and its [0,0] entry on lines 406–407, with the same wrong digits (the audit's convention for
+  a wrong number printed again; tests/test_example_errata_causes.py lists every erratum with its cause).
 * **root**, line 405: the float32 central difference −2.51e-04. In exact arithmetic the central difference at
   eps = 1e-4 is −1.27e-04 (scaled) or −2.54e-04 (unscaled): float32 cancellation of L(W+eps) − L(W−eps) ≈ 5e-8
   against L ≈ 0.029 is a second, independent slip, reproduced below in float32.
@@ -42,7 +43,7 @@ def rounds_to(value, printed: str) -> bool:
 MD = EXAMPLES / "attn-backprop-demo-notebook.md"
 TEXT = MD.read_text(encoding="utf-8")
 LINES = TEXT.splitlines()
-NAMES = ("attn-backprop-demo-notebook", "attn-backprop-demo-notebook-checks")
+NAMES = ("attn-backprop-demo-notebook",)
 X = "0.5 0.2 0.1 -0.1 0.0 0.3 -0.2 0.2 0.4 -0.1 0.0 0.3"
 W = {"Q": "0.2 -0.1 0.0 0.3 0.1 0.0 0.2 -0.2 -0.1 0.3 0.1 0.0 0.0 0.2 -0.2 0.1",
      "K": "0.1 0.2 0.0 -0.1 0.0 0.1 0.3 0.0 0.2 -0.2 0.1 0.1 -0.1 0.0 0.2 0.2",

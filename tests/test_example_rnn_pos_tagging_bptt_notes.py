@@ -2,8 +2,8 @@
 
 Source: https://github.com/abdullah-al-mahmud-18/cse751/blob/7c089d9832106ba9526c2ff4ba0708c2e125a8c7/src/rnn_lstm_overview.tex
 (Worked Example 1), rendered in ``tests/data/examples/rnn-pos-tagging-bptt-notes.tex`` (the address in a ``%``
-comment on line 1). Two derivations share the page: ``rnn_pos_tagging_bptt_notes.py`` (setup and forward pass) and
-``rnn_pos_tagging_bptt_notes_bptt.py`` (δ_out, ∇V, ∇W, ∇U and the step η = 0.1).
+comment on line 1), with its derivation in ``rnn_pos_tagging_bptt_notes.py`` (setup, forward pass, δ_out, ∇V, ∇W,
+∇U and the step η = 0.1).
 
 Every one of its 245 printed quantities is right, recomputed below in plain mpmath (30 digits, reverse mode written
 out by hand and checked by finite differences): the page has no erratum, so there is nothing to classify as root,
@@ -27,7 +27,7 @@ from example_helpers import EXAMPLES, rounds_to
 TEX = EXAMPLES / "rnn-pos-tagging-bptt-notes.tex"
 TEXT = TEX.read_text(encoding="utf-8")
 LINES = TEXT.splitlines()
-NAMES = ("rnn-pos-tagging-notes-forward", "rnn-pos-tagging-notes-bptt")
+NAMES = ("rnn-pos-tagging-notes",)
 LABELS = (0, 1, 1, 2, 4)
 
 

@@ -27,8 +27,12 @@ def for_source(path: str | Path, derivations: list) -> list:
     return [d for d in derivations if d.source == name]
 
 
-def audit_file(path: str | Path, derivations: list, *, fmt: str | None = None, dps: int = 50) -> AuditReport:
-    """Audit the handout at ``path`` against ``derivations`` (see :func:`symseq.audit.matching.audit`).
+def audit_file(path: str | Path, derivations: list, *, fmt: str | None = None, dps: int = 50,
+               arithmetic: bool = True) -> AuditReport:
+    """Audit the handout at ``path`` against ``derivations`` (see :func:`symseq.audit.matching.audit`) and, unless
+    ``arithmetic=False``, count the page's own arithmetic in it (:meth:`AuditReport.add_arithmetic`: a token no
+    claim speaks of takes the verdict of the statement that prints it; where both speak, the claim decides and a
+    disagreement is listed).
 
     Raises:
         AuditError: when the file cannot be read or no derivation is given.
@@ -36,7 +40,12 @@ def audit_file(path: str | Path, derivations: list, *, fmt: str | None = None, d
     if not derivations:
         raise AuditError(f"no derivation to audit {path} against; name one with --derivation NAME "
                          f"(symseq list shows them)")
-    return audit(read(path, fmt=fmt), derivations, dps=dps)
+    rep = audit(read(path, fmt=fmt), derivations, dps=dps)
+    if arithmetic:
+        from .arithmetic import audit_arithmetic
+
+        rep.add_arithmetic(audit_arithmetic(read(path, fmt=fmt), dps=dps))
+    return rep
 
 
 __all__ = ["audit_file", "audit", "for_source", "read", "parse", "Document", "AuditReport", "Counts", "Erratum",

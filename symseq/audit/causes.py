@@ -29,7 +29,7 @@ import mpmath
 
 from ..errors import SymseqError
 from ..numbers import to_mpf
-from ..verify.arithmetic import flat_entries, interval, numbers
+from ..verify.arithmetic import Ref, Vec, flat_entries, interval, numbers
 from ..verify.printed import read_number
 from ..verify.steps import decide, ends
 from .arithmetic import statements_of, word_statements_of
@@ -161,7 +161,7 @@ def _classify_one(e, errata, steps, causes, dps, line: int | None = None) -> Cau
         except SymseqError as exc:
             return Cause(e, "root", f"its step {st.texts[k - 1]} = {st.texts[k]} cannot be decided ({exc})")
         step = f"{link.left} {link.relation} {link.right}"
-        if not link.ok:
+        if not link.ok and _own_entries_wrong(link, wanted):
             got = ", ".join(link.correct) if link.correct else ", ".join(link.values)
             return Cause(e, "root", f"wrong even from the page's own printed operands: {link.left} gives {got}")
         upstream = _upstream(e, st.parts[:k], spans[:k], errata)
@@ -183,7 +183,7 @@ def _copied(e, errata, causes, where: str, alone: bool = False) -> Cause:
     for other in errata:
         if other is e or other.line is None or e.line is None or other.line >= e.line:
             continue
-        same_quantity = str(other.value) == str(e.value)
+        same_quantity = _same_value(e.value, other.value)
         if alone and not same_quantity:  # with no step, only the same quantity printed again
             continue
         theirs = _entries(other.printed)
@@ -195,6 +195,13 @@ def _copied(e, errata, causes, where: str, alone: bool = False) -> Cause:
         return Cause(e, "root", "the page prints no computation of it on its line: a root unless a step "
                                 "(s.step) says how it was computed")
     return Cause(e, "root", f"wrong where it is first printed ({where})")
+
+
+def _same_value(mine, theirs) -> bool:
+    """Whether the true value of an erratum (``mine``) is that of another or one entry of it: grad_0 printed alone
+    is the first entry of the grad printed as a list before."""
+    a, b = [v.strip() for v in str(mine).split(",")], {v.strip() for v in str(theirs).split(",")}
+    return str(mine) == str(theirs) or (len(a) == 1 and a[0] != "" and a[0] in b)
 
 
 def _rounded_from(w, o) -> bool:
@@ -215,14 +222,43 @@ def _text(st) -> str:
     return " ".join(out)
 
 
+def _own_entries_wrong(link, wanted) -> bool:
+    """Whether a failing link fails at the erratum's own printed entries: a list result such as ``[0.149/1.517,
+    1.0/1.517, 0.368/1.517] ≈ [0.098, 0.659, 0.242]`` may fail at 0.242 and hold at 0.098, and then 0.098 is
+    classified as a result that holds from its operands (a rewrite, or a result the erratum is not one entry of,
+    fails as a whole)."""
+    if link.kind != "result":
+        return True
+    mine = [i for i, p in enumerate(link.printed)
+            if (n := read_number(p)) is not None and any(_same(w, n) for w in wanted)]
+    return not mine or any(i in link.wrong for i in mine)
+
+
+def _through_names(node) -> list:
+    """The printed numbers a tree reaches through names (:class:`~symseq.verify.arithmetic.Ref`): values the page
+    printed on an earlier line and uses here by name (``z_t * h_hat`` with ``h_hat = … = [0.500, 0.337]``)."""
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, Ref):
+            out += numbers(n.node)
+        elif isinstance(n, (Vec,)):
+            todo += list(n.items)
+        else:
+            todo += [getattr(n, k) for k in ("arg", "left", "right", "base", "exponent") if hasattr(n, k)]
+    return out
+
+
 def _upstream(e, parts, spans, errata):
-    """The erratum among the printed operands of ``parts`` (the step's inputs), if any."""
+    """The erratum among the printed operands of ``parts`` (the step's inputs), if any: printed on the step's own
+    line, or printed on an earlier line and used here by its name."""
     for part, (line, a, b) in zip(parts, spans):
-        have = numbers(part)
+        have, named = numbers(part), _through_names(part)
         for other in errata:
-            if other is e or other.line != line:
+            if other is e or other.line is None:
                 continue
-            if any(_same(w, h) for w in _entries(other.printed) for h in have):
+            mine = have if other.line == line else named if other.line < line else ()
+            if any(_same(w, h) for w in _entries(other.printed) for h in mine):
                 return other
     return None
 

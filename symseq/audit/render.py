@@ -45,7 +45,8 @@ def summary_line(rep: AuditReport) -> str:
     c = rep.counts
     return (f"{rep.path.name}: {c.quantity} quantity tokens — {c.covered} covered, {c.wrong} wrong, "
             f"{c.uncovered} uncovered; {c.structural} structural, {c.reported} reported; "
-            f"coverage {c.coverage_text()}")
+            f"coverage {c.coverage_text()}"
+            + (f"; {len(rep.disagreements)} disagreement(s) with the page's arithmetic" if rep.disagreements else ""))
 
 
 def render(rep: AuditReport, out) -> None:
@@ -74,6 +75,13 @@ def render(rep: AuditReport, out) -> None:
             _row(e, rep.where(x.line), x.printed, x.correct, x.fault, x.value,
                  x.source + (f" (and {len(x.also)} more claims printed by the same text)" if x.also else ""))
         out.print(e)
+    if rep.disagreements:
+        g = _table(f"the page's arithmetic disagrees with a claim that holds ({len(rep.disagreements)}): the claim "
+                   f"decides the number; the statement does not follow from its printed operands",
+                   [_LINE[rep.rendered], "printed", "the operands give", "statement", "claim"])
+        for x in rep.disagreements:
+            _row(g, rep.where(x.line), x.printed, x.correct, x.statement, x.claim)
+        out.print(g)
     unc = rep.uncovered()
     if unc:
         u = _table(f"uncovered quantity tokens ({len(unc)})", [_LINE[rep.rendered], "token", "in the text", "note"])

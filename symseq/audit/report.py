@@ -73,6 +73,21 @@ class Ambiguous:
 
 
 @dataclass
+class Disagreement:
+    """A number a derivation's claim (or ``section.reported``) speaks of, that the page's own arithmetic finds
+    wrong from its printed operands: the claim decides the token, and the disagreement is listed beside it.
+
+    ``claim`` is what the derivation says of the token (its claim or the reason it is reported); ``statement``
+    the page's statement that does not hold from its printed operands, ``correct`` what those operands give."""
+
+    line: int
+    printed: str
+    claim: str
+    statement: str
+    correct: str
+
+
+@dataclass
 class Counts:
     """Token counts of one text or one derivation's part of it."""
 
@@ -130,6 +145,8 @@ class AuditReport:
     absent: list = field(default_factory=list)  # names of the derivations of which nothing is in the text
     claims_checked: int = 0
     claims_matched: int = 0
+    disagreements: list = field(default_factory=list)  # Disagreement, from add_arithmetic
+    arithmetic: object = field(default=None, repr=False)  # the page-arithmetic report added, or None
     places: object = field(default=None, repr=False)  # Document.where of a notebook or HTML page, else None
 
     @property
@@ -204,6 +221,45 @@ class AuditReport:
     def uncovered(self) -> list:
         return [t for t in self.tokens if t.cls == "uncovered"]
 
+    def add_arithmetic(self, arith) -> AuditReport:
+        """Count the page's own arithmetic (:func:`symseq.audit.arithmetic.audit_arithmetic`, run on its own
+        reading of the same text) in this audit, one verdict per token; returns ``self``.
+
+        * A token no derivation speaks of (``uncovered``, or ``structural`` by default: an index the page computes
+          with) takes the arithmetic's verdict where a statement decides it: ``covered`` when the statement holds
+          from its printed operands, ``wrong`` (an :class:`Erratum` of kind ``"arithmetic"``, classified by
+          :mod:`symseq.audit.causes` like every other) when it does not. A result that differs from its printed
+          operands only within their rounding stays ``uncovered``: only a derivation's true values decide it.
+        * A token a derivation speaks of (``covered``, ``wrong`` or ``reported``) keeps the derivation's verdict:
+          the claim decides, since it holds the true value. Where the page's arithmetic finds that token wrong
+          and the claim does not (``covered`` or ``reported``), the two disagree: a :class:`Disagreement` is listed
+          (``disagreements``), never dropped, so the author sees that the printed statement does not follow
+          from its own printed operands although the number is right.
+
+        Args:
+            arith: an :class:`~symseq.audit.arithmetic.ArithmeticReport` of the same text, read separately (its
+                tokens are its own objects, at the same lines and columns as ``self.tokens``).
+
+        Source: issue 13, "no code for the easy part".
+        """
+        from .matching import digit_fault
+
+        self.arithmetic = arith
+        theirs = {(t.line, t.start): t for t in arith.tokens}
+        for t in self.tokens:
+            a = theirs.get((t.line, t.start))
+            if a is None or a.cls not in ("covered", "wrong") or a.text != t.text:
+                continue
+            if t.cls in ("uncovered", "structural"):
+                t.cls, t.reason = a.cls, f"page arithmetic, {a.reason}"
+                if a.cls == "wrong":
+                    self.errata.append(_arithmetic_erratum(a, arith, digit_fault))
+            elif a.cls == "wrong" and t.cls in ("covered", "reported"):
+                e = _arithmetic_erratum(a, arith, digit_fault)
+                self.disagreements.append(Disagreement(t.line, t.text, t.reason, e.source, e.correct))
+        self.errata.sort(key=lambda e: (e.line is None, e.line or 0))
+        return self
+
     def structural_reasons(self) -> dict:
         out: dict[str, int] = {}
         for t in self.tokens:
@@ -242,8 +298,33 @@ class AuditReport:
             "ambiguous": [dict(vars(a), others=list(a.others)) for a in self.ambiguous],
             "broken_sections": [{"derivation": d, "section": s, "error": e} for d, s, e in self.broken],
             "absent_derivations": list(self.absent),
+            "disagreements": [vars(d) for d in self.disagreements],
             "tokens": [{
                 "line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind, "entries": list(t.entries),
                 "class": t.cls, "reason": t.reason, "context": t.context,
             } for t in self.tokens],
         }
+
+
+def _arithmetic_erratum(token, arith, digit_fault) -> Erratum:
+    """The :class:`Erratum` of a token that the page-arithmetic report ``arith`` found wrong: the failing link of
+    the statement whose result part holds it, with the correct rounding of each printed entry."""
+    for st in arith.statements:
+        for link in st.wrong:
+            if link.index + 1 >= len(st.spans):
+                continue
+            line, a, b = st.spans[link.index + 1]
+            if line != token.line or not a <= token.start < b:
+                continue
+            source = f"page arithmetic, line {st.line}: {st.text}"
+            if link.kind != "result" or not link.correct:
+                return Erratum(token.line, token.text, "—", link.message or "the rewrite does not hold", source,
+                               ", ".join(link.values), token.context, kind="arithmetic")
+            mine = [i for i in link.wrong if link.printed[i] in token.entries] or link.wrong
+            printed = ", ".join(link.printed[i] for i in mine)
+            correct = ", ".join(link.correct[i] for i in mine)
+            fault = digit_fault(link.printed[mine[0]], link.correct[mine[0]])
+            return Erratum(token.line, printed, correct, fault, source, ", ".join(link.values[i] for i in mine),
+                           token.context, kind="arithmetic")
+    return Erratum(token.line, token.text, "—", "wrong from its printed operands", f"page arithmetic, {token.reason}",
+                   context=token.context, kind="arithmetic")

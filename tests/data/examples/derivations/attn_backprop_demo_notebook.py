@@ -1,8 +1,10 @@
-"""One attention head by autograd (``attn-backprop-demo-notebook.md``, source on its line 1; its later sections are
-in ``attn_backprop_demo_notebook_checks.py``). Q = X W_Q (rows are tokens), S = QKᵀ/√d_k as the code sets it,
-P = softmax(S), A = P V, L = ½‖A − T‖². The outputs were printed for scale = 1 (the SCALE cell never ran): ∂L/∂W_Q
-and ∂L/∂W_K are twice the true ones, some entries of A and ∂L/∂W_V are off in the third digit; L holds.
-Tensors printed in scientific notation are read, and claimed, cell by cell (a printed 0.00e+00 reads as code)."""
+"""One attention head by autograd, by hand formulas and by a finite difference (``attn-backprop-demo-notebook.md``,
+source on its line 1). Q = X W_Q (rows are tokens), S = QKᵀ/√d_k as the code sets it, P = softmax(S), A = P V,
+L = ½‖A − T‖². The outputs were printed for scale = 1 (the SCALE cell never ran): ∂L/∂W_Q and ∂L/∂W_K are twice
+the true ones, some entries of A and ∂L/∂W_V are off in the third digit; L holds. The float32 central difference
+prints −2.51e-04 where the difference itself, at eps = 1e-4, is −1.27e-04 (−2.54e-04 even for the unscaled head:
+float32 cancellation). The |manual − autograd| maxima are reported. Tensors printed in scientific notation are read,
+and claimed, cell by cell (a printed 0.00e+00 reads as code)."""
 
 import sympy as sp
 
@@ -40,8 +42,15 @@ def _head(s, shift=0):
     return dict(L=L, X=Xn, T=Tn, W=Ws, A=head.O, loss=loss, g=L.backward("L") if shift == 0 else None)
 
 
+def _cells(s, r, name, what):
+    for k, p in enumerate(PRINTED[name].split()):
+        s.claim(p, r["g"][name][k // 4, k % 4], what=f"{what}[{k // 4},{k % 4}]")
+
+
 derivation = Derivation("attn-backprop-demo-notebook", title="Backpropagation Through Scaled Dot-Product Attention",
-                        source="attn-backprop-demo-notebook.md", description="one attention head: A, L and ∂L/∂W")
+                        source="attn-backprop-demo-notebook.md",
+                        description="one attention head: A, L and ∂L/∂W by autograd, by hand and by a difference")
+EPS = exact("1e-4")
 
 
 @derivation.section("1. Tiny Self-Attention Setup")
@@ -73,5 +82,36 @@ def forward(s):
 def autograd(s):
     r = _head(s)
     for name in ("W_Q", "W_K", "W_V"):
-        for k, p in enumerate(PRINTED[name].split()):
-            s.claim(p, r["g"][name][k // 4, k % 4], what=f"∂L/∂{name}[{k // 4},{k % 4}]")
+        _cells(s, r, name, f"∂L/∂{name}")
+
+
+@derivation.section("4. Manual Backpropagation")
+def manual(s):
+    for _ in range(2):
+        s.claim(r"\frac{1}{\sqrt{d_k}}", sp.Rational(1, 2), names={"d_k": sp.Integer(4)}, what="the scale, dL/dQ, dL/dK")
+    s.claim("2.86e-02", _head(s)["loss"], what="L from the manual forward pass")
+
+
+@derivation.section("5. Compare Manual vs Autograd Gradients")
+def compare(s):
+    r = _head(s)
+    for printed in ("7.28e-12", "2.91e-11", "0.00e+00", "1.86e-09"):
+        s.reported(printed, reason="max |manual − autograd|: float rounding noise of two summation orders (exactly 0)")
+    _cells(s, r, "W_Q", "autograd ∂L/∂W_Q")
+    _cells(s, r, "W_Q", "manual ∂L/∂W_Q")
+
+
+@derivation.section("6. Finite-Difference Check")
+def finite_difference(s):
+    r, up, down = _head(s), _head(s, EPS), _head(s, -EPS)
+    s.given(EPS, what="eps")
+    s.given(sp.Matrix([[0, 0]]), what="[i,j] as printed")
+    diff = (up["L"].value("L") - down["L"].value("L")) / (2 * EPS)
+    s.claim("-2.51e-04", diff, what="the central difference of L in W_Q[0,0] at eps = 1e-4")
+    for what in ("autograd", "manual"):
+        s.claim("-2.54e-04", r["g"]["W_Q"][0, 0], what=f"{what} ∂L/∂W_Q[0,0]")
+
+
+@derivation.section("7. What to Notice")
+def notice(s):
+    s.claim(r"1/\sqrt{d_k}", sp.Rational(1, 2), names={"d_k": sp.Integer(4)}, what="the scale")

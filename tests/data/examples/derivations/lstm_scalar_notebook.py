@@ -29,15 +29,13 @@ derivation = Derivation(
 GATES = {"f": ("0.5", "0.1", "0"), "i": ("0.6", "0.2", "0"), "c": ("0.7", "0.3", "0"), "o": ("0.8", "0.4", "0")}
 X = (1, 2, 3)
 PRINTED = {  # what each step prints, in its order
-    "f": ("0.6225", "0.7361", "0.8269"),
-    "i": ("0.6457", "0.7775", "0.8730"),
-    "c̃": ("0.6044", "0.9009", "0.9798"),
-    "C": ("0.3902", "0.9877", "1.6721"),
-    "o": ("0.6900", "0.8459", "0.9344"),
-    "h": ("0.2564", "0.6398", "0.8707"),
+    "f": ("f_t, the forget gate", "0.6225", "0.7361", "0.8269"),
+    "i": ("i_t, the input gate", "0.6457", "0.7775", "0.8730"),
+    "c̃": ("Ct_tilde, the candidate memory", "0.6044", "0.9009", "0.9798"),
+    "C": ("C_t, the cell state", "0.3902", "0.9877", "1.6721"),
+    "o": ("o_t, the output gate", "0.6900", "0.8459", "0.9344"),
+    "h": ("h_t, the hidden state", "0.2564", "0.6398", "0.8707"),
 }
-LABELS = {"f": "f_t, the forget gate", "i": "i_t, the input gate", "c̃": "Ct_tilde, the candidate memory",
-          "C": "C_t, the cell state", "o": "o_t, the output gate", "h": "h_t, the hidden state"}
 
 
 def _one(v):
@@ -74,7 +72,7 @@ def notebook(s):
     for t in range(3):
         at = f"Time step {t + 1}"
         s.claim(str(X[t]), xs[t][0, 0], what="Input", at=at, near=f"Time step {t + 1}: Input")
-        for k, printed in PRINTED.items():
-            s.claim(printed[t], values_of[k][t][0, 0], what=LABELS[k], at=at)
+        for k, (label, *printed) in PRINTED.items():
+            s.claim(printed[t], values_of[k][t][0, 0], what=label, at=at)
     s.claim("3.4827", y[0, 0], what="Final output y = Wy h_3 + by", at="Final output")
     s.keep(ledger=L, run=run)
