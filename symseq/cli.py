@@ -208,7 +208,7 @@ def cmd_verify(args, out) -> int:
     _print_causes(ds, args.dps, out)
     out.print(summary(report), style="green" if report.ok else "bold red", markup=False, highlight=False, soft_wrap=True)
     if args.json:
-        _write_json(args.json, report.records(), _inputs(ds))
+        _write_json(args.json, report.as_json(), _inputs(ds))
     return 0 if report.ok else 1
 
 
@@ -237,12 +237,12 @@ def _check_json(target, inputs) -> None:
         check_target(target, force=True, inputs=inputs)
 
 
-def _write_json(target: str, records, inputs=()):
+def _write_json(target: str, document, inputs=()):
     """The JSON report on stdout ('-') or in a regular file, replaced whole (a report is rewritten by every run),
     never over one of ``inputs``."""
     from .present.files import write_atomic
 
-    text = json.dumps(records, indent=2, ensure_ascii=False)
+    text = json.dumps(document, indent=2, ensure_ascii=False)
     if target == "-":
         sys.stdout.write(text + "\n")
         return
@@ -403,11 +403,7 @@ def cmd_audit(args, out) -> int:
                 out.print(f"note: {d.name} · {s.title} was not checked ({s.skipped}); its numbers are uncovered",
                           style="yellow", markup=False, soft_wrap=True)
     if args.json:
-        record = rep.as_json()
-        record["causes"] = [{"line": c.erratum.line, "printed": c.erratum.printed, "kind": c.kind, "reason": c.reason,
-                             "source_line": getattr(c.source, "line", None),
-                             "chain": [{"line": x.line, "printed": x.printed} for x in c.chain]} for c in causes]
-        _write_json(args.json, record, _inputs(ds, args.file))
+        _write_json(args.json, rep.as_json(causes), _inputs(ds, args.file))
     why = rep.failures(args.fail_under)
     if why:
         out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)
