@@ -58,9 +58,13 @@ def test_the_json_report_is_written_like_any_output_file(tmp_path, capsys):
 
     old = os.umask(0o022)
     try:
-        out = tmp_path / "reports" / "claims.json"  # the folder is made, as for LaTeX and figures
-        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out)]) == 0
-        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out)]) == 0  # rewritten
+        out = tmp_path / "reports" / "claims.json"  # the folder is made when asked, as for LaTeX and figures
+        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out), "--mkdir"]) == 0
+        out.write_text("kept")
+        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out)]) == 2  # not over a file
+        assert "claims.json exists; pass --force to overwrite it" in capsys.readouterr().err
+        assert out.read_text() == "kept"
+        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out), "--force"]) == 0  # rewritten
     finally:
         os.umask(old)
     assert out.stat().st_mode & 0o777 == 0o644
