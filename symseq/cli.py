@@ -1,11 +1,11 @@
 """The ``symseq`` command: list, verify, show, and write LaTeX and figures of derivations.
 
     symseq list
-    symseq verify [NAME ...] [--path DIR] [--json FILE] [--digits N]
+    symseq verify [NAME ...] [--path DIR] [--json FILE] [--force] [--mkdir] [--digits N]
     symseq show NAME [SECTION]
-    symseq latex NAME [-o FILE] [--standalone] [--force] [--full]
-    symseq figure NAME KIND [-o FILE] [--force] [--dpi N]
-    symseq audit FILE [--derivation NAME ...] [--json OUT]
+    symseq latex NAME [-o FILE] [--standalone] [--force] [--mkdir] [--full]
+    symseq figure NAME KIND [-o FILE] [--force] [--mkdir] [--dpi N]
+    symseq audit FILE [--derivation NAME ...] [--json OUT] [--force] [--mkdir]
     symseq new NAME
 
 Exit status (:data:`EXIT_CODES`): 0 when everything checked holds; 1 when a claim or a number of the handout is
@@ -71,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("names", nargs="*", metavar="NAME")
     common(v)
     v.add_argument("--json", metavar="FILE", help="write one record per claim to FILE ('-' for stdout)")
+    _output_options(v, "the --json FILE")
     v.add_argument("--digits", type=int, default=12, metavar="N",
                    help="significant digits of the values shown (default 12; JSON values carry 40)")
     v.add_argument("--dps", type=int, default=50, metavar="N", help="working precision in decimal digits (default 50)")
@@ -88,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     lx.add_argument("name", metavar="NAME")
     lx.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
     lx.add_argument("--standalone", action="store_true", help="a complete document that compiles with pdflatex")
-    lx.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    _output_options(lx, "FILE")
     lx.add_argument("--section", metavar="SECTION", help="only the sections whose title starts with or contains this (or that show this table or figure, e.g. 'Table 13')")
     lx.add_argument("--no-claims", action="store_true", help="leave out the tables of claims")
     lx.add_argument("--full", action="store_true",
@@ -104,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
                          "or the label of one of the derivation's heatmaps")
     fg.add_argument("-o", "--output", metavar="FILE",
                     help="the file; its extension (.png, .pdf, .svg) sets the format (default NAME-KIND.png)")
-    fg.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    _output_options(fg, "FILE")
     fg.add_argument("--label", action="append", default=[], metavar="LABEL",
                     help="the heatmap(s) to draw, by label or its start (repeatable)")
     fg.add_argument("--section", metavar="SECTION", help="draw the heatmaps of this section")
@@ -124,12 +125,20 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--derivation", "-d", action="append", default=[], metavar="NAME",
                     help="a derivation to audit against (repeatable; default: those whose source is FILE's name)")
     au.add_argument("--json", metavar="OUT", help="write every token and its classification to OUT ('-' for stdout)")
+    _output_options(au, "OUT")
     au.add_argument("--format", choices=FORMATS,
                     help="the file's format (default: by its suffix; a suffix not listed above is text)")
     au.add_argument("--fail-under", type=_percent, metavar="PCT",
                     help="also exit 1 when the coverage of quantity tokens is below PCT percent")
     common(au)
     return p
+
+
+def _output_options(sp, what: str) -> None:
+    """--force and --mkdir of a command that writes a file (the policy of :mod:`symseq.present.files`)."""
+    sp.add_argument("--force", action="store_true", help=f"overwrite {what} if it exists")
+    sp.add_argument("--mkdir", action="store_true",
+                    help=f"create the missing folders of {what} (never at the root of the file system)")
 
 
 def _dpi(text: str) -> float:
@@ -190,7 +199,7 @@ def cmd_verify(args, out) -> int:
     ds = select(_derivations(args), args.names)
     if not ds:
         raise SymseqError("no derivations found; pass --path DIR to load an author's derivations folder")
-    _check_json(args.json, _inputs(ds))
+    _check_json(args, _inputs(ds))
     if args.json == "-":  # JSON on stdout: the report goes to stderr
         from .present.terminal import console
 
@@ -208,7 +217,7 @@ def cmd_verify(args, out) -> int:
     _print_causes(ds, args.dps, out)
     out.print(summary(report), style="green" if report.ok else "bold red", markup=False, highlight=False, soft_wrap=True)
     if args.json:
-        _write_json(args.json, report.records(), _inputs(ds))
+        _write_json(args, report.as_json(), _inputs(ds))
     return 0 if report.ok else 1
 
 
@@ -229,24 +238,24 @@ def _print_causes(ds, dps, out) -> None:
         out.print(line, style="red", markup=False, highlight=False, soft_wrap=True)
 
 
-def _check_json(target, inputs) -> None:
+def _check_json(args, inputs) -> None:
     """Refuse a --json path before the work, not after it (see :mod:`symseq.present.files`)."""
     from .present.files import check_target
 
-    if target and target != "-":
-        check_target(target, force=True, inputs=inputs)
+    if args.json and args.json != "-":
+        check_target(args.json, force=args.force, mkdir=args.mkdir, inputs=inputs)
 
 
-def _write_json(target: str, records, inputs=()):
-    """The JSON report on stdout ('-') or in a regular file, replaced whole (a report is rewritten by every run),
-    never over one of ``inputs``."""
+def _write_json(args, document, inputs=()):
+    """The JSON document on stdout ('-') or in a regular file, as every output file is written (over an existing
+    file only with --force, into a missing folder only with --mkdir), never over one of ``inputs``."""
     from .present.files import write_atomic
 
-    text = json.dumps(records, indent=2, ensure_ascii=False)
-    if target == "-":
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if args.json == "-":
         sys.stdout.write(text + "\n")
         return
-    write_atomic(target, lambda f: f.write(text + "\n"), force=True, inputs=inputs)
+    write_atomic(args.json, lambda f: f.write(text + "\n"), force=args.force, mkdir=args.mkdir, inputs=inputs)
 
 
 def cmd_show(args, out) -> int:
@@ -280,13 +289,14 @@ def cmd_latex(args, out) -> int:
     (d,) = select(_derivations(args), [args.name])
     to_file = args.output and args.output != "-"
     if to_file:
-        check_target(args.output, force=args.force, inputs=_inputs([d]))
+        check_target(args.output, force=args.force, mkdir=args.mkdir, inputs=_inputs([d]))
     text = derivation_latex(d, _sections(d, args.section), standalone=args.standalone, digits=args.digits,
                             claims=not args.no_claims, full=args.full)
     if not to_file:
         sys.stdout.write(text)
         return 0
-    path = write_atomic(args.output, lambda f: f.write(text), force=args.force, inputs=_inputs([d]))
+    path = write_atomic(args.output, lambda f: f.write(text), force=args.force, mkdir=args.mkdir,
+                        inputs=_inputs([d]))
     print(f"wrote {path}", file=sys.stderr)
     return 0
 
@@ -302,7 +312,7 @@ def cmd_figure(args, out) -> int:
     figures.figure_format(target)
     from .present.files import check_target
 
-    check_target(target, force=args.force, inputs=_inputs([d]))
+    check_target(target, force=args.force, mkdir=args.mkdir, inputs=_inputs([d]))
     if kind == "gradient-paths":
         fig = figures.gradient_paths_figure(_gradient_paths(d, args.label), dpi=dpi)
     elif kind == "heads":
@@ -317,7 +327,7 @@ def cmd_figure(args, out) -> int:
     else:
         (spec,) = _heatmaps(d, [kind], args.section, several=False)
         fig = figures.heatmap_figure(spec, dpi=dpi)
-    path = figures.save(fig, target, force=args.force, inputs=_inputs([d]))
+    path = figures.save(fig, target, force=args.force, mkdir=args.mkdir, inputs=_inputs([d]))
     print(f"wrote {path}", file=sys.stderr)
     return 0
 
@@ -387,7 +397,7 @@ def cmd_audit(args, out) -> int:
     ds = select(found, args.derivation) if args.derivation else for_source(args.file, found)
     if not ds:  # no derivation: the page's own arithmetic
         return _audit_arithmetic(args, out, found)
-    _check_json(args.json, _inputs(ds, args.file))
+    _check_json(args, _inputs(ds, args.file))
     if args.json == "-":
         from .present.terminal import console
 
@@ -403,11 +413,7 @@ def cmd_audit(args, out) -> int:
                 out.print(f"note: {d.name} · {s.title} was not checked ({s.skipped}); its numbers are uncovered",
                           style="yellow", markup=False, soft_wrap=True)
     if args.json:
-        record = rep.as_json()
-        record["causes"] = [{"line": c.erratum.line, "printed": c.erratum.printed, "kind": c.kind, "reason": c.reason,
-                             "source_line": getattr(c.source, "line", None),
-                             "chain": [{"line": x.line, "printed": x.printed} for x in c.chain]} for c in causes]
-        _write_json(args.json, record, _inputs(ds, args.file))
+        _write_json(args, rep.as_json(causes), _inputs(ds, args.file))
     why = rep.failures(args.fail_under)
     if why:
         out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)
@@ -421,7 +427,7 @@ def _audit_arithmetic(args, out, found) -> int:
     from .audit.arithmetic import audit_arithmetic
     from .audit.render import render_arithmetic
 
-    _check_json(args.json, [args.file])
+    _check_json(args, [args.file])
     if args.json == "-":
         from .present.terminal import console
 
@@ -429,7 +435,7 @@ def _audit_arithmetic(args, out, found) -> int:
     rep = audit_arithmetic(read(args.file, fmt=args.format))
     render_arithmetic(rep, out, known=[d.name for d in found])
     if args.json:
-        _write_json(args.json, rep.as_json(), [args.file])
+        _write_json(args, rep.as_json(), [args.file])
     why = rep.failures(args.fail_under)
     if why:
         out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)
@@ -454,7 +460,7 @@ def cmd_new(args, out) -> int:
     if target.exists() or target.is_symlink():
         raise SymseqError(f"{target} already exists; symseq new never overwrites a file: choose another NAME, or "
                           f"edit that file")
-    write_atomic(target, lambda f: f.write(starter(name)))
+    write_atomic(target, lambda f: f.write(starter(name)), mkdir=True)  # ./derivations: the command's own folder
     written = [str(target)]
     if not Path("conftest.py").exists() and not Path("conftest.py").is_symlink():
         write_atomic("conftest.py", lambda f: f.write(conftest()))

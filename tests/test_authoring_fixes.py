@@ -124,7 +124,7 @@ def test_every_wrong_entry_is_in_the_json_and_the_terminal_says_how_many_more():
 
     d = _one_section(_matrix_claims)
     rep = verify([d])
-    rec = rep.records()[1]
+    rec = rep.as_json()["claims"][1]
     assert rec["message"].startswith("20 of 25 entries wrong: (1, 0): printed 6, correct 5 (value 5.00000000000)")
     assert all(f"({i}, {j}): printed {5 * i + j + 1}, correct {5 * i + j}" in rec["message"]
                for i in range(1, 5) for j in range(5))

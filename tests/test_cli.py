@@ -34,11 +34,13 @@ def test_verify_bundled_passes_and_writes_json(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "1/(1 + e^{1/√2})" in text
     assert "claims in 1 derivation(s)" in text
-    records = json.loads(out.read_text())
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "symseq-verify/1" and doc["ok"] and doc["counts"]["mismatch"] == 0
+    records = doc["claims"]
     assert len([r for r in records if r["kind"] == "value"]) >= 30
     assert all(r["status"] == "ok" for r in records)
     p = [r for r in records if r["what"] == "p(B|AB)" and r["printed"] == "0.792412"][0]
-    assert p["value"].startswith("0.792411504248746443540635504")
+    assert p["shape"] == [] and p["value"][0].startswith("0.792411504248746443540635504")
     assert p["source"] == "000_30e9e4099f2cd2dc.txt" and p["location"].startswith("§4")
 
 
@@ -56,13 +58,17 @@ def test_the_json_report_is_written_like_any_output_file(tmp_path, capsys):
 
     old = os.umask(0o022)
     try:
-        out = tmp_path / "reports" / "claims.json"  # the folder is made, as for LaTeX and figures
-        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out)]) == 0
-        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out)]) == 0  # rewritten
+        out = tmp_path / "reports" / "claims.json"  # the folder is made when asked, as for LaTeX and figures
+        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out), "--mkdir"]) == 0
+        out.write_text("kept")
+        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out)]) == 2  # not over a file
+        assert "claims.json exists; pass --force to overwrite it" in capsys.readouterr().err
+        assert out.read_text() == "kept"
+        assert main(["--no-color", "verify", "week08-decoder", "--json", str(out), "--force"]) == 0  # rewritten
     finally:
         os.umask(old)
     assert out.stat().st_mode & 0o777 == 0o644
-    assert len(json.loads(out.read_text())) >= 90
+    assert len(json.loads(out.read_text())["claims"]) >= 90
 
 
 def test_one_wrong_digit_fails_with_location_and_correct_rounding(tmp_path, capsys):
@@ -105,7 +111,7 @@ def test_path_may_name_the_project_folder_and_json_to_stdout_is_pure(tmp_path, c
     d.mkdir(parents=True)
     (d / "ok.py").write_text(BAD.replace('"0.792413"', '"0.792412"'))
     assert main(["--no-color", "verify", "--no-bundled", "--path", str(tmp_path / "proj"), "--json", "-"]) == 0
-    records = json.loads(capsys.readouterr().out)
+    records = json.loads(capsys.readouterr().out)["claims"]
     assert [r["status"] for r in records] == ["ok", "ok"]
 
 

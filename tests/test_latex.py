@@ -161,6 +161,9 @@ def test_two_head_attention_table_as_a_new_user_would(tmp_path):
 def test_cli_never_clobbers_and_writes_atomically(tmp_path, capsys):
     out = tmp_path / "sub" / "demo.tex"
     args = ["latex", "--no-bundled", "--path", str(DEMO_PATH), "present-demo", "-o", str(out)]
+    assert main(args) == 2 and not out.parent.exists()  # a missing folder is made only when asked
+    assert "the folder" in capsys.readouterr().err
+    args.append("--mkdir")
     assert main(args) == 0
     first = out.read_text()
     assert first.startswith("% symseq latex present-demo")

@@ -40,11 +40,15 @@ def test_the_verdict_and_counts_come_from_the_report():
         "§2 a section that does not build"]
 
 
-def test_records_have_one_per_claim_then_one_per_broken_section():
-    rec = verify([_derivation("0.6", broken=True)], 30).records()
-    assert [r["status"] for r in rec] == ["mismatch", "ok", "error"]
-    assert rec[0]["location"] == "§1 values" and rec[0]["rounded"] == "0.5"
-    assert rec[2]["location"] == "§2 a section that does not build" and "no such weight" in rec[2]["message"]
+def test_the_json_document_has_one_record_per_claim_and_one_per_broken_section():
+    doc = verify([_derivation("0.6", broken=True)], 30).as_json()
+    assert doc["schema"] == "symseq-verify/1" and doc["ok"] is False and doc["dps"] == 30
+    assert doc["counts"] == {"ok": 1, "mismatch": 1, "error": 0, "skipped": 0}
+    rec = doc["claims"]
+    assert [r["status"] for r in rec] == ["mismatch", "ok"]
+    assert rec[0]["location"] == "§1 values" and rec[0]["rounded"] == ["0.5"]
+    (broken,) = doc["broken_sections"]
+    assert broken["section"] == "§2 a section that does not build" and "no such weight" in broken["message"]
 
 
 def test_progress_is_reported_before_each_step_and_at_the_end():

@@ -135,14 +135,21 @@ class ArithmeticReport:
         return bool(self.failures())
 
     def as_json(self) -> dict:
+        """The JSON document of ``symseq audit --json`` with no derivation (schema ``symseq-audit/1``, mode
+        ``arithmetic``; the file ``symseq/schema/audit-1.schema.json``): the verdict, counts, each statement with
+        its status (ok, wrong, drift) and decided links, the statements that could not be read, and every token."""
+        from .report import SCHEMA
+
         return {
+            "schema": SCHEMA,
+            "mode": "arithmetic",
             "file": str(self.path),
             "derivations": [],
             "failed": self.failed,
             "summary": {"statements": len(self.statements), "wrong": len(self.errata),
                         "quantity": len(self.quantity),
                         "covered": sum(t.cls == "covered" for t in self.tokens),
-                        "uncovered": len(self.uncovered())},
+                        "uncovered": len(self.uncovered()), "coverage_percent": round(self.coverage, 2)},
             "statements": [{
                 "line": s.line, "first": s.first, "text": s.text, "status": s.status,
                 "links": [{"left": k.left, "relation": k.relation, "right": k.right, "kind": k.kind, "ok": k.ok,
@@ -150,7 +157,8 @@ class ArithmeticReport:
                            "within_rounding": k.within_rounding, "message": k.message} for k in s.links],
             } for s in self.statements],
             "unread": [{"line": a, "text": b, "reason": c} for a, b, c in self.unread],
-            "tokens": [{"line": t.line, "column": t.start + 1, "text": t.text, "class": t.cls, "reason": t.reason}
+            "tokens": [{"line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind,
+                        "entries": list(t.entries), "shape": list(t.shape), "class": t.cls, "reason": t.reason}
                        for t in self.tokens],
         }
 

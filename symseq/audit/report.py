@@ -22,6 +22,7 @@ from pathlib import Path
 from ..verify.claims import Location
 
 CLASSES = ("covered", "wrong", "uncovered", "structural", "reported")
+SCHEMA = "symseq-audit/1"  # the name and version of the JSON documents of symseq audit (both modes)
 
 
 @dataclass
@@ -268,11 +269,17 @@ class AuditReport:
                 out[key] = out.get(key, 0) + 1
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
-    def as_json(self) -> dict:
-        """A JSON-ready record: summary, per-derivation counts, errata, missing claims and every token. Lines are
-        the audit's; for a notebook or HTML page each token, erratum and ambiguity also has ``where`` (its
-        :meth:`where`), and each missing claim ``where_expected``."""
+    def as_json(self, causes=()) -> dict:
+        """The JSON document of ``symseq audit --json`` (schema ``symseq-audit/1``, mode ``derivations``; the file
+        ``symseq/schema/audit-1.schema.json``): summary, per-derivation counts, errata, missing claims, every
+        token (its entries and shape), and ``causes``, the errata by cause (:func:`symseq.audit.causes.classify`:
+        kind, reason, the line of the upstream number or null, the chain). Lines are the audit's (an int, or null
+        where the schema says so); for a notebook or HTML page each token, erratum and ambiguity also has
+        ``where`` (its :meth:`where`), and each missing claim ``where_expected``."""
         out = self._json()
+        out["causes"] = [{"line": c.erratum.line, "printed": c.erratum.printed, "kind": c.kind, "reason": c.reason,
+                          "source_line": getattr(c.source, "line", None),
+                          "chain": [{"line": x.line, "printed": x.printed} for x in c.chain]} for c in causes]
         if self.rendered:
             for rec, t in zip(out["tokens"], self.tokens):
                 rec["where"] = self.where(t.line)
@@ -284,14 +291,17 @@ class AuditReport:
 
     def _json(self) -> dict:
         return {
+            "schema": SCHEMA,
+            "mode": "derivations",
             "file": str(self.path),
             "derivations": list(self.derivations),
             "summary": self.counts.as_dict(),
             "failed": self.failed,
             "by_derivation": {n: (dict(c.as_dict(), lines=[list(r) for r in self.spans[n]])
                                   if (c := self.counts_for(n)) else None) for n in self.derivations},
-            "errata": [vars(e) for e in self.errata],
-            "missing": [dict(vars(m), location=str(m.location)) for m in self.missing],
+            "errata": [dict(vars(e), also=list(e.also)) for e in self.errata],
+            "missing": [dict(vars(m), location=str(m.location), lines=list(m.lines) if m.lines else None)
+                        for m in self.missing],
             "unlocated_sections": [{"derivation": d, "section": s} for d, s in self.unlocated],
             "sections": [{"derivation": d, "section": s, "lines": list(r) if r else None}
                          for d, s, r in self.sections],
@@ -301,7 +311,7 @@ class AuditReport:
             "disagreements": [vars(d) for d in self.disagreements],
             "tokens": [{
                 "line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind, "entries": list(t.entries),
-                "class": t.cls, "reason": t.reason, "context": t.context,
+                "shape": list(t.shape), "class": t.cls, "reason": t.reason, "context": t.context,
             } for t in self.tokens],
         }
 

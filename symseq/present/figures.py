@@ -348,7 +348,7 @@ def figure_format(path) -> str:
     return fmt
 
 
-def save(fig, path, *, force: bool = False, inputs=()) -> Path:
+def save(fig, path, *, force: bool = False, mkdir: bool = False, inputs=()) -> Path:
     """Write ``fig`` to ``path`` in the format its extension names (.png, .pdf, .svg), atomically.
 
     PDF and SVG carry no creation date, so the same figure gives the same bytes. A PNG has the figure's own
@@ -357,7 +357,7 @@ def save(fig, path, *, force: bool = False, inputs=()) -> Path:
     Raises:
         ConventionError: for another extension.
         SymseqError: when the file exists and ``force`` is false, or is not a regular file, or is one of
-            ``inputs`` (:func:`symseq.present.files.write_atomic`).
+            ``inputs``, or its folder is missing and ``mkdir`` is false (:func:`symseq.present.files.check_target`).
         FileSystemError: when the folder cannot be created or written.
     """
     fmt = figure_format(path)
@@ -366,4 +366,4 @@ def save(fig, path, *, force: bool = False, inputs=()) -> Path:
                                                        if fmt == "pdf" else {"Date": None, "Creator": None})
     with matplotlib.rc_context({"svg.hashsalt": "symseq", "pdf.compression": 6}):
         return write_atomic(path, lambda f: fig.savefig(f, format=fmt, metadata=metadata, dpi="figure"),
-                            force=force, binary=True, inputs=inputs)
+                            force=force, mkdir=mkdir, binary=True, inputs=inputs)

@@ -6,13 +6,20 @@ Every command that writes goes through :func:`write_atomic`, which writes
   is refused, with or without ``force``, rather than replaced by a regular file;
 * never over one of the command's inputs (the handout being audited, a derivation module), compared by
   resolved path and by :func:`os.path.samefile` (a hard link is the same file);
-* never over an existing file unless ``force``;
+* never over an existing file unless ``force`` (``--force``);
+* into an existing folder, or into folders it creates when asked (``mkdir``, ``--mkdir``), never at the root of
+  the file system (``/new-folder/out.json`` is refused even then);
+* never along a path that runs through a file (``notes.txt/out.tex``);
 * through a temporary file in the same folder, moved into place by :func:`os.replace` (or a hard link
   without ``force``), so an interrupted run leaves the old file intact.
 
 A folder that cannot be created or written, a full disk, or any other refusal of the operating system is a
 :class:`~symseq.errors.FileSystemError` that names the path and the system's reason (the CLI exits 3); a
 target refused by the rules above is a :class:`~symseq.errors.SymseqError` (the CLI exits 2).
+
+:func:`check_target` is the one place these rules are decided; every command that writes (``latex -o``,
+``figure -o``, ``verify --json``, ``audit --json``, ``new``) calls it before its work and again, through
+:func:`write_atomic`, when it writes.
 """
 
 from __future__ import annotations
@@ -28,15 +35,17 @@ _KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character de
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
 
 
-def check_target(path, *, force: bool = False, inputs=()) -> Path:
+def check_target(path, *, force: bool = False, mkdir: bool = False, inputs=()) -> Path:
     """Refuse an output path symseq must not write (see the module docstring); return it as a :class:`Path`.
 
-    ``inputs`` are the paths the command reads (files that need not exist). Call it before long work, so a
-    refused path is reported at once; :func:`write_atomic` calls it again before writing.
+    ``inputs`` are the paths the command reads (files that need not exist). ``mkdir`` allows the missing folders
+    of the path to be created (by :func:`write_atomic`), except at the root of the file system. Call it before
+    long work, so a refused path is reported at once; :func:`write_atomic` calls it again before writing.
 
     Raises:
-        SymseqError: the path is a symbolic link, a FIFO, a device node, a socket or a folder; it is one of
-            ``inputs``; or it exists and ``force`` is false.
+        SymseqError: the path is a symbolic link, a FIFO, a device node, a socket or a folder; it runs through a
+            file; its folder is missing and ``mkdir`` is false, or the first missing folder would be made at the
+            root of the file system; it is one of ``inputs``; or it exists and ``force`` is false.
         FileSystemError: the path cannot be examined (a folder on the way cannot be read).
     """
     path = Path(path)
@@ -46,8 +55,10 @@ def check_target(path, *, force: bool = False, inputs=()) -> Path:
         st = os.lstat(path)
     except FileNotFoundError:
         st = None
+        _check_folder(path, mkdir)
     except NotADirectoryError:
-        raise FileSystemError(f"cannot write {path}: {_parent_text(path)} is not a folder") from None
+        raise SymseqError(f"cannot write {path}: {_parent_text(path)} is not a folder but a file; choose a path "
+                          f"whose folders are folders") from None
     except OSError as exc:
         raise FileSystemError(f"cannot write {path}: {exc.strerror or exc}") from None
     for p in inputs:
@@ -65,16 +76,39 @@ def check_target(path, *, force: bool = False, inputs=()) -> Path:
                 "symseq writes only regular files (for standard output, use '-' or leave out the file)"
             raise SymseqError(f"{path} is {kind}; {hint}")
     if not force:
-        raise SymseqError(f"{path} exists; pass --force to overwrite it (or choose another file with -o)")
+        raise SymseqError(_EXISTS.format(path=path))
     return path
 
 
-def write_atomic(path, write, *, force: bool = False, binary: bool = False, inputs=()) -> Path:
+_EXISTS = "{path} exists; pass --force to overwrite it, or choose another file"
+
+
+def _check_folder(path: Path, mkdir: bool) -> None:
+    """Refuse a missing folder of ``path`` unless ``mkdir``, and with it a first missing folder at the root."""
+    folder = path.parent
+    if folder.is_dir():
+        return
+    missing = folder
+    while not missing.parent.is_dir() and missing.parent != missing:
+        missing = missing.parent
+    if not mkdir:
+        more = "" if missing == folder else f" (nor does {missing})"
+        raise SymseqError(f"cannot write {path}: the folder {folder} does not exist{more}; pass --mkdir to "
+                          f"create it, or choose an existing folder")
+    top = Path(os.path.abspath(missing))
+    if top.parent.resolve() == Path(top.anchor).resolve():
+        raise SymseqError(f"cannot write {path}: symseq does not create folders at the root of the file system "
+                          f"({top}); create it yourself, or choose another folder")
+
+
+def write_atomic(path, write, *, force: bool = False, mkdir: bool = False, binary: bool = False,
+                 inputs=()) -> Path:
     """Write a regular file through a temporary file in its folder (see the module docstring).
 
     ``write`` receives the open temporary file (text, UTF-8 with ``\\n`` line ends, or ``binary``). A missing
-    folder is created. A new file gets the mode 0o666 less the umask; a replaced one keeps its mode. Without
-    ``force`` the final step is a hard link, which fails if the file appeared meanwhile.
+    folder is created only with ``mkdir`` (:func:`check_target`). A new file gets the mode 0o666 less the umask;
+    a replaced one keeps its mode. Without ``force`` the final step is a hard link, which fails if the file
+    appeared meanwhile.
 
     Returns:
         The path written.
@@ -83,10 +117,11 @@ def write_atomic(path, write, *, force: bool = False, binary: bool = False, inpu
         SymseqError: a target :func:`check_target` refuses.
         FileSystemError: the folder cannot be created or written, or writing fails (a full disk).
     """
-    path = check_target(path, force=force, inputs=inputs)
+    path = check_target(path, force=force, mkdir=mkdir, inputs=inputs)
     folder = path.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        if mkdir:
+            folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise FileSystemError(f"cannot create the folder {folder} for {path}: {exc.strerror or exc}") from None
     try:
@@ -101,14 +136,14 @@ def write_atomic(path, write, *, force: bool = False, binary: bool = False, inpu
             with os.fdopen(fd, "wb" if binary else "w",
                            **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as f:
                 write(f)
-            check_target(path, force=force, inputs=inputs)  # it may have changed while we wrote
+            check_target(path, force=force, mkdir=mkdir, inputs=inputs)  # it may have changed while we wrote
             if force:
                 os.replace(tmp, path)
             else:
                 try:
                     os.link(tmp, path)
                 except FileExistsError:
-                    raise SymseqError(f"{path} exists; pass --force to overwrite it (or choose another file with -o)")
+                    raise SymseqError(_EXISTS.format(path=path))
                 except OSError:  # no hard links on this file system: the existence check above must do
                     os.replace(tmp, path)
         except FileSystemError:

@@ -202,24 +202,41 @@ class Claim:
             raise ClaimMismatch(describe(self))
 
     def record(self) -> dict:
-        """One JSON-ready record (derivation, source, location, printed, value, digits, status, ...)."""
+        """One JSON-ready record, with the same fields and types for every claim (schema ``symseq-verify/1``,
+        ``symseq/schema/verify-1.schema.json``).
+
+        ``value`` is always a list of decimal strings (40 significant digits, ``inf``/``-inf`` for a masked
+        entry), row-major, and ``shape`` its dimensions (``[]`` for a scalar; ``[0]`` with no value: a property,
+        or a claim that could not be evaluated); for a shape claim, the object's dimensions (``["3", "8"]``,
+        shape ``[2]``). ``rounded`` (the correct rendering at the printed digits) and ``error_units`` (printed
+        minus value in units of the last digit, null where not a rounded decimal) have one item per entry of a
+        value claim; ``exact`` and ``digits`` are null when absent.
+        """
         r = self.check()
-        value: Any = r.values[0] if (r.shape == () and len(r.values) == 1) else r.values
-        if r.shape and len(r.shape) == 2 and r.shape[0] > 1:
-            value = [r.values[i * r.shape[1]:(i + 1) * r.shape[1]] for i in range(r.shape[0])]
+        value, shape = list(r.values), list(r.shape)
+        if self.kind == "shape":
+            value = [str(int(n)) for n in self.quantity] if r.status != "error" else []
+            shape = [len(value)]
+        elif not value:
+            shape = [0]
+        elif math.prod(shape) != len(value):  # a bug of the check that made the result: never written as is
+            raise RuntimeError(f"claim {self.id}: {len(value)} value entries for the shape {tuple(shape)}")
         return {
+            "id": self.id,
             "derivation": self.derivation,
             "source": self.source,
             "location": str(self.location),
+            "section": self.location.section,
             "what": self.what,
             "kind": self.kind,
             "printed": self.printed,
+            "status": r.status,
             "value": value,
+            "shape": shape,
             "exact": None if r.exact is None else str(r.exact),
             "digits": self.digits_label(),
-            "status": r.status,
-            "rounded": r.rounded if len(r.rounded) != 1 else r.rounded[0],
-            "error_units": r.errors if len(r.errors) != 1 else r.errors[0],
+            "rounded": list(r.rounded),
+            "error_units": [None if e is None else float(e) for e in r.errors],
             "method": r.method,
             "message": r.message,
             "fragile": list(r.fragile),

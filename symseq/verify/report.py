@@ -5,7 +5,7 @@ working precision (its values computed by the derivation's
 :class:`~symseq.values.Values`, its rounding by :mod:`symseq.numbers`), and
 returns a :class:`Report`. The report is the one place the verdict is decided
 (:attr:`Report.ok`, the exit status of ``symseq verify``) and the JSON records
-are made (:meth:`Report.records`); the terminal and LaTeX renderers only
+are made (:meth:`Report.as_json`); the terminal and LaTeX renderers only
 render it.
 """
 
@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .claims import STATUSES, Claim
+
+SCHEMA = "symseq-verify/1"  # the name and version of the JSON document :meth:`Report.as_json` makes
 
 # progress(stage, done, total, name): stage is "building" (derivations) or "checking" (claims)
 Progress = Callable[[str, int, int, str], None]
@@ -73,13 +75,20 @@ class Report:
         """The verdict: no claim fails and every section builds (skipped claims and sections do not fail)."""
         return not self.failures and not self.broken
 
-    def records(self) -> list[dict]:
-        """One JSON-ready record per claim (:meth:`Claim.record`), then one per section that failed to build."""
-        out = [c.record() for c in self.claims]
-        for d, s in self.broken:
-            out.append({"derivation": d.name, "source": d.source, "location": s.title,
-                        "status": "error", "message": s.error.splitlines()[0]})
-        return out
+    def as_json(self) -> dict:
+        """The JSON document of ``symseq verify --json`` (schema ``symseq-verify/1``, the file
+        ``symseq/schema/verify-1.schema.json``): the verdict, the working precision, the claims per status, one
+        record per claim (:meth:`Claim.record`, the same fields and types for every claim) and one per section
+        that failed to build (derivation, source, section, the first line of its error)."""
+        return {
+            "schema": SCHEMA,
+            "ok": self.ok,
+            "dps": self.dps,
+            "counts": self.counts,
+            "claims": [c.record() for c in self.claims],
+            "broken_sections": [{"derivation": d.name, "source": d.source, "section": s.title,
+                                 "message": s.error.splitlines()[0]} for d, s in self.broken],
+        }
 
 
 def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sections=None) -> Report:
