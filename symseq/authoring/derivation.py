@@ -21,9 +21,12 @@ without stopping the others.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import sys
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import mpmath
@@ -143,6 +146,7 @@ class Section:
         claim.derivation = self.derivation.name
         claim.source = self.derivation.source
         claim.seq = len(self.claims) + len(self.inputs)
+        claim.written = _written_at()
         self.claims.append(claim)
         return claim
 
@@ -471,6 +475,30 @@ class Section:
                 f"as ledger=... (claim and given take it)"
             )
         return hits[-1]
+
+
+def _written_at() -> tuple[str, int] | None:
+    """(file, 1-based line) of the innermost caller outside symseq's own code: the line of a derivation module (or
+    of an author's helper) that states a claim, through however many of symseq's own calls (``s.table``)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not _symseq_code(name):
+            return name, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@functools.lru_cache(maxsize=None)
+def _symseq_code(filename: str) -> bool:
+    """Whether ``filename`` is a module of the symseq package itself (its bundled derivations are not)."""
+    if filename.startswith("<"):  # <string>, <frozen ...>: not an author's file either
+        return True
+    path = Path(filename).resolve()
+    return path.is_relative_to(_PACKAGE) and not path.is_relative_to((_PACKAGE / "derivations").resolve())
 
 
 def _difference(left, right):

@@ -121,6 +121,8 @@ class Claim:
             outside the claim's section or order is not enough to place it.
         values: the :class:`~symseq.values.Values` service that evaluates it
             (its derivation's; a service of its own when None).
+        written: (file, line) of the call in the derivation module that stated it, the line 1-based (set by
+            :class:`~symseq.authoring.Section`; the pytest plugin's failure reports point there), or None.
     """
 
     printed: str
@@ -139,6 +141,7 @@ class Claim:
     near: str = ""
     seq: int = 0  # its place among the claims and inputs of its section, in the order they were stated
     skip_reason: str = ""
+    written: tuple[str, int] | None = field(default=None, repr=False, compare=False)  # (file, 1-based line)
     values: Any = field(default=None, repr=False, compare=False)
     _results: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _last: Result | None = field(default=None, init=False, repr=False, compare=False)
