@@ -30,7 +30,9 @@ missing). A section that fails to build, or is not checked, is one item named
 ``build`` in that section.
 
 Nothing else changes: symseq's own bundled ``derivations/`` folder is never
-collected, nor is any folder when ``--no-symseq`` is given. ``--symseq-derivations
+collected as a folder (one of its modules named on the command line is: ``pytest
+derivations/week08_decoder.py::week08-decoder`` in symseq's repository), nor is
+anything when ``--no-symseq`` is given. ``--symseq-derivations
 DIR`` collects another folder as well (it must be inside the paths pytest
 visits, or be passed to pytest as an argument). When a project's ``testpaths``
 leave ``derivations/`` out, run ``pytest derivations`` to check the claims.
@@ -101,11 +103,19 @@ def pytest_collect_file(file_path, parent):
     return DerivationFile.from_parent(parent, path=file_path)
 
 
+def _named_bundled_module(file_path: Path, session) -> bool:
+    """A module of symseq's bundled folder named on the command line (``pytest derivations/week08_decoder.py::…``
+    in symseq's own repository): collected although the folder is not."""
+    return (file_path.suffix == ".py" and not file_path.name.startswith("_")
+            and not session.config.getoption("no_symseq") and file_path.parent.resolve() in _bundled_folders()
+            and session.isinitpath(file_path))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makemodule(module_path, parent):
     """A derivation module named on the command line (``pytest derivations/x.py::...``) is collected as one, not
     also imported as a test module."""
-    if _derivation_module(module_path, parent.config):
+    if _derivation_module(module_path, parent.config) or _named_bundled_module(module_path, parent.session):
         return DerivationFile.from_parent(parent, path=module_path)
     return None
 

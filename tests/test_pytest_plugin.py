@@ -229,6 +229,19 @@ def test_never_on_symseqs_own_bundled_folder(pytester):
     assert "no tests ran" in result.stdout.str()
 
 
+def test_a_bundled_module_named_on_the_command_line_runs_by_node_id(pytester):
+    """In symseq's own repository, ``pytest 'derivations/week07_attention.py::<id>'`` runs that one claim (the
+    folder itself is still never collected: above)."""
+    import symseq.derivations as pkg
+
+    folder = Path(pkg.__path__[0])
+    node = "week07-attention::The (B,T,C) interface::positions added · (B,T,C) after adding position embeddings"
+    result = pytester.runpytest(f"--rootdir={folder.parent}", "-p", "no:cacheprovider", "-v",
+                                f"{folder / 'week07_attention.py'}::{node}")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"*week07_attention.py::{node} PASSED*"])
+
+
 def test_a_project_without_derivations_is_untouched(pytester):
     pytester.makepyfile(test_plain="def test_one():\n    assert 1 + 1 == 2\n")
     pytester.runpytest("-q").assert_outcomes(passed=1)
