@@ -120,6 +120,20 @@ class Section:
                 self.ledgers.append(L)
         return ledgers[0] if ledgers else None
 
+    def detach(self) -> "Section":
+        """Keep this section's title, notes, error and claims with their results (:meth:`Claim.detach`), and drop
+        its ledgers, displays, inputs and kept objects, in place; returns the section.
+
+        What a worker process of :func:`symseq.verify.report.verify` (``symseq verify -j N``) sends back; the
+        derivation that receives it takes it with :meth:`Derivation.adopt`.
+        """
+        for c in self.claims:
+            c.detach()
+        self.derivation = None
+        self.ledgers, self.objects, self.displays, self.figures = [], {}, [], []
+        self.inputs, self.reported_numbers = [], []
+        return self
+
     def note(self, text: str):
         """Record what the handout leaves out or how a convention was read."""
         self.notes.append(text)
@@ -571,6 +585,26 @@ class Derivation:
     @property
     def claims(self) -> list[Claim]:
         return [c for s in self.sections for c in s.claims]
+
+    def reloader(self) -> Callable[[], "Derivation"] | None:
+        """A picklable call that loads this derivation afresh in another process (``symseq verify -j N``): a
+        bundled one by its module's name, an author's by its module's file; None for a derivation not defined in a
+        module (made in a notebook or a test), which only this process can build."""
+        from .discovery import load
+
+        m = self.module
+        if m is None:
+            return None
+        if m.__name__.startswith("symseq.derivations."):
+            return functools.partial(load, m.__name__, None, self.name)
+        return functools.partial(load, None, m.__file__, self.name) if getattr(m, "__file__", None) else None
+
+    def adopt(self, sections: list[Section]) -> None:
+        """Take ``sections`` built and decided in another process (:meth:`Section.detach`) as this derivation's
+        sections: their claims keep their results and records, without ledgers or displays."""
+        for s in sections:
+            s.derivation = self
+        self._sections = list(sections)
 
     def __repr__(self):
         return f"Derivation({self.name!r}, source={self.source!r}, sections={len(self._builders)})"

@@ -145,6 +145,7 @@ class Claim:
     values: Any = field(default=None, repr=False, compare=False)
     _results: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _last: Result | None = field(default=None, init=False, repr=False, compare=False)
+    _record: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if isinstance(self.location, str):
@@ -204,8 +205,23 @@ class Claim:
         if r.status not in ("ok", "skipped"):
             raise ClaimMismatch(describe(self))
 
+    def detach(self) -> "Claim":
+        """Keep this claim's latest result and record, and drop what it was computed from (its quantity, ledger,
+        names and Values service), in place; returns the claim.
+
+        What a worker process of :func:`symseq.verify.report.verify` (``symseq verify -j N``) sends back: a
+        detached claim pickles, renders and gives its :meth:`record` as before, and is never decided again.
+        """
+        self._record = self.record()
+        self._results = {dps: r for dps, r in self._results.items() if r is self._last}
+        self.quantity = self.ledger = self.values = None
+        self.names = {}
+        return self
+
     def record(self) -> dict:
         """One JSON-ready record (derivation, source, location, printed, value, digits, status, ...)."""
+        if self._record is not None:  # a detached claim: the record made where it was decided
+            return dict(self._record)
         r = self.check()
         value: Any = r.values[0] if (r.shape == () and len(r.values) == 1) else r.values
         if r.shape and len(r.shape) == 2 and r.shape[0] > 1:

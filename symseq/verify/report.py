@@ -11,11 +11,18 @@ render it.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..errors import SymseqError
+from .causes import classify_claims
 from .claims import STATUSES, Claim
+from .steps import Step
 
 # progress(stage, done, total, name): stage is "building" (derivations) or "checking" (claims)
 Progress = Callable[[str, int, int, str], None]
@@ -34,6 +41,7 @@ class Report:
     derivations: list
     claims: list = field(default_factory=list)
     dps: int = 50
+    _causes: list | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         """One line: how many derivations and claims, the claims per status, and the verdict."""
@@ -73,6 +81,18 @@ class Report:
         """The verdict: no claim fails and every section builds (skipped claims and sections do not fail)."""
         return not self.failures and not self.broken
 
+    @property
+    def causes(self) -> list:
+        """The failing claims classified by cause (:func:`~symseq.verify.causes.classify_claims`), each
+        derivation's claims by its own steps: every root (or drift) first, in the claims' order, then the
+        propagated ones; empty when no derivation states steps (``s.step``)."""
+        if self._causes is None:
+            groups: dict[str, list] = {}
+            for c in self.claims:
+                groups.setdefault(c.derivation, []).append(c)
+            self._causes = _merge_causes([_causes(cs, self.dps) for cs in groups.values()])
+        return self._causes
+
     def records(self) -> list[dict]:
         """One JSON-ready record per claim (:meth:`Claim.record`), then one per section that failed to build."""
         out = [c.record() for c in self.claims]
@@ -82,19 +102,38 @@ class Report:
         return out
 
 
-def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sections=None) -> Report:
+def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sections=None, jobs: int = 1) -> Report:
     """Build ``derivations`` and decide every claim at ``dps`` working digits.
 
     ``sections``, when given, limits the claims decided (and reported) to those
     of these sections (``symseq show`` of one section).
 
+    ``jobs`` > 1 builds and decides the derivations in that many worker
+    processes (``symseq verify -j N``; a :class:`~concurrent.futures.ProcessPoolExecutor` with the "spawn"
+    start method, one derivation per task, the largest modules first), each loaded afresh in its worker by
+    :meth:`~symseq.authoring.Derivation.reloader`. The report is the same as with ``jobs=1``: the same claims
+    in the same order, with the same results, records and causes; each derivation then holds its workers'
+    sections (:meth:`~symseq.authoring.Derivation.adopt`: claims with their results, without ledgers or
+    displays). A derivation not defined in a module, and any run with ``sections``, is decided here.
+
     ``progress``, when given, is called as ``progress(stage, done, total, name)``
     before each derivation is built (stage "building") and each claim is decided
     (stage "checking"), and once more at the end of each stage (``done == total``),
-    so a renderer can show a progress bar.
+    so a renderer can show a progress bar. With ``jobs`` > 1, "building" counts the derivations as their
+    workers finish them.
+
+    Raises:
+        SymseqError: for ``jobs`` < 1.
+        Whatever loading a derivation raises in a worker (a module that no longer loads), as with ``jobs=1``.
     """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise SymseqError(f"jobs is the number of processes that verify derivations, 1 or more (1: in this "
+                          f"process); got {jobs!r}")
     derivations = list(derivations)
     tick = progress or (lambda *a: None)
+    causes = None
+    if jobs > 1 and sections is None:
+        causes = _decide_in_processes(derivations, dps, jobs, tick)
     for i, d in enumerate(derivations):
         tick("building", i, len(derivations), d.name)
         d.sections
@@ -105,4 +144,62 @@ def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sect
         tick("checking", i, len(claims), c.derivation)
         c.check(dps)
     tick("checking", len(claims), len(claims), "")
-    return Report(derivations, claims, dps)
+    report = Report(derivations, claims, dps)
+    if causes is not None:
+        report._causes = _merge_causes([causes[d.name] if d.name in causes else _causes(d.claims, dps)
+                                        for d in derivations])
+    return report
+
+
+def _decide_in_processes(derivations: list, dps: int, jobs: int, tick) -> dict:
+    """Build and decide, in ``jobs`` worker processes, every derivation that can be loaded again there; each one
+    adopts its worker's sections. Returns the causes of each derivation decided so, by name."""
+    tasks = [(i, d, d.reloader()) for i, d in enumerate(derivations) if getattr(d, "_sections", None) is None]
+    tasks = [t for t in tasks if t[2] is not None]
+    if len(tasks) < 2:
+        return {}
+    tasks.sort(key=lambda t: -_module_size(t[1]))  # the largest first: the last to finish is a small one
+    causes = {}
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
+        futures = [(d, pool.submit(_decide, reload, dps)) for _, d, reload in tasks]
+        for done, (d, future) in enumerate(futures):
+            tick("building", done, len(derivations), d.name)
+            try:
+                sections, causes[d.name] = future.result()
+            except BrokenProcessPool as exc:
+                raise RuntimeError(f"the worker process verifying {d.name} ended abruptly (killed, or out of "
+                                   f"memory?); run again with -j 1 to verify in one process") from exc
+            d.adopt(sections)
+    return causes
+
+
+def _module_size(d) -> int:
+    try:
+        return os.path.getsize(d.module.__file__)
+    except (AttributeError, TypeError, OSError):
+        return 0
+
+
+def _decide(reload, dps: int):
+    """In a worker process: load one derivation, build it, decide its claims and classify its failures; return
+    (its detached sections, its causes), pickled together so the causes name the same claims."""
+    d = reload()
+    claims = d.claims
+    for c in claims:
+        c.check(dps)
+    causes = _causes(claims, dps)
+    return [s.detach() for s in d.sections], causes
+
+
+def _causes(claims: list, dps: int) -> list:
+    """The causes of one derivation's failing claims, by its own steps (none when it states no step)."""
+    if not any(isinstance(c.quantity, Step) for c in claims):
+        return []
+    return classify_claims(claims, dps=dps)
+
+
+def _merge_causes(per_derivation: list[list]) -> list:
+    """The causes of several derivations as one list: every root (and drift) first, then the propagated ones."""
+    every = [c for causes in per_derivation for c in causes]
+    return [c for c in every if c.source is None] + [c for c in every if c.source is not None]
