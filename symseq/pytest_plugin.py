@@ -160,6 +160,15 @@ class DerivationFile(pytest.File):
         for d, name in zip(derivations, _unique(node_name(d.name) for d in derivations)):
             yield DerivationNode.from_parent(self, name=name, derivation=d)
 
+    def repr_failure(self, excinfo):
+        """A module that does not load, or defines no derivation: symseq's one-line reason (the file and line),
+        not a traceback through symseq's loader."""
+        from symseq.errors import SymseqError
+
+        if isinstance(excinfo.value, SymseqError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
 
 class DerivationNode(pytest.Collector):
     """One derivation: one collector per section, in the derivation's order."""

@@ -216,6 +216,16 @@ def test_a_section_that_does_not_build_is_a_failing_item(pytester):
                                  "FAILED derivations/broken.py::broken::§1 A typo::build*"])
 
 
+def test_a_module_that_does_not_load_is_one_collection_error_with_its_line(pytester):
+    pytester.mkdir("derivations")
+    (pytester.path / "derivations" / "typo.py").write_text("from symseq import Derivation\nx = (1,\n",
+                                                           encoding="utf-8")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["cannot load *typo.py (line 2): SyntaxError: *"])
+    result.stdout.no_fnmatch_line("*discovery.py*")  # no traceback through symseq's loader
+
+
 def test_off_by_option(project):
     project.runpytest("-q", "--no-symseq").assert_outcomes()
 
