@@ -150,3 +150,35 @@ def test_a_module_that_fails_to_load_in_a_worker_is_reported_as_in_one_process(t
     ds = [d for d in from_path(folder) if d.name in ("flaky", "digits")]
     with pytest.raises(ClaimError, match=r"cannot load .*flaky\.py \(line 7\): RuntimeError: only in a worker"):
         verify(ds, jobs=2)
+
+
+def test_a_failing_claim_is_never_put_down_to_a_step_of_another_page():
+    """Causes are a page's own: a wrong h_2 on one page has nothing to do with another page's wrong step for its
+    own h_2 (classified together, the second page's claim was listed in the first page's chain)."""
+    import sympy as sp
+
+    from symseq import Derivation, exact
+
+    def page(source, stated):
+        d = Derivation(f"page-{source}", title=source, source=source)
+
+        @d.section("Steps")
+        def _(s):
+            L = s.ledger()
+            h1 = L.define("h_1", sp.tanh(exact("0.98")))
+            h2 = L.define("h_2", sp.tanh(exact("0.45") + exact("0.5") * h1 + exact("0.3")))
+            stated(s, h2)
+
+        return d
+
+    a = page("a.md", lambda s, h2: s.step("tanh(1.1265) ≈ 0.809", result=h2, what="h2"))
+    b = page("b.md", lambda s, h2: s.claim("0.811", h2, what="h2"))
+    report = verify([a, b], 50)
+    from symseq.verify.causes import classify_claims
+
+    together = classify_claims(report.claims)  # what symseq verify printed: b.md's h2 in a.md's chain
+    assert [x.source for x in together[0].chain] == ["b.md"]
+    assert [c.status for c in (x.result for x in report.claims)] == ["mismatch", "mismatch"]
+    ((root,),) = [[c for c in report.causes if c.claim.source == "a.md"]]
+    assert root.kind == "root" and root.chain == []
+    assert not [c for c in report.causes if c.claim.source == "b.md"]

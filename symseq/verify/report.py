@@ -83,14 +83,12 @@ class Report:
 
     @property
     def causes(self) -> list:
-        """The failing claims classified by cause (:func:`~symseq.verify.causes.classify_claims`), each
-        derivation's claims by its own steps: every root (or drift) first, in the claims' order, then the
-        propagated ones; empty when no derivation states steps (``s.step``)."""
+        """The failing claims classified by cause (:func:`~symseq.verify.causes.classify_claims`), each page's
+        claims (those of the derivations with one ``source``) by that page's own steps: every root (or drift)
+        first, in the claims' order, then the propagated ones; empty when no derivation states steps
+        (``s.step``)."""
         if self._causes is None:
-            groups: dict[str, list] = {}
-            for c in self.claims:
-                groups.setdefault(c.derivation, []).append(c)
-            self._causes = _merge_causes([_causes(cs, self.dps) for cs in groups.values()])
+            self._causes = _merge_causes([_causes(cs, self.dps) for cs in _by_page(self.claims).values()])
         return self._causes
 
     def records(self) -> list[dict]:
@@ -110,7 +108,7 @@ def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sect
 
     ``jobs`` > 1 builds and decides the derivations in that many worker
     processes (``symseq verify -j N``; a :class:`~concurrent.futures.ProcessPoolExecutor` with the "spawn"
-    start method, one derivation per task, the largest modules first), each loaded afresh in its worker by
+    start method, the derivations of one page per task, the largest modules first), each loaded afresh in its worker by
     :meth:`~symseq.authoring.Derivation.reloader`. The report is the same as with ``jobs=1``: the same claims
     in the same order, with the same results, records and causes; each derivation then holds its workers'
     sections (:meth:`~symseq.authoring.Derivation.adopt`: claims with their results, without ledgers or
@@ -145,32 +143,48 @@ def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sect
         c.check(dps)
     tick("checking", len(claims), len(claims), "")
     report = Report(derivations, claims, dps)
-    if causes is not None:
-        report._causes = _merge_causes([causes[d.name] if d.name in causes else _causes(d.claims, dps)
-                                        for d in derivations])
+    if causes:  # the pages decided in workers were classified there, with their steps
+        report._causes = _merge_causes([causes[page] if page in causes else _causes(cs, dps)
+                                        for page, cs in _by_page(claims).items()])
     return report
 
 
+def _by_page(claims: list) -> dict[str, list]:
+    """``claims`` by the page they are printed on (their source), the pages in the order of their first claim."""
+    pages: dict[str, list] = {}
+    for c in claims:
+        pages.setdefault(c.source, []).append(c)
+    return pages
+
+
 def _decide_in_processes(derivations: list, dps: int, jobs: int, tick) -> dict:
-    """Build and decide, in ``jobs`` worker processes, every derivation that can be loaded again there; each one
-    adopts its worker's sections. Returns the causes of each derivation decided so, by name."""
-    tasks = [(i, d, d.reloader()) for i, d in enumerate(derivations) if getattr(d, "_sections", None) is None]
-    tasks = [t for t in tasks if t[2] is not None]
+    """Build and decide, in ``jobs`` worker processes, the derivations that can be loaded again there, the
+    derivations of one page (source) in one task so that its causes are classified together; each derivation
+    adopts its worker's sections. Returns the causes of each page decided so, by page."""
+    pages: dict[str, list] = {}
+    for d in derivations:
+        pages.setdefault(d.source, []).append((d, d.reloader()))
+    tasks = [group for group in pages.values()
+             if all(reload is not None and getattr(d, "_sections", None) is None for d, reload in group)]
     if len(tasks) < 2:
         return {}
-    tasks.sort(key=lambda t: -_module_size(t[1]))  # the largest first: the last to finish is a small one
+    tasks.sort(key=lambda group: -sum(_module_size(d) for d, _ in group))  # the largest first
     causes = {}
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
-        futures = [(d, pool.submit(_decide, reload, dps)) for _, d, reload in tasks]
-        for done, (d, future) in enumerate(futures):
-            tick("building", done, len(derivations), d.name)
+        futures = [(group, pool.submit(_decide, [reload for _, reload in group], dps)) for group in tasks]
+        done = 0
+        for group, future in futures:
+            names = ", ".join(d.name for d, _ in group)
+            tick("building", done, len(derivations), names)
             try:
-                sections, causes[d.name] = future.result()
+                sections, causes[group[0][0].source] = future.result()
             except BrokenProcessPool as exc:
-                raise RuntimeError(f"the worker process verifying {d.name} ended abruptly (killed, or out of "
+                raise RuntimeError(f"the worker process verifying {names} ended abruptly (killed, or out of "
                                    f"memory?); run again with -j 1 to verify in one process") from exc
-            d.adopt(sections)
+            for (d, _), own in zip(group, sections):
+                d.adopt(own)
+            done += len(group)
     return causes
 
 
@@ -181,25 +195,26 @@ def _module_size(d) -> int:
         return 0
 
 
-def _decide(reload, dps: int):
-    """In a worker process: load one derivation, build it, decide its claims and classify its failures; return
-    (its detached sections, its causes), pickled together so the causes name the same claims."""
-    d = reload()
-    claims = d.claims
+def _decide(reloads: list, dps: int):
+    """In a worker process: load the derivations of one page, build them, decide their claims and classify their
+    failures; return (each derivation's detached sections, the page's causes), pickled together so that the
+    causes name the same claims."""
+    ds = [reload() for reload in reloads]
+    claims = [c for d in ds for c in d.claims]
     for c in claims:
         c.check(dps)
     causes = _causes(claims, dps)
-    return [s.detach() for s in d.sections], causes
+    return [[s.detach() for s in d.sections] for d in ds], causes
 
 
 def _causes(claims: list, dps: int) -> list:
-    """The causes of one derivation's failing claims, by its own steps (none when it states no step)."""
+    """The causes of one page's failing claims, by its own steps (none when it states no step)."""
     if not any(isinstance(c.quantity, Step) for c in claims):
         return []
     return classify_claims(claims, dps=dps)
 
 
 def _merge_causes(per_derivation: list[list]) -> list:
-    """The causes of several derivations as one list: every root (and drift) first, then the propagated ones."""
+    """The causes of several pages as one list: every root (and drift) first, then the propagated ones."""
     every = [c for causes in per_derivation for c in causes]
     return [c for c in every if c.source is None] + [c for c in every if c.source is not None]
