@@ -1,7 +1,7 @@
 """The ``symseq`` command: list, verify, show, and write LaTeX and figures of derivations.
 
     symseq list
-    symseq verify [NAME ...] [--path DIR] [--json FILE] [--force] [--mkdir] [--digits N]
+    symseq verify [NAME ...] [--path DIR] [--json FILE] [--force] [--mkdir] [--digits N] [-j N]
     symseq show NAME [SECTION]
     symseq latex NAME [-o FILE] [--standalone] [--force] [--mkdir] [--full]
     symseq figure NAME KIND [-o FILE] [--force] [--mkdir] [--dpi N]
@@ -75,6 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--digits", type=int, default=12, metavar="N",
                    help="significant digits of the values shown (default 12; JSON values carry 40)")
     v.add_argument("--dps", type=int, default=50, metavar="N", help="working precision in decimal digits (default 50)")
+    v.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                   help="verify the derivations in N processes at once (default 1; the report is the same)")
 
     s = sub.add_parser("show", help="show a derivation: its tables, paired rows, heatmaps, ledgers and claims")
     s.add_argument("name", metavar="NAME")
@@ -152,6 +154,17 @@ def _dpi(text: str) -> float:
                                          f"got {text!r}") from None
 
 
+def _jobs(text: str) -> int:
+    """A number of processes for verify -j: a whole number, 1 or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, 1 or more (e.g. -j 2), got {text!r}")
+    return n
+
+
 def _percent(text: str) -> float:
     """A percentage for --fail-under: a number from 0 to 100."""
     try:
@@ -204,7 +217,7 @@ def cmd_verify(args, out) -> int:
         from .present.terminal import console
 
         out = console(no_color=args.no_color, file=sys.stderr)
-    report = check_all(ds, args.dps, out=out)
+    report = check_all(ds, args.dps, out=out, jobs=args.jobs)
     for d in ds:
         out.print(verify_table(d, args.digits))
         for s in d.sections:
@@ -214,23 +227,18 @@ def cmd_verify(args, out) -> int:
         out.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
     for line in problems(report):
         out.print(line, style="bold red", markup=False, highlight=False, soft_wrap=True)
-    _print_causes(ds, args.dps, out)
+    _print_causes(report, out)
     out.print(summary(report), style="green" if report.ok else "bold red", markup=False, highlight=False, soft_wrap=True)
     if args.json:
         _write_json(args, report.as_json(), _inputs(ds))
     return 0 if report.ok else 1
 
 
-def _print_causes(ds, dps, out) -> None:
+def _print_causes(report, out) -> None:
     """For derivations that state steps (s.step), the failing claims by cause: roots first, each with its chain."""
     from .present.terminal import cause_lines
-    from .verify.causes import classify_claims
-    from .verify.steps import Step
 
-    claims = [c for d in ds for c in d.claims]
-    if not any(isinstance(c.quantity, Step) for c in claims):
-        return
-    lines = cause_lines(classify_claims(claims, dps=dps))
+    lines = cause_lines(report.causes)
     if lines:
         out.print("errata by cause (root: wrong even from the page's own printed operands):", style="bold",
                   markup=False, soft_wrap=True)

@@ -4,16 +4,35 @@ Registered through the ``pytest11`` entry point (``symseq = "symseq.pytest_plugi
 so installing symseq is enough. In a project whose root folder holds a
 ``derivations/`` folder, ``pytest`` collects, for every module of that folder
 (modules whose names start with ``_`` are helpers), one item per claim of each
-derivation it defines. An item's id is the claim's: ``derivation::location``
-(followed by ``::what`` when the claim names what it is), e.g.
-``week08-mine::§4 The forward pass by hand::p(B|AB)``. An item fails with the
-claim's report (printed, correct rounding, value, error in units of the last
-digit) when the claim does not hold, and is skipped when the claim is (for
-instance when it needs torch and torch is missing). A section that fails to
-build is one failing item.
+derivation it defines, grouped as the claim's id reads: the derivation, then the
+section, then the claim::
+
+    derivations/week08_mine.py::week08-mine::§4 The forward pass by hand::p(B|AB)
+
+Every part of that node id is a pytest-safe name (:func:`node_name`): never a
+``::`` or a bracket inside a name (a bracket becomes a parenthesis, ``E[A]`` →
+``E(A)``), so ``pytest 'derivations/week08_mine.py::week08-mine::§4 The forward
+pass by hand::p(B|AB)'`` runs that one claim, a section or a derivation id runs
+its claims, ``--lf``/``--ff`` rerun the claims that failed last, and ``-k``
+selects by any word of a derivation, section or claim name (``-k "forward and
+loss"``). A claim is named by its place within the section and what it is
+(``Table 13, row 0: a · A``), or by its printed statement when it names neither;
+a second claim of the same name in a section is ``NAME (2)``. Names depend only on
+the derivation's text, so every pytest-xdist worker (``pytest -n 2``) collects
+the same items in the same order.
+
+An item fails with the claim's report (printed, correct rounding, value, error in
+units of the last digit), headed by the file and line of the derivation module
+that states the claim: ``derivations/week08_mine.py:23: claim 'p(B|AB)' …``
+(:meth:`ClaimItem.reportinfo` gives the same place, 0-based, to pytest). An item
+is skipped when the claim is (for instance when it needs torch and torch is
+missing). A section that fails to build, or is not checked, is one item named
+``build`` in that section.
 
 Nothing else changes: symseq's own bundled ``derivations/`` folder is never
-collected, nor is any folder when ``--no-symseq`` is given. ``--symseq-derivations
+collected as a folder (one of its modules named on the command line is: ``pytest
+derivations/week08_decoder.py::week08-decoder`` in symseq's repository), nor is
+anything when ``--no-symseq`` is given. ``--symseq-derivations
 DIR`` collects another folder as well (it must be inside the paths pytest
 visits, or be passed to pytest as an argument). When a project's ``testpaths``
 leave ``derivations/`` out, run ``pytest derivations`` to check the claims.
@@ -21,9 +40,17 @@ leave ``derivations/`` out, run ``pytest derivations`` to check the claims.
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from pathlib import Path
 
 import pytest
+
+BUILD = "build"
+"""The name of the one item of a section that fails to build or is not checked."""
+
+NAME_LENGTH = 80
+"""The longest item name made from a printed statement (longer ones end in "…")."""
 
 
 def pytest_addoption(parser):
@@ -58,31 +85,123 @@ def _bundled_folders() -> set:
     return {Path(p).resolve() for p in pkg.__path__}
 
 
+def _derivation_module(file_path: Path, config) -> bool:
+    return (file_path.suffix == ".py" and not file_path.name.startswith("_")
+            and file_path.parent.resolve() in _folders(config))
+
+
+def _python_collects(file_path: Path, session) -> bool:
+    """Whether pytest's own Python plugin asks for a module collector of ``file_path`` (a file named on the command
+    line, or one matching ``python_files``): then :func:`pytest_pycollect_makemodule` answers for it."""
+    patterns = session.config.getini("python_files")
+    return session.isinitpath(file_path) or any(fnmatch.fnmatch(file_path.name, p) for p in patterns)
+
+
 def pytest_collect_file(file_path, parent):
-    if file_path.suffix != ".py" or file_path.name.startswith("_"):
-        return None
-    if file_path.parent.resolve() not in _folders(parent.config):
+    if not _derivation_module(file_path, parent.config) or _python_collects(file_path, parent.session):
         return None
     return DerivationFile.from_parent(parent, path=file_path)
 
 
+def _named_bundled_module(file_path: Path, session) -> bool:
+    """A module of symseq's bundled folder named on the command line (``pytest derivations/week08_decoder.py::…``
+    in symseq's own repository): collected although the folder is not."""
+    return (file_path.suffix == ".py" and not file_path.name.startswith("_")
+            and not session.config.getoption("no_symseq") and file_path.parent.resolve() in _bundled_folders()
+            and session.isinitpath(file_path))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path, parent):
+    """A derivation module named on the command line (``pytest derivations/x.py::...``) is collected as one, not
+    also imported as a test module."""
+    if _derivation_module(module_path, parent.config) or _named_bundled_module(module_path, parent.session):
+        return DerivationFile.from_parent(parent, path=module_path)
+    return None
+
+
+_UNSAFE = re.compile(r"\s+|::")
+
+
+def node_name(text: str) -> str:
+    """``text`` as one part of a pytest node id: no ``::`` (pytest's separator) and no bracket (pytest reads
+    ``[...]`` as parameters), whitespace collapsed: ``"E[A]"`` → ``"E(A)"``, ``"a::b"`` → ``"a: b"``."""
+    text = text.replace("[", "(").replace("]", ")")
+    return _UNSAFE.sub(lambda m: ": " if m.group(0) == "::" else " ", text).strip() or "claim"
+
+
+def claim_name(claim) -> str:
+    """The item name of a claim within its section: ``at · what`` (either alone when the other is empty), or
+    the printed statement (at most :data:`NAME_LENGTH` characters) when it names neither."""
+    parts = [p for p in (claim.location.at, claim.what) if p]
+    if parts:
+        return node_name(" · ".join(parts))
+    name = node_name(claim.printed)
+    return name if len(name) <= NAME_LENGTH else name[:NAME_LENGTH - 1].rstrip() + "…"
+
+
+def _unique(names) -> list[str]:
+    """``names`` with the second and later of a repeated name numbered: ``w``, ``w (2)``, ``w (3)``."""
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n} ({seen[n]})")
+    return out
+
+
 class DerivationFile(pytest.File):
-    """A derivation module of the project: one item per claim of each derivation it defines."""
+    """A derivation module of the project: one collector per derivation it defines."""
 
     def collect(self):
         from symseq.authoring import from_path
 
-        seen: dict[str, int] = {}
-        for d in from_path(self.path):
-            for s in d.sections:
-                if s.error or s.skipped:
-                    yield SectionItem.from_parent(self, name=f"{d.name}::{s.title}", section=s)
-                for c in s.claims:
-                    name = c.id
-                    seen[name] = seen.get(name, 0) + 1
-                    if seen[name] > 1:
-                        name = f"{name} [{seen[name]}]"
-                    yield ClaimItem.from_parent(self, name=name, claim=c)
+        derivations = from_path(self.path)
+        for d, name in zip(derivations, _unique(node_name(d.name) for d in derivations)):
+            yield DerivationNode.from_parent(self, name=name, derivation=d)
+
+    def repr_failure(self, excinfo):
+        """A module that does not load, or defines no derivation: symseq's one-line reason (the file and line),
+        not a traceback through symseq's loader."""
+        from symseq.errors import SymseqError
+
+        if isinstance(excinfo.value, SymseqError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class DerivationNode(pytest.Collector):
+    """One derivation: one collector per section, in the derivation's order."""
+
+    def __init__(self, *, derivation, **kwargs):
+        super().__init__(**kwargs)
+        self.derivation = derivation
+
+    def collect(self):
+        sections = self.derivation.sections  # builds them: the claims are known only then
+        for s, name in zip(sections, _unique(node_name(s.title) for s in sections)):
+            yield SectionNode.from_parent(self, name=name, section=s)
+
+    def reportinfo(self):
+        return self.path, None, self.derivation.name
+
+
+class SectionNode(pytest.Collector):
+    """One section: an item per claim, or one item ``build`` when the section did not build or is not checked."""
+
+    def __init__(self, *, section, **kwargs):
+        super().__init__(**kwargs)
+        self.section = section
+
+    def collect(self):
+        s = self.section
+        if s.error or s.skipped:
+            yield SectionItem.from_parent(self, name=BUILD, section=s)
+        for c, name in zip(s.claims, _unique(claim_name(c) for c in s.claims)):
+            yield ClaimItem.from_parent(self, name=name, claim=c)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.section.derivation.name}::{self.section.title}"
 
 
 class ClaimFailed(AssertionError):
@@ -103,7 +222,8 @@ class ClaimItem(pytest.Item):
         if r.status == "skipped":
             pytest.skip(r.message)
         if r.status != "ok":
-            raise ClaimFailed(describe(self.claim))
+            where = _place(self.config, *self.reportinfo()[:2])
+            raise ClaimFailed(f"{where}: claim {self.name!r}: {describe(self.claim)}")
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ClaimFailed):
@@ -111,7 +231,12 @@ class ClaimItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, f"{self.claim.source} {self.claim.location}"
+        """(file, 0-based line, title): the line of the derivation module that states the claim (the module itself
+        when the claim does not know it), and the claim's readable id."""
+        if self.claim.written is None:
+            return self.path, None, self.claim.id
+        file, line = self.claim.written
+        return Path(file), line - 1, self.claim.id
 
 
 class SectionItem(pytest.Item):
@@ -124,7 +249,8 @@ class SectionItem(pytest.Item):
     def runtest(self):
         if self.section.skipped:
             pytest.skip(self.section.skipped)
-        raise ClaimFailed(f"section {self.section.title!r} did not build: {self.section.error.splitlines()[0]}")
+        raise ClaimFailed(f"{_place(self.config, self.path, None)}: section {self.section.title!r} did not build: "
+                          f"{self.section.error.splitlines()[0]}")
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ClaimFailed):
@@ -132,4 +258,14 @@ class SectionItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, self.name
+        return self.path, None, f"{self.section.derivation.name}::{self.section.title}"
+
+
+def _place(config, path, line) -> str:
+    """``file:line`` (1-based) as a failure report shows it: relative to pytest's root folder when inside it."""
+    path = Path(path)
+    try:
+        shown = path.resolve().relative_to(Path(str(config.rootpath)).resolve()).as_posix()
+    except ValueError:
+        shown = str(path)
+    return shown if line is None else f"{shown}:{line + 1}"

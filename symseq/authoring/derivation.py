@@ -21,9 +21,12 @@ without stopping the others.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import sys
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import mpmath
@@ -117,6 +120,20 @@ class Section:
                 self.ledgers.append(L)
         return ledgers[0] if ledgers else None
 
+    def detach(self) -> "Section":
+        """Keep this section's title, notes, error and claims with their results (:meth:`Claim.detach`), and drop
+        its ledgers, displays, inputs and kept objects, in place; returns the section.
+
+        What a worker process of :func:`symseq.verify.report.verify` (``symseq verify -j N``) sends back; the
+        derivation that receives it takes it with :meth:`Derivation.adopt`.
+        """
+        for c in self.claims:
+            c.detach()
+        self.derivation = None
+        self.ledgers, self.objects, self.displays, self.figures = [], {}, [], []
+        self.inputs, self.reported_numbers = [], []
+        return self
+
     def note(self, text: str):
         """Record what the handout leaves out or how a convention was read."""
         self.notes.append(text)
@@ -143,6 +160,7 @@ class Section:
         claim.derivation = self.derivation.name
         claim.source = self.derivation.source
         claim.seq = len(self.claims) + len(self.inputs)
+        claim.written = _written_at()
         self.claims.append(claim)
         return claim
 
@@ -473,6 +491,30 @@ class Section:
         return hits[-1]
 
 
+def _written_at() -> tuple[str, int] | None:
+    """(file, 1-based line) of the innermost caller outside symseq's own code: the line of a derivation module (or
+    of an author's helper) that states a claim, through however many of symseq's own calls (``s.table``)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not _symseq_code(name):
+            return name, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@functools.lru_cache(maxsize=None)
+def _symseq_code(filename: str) -> bool:
+    """Whether ``filename`` is a module of the symseq package itself (its bundled derivations are not)."""
+    if filename.startswith("<"):  # <string>, <frozen ...>: not an author's file either
+        return True
+    path = Path(filename).resolve()
+    return path.is_relative_to(_PACKAGE) and not path.is_relative_to((_PACKAGE / "derivations").resolve())
+
+
 def _difference(left, right):
     """left − right for two SymPy expressions or two matrices of one shape."""
     if isinstance(left, sp.MatrixBase) != isinstance(right, sp.MatrixBase) or (
@@ -543,6 +585,26 @@ class Derivation:
     @property
     def claims(self) -> list[Claim]:
         return [c for s in self.sections for c in s.claims]
+
+    def reloader(self) -> Callable[[], "Derivation"] | None:
+        """A picklable call that loads this derivation afresh in another process (``symseq verify -j N``): a
+        bundled one by its module's name, an author's by its module's file; None for a derivation not defined in a
+        module (made in a notebook or a test), which only this process can build."""
+        from .discovery import load
+
+        m = self.module
+        if m is None:
+            return None
+        if m.__name__.startswith("symseq.derivations."):
+            return functools.partial(load, m.__name__, None, self.name)
+        return functools.partial(load, None, m.__file__, self.name) if getattr(m, "__file__", None) else None
+
+    def adopt(self, sections: list[Section]) -> None:
+        """Take ``sections`` built and decided in another process (:meth:`Section.detach`) as this derivation's
+        sections: their claims keep their results and records, without ledgers or displays."""
+        for s in sections:
+            s.derivation = self
+        self._sections = list(sections)
 
     def __repr__(self):
         return f"Derivation({self.name!r}, source={self.source!r}, sections={len(self._builders)})"

@@ -62,6 +62,21 @@ def from_path(path: str | Path) -> list[Derivation]:
     return out
 
 
+def load(module: str | None, file: str | None, name: str) -> Derivation:
+    """The derivation ``name``, loaded afresh: from the bundled ``module`` (its dotted name) or from an author's
+    module ``file`` (what :meth:`Derivation.reloader` calls in a worker process of ``symseq verify -j N``).
+
+    Raises:
+        ClaimError: when the module no longer defines a derivation of that name (or does not load: see
+            :func:`from_path`).
+    """
+    found = _derivations_in(importlib.import_module(module)) if module else from_path(file)
+    for d in found:
+        if d.name == name:
+            return d
+    raise ClaimError(f"{module or file} no longer defines the derivation {name!r} (was it edited during the run?)")
+
+
 def _load(f: Path):
     modname = f"symseq_user_derivations.{f.stem}_{abs(hash(str(f.resolve()))) % 10**8}"
     if modname in sys.modules:

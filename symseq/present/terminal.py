@@ -69,7 +69,8 @@ def exact_text(exact) -> str:
     return n.expr(exact)
 
 
-def check_all(derivations, dps: int = 50, *, out: Console | None = None, delay: float = 0.5, sections=None):
+def check_all(derivations, dps: int = 50, *, out: Console | None = None, delay: float = 0.5, sections=None,
+              jobs: int = 1):
     """:func:`symseq.verify.report.verify` with a progress bar; returns its :class:`~symseq.verify.report.Report`.
 
     A transient progress bar appears on ``out`` only when it is a terminal and
@@ -85,7 +86,7 @@ def check_all(derivations, dps: int = 50, *, out: Console | None = None, delay: 
                 tasks[stage] = bar.add_task(f"{stage} {name}".strip(), total=total)
             bar.update(tasks[stage], completed=done, description=f"{stage} {name}".strip())
 
-        return verify(derivations, dps, progress=progress, sections=sections)
+        return verify(derivations, dps, progress=progress, sections=sections, jobs=jobs)
 
 
 class DelayedProgress:

@@ -121,6 +121,8 @@ class Claim:
             outside the claim's section or order is not enough to place it.
         values: the :class:`~symseq.values.Values` service that evaluates it
             (its derivation's; a service of its own when None).
+        written: (file, line) of the call in the derivation module that stated it, the line 1-based (set by
+            :class:`~symseq.authoring.Section`; the pytest plugin's failure reports point there), or None.
     """
 
     printed: str
@@ -139,9 +141,11 @@ class Claim:
     near: str = ""
     seq: int = 0  # its place among the claims and inputs of its section, in the order they were stated
     skip_reason: str = ""
+    written: tuple[str, int] | None = field(default=None, repr=False, compare=False)  # (file, 1-based line)
     values: Any = field(default=None, repr=False, compare=False)
     _results: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _last: Result | None = field(default=None, init=False, repr=False, compare=False)
+    _record: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if isinstance(self.location, str):
@@ -201,6 +205,19 @@ class Claim:
         if r.status not in ("ok", "skipped"):
             raise ClaimMismatch(describe(self))
 
+    def detach(self) -> "Claim":
+        """Keep this claim's latest result and record, and drop what it was computed from (its quantity, ledger,
+        names and Values service), in place; returns the claim.
+
+        What a worker process of :func:`symseq.verify.report.verify` (``symseq verify -j N``) sends back: a
+        detached claim pickles, renders and gives its :meth:`record` as before, and is never decided again.
+        """
+        self._record = self.record()
+        self._results = {dps: r for dps, r in self._results.items() if r is self._last}
+        self.quantity = self.ledger = self.values = None
+        self.names = {}
+        return self
+
     def record(self) -> dict:
         """One JSON-ready record, with the same fields and types for every claim (schema ``symseq-verify/1``,
         ``symseq/schema/verify-1.schema.json``).
@@ -212,6 +229,8 @@ class Claim:
         minus value in units of the last digit, null where not a rounded decimal) have one item per entry of a
         value claim; ``exact`` and ``digits`` are null when absent.
         """
+        if self._record is not None:  # a detached claim: the record made where it was decided
+            return dict(self._record)
         r = self.check()
         value, shape = list(r.values), list(r.shape)
         if self.kind == "shape":

@@ -11,11 +11,18 @@ render it.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..errors import SymseqError
+from .causes import classify_claims
 from .claims import STATUSES, Claim
+from .steps import Step
 
 SCHEMA = "symseq-verify/1"  # the name and version of the JSON document :meth:`Report.as_json` makes
 
@@ -36,6 +43,7 @@ class Report:
     derivations: list
     claims: list = field(default_factory=list)
     dps: int = 50
+    _causes: list | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         """One line: how many derivations and claims, the claims per status, and the verdict."""
@@ -75,6 +83,17 @@ class Report:
         """The verdict: no claim fails and every section builds (skipped claims and sections do not fail)."""
         return not self.failures and not self.broken
 
+    @property
+    def causes(self) -> list:
+        """The failing claims classified by cause (:func:`~symseq.verify.causes.classify_claims`), each page's
+        claims (those of the derivations with one ``source``) by that page's own steps: every root (or drift)
+        first, in the claims' order, then the propagated ones; empty when no derivation states steps
+        (``s.step``)."""
+        if self._causes is None:
+            self._causes = _merge_causes([_causes(cs, self.dps) for cs in _by_page(self.claims).values()])
+        return self._causes
+
+
     def as_json(self) -> dict:
         """The JSON document of ``symseq verify --json`` (schema ``symseq-verify/1``, the file
         ``symseq/schema/verify-1.schema.json``): the verdict, the working precision, the claims per status, one
@@ -91,19 +110,38 @@ class Report:
         }
 
 
-def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sections=None) -> Report:
+def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sections=None, jobs: int = 1) -> Report:
     """Build ``derivations`` and decide every claim at ``dps`` working digits.
 
     ``sections``, when given, limits the claims decided (and reported) to those
     of these sections (``symseq show`` of one section).
 
+    ``jobs`` > 1 builds and decides the derivations in that many worker
+    processes (``symseq verify -j N``; a :class:`~concurrent.futures.ProcessPoolExecutor` with the "spawn"
+    start method, the derivations of one page per task, the largest modules first), each loaded afresh in its worker by
+    :meth:`~symseq.authoring.Derivation.reloader`. The report is the same as with ``jobs=1``: the same claims
+    in the same order, with the same results, records and causes; each derivation then holds its workers'
+    sections (:meth:`~symseq.authoring.Derivation.adopt`: claims with their results, without ledgers or
+    displays). A derivation not defined in a module, and any run with ``sections``, is decided here.
+
     ``progress``, when given, is called as ``progress(stage, done, total, name)``
     before each derivation is built (stage "building") and each claim is decided
     (stage "checking"), and once more at the end of each stage (``done == total``),
-    so a renderer can show a progress bar.
+    so a renderer can show a progress bar. With ``jobs`` > 1, "building" counts the derivations as their
+    workers finish them.
+
+    Raises:
+        SymseqError: for ``jobs`` < 1.
+        Whatever loading a derivation raises in a worker (a module that no longer loads), as with ``jobs=1``.
     """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise SymseqError(f"jobs is the number of processes that verify derivations, 1 or more (1: in this "
+                          f"process); got {jobs!r}")
     derivations = list(derivations)
     tick = progress or (lambda *a: None)
+    causes = None
+    if jobs > 1 and sections is None:
+        causes = _decide_in_processes(derivations, dps, jobs, tick)
     for i, d in enumerate(derivations):
         tick("building", i, len(derivations), d.name)
         d.sections
@@ -114,4 +152,79 @@ def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sect
         tick("checking", i, len(claims), c.derivation)
         c.check(dps)
     tick("checking", len(claims), len(claims), "")
-    return Report(derivations, claims, dps)
+    report = Report(derivations, claims, dps)
+    if causes:  # the pages decided in workers were classified there, with their steps
+        report._causes = _merge_causes([causes[page] if page in causes else _causes(cs, dps)
+                                        for page, cs in _by_page(claims).items()])
+    return report
+
+
+def _by_page(claims: list) -> dict[str, list]:
+    """``claims`` by the page they are printed on (their source), the pages in the order of their first claim."""
+    pages: dict[str, list] = {}
+    for c in claims:
+        pages.setdefault(c.source, []).append(c)
+    return pages
+
+
+def _decide_in_processes(derivations: list, dps: int, jobs: int, tick) -> dict:
+    """Build and decide, in ``jobs`` worker processes, the derivations that can be loaded again there, the
+    derivations of one page (source) in one task so that its causes are classified together; each derivation
+    adopts its worker's sections. Returns the causes of each page decided so, by page."""
+    pages: dict[str, list] = {}
+    for d in derivations:
+        pages.setdefault(d.source, []).append((d, d.reloader()))
+    tasks = [group for group in pages.values()
+             if all(reload is not None and getattr(d, "_sections", None) is None for d, reload in group)]
+    if len(tasks) < 2:
+        return {}
+    tasks.sort(key=lambda group: -sum(_module_size(d) for d, _ in group))  # the largest first
+    causes = {}
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
+        futures = [(group, pool.submit(_decide, [reload for _, reload in group], dps)) for group in tasks]
+        done = 0
+        for group, future in futures:
+            names = ", ".join(d.name for d, _ in group)
+            tick("building", done, len(derivations), names)
+            try:
+                sections, causes[group[0][0].source] = future.result()
+            except BrokenProcessPool as exc:
+                raise RuntimeError(f"the worker process verifying {names} ended abruptly (killed, or out of "
+                                   f"memory?); run again with -j 1 to verify in one process") from exc
+            for (d, _), own in zip(group, sections):
+                d.adopt(own)
+            done += len(group)
+    return causes
+
+
+def _module_size(d) -> int:
+    try:
+        return os.path.getsize(d.module.__file__)
+    except (AttributeError, TypeError, OSError):
+        return 0
+
+
+def _decide(reloads: list, dps: int):
+    """In a worker process: load the derivations of one page, build them, decide their claims and classify their
+    failures; return (each derivation's detached sections, the page's causes), pickled together so that the
+    causes name the same claims."""
+    ds = [reload() for reload in reloads]
+    claims = [c for d in ds for c in d.claims]
+    for c in claims:
+        c.check(dps)
+    causes = _causes(claims, dps)
+    return [[s.detach() for s in d.sections] for d in ds], causes
+
+
+def _causes(claims: list, dps: int) -> list:
+    """The causes of one page's failing claims, by its own steps (none when it states no step)."""
+    if not any(isinstance(c.quantity, Step) for c in claims):
+        return []
+    return classify_claims(claims, dps=dps)
+
+
+def _merge_causes(per_derivation: list[list]) -> list:
+    """The causes of several pages as one list: every root (and drift) first, then the propagated ones."""
+    every = [c for causes in per_derivation for c in causes]
+    return [c for c in every if c.source is None] + [c for c in every if c.source is not None]
