@@ -71,6 +71,18 @@ class Node:
     children: tuple = ()
     prec: int = ATOM
 
+    def _sympy_(self):
+        """SymPy asks for this when a SymPy function is applied to a node (``sp.tanh(z)``, ``sigmoid(z)``). A node
+        is a whole ledger row, a matrix of entries, not one SymPy expression: refused with the way to say it.
+
+        Raises:
+            ShapeError: always, naming the row's shape and :class:`Map`.
+        """
+        raise ShapeError(f"{self!r} is a {_fmt_shape(self.shape)} ledger row, not one SymPy expression, so a SymPy "
+                         f"function cannot take it whole: apply it entry by entry with ops.Map, e.g. "
+                         f"L.define('h', ops.Map(sp.tanh, z)) (or use a block such as blocks.cells.rnn); note that "
+                         f"* multiplies entry by entry (with broadcasting) and @ is the matrix product")
+
     # -- construction helpers -------------------------------------------------
     def __add__(self, other):
         return add(self, as_node(other))

@@ -263,3 +263,12 @@ def test_an_operand_is_rounded_only_where_the_page_printed_it_as_a_result():
     # within one chain, a result the chain printed may be rounded: tanh(0.5) = 0.4621, then 3 · 0.4621
     assert [k.ok or k.within_rounding for k in _audit("3 tanh(0.5) = 3 · 0.4621 = 1.3864\n").statements[0].links] \
         == [True, True]
+
+
+def test_a_chain_written_one_display_per_step_is_one_statement():
+    page = ("The score:\n\n\\[\ns = q \\cdot k\n\\]\n\n\\[\n= (0.22)(0.54) + (0.64)(0.36)\n\\]\n\n"
+            "\\[\n= 0.1188 + 0.2304\n\\]\n\n$$= 0.3492$$\n\nSome prose.\n\n$$= 0.5$$\n")
+    rep = _audit(page)
+    chain = [s for s in rep.statements if s.text.startswith("(0.22)")]
+    assert len(chain) == 1 and chain[0].status == "ok" and chain[0].line == 15, [s.text for s in rep.statements]
+    assert chain[0].text.endswith("= 0.3492")  # prose ends the chain: "= 0.5" is not read as its next link

@@ -104,3 +104,17 @@ def test_the_adjoint_of_a_weighted_sum_is_the_weight_itself():
     L.define("loss", ops.Sum(G * a, None))
     g = L.backward("loss")
     assert isinstance(L[g.name("a")].node, ops.Ref) and L[g.name("a")].node.name == "G"
+
+
+def test_a_sympy_function_of_a_whole_row_says_to_map_it_entry_by_entry():
+    # sp.tanh(z) of a 1×2 row recursed inside SymPy (RecursionError) before Node._sympy_ refused it
+    from symseq import Ledger, functions, ops
+    from symseq.errors import ShapeError
+
+    L = Ledger("one step")
+    z = L.input("z", [[1, 2]])
+    for f in (sp.tanh, functions.sigmoid):
+        with pytest.raises(ShapeError, match=r"1×2 ledger row.*ops\.Map\(sp\.tanh, z\)"):
+            f(z)
+    h = L.define("h", ops.Map(sp.tanh, z))  # the way it says
+    assert L.value(h.name)[0, 1] == sp.tanh(2)

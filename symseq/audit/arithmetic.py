@@ -192,15 +192,26 @@ class _Logical:
 
 
 def _logical_lines(doc: Document) -> list[_Logical]:
+    """The page's lines as statements read them: a line that starts with a relation continues the line before it;
+    in display math (``\\[ … \\]``, ``$$ … $$``) it continues the last line of the display before it too, blank
+    lines and delimiters between them or not, when no prose comes between (a chain written one display per step)."""
     out: list[_Logical] = []
     prev_blank = True
+    in_display = False  # inside \[ … \] or $$ … $$ at the start of the line
+    last_in_display = False  # the last line read into ``out`` was display math
     for i, raw in enumerate(doc.lines, start=1):
-        text = _clean(raw, i in doc.code)
+        code = i in doc.code
+        math = in_display or (not code and raw.lstrip().startswith(("\\[", "$$")))
+        if not code:
+            for m in re.finditer(r"\\\[|\\\]|\$\$", raw):
+                in_display = {"\\[": True, "\\]": False}.get(m.group(0), not in_display)
+        text = _clean(raw, code)
         if not text.strip():
             prev_blank = True
             continue
         stripped = text.lstrip()
-        if out and not prev_blank and re.match(r"(=|≈|\\approx)(?!=)", stripped):
+        joins = not prev_blank or (math and last_in_display)
+        if out and joins and re.match(r"(=|≈|\\approx)(?!=)", stripped):
             last = out[-1]
             off = len(last.text) + 1
             last.text += " " + text
@@ -208,6 +219,7 @@ def _logical_lines(doc: Document) -> list[_Logical]:
         else:
             out.append(_Logical(text, [(0, i)]))
         prev_blank = False
+        last_in_display = math
     return out
 
 
