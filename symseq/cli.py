@@ -1,12 +1,19 @@
 """The ``symseq`` command: list, verify, show, and write LaTeX and figures of derivations.
 
     symseq list
-    symseq verify [NAME ...] [--path DIR] [--json FILE] [--digits N]
+    symseq verify [NAME ...] [--json FILE] [--digits N] [--quiet | --failures | --all]
     symseq show NAME [SECTION]
     symseq latex NAME [-o FILE] [--standalone] [--force] [--full]
     symseq figure NAME KIND [-o FILE] [--force] [--dpi N]
-    symseq audit FILE [--derivation NAME ...] [--json OUT]
+    symseq audit FILE [--derivation NAME ...] [--json OUT] [--quiet | --failures | --all]
     symseq new NAME
+    symseq --version
+
+Global options, before or after the command: --no-color, --traceback, and for the commands that load derivations
+--path DIR (repeatable), --no-bundled, --no-local. ``verify`` and ``audit`` print their full report on a terminal and
+only what failed, then the summary line, elsewhere (``symseq verify > log`` of a passing run writes one line);
+--quiet prints the summary line alone. A progress display names the derivation being built, on standard error and
+only when it is a terminal.
 
 Exit status (:data:`EXIT_CODES`): 0 when everything checked holds; 1 when a claim or a number of the handout is
 wrong (or missing from it, or the audit's coverage is below ``--fail-under``); 2 for bad usage or input (an
