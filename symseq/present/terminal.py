@@ -280,7 +280,7 @@ class ProgressDisplay:
     def tick(self, stage: str, done: int, total: int, name: str) -> None:
         """The ``progress`` callback of :func:`symseq.verify.report.verify`: ``stage`` ("building" or "checking")
         of ``name``, ``done`` of ``total``."""
-        text = f"{stage} {name}".strip()
+        text = f"{stage} {name}" if name else {"building": "built", "checking": "checked"}.get(stage, stage)
         if stage not in self.tasks:
             self.tasks[stage] = self.progress.add_task(text, total=total)
         self.progress.update(self.tasks[stage], completed=done, description=text)
