@@ -33,8 +33,8 @@ def _atom(ch: str) -> bool:
 
 
 def _break_ok(s: str, i: int) -> bool:
-    """Whether a line may end between ``s[i-1]`` and ``s[i]`` inside one word: after an operator, a separator or a
-    closing bracket (or between two calls of a chain), after LaTeX's ``\\\\`` row end, before a LaTeX command, or
+    """Whether a line may end between ``s[i-1]`` and ``s[i]`` inside one word: after an operator, a separator, an
+    opening brace or a closing bracket (or between two calls of a chain), after LaTeX's ``\\\\`` row end, before a LaTeX command, or
     after a hyphen between letters;
     never inside a number, a word or a command name, and never before closing punctuation."""
     a, b = s[i - 1], s[i]
@@ -46,7 +46,7 @@ def _break_ok(s: str, i: int) -> bool:
         return i >= 2 and s[i - 2] == "\\" and (i < 3 or s[i - 3] != "\\") and b != "\\"
     if b == "\\":  # before a command, not before a row end
         return s[i + 1:i + 2].isalpha()
-    if a in _OPERATORS or a in ")]}":
+    if a in _OPERATORS or a in ")]}" or (a == "{" and b != "}"):  # \begin{ then array}: the name stays whole
         return True
     return a in "-−" and i >= 2 and s[i - 2].isalpha() and b.isalpha()
 
