@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
         g.add_argument("--all", dest="output", action="store_const", const="all",
                        help="print the full report (the default on a terminal)")
 
-    ls = command("list", help="list the derivations")
+    command("list", help="list the derivations")
 
     v = command("verify", help="check every claim of the named derivations (default: all)")
     v.add_argument("names", nargs="*", metavar="NAME")
@@ -121,13 +121,13 @@ def _parser() -> argparse.ArgumentParser:
     fg.add_argument("--dpi", type=_dpi, metavar="N",
                     help="resolution of a PNG in dots per inch, 10 to 1200 (default 100; 300 for print)")
 
-    nw = command("new", loads=False, help="write a starter derivation into ./derivations/NAME.py (and a conftest.py "
-                                     "for pytest, if there is none); never overwrites a file")
+    nw = command("new", loads=False, help="write a starter derivation into ./derivations/NAME.py (and a "
+                                          "conftest.py for pytest, if there is none); never overwrites a file")
     nw.add_argument("name", metavar="NAME", help="the derivation's name, such as my-example (the module is "
                                                  "derivations/my_example.py)")
 
     au = command("audit", help="find every number in a handout's text and say which are checked, wrong, "
-                                      "or unchecked")
+                                   "or unchecked")
     au.add_argument("file", metavar="FILE", help="the handout: plain text (.txt), Markdown (.md), LaTeX (.tex), a "
                                                  "Jupyter notebook (.ipynb) or a saved web page (.html, .htm)")
     au.add_argument("--derivation", "-d", action="append", default=[], metavar="NAME",
