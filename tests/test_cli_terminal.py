@@ -71,8 +71,8 @@ def test_audit_prints_as_much_as_asked(tmp_path, capsys):
     d = str(_folder(tmp_path))
     page = str(tmp_path / "exercise.txt")
     code, lines, _ = _run(["audit", page, "--no-bundled", "--path", d], capsys)
-    assert code == 0 and lines == ["exercise.txt against tiny: 2 quantity tokens — 2 covered, 0 wrong, 0 uncovered; "
-                                   "1 structural, 0 reported; coverage 100.0%"]
+    assert code == 0 and lines == ["exercise.txt: 2 quantity tokens — 2 covered, 0 wrong, 0 uncovered; "
+                                   "1 structural, 0 reported; coverage 100.0% (against tiny)"]
     code, full, _ = _run(["audit", page, "--no-bundled", "--path", d, "--all"], capsys)
     assert code == 0 and "coverage" in full[1] and full[-1] == lines[0]
     d = str(_folder(tmp_path, BAD))

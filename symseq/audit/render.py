@@ -43,10 +43,9 @@ def _range_list(rep: AuditReport, ranges) -> str:
 
 def summary_line(rep: AuditReport) -> str:
     c = rep.counts
-    return (f"{rep.path.name} against {', '.join(rep.derivations)}: {c.quantity} quantity tokens — "
-            f"{c.covered} covered, {c.wrong} wrong, "
+    return (f"{rep.path.name}: {c.quantity} quantity tokens — {c.covered} covered, {c.wrong} wrong, "
             f"{c.uncovered} uncovered; {c.structural} structural, {c.reported} reported; "
-            f"coverage {c.coverage_text()}")
+            f"coverage {c.coverage_text()} (against {', '.join(rep.derivations)})")
 
 
 def render(rep: AuditReport, out, listing: str = "all") -> None:
