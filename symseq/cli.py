@@ -1,12 +1,19 @@
 """The ``symseq`` command: list, verify, show, and write LaTeX and figures of derivations.
 
     symseq list
-    symseq verify [NAME ...] [--path DIR] [--json FILE] [--force] [--mkdir] [--digits N] [-j N]
+    symseq verify [NAME ...] [--json FILE] [--force] [--mkdir] [--digits N] [-j N] [--quiet | --failures | --all]
     symseq show NAME [SECTION]
     symseq latex NAME [-o FILE] [--standalone] [--force] [--mkdir] [--full]
     symseq figure NAME KIND [-o FILE] [--force] [--mkdir] [--dpi N]
-    symseq audit FILE [--derivation NAME ...] [--json OUT] [--force] [--mkdir]
+    symseq audit FILE [--derivation NAME ...] [--json OUT] [--force] [--mkdir] [--quiet | --failures | --all]
     symseq new NAME
+    symseq --version
+
+Global options, before or after the command: --no-color, --traceback, and for the commands that load derivations
+--path DIR (repeatable), --no-bundled, --no-local. ``verify`` and ``audit`` print their full report on a terminal and
+only what failed, then the summary line, elsewhere (``symseq verify > log`` of a passing run writes one line);
+--quiet prints the summary line alone. A progress display names the derivation being built, on standard error and
+only when it is a terminal.
 
 Exit status (:data:`EXIT_CODES`): 0 when everything checked holds; 1 when a claim or a number of the handout is
 wrong (or missing from it, or the audit's coverage is below ``--fail-under``); 2 for bad usage or input (an
@@ -50,26 +57,32 @@ def _check_digits(digits: int) -> None:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="symseq", description="Check the mathematics of sequence-model handouts.",
-        epilog=TRUST + " Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + ".")
-    p.add_argument("--no-color", action="store_true", help="plain output without colours")
-    p.add_argument("--traceback", action="store_true", help="show Python tracebacks of failures")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+        epilog=TRUST + " Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + ".",
+        parents=[_global_options(after=False), _derivation_options(after=False)])
+    p.add_argument("--version", action="version", version=f"symseq {_version()}")
+    commands = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def common(sp):
-        sp.add_argument("--path", action="append", default=[], metavar="DIR",
-                        help="also load derivations from this file or folder, or from DIR/derivations "
-                             "(repeatable; default: ./derivations when the current folder has one)")
-        sp.add_argument("--no-bundled", action="store_true", help="ignore the derivations shipped with symseq")
-        sp.add_argument("--no-local", action="store_true",
-                        help="do not import ./derivations of the current folder (importing a module runs its "
-                             "code; --path DIR still loads DIR)")
+    def command(name, *, loads=True, **kw):
+        """A command's parser: the global options (and, when it loads derivations, theirs) after its name too."""
+        parents = [_global_options(after=True)] + ([_derivation_options(after=True)] if loads else [])
+        return commands.add_parser(name, parents=parents, **kw)
 
-    ls = sub.add_parser("list", help="list the derivations")
-    common(ls)
+    def listing(sp):
+        """--quiet, --failures and --all: how much of the report to print (default: all on a terminal, else
+        failures and the summary)."""
+        g = sp.add_mutually_exclusive_group()
+        g.add_argument("-q", "--quiet", dest="output", action="store_const", const="quiet",
+                       help="print the summary line only")
+        g.add_argument("--failures", dest="output", action="store_const", const="failures",
+                       help="print only what failed, then the summary (the default when the output is not a "
+                            "terminal)")
+        g.add_argument("--all", dest="output", action="store_const", const="all",
+                       help="print the full report (the default on a terminal)")
 
-    v = sub.add_parser("verify", help="check every claim of the named derivations (default: all)")
+    command("list", help="list the derivations")
+
+    v = command("verify", help="check every claim of the named derivations (default: all)")
     v.add_argument("names", nargs="*", metavar="NAME")
-    common(v)
     v.add_argument("--json", metavar="FILE", help="write one record per claim to FILE ('-' for stdout)")
     _output_options(v, "the --json FILE")
     v.add_argument("--digits", type=int, default=12, metavar="N",
@@ -77,17 +90,15 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--dps", type=int, default=50, metavar="N", help="working precision in decimal digits (default 50)")
     v.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                    help="verify the derivations in N processes at once (default 1; the report is the same)")
+    listing(v)
 
-    s = sub.add_parser("show", help="show a derivation: its tables, paired rows, heatmaps, ledgers and claims")
+    s = command("show", help="show a derivation: its tables, paired rows, heatmaps, ledgers and claims")
     s.add_argument("name", metavar="NAME")
     s.add_argument("section", nargs="?", metavar="SECTION", help="a section title or its start (e.g. '§4'), or a table or figure it shows (e.g. 'Table 13')")
-    common(s)
-    s.add_argument("--no-color", action="store_true", default=argparse.SUPPRESS,
-                   help="plain output without colours (also accepted before the command)")
     s.add_argument("--digits", type=int, default=6, metavar="N",
                    help="significant digits of ledger values (tables keep their own rounding; default 6)")
 
-    lx = sub.add_parser("latex", help="write a derivation as LaTeX (a fragment, or a document with --standalone)")
+    lx = command("latex", help="write a derivation as LaTeX (a fragment, or a document with --standalone)")
     lx.add_argument("name", metavar="NAME")
     lx.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
     lx.add_argument("--standalone", action="store_true", help="a complete document that compiles with pdflatex")
@@ -98,9 +109,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="every section's ledgers in full and one row per claim (default: each ledger once, "
                          "claims as compact tables)")
     lx.add_argument("--digits", type=int, default=6, metavar="N", help="significant digits of ledger values")
-    common(lx)
 
-    fg = sub.add_parser("figure", help="draw a figure of a derivation as PNG, PDF or SVG (needs symseq[figures])")
+    fg = command("figure", help="draw a figure of a derivation as PNG, PDF or SVG (needs symseq[figures])")
     fg.add_argument("name", metavar="NAME")
     fg.add_argument("kind", metavar="KIND",
                     help="'heatmap', 'heads' (heatmaps side by side on one scale), 'gradient-paths', "
@@ -113,15 +123,14 @@ def _parser() -> argparse.ArgumentParser:
     fg.add_argument("--section", metavar="SECTION", help="draw the heatmaps of this section")
     fg.add_argument("--dpi", type=_dpi, metavar="N",
                     help="resolution of a PNG in dots per inch, 10 to 1200 (default 100; 300 for print)")
-    common(fg)
 
-    nw = sub.add_parser("new", help="write a starter derivation into ./derivations/NAME.py (and a conftest.py "
-                                     "for pytest, if there is none); never overwrites a file")
+    nw = command("new", loads=False, help="write a starter derivation into ./derivations/NAME.py (and a "
+                                          "conftest.py for pytest, if there is none); never overwrites a file")
     nw.add_argument("name", metavar="NAME", help="the derivation's name, such as my-example (the module is "
                                                  "derivations/my_example.py)")
 
-    au = sub.add_parser("audit", help="find every number in a handout's text and say which are checked, wrong, "
-                                      "or unchecked")
+    au = command("audit", help="find every number in a handout's text and say which are checked, wrong, "
+                                   "or unchecked")
     au.add_argument("file", metavar="FILE", help="the handout: plain text (.txt), Markdown (.md), LaTeX (.tex), a "
                                                  "Jupyter notebook (.ipynb) or a saved web page (.html, .htm)")
     au.add_argument("--derivation", "-d", action="append", default=[], metavar="NAME",
@@ -132,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="the file's format (default: by its suffix; a suffix not listed above is text)")
     au.add_argument("--fail-under", type=_percent, metavar="PCT",
                     help="also exit 1 when the coverage of quantity tokens is below PCT percent")
-    common(au)
+    listing(au)
     return p
 
 
@@ -141,6 +150,50 @@ def _output_options(sp, what: str) -> None:
     sp.add_argument("--force", action="store_true", help=f"overwrite {what} if it exists")
     sp.add_argument("--mkdir", action="store_true",
                     help=f"create the missing folders of {what} (never at the root of the file system)")
+
+
+def _global_options(*, after: bool) -> argparse.ArgumentParser:
+    """The options every command accepts before or after its name: before it they have their defaults; after it
+    (``after=True``) none, so that one given before the command is not reset by the command's parser."""
+    g = argparse.ArgumentParser(add_help=False)
+    default = argparse.SUPPRESS if after else False
+    g.add_argument("--no-color", action="store_true", default=default, help="plain output without colours")
+    g.add_argument("--traceback", action="store_true", default=default, help="show Python tracebacks of failures")
+    return g
+
+
+def _derivation_options(*, after: bool) -> argparse.ArgumentParser:
+    """Where derivations are loaded from, before or after the command's name (see :func:`_global_options`); the
+    --path folders given after it are added to those given before it (:func:`_parse`)."""
+    g = argparse.ArgumentParser(add_help=False)
+    default = argparse.SUPPRESS if after else False
+    g.add_argument("--path", action="append", dest="path_after" if after else "path",
+                   default=argparse.SUPPRESS if after else [], metavar="DIR",
+                   help="also load derivations from this file or folder, or from DIR/derivations "
+                        "(repeatable; default: ./derivations when the current folder has one)")
+    g.add_argument("--no-bundled", action="store_true", default=default,
+                   help="ignore the derivations shipped with symseq")
+    g.add_argument("--no-local", action="store_true", default=default,
+                   help="do not import ./derivations of the current folder (importing a module runs its "
+                        "code; --path DIR still loads DIR)")
+    return g
+
+
+def _version() -> str:
+    """The installed distribution's version (package metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("symseq")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(version unknown: not installed; pip install . records it)"
+
+
+def _parse(argv):
+    """The parsed command line, with the --path folders given before and after the command together."""
+    args = _parser().parse_args(argv)
+    args.path = list(args.path) + list(getattr(args, "path_after", []))
+    return args
 
 
 def _dpi(text: str) -> float:
@@ -203,7 +256,7 @@ def cmd_list(args, out) -> int:
 
 
 def cmd_verify(args, out) -> int:
-    from .present.terminal import check_all, fragile_notes, problems, summary, verify_table
+    from .present.terminal import check_all, fragile_notes, print_line, problems, summary, verify_table
     from .authoring import select
 
     _check_digits(args.digits)
@@ -214,36 +267,50 @@ def cmd_verify(args, out) -> int:
         raise SymseqError("no derivations found; pass --path DIR to load an author's derivations folder")
     _check_json(args, _inputs(ds))
     if args.json == "-":  # JSON on stdout: the report goes to stderr
-        from .present.terminal import console
-
-        out = console(no_color=args.no_color, file=sys.stderr)
-    report = check_all(ds, args.dps, out=out, jobs=args.jobs)
-    for d in ds:
-        out.print(verify_table(d, args.digits))
-        for s in d.sections:
-            if s.error and args.traceback:
+        out = _console(args, sys.stderr)
+    report = check_all(ds, args.dps, out=_console(args, sys.stderr), jobs=args.jobs)
+    listing = _listing(args, out)
+    if listing == "all":
+        for d in ds:
+            out.print(verify_table(d, args.digits))
+        for line in fragile_notes(report):
+            print_line(out, line, "yellow")
+    if listing != "quiet":
+        for line in problems(report):
+            print_line(out, line, "bold red")
+        if args.traceback:
+            for _, s in report.broken:
                 out.print(s.error, markup=False)
-    for line in fragile_notes(report):
-        out.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
-    for line in problems(report):
-        out.print(line, style="bold red", markup=False, highlight=False, soft_wrap=True)
-    _print_causes(report, out)
-    out.print(summary(report), style="green" if report.ok else "bold red", markup=False, highlight=False, soft_wrap=True)
+        _print_causes(report, out)
+    print_line(out, summary(report, notes_listed=listing == "all"), "green" if report.ok else "bold red")
     if args.json:
         _write_json(args, report.as_json(), _inputs(ds))
     return 0 if report.ok else 1
 
 
+def _listing(args, out) -> str:
+    """How much of a report to print: --quiet, --failures or --all as asked; by default all of it on a terminal,
+    and what failed with the summary elsewhere (``symseq verify > log`` of a passing run writes one line)."""
+    return args.output or ("all" if out.is_terminal else "failures")
+
+
+def _console(args, file=None):
+    """A console on ``file`` (standard output by default) with the colours the command line asks for."""
+    from .present.terminal import console
+
+    return console(no_color=args.no_color or bool(os.environ.get("NO_COLOR")), file=file)
+
+
 def _print_causes(report, out) -> None:
-    """For derivations that state steps (s.step), the failing claims by cause: roots first, each with its chain."""
-    from .present.terminal import cause_lines
+    """For derivations that state steps (s.step), the failing claims by cause (:attr:`Report.causes`, page by
+    page): roots first, each with its chain."""
+    from .present.terminal import cause_lines, print_line
 
     lines = cause_lines(report.causes)
     if lines:
-        out.print("errata by cause (root: wrong even from the page's own printed operands):", style="bold",
-                  markup=False, soft_wrap=True)
+        print_line(out, "errata by cause (root: wrong even from the page's own printed operands):", "bold")
     for line in lines:
-        out.print(line, style="red", markup=False, highlight=False, soft_wrap=True)
+        print_line(out, line, "red")
 
 
 def _check_json(args, inputs) -> None:
@@ -272,7 +339,7 @@ def cmd_show(args, out) -> int:
 
     _check_digits(args.digits)
     (d,) = select(_derivations(args), [args.name])
-    show(d, _sections(d, args.section), out, digits=args.digits)
+    show(d, _sections(d, args.section), out, digits=args.digits, progress=_console(args, sys.stderr))
     return 0
 
 
@@ -407,17 +474,17 @@ def cmd_audit(args, out) -> int:
         return _audit_arithmetic(args, out, found)
     _check_json(args, _inputs(ds, args.file))
     if args.json == "-":
-        from .present.terminal import console
-
-        out = console(no_color=args.no_color, file=sys.stderr)
+        out = _console(args, sys.stderr)
     rep = audit_file(args.file, ds, fmt=args.format)
-    render(rep, out)
+    listing = _listing(args, out)
+    render(rep, out, listing)
     causes = classify(read(args.file, fmt=args.format), rep.errata,
                       claims=[c for d in ds for c in d.claims]) if rep.errata else []
-    render_causes(causes, out)
+    if listing != "quiet":
+        render_causes(causes, out)
     for d in ds:
         for s in d.sections:
-            if s.skipped:  # its numbers count as uncovered above: say why
+            if s.skipped and listing == "all":  # its numbers count as uncovered above: say why
                 out.print(f"note: {d.name} · {s.title} was not checked ({s.skipped}); its numbers are uncovered",
                           style="yellow", markup=False, soft_wrap=True)
     if args.json:
@@ -437,11 +504,9 @@ def _audit_arithmetic(args, out, found) -> int:
 
     _check_json(args, [args.file])
     if args.json == "-":
-        from .present.terminal import console
-
-        out = console(no_color=args.no_color, file=sys.stderr)
+        out = _console(args, sys.stderr)
     rep = audit_arithmetic(read(args.file, fmt=args.format))
-    render_arithmetic(rep, out, known=[d.name for d in found])
+    render_arithmetic(rep, out, known=[d.name for d in found], listing=_listing(args, out))
     if args.json:
         _write_json(args, rep.as_json(), [args.file])
     why = rep.failures(args.fail_under)
@@ -485,14 +550,12 @@ def main(argv=None) -> int:
     # a reader that stops early ends the output, not the verdict
     sys.stdout, sys.stderr = _ClosedPipeGuard(sys.stdout), _ClosedPipeGuard(sys.stderr)
     try:
-        args = _parser().parse_args(argv)
+        args = _parse(argv)
     except BaseException:
         _restore(streams)
         raise
-    from .present.terminal import console
-
     try:
-        out = console(no_color=args.no_color or bool(os.environ.get("NO_COLOR")))
+        out = _console(args)
         commands = {"list": cmd_list, "verify": cmd_verify, "show": cmd_show, "latex": cmd_latex,
                     "figure": cmd_figure, "audit": cmd_audit, "new": cmd_new}
         return commands[args.command](args, out)

@@ -64,6 +64,18 @@ def broadcast_shape(a: Shape, b: Shape, op: str) -> Shape:
     return tuple(out)
 
 
+class WholeRowError(ShapeError, sp.SympifyError):
+    """A whole ledger row given where SymPy needs one expression (:meth:`Node._sympy_`). It is also SymPy's
+    ``SympifyError``, so that ``c * row`` with a SymPy ``c`` still falls back to the row's own ``__rmul__``."""
+
+    def __init__(self, message: str):
+        ShapeError.__init__(self, message)
+        self.expr, self.base_exc = message, None
+
+    def __str__(self) -> str:
+        return str(self.expr)
+
+
 class Node:
     """Base of every ledger expression node (see module docstring)."""
 
@@ -76,9 +88,9 @@ class Node:
         is a whole ledger row, a matrix of entries, not one SymPy expression: refused with the way to say it.
 
         Raises:
-            ShapeError: always, naming the row's shape and :class:`Map`.
+            WholeRowError: always (a :class:`~symseq.errors.ShapeError`), naming the row's shape and :class:`Map`.
         """
-        raise ShapeError(f"{self!r} is a {_fmt_shape(self.shape)} ledger row, not one SymPy expression, so a SymPy "
+        raise WholeRowError(f"{self!r} is a {_fmt_shape(self.shape)} ledger row, not one SymPy expression, so a SymPy "
                          f"function cannot take it whole: apply it entry by entry with ops.Map, e.g. "
                          f"L.define('h', ops.Map(sp.tanh, z)) (or use a block such as blocks.cells.rnn); note that "
                          f"* multiplies entry by entry (with broadcasting) and @ is the matrix product")

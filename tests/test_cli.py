@@ -30,7 +30,7 @@ BAD = textwrap.dedent('''
 
 def test_verify_bundled_passes_and_writes_json(tmp_path, capsys):
     out = tmp_path / "claims.json"
-    assert main(["--no-color", "verify", "week08-decoder", "--json", str(out)]) == 0
+    assert main(["--no-color", "verify", "week08-decoder", "--all", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "1/(1 + e^{1/√2})" in text
     assert "claims in 1 derivation(s)" in text
@@ -47,7 +47,7 @@ def test_verify_bundled_passes_and_writes_json(tmp_path, capsys):
 def test_many_digits_are_the_true_digits(capsys, monkeypatch):
     # p(B|AB) = 0.79241150424874644354063550408792…; float64 would go wrong after about 16 digits
     monkeypatch.setenv("COLUMNS", "250")  # the value on one line
-    assert main(["--no-color", "verify", "week08-decoder", "--digits", "30"]) == 0
+    assert main(["--no-color", "verify", "week08-decoder", "--all", "--digits", "30"]) == 0
     assert " 0.792411504248746443540635504088 " in capsys.readouterr().out
     assert main(["verify", "week08-decoder", "--digits", "41"]) == 2
     assert "--digits must be between 1 and 40" in capsys.readouterr().err
@@ -232,7 +232,7 @@ def test_markup_in_the_handout_is_printed_as_written(tmp_path, capsys, monkeypat
     d = _folder(tmp_path, HALF.replace(", in_text=False", ""))
     handout = tmp_path / "exercise.txt"
     handout.write_text("An exercise\n\nThe answer is 0.5, not [/x] 0.4444 or [bold]0.25[/bold].\n")
-    assert main(["--no-color", "audit", str(handout), "--no-bundled", "--path", str(d)]) == 0  # (rich's MarkupError)
+    assert main(["--no-color", "audit", str(handout), "--all", "--no-bundled", "--path", str(d)]) == 0  # MarkupError
     out = capsys.readouterr().out
     assert "not [/x] ⟨0.4444⟩ or [bold]0.25[/bold]." in out and "[bold]⟨0.25⟩[/bold]." in out
 

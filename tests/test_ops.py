@@ -116,5 +116,7 @@ def test_a_sympy_function_of_a_whole_row_says_to_map_it_entry_by_entry():
     for f in (sp.tanh, functions.sigmoid):
         with pytest.raises(ShapeError, match=r"1×2 ledger row.*ops\.Map\(sp\.tanh, z\)"):
             f(z)
+    c = sp.Symbol("c")
+    assert (c * z).shape == (1, 2) and (sp.Integer(2) * z).shape == (1, 2)  # SymPy times a row is still the row's
     h = L.define("h", ops.Map(sp.tanh, z))  # the way it says
     assert L.value(h.name)[0, 1] == sp.tanh(2)

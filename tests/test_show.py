@@ -125,10 +125,10 @@ def test_ledger_grid_shows_exact_forms_beside_decimals():
 def test_progress_only_on_a_terminal():
     d = demo()
     term = io.StringIO()
-    check_all([d], out=Console(file=term, force_terminal=True, width=100), delay=0)
+    check_all([d], out=Console(file=term, force_terminal=True, width=100))
     assert "checking" in term.getvalue() or "building" in term.getvalue()
     piped = io.StringIO()
-    check_all([d], out=Console(file=piped, force_terminal=False, width=100), delay=0)
+    check_all([d], out=Console(file=piped, force_terminal=False, width=100))
     assert piped.getvalue() == ""
 
 

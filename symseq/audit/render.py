@@ -46,11 +46,53 @@ def summary_line(rep: AuditReport) -> str:
     return (f"{rep.path.name}: {c.quantity} quantity tokens — {c.covered} covered, {c.wrong} wrong, "
             f"{c.uncovered} uncovered; {c.structural} structural, {c.reported} reported; "
             f"coverage {c.coverage_text()}"
-            + (f"; {len(rep.disagreements)} disagreement(s) with the page's arithmetic" if rep.disagreements else ""))
+            + (f"; {len(rep.disagreements)} disagreement(s) with the page's arithmetic" if rep.disagreements else "")
+            + f" (against {', '.join(rep.derivations)})")
 
 
-def render(rep: AuditReport, out) -> None:
-    """Print ``rep`` on the rich console ``out``."""
+def render(rep: AuditReport, out, listing: str = "all") -> None:
+    """Print ``rep`` on the rich console ``out``: all of it (``listing="all"``), only what fails the audit (sections
+    that did not build, errata, claims missing from the text) and the summary line ("failures"), or the summary
+    line alone ("quiet")."""
+    everything = listing == "all"
+    if everything:
+        _coverage(rep, out)
+    if listing != "quiet":
+        _failures(rep, out)
+    if rep.disagreements and everything:
+        g = _table(f"the page's arithmetic disagrees with a claim that holds ({len(rep.disagreements)}): the claim "
+                   f"decides the number; the statement does not follow from its printed operands",
+                   [_LINE[rep.rendered], "printed", "the operands give", "statement", "claim"])
+        for x in rep.disagreements:
+            _row(g, rep.where(x.line), x.printed, x.correct, x.statement, x.claim)
+        out.print(g)
+    unc = rep.uncovered() if everything else []
+    if unc:
+        u = _table(f"uncovered quantity tokens ({len(unc)})", [_LINE[rep.rendered], "token", "in the text", "note"])
+        for tok in unc:
+            _row(u, rep.where(tok.line), tok.text, tok.context, tok.reason)
+        out.print(u)
+    if rep.ambiguous and everything:
+        a = _table(f"attributions the order of the text leaves open ({len(rep.ambiguous)})",
+                   [_LINE[rep.rendered], "printed", "also at", "claim"])
+        for x in rep.ambiguous:
+            _row(a, rep.where(x.line), x.printed, "; ".join(map(rep.where, x.others)), x.id)
+        out.print(a)
+    if rep.unlocated and everything:
+        out.print(Text("sections without a heading in the text (matched by their printed strings alone): "
+                       + "; ".join(f"{d}: {s}" for d, s in rep.unlocated), style="dim"))
+    reasons = rep.structural_reasons() if everything else {}
+    if reasons:
+        r = _table("numbers that are not quantities", ["class: reason", "tokens"])
+        for k, n in reasons.items():
+            _row(r, k, n)
+        out.print(r)
+    style = "bold red" if rep.failed else "green"
+    out.print(Text(summary_line(rep), style=style), soft_wrap=True)
+
+
+def _coverage(rep: AuditReport, out) -> None:
+    """The head of the full report: the coverage of the whole file and per derivation, and the sections found."""
     out.print(Text(f"audit of {rep.path} against {', '.join(rep.derivations)}", style="bold"), soft_wrap=True)
     c = rep.counts
     t = _table("coverage", ["part", "quantity", "structural", "reported", "covered", "uncovered", "wrong",
@@ -66,6 +108,10 @@ def render(rep: AuditReport, out) -> None:
         for d, title, r in rep.sections:
             _row(st, _range(rep, r) if r else "no heading", f"{d} · {title}")
         out.print(st)
+
+
+def _failures(rep: AuditReport, out) -> None:
+    """What fails the audit: sections that did not build, the errata, the claims missing from the text."""
     for d, title, err in rep.broken:
         out.print(Text(f"{d} · {title} did not build, so none of its claims was checked: {err}",
                        style="bold red"), soft_wrap=True)
@@ -75,19 +121,6 @@ def render(rep: AuditReport, out) -> None:
             _row(e, rep.where(x.line), x.printed, x.correct, x.fault, x.value,
                  x.source + (f" (and {len(x.also)} more claims printed by the same text)" if x.also else ""))
         out.print(e)
-    if rep.disagreements:
-        g = _table(f"the page's arithmetic disagrees with a claim that holds ({len(rep.disagreements)}): the claim "
-                   f"decides the number; the statement does not follow from its printed operands",
-                   [_LINE[rep.rendered], "printed", "the operands give", "statement", "claim"])
-        for x in rep.disagreements:
-            _row(g, rep.where(x.line), x.printed, x.correct, x.statement, x.claim)
-        out.print(g)
-    unc = rep.uncovered()
-    if unc:
-        u = _table(f"uncovered quantity tokens ({len(unc)})", [_LINE[rep.rendered], "token", "in the text", "note"])
-        for tok in unc:
-            _row(u, rep.where(tok.line), tok.text, tok.context, tok.reason)
-        out.print(u)
     if rep.missing:
         m = _table(f"claims missing from the text ({len(rep.missing)})", ["expected at", "kind", "printed",
                                                                            "location", "what"])
@@ -99,34 +132,20 @@ def render(rep: AuditReport, out) -> None:
                          if x.lines else "—")
             _row(m, where, x.kind, x.printed, x.location, x.what)
         out.print(m)
-    if rep.ambiguous:
-        a = _table(f"attributions the order of the text leaves open ({len(rep.ambiguous)})",
-                   [_LINE[rep.rendered], "printed", "also at", "claim"])
-        for x in rep.ambiguous:
-            _row(a, rep.where(x.line), x.printed, "; ".join(map(rep.where, x.others)), x.id)
-        out.print(a)
-    if rep.unlocated:
-        out.print(Text("sections without a heading in the text (matched by their printed strings alone): "
-                       + "; ".join(f"{d}: {s}" for d, s in rep.unlocated), style="dim"))
-    reasons = rep.structural_reasons()
-    if reasons:
-        r = _table("numbers that are not quantities", ["class: reason", "tokens"])
-        for k, n in reasons.items():
-            _row(r, k, n)
-        out.print(r)
-    style = "bold red" if rep.failed else "green"
-    out.print(Text(summary_line(rep), style=style), soft_wrap=True)
 
 
-def render_arithmetic(rep, out, *, known=()) -> None:
+def render_arithmetic(rep, out, *, known=(), listing: str = "all") -> None:
     """Print an :class:`~symseq.audit.arithmetic.ArithmeticReport` (``symseq audit FILE`` with no derivation) on
     the rich console ``out``: the errata first (line, statement, printed, correct, value), then the results that
-    only a derivation can decide, the statements checked, and the numbers left for a derivation."""
-    out.print(Text(f"audit of {rep.path}: no derivation has it as its source"
-                   + (f" (known: {', '.join(known)})" if known else "")
-                   + "; checking the arithmetic it prints, from its own printed operands", style="bold"),
-              soft_wrap=True)
-    if rep.errata:
+    only a derivation can decide, the statements checked, and the numbers left for a derivation; with
+    ``listing="failures"`` only the errata, with "quiet" neither (the summary line always)."""
+    everything = listing == "all"
+    if everything:
+        out.print(Text(f"audit of {rep.path}: no derivation has it as its source"
+                       + (f" (known: {', '.join(known)})" if known else "")
+                       + "; checking the arithmetic it prints, from its own printed operands", style="bold"),
+                  soft_wrap=True)
+    if rep.errata and listing != "quiet":
         e = _table(f"errata ({len(rep.errata)})", ["line", "statement", "printed", "correct", "value"])
         for s in rep.errata:
             for link in s.wrong:
@@ -134,7 +153,7 @@ def render_arithmetic(rep, out, *, known=()) -> None:
                     _row(e, s.line, s.text, link.printed[i] if link.kind == "result" else link.right,
                          link.correct[i] if link.correct else "—", link.values[i])
         out.print(e)
-    if rep.drift:
+    if rep.drift and everything:
         d = _table(f"within the rounding of their printed operands: a derivation decides ({len(rep.drift)})",
                    ["line", "statement", "printed", "from the printed operands"])
         for s in rep.drift:
@@ -143,12 +162,12 @@ def render_arithmetic(rep, out, *, known=()) -> None:
                      ", ".join(link.correct[i] for i in link.wrong))
         out.print(d)
     ok = [s for s in rep.statements if s.status == "ok"]
-    if ok:
+    if ok and everything:
         c = _table(f"checked and right ({len(ok)})", ["line", "statement"])
         for s in ok:
             _row(c, s.line, s.text)
         out.print(c)
-    unc = rep.uncovered()
+    unc = rep.uncovered() if everything else []
     if unc:
         u = _table(f"numbers left for a derivation ({len(unc)})", ["line", "token", "in the text"])
         for tok in unc:

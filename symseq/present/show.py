@@ -20,12 +20,13 @@ from rich.text import Text
 
 from ..errors import SymseqError
 from .notation import Notation
-from .terminal import STYLE, check_all, claim_cells, claims_columns
+from .terminal import STYLE, Fit, check_all, claim_cells, claims_columns, where_column
 
 
 def _plain(*cells):
-    """Cells as plain text: a formula such as Z[t, c_t] or w_x^[t] must not be read as rich markup."""
-    return [Text(c) if isinstance(c, str) else c for c in cells]
+    """Cells as plain text: a formula such as Z[t, c_t] or w_x^[t] must not be read as rich markup, and no number,
+    word or LaTeX command is split across lines (:class:`~symseq.present.terminal.Fit`)."""
+    return [Fit(c) if isinstance(c, str) else c for c in cells]
 
 
 def _num(d) -> str:
@@ -164,13 +165,13 @@ def _ledger_stacked(ledger, n, items, num, ex, digits):
     from rich.console import Group
     from rich.padding import Padding
 
-    parts = [Text(ledger.title, style="italic")]
+    parts = [Fit(ledger.title, style="italic")]
     for it in items:
         head = Text.assemble((n.name(it.name), "bold"), " = ", _definition(it, n), (f"   ({_shape_text(it.shape)})", "dim"))
-        parts.append(head)
+        parts.append(Fit(head))
         val = _value_renderable(it, num, ex, digits)
         if val != "":
-            parts.append(Padding(val if not isinstance(val, str) else Text(val), (0, 0, 0, 4)))
+            parts.append(Padding(val if not isinstance(val, str) else Fit(val), (0, 0, 0, 4)))
     return Group(*parts)
 
 
@@ -222,7 +223,7 @@ def table_display(view):
             if c.expr is not None:
                 cells.append(Notation("unicode").expr(c.expr))
             elif c.differs:
-                cells.append(Text(f"{_num(c.text)} (printed {c.printed})", style="bold red"))
+                cells.append(Fit(f"{_num(c.text)} (printed {c.printed})", style="bold red"))
             else:
                 cells.append(_num(c.text))
         t.add_row(*_plain(unicode_label(label), *cells))
@@ -237,7 +238,7 @@ def _captioned(caption: str, detail: str, table: Table):
     head = Text(caption, style="bold")  # Text: never read as markup
     if detail:
         head.append(f"  ({detail})", style="dim")
-    return Group(head, table)
+    return Group(Fit(head), table)
 
 
 def _shade(t: float) -> str:
@@ -266,7 +267,7 @@ def heatmap_display(view):
             if c.masked:
                 cells.append(Text("×", style="dim"))
             else:
-                cells.append(Text(_num(c.text), style=_shade((float(view.values[i, j]) - lo) / span)))
+                cells.append(Fit(_num(c.text), style=_shade((float(view.values[i, j]) - lo) / span)))
         t.add_row(*_plain(unicode_label(label), *cells))
     caption, notes = heatmap_caption(view)
     return _captioned(unicode_label(caption), notes, t)
@@ -275,27 +276,29 @@ def heatmap_display(view):
 def claims_table(title: str, claims, digits: int = 12, exact_width: int = 40):
     """The claims of one section with their status (the columns of :func:`verify_table`)."""
     t = claims_columns(Table(box=box.SIMPLE_HEAD, pad_edge=False))
-    for c in claims:
-        where = c.location.at
+    for c, where in zip(claims, where_column(claims)):
         t.add_row(*claim_cells(c, where, digits, exact_width))
     return _captioned(title, "", t)
 
 
-def show(d, sections, out: Console, *, digits: int = 6, dps: int = 50):
-    """Print a derivation's sections: notes, displays in recorded order, ledgers, and claims with their status."""
+def show(d, sections, out: Console, *, digits: int = 6, dps: int = 50, progress: Console | None = None):
+    """Print a derivation's sections: notes, displays in recorded order, ledgers, and claims with their status.
+
+    ``progress``, a console (the command line's standard error), shows the building and checking as it goes when
+    it is a terminal (:func:`~symseq.present.terminal.check_all`)."""
     from .views import heatmap_view, ledger_values, paired_view, table_view
     from ..authoring import HeatmapSpec, PairedRowsSpec, TableSpec
 
-    check_all([d], dps, out=out, sections=sections)  # the report decides each claim; below it is rendered
+    check_all([d], dps, out=progress, sections=sections)  # the report decides each claim; below it is rendered
     out.print(Text.assemble((d.title, "bold"), f"  ({d.name}, {d.source})"))
     for s in sections:
         out.rule(Text(s.title, style="bold"))
         if s.error:
-            out.print(Text("section failed to build: " + s.error.splitlines()[0], style=STYLE["error"]))
+            out.print(Fit("section failed to build: " + s.error.splitlines()[0], style=STYLE["error"]))
         if s.skipped:
-            out.print(Text("skipped: " + s.skipped, style=STYLE["skipped"]))
+            out.print(Fit("skipped: " + s.skipped, style=STYLE["skipped"]))
         for note in s.notes:
-            out.print(Text.assemble(("note: ", "italic"), note))
+            out.print(Fit(Text.assemble(("note: ", "italic"), note)))
         for spec in s.displays:
             try:
                 if isinstance(spec, PairedRowsSpec):
@@ -306,7 +309,7 @@ def show(d, sections, out: Console, *, digits: int = 6, dps: int = 50):
                 elif isinstance(spec, HeatmapSpec):
                     out.print(heatmap_display(heatmap_view(spec)))
             except SymseqError as exc:  # one broken display does not hide the rest of the derivation
-                out.print(Text(f"{spec.label}: cannot be shown: {exc}", style=STYLE["error"]))
+                out.print(Fit(f"{spec.label}: cannot be shown: {exc}", style=STYLE["error"]))
         for L in s.ledgers:
             num, ex = ledger_values(L, values=s.values)
             out.print(ledger_display(L, values=num, exact=ex, digits=digits, width=out.width))

@@ -6,11 +6,13 @@ output is not a terminal or ``--no-color`` is given.
 
 from __future__ import annotations
 
+import re
 
 import sympy as sp
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.measure import Measurement
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -18,6 +20,177 @@ from ..numbers import decimal_text
 from .notation import Notation
 
 STYLE = {"ok": "green", "mismatch": "bold red", "error": "bold magenta", "skipped": "yellow"}
+
+ELLIPSIS = "…"
+_NUMBER = re.compile(r"([−-]?\d+)(?:\.(\d+))?((?:e[−+-]?\d+)?)")
+_CLOSING = set(",;:.)]}…'′ᵀ_^")  # never the first character of a continued line
+_OPERATORS = set("+=<>≈&,;")  # a line may end after one of these
+
+
+def _atom(ch: str) -> bool:
+    """A character that belongs to a number, a word or a command name: no line may end between two of them."""
+    return ch.isalnum() or ch in "_^"
+
+
+def _break_ok(s: str, i: int) -> bool:
+    """Whether a line may end between ``s[i-1]`` and ``s[i]`` inside one word: after an operator, a separator, an
+    opening brace or a closing bracket (or between two calls of a chain), after LaTeX's ``\\\\`` row end, before a LaTeX command, or
+    after a hyphen between letters;
+    never inside a number, a word or a command name, and never before closing punctuation."""
+    a, b = s[i - 1], s[i]
+    if a == ")" and b == "." and s[i + 1:i + 2].isalpha():  # a chain of calls: x.view(…).transpose(…)
+        return True
+    if b in _CLOSING or (_atom(a) and _atom(b)) or b.isspace():
+        return False
+    if a == "\\":  # the end of "\\\\" (a LaTeX row), not the start of a command
+        return i >= 2 and s[i - 2] == "\\" and (i < 3 or s[i - 3] != "\\") and b != "\\"
+    if b == "\\":  # before a command, not before a row end
+        return s[i + 1:i + 2].isalpha()
+    if a in _OPERATORS or a in ")]}" or (a == "{" and b != "}"):  # \begin{ then array}: the name stays whole
+        return True
+    return a in "-−" and i >= 2 and s[i - 2].isalpha() and b.isalpha()
+
+
+def shorten_number(text: str, width: int) -> str | None:
+    """A decimal ``text`` (``0.792411504249``, ``−1.5e−7``) in at most ``width`` characters: its leading digits then
+    an ellipsis (``0.79241150…``), or without the ellipsis when only zeros are dropped; ``None`` when not even its
+    integer part and one decimal fit (the caller shows ``…`` alone).
+
+    The digits kept are the leading digits of ``text`` as it was rounded (:mod:`symseq.numbers`); cutting a correctly
+    rounded decimal after a nonzero digit it drops leaves digits that are also the true leading digits, so the
+    ellipsis never hides a carry."""
+    m = _NUMBER.fullmatch(text)
+    if not m:
+        return None
+    head, frac, exp = m.group(1), m.group(2) or "", m.group(3)
+    if len(text) <= width:
+        return text
+    for k in range(len(frac) - 1, 0, -1):
+        cut = frac[k:]
+        t = f"{head}.{frac[:k]}{exp}" if set(cut) == {"0"} else f"{head}.{frac[:k]}{ELLIPSIS}{exp}"
+        if len(t) <= width:
+            return t
+    return head + exp if frac and set(frac) == {"0"} and len(head + exp) <= width else None
+
+
+def _shorten(piece: str, width: int) -> str:
+    """One unbreakable piece longer than ``width``: a number in it cut to its leading digits (with the brackets and
+    punctuation around it kept when they fit), any other text cut with an ellipsis."""
+    m = re.fullmatch(r"([^\w.−-]*)(.+?)([^\w.]*)", piece)
+    if m and _NUMBER.fullmatch(m.group(2)):
+        pre, num, post = m.groups()
+        for p, q in ((pre, post), (pre, ""), ("", "")):
+            short = shorten_number(num, width - len(p) - len(q))
+            if short is not None:
+                return p + short + q
+        return ELLIPSIS
+    return piece[:max(width - 1, 0)] + ELLIPSIS
+
+
+def fit_lines(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken between words or at the safe points of
+    :func:`_break_ok`; a piece that cannot fit is shortened (:func:`_shorten`), never split. Lines of ``text`` stay
+    lines."""
+    return ["".join(p if isinstance(p, str) else p[2] if len(p) == 3 else text[p[0]:p[1]] for p in line)
+            for line in _fit(text, width)]
+
+
+def _fit(text: str, width: int) -> list[list]:
+    """The lines of :func:`fit_lines`, each a list of parts: ``(start, end)`` of ``text`` or a shortened piece
+    ``(start, end, replacement)`` (so that a styled text keeps its styles). The spaces between words on one line,
+    and before the first word of a line of ``text``, are kept as written."""
+    width = max(width, 1)
+    out: list[list] = []
+    offset = 0
+    for hard in text.split("\n"):
+        line: list = []
+        used, gap_from = 0, offset  # the spaces before the next word start at gap_from
+        for m in re.finditer(r"\S+", hard):
+            a, b = offset + m.start(), offset + m.end()
+            gap = a - gap_from
+            n = b - a
+            if used + gap + n <= width:
+                line += [(gap_from, b)] if gap else [(a, b)]
+                used += gap + n
+                gap_from = b
+                continue
+            if used:
+                out.append(line)
+                line, used = [], 0
+            gap_from = b
+            for pa, pb in _piece_spans(text, a, b):
+                n = pb - pa
+                if used + n <= width:
+                    line.append((pa, pb))
+                    used += n
+                    continue
+                if used:
+                    out.append(line)
+                if n <= width:
+                    line, used = [(pa, pb)], n
+                else:
+                    short = _shorten(text[pa:pb], width)
+                    line, used = [(pa, pb, short)], len(short)
+        out.append(line)
+        offset += len(hard) + 1
+    return out
+
+
+def _piece_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The word ``text[a:b]`` cut at the points where a line may end inside it (:func:`_break_ok`)."""
+    word = text[a:b]
+    cuts = [0] + [i for i in range(1, len(word)) if _break_ok(word, i)] + [len(word)]
+    return [(a + x, a + y) for x, y in zip(cuts, cuts[1:])]
+
+
+class Fit:
+    """Text for the terminal that wraps to whatever width it is given without ever splitting a number, a word or a
+    LaTeX command across lines: a piece too long for the width is shortened (``0.79241150…``, the full value being
+    in ``symseq verify --json``). The one place terminal output decides where a line ends inside a cell.
+
+    Args:
+        text: a string, read as plain text (never as markup), or a :class:`rich.text.Text` whose styles are kept;
+            its line breaks are kept.
+        style: a rich style for the whole text.
+        justify: "left" (default), "right" or "center", within the width given.
+    """
+
+    def __init__(self, text, style: str = "", justify: str | None = None):
+        self.rich = text if isinstance(text, Text) else Text(str(text))
+        self.text, self.style, self.justify = self.rich.plain, style, justify
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def plain(self) -> str:
+        """The whole text, as :attr:`rich.text.Text.plain` gives it."""
+        return self.text
+
+    def __rich_measure__(self, console, options) -> Measurement:
+        pieces = [b - a for m in re.finditer(r"\S+", self.text) for a, b in _piece_spans(self.text, *m.span())]
+        widest = max((len(x) for x in self.text.split("\n")), default=0)
+        return Measurement(min(max(pieces, default=0), widest), widest).with_maximum(options.max_width)
+
+    def __rich_console__(self, console, options):
+        if options.max_width < 1:
+            return
+        lines = []
+        for parts in _fit(self.text, options.max_width):
+            line = Text()
+            for p in parts:
+                if isinstance(p, str):
+                    line.append(p)
+                elif len(p) == 2:
+                    line.append_text(self.rich[p[0]:p[1]])
+                else:
+                    piece = self.rich[p[0]:p[1]]
+                    piece.plain = p[2]  # spans past its new end are dropped
+                    line.append_text(piece)
+            lines.append(line)
+        text = Text("\n", style=self.style, no_wrap=True, overflow="crop",
+                    justify=self.justify or options.justify).join(lines)
+        yield text
 
 
 def console(no_color: bool = False, file=None) -> Console:
@@ -69,61 +242,51 @@ def exact_text(exact) -> str:
     return n.expr(exact)
 
 
-def check_all(derivations, dps: int = 50, *, out: Console | None = None, delay: float = 0.5, sections=None,
+def check_all(derivations, dps: int = 50, *, out: Console | None = None, sections=None,
               jobs: int = 1):
-    """:func:`symseq.verify.report.verify` with a progress bar; returns its :class:`~symseq.verify.report.Report`.
+    """:func:`symseq.verify.report.verify` with a progress display; returns its
+    :class:`~symseq.verify.report.Report`.
 
-    A transient progress bar appears on ``out`` only when it is a terminal and
-    the work has taken more than ``delay`` seconds; piped output never sees it.
+    The display (the stage, the derivation being built or checked, a bar and the time taken) appears on ``out`` at
+    once, when ``out`` is a terminal, and is gone when the work is done; on anything else (a pipe, a file, a test's
+    capture) nothing is written. The command line passes standard error, so ``symseq verify > log`` on a
+    terminal still shows it and keeps it out of the log.
     """
     from ..verify.report import verify
 
-    with DelayedProgress(out, delay) as bar:
-        tasks: dict = {}
-
-        def progress(stage, done, total, name):
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(f"{stage} {name}".strip(), total=total)
-            bar.update(tasks[stage], completed=done, description=f"{stage} {name}".strip())
-
-        return verify(derivations, dps, progress=progress, sections=sections, jobs=jobs)
+    with ProgressDisplay(out) as bar:
+        return verify(derivations, dps, progress=bar.tick, sections=sections, jobs=jobs)
 
 
-class DelayedProgress:
-    """A rich progress bar that starts only after ``delay`` seconds, and only on a terminal."""
+class ProgressDisplay:
+    """A transient rich progress display that starts at once, on a terminal only (:func:`check_all`)."""
 
-    def __init__(self, out: Console | None, delay: float):
-        import time
-
-        self._clock = time.monotonic
+    def __init__(self, out: Console | None):
         self.enabled = out is not None and out.is_terminal and not out.is_dumb_terminal
-        self.delay = delay
-        self.started = False
-        self.t0 = self._clock()
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=out, transient=True, disable=not self.enabled)
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(), console=out, transient=True,
+                                 disable=not self.enabled)
+        self.tasks: dict = {}
 
     def __enter__(self):
-        self._maybe_start()
+        if self.enabled:
+            self.progress.start()
         return self
 
     def __exit__(self, *exc):
-        if self.started:
+        if self.enabled:
             self.progress.stop()
         return False
 
-    def _maybe_start(self):
-        if self.enabled and not self.started and self._clock() - self.t0 >= self.delay:
-            self.progress.start()
-            self.started = True
-
-    def add_task(self, description, total):
-        self._maybe_start()
-        return self.progress.add_task(description, total=total)
-
-    def update(self, task, **kw):
-        self._maybe_start()
-        self.progress.update(task, **kw)
+    def tick(self, stage: str, done: int, total: int, name: str) -> None:
+        """The ``progress`` callback of :func:`symseq.verify.report.verify`: ``stage`` ("building" or "checking")
+        of ``name``, ``done`` of ``total``."""
+        text = f"{stage} {name}" if name else {"building": "built", "checking": "checked"}.get(stage, stage)
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(text, total=total)
+        self.progress.update(self.tasks[stage], completed=done, description=text)
+        if stage == "building" and self.enabled:  # a derivation takes seconds to build: name it now
+            self.progress.refresh()
 
 
 def _value_text(c, r, digits) -> str:
@@ -150,7 +313,8 @@ def claims_columns(t: Table) -> Table:
 
 
 def claim_cells(c, where: str, digits: int = 12, exact_width: int = 40) -> list:
-    """The cells of one claim's row; plain text, so "[t]" in a statement is not read as markup."""
+    """The cells of one claim's row; plain text (:class:`Fit`), so "[t]" in a statement is not read as markup and
+    no number is split across lines."""
     r = c.check()
     exact = exact_text(r.exact) if c.kind == "value" else ""
     if len(exact) > exact_width:
@@ -158,27 +322,38 @@ def claim_cells(c, where: str, digits: int = 12, exact_width: int = 40) -> list:
     claim = c.printed if c.kind == "property" else c.what
     printed = "" if c.kind == "property" else c.printed
     cells = (where, claim, printed, exact, _value_text(c, r, digits))
-    return [Text(x) for x in cells] + [Text(r.status, style=STYLE[r.status])]
+    return [Fit(x) for x in cells] + [Text(r.status, style=STYLE[r.status])]
 
 
 def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
     """One rich table for a derivation: where, claim, printed, exact closed form, value, status.
 
-    Sections are table sections; mismatches and errors are detailed by :func:`problems`.
+    Sections are table sections; mismatches and errors are detailed by :func:`problems`. No cell splits a number
+    or a word across lines (:class:`Fit`).
     """
     title = Text.assemble(d.title, "  ", (f"({d.name}, {d.source})", "dim"))  # plain text: no markup is read
     t = claims_columns(Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left", expand=False,
                              pad_edge=False))
     for s in d.sections:
-        t.add_row(Text(s.title, style="bold"), "", "", "", "", "")
+        t.add_row(Fit(s.title, style="bold"), "", "", "", "", "")
         if s.error or s.skipped:
             first = s.error.splitlines()[0] if s.error else s.skipped
             kind = "error" if s.error else "skipped"
-            t.add_row("", Text(first), "", "", "", Text(kind, style=STYLE[kind]))
-        for c in s.claims:
-            where = c.location.at
+            t.add_row("", Fit(first), "", "", "", Text(kind, style=STYLE[kind]))
+        for c, where in zip(s.claims, where_column(s.claims)):
             t.add_row(*claim_cells(c, where, digits, exact_width))
     return t
+
+
+def where_column(claims) -> list[str]:
+    """The "where" cell of each claim in a table: its place in the section, left blank when it repeats the row
+    above (a column of "table of objects" eleven times says nothing the first does not)."""
+    out, last = [], None
+    for c in claims:
+        at = c.location.at
+        out.append("" if at == last else at)
+        last = at
+    return out
 
 
 def problems(report) -> list[str]:
@@ -221,9 +396,9 @@ def _where(c) -> str:
     return f"{c.source} · {c.location}" + (f" · {c.what}" if c.what else "")
 
 
-def summary(report) -> str:
+def summary(report, *, notes_listed: bool = True) -> str:
     """The last line of ``symseq verify``: counts per status, broken and skipped sections (the verdict is
-    ``report.ok``)."""
+    ``report.ok``); ``notes_listed`` says whether the notes on fragile decimals were printed above it."""
     counts = report.counts
     parts = [f"{len(report.claims)} claims in {len(report.derivations)} derivation(s): {counts['ok']} ok"]
     for k in ("mismatch", "error", "skipped"):
@@ -232,13 +407,21 @@ def summary(report) -> str:
     if report.broken:
         parts.append(f"{len(report.broken)} section(s) failed to build")
     if report.fragile:
-        parts.append(f"{len(report.fragile)} printed decimal(s) within 1% of a rounding boundary (noted above)")
+        parts.append(f"{len(report.fragile)} printed decimal(s) within 1% of a rounding boundary "
+                     + ("(noted above)" if notes_listed else "(--all lists them)"))
     if report.skipped:  # not checked, so not counted among the claims: say so
         parts.append(f"{len(report.skipped)} section(s) not checked ("
                      + "; ".join(f"{d.name} · {s.title}: {s.skipped}" for d, s in report.skipped) + ")")
     return ", ".join(parts)
 
 
+def print_line(out: Console, text: str, style: str = "") -> None:
+    """One line of a report (a problem, a note, the summary) as plain text: on a terminal wrapped between words
+    (:class:`Fit`), elsewhere on one line however long, so that a log keeps one line per finding for grep."""
+    if out.is_terminal:
+        out.print(Fit(text, style=style))
+    else:
+        out.print(Text(text, style=style), soft_wrap=True)
 
 
 def cause_lines(causes) -> list[str]:
