@@ -95,3 +95,52 @@ def test_scalar_rnn_gradient_batched_is_the_interpreter(reduce):
         if reduce and n != "L" and n != g.name("h_{-1}"):
             r = r.sum() if reduce == "sum" else r.mean()
         close(out[n], r)
+
+
+def test_fewer_passes_shared_subexpression_folded_zero_and_dot_products():
+    L, g = scalar_rnn(4)
+    names = ["L"] + [g.name(p) for p in ("w_x", "w_h", "w_o")]
+    inputs = ["w_x", "w_h", "w_o", "y"] + [f"x_{t}" for t in range(4)]
+    f = compile(L, names, backend="numpy", batch_reduce="sum", inputs=inputs)
+    labels = [lab for _, _, _, lab in f.program.instructions]
+    assert labels.count("sub") == 1 + 4  # ŷ − y once (the loss and its adjoint share it), 1 − h_t² per step
+    # forward w_x x_t (4), w_h h_{t-1} for t ≥ 1 (3: h_{-1} = 0 is compiled in), w_o h_T, ½ e²; backward w_o e,
+    # g_3 = w_o e (1 − h_3²), then w_h g_{t+1} and its product with 1 − h_t² for t = 2, 1, 0
+    assert labels.count("mul") == 4 + 3 + 1 + 1 + 1 + 1 + 2 * 3
+    assert labels.count("batch_dot") == 4 + 3 + 1  # Σ_b x_t g_t, Σ_b h_{t-1} g_t for t ≥ 1, Σ_b h_3 e
+    with_h0 = compile(L, names, backend="numpy", batch_reduce="sum", inputs=inputs + ["h_{-1}"])
+    labels0 = [lab for _, _, _, lab in with_h0.program.instructions]
+    assert (labels0.count("mul"), labels0.count("batch_dot")) == (labels.count("mul") + 1, labels.count("batch_dot") + 1)
+    rng = np.random.default_rng(5)
+    vals = {f"x_{t}": rng.normal(size=6) for t in range(4)} | {"y": rng.normal(size=6)}
+    ref = evaluate(L, "numpy", values=vals)
+    out = f(vals)
+    for n in names[1:]:
+        close(out[n], np.sum(ref[n]))
+
+
+def test_a_leaf_the_caller_may_pass_is_never_folded():
+    L, g = scalar_rnn(3)
+    f = compile(L, [g.name("w_h")], backend="numpy")  # h_{-1} = 0 by default, but an input
+    assert "h_{-1}" in f.program.inputs
+    ref = evaluate(L, "numpy", values={"h_{-1}": 0.3})[g.name("w_h")]
+    close(f({"h_{-1}": 0.3})[g.name("w_h")], ref)
+    assert float(f()[g.name("w_h")]) != float(ref)
+
+
+def test_in_place_writes_never_touch_the_callers_arrays_or_the_outputs():
+    L, g = scalar_rnn(3)
+    names = ["L", "h_2", "z_1", g.name("w_h")]
+    f = compile(L, names, backend="numpy")
+    rng = np.random.default_rng(11)
+    vals = {f"x_{t}": rng.normal(size=4) for t in range(3)} | {"y": rng.normal(size=4)}
+    copies = {n: v.copy() for n, v in vals.items()}
+    assert f.program.in_place  # the chains are written in place
+    out1 = f(vals)
+    out2 = f(vals)
+    ref = evaluate(L, "numpy", values=vals)
+    for n in names:
+        close(out1[n], ref[n])
+        assert np.array_equal(out1[n], out2[n])
+    for n in vals:
+        assert np.array_equal(vals[n], copies[n])

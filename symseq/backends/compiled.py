@@ -37,7 +37,7 @@ import sympy as sp
 
 from .. import ops
 from ..errors import ConventionError, EvaluationError, LedgerError, ShapeError
-from .scalar import plan
+from .scalar import plan, square as _square
 
 
 @dataclass
@@ -50,6 +50,8 @@ class Program:
     constants: dict = field(default_factory=dict)  # slot -> value
     inputs: dict = field(default_factory=dict)  # leaf name -> slot
     outputs: dict = field(default_factory=dict)  # name -> slot
+    ops: dict = field(default_factory=dict)  # slot -> what its scalar instruction computes (see _op)
+    in_place: dict = field(default_factory=dict)  # instruction index -> the argument slot it writes its result into
 
     def new_slot(self) -> int:
         self.n_slots += 1
@@ -79,8 +81,9 @@ class CompiledLedger:
     def source(self) -> str:
         p = self.program
         lines = [f"# inputs: {', '.join(f's{v} = {k}' for k, v in p.inputs.items())}"]
-        for out, fn, args, label in p.instructions:
-            lines.append(f"s{out} = {label}({', '.join(f's{a}' for a in args)})")
+        for i, (out, fn, args, label) in enumerate(p.instructions):
+            into = f"  # in place of s{p.in_place[i]}" if i in p.in_place else ""
+            lines.append(f"s{out} = {label}({', '.join(f's{a}' for a in args)}){into}")
         lines.append(f"# outputs: {', '.join(f'{k} = s{v}' for k, v in p.outputs.items())}")
         return "\n".join(lines)
 
@@ -224,6 +227,10 @@ class _Compiler:
         self.row_nodes: dict = {}  # matrix row node key -> row name
         self.row_maps: dict = {}  # key of a Map row's argument -> [(function body, row name)]
         self.emitted: dict = {}  # node key -> slot of every tree emitted so far
+        self.expr_slots: dict = {}  # scalar expression (over row symbols) -> slot, shared by every row
+        self.folded: dict = {}  # symbol of a leaf compiled in as the exact constant 0 or 1 -> that number
+        self.zero_slots: set = set()  # slots that hold an exact zero (array or scalar) known at compile time
+        self.fresh: set = set()  # slots written by an element-wise instruction into a new array of its own
         self.vectorized = kernel.name in ("numpy", "torch")
 
     def build(self, outputs) -> Program:
@@ -239,6 +246,7 @@ class _Compiler:
                     self.p.inputs[n] = s
                 elif it.value is not None:
                     self.p.constants[s] = self.k.const(it.value)
+                    self._note_exact_leaf(it, s)
                 else:
                     raise LedgerError(f"{n} has no value and is not an input of the compiled function")
             elif n in streams:
@@ -253,7 +261,21 @@ class _Compiler:
                 self._accumulate(stream, term)
         self.p.outputs = {n: self.slot_of[n] for n in outputs}
         self._liveness()
+        if self.k.name == "numpy":
+            self._write_in_place()
         return self.p
+
+    def _note_exact_leaf(self, it, slot):
+        """A leaf compiled in as a constant (not an input: the caller cannot pass it) whose exact value is 0 or 1
+        folds away: ``w_h h_{-1}`` with h_{-1} = 0 is not computed, ``1 · x`` is x."""
+        v = it.value
+        if isinstance(v, sp.MatrixBase):
+            if all(e == 0 for e in v):
+                self.zero_slots.add(slot)
+        elif isinstance(v, sp.Basic) and v.is_Number and v in (sp.S.Zero, sp.S.One):
+            self.folded[it.symbol] = v
+            if v == 0:
+                self.zero_slots.add(slot)
 
     def _remember(self, n, it):
         if isinstance(it.node, ops.Scalar):
@@ -297,9 +319,16 @@ class _Compiler:
                 slot, key = self.emit(term), "full"
             add = k.add
         else:
-            slot, key, add = self.emit_expr(self._reuse_rows(term), {}, {}), "full", operator.add
-        if stream[key] is None:
+            term = self._reuse_rows(term)
+            dot = self.emit_dot(term) if stream["reduce"] else None
+            if dot is not None:
+                slot, key, add = dot, "reduced", operator.add
+            else:
+                slot, key, add = self.emit_expr(term, {}, {}), "full", operator.add
+        if stream[key] is None or stream[key] in self.zero_slots:
             stream[key] = slot
+        elif slot in self.zero_slots:
+            return
         else:
             stream[key] = self.instr(add, [stream[key], slot], "accumulate")
 
@@ -326,6 +355,22 @@ class _Compiler:
             if slot not in keep:
                 frees[i].append(slot)
         self.p.frees = frees
+
+    def _write_in_place(self):
+        """An element-wise instruction whose argument is a new array of its own (written by an earlier element-wise
+        instruction) that no later instruction reads writes its result into that array (NumPy ``out=``): a chain
+        such as (1 − h²)·g then makes one temporary, not three. Results are bitwise those of the plain program."""
+        p = self.p
+        for i, (out, fn, args, label) in enumerate(p.instructions):
+            into = _IN_PLACE.get(fn)
+            if into is None:
+                continue
+            free = set(p.frees[i])
+            for pos, a in enumerate(args):
+                if a in free and a in self.fresh:
+                    p.instructions[i] = (out, into(pos), args, label)
+                    p.in_place[i] = a
+                    break
 
     # -- helpers
     def const(self, value, key=None):
@@ -370,6 +415,15 @@ class _Compiler:
         """The batch sum of ``node``: outer products Σ_b a_bᵀ b_b become one matrix product each, the rest
         is added at full batch size and summed once."""
         k = self.k
+        if isinstance(node, ops.Scalar):
+            expr = self._reuse_rows(node.expr)
+            terms = list(expr.args) if expr.is_Add else [expr]
+            parts = [self.emit_dot(t) for t in terms]
+            rest = [t for t, d in zip(terms, parts) if d is None]
+            parts = [d for d in parts if d is not None]
+            if rest:
+                parts.append(self.instr(k.batch_sum, [self.emit_expr(sp.Add(*rest), {}, {})], "batch_sum"))
+            return parts[0] if len(parts) == 1 else self.instr(lambda *xs: _sum(xs), parts, "add")
         terms = list(node.children) if isinstance(node, ops.Add) else [node]
         outer = [t for t in terms if _is_outer(t, node.shape)]
         rest = [t for t in terms if not _is_outer(t, node.shape)]
@@ -380,6 +434,36 @@ class _Compiler:
                 whole = ops.Broadcast(whole, node.shape)
             parts.append(self.instr(k.batch_sum, [self.emit(whole)], "batch_sum"))
         return parts[0] if len(parts) == 1 else self.instr(lambda *xs: _sum(xs), parts, "add")
+
+    def _fold(self, e):
+        """``e`` with the leaves compiled in as an exact 0 or 1 replaced by that number: SymPy drops ×1 and +0, and
+        a product with an exact 0. A division by such a 0 is left for the program to report."""
+        if self.folded and e.free_symbols & self.folded.keys():
+            f = e.xreplace(self.folded)
+            if not f.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+                return f
+        return e
+
+    def emit_dot(self, term):
+        """Σ over the batch of a product ``c·a·b`` of two scalar rows as one dot product (no array of the products
+        is made), or None when ``term`` is not such a product or the kernel has no dot product."""
+        if not hasattr(self.k, "batch_dot"):
+            return None
+        term = self._fold(term)
+        if term == 0:
+            zero = self.const(self.k.const(sp.S.Zero), key=("zero", ()))
+            self.zero_slots.add(zero)
+            return zero
+        if not term.is_Mul:
+            return None
+        c, rest = term.as_coeff_Mul()
+        if not rest.is_Mul or len(rest.args) != 2 or any(a.is_number for a in rest.args):
+            return None
+        a, b = (self.emit_expr(x, {}, {}) for x in rest.args)
+        out = self.instr(self.k.batch_dot, [a, b], "batch_dot")
+        if c != 1:
+            out = self.instr(operator.mul, [self.const(self.k.lib.number(c), key=("num", c)), out], "mul")
+        return out
 
     def emit_outer(self, term) -> int:
         """Σ over the batch of aᵀ b for a term aᵀ b, as one matrix product."""
@@ -433,6 +517,11 @@ class _Compiler:
         return self.instr(apply, [arg], f"map[{body}]")
 
     def emit_expr(self, e, bind: dict, memo: dict) -> int:
+        """Emit the scalar expression ``e``; with no ``bind`` (an expression over row symbols only) a subexpression
+        computed for an earlier row (ŷ − y in the loss and in its adjoint) is read from that row's slot."""
+        if not bind:
+            memo = self.expr_slots
+            e = self._fold(e)
         if e in memo:
             return memo[e]
         if e.is_Symbol and e in bind:
@@ -444,9 +533,14 @@ class _Compiler:
             out = self.slot_of[e.name]
         elif step[0] == "number":
             out = self.const(step[1], key=("num", e))
+            if e == 0:
+                self.zero_slots.add(out)
         else:
             args = [self.emit_expr(a, bind, memo) for a in step[2]]
-            out = self.instr(step[1], args, _label(e))
+            out = self.instr(step[1], args, _label(e, step[1]))
+            self.p.ops[out] = _op(e, step[1])
+            if self.vectorized:
+                self.fresh.add(out)
         memo[e] = out
         return out
 
@@ -474,11 +568,82 @@ def _sum(xs):
     return out
 
 
-def _label(e) -> str:
+def _label(e, fn=None) -> str:
+    if fn is operator.sub:
+        return "sub"
+    if fn is operator.neg:
+        return "neg"
     if e.is_Add:
         return "add"
     if e.is_Mul:
         return "mul"
     if e.is_Pow:
-        return "pow"
+        return "square" if e.exp == 2 else "pow"
     return type(e).__name__.lower()
+
+
+def _op(e, fn):
+    """What a scalar instruction computes, as data (the code generator of :mod:`.numba_backend` reads it):
+    ``("add",)``, ``("sub",)``, ``("neg",)``, ``("mul",)`` for two or more factors, ``("signed", signs)`` for a sum
+    with subtracted terms, ``("pow", n)`` with n an Integer or ½ or −½, ``("powx",)`` for a power with a variable
+    exponent, ``("call", name)`` for a function of :mod:`symseq.functions` or SymPy (tanh, exp, sigmoid, …)."""
+    if fn is operator.sub:
+        return ("sub",)
+    if fn is operator.neg:
+        return ("neg",)
+    if e.is_Add:
+        if fn is operator.add:
+            return ("add",)
+        return ("signed", fn.__defaults__[0])
+    if e.is_Mul:
+        return ("mul",)
+    if e.is_Pow:
+        x = e.exp
+        if x.is_Integer or x in (sp.S.Half, -sp.S.Half):
+            return ("pow", x)
+        return ("powx",)
+    if isinstance(e, sp.Heaviside):
+        return ("call", "heaviside")
+    name = "abs" if type(e) is sp.Abs else type(e).__name__.lower()
+    return ("call", name)
+
+
+def _into(ufunc, pos):
+    """``ufunc`` of two arguments writing into argument ``pos`` when it is an array that can take the result."""
+    def run(a, b, _u=ufunc, _p=pos):
+        target = a if _p == 0 else b
+        if type(target) is np.ndarray and target.flags.writeable:
+            try:
+                return _u(a, b, out=target)
+            except (ValueError, TypeError):  # the result is larger than the argument (broadcasting): a new one
+                pass
+        return _u(a, b)
+    return run
+
+
+def _into1(ufunc):
+    def run(a, _u=ufunc):
+        if type(a) is np.ndarray and a.flags.writeable:
+            try:
+                return _u(a, out=a)
+            except (ValueError, TypeError):
+                pass
+        return _u(a)
+    return run
+
+
+def _square_into(a):
+    if type(a) is np.ndarray and a.flags.writeable:
+        return np.multiply(a, a, out=a)
+    return a * a
+
+
+_IN_PLACE = {
+    operator.add: lambda pos: _into(np.add, pos),
+    operator.sub: lambda pos: _into(np.subtract, pos),
+    operator.mul: lambda pos: _into(np.multiply, pos),
+    operator.neg: lambda pos: _into1(np.negative),
+    _square: lambda pos: _square_into,
+    np.tanh: lambda pos: _into1(np.tanh),
+    np.exp: lambda pos: _into1(np.exp),
+}
