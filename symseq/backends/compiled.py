@@ -19,11 +19,29 @@ number of rows, which grows linearly with T; nothing is expanded.
 
 ``f.source`` is the program, one line per instruction.
 
-No source text is generated or executed: the program is a list of
-(output slot, function, input slots) built from the ledger's own node
-objects. Two optimisations keep it lean: a subexpression that equals an
-earlier row (tanh(z_t) in an adjoint row, when h_t := tanh(z_t) is a row) reads
-that row instead of recomputing it, and constants are converted once.
+For the ``numpy``, ``mpmath`` and ``torch`` backends no source text is generated or
+executed: the program is a list of (output slot, function, input slots) built
+from the ledger's own node objects. ``backend="numba"``
+(:mod:`symseq.backends.numba_backend`) is the one exception: it writes the
+Python source of one loop over the batch from this instruction list (our own
+instructions and float constants, never text from a document or a user) and
+compiles it with numba.
+
+What keeps the program lean:
+
+- a subexpression that equals an earlier row (tanh(z_t) in an adjoint row, when
+  h_t := tanh(z_t) is a row) reads that row instead of recomputing it, and a
+  scalar subexpression computed for one row (ŷ − y in the loss and in its
+  adjoint) is computed once for all rows;
+- a leaf compiled in as a constant (not in ``inputs``, so the caller cannot
+  pass it) whose exact value is 0 or 1 folds: w_h·h₋₁ with h₋₁ = 0 is not
+  computed; a leaf the caller may pass always keeps its slot;
+- constants are converted once;
+- (NumPy) an element-wise instruction whose argument is a temporary array that
+  nothing reads afterwards writes into it (``out=``), so a chain such as
+  (1 − h²)·g makes one array, not three; the batch sum of a product of two
+  scalar rows (Σ_b h_{t−1} g_t in a shared weight's gradient) is one dot
+  product; matrix rows stay BLAS calls.
 """
 
 from __future__ import annotations
@@ -143,6 +161,20 @@ class CompiledLedger:
                              + ", ".join(f"{n} has {b}" for n, b in batch.items())
                              + "; give every batched input the same leading shape (or none)")
         leaves = {name: slots[s] for name, s in p.inputs.items()}
+        values = self._run(slots, leaves, batch)
+        result = {}
+        for name, s in p.outputs.items():
+            item = self.ledger[name]
+            bad = k.first_nonfinite(values[s], allow_infinity=item.allows_infinity)
+            if bad is not None:
+                self._name_the_row(leaves, f"output {name} is {bad[1]} at entry {list(bad[0])}")
+            v = k.to_output(values[s], item.shape)
+            result[name] = self._reduce(name, v, batch)
+        return result
+
+    def _run(self, slots: list, leaves: dict, batch: dict) -> list:
+        """Run the program on ``slots`` (leaves and constants filled in); returns the slots."""
+        p = self.program
         for (out, fn, args, label), free in zip(p.instructions, p.frees):
             try:
                 slots[out] = fn(*[slots[a] for a in args])
@@ -150,15 +182,7 @@ class CompiledLedger:
                 self._name_the_row(leaves, f"a division by zero in the compiled program ({label})")
             for f in free:  # release intermediates after their last use (keeps memory, and caches, small)
                 slots[f] = None
-        result = {}
-        for name, s in p.outputs.items():
-            item = self.ledger[name]
-            bad = k.first_nonfinite(slots[s], allow_infinity=item.allows_infinity)
-            if bad is not None:
-                self._name_the_row(leaves, f"output {name} is {bad[1]} at entry {list(bad[0])}")
-            v = k.to_output(slots[s], item.shape)
-            result[name] = self._reduce(name, v, batch)
-        return result
+        return slots
 
     def _name_the_row(self, leaves: dict, what: str):
         """Evaluate the rows one by one on the same leaf values, so the error names the row at fault and gives
@@ -184,8 +208,11 @@ def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: I
     Args:
         outputs: row or adjoint names to return.
         backend: ``numpy`` (float64, leading batch axes), ``mpmath`` (``dps``
-            digits; exact inputs stay exact until evaluation) or ``torch``
-            (``device``, ``dtype``; differentiable by torch autograd).
+            digits; exact inputs stay exact until evaluation), ``torch``
+            (``device``, ``dtype``; differentiable by torch autograd) or
+            ``numba`` (float64, scalar rows only: one compiled loop over the
+            batch; needs the ``numba`` extra, see
+            :mod:`symseq.backends.numba_backend`).
         inputs: leaves that may be given at call time (default: all leaves).
             Other leaves are compiled in as constants.
         batch_reduce: ``"sum"`` or ``"mean"`` to reduce the adjoints of
@@ -193,14 +220,19 @@ def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: I
             does; None keeps one gradient per example.
 
     Raises:
-        ConventionError: unknown backend (lists the valid ones) or batch_reduce.
-        BackendUnavailable: torch missing, or CUDA asked for where there is none.
+        ConventionError: unknown backend (lists the valid ones) or batch_reduce; for ``numba``, a row that is
+            not a scalar or a function it does not compile (names them).
+        BackendUnavailable: torch or numba missing, or CUDA asked for where there is none.
         LedgerError: an output that is not in the ledger.
     """
     from . import kernel as make_kernel
 
     if batch_reduce not in (None, "sum", "mean"):
         raise ConventionError(f"batch_reduce must be None, 'sum' or 'mean'; got {batch_reduce!r}")
+    if backend == "numba":
+        from .numba_backend import compile_numba
+
+        return compile_numba(ledger, outputs, inputs=inputs, device=device, dtype=dtype, batch_reduce=batch_reduce)
     k = make_kernel(backend, dps=dps, device=device, dtype=dtype)
     outputs = list(outputs)
     for n in outputs:
@@ -215,9 +247,10 @@ def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: I
 
 
 class _Compiler:
-    def __init__(self, ledger, kernel, inputs, reduce_params=False):
+    def __init__(self, ledger, kernel, inputs, reduce_params=False, straight=False):
         self.L = ledger
         self.reduce_params = reduce_params
+        self.straight = straight  # scalar instructions only, each with its op (for a code generator)
         self.k = kernel
         self.inputs = inputs
         self.p = Program()
@@ -261,7 +294,7 @@ class _Compiler:
                 self._accumulate(stream, term)
         self.p.outputs = {n: self.slot_of[n] for n in outputs}
         self._liveness()
-        if self.k.name == "numpy":
+        if self.k.name == "numpy" and not self.straight:
             self._write_in_place()
         return self.p
 
@@ -331,6 +364,8 @@ class _Compiler:
             return
         else:
             stream[key] = self.instr(add, [stream[key], slot], "accumulate")
+            if add is operator.add:
+                self.p.ops[stream[key]] = ("add",)
 
     def _finish(self, stream) -> int:
         k = self.k
@@ -447,7 +482,7 @@ class _Compiler:
     def emit_dot(self, term):
         """Σ over the batch of a product ``c·a·b`` of two scalar rows as one dot product (no array of the products
         is made), or None when ``term`` is not such a product or the kernel has no dot product."""
-        if not hasattr(self.k, "batch_dot"):
+        if self.straight or not hasattr(self.k, "batch_dot"):
             return None
         term = self._fold(term)
         if term == 0:
