@@ -175,14 +175,29 @@ class CompiledLedger:
     def _run(self, slots: list, leaves: dict, batch: dict) -> list:
         """Run the program on ``slots`` (leaves and constants filled in); returns the slots."""
         p = self.program
-        for (out, fn, args, label), free in zip(p.instructions, p.frees):
-            try:
-                slots[out] = fn(*[slots[a] for a in args])
-            except ZeroDivisionError:
-                self._name_the_row(leaves, f"a division by zero in the compiled program ({label})")
-            for f in free:  # release intermediates after their last use (keeps memory, and caches, small)
-                slots[f] = None
+        i = 0
+        try:
+            for i, (out, fn, args, free) in enumerate(self._steps()):
+                if len(args) == 2:  # most instructions: no list of arguments built
+                    slots[out] = fn(slots[args[0]], slots[args[1]])
+                elif len(args) == 1:
+                    slots[out] = fn(slots[args[0]])
+                else:
+                    slots[out] = fn(*[slots[a] for a in args])
+                for f in free:  # release intermediates after their last use (keeps memory, and caches, small)
+                    slots[f] = None
+        except ZeroDivisionError:
+            self._name_the_row(leaves, f"a division by zero in the compiled program ({p.instructions[i][3]})")
         return slots
+
+    def _steps(self) -> list:
+        """(out, fn, args, slots to free) per instruction; for mpmath (scalars, no arrays to release) none are."""
+        if getattr(self, "_step_list", None) is None:
+            p = self.program
+            arrays = self.kernel.name in ("numpy", "torch")
+            self._step_list = [(out, fn, args, tuple(free) if arrays else ())
+                               for (out, fn, args, _), free in zip(p.instructions, p.frees)]
+        return self._step_list
 
     def _name_the_row(self, leaves: dict, what: str):
         """Evaluate the rows one by one on the same leaf values, so the error names the row at fault and gives
