@@ -411,8 +411,12 @@ class _Compiler:
         instruction) that no later instruction reads writes its result into that array (NumPy ``out=``): a chain
         such as (1 − h²)·g then makes one temporary, not three. Results are bitwise those of the plain program."""
         p = self.p
+        k = self.k
+        table = dict(_IN_PLACE)
+        table.update({k.add: lambda pos: _into(np.add, pos), k.mul: lambda pos: _into(np.multiply, pos),
+                      k.neg: lambda pos: _into1(np.negative)})
         for i, (out, fn, args, label) in enumerate(p.instructions):
-            into = _IN_PLACE.get(fn)
+            into = table.get(fn)
             if into is None:
                 continue
             free = set(p.frees[i])
@@ -457,9 +461,40 @@ class _Compiler:
             out = self.emit_map(node)
         else:
             args = [self.emit(c) for c in node.children]
-            out = self.instr(_kernel_call(node, self.k), args, type(node).__name__)
+            out = self._fold_node(node, args)
+            if out is None:
+                fn = _kernel_call(node, self.k)
+                out = self.instr(fn, args, type(node).__name__)
+                if self.vectorized and fn in (self.k.add, self.k.mul, self.k.neg, self.k.matmul):
+                    self.fresh.add(out)  # a new array of its own (a transpose or an index would be a view)
         self.emitted[key] = out
         return out
+
+    def zero(self, shape) -> int:
+        """A slot holding an exact zero of ``shape`` (compiled in once)."""
+        value = sp.S.Zero if shape == () else sp.zeros(*shape)
+        slot = self.const(self.k.const(value), key=("zero", tuple(shape)))
+        self.zero_slots.add(slot)
+        return slot
+
+    def _fold_node(self, node, args):
+        """A product, transpose or negation of an exact zero compiled in (h₋₁ = 0 when h₋₁ is not an input) is that
+        zero; such a zero drops out of a sum. None when nothing folds."""
+        zero = [a in self.zero_slots for a in args]
+        if not any(zero):
+            return None
+        if isinstance(node, (ops.MatMul, ops.Mul, ops.Transpose, ops.Neg)):
+            return self.zero(node.shape)
+        if type(node) is ops.Add:
+            keep = [(a, c) for a, c, z in zip(args, node.children, zero) if not z]
+            if not keep:
+                return self.zero(node.shape)
+            if not any(c.shape == node.shape for _, c in keep):
+                return None  # the zero gave the sum its shape: keep it
+            if len(keep) == 1:
+                return keep[0][0]
+            return self.instr(lambda *xs, _add=self.k.add: _fold_add(_add, xs), [a for a, _ in keep], "Add")
+        return None
 
     def emit_reduced(self, node) -> int:
         """The batch sum of ``node``: outer products Σ_b a_bᵀ b_b become one matrix product each, the rest
@@ -517,8 +552,10 @@ class _Compiler:
 
     def emit_outer(self, term) -> int:
         """Σ over the batch of aᵀ b for a term aᵀ b, as one matrix product."""
-        return self.instr(self.k.batch_tn, [self.emit(term.children[0].children[0]), self.emit(term.children[1])],
-                          "batch_tn")
+        a, b = self.emit(term.children[0].children[0]), self.emit(term.children[1])
+        if a in self.zero_slots or b in self.zero_slots:
+            return self.zero(term.shape)
+        return self.instr(self.k.batch_tn, [a, b], "batch_tn")
 
     def _reuse_rows(self, expr):
         """``expr`` with subexpressions that are earlier rows (tanh(z_t) when h_t := tanh(z_t)) read from those rows."""
@@ -609,6 +646,13 @@ def _is_outer(term, shape) -> bool:
     """Whether ``term`` is aᵀ b of the full ``shape`` (a weight's gradient contribution Σ_t g_tᵀ x_t)."""
     return (isinstance(term, ops.MatMul) and isinstance(term.children[0], ops.Transpose)
             and term.shape == shape)
+
+
+def _fold_add(add, xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = add(out, x)
+    return out
 
 
 def _sum(xs):
