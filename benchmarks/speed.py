@@ -125,7 +125,8 @@ def scalar_case(n):
     else:
         row("scalar tanh RNN: numba backend", None, None, None, "numba not installed", "≤ 0.25", False, "", load())
     if jax is None:
-        row("scalar tanh RNN: numba backend", None, None, None, "JAX not installed (pip install 'symseq[bench]')",
+        row("scalar tanh RNN: numba backend against JAX", None, None, None,
+            "JAX not installed (pip install 'symseq[bench]')",
             "≤ 1.0", False, "", load())
         return
     Xj, Yj = jnp.asarray(X), jnp.asarray(Y)
@@ -147,10 +148,10 @@ def scalar_case(n):
     err = max(abs(jexact[i] - e) / max(1.0, abs(e)) for i, e in enumerate(exact))
     if f_nb is not None:
         r, a, b = pairs(lambda: f_nb(vals), jref, n)
-        row("scalar tanh RNN: numba backend", r, a, b, "JAX jit(grad)", "≤ 1.0", r <= 1.0,
+        row("scalar tanh RNN: numba backend against JAX", r, a, b, "JAX jit(grad)", "≤ 1.0", r <= 1.0,
             f"JAX vs torch {err:.0e}", load())
     r, a, b = pairs(lambda: f_np(vals), jref, n)
-    row("scalar tanh RNN: NumPy backend", r, a, b, "JAX jit(grad)", "(none)", True, "", load())
+    row("scalar tanh RNN: NumPy backend against JAX", r, a, b, "JAX jit(grad)", "(none)", True, "", load())
 
 
 # ---------------------------------------------------------------- Elman RNN, 16 steps, d = 64, batch 64
@@ -297,7 +298,7 @@ def mpmath_case(n):
                  for x in names)
     r, a, b = pairs(f, hand, n)
     row(f"mpmath, 50 digits, T=100 gradient (mpmath backend: {mpmath.libmp.BACKEND})", r, a, b,
-        "hand-written mpmath loop", "≤ 2 ms per point; ≥ 50 digits", a <= 0.002 and digits >= 50,
+        "hand-written mpmath loop", "≤ 2 ms per point (absolute); ≥ 50 digits", a <= 0.002 and digits >= 50,
         f"{digits:.1f} correct digits (120-digit reference)", load())
 
 

@@ -144,3 +144,19 @@ def test_in_place_writes_never_touch_the_callers_arrays_or_the_outputs():
         assert np.array_equal(out1[n], out2[n])
     for n in vals:
         assert np.array_equal(vals[n], copies[n])
+
+
+def test_mpmath_uses_gmpy2_and_gives_fifty_correct_digits_at_t_100():
+    import os
+
+    import mpmath
+
+    if not os.environ.get("CI"):
+        pytest.importorskip("gmpy2")
+    assert mpmath.libmp.BACKEND == "gmpy"  # gmpy2 is a dependency: mpmath's integers are GMP's
+    L, g = scalar_rnn(100)
+    names = [g.name(p) for p in ("w_x", "w_h", "w_o")]
+    out = compile(L, names, backend="mpmath", dps=50)()
+    ref = compile(L, names, backend="mpmath", dps=120)()
+    for n in names:
+        assert abs(out[n] - ref[n]) <= abs(ref[n]) * mpmath.mpf(10) ** -50, n
