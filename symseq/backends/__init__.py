@@ -21,6 +21,7 @@ from typing import Iterable
 from ..errors import ConventionError, LedgerError
 
 BACKENDS = ("exact", "mpmath", "numpy", "torch")
+COMPILED_ONLY = ("numba",)  # backends of symseq.compile only: a program, not a row-by-row kernel
 
 
 def kernel(backend: str = "mpmath", *, dps: int = 50, device=None, dtype=None):
@@ -54,6 +55,9 @@ def kernel(backend: str = "mpmath", *, dps: int = 50, device=None, dtype=None):
         from .torch_backend import TorchKernel
 
         return TorchKernel(device=device, dtype=dtype)
+    if backend in COMPILED_ONLY:
+        raise ConventionError(f"the {backend} backend compiles a whole program: use symseq.compile(ledger, outputs, "
+                              f"backend={backend!r}); evaluate row by row with one of {', '.join(BACKENDS)}")
     raise ConventionError(f"unknown backend {backend!r}; valid backends are {', '.join(BACKENDS)}")
 
 

@@ -19,11 +19,29 @@ number of rows, which grows linearly with T; nothing is expanded.
 
 ``f.source`` is the program, one line per instruction.
 
-No source text is generated or executed: the program is a list of
-(output slot, function, input slots) built from the ledger's own node
-objects. Two optimisations keep it lean: a subexpression that equals an
-earlier row (tanh(z_t) in an adjoint row, when h_t := tanh(z_t) is a row) reads
-that row instead of recomputing it, and constants are converted once.
+For the ``numpy``, ``mpmath`` and ``torch`` backends no source text is generated or
+executed: the program is a list of (output slot, function, input slots) built
+from the ledger's own node objects. ``backend="numba"``
+(:mod:`symseq.backends.numba_backend`) is the one exception: it writes the
+Python source of one loop over the batch from this instruction list (our own
+instructions and float constants, never text from a document or a user) and
+compiles it with numba.
+
+What keeps the program lean:
+
+- a subexpression that equals an earlier row (tanh(z_t) in an adjoint row, when
+  h_t := tanh(z_t) is a row) reads that row instead of recomputing it, and a
+  scalar subexpression computed for one row (ŷ − y in the loss and in its
+  adjoint) is computed once for all rows;
+- a leaf compiled in as a constant (not in ``inputs``, so the caller cannot
+  pass it) whose exact value is 0 or 1 folds: w_h·h₋₁ with h₋₁ = 0 is not
+  computed; a leaf the caller may pass always keeps its slot;
+- constants are converted once;
+- (NumPy) an element-wise instruction whose argument is a temporary array that
+  nothing reads afterwards writes into it (``out=``), so a chain such as
+  (1 − h²)·g makes one array, not three; the batch sum of a product of two
+  scalar rows (Σ_b h_{t−1} g_t in a shared weight's gradient) is one dot
+  product; matrix rows stay BLAS calls.
 """
 
 from __future__ import annotations
@@ -37,7 +55,7 @@ import sympy as sp
 
 from .. import ops
 from ..errors import ConventionError, EvaluationError, LedgerError, ShapeError
-from .scalar import plan
+from .scalar import plan, square as _square
 
 
 @dataclass
@@ -50,6 +68,8 @@ class Program:
     constants: dict = field(default_factory=dict)  # slot -> value
     inputs: dict = field(default_factory=dict)  # leaf name -> slot
     outputs: dict = field(default_factory=dict)  # name -> slot
+    ops: dict = field(default_factory=dict)  # slot -> what its scalar instruction computes (see _op)
+    in_place: dict = field(default_factory=dict)  # instruction index -> the argument slot it writes its result into
 
     def new_slot(self) -> int:
         self.n_slots += 1
@@ -79,8 +99,9 @@ class CompiledLedger:
     def source(self) -> str:
         p = self.program
         lines = [f"# inputs: {', '.join(f's{v} = {k}' for k, v in p.inputs.items())}"]
-        for out, fn, args, label in p.instructions:
-            lines.append(f"s{out} = {label}({', '.join(f's{a}' for a in args)})")
+        for i, (out, fn, args, label) in enumerate(p.instructions):
+            into = f"  # in place of s{p.in_place[i]}" if i in p.in_place else ""
+            lines.append(f"s{out} = {label}({', '.join(f's{a}' for a in args)}){into}")
         lines.append(f"# outputs: {', '.join(f'{k} = s{v}' for k, v in p.outputs.items())}")
         return "\n".join(lines)
 
@@ -140,22 +161,43 @@ class CompiledLedger:
                              + ", ".join(f"{n} has {b}" for n, b in batch.items())
                              + "; give every batched input the same leading shape (or none)")
         leaves = {name: slots[s] for name, s in p.inputs.items()}
-        for (out, fn, args, label), free in zip(p.instructions, p.frees):
-            try:
-                slots[out] = fn(*[slots[a] for a in args])
-            except ZeroDivisionError:
-                self._name_the_row(leaves, f"a division by zero in the compiled program ({label})")
-            for f in free:  # release intermediates after their last use (keeps memory, and caches, small)
-                slots[f] = None
+        values = self._run(slots, leaves, batch)
         result = {}
         for name, s in p.outputs.items():
             item = self.ledger[name]
-            bad = k.first_nonfinite(slots[s], allow_infinity=item.allows_infinity)
+            bad = k.first_nonfinite(values[s], allow_infinity=item.allows_infinity)
             if bad is not None:
                 self._name_the_row(leaves, f"output {name} is {bad[1]} at entry {list(bad[0])}")
-            v = k.to_output(slots[s], item.shape)
+            v = k.to_output(values[s], item.shape)
             result[name] = self._reduce(name, v, batch)
         return result
+
+    def _run(self, slots: list, leaves: dict, batch: dict) -> list:
+        """Run the program on ``slots`` (leaves and constants filled in); returns the slots."""
+        p = self.program
+        i = 0
+        try:
+            for i, (out, fn, args, free) in enumerate(self._steps()):
+                if len(args) == 2:  # most instructions: no list of arguments built
+                    slots[out] = fn(slots[args[0]], slots[args[1]])
+                elif len(args) == 1:
+                    slots[out] = fn(slots[args[0]])
+                else:
+                    slots[out] = fn(*[slots[a] for a in args])
+                for f in free:  # release intermediates after their last use (keeps memory, and caches, small)
+                    slots[f] = None
+        except ZeroDivisionError:
+            self._name_the_row(leaves, f"a division by zero in the compiled program ({p.instructions[i][3]})")
+        return slots
+
+    def _steps(self) -> list:
+        """(out, fn, args, slots to free) per instruction; for mpmath (scalars, no arrays to release) none are."""
+        if getattr(self, "_step_list", None) is None:
+            p = self.program
+            arrays = self.kernel.name in ("numpy", "torch")
+            self._step_list = [(out, fn, args, tuple(free) if arrays else ())
+                               for (out, fn, args, _), free in zip(p.instructions, p.frees)]
+        return self._step_list
 
     def _name_the_row(self, leaves: dict, what: str):
         """Evaluate the rows one by one on the same leaf values, so the error names the row at fault and gives
@@ -181,8 +223,11 @@ def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: I
     Args:
         outputs: row or adjoint names to return.
         backend: ``numpy`` (float64, leading batch axes), ``mpmath`` (``dps``
-            digits; exact inputs stay exact until evaluation) or ``torch``
-            (``device``, ``dtype``; differentiable by torch autograd).
+            digits; exact inputs stay exact until evaluation), ``torch``
+            (``device``, ``dtype``; differentiable by torch autograd) or
+            ``numba`` (float64, scalar rows only: one compiled loop over the
+            batch; needs the ``numba`` extra, see
+            :mod:`symseq.backends.numba_backend`).
         inputs: leaves that may be given at call time (default: all leaves).
             Other leaves are compiled in as constants.
         batch_reduce: ``"sum"`` or ``"mean"`` to reduce the adjoints of
@@ -190,14 +235,19 @@ def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: I
             does; None keeps one gradient per example.
 
     Raises:
-        ConventionError: unknown backend (lists the valid ones) or batch_reduce.
-        BackendUnavailable: torch missing, or CUDA asked for where there is none.
+        ConventionError: unknown backend (lists the valid ones) or batch_reduce; for ``numba``, a row that is
+            not a scalar or a function it does not compile (names them).
+        BackendUnavailable: torch or numba missing, or CUDA asked for where there is none.
         LedgerError: an output that is not in the ledger.
     """
     from . import kernel as make_kernel
 
     if batch_reduce not in (None, "sum", "mean"):
         raise ConventionError(f"batch_reduce must be None, 'sum' or 'mean'; got {batch_reduce!r}")
+    if backend == "numba":
+        from .numba_backend import compile_numba
+
+        return compile_numba(ledger, outputs, inputs=inputs, device=device, dtype=dtype, batch_reduce=batch_reduce)
     k = make_kernel(backend, dps=dps, device=device, dtype=dtype)
     outputs = list(outputs)
     for n in outputs:
@@ -212,9 +262,10 @@ def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: I
 
 
 class _Compiler:
-    def __init__(self, ledger, kernel, inputs, reduce_params=False):
+    def __init__(self, ledger, kernel, inputs, reduce_params=False, straight=False):
         self.L = ledger
         self.reduce_params = reduce_params
+        self.straight = straight  # scalar instructions only, each with its op (for a code generator)
         self.k = kernel
         self.inputs = inputs
         self.p = Program()
@@ -224,6 +275,10 @@ class _Compiler:
         self.row_nodes: dict = {}  # matrix row node key -> row name
         self.row_maps: dict = {}  # key of a Map row's argument -> [(function body, row name)]
         self.emitted: dict = {}  # node key -> slot of every tree emitted so far
+        self.expr_slots: dict = {}  # scalar expression (over row symbols) -> slot, shared by every row
+        self.folded: dict = {}  # symbol of a leaf compiled in as the exact constant 0 or 1 -> that number
+        self.zero_slots: set = set()  # slots that hold an exact zero (array or scalar) known at compile time
+        self.fresh: set = set()  # slots written by an element-wise instruction into a new array of its own
         self.vectorized = kernel.name in ("numpy", "torch")
 
     def build(self, outputs) -> Program:
@@ -239,6 +294,7 @@ class _Compiler:
                     self.p.inputs[n] = s
                 elif it.value is not None:
                     self.p.constants[s] = self.k.const(it.value)
+                    self._note_exact_leaf(it, s)
                 else:
                     raise LedgerError(f"{n} has no value and is not an input of the compiled function")
             elif n in streams:
@@ -253,7 +309,21 @@ class _Compiler:
                 self._accumulate(stream, term)
         self.p.outputs = {n: self.slot_of[n] for n in outputs}
         self._liveness()
+        if self.k.name == "numpy" and not self.straight:
+            self._write_in_place()
         return self.p
+
+    def _note_exact_leaf(self, it, slot):
+        """A leaf compiled in as a constant (not an input: the caller cannot pass it) whose exact value is 0 or 1
+        folds away: ``w_h h_{-1}`` with h_{-1} = 0 is not computed, ``1 · x`` is x."""
+        v = it.value
+        if isinstance(v, sp.MatrixBase):
+            if all(e == 0 for e in v):
+                self.zero_slots.add(slot)
+        elif isinstance(v, sp.Basic) and v.is_Number and v in (sp.S.Zero, sp.S.One):
+            self.folded[it.symbol] = v
+            if v == 0:
+                self.zero_slots.add(slot)
 
     def _remember(self, n, it):
         if isinstance(it.node, ops.Scalar):
@@ -297,11 +367,20 @@ class _Compiler:
                 slot, key = self.emit(term), "full"
             add = k.add
         else:
-            slot, key, add = self.emit_expr(self._reuse_rows(term), {}, {}), "full", operator.add
-        if stream[key] is None:
+            term = self._reuse_rows(term)
+            dot = self.emit_dot(term) if stream["reduce"] else None
+            if dot is not None:
+                slot, key, add = dot, "reduced", operator.add
+            else:
+                slot, key, add = self.emit_expr(term, {}, {}), "full", operator.add
+        if stream[key] is None or stream[key] in self.zero_slots:
             stream[key] = slot
+        elif slot in self.zero_slots:
+            return
         else:
             stream[key] = self.instr(add, [stream[key], slot], "accumulate")
+            if add is operator.add:
+                self.p.ops[stream[key]] = ("add",)
 
     def _finish(self, stream) -> int:
         k = self.k
@@ -326,6 +405,26 @@ class _Compiler:
             if slot not in keep:
                 frees[i].append(slot)
         self.p.frees = frees
+
+    def _write_in_place(self):
+        """An element-wise instruction whose argument is a new array of its own (written by an earlier element-wise
+        instruction) that no later instruction reads writes its result into that array (NumPy ``out=``): a chain
+        such as (1 − h²)·g then makes one temporary, not three. Results are bitwise those of the plain program."""
+        p = self.p
+        k = self.k
+        table = dict(_IN_PLACE)
+        table.update({k.add: lambda pos: _into(np.add, pos), k.mul: lambda pos: _into(np.multiply, pos),
+                      k.neg: lambda pos: _into1(np.negative)})
+        for i, (out, fn, args, label) in enumerate(p.instructions):
+            into = table.get(fn)
+            if into is None:
+                continue
+            free = set(p.frees[i])
+            for pos, a in enumerate(args):
+                if a in free and a in self.fresh:
+                    p.instructions[i] = (out, into(pos), args, label)
+                    p.in_place[i] = a
+                    break
 
     # -- helpers
     def const(self, value, key=None):
@@ -362,14 +461,54 @@ class _Compiler:
             out = self.emit_map(node)
         else:
             args = [self.emit(c) for c in node.children]
-            out = self.instr(_kernel_call(node, self.k), args, type(node).__name__)
+            out = self._fold_node(node, args)
+            if out is None:
+                fn = _kernel_call(node, self.k)
+                out = self.instr(fn, args, type(node).__name__)
+                if self.vectorized and fn in (self.k.add, self.k.mul, self.k.neg, self.k.matmul):
+                    self.fresh.add(out)  # a new array of its own (a transpose or an index would be a view)
         self.emitted[key] = out
         return out
+
+    def zero(self, shape) -> int:
+        """A slot holding an exact zero of ``shape`` (compiled in once)."""
+        value = sp.S.Zero if shape == () else sp.zeros(*shape)
+        slot = self.const(self.k.const(value), key=("zero", tuple(shape)))
+        self.zero_slots.add(slot)
+        return slot
+
+    def _fold_node(self, node, args):
+        """A product, transpose or negation of an exact zero compiled in (h₋₁ = 0 when h₋₁ is not an input) is that
+        zero; such a zero drops out of a sum. None when nothing folds."""
+        zero = [a in self.zero_slots for a in args]
+        if not any(zero):
+            return None
+        if isinstance(node, (ops.MatMul, ops.Mul, ops.Transpose, ops.Neg)):
+            return self.zero(node.shape)
+        if type(node) is ops.Add:
+            keep = [(a, c) for a, c, z in zip(args, node.children, zero) if not z]
+            if not keep:
+                return self.zero(node.shape)
+            if not any(c.shape == node.shape for _, c in keep):
+                return None  # the zero gave the sum its shape: keep it
+            if len(keep) == 1:
+                return keep[0][0]
+            return self.instr(lambda *xs, _add=self.k.add: _fold_add(_add, xs), [a for a, _ in keep], "Add")
+        return None
 
     def emit_reduced(self, node) -> int:
         """The batch sum of ``node``: outer products Σ_b a_bᵀ b_b become one matrix product each, the rest
         is added at full batch size and summed once."""
         k = self.k
+        if isinstance(node, ops.Scalar):
+            expr = self._reuse_rows(node.expr)
+            terms = list(expr.args) if expr.is_Add else [expr]
+            parts = [self.emit_dot(t) for t in terms]
+            rest = [t for t, d in zip(terms, parts) if d is None]
+            parts = [d for d in parts if d is not None]
+            if rest:
+                parts.append(self.instr(k.batch_sum, [self.emit_expr(sp.Add(*rest), {}, {})], "batch_sum"))
+            return parts[0] if len(parts) == 1 else self.instr(lambda *xs: _sum(xs), parts, "add")
         terms = list(node.children) if isinstance(node, ops.Add) else [node]
         outer = [t for t in terms if _is_outer(t, node.shape)]
         rest = [t for t in terms if not _is_outer(t, node.shape)]
@@ -381,10 +520,42 @@ class _Compiler:
             parts.append(self.instr(k.batch_sum, [self.emit(whole)], "batch_sum"))
         return parts[0] if len(parts) == 1 else self.instr(lambda *xs: _sum(xs), parts, "add")
 
+    def _fold(self, e):
+        """``e`` with the leaves compiled in as an exact 0 or 1 replaced by that number: SymPy drops ×1 and +0, and
+        a product with an exact 0. A division by such a 0 is left for the program to report."""
+        if self.folded and e.free_symbols & self.folded.keys():
+            f = e.xreplace(self.folded)
+            if not f.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+                return f
+        return e
+
+    def emit_dot(self, term):
+        """Σ over the batch of a product ``c·a·b`` of two scalar rows as one dot product (no array of the products
+        is made), or None when ``term`` is not such a product or the kernel has no dot product."""
+        if self.straight or not hasattr(self.k, "batch_dot"):
+            return None
+        term = self._fold(term)
+        if term == 0:
+            zero = self.const(self.k.const(sp.S.Zero), key=("zero", ()))
+            self.zero_slots.add(zero)
+            return zero
+        if not term.is_Mul:
+            return None
+        c, rest = term.as_coeff_Mul()
+        if not rest.is_Mul or len(rest.args) != 2 or any(a.is_number for a in rest.args):
+            return None
+        a, b = (self.emit_expr(x, {}, {}) for x in rest.args)
+        out = self.instr(self.k.batch_dot, [a, b], "batch_dot")
+        if c != 1:
+            out = self.instr(operator.mul, [self.const(self.k.lib.number(c), key=("num", c)), out], "mul")
+        return out
+
     def emit_outer(self, term) -> int:
         """Σ over the batch of aᵀ b for a term aᵀ b, as one matrix product."""
-        return self.instr(self.k.batch_tn, [self.emit(term.children[0].children[0]), self.emit(term.children[1])],
-                          "batch_tn")
+        a, b = self.emit(term.children[0].children[0]), self.emit(term.children[1])
+        if a in self.zero_slots or b in self.zero_slots:
+            return self.zero(term.shape)
+        return self.instr(self.k.batch_tn, [a, b], "batch_tn")
 
     def _reuse_rows(self, expr):
         """``expr`` with subexpressions that are earlier rows (tanh(z_t) when h_t := tanh(z_t)) read from those rows."""
@@ -433,6 +604,11 @@ class _Compiler:
         return self.instr(apply, [arg], f"map[{body}]")
 
     def emit_expr(self, e, bind: dict, memo: dict) -> int:
+        """Emit the scalar expression ``e``; with no ``bind`` (an expression over row symbols only) a subexpression
+        computed for an earlier row (ŷ − y in the loss and in its adjoint) is read from that row's slot."""
+        if not bind:
+            memo = self.expr_slots
+            e = self._fold(e)
         if e in memo:
             return memo[e]
         if e.is_Symbol and e in bind:
@@ -444,9 +620,14 @@ class _Compiler:
             out = self.slot_of[e.name]
         elif step[0] == "number":
             out = self.const(step[1], key=("num", e))
+            if e == 0:
+                self.zero_slots.add(out)
         else:
             args = [self.emit_expr(a, bind, memo) for a in step[2]]
-            out = self.instr(step[1], args, _label(e))
+            out = self.instr(step[1], args, _label(e, step[1]))
+            self.p.ops[out] = _op(e, step[1])
+            if self.vectorized:
+                self.fresh.add(out)
         memo[e] = out
         return out
 
@@ -467,6 +648,13 @@ def _is_outer(term, shape) -> bool:
             and term.shape == shape)
 
 
+def _fold_add(add, xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = add(out, x)
+    return out
+
+
 def _sum(xs):
     out = xs[0]
     for x in xs[1:]:
@@ -474,11 +662,82 @@ def _sum(xs):
     return out
 
 
-def _label(e) -> str:
+def _label(e, fn=None) -> str:
+    if fn is operator.sub:
+        return "sub"
+    if fn is operator.neg:
+        return "neg"
     if e.is_Add:
         return "add"
     if e.is_Mul:
         return "mul"
     if e.is_Pow:
-        return "pow"
+        return "square" if e.exp == 2 else "pow"
     return type(e).__name__.lower()
+
+
+def _op(e, fn):
+    """What a scalar instruction computes, as data (the code generator of :mod:`.numba_backend` reads it):
+    ``("add",)``, ``("sub",)``, ``("neg",)``, ``("mul",)`` for two or more factors, ``("signed", signs)`` for a sum
+    with subtracted terms, ``("pow", n)`` with n an Integer or ½ or −½, ``("powx",)`` for a power with a variable
+    exponent, ``("call", name)`` for a function of :mod:`symseq.functions` or SymPy (tanh, exp, sigmoid, …)."""
+    if fn is operator.sub:
+        return ("sub",)
+    if fn is operator.neg:
+        return ("neg",)
+    if e.is_Add:
+        if fn is operator.add:
+            return ("add",)
+        return ("signed", fn.__defaults__[0])
+    if e.is_Mul:
+        return ("mul",)
+    if e.is_Pow:
+        x = e.exp
+        if x.is_Integer or x in (sp.S.Half, -sp.S.Half):
+            return ("pow", x)
+        return ("powx",)
+    if isinstance(e, sp.Heaviside):
+        return ("call", "heaviside")
+    name = "abs" if type(e) is sp.Abs else type(e).__name__.lower()
+    return ("call", name)
+
+
+def _into(ufunc, pos):
+    """``ufunc`` of two arguments writing into argument ``pos`` when it is an array that can take the result."""
+    def run(a, b, _u=ufunc, _p=pos):
+        target = a if _p == 0 else b
+        if type(target) is np.ndarray and target.flags.writeable:
+            try:
+                return _u(a, b, out=target)
+            except (ValueError, TypeError):  # the result is larger than the argument (broadcasting): a new one
+                pass
+        return _u(a, b)
+    return run
+
+
+def _into1(ufunc):
+    def run(a, _u=ufunc):
+        if type(a) is np.ndarray and a.flags.writeable:
+            try:
+                return _u(a, out=a)
+            except (ValueError, TypeError):
+                pass
+        return _u(a)
+    return run
+
+
+def _square_into(a):
+    if type(a) is np.ndarray and a.flags.writeable:
+        return np.multiply(a, a, out=a)
+    return a * a
+
+
+_IN_PLACE = {
+    operator.add: lambda pos: _into(np.add, pos),
+    operator.sub: lambda pos: _into(np.subtract, pos),
+    operator.mul: lambda pos: _into(np.multiply, pos),
+    operator.neg: lambda pos: _into1(np.negative),
+    _square: lambda pos: _square_into,
+    np.tanh: lambda pos: _into1(np.tanh),
+    np.exp: lambda pos: _into1(np.exp),
+}

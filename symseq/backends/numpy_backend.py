@@ -215,6 +215,12 @@ class NumpyKernel:
     def batch_sum(self, a):
         return a.sum(axis=tuple(range(a.ndim - 2))) if a.ndim > 2 else a
 
+    def batch_dot(self, a, b):
+        """Σ over batch axes of a_b·b_b for two scalar rows (trailing shape (1, 1)), as one dot product."""
+        if a.shape == b.shape:
+            return np.dot(a.reshape(-1), b.reshape(-1)).reshape(1, 1)
+        return self.batch_sum(a * b)
+
     def batch_tn(self, a, b):
         """Σ over batch axes of a_bᵀ b_b as one matrix product."""
         if a.ndim == 2 and b.ndim == 2:

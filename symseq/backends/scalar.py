@@ -147,6 +147,11 @@ def _plan_mul(e):
     return ("call", prod, args)
 
 
+def square(x):
+    """x·x (one multiplication; the compiler recognises it to write the result in place)."""
+    return x * x
+
+
 def _plan_pow(e, lib):
     b, x = e.args
     if x == sp.S.Half:
@@ -156,7 +161,7 @@ def _plan_pow(e, lib):
     if x.is_Integer:
         n = int(x)
         if n == 2:
-            return ("call", lambda vb: vb * vb, (b,))
+            return ("call", square, (b,))
         if n == -1:
             return ("call", lambda vb: 1 / vb, (b,))
         return ("call", lambda vb: vb**n, (b,))

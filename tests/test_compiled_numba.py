@@ -1,0 +1,123 @@
+"""backend="numba": one compiled loop over the batch, in parity with the NumPy and torch backends.
+
+Skipped only where numba is not installed and ``CI`` is unset (CI installs the test extra, which has numba).
+"""
+
+import os
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symseq import ConventionError, Ledger, compile, evaluate, ops
+from symseq.authoring import bundled
+
+if not os.environ.get("CI"):
+    pytest.importorskip("numba")
+
+
+def scalar_ledgers():
+    out = []
+    for d in bundled():
+        for s in d.sections:
+            for L in s.ledgers:
+                if L.rows and all(it.value is not None for it in L.leaves) \
+                        and all(it.shape == () for it in L.items.values()):
+                    out.append(pytest.param(L, id=f"{d.name}:{L.title}"[:80]))
+    return out
+
+
+def close(a, b, tol):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    assert a.shape == b.shape
+    assert np.array_equal(np.isfinite(a), np.isfinite(b))
+    f = np.isfinite(b)
+    assert np.all(np.abs(a[f] - b[f]) <= tol * np.maximum(1, np.abs(b[f]))), float(np.max(np.abs(a[f] - b[f])))
+
+
+BUNDLED = scalar_ledgers()
+
+
+def test_the_bundled_scalar_ledgers_are_there():
+    assert len(BUNDLED) >= 7  # the Week 6 RNN's trajectories and three-step gradients, the GRU coordinate
+
+
+@pytest.mark.parametrize("L", BUNDLED)
+def test_every_bundled_scalar_ledger_agrees_with_numpy_and_torch(L):
+    torch = pytest.importorskip("torch")  # noqa: F841
+    names = [it.name for it in L.rows]
+    ours = compile(L, names, backend="numba")()
+    ref = evaluate(L, "mpmath", dps=40)
+    for other in ("numpy", "torch"):
+        theirs = compile(L, names, backend=other)()
+        for n in names:
+            t = theirs[n].detach().numpy() if hasattr(theirs[n], "detach") else theirs[n]
+            close(ours[n], t, 1e-13)
+    for n in names:
+        close(ours[n], float(ref[n]), 1e-13)
+
+
+def scalar_rnn(T):
+    L = Ledger()
+    w_x, w_h, w_o = L.parameter("w_x", "0.5"), L.parameter("w_h", "0.9"), L.parameter("w_o", "1.1")
+    h = L.input("h_{-1}", 0)
+    for t in range(T):
+        h = L.define(f"h_{t}", sp.tanh(L.define(f"z_{t}", w_x * L.input(f"x_{t}", "0.1") + w_h * h)))
+    L.define("L", (L.define("yhat", w_o * h) - L.input("y", 1)) ** 2 / 2)
+    return L, L.backward("L")
+
+
+@pytest.mark.parametrize("reduce", [None, "sum", "mean"])
+def test_a_batched_rnn_gradient_is_the_numpy_backends_and_torch_autograds(reduce):
+    torch = pytest.importorskip("torch")
+    T, B = 8, 37
+    L, g = scalar_rnn(T)
+    params = ("w_x", "w_h", "w_o")
+    names = ["L"] + [g.name(p) for p in params]
+    rng = np.random.default_rng(1)
+    X, Y = rng.normal(size=(T, B)), rng.normal(size=B)
+    vals = {f"x_{t}": X[t] for t in range(T)} | {"y": Y, "w_h": 0.7}
+    ours = compile(L, names, backend="numba", batch_reduce=reduce)(vals)
+    numpy = compile(L, names, backend="numpy", batch_reduce=reduce)(vals)
+    for n in names:
+        close(ours[n], numpy[n], 1e-13)
+    w = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (0.5, 0.7, 1.1)]
+    h = torch.zeros(B, dtype=torch.float64)
+    for t in range(T):
+        h = torch.tanh(w[0] * torch.from_numpy(X[t]) + w[1] * h)
+    loss = 0.5 * (w[2] * h - torch.from_numpy(Y)) ** 2
+    close(ours["L"], loss.detach().numpy(), 1e-13)
+    total = {None: loss.sum(), "sum": loss.sum(), "mean": loss.mean()}[reduce]
+    auto = torch.autograd.grad(total, w)
+    for p, a in zip(params, auto):
+        got = ours[g.name(p)] if reduce else np.sum(ours[g.name(p)])
+        close(got, a.item(), 1e-12)
+
+
+def test_what_it_does_not_compile_is_named():
+    L = Ledger()
+    X = L.input("X", [[1, 2]])
+    L.define("H", ops.Map(sp.tanh, X))
+    with pytest.raises(ConventionError, match="scalar rows only; X has shape \\(1, 2\\).*backend='numpy'"):
+        compile(L, ["H"], backend="numba")
+    from symseq import functions as F
+
+    M = Ledger()
+    a, b = M.input("a", 1), M.input("b", 2)
+    M.define("p", F.softmax(0, a, b))
+    with pytest.raises(ConventionError, match="does not compile softmax"):
+        compile(M, ["p"], backend="numba")
+    with pytest.raises(ConventionError, match="compiles a whole program: use symseq.compile"):
+        evaluate(M, "numba")
+
+
+def test_an_undefined_value_names_the_row():
+    from symseq import EvaluationError
+
+    L = Ledger()
+    x = L.input("x", 1)
+    L.define("r", 1 / (x - 1))
+    f = compile(L, ["r"], backend="numba")
+    with pytest.raises(EvaluationError):
+        f()
+    assert float(f(x=3.0)["r"]) == 0.5

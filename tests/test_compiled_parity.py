@@ -1,0 +1,162 @@
+"""The compiled NumPy program against the interpreter (``evaluate(L, "numpy")``, the same kernels one row at a time).
+
+Every optimisation of the compiler (constant folding, subexpressions shared across rows, fused element-wise
+chains, batch sums as dot products) must leave the numbers as the row-by-row evaluation gives them, to 1e-13
+relative, on every bundled ledger the compiler accepts, with the leaves' own values and with a batch of
+perturbed values (so that a leaf whose value is 0 or 1 is not folded away when the caller may pass it).
+"""
+
+import numpy as np
+import pytest
+
+from symseq import compile, evaluate
+from symseq.authoring import bundled
+from symseq.errors import SymseqError
+
+
+def numeric_ledgers():
+    out = []
+    for d in bundled():
+        for s in d.sections:
+            for L in s.ledgers:
+                if all(it.value is not None for it in L.leaves) and L.rows:
+                    out.append(pytest.param(L, id=f"{d.name}:{L.title}"[:80]))
+    return out
+
+
+def close(a, b, tol=1e-13):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    assert a.shape == b.shape
+    fa, fb = np.isfinite(a), np.isfinite(b)
+    assert np.array_equal(fa, fb) and np.array_equal(a[~fa], b[~fb])
+    assert np.all(np.abs(a[fa] - b[fa]) <= tol * np.maximum(np.abs(b[fa]), 1e-300) + 1e-300), \
+        float(np.max(np.abs(a[fa] - b[fa]) / np.maximum(np.abs(b[fa]), 1e-300)))
+
+
+def all_names(L):
+    return [it.name for it in L.rows]
+
+
+@pytest.mark.parametrize("L", numeric_ledgers())
+def test_compiled_numpy_is_the_interpreter_on_every_bundled_ledger(L):
+    names = all_names(L)
+    ref = evaluate(L, "numpy")
+    out = compile(L, names, backend="numpy")()
+    for n in names:
+        close(out[n], ref[n])
+
+
+@pytest.mark.parametrize("L", numeric_ledgers())
+def test_compiled_numpy_is_the_interpreter_on_a_batch_of_perturbed_leaves(L):
+    rng = np.random.default_rng(7)
+    base = evaluate(L, "numpy", targets=[])
+    values = {}
+    for it in L.leaves:
+        v = np.asarray(base[it.name], dtype=float) if it.name in base else np.asarray(
+            evaluate(L, "numpy")[it.name], dtype=float)
+        noise = 1 + 1e-3 * rng.standard_normal((3,) + v.shape)
+        values[it.name] = v * noise + 1e-3 * rng.standard_normal((3,) + v.shape)  # exact zeros move too
+    names = all_names(L)
+    f = compile(L, names, backend="numpy")
+    values = {n: v for n, v in values.items() if n in f.program.inputs}
+    try:
+        ref = evaluate(L, "numpy", values=values)
+    except SymseqError:
+        pytest.skip("the interpreter refuses these perturbed values")
+    out = f(values)
+    for n in names:
+        close(out[n], ref[n], 1e-12)
+
+
+def scalar_rnn(T):
+    import sympy as sp
+
+    from symseq import Ledger
+
+    L = Ledger()
+    w_x, w_h, w_o = L.parameter("w_x", "0.5"), L.parameter("w_h", "0.9"), L.parameter("w_o", "1.1")
+    h = L.input("h_{-1}", 0)
+    for t in range(T):
+        h = L.define(f"h_{t}", sp.tanh(L.define(f"z_{t}", w_x * L.input(f"x_{t}", "0.1") + w_h * h)))
+    L.define("L", (L.define("yhat", w_o * h) - L.input("y", 1)) ** 2 / 2)
+    return L, L.backward("L")
+
+
+@pytest.mark.parametrize("reduce", [None, "sum", "mean"])
+def test_scalar_rnn_gradient_batched_is_the_interpreter(reduce):
+    L, g = scalar_rnn(6)
+    rng = np.random.default_rng(3)
+    names = ["L"] + [g.name(p) for p in ("w_x", "w_h", "w_o", "h_{-1}")]
+    vals = {f"x_{t}": rng.normal(size=5) for t in range(6)} | {"y": rng.normal(size=5), "h_{-1}": rng.normal(size=5)}
+    ref = evaluate(L, "numpy", values=vals)
+    out = compile(L, names, backend="numpy", batch_reduce=reduce)(vals)
+    for n in names:
+        r = np.asarray(ref[n])
+        if reduce and n != "L" and n != g.name("h_{-1}"):
+            r = r.sum() if reduce == "sum" else r.mean()
+        close(out[n], r)
+
+
+def test_fewer_passes_shared_subexpression_folded_zero_and_dot_products():
+    L, g = scalar_rnn(4)
+    names = ["L"] + [g.name(p) for p in ("w_x", "w_h", "w_o")]
+    inputs = ["w_x", "w_h", "w_o", "y"] + [f"x_{t}" for t in range(4)]
+    f = compile(L, names, backend="numpy", batch_reduce="sum", inputs=inputs)
+    labels = [lab for _, _, _, lab in f.program.instructions]
+    assert labels.count("sub") == 1 + 4  # ŷ − y once (the loss and its adjoint share it), 1 − h_t² per step
+    # forward w_x x_t (4), w_h h_{t-1} for t ≥ 1 (3: h_{-1} = 0 is compiled in), w_o h_T, ½ e²; backward w_o e,
+    # g_3 = w_o e (1 − h_3²), then w_h g_{t+1} and its product with 1 − h_t² for t = 2, 1, 0
+    assert labels.count("mul") == 4 + 3 + 1 + 1 + 1 + 1 + 2 * 3
+    assert labels.count("batch_dot") == 4 + 3 + 1  # Σ_b x_t g_t, Σ_b h_{t-1} g_t for t ≥ 1, Σ_b h_3 e
+    with_h0 = compile(L, names, backend="numpy", batch_reduce="sum", inputs=inputs + ["h_{-1}"])
+    labels0 = [lab for _, _, _, lab in with_h0.program.instructions]
+    assert (labels0.count("mul"), labels0.count("batch_dot")) == (labels.count("mul") + 1, labels.count("batch_dot") + 1)
+    rng = np.random.default_rng(5)
+    vals = {f"x_{t}": rng.normal(size=6) for t in range(4)} | {"y": rng.normal(size=6)}
+    ref = evaluate(L, "numpy", values=vals)
+    out = f(vals)
+    for n in names[1:]:
+        close(out[n], np.sum(ref[n]))
+
+
+def test_a_leaf_the_caller_may_pass_is_never_folded():
+    L, g = scalar_rnn(3)
+    f = compile(L, [g.name("w_h")], backend="numpy")  # h_{-1} = 0 by default, but an input
+    assert "h_{-1}" in f.program.inputs
+    ref = evaluate(L, "numpy", values={"h_{-1}": 0.3})[g.name("w_h")]
+    close(f({"h_{-1}": 0.3})[g.name("w_h")], ref)
+    assert float(f()[g.name("w_h")]) != float(ref)
+
+
+def test_in_place_writes_never_touch_the_callers_arrays_or_the_outputs():
+    L, g = scalar_rnn(3)
+    names = ["L", "h_2", "z_1", g.name("w_h")]
+    f = compile(L, names, backend="numpy")
+    rng = np.random.default_rng(11)
+    vals = {f"x_{t}": rng.normal(size=4) for t in range(3)} | {"y": rng.normal(size=4)}
+    copies = {n: v.copy() for n, v in vals.items()}
+    assert f.program.in_place  # the chains are written in place
+    out1 = f(vals)
+    out2 = f(vals)
+    ref = evaluate(L, "numpy", values=vals)
+    for n in names:
+        close(out1[n], ref[n])
+        assert np.array_equal(out1[n], out2[n])
+    for n in vals:
+        assert np.array_equal(vals[n], copies[n])
+
+
+def test_mpmath_uses_gmpy2_and_gives_fifty_correct_digits_at_t_100():
+    import os
+
+    import mpmath
+
+    if not os.environ.get("CI"):
+        pytest.importorskip("gmpy2")
+    assert mpmath.libmp.BACKEND == "gmpy"  # gmpy2 is a dependency: mpmath's integers are GMP's
+    L, g = scalar_rnn(100)
+    names = [g.name(p) for p in ("w_x", "w_h", "w_o")]
+    out = compile(L, names, backend="mpmath", dps=50)()
+    ref = compile(L, names, backend="mpmath", dps=120)()
+    for n in names:
+        assert abs(out[n] - ref[n]) <= abs(ref[n]) * mpmath.mpf(10) ** -50, n
