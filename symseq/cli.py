@@ -272,7 +272,7 @@ def cmd_verify(args, out) -> int:
     listing = _listing(args, out)
     if listing == "all":
         for d in ds:
-            out.print(verify_table(d, args.digits))
+            out.print(verify_table(d, args.digits, width=out.width))
         for line in fragile_notes(report):
             print_line(out, line, "yellow")
     if listing != "quiet":

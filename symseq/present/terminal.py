@@ -325,23 +325,42 @@ def claim_cells(c, where: str, digits: int = 12, exact_width: int = 40) -> list:
     return [Fit(x) for x in cells] + [Text(r.status, style=STYLE[r.status])]
 
 
-def verify_table(d, digits: int = 12, exact_width: int = 40) -> Table:
-    """One rich table for a derivation: where, claim, printed, exact closed form, value, status.
+NARROW = 110
+"""Below this many columns a claims table has four columns (claim, printed, value, status): the place and the
+claim share one cell and the exact closed form is left out (``--json`` has it), so that the claim's words are not
+stacked one per line."""
+
+
+def verify_table(d, digits: int = 12, exact_width: int = 40, width: int | None = None) -> Table:
+    """One rich table for a derivation: where, claim, printed, exact closed form, value, status; on a console
+    narrower than :data:`NARROW` columns (``width``), claim (its place and what it says), printed, value, status.
 
     Sections are table sections; mismatches and errors are detailed by :func:`problems`. No cell splits a number
     or a word across lines (:class:`Fit`).
     """
+    narrow = width is not None and width < NARROW
     title = Text.assemble(d.title, "  ", (f"({d.name}, {d.source})", "dim"))  # plain text: no markup is read
-    t = claims_columns(Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left", expand=False,
-                             pad_edge=False))
+    t = Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left", expand=False, pad_edge=False)
+    if narrow:
+        for name, ratio in (("claim", 5), ("printed", 2), ("value", 2)):
+            t.add_column(name, overflow="fold", ratio=ratio)
+        t.add_column("status", no_wrap=True)
+    else:
+        claims_columns(t)
+    blank = [""] * (len(t.columns) - 1)
     for s in d.sections:
-        t.add_row(Fit(s.title, style="bold"), "", "", "", "", "")
+        t.add_row(Fit(s.title, style="bold"), *blank)
         if s.error or s.skipped:
             first = s.error.splitlines()[0] if s.error else s.skipped
             kind = "error" if s.error else "skipped"
-            t.add_row("", Fit(first), "", "", "", Text(kind, style=STYLE[kind]))
+            t.add_row(*([Fit(first)] if narrow else ["", Fit(first)]), *blank[:-2 if narrow else -3],
+                      Text(kind, style=STYLE[kind]))
         for c, where in zip(s.claims, where_column(s.claims)):
-            t.add_row(*claim_cells(c, where, digits, exact_width))
+            cells = claim_cells(c, where, digits, exact_width)
+            if narrow:  # where · claim, printed, value, status
+                at, what = cells[0].plain, cells[1].plain
+                cells = [Fit(f"{at} · {what}" if at and what else at or what), cells[2], cells[4], cells[5]]
+            t.add_row(*cells)
     return t
 
 
