@@ -83,3 +83,21 @@ def test_fragile_roundings_are_reported_not_failed():
 
     assert fragile_notes(report)[0].startswith("NOTE t.txt · §1 a value a hair above a rounding boundary · z: ")
     assert summary(report).endswith("2 ok, 1 printed decimal(s) within 1% of a rounding boundary (noted above)")
+
+
+def test_a_derivation_that_states_no_claim_fails_instead_of_passing():
+    from symseq import Derivation
+    from symseq.present.terminal import problems, summary
+    from symseq.verify.report import verify
+
+    d = Derivation("empty-page", source="page.md", title="A page")
+
+    @d.section("Step 1")
+    def step(s):
+        s.note("nothing claimed yet")
+
+    report = verify([d])
+    assert not report.ok and report.unclaimed == [d] and not report.claims  # was: "0 claims …: 0 ok", exit 0
+    assert problems(report) == ["EMPTY empty-page: it states no claim, so nothing of page.md was checked; claim "
+                                "each number the page prints (s.claim, s.given, s.step)"]
+    assert summary(report).endswith("1 derivation(s) state no claim")

@@ -122,7 +122,7 @@ class ArithmeticReport:
         out = []
         if not self.statements:
             out.append("no arithmetic statement was found in the text and no derivation has it as its source: "
-                       "write a derivation for it (symseq audit FILE --derivation NAME)")
+                       "write a derivation for it (symseq new NAME starts one; then symseq audit FILE --derivation NAME)")
         bad = self.errata
         if bad:
             out.append(f"{len(bad)} arithmetic statement(s) wrong from their own printed operands")

@@ -380,6 +380,8 @@ def problems(report) -> list[str]:
     printed, correct rounding, error in units of the last digit)."""
     out = [f"ERROR {d.source} · {s.title}: the section did not build: {s.error.splitlines()[0]}"
            for d, s in report.broken]
+    out += [f"EMPTY {d.name}: it states no claim, so nothing of {d.source} was checked; claim each number the "
+            f"page prints (s.claim, s.given, s.step)" for d in report.unclaimed]
     for c in report.failures:
         r = c.result
         head = _where(c)
@@ -425,6 +427,8 @@ def summary(report, *, notes_listed: bool = True) -> str:
             parts.append(f"{counts[k]} {k}")
     if report.broken:
         parts.append(f"{len(report.broken)} section(s) failed to build")
+    if report.unclaimed:
+        parts.append(f"{len(report.unclaimed)} derivation(s) state no claim")
     if report.fragile:
         parts.append(f"{len(report.fragile)} printed decimal(s) within 1% of a rounding boundary "
                      + ("(noted above)" if notes_listed else "(--all lists them)"))

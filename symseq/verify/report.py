@@ -79,9 +79,17 @@ class Report:
         return [(c, note) for c in self.claims for note in c.result.fragile]
 
     @property
+    def unclaimed(self) -> list:
+        """The derivations that state no claim at all, none of whose sections was skipped or failed to build:
+        nothing of their page was checked, which must not read as a pass."""
+        return [d for d in self.derivations
+                if not any(s.claims or s.skipped or s.error for s in d.sections)]
+
+    @property
     def ok(self) -> bool:
-        """The verdict: no claim fails and every section builds (skipped claims and sections do not fail)."""
-        return not self.failures and not self.broken
+        """The verdict: no claim fails, every section builds, and every derivation states a claim (skipped claims
+        and sections do not fail)."""
+        return not self.failures and not self.broken and not self.unclaimed
 
     @property
     def causes(self) -> list:
