@@ -11,17 +11,16 @@ import sympy as sp
 from symseq import Derivation, exact_matrix, ops, sigmoid
 
 derivation = Derivation("gru-cell-click4ai", title="Click4Ai problem 131 — one GRU step by hand",
-                        source="gru-cell-click4ai.md",
-                        description="gates, candidate and new state of one GRU step with 2×4 weights on [x; h]")
+                        source="gru-cell-click4ai.md", description="gates, candidate and new state of one GRU step")
 W = {"W_z": [["0.3", "0.2", "0.1", "0.4"], ["0.1", "0.5", "0.3", "0.2"]],
      "W_r": [["0.2", "0.4", "0.3", "0.1"], ["0.4", "0.1", "0.2", "0.3"]],
      "W_h": [["0.5", "0.1", "0.2", "0.3"], ["0.2", "0.3", "0.4", "0.1"]]}
-ZERO = [["0.0", "0.0"]]
-Z, H_PREV, H_HAT = sp.symbols("z_t h_prev h_hat")
+X1, ZERO = [["1.0", "0.5"]], [["0.0", "0.0"]]  # the example's x and h (test case 1), and test case 2's x
+Z, H_PREV, H_HAT, XS = sp.symbols("z_t h_prev h_hat x")
 MIX = (1 - Z) * H_PREV + Z * H_HAT  # the page's h_t
 
 
-def gru_step(s, title: str, x=(("1.0", "0.5"),), symbolic: bool = False):
+def gru_step(s, title: str, x=X1, symbolic: bool = False):
     """The page's GRU step on a new ledger from x and h = 0: combined, z_t, r_t, cand_in, a_h, h_hat and h_t."""
     L = s.ledger(title)
     x, h = L.input("x", exact_matrix(x)), L.input("h", exact_matrix(ZERO))
@@ -41,8 +40,7 @@ def gru_step(s, title: str, x=(("1.0", "0.5"),), symbolic: bool = False):
 def formula(s):
     s.identity("h_t = (1 - z_t) * h_{t-1} + z_t * h_hat", MIX - (H_PREV + Z * (H_HAT - H_PREV)),
                what="the new state interpolates between h_{t−1} (z = 0) and the candidate (z = 1)")
-    xs = sp.Symbol("x")
-    s.identity("sigmoid(x) = 1 / (1 + exp(-x))", sigmoid(xs).rewrite(sp.exp) - 1 / (1 + sp.exp(-xs)),
+    s.identity("sigmoid(x) = 1 / (1 + exp(-x))", sigmoid(XS).rewrite(sp.exp) - 1 / (1 + sp.exp(-XS)),
                what="the logistic function used by both gates")
 
 
@@ -67,19 +65,18 @@ def explanation(s):
 @derivation.section("Constraints")
 def constraints(s):  # numpy arrays: x and h_prev flat lists (one axis), each weight a nested list (two axes)
     p = gru_step(s, "the example's arrays")
-    s.claim("1", sp.Integer(len(p["x"].shape) - 1), what="axes of x", at="x")
-    s.claim("1", sp.Integer(len(p["h"].shape) - 1), what="axes of h_prev", at="h_prev")
-    s.claim("2", sp.Integer(len(p["W_z"].shape)), what="axes of weights", at="weights")
+    for printed, at, axes in (("1", "x", len(p["x"].shape) - 1), ("1", "h_prev", len(p["h"].shape) - 1),
+                              ("2", "weights", len(p["W_z"].shape))):  # a row of the ledger is a 1D array
+        s.claim(printed, sp.Integer(axes), what=f"axes of {at}", at=at)
 
 
 @derivation.section("Test Cases")
 def test_cases(s):
-    p = gru_step(s, "test case 1: the example")
-    s.given(p["x"], p["h"], what="x, h of test case 1", at="test case 1")
+    q = gru_step(s, "test case 2: zero input, zero state, symbolic weights", ZERO, symbolic=True)  # for any W
+    s.given(exact_matrix(X1), exact_matrix(ZERO), what="x, h of test case 1", at="test case 1")
     s.given(exact_matrix(ZERO), what="x of test case 2", at="test case 2")
     s.given(exact_matrix(ZERO), what="h of test case 2", at="test case 2")
-    s.claim("(2,4)", sp.ImmutableMatrix([list(p["W_z"].shape)]), what="shape of Wz, Wr, Wh", at="test case 1")
-    s.claim("2", sp.Integer(p["h_t"].shape[1]), what="h_new has shape (2,)", at="test case 1")
-    q = gru_step(s, "test case 2: zero input, zero state, symbolic weights", ZERO, symbolic=True)  # for any W
+    s.claim("(2,4)", sp.ImmutableMatrix([list(q["W_z"].shape)]), what="shape of Wz, Wr, Wh", at="test case 1")
+    s.claim("2", sp.Integer(q["h_t"].shape[1]), what="h_new has shape (2,)", at="test case 1")
     s.claim("[0.0, 0.0]", sp.ImmutableMatrix(q["L"].expand(q["h_t"].name, values=True)),
             what="h for any W (symbolic weights, expanded)", at="test case 2")
