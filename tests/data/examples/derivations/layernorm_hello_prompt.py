@@ -42,16 +42,6 @@ def _prompt(s, title: str = "the prompt, 6 tokens × 4 features; LayerNorm with 
     return L, X, n, std
 
 
-def _hello(s, title: str = "Hello alone; ε = 0"):
-    L = s.ledger(title)
-    x = L.input("x", [ROWS[0]], note="hello_features")
-    n = blocks.layer_norm(L, x, eps=0, name="LN")
-    std = L.define("sigma", ops.Map(SQRT, n.var))
-    centred = L.define("x-mu", x - n.mu)
-    sq = L.define("(x-mu)^2", centred * centred)
-    return L, x, n, std, centred, sq
-
-
 def _row_stats(L, M, name: str):
     """Mean, population std and sample std (correction 1) of each row of M, as ledger rows."""
     mean = L.define(f"mean({name})", ops.Sum(M, 1, mean=True))
@@ -94,14 +84,14 @@ def with_ln(s):
 
 @derivation.section("Step 1: Token Embedding")
 def step1(s):
-    L, x, n, std, centred, sq = _hello(s)
+    L, X, n, std = _prompt(s)
     s.given(sp.Integer(D), what="4 dimensions", at="4 dimensions")
-    s.given(x, what="hello_features")
+    s.given(X[0, :], what="hello_features")
 
 
 @derivation.section("Step 6: Verify the Result")
 def step6(s):  # new_mean = (−0.412 + 0.137 + (−1.236) + 1.511) / 4 ≈ 0.000 is the page's own arithmetic
-    L, x, n, std, centred, sq = _hello(s)
+    L, X, n, std = _prompt(s)  # Hello is row 0
     mean, pop, _ = _row_stats(L, n.out, "LN")
     s.claim("0", mean[0, 0], what="the mean the rescaled features should have", at="comment")
     s.claim("1", pop[0, 0], what="the std the rescaled features should have", at="comment")
@@ -153,9 +143,7 @@ def solution(s):  # Hello's row and its range 2.75 are checked by the audit from
 @derivation.section("**Standard Deviation = 1 (Consistent)**")
 def std1(s):
     mm, km = sp.Rational(1, 1000), sp.Integer(1000)
-    s.given(sp.Integer(1000), what="1000 mm", at="different_units")
-    s.given(sp.Integer(2), what="2 m", at="different_units")
-    s.given(sp.Rational(1, 2), what="0.5 km", at="different_units")
+    s.given(sp.Integer(1000), sp.Integer(2), sp.Rational(1, 2), what="1000 mm, 2 m, 0.5 km", at="different_units")
     s.claim("1", 1000 * mm, what="1000 mm in metres", at="same_units")
     s.claim("2", sp.Integer(2), what="2 m in metres", at="same_units")
     s.claim("500", sp.Rational(1, 2) * km, what="0.5 km in metres", at="same_units")
@@ -168,7 +156,7 @@ def training(s):
 
 @derivation.section('For Our "Hello" Example')
 def hello_example(s):  # √0.1325 = 0.364 and both checks are the page's own arithmetic
-    L, x, n, std, centred, sq = _hello(s)
+    L, X, n, std = _prompt(s)  # Hello is row 0
     s.claim("0.1325", n.var[0, 0], what="variance", at="what we found")
 
 
@@ -185,11 +173,9 @@ def actually(s):
 def code(s):
     L, X, n, std = _prompt(s)
     s.given(sp.Rational(1, 100000), what="eps=1e-5", at="manual_layer_norm")
-    s.given(sp.Integer(X.shape[0]), what="6 tokens", at="comment")
-    s.given(sp.Integer(D), what="4 features each", at="comment")
+    s.given(sp.Integer(X.shape[0]), sp.Integer(D), what="6 tokens, 4 features each", at="comment")
     s.given(*(X[t, :] for t in range(len(TOKENS))), what="the embeddings of Hello , how are you ?", at="torch.tensor")
-    s.given(sp.Integer(D), what="nn.LayerNorm(4)", at="nn.LayerNorm")
-    s.given(sp.Integer(D), what="4 features", at="nn.LayerNorm")
+    s.given(sp.Integer(D), sp.Integer(D), what="nn.LayerNorm(4), 4 features", at="nn.LayerNorm")
     s.given(X[0, :], what="embeddings[0], the Hello row", at="hello")
 
 
@@ -205,7 +191,7 @@ def expected(s):
     m_eps, _, sample_eps = _row_stats(L, ln.out, "LN_eps")
     m0, pop0, sample0 = _row_stats(L, n.out, "LN")
     s.given(X, what="Original embeddings (tensor, six rows)", at="Original embeddings")
-    s.claim("[0.2500, 0.1000, 0.2500, 0.2000, 0.2250, 0.2000]", n.mu.T if hasattr(n.mu, "T") else n.mu,
+    s.claim("[0.2500, 0.1000, 0.2500, 0.2000, 0.2250, 0.2000]", n.mu.T,
             what="Original means per token", at="means")
     s.claim("[0.3640, 0.2082, 0.3742, 0.4243, 0.4240, 0.2449]", sample.T,
             what="Original stds per token: embeddings.std(dim=-1), the sample std", at="stds")
