@@ -180,10 +180,15 @@ def test_given_and_reported_refuse_a_bad_value_among_several_and_record_none():
             s.reported("Table 1", " ", reason="trained")
         with pytest.raises(ClaimError, match="no ledger of this section defines"):
             s.given(x, sp.Symbol("y"), what="x, then y")
+        with pytest.raises(ClaimError, match=r"2 input\(s\) takes one description .* got what=\('x',\)"):
+            s.given(x, x, what=("x",))
         seen["counts"] = (len(s.reported_numbers), len(s.inputs))
         seen["one"] = s.given(x, what="x")
+        seen["two"] = s.given(x, 2 * x, what=("x", "twice x"))
 
     d.section("one section")(build)
     assert not d.sections[0].error, d.sections[0].error
     assert seen["counts"] == (0, 0)
     assert seen["one"].value == sp.Rational(7, 10)  # one value: one Given, not a list
+    assert [(g.what, g.value, g.seq) for g in seen["two"]] == [("x", sp.Rational(7, 10), 1),
+                                                                ("twice x", sp.Rational(7, 5), 2)]

@@ -414,7 +414,7 @@ class Section:
         self.reported_numbers.extend(out)
         return out if more else out[0]
 
-    def given(self, value: Any, *more: Any, what: str = "", at: str = "", near: str = "",
+    def given(self, value: Any, *more: Any, what: str | tuple | list = "", at: str = "", near: str = "",
               ledger: Ledger | None = None) -> Given | list[Given]:
         """Record an input the handout prints, with the exact value the derivation computes with.
 
@@ -426,7 +426,8 @@ class Section:
             more: further inputs the page prints after ``value``, in the order it prints them, with the same
                 ``what``, ``at``, ``near`` and ``ledger``: ``s.given(X[0, :], X[1, :], X[2, :], what="rows of X")``
                 is three calls, one per printed row (each printed occurrence is its own input).
-            what: what the input is ("W_Q^T as printed", "d_k").
+            what: what the input is ("W_Q^T as printed", "d_k"); with ``more``, one description for all, or a
+                tuple or list of one per input (``what=("x", "h")``).
             at: the table that prints it ("Table 8"), if any; its rows are
                 compared with the rows of ``value`` in order.
             near: text of the line that prints it (``"target = X.new_tensor("``),
@@ -443,14 +444,20 @@ class Section:
 
         Raises:
             ClaimError: a scalar expression over names that no ledger of this
-                section defines, or over a leaf declared without a value (nothing is recorded then).
+                section defines, or over a leaf declared without a value; a ``what`` list whose length is not the
+                number of inputs, or whose items are not strings (nothing is recorded then).
         """
-        values = [self._scalar_value(v, ledger, f"given({v}{', what=' + repr(what) if what else ''})")
+        n = 1 + len(more)
+        whats = list(what) if isinstance(what, (tuple, list)) else [what] * n
+        if len(whats) != n or not all(isinstance(w, str) for w in whats):
+            raise ClaimError(f"{self.title}: given() of {n} input(s) takes one description (what='...') or one per "
+                             f"input, as strings; got what={what!r}")
+        values = [self._scalar_value(v, ledger, f"given({v}{', what=' + repr(w) if w else ''})")
                   if isinstance(v, sp.Basic) and not isinstance(v, sp.MatrixBase) and v.free_symbols else v
-                  for v in (value, *more)]
+                  for v, w in zip((value, *more), whats)]
         out = []
-        for v in values:
-            out.append(Given(v, what, self._location(at), at, seq=len(self.claims) + len(self.inputs), near=near))
+        for v, w in zip(values, whats):
+            out.append(Given(v, w, self._location(at), at, seq=len(self.claims) + len(self.inputs), near=near))
             self.inputs.append(out[-1])
         return out if more else out[0]
 
