@@ -1,9 +1,8 @@
-"""One GRU step by hand: Click4Ai problem 131, "GRU Cell (Gated Recurrent Unit)",
-https://click4ai.perfionixai.com/problems/gru-cell (rendition: ``gru-cell-click4ai.md``).
+"""One GRU step by hand: Click4Ai problem 131, https://click4ai.perfionixai.com/problems/gru-cell ("GRU Cell").
 
 The page's convention: weights act on the row [x_t h_{t−1}] (each W is 2×4, no biases; rows are positions,
 so a gate is combined Wᵀ), the reset gate multiplies h_{t−1} before the candidate's product (Cho et al. 2014),
-and h_t = (1 − z_t) ⊙ h_{t−1} + z_t ⊙ ĥ (torch's z is the page's 1 − z).
+and h_t = (1 − z_t) ⊙ h_{t−1} + z_t ⊙ ĥ (torch's z is the page's 1 − z). Rendition: ``gru-cell-click4ai.md``.
 """
 
 import sympy as sp
@@ -23,9 +22,8 @@ MIX = (1 - Z) * H_PREV + Z * H_HAT  # the page's h_t
 def gru_step(s, title: str, x=X1, symbolic: bool = False):
     """The page's GRU step on a new ledger from x and h = 0: combined, z_t, r_t, cand_in, a_h, h_hat and h_t."""
     L = s.ledger(title)
-    x, h = L.input("x", exact_matrix(x)), L.input("h", exact_matrix(ZERO))
-    W_z, W_r, W_h = (L.parameter(n, **({"shape": (2, 4)} if symbolic else {"value": exact_matrix(v)}))
-                     for n, v in W.items())
+    x, h = L.input("x", x), L.input("h", ZERO)
+    W_z, W_r, W_h = (L.parameter(n, None if symbolic else v, shape=(2, 4)) for n, v in W.items())
     combined = L.define("combined", ops.Concat([x, h], axis=1), note="[x_t ; h_{t−1}]")
     z = L.define("z_t", ops.Map(sigmoid, combined @ W_z.T), note="update gate")
     r = L.define("r_t", ops.Map(sigmoid, combined @ W_r.T), note="reset gate")
@@ -47,7 +45,7 @@ def formula(s):
 @derivation.section("Example")
 def worked(s):
     p = gru_step(s, "one GRU step of the example")
-    s.given(p["x"], p["h"], what="input x, prev_hidden h")
+    s.given(p["x"], p["h"], what=("input x", "prev_hidden h"))
     s.given(*(p["L"].handle(n)[i, :] for n in W for i in range(2)), what="W_z, W_r, W_h as nested lists, row by row")
     s.claim("[1.0, 0.5, 0.0, 0.0]", p["combined"], what="Step 1: combined = [x ; h]")
     s.claim("[1.0, 0.5, 0, 0]", p["cand_in"], what="Step 4: [x ; reset_hidden]")
@@ -73,9 +71,8 @@ def constraints(s):  # numpy arrays: x and h_prev flat lists (one axis), each we
 @derivation.section("Test Cases")
 def test_cases(s):
     q = gru_step(s, "test case 2: zero input, zero state, symbolic weights", ZERO, symbolic=True)  # for any W
-    s.given(exact_matrix(X1), exact_matrix(ZERO), what="x, h of test case 1", at="test case 1")
-    s.given(exact_matrix(ZERO), what="x of test case 2", at="test case 2")
-    s.given(exact_matrix(ZERO), what="h of test case 2", at="test case 2")
+    s.given(exact_matrix(X1), exact_matrix(ZERO), what=("x of test case 1", "h of test case 1"), at="test case 1")
+    s.given(exact_matrix(ZERO), exact_matrix(ZERO), what=("x of test case 2", "h of test case 2"), at="test case 2")
     s.claim("(2,4)", sp.ImmutableMatrix([list(q["W_z"].shape)]), what="shape of Wz, Wr, Wh", at="test case 1")
     s.claim("2", sp.Integer(q["h_t"].shape[1]), what="h_new has shape (2,)", at="test case 1")
     s.claim("[0.0, 0.0]", sp.ImmutableMatrix(q["L"].expand(q["h_t"].name, values=True)),

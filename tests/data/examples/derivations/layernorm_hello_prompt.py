@@ -102,7 +102,7 @@ def step6(s):  # new_mean = (−0.412 + 0.137 + (−1.236) + 1.511) / 4 ≈ 0.00
 def before(s):
     L, X, n, std = _prompt(s)
     s.given(sp.Integer(D), what="4 dimensions each", at="comment")
-    s.given(*(X[t, :] for t in range(len(TOKENS))), what="the embeddings of Hello , how are you ?", at="embeddings")
+    s.given(*(X[t, :] for t in range(6)), what=tuple(f"embedding of {w!r}" for w in TOKENS), at="embeddings")
     # each row's "mean=…, std=…" is checked by the audit from the rows printed above (five stds are wrong)
 
 
@@ -143,7 +143,7 @@ def solution(s):  # Hello's row and its range 2.75 are checked by the audit from
 @derivation.section("**Standard Deviation = 1 (Consistent)**")
 def std1(s):
     mm, km = sp.Rational(1, 1000), sp.Integer(1000)
-    s.given(sp.Integer(1000), sp.Integer(2), sp.Rational(1, 2), what="1000 mm, 2 m, 0.5 km", at="different_units")
+    s.given(sp.Integer(1000), sp.Integer(2), sp.Rational(1, 2), what=("1000 mm", "2 m", "0.5 km"), at="different_units")
     s.claim("1", 1000 * mm, what="1000 mm in metres", at="same_units")
     s.claim("2", sp.Integer(2), what="2 m in metres", at="same_units")
     s.claim("500", sp.Rational(1, 2) * km, what="0.5 km in metres", at="same_units")
@@ -173,9 +173,9 @@ def actually(s):
 def code(s):
     L, X, n, std = _prompt(s)
     s.given(sp.Rational(1, 100000), what="eps=1e-5", at="manual_layer_norm")
-    s.given(sp.Integer(X.shape[0]), sp.Integer(D), what="6 tokens, 4 features each", at="comment")
-    s.given(*(X[t, :] for t in range(len(TOKENS))), what="the embeddings of Hello , how are you ?", at="torch.tensor")
-    s.given(sp.Integer(D), sp.Integer(D), what="nn.LayerNorm(4), 4 features", at="nn.LayerNorm")
+    s.given(sp.Integer(X.shape[0]), sp.Integer(D), what=("6 tokens", "4 features each"), at="comment")
+    s.given(*(X[t, :] for t in range(6)), what=tuple(f"embedding of {w!r}" for w in TOKENS), at="torch.tensor")
+    s.given(sp.Integer(D), sp.Integer(D), what=("nn.LayerNorm(4)", "4 features"), at="nn.LayerNorm")
     s.given(X[0, :], what="embeddings[0], the Hello row", at="hello")
 
 
