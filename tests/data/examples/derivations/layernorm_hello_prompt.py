@@ -162,11 +162,8 @@ def hello_example(s):  # √0.1325 = 0.364 and both checks are the page's own ar
 
 @derivation.section("**What Actually Happens:**")
 def actually(s):
-    L = s.ledger("Hello with ε = 1e-5")
-    x = L.input("x", [ROWS[0]])
-    eps = sp.Rational(1, 100000)
-    n = blocks.layer_norm(L, x, eps=eps, name="LN")
-    s.claim("0.1325", n.var[0, 0], what="variance", at="Step 1")
+    L, X, n, std = _prompt(s, "the prompt; LayerNorm with ε = 1e-5 (Hello is row 0)")
+    s.claim("0.1325", blocks.layer_norm(L, X, eps="1e-5", name="LN_eps").var[0, 0], what="variance", at="Step 1")
 
 
 @derivation.section("Complete Code Example")
