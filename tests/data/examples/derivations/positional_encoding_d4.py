@@ -31,10 +31,6 @@ def _positions(s, title: str = "sinusoidal positions, d_model = 4, pos = 0, 1, 2
     return L, P
 
 
-def _pv(L, P):
-    return L.value(P.name)
-
-
 @derivation.section("🧭 Solution:")
 def solution(s):
     L, P = _positions(s)
