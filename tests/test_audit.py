@@ -973,3 +973,53 @@ def test_a_deleted_table_entry_is_not_taken_from_a_word_after_the_table():
     assert not audit(parse(text, path="tab2.txt"), [d]).failed
     rep = audit(parse(text.replace("0.4\t0", "0.4\t"), path="tab2.txt"), [d])
     assert rep.failed and [m.lines for m in rep.missing] == [(6, 6)]
+
+
+def test_a_section_ends_at_the_next_heading_of_its_level_that_no_section_names(tmp_path):
+    """Issue 13: a heading whose numbers are all the page's own arithmetic needs no derivation section to bound the
+    section before it; a deeper heading stays inside its section, and a plain text heading keeps the old rule."""
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import read
+    from symseq.audit.sections import level, locate
+
+    d = Derivation("levels", title="levels", source="levels.md")
+
+    @d.section("1. Weights")
+    def weights(s):
+        s.given(sp.Rational(1, 2), what="w")
+        s.claim("0.25", sp.Rational(1, 4), what="w²")
+
+    @d.section("3. Output")
+    def output(s):
+        s.claim("0.75", sp.Rational(3, 4), what="w + w²")
+
+    md = ("# Levels\n\n## 1. Weights\n\nw = 0.5\n\n### A detail\n\nw² = 0.25\n\n## 2. By hand\n\n"
+          "0.5 · 2 = 1.0\n\n## 3. Output\n\nThe sum is 0.75.\n")
+    (tmp_path / "levels.md").write_text(md, encoding="utf-8")
+    doc = read(tmp_path / "levels.md")
+    assert [level(doc, h.line) for h in doc.headings] == [1, 2, 3, 2, 2]
+    ranges = {loc.section.title: (loc.start, loc.end) for loc in locate(doc, [d]).values()}
+    # "## 2. By hand" (line 11) ends "1. Weights"; "### A detail" (line 7) does not
+    assert ranges == {"1. Weights": (3, 10), "3. Output": (15, 17)}
+    rep = audit_file(tmp_path / "levels.md", [d])
+    cls = {(t.line, t.text): (t.cls, t.reason) for t in rep.tokens}
+    assert cls[(9, "0.25")][0] == "covered" and cls[(13, "1.0")][0] == "covered"
+    assert cls[(13, "1.0")][1].startswith("page arithmetic") and not rep.failed  # 0.5 · 2 checked with no section
+
+    tex = "\\section{Weights}\n$w = 0.5$\n\\subsection{Detail}\n$w^2 = 0.25$\n\\section{By hand}\n$0.5 + 0.5 = 1$\n"
+    (tmp_path / "levels.tex").write_text(tex, encoding="utf-8")
+    t = Derivation("levels-tex", title="levels", source="levels.tex")
+    t.section("Weights")(lambda s: s.given(sp.Rational(1, 2), what="w"))
+    tdoc = read(tmp_path / "levels.tex")
+    assert [level(tdoc, h.line) for h in tdoc.headings] == [2, 3, 2]
+    (loc,) = locate(tdoc, [t]).values()
+    assert (loc.start, loc.end) == (1, 4)
+    txt = "1. Weights\n\nw = 0.5\n\n2. By hand\n\n0.5 + 0.5 = 1\n"  # plain headings: no level, the old rule
+    (tmp_path / "levels.txt").write_text(txt, encoding="utf-8")
+    p = Derivation("levels-txt", title="levels", source="levels.txt")
+    p.section("1. Weights")(lambda s: s.given(sp.Rational(1, 2), what="w"))
+    pdoc = read(tmp_path / "levels.txt")
+    (loc,) = locate(pdoc, [p]).values()
+    assert level(pdoc, loc.heading) is None and loc.end == pdoc.n

@@ -120,3 +120,75 @@ def test_a_statement_in_words_is_decided_by_the_numbers_and_its_words_must_stay_
     assert audit(read(str(said)), [derivation("0.5")]).missing == []
     missing = audit(read(str(gone)), [derivation("0.5")]).missing
     assert [(m.printed, m.near) for m in missing] == [("doubling gives a different result", "gives a different result")]
+
+
+# issue 13, "each derivation is under 80 lines": given and reported take several values, one declaration each
+GIVEN_PAGE = """# Rows
+
+## 1. The rows
+
+X = [0.1, 0.2]
+then [0.3, 0.4]
+and again [0.1, 0.25]
+
+Layer 5: [15.2, -8.9] and Layer 10: [156.7, -234.1]
+"""
+
+
+def _rows_page(tmp_path, build):
+    from symseq.audit import audit_file
+
+    d = Derivation("rows", title="rows", source="rows.md")
+    d.section("1. The rows")(build)
+    path = tmp_path / "rows.md"
+    path.write_text(GIVEN_PAGE, encoding="utf-8")
+    return d, audit_file(path, [d])
+
+
+def test_given_with_several_values_declares_each_printed_row_in_order(tmp_path):
+    def build(s):
+        L = s.ledger("X")
+        X = L.input("X", [["0.1", "0.2"], ["0.3", "0.4"]])
+        s.given(X[0, :], X[1, :], X[0, :], what="the rows of X, then row 0 again")
+        s.reported("[15.2, -8.9]", "[156.7, -234.1]", reason="illustrative")
+
+    d, rep = _rows_page(tmp_path, build)
+    (s,) = d.sections
+    assert not s.error, s.error
+    assert [g.seq for g in s.inputs] == [0, 1, 2] and [g.what for g in s.inputs] == ["the rows of X, then row 0 again"] * 3
+    assert sp.Matrix(s.inputs[1].value.shape) == sp.Matrix([1, 2])
+    cls = {(t.line, t.text): t.cls for t in rep.tokens}
+    # the third printed row differs from row 0 of X in its second entry (0.25 against 0.2): the input mismatch is wrong
+    assert cls[(5, "[0.1, 0.2]")] == cls[(6, "[0.3, 0.4]")] == "covered"
+    assert cls[(7, "[0.1, 0.25]")] == "wrong" and rep.failed
+    assert cls[(9, "[15.2, -8.9]")] == cls[(9, "[156.7, -234.1]")] == "reported"
+    assert [r.where for r in s.reported_numbers] == ["[15.2, -8.9]", "[156.7, -234.1]"]
+
+
+def test_given_and_reported_refuse_a_bad_value_among_several_and_record_none():
+    import pytest
+
+    from symseq.errors import ClaimError
+
+    d = Derivation("t", title="t", source="t.txt")
+    seen = {}
+
+    def build(s):
+        L = s.ledger("x")
+        x = L.input("x", sp.Rational(7, 10))
+        with pytest.raises(ClaimError, match="where=' '"):
+            s.reported("Table 1", " ", reason="trained")
+        with pytest.raises(ClaimError, match="no ledger of this section defines"):
+            s.given(x, sp.Symbol("y"), what="x, then y")
+        with pytest.raises(ClaimError, match=r"2 input\(s\) takes one description .* got what=\('x',\)"):
+            s.given(x, x, what=("x",))
+        seen["counts"] = (len(s.reported_numbers), len(s.inputs))
+        seen["one"] = s.given(x, what="x")
+        seen["two"] = s.given(x, 2 * x, what=("x", "twice x"))
+
+    d.section("one section")(build)
+    assert not d.sections[0].error, d.sections[0].error
+    assert seen["counts"] == (0, 0)
+    assert seen["one"].value == sp.Rational(7, 10)  # one value: one Given, not a list
+    assert [(g.what, g.value, g.seq) for g in seen["two"]] == [("x", sp.Rational(7, 10), 1),
+                                                                ("twice x", sp.Rational(7, 5), 2)]

@@ -10,7 +10,12 @@ normalising § signs, numbering, punctuation and case; a title's parts (split at
 a colon, a dash or a parenthesis) may each name the heading.
 
 A located section runs from its heading to the next located heading of any
-section audited in the same file (or to the end of the file).
+section audited in the same file, or to the next heading of its own level or
+above that no section names (a Markdown ``#`` heading or a LaTeX sectioning
+command: ``## A`` ends at the next ``#`` or ``##``, not at ``###``), whichever
+comes first (or to the end of the file). A heading whose numbers are all the
+page's own arithmetic therefore needs no section of its own to end the one
+before it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ from dataclasses import dataclass
 
 from .document import Document, Heading
 
+_MD_LEVEL = re.compile(r"^\s{0,3}(#{1,6})\s")
+_TEX_LEVEL = re.compile(r"\\(part|chapter|section|subsection|subsubsection|paragraph)\*?\{")
+_TEX_RANK = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4, "paragraph": 5}
 _STOP = {"a", "an", "the", "of", "and", "to", "in", "for", "with", "by", "on", "at", "is", "its", "it"}
 
 
@@ -129,13 +137,35 @@ def locate(doc: Document, derivations: list, *, threshold: float = 0.5) -> dict:
             out[id(s)] = Located(s, best.line, score=best_key[0])
             prev = best.line
     starts = sorted(loc.heading for loc in out.values() if loc.heading is not None)
+    ranked = [(h.line, r) for h in doc.headings if h.marked and (r := level(doc, h.line)) is not None]
     for loc in out.values():
         if loc.heading is None:
             continue
+        own = level(doc, loc.heading)
         later = [x for x in starts if x > loc.heading]
+        later += [x for x, r in ranked if own is not None and x > loc.heading and r <= own]
         loc.start = loc.heading
-        loc.end = (later[0] - 1) if later else doc.n
+        loc.end = (min(later) - 1) if later else doc.n
     return out
+
+
+def level(doc: Document, line: int) -> int | None:
+    """The rank of the heading on ``line`` (1-based): the number of ``#`` of a Markdown heading (1 to 6), or 0 to 5
+    for LaTeX's ``\\part`` … ``\\paragraph``; None for any other line (a setext, bold or plain heading), whose
+    section ends only at the next located heading. A notebook's markdown cells and a web page's headings are read
+    as Markdown (:meth:`~symseq.audit.document.Document.markup`). Ranks of the two kinds are compared only within one file, whose headings are of one kind.
+
+    Source: CommonMark 0.31, §4.2 "ATX headings"; the LaTeX sectioning commands (Lamport, *LaTeX*, §C.4).
+    """
+    if not 1 <= line <= len(doc.lines):
+        return None
+    text = doc.lines[line - 1]
+    markup = doc.markup(line)
+    if markup == "markdown" and (m := _MD_LEVEL.match(text)):
+        return len(m.group(1))
+    if markup == "latex" and (m := _TEX_LEVEL.search(text)):
+        return _TEX_RANK[m.group(1)]
+    return None
 
 
 def span(located: dict, derivation) -> list[tuple[int, int]] | None:

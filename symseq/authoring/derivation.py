@@ -404,29 +404,36 @@ class Section:
         self.figures.append(spec)
         return spec
 
-    def reported(self, where: str, *, reason: str, paragraph: bool = False) -> Reported:
+    def reported(self, where: str, *more: str, reason: str, paragraph: bool = False) -> Reported | list[Reported]:
         """Declare numbers of the handout that no derivation can reproduce, with the reason.
 
         Args:
             where: a table or figure label ("Table 34"), or words of the text
                 that contain the numbers ("1,943/2,023/1,915").
+            more: further labels or words with the same reason, each declared as if by its own call, in order
+                (``s.reported("0.001", "15.7", "0.0001", reason="illustrative gradient sizes")``).
             reason: why they cannot be derived ("held-out accuracy of trained
                 recipes: stored results of the tutorial's runs").
-            paragraph: declare every number of the paragraph containing ``where``.
+            paragraph: declare every number of the paragraph containing ``where`` (and each of ``more``).
+
+        Returns:
+            the :class:`Reported` of ``where``; given ``more``, the list of one per label, in order.
 
         Raises:
-            ClaimError: for an empty ``where`` or ``reason``.
+            ClaimError: for an empty ``where`` (or one of ``more``), or an empty ``reason``; nothing is declared then.
         """
-        if not isinstance(where, str) or not where.strip() or not isinstance(reason, str) or not reason.strip():
-            raise ClaimError(f"{self.title}: reported(where, reason=...) needs the table label or the words of the "
-                             f"text that hold the numbers, and the reason they cannot be derived; got "
-                             f"where={where!r}, reason={reason!r}")
-        r = Reported(where.strip(), reason.strip(), self._location(), paragraph)
-        self.reported_numbers.append(r)
-        return r
+        wheres = (where, *more)
+        for w in wheres:
+            if not isinstance(w, str) or not w.strip() or not isinstance(reason, str) or not reason.strip():
+                raise ClaimError(f"{self.title}: reported(where, ..., reason=...) needs the table labels or the words "
+                                 f"of the text that hold the numbers, and the reason they cannot be derived; got "
+                                 f"where={w!r}, reason={reason!r}")
+        out = [Reported(w.strip(), reason.strip(), self._location(), paragraph) for w in wheres]
+        self.reported_numbers.extend(out)
+        return out if more else out[0]
 
-    def given(self, value: Any, *, what: str = "", at: str = "", near: str = "",
-              ledger: Ledger | None = None) -> Given:
+    def given(self, value: Any, *more: Any, what: str | tuple | list = "", at: str = "", near: str = "",
+              ledger: Ledger | None = None) -> Given | list[Given]:
         """Record an input the handout prints, with the exact value the derivation computes with.
 
         Args:
@@ -434,7 +441,11 @@ class Section:
                 ``W_Q.T``) or a scalar leaf's symbol (``x = L.input("x", exact("0.7"))``,
                 then ``s.given(x)``), a SymPy expression over one ledger's scalar
                 names, or an exact SymPy number or matrix.
-            what: what the input is ("W_Q^T as printed", "d_k").
+            more: further inputs the page prints after ``value``, in the order it prints them, with the same
+                ``what``, ``at``, ``near`` and ``ledger``: ``s.given(X[0, :], X[1, :], X[2, :], what="rows of X")``
+                is three calls, one per printed row (each printed occurrence is its own input).
+            what: what the input is ("W_Q^T as printed", "d_k"); with ``more``, one description for all, or a
+                tuple or list of one per input (``what=("x", "h")``).
             at: the table that prints it ("Table 8"), if any; its rows are
                 compared with the rows of ``value`` in order.
             near: text of the line that prints it (``"target = X.new_tensor("``),
@@ -446,15 +457,27 @@ class Section:
         A scalar value is evaluated at once, on its ledger, to the exact number
         ``symseq audit`` compares with the text.
 
+        Returns:
+            the :class:`Given` of ``value``; given ``more``, the list of one per input, in order.
+
         Raises:
             ClaimError: a scalar expression over names that no ledger of this
-                section defines, or over a leaf declared without a value.
+                section defines, or over a leaf declared without a value; a ``what`` list whose length is not the
+                number of inputs, or whose items are not strings (nothing is recorded then).
         """
-        if isinstance(value, sp.Basic) and not isinstance(value, sp.MatrixBase) and value.free_symbols:
-            value = self._scalar_value(value, ledger, f"given({value}{', what=' + repr(what) if what else ''})")
-        g = Given(value, what, self._location(at), at, seq=len(self.claims) + len(self.inputs), near=near)
-        self.inputs.append(g)
-        return g
+        n = 1 + len(more)
+        whats = list(what) if isinstance(what, (tuple, list)) else [what] * n
+        if len(whats) != n or not all(isinstance(w, str) for w in whats):
+            raise ClaimError(f"{self.title}: given() of {n} input(s) takes one description (what='...') or one per "
+                             f"input, as strings; got what={what!r}")
+        values = [self._scalar_value(v, ledger, f"given({v}{', what=' + repr(w) if w else ''})")
+                  if isinstance(v, sp.Basic) and not isinstance(v, sp.MatrixBase) and v.free_symbols else v
+                  for v, w in zip((value, *more), whats)]
+        out = []
+        for v, w in zip(values, whats):
+            out.append(Given(v, w, self._location(at), at, seq=len(self.claims) + len(self.inputs), near=near))
+            self.inputs.append(out[-1])
+        return out if more else out[0]
 
     def paired_rows(self, label: str, ledger: Ledger, pairs: list) -> PairedRowsSpec:
         """Record forward rows beside backward rows in the handout's order, e.g. [("z_0", "∂L/∂h_{-1}"), ...]."""

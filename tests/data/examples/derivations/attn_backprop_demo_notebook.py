@@ -1,10 +1,7 @@
 """One attention head by autograd, by hand formulas and by a finite difference (``attn-backprop-demo-notebook.md``,
 source on its line 1). Q = X W_Q (rows are tokens), S = QKᵀ/√d_k as the code sets it, P = softmax(S), A = P V,
-L = ½‖A − T‖². The outputs were printed for scale = 1 (the SCALE cell never ran): ∂L/∂W_Q and ∂L/∂W_K are twice
-the true ones, some entries of A and ∂L/∂W_V are off in the third digit; L holds. The float32 central difference
-prints −2.51e-04 where the difference itself, at eps = 1e-4, is −1.27e-04 (−2.54e-04 even for the unscaled head:
-float32 cancellation). The |manual − autograd| maxima are reported. Tensors printed in scientific notation are read,
-and claimed, cell by cell (a printed 0.00e+00 reads as code)."""
+L = ½‖A − T‖². The outputs were printed for scale = 1 (the SCALE cell never ran). Tensors printed in scientific
+notation are read, and claimed, cell by cell (a printed 0.00e+00 reads as code)."""
 
 import sympy as sp
 
@@ -42,9 +39,10 @@ def _head(s, shift=0):
     return dict(L=L, X=Xn, T=Tn, W=Ws, A=head.O, loss=loss, g=L.backward("L") if shift == 0 else None)
 
 
-def _cells(s, r, name, what):
+def _cells(s, node, name, what):
+    """One claim per printed cell of PRINTED[name], row by row, against the 4-column ``node``."""
     for k, p in enumerate(PRINTED[name].split()):
-        s.claim(p, r["g"][name][k // 4, k % 4], what=f"{what}[{k // 4},{k % 4}]")
+        s.claim(p, node[k // 4, k % 4], what=f"{what}[{k // 4},{k % 4}]")
 
 
 derivation = Derivation("attn-backprop-demo-notebook", title="Backpropagation Through Scaled Dot-Product Attention",
@@ -59,12 +57,11 @@ def setup(s):
     s.reported("2.9.0", reason="the torch version the notebook ran with (printed above this section)")
     s.claim("3", sp.Integer(r["X"].shape[0]), what="n, the sequence length")
     s.claim("4", sp.Integer(r["X"].shape[1]), what="d_model = d_k = d_v")
-    for v in [r["X"][i, :] for i in range(3)] + [M[i, :] for M in r["W"].values() for i in range(4)]:
-        s.given(v, what="X, then W_Q, W_K, W_V, row by row")
+    s.given(*(r["X"][i, :] for i in range(3)), *(M[i, :] for M in r["W"].values() for i in range(4)),
+            what="X, then W_Q, W_K, W_V, row by row")
     s.given(sp.Integer(4), what="d_k")
-    for v in [r["T"][i, :] for i in range(3)] + [r["X"][k // 4, k % 4] for k, v in enumerate(INPUTS["X"].split())
-                                                  if v != "0.0"]:
-        s.given(v, what="T, then X as printed")
+    s.given(*(r["T"][i, :] for i in range(3)), *(r["X"][k // 4, k % 4] for k, v in enumerate(INPUTS["X"].split())
+                                                 if v != "0.0"), what="T, then X as printed")
     for printed, node in [("[4, 4]", M) for M in r["W"].values()] + [("[3, 4]", r["T"])]:  # torch.Size as a vector
         s.claim(printed, sp.Matrix([node.shape]), what="a shape, printed as torch.Size")
 
@@ -73,8 +70,7 @@ def setup(s):
 def forward(s):
     r = _head(s)
     s.claim(r"\tfrac12", sp.Rational(1, 2), what="the ½ of the loss")
-    for k, p in enumerate(PRINTED["A"].split()):
-        s.claim(p, r["A"][k // 4, k % 4], what=f"A = P V [{k // 4},{k % 4}]")
+    _cells(s, r["A"], "A", "A = P V ")
     s.claim("2.86e-02", r["loss"], what="L")
 
 
@@ -82,30 +78,29 @@ def forward(s):
 def autograd(s):
     r = _head(s)
     for name in ("W_Q", "W_K", "W_V"):
-        _cells(s, r, name, f"∂L/∂{name}")
+        _cells(s, r["g"][name], name, f"∂L/∂{name}")
 
 
 @derivation.section("4. Manual Backpropagation")
 def manual(s):
     for _ in range(2):
-        s.claim(r"\frac{1}{\sqrt{d_k}}", sp.Rational(1, 2), names={"d_k": sp.Integer(4)}, what="the scale, dL/dQ, dL/dK")
+        s.claim(r"\frac{1}{\sqrt{d_k}}", sp.Rational(1, 2), names={"d_k": sp.Integer(4)}, what="dL/dQ, dL/dK's scale")
     s.claim("2.86e-02", _head(s)["loss"], what="L from the manual forward pass")
 
 
 @derivation.section("5. Compare Manual vs Autograd Gradients")
 def compare(s):
     r = _head(s)
-    for printed in ("7.28e-12", "2.91e-11", "0.00e+00", "1.86e-09"):
-        s.reported(printed, reason="max |manual − autograd|: float rounding noise of two summation orders (exactly 0)")
-    _cells(s, r, "W_Q", "autograd ∂L/∂W_Q")
-    _cells(s, r, "W_Q", "manual ∂L/∂W_Q")
+    s.reported("7.28e-12", "2.91e-11", "0.00e+00", "1.86e-09",
+               reason="max |manual − autograd|: float rounding noise of two summation orders (exactly 0)")
+    _cells(s, r["g"]["W_Q"], "W_Q", "autograd ∂L/∂W_Q")
+    _cells(s, r["g"]["W_Q"], "W_Q", "manual ∂L/∂W_Q")
 
 
 @derivation.section("6. Finite-Difference Check")
 def finite_difference(s):
     r, up, down = _head(s), _head(s, EPS), _head(s, -EPS)
-    s.given(EPS, what="eps")
-    s.given(sp.Matrix([[0, 0]]), what="[i,j] as printed")
+    s.given(EPS, sp.Matrix([[0, 0]]), what="eps, then [i,j] as printed")
     diff = (up["L"].value("L") - down["L"].value("L")) / (2 * EPS)
     s.claim("-2.51e-04", diff, what="the central difference of L in W_Q[0,0] at eps = 1e-4")
     for what in ("autograd", "manual"):

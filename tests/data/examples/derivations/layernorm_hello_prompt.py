@@ -1,30 +1,14 @@
 """LayerNorm of the prompt "Hello, how are you?" (six tokens, four features), computed by hand and in torch.
 
-Source: micwill755/transformer, ``lesson/docs/Layer_Normalization_Explained.md``
-(https://github.com/micwill755/transformer/blob/796de3411284cc66c1f1f20c3fc9ad80462129ad/lesson/docs/Layer_Normalization_Explained.md),
-rendered as ``layernorm-hello-prompt.md``. Sections follow the page's headings: the
-illustrative drift of activations, the six steps for "Hello", the whole prompt before and
-after normalization, where LayerNorm runs, ranges and the mean/standard-deviation
-examples, variance against standard deviation, and the torch script with its printed
-"Expected Output".
+Source: https://github.com/micwill755/transformer/blob/796de3411284cc66c1f1f20c3fc9ad80462129ad/lesson/docs/Layer_Normalization_Explained.md
+(rendition: ``layernorm-hello-prompt.md``). Headings whose numbers are all the page's own arithmetic (Steps 2–5,
+the ranges of "The Problem", the seesaw's means) have no section: the audit checks them from the printed operands.
 
-Conventions read from the page: LayerNorm over the four features of each token, population
-variance (``unbiased=False``), no gain or shift; the hand computation uses ε = 0, the
-script's ``manual_layer_norm`` ε = 1e-5 inside the root, and its "Hello" breakdown divides
-by ``torch.sqrt(variance)`` (ε = 0). ``Tensor.std`` without arguments is torch's default,
-the sample standard deviation (correction 1): the printed "Original stds per token",
-"New stds per token" and "Normalized std" are claimed as that, since that is what the
-script prints.
-
-What the page prints wrongly (the claims keep the printed strings): the standard
-deviations of ",", " how", " are", " you", "?" (0.208, 0.374, 0.424, 0.424, 0.245; they are
-0.187, 0.350, 0.394, 0.402, 0.224) and with them the normalized rows of those tokens, their
-two-decimal copies and the ranges ~2.88 and ~2.94; and nearly all of the "Expected Output",
-which the script cannot print: the sample standard deviations, the normalized matrix (even
-its "Hello" row, -0.4124 for -0.4121), the "New stds" (1.1547 each) and the normalized std
-of "Hello". Illustrative numbers that no computation produces (the drifting activations, the
-gradients of "Training Stability", exam marks out of 100 and 1000, "12+ layers") are declared
-with ``section.reported``.
+Conventions read from the page: LayerNorm over the four features of each token, population variance
+(``unbiased=False``), no gain or shift; the hand computation uses ε = 0, the script's ``manual_layer_norm``
+ε = 1e-5 inside the root, and its "Hello" breakdown divides by ``torch.sqrt(variance)`` (ε = 0). ``Tensor.std``
+without arguments is the sample standard deviation (correction 1): the script's printed stds are claimed as that.
+Numbers of analogies that no computation produces are declared with ``section.reported``.
 """
 
 from __future__ import annotations
@@ -47,7 +31,6 @@ ROWS = [["0.1", "0.3", "-0.2", "0.8"], ["0.0", "0.1", "0.4", "-0.1"], ["0.5", "-
 TOKENS = ["Hello", ",", " how", " are", " you", "?"]
 D = 4
 ILLUSTRATIVE = "illustrative values of an analogy, not computed from any printed input"
-ARITH = "the page's own arithmetic, checked by the audit from its printed numbers with no claim"
 
 
 def _prompt(s, title: str = "the prompt, 6 tokens × 4 features; LayerNorm with ε = 0"):
@@ -57,16 +40,6 @@ def _prompt(s, title: str = "the prompt, 6 tokens × 4 features; LayerNorm with 
     n = blocks.layer_norm(L, X, eps=0, name="LN")
     std = L.define("sigma", ops.Map(SQRT, n.var), note="population standard deviation of each row")
     return L, X, n, std
-
-
-def _hello(s, title: str = "Hello alone; ε = 0"):
-    L = s.ledger(title)
-    x = L.input("x", [ROWS[0]], note="hello_features")
-    n = blocks.layer_norm(L, x, eps=0, name="LN")
-    std = L.define("sigma", ops.Map(SQRT, n.var))
-    centred = L.define("x-mu", x - n.mu)
-    sq = L.define("(x-mu)^2", centred * centred)
-    return L, x, n, std, centred, sq
 
 
 def _row_stats(L, M, name: str):
@@ -92,12 +65,10 @@ def what_is(s):
 @derivation.section("Without Layer Normalization")
 def without(s):
     L, X, n, std = _prompt(s)
-    s.given(X[0, :], what="Layer 1, the embedding of Hello", at="exploding")
-    s.given(X[0, :], what="Layer 1, the embedding of Hello", at="vanishing")
-    for v in ("[15.2, -8.9, 22.1, -12.4]", "[156.7, -234.1, 89.3, -445.2]", "[2847.3, -1923.8, 5621.9, -3892.1]",
-              "[0.01, 0.003, -0.02, 0.008]", "[0.0001, 0.00003, -0.0002, 0.00008]",
-              "[0.000001, 0.0000003, -0.000002, 0.0000008]"):
-        s.reported(v, reason=ILLUSTRATIVE + " (activations of later layers)")
+    s.given(X[0, :], X[0, :], what="Layer 1, the embedding of Hello (exploding, then vanishing)")
+    s.reported("[15.2, -8.9, 22.1, -12.4]", "[156.7, -234.1, 89.3, -445.2]", "[2847.3, -1923.8, 5621.9, -3892.1]",
+               "[0.01, 0.003, -0.02, 0.008]", "[0.0001, 0.00003, -0.0002, 0.00008]",
+               "[0.000001, 0.0000003, -0.000002, 0.0000008]", reason=ILLUSTRATIVE + " (activations of later layers)")
 
 
 @derivation.section("With Layer Normalization")
@@ -107,25 +78,20 @@ def with_ln(s):
     s.claim("0", mean[0, 0], what="mean of LN(Hello)", at="Mean ≈ 0")
     s.claim("1", pop[0, 0], what="standard deviation of LN(Hello)", at="Standard deviation ≈ 1")
     s.claim("[-0.41, 0.14, -1.24, 1.51]", n.out[0, :], what="Layer 1: LN(Hello) to two decimals", at="Layer 1")
-    for v in ("[0.23, -0.87, 1.12, -0.48]", "[-1.05, 0.67, -0.31, 0.69]", "[0.88, -0.22, 1.33, -1.99]"):
-        s.reported(v, reason=ILLUSTRATIVE + " (normalized activations of later layers)")
+    s.reported("[0.23, -0.87, 1.12, -0.48]", "[-1.05, 0.67, -0.31, 0.69]", "[0.88, -0.22, 1.33, -1.99]",
+               reason=ILLUSTRATIVE + " (normalized activations of later layers)")
 
 
 @derivation.section("Step 1: Token Embedding")
 def step1(s):
-    L, x, n, std, centred, sq = _hello(s)
+    L, X, n, std = _prompt(s)
     s.given(sp.Integer(D), what="4 dimensions", at="4 dimensions")
-    s.given(x, what="hello_features")
-
-
-for _title in ("Step 2: Calculate Mean", "Step 3: Calculate Variance", "Step 4: Calculate Standard Deviation",
-               "Step 5: Normalize Each Feature"):  # the mean, the variance, √0.1325 = 0.364 and (x − 0.25)/0.364
-    derivation.section(_title)(lambda s: s.note("Every number here is " + ARITH + "."))
+    s.given(X[0, :], what="hello_features")
 
 
 @derivation.section("Step 6: Verify the Result")
 def step6(s):  # new_mean = (−0.412 + 0.137 + (−1.236) + 1.511) / 4 ≈ 0.000 is the page's own arithmetic
-    L, x, n, std, centred, sq = _hello(s)
+    L, X, n, std = _prompt(s)  # Hello is row 0
     mean, pop, _ = _row_stats(L, n.out, "LN")
     s.claim("0", mean[0, 0], what="the mean the rescaled features should have", at="comment")
     s.claim("1", pop[0, 0], what="the std the rescaled features should have", at="comment")
@@ -136,8 +102,7 @@ def step6(s):  # new_mean = (−0.412 + 0.137 + (−1.236) + 1.511) / 4 ≈ 0.00
 def before(s):
     L, X, n, std = _prompt(s)
     s.given(sp.Integer(D), what="4 dimensions each", at="comment")
-    for t, w in enumerate(TOKENS):
-        s.given(X[t, :], what=f"embedding of {w!r}", at="embeddings")
+    s.given(*(X[t, :] for t in range(6)), what=tuple(f"embedding of {w!r}" for w in TOKENS), at="embeddings")
     # each row's "mean=…, std=…" is checked by the audit from the rows printed above (five stds are wrong)
 
 
@@ -162,11 +127,6 @@ def when(s):
             at="count")
 
 
-@derivation.section("The Problem: Inconsistent Scales")
-def problem(s):
-    s.note("Each row and its range (max − min) is " + ARITH + ".")
-
-
 @derivation.section("The Solution: Standard Scale")
 def solution(s):  # Hello's row and its range 2.75 are checked by the audit from the printed row
     L, X, n, std = _prompt(s)
@@ -180,17 +140,10 @@ def solution(s):  # Hello's row and its range 2.75 are checked by the audit from
                 near=f'"{TOKENS[t]}"')
 
 
-@derivation.section("**Mean = 0 (Balanced)**")
-def mean0(s):
-    s.note("The seesaw's means (6.5 and 0) and its balanced row are " + ARITH + ".")
-
-
 @derivation.section("**Standard Deviation = 1 (Consistent)**")
 def std1(s):
     mm, km = sp.Rational(1, 1000), sp.Integer(1000)
-    s.given(sp.Integer(1000), what="1000 mm", at="different_units")
-    s.given(sp.Integer(2), what="2 m", at="different_units")
-    s.given(sp.Rational(1, 2), what="0.5 km", at="different_units")
+    s.given(sp.Integer(1000), sp.Integer(2), sp.Rational(1, 2), what=("1000 mm", "2 m", "0.5 km"), at="different_units")
     s.claim("1", 1000 * mm, what="1000 mm in metres", at="same_units")
     s.claim("2", sp.Integer(2), what="2 m in metres", at="same_units")
     s.claim("500", sp.Rational(1, 2) * km, what="0.5 km in metres", at="same_units")
@@ -198,35 +151,28 @@ def std1(s):
 
 @derivation.section("Training Stability")
 def training(s):
-    for v in ("0.001", "15.7", "0.0001", "= 0.8", "= 1.2", "= 0.9"):
-        s.reported(v, reason=ILLUSTRATIVE + " (gradient sizes)")
+    s.reported("0.001", "15.7", "0.0001", "= 0.8", "= 1.2", "= 0.9", reason=ILLUSTRATIVE + " (gradient sizes)")
 
 
 @derivation.section('For Our "Hello" Example')
 def hello_example(s):  # √0.1325 = 0.364 and both checks are the page's own arithmetic
-    L, x, n, std, centred, sq = _hello(s)
+    L, X, n, std = _prompt(s)  # Hello is row 0
     s.claim("0.1325", n.var[0, 0], what="variance", at="what we found")
 
 
 @derivation.section("**What Actually Happens:**")
 def actually(s):
-    L = s.ledger("Hello with ε = 1e-5")
-    x = L.input("x", [ROWS[0]])
-    eps = sp.Rational(1, 100000)
-    n = blocks.layer_norm(L, x, eps=eps, name="LN")
-    s.claim("0.1325", n.var[0, 0], what="variance", at="Step 1")
+    L, X, n, std = _prompt(s, "the prompt; LayerNorm with ε = 1e-5 (Hello is row 0)")
+    s.claim("0.1325", blocks.layer_norm(L, X, eps="1e-5", name="LN_eps").var[0, 0], what="variance", at="Step 1")
 
 
 @derivation.section("Complete Code Example")
 def code(s):
     L, X, n, std = _prompt(s)
     s.given(sp.Rational(1, 100000), what="eps=1e-5", at="manual_layer_norm")
-    s.given(sp.Integer(X.shape[0]), what="6 tokens", at="comment")
-    s.given(sp.Integer(D), what="4 features each", at="comment")
-    for t, w in enumerate(TOKENS):
-        s.given(X[t, :], what=f"embedding of {w!r}", at="torch.tensor")
-    s.given(sp.Integer(D), what="nn.LayerNorm(4)", at="nn.LayerNorm")
-    s.given(sp.Integer(D), what="4 features", at="nn.LayerNorm")
+    s.given(sp.Integer(X.shape[0]), sp.Integer(D), what=("6 tokens", "4 features each"), at="comment")
+    s.given(*(X[t, :] for t in range(6)), what=tuple(f"embedding of {w!r}" for w in TOKENS), at="torch.tensor")
+    s.given(sp.Integer(D), sp.Integer(D), what=("nn.LayerNorm(4)", "4 features"), at="nn.LayerNorm")
     s.given(X[0, :], what="embeddings[0], the Hello row", at="hello")
 
 
@@ -242,7 +188,7 @@ def expected(s):
     m_eps, _, sample_eps = _row_stats(L, ln.out, "LN_eps")
     m0, pop0, sample0 = _row_stats(L, n.out, "LN")
     s.given(X, what="Original embeddings (tensor, six rows)", at="Original embeddings")
-    s.claim("[0.2500, 0.1000, 0.2500, 0.2000, 0.2250, 0.2000]", n.mu.T if hasattr(n.mu, "T") else n.mu,
+    s.claim("[0.2500, 0.1000, 0.2500, 0.2000, 0.2250, 0.2000]", n.mu.T,
             what="Original means per token", at="means")
     s.claim("[0.3640, 0.2082, 0.3742, 0.4243, 0.4240, 0.2449]", sample.T,
             what="Original stds per token: embeddings.std(dim=-1), the sample std", at="stds")

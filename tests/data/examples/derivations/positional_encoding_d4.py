@@ -1,25 +1,12 @@
 """Sinusoidal positional encodings at d_model = 4, worked by hand for "India is great".
 
-Source: sansin5982/GenAI-Fundamentals, ``chapters/Transformer/Positional_Encoding.md``
-(https://github.com/sansin5982/GenAI-Fundamentals/blob/9caf9808fc6ec2a513eb7969113f95b285cb5658/chapters/Transformer/Positional_Encoding.md),
-rendered as ``positional-encoding-d4.md``. Sections follow the page's headings: the
-formula, the manual encoding of positions 0, 1, 2 at d = 4 with its summary table, the
-worked sum for "India", and the second example (token embeddings, a table of
-encodings, the partial sums for "is" and "great", the table of final embeddings).
+Source: https://github.com/sansin5982/GenAI-Fundamentals/blob/9caf9808fc6ec2a513eb7969113f95b285cb5658/chapters/Transformer/Positional_Encoding.md
+(rendition: ``positional-encoding-d4.md``).
 
-Conventions read from the page: PE(pos, 2i) = sin(pos/10000^{2i/d}), PE(pos, 2i+1) =
-cos(pos/10000^{2i/d}), positions counted from 0, the final input is the embedding plus
-the encoding entry by entry (no √d scaling). The page uses two sets of embeddings: the
-table of Step 1 ([0.1, 0.3, 0.4, 0.5], …) and another set for the worked "India" sum
-([0.45, -0.32, 0.12, 0.99]) and the partial sums of "is" and "great" (0.22, 0.11; 0.91,
--0.44); each is declared with ``section.given`` where it is printed.
-
-What the page prints wrongly (the claims keep the printed strings): cos(2/100) as
--0.9988; sin(1/100) and cos(1/100) truncated to 0.00999 and 0.9999 (and the sums
-0.60999 and 1.2999 that carry them); the table row for position 2 with -0.4016 and
-0.9908; the "sample" table of Step 2 with 0.009, 1.82, 0.018 and 0.99; 1.82 again in
-the partial sum of "great". The two garbled values "0.0.00999" and "0.0.9999" cannot be
-stated as claims (no reading of them is a number); a note records them.
+Conventions read from the page: PE(pos, 2i) = sin(pos/10000^{2i/d}), PE(pos, 2i+1) = cos(pos/10000^{2i/d}),
+positions counted from 0, the final input is the embedding plus the encoding entry by entry (no √d scaling). The
+page uses two sets of embeddings: the table of Step 1 ([0.1, 0.3, 0.4, 0.5], …) and another for the worked "India"
+sum ([0.45, -0.32, 0.12, 0.99]) and the partial sums of "is" and "great"; each is declared where it is printed.
 """
 
 from __future__ import annotations
@@ -44,33 +31,21 @@ def _positions(s, title: str = "sinusoidal positions, d_model = 4, pos = 0, 1, 2
     return L, P
 
 
-def _pv(L, P):
-    return L.value(P.name)
-
-
 @derivation.section("🧭 Solution:")
 def solution(s):
     L, P = _positions(s)
-    Pv = _pv(L, P)
     omega = blocks.angular_frequencies(D)
-
-    def sines():
-        ok = all(Pv[t, j] == sp.sin(t / sp.Integer(10000) ** sp.Rational(j, D)) for t in range(T) for j in (0, 2))
-        return ok, "P[t, 2i] = sin(t/10000^{2i/4}) for t = 0, 1, 2 and i = 0, 1"
-
-    def cosines():
-        ok = all(Pv[t, j] == sp.cos(t / sp.Integer(10000) ** sp.Rational(j - 1, D)) for t in range(T) for j in (1, 3))
-        return ok, "P[t, 2i+1] = cos(t/10000^{2i/4}) for t = 0, 1, 2 and i = 0, 1"
-
-    s.prove("even indices (2i)", sines, what="the even coordinates are sines")
-    s.prove(r"PE(pos, 2i) = \sin\left(\frac{pos}{10000^{\frac{2i}{d_{\text{model}}}}}\right)", sines,
+    wave = lambda f, j: sp.Matrix([f(t / sp.Integer(10000) ** sp.Rational(j, D)) for t in range(T)])  # noqa: E731
+    sines = ([P[:, 0], P[:, 2]], [wave(sp.sin, 0), wave(sp.sin, 2)])  # PE(t, 2i) = sin(t/10000^{2i/4}), t = 0, 1, 2
+    cosines = ([P[:, 1], P[:, 3]], [wave(sp.cos, 0), wave(sp.cos, 2)])  # PE(t, 2i+1) = cos(t/10000^{2i/4})
+    s.agree("even indices (2i)", *sines, what="the even coordinates are sines")
+    s.agree(r"PE(pos, 2i) = \sin\left(\frac{pos}{10000^{\frac{2i}{d_{\text{model}}}}}\right)", *sines,
             what="the sine formula, at d_model = 4")
-    s.prove("odd indices (2i + 1)", cosines, what="the odd coordinates are cosines")
-    s.prove(r"PE(pos, 2i + 1) = \cos\left(\frac{pos}{10000^{\frac{2i}{d_{\text{model}}}}}\right)", cosines,
+    s.agree("odd indices (2i + 1)", *cosines, what="the odd coordinates are cosines")
+    s.agree(r"PE(pos, 2i + 1) = \cos\left(\frac{pos}{10000^{\frac{2i}{d_{\text{model}}}}}\right)", *cosines,
             what="the cosine formula, at d_model = 4")
-    s.prove("counted from 0", lambda: (
-        list(Pv.row(0)) == [0, 1, 0, 1], "the first position is pos = 0: PE(0) = [sin 0, cos 0, sin 0, cos 0]"),
-        what="positions are counted from 0")
+    s.agree("counted from 0", P[0, :], sp.Matrix([[0, 1, 0, 1]]), what="positions are counted from 0: PE(0) = "
+            "[sin 0, cos 0, sin 0, cos 0]")
     s.prove("a pair (2i, 2i+1) shares one frequency", lambda: (
         omega[0] == omega[1] and omega[2] == omega[3], f"ω = {omega}"))
 
@@ -78,8 +53,7 @@ def solution(s):
 @derivation.section("Example")
 def example(s):
     L, P = _positions(s)
-    s.given(sp.Integer(P.shape[1]), what="d_model", at="d_model = 4")
-    s.given(sp.Integer(P.shape[0]), what="the number of positions", at="3 positions")
+    s.given(sp.Integer(P.shape[1]), sp.Integer(P.shape[0]), what="d_model, then the number of positions")
 
 
 @derivation.section("🧮 Manual Positional Encoding (d=4)")
@@ -120,8 +94,7 @@ def _embeddings(s, title: str):
 @derivation.section("🔶 Step 1: Token Embedding")
 def token_embedding(s):
     L, P, E, H = _embeddings(s, "token embeddings of India, is, great")
-    for t, w in enumerate(("India", "is", "great")):
-        s.given(E[t, :], what=f"embedding of {w}", at=f"row {w}")
+    s.given(E[0, :], E[1, :], E[2, :], what="embeddings of India, is, great")
 
 
 @derivation.section("🟣 Step 2: Positional Encoding")

@@ -1,9 +1,8 @@
 """Worked Example 1 of the CSE 751 LaTeX notes (``rnn-pos-tagging-bptt-notes.tex``, address on its line 1): a 5-unit
 tanh RNN tags "the hair dryer is great": h^(t) = tanh(U h^(t−1) + W x^(t)), o^(t) = softmax(V h^(t)), L = mean_t
-−log o^(t)[label], W = I₅, U = V = 0.5 I₅, h^(0) = 0, one-hot x^(t); then BPTT (δ_out^(t) = o^(t) − y^(t), ∇V, ∇W,
-∇U) and W, U, V − 0.1·∇. The page's column vectors are the ledger's rows (its δ ⊗ h is (∂L/∂S)ᵀH); its 5×5
-matrices are bmatrix rows of bare cells, read cell by cell and claimed so. Every printed number holds; the mean
-L_total = 1.4394 of the five printed losses is the page's own arithmetic, checked by the audit with no claim.
+−log o^(t)[label], W = I₅, U = V = 0.5 I₅, h^(0) = 0, one-hot x^(t); then BPTT and W, U, V − 0.1·∇. The page's
+column vectors are the ledger's rows (its δ ⊗ h is (∂L/∂S)ᵀH); its 5×5 matrices are bmatrix rows of bare cells,
+read cell by cell and claimed so.
 """
 
 import sympy as sp
@@ -65,22 +64,21 @@ def setup(s):
     r = _notes(s)
     for _ in range(3):
         s.claim("5", I(r["X"].shape[1]), what="input, hidden and output neurons")
-    for v in [r["X"][t, :] for t in range(5)] + [I(k) for k in (*range(5), *LABELS)]:
-        s.given(v, what="x^(t); the tag indices 0..4; the true labels")
+    s.given(*(r["X"][t, :] for t in range(5)), *(I(k) for k in (*range(5), *LABELS)),
+            what="x^(t); the tag indices 0..4; the true labels")
 
 
 @derivation.section("One-Hot True Label Vectors for the Vanilla RNN Example")
 def one_hot(s):  # "index 4 rather than 3": the "index 3" after it reads as an index (structural)
     r = _notes(s)
-    for v in [I(k) for k in range(5)] + [v for k in LABELS for v in (sp.eye(5)[k, :], I(k))] + [I(4), I(3)]:
-        s.given(v, what="tag indices; y^(t) and its index; ADJ at 4 rather than 3")
+    s.given(*(I(k) for k in range(5)), *(v for k in LABELS for v in (sp.eye(5)[k, :], I(k))), I(4), I(3),
+            what="tag indices; y^(t) and its index; ADJ at 4 rather than 3")
     s.claim("5", I(r["O"].shape[1]), what="probabilities per softmax")
 
 
 @derivation.section("Assumed Weight Matrices")
 def weights(s):
-    for v in (HALF, HALF, I(0), HALF):
-        s.given(v, what="U = 0.5 I, V = 0.5 I, h^(0) = 0, U h = 0.5 h (the 5 of I_5 is a subscript)")
+    s.given(HALF, HALF, I(0), HALF, what="U = 0.5 I, V = 0.5 I, h^(0) = 0, U h = 0.5 h (the 5 of I_5 is a subscript)")
 
 
 @derivation.section("Forward Pass")
