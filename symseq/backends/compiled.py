@@ -216,6 +216,24 @@ class CompiledLedger:
         return v
 
 
+def requested(ledger, outputs, inputs=None) -> tuple[list, set]:
+    """The outputs (a list, each a name of ``ledger``) and the leaves given at call time (a set; default every
+    leaf) of a compiled program, checked.
+
+    Raises:
+        LedgerError: an output that is not in the ledger, or an input that is not one of its leaves.
+    """
+    outputs = list(outputs)
+    for n in outputs:
+        ledger[n]
+    leaves = {it.name for it in ledger.leaves}
+    inputs = leaves if inputs is None else set(inputs)
+    bad = inputs - leaves
+    if bad:
+        raise LedgerError(f"{', '.join(sorted(bad))} are not inputs or parameters of this ledger")
+    return outputs, inputs
+
+
 def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: Iterable[str] | None = None,
             dps: int = 50, device=None, dtype=None, batch_reduce: str | None = None) -> CompiledLedger:
     """Compile the rows needed for ``outputs`` into a straight-line program for ``backend``.
@@ -249,14 +267,7 @@ def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: I
 
         return compile_numba(ledger, outputs, inputs=inputs, device=device, dtype=dtype, batch_reduce=batch_reduce)
     k = make_kernel(backend, dps=dps, device=device, dtype=dtype)
-    outputs = list(outputs)
-    for n in outputs:
-        ledger[n]
-    leaves = {it.name for it in ledger.leaves}
-    inputs = leaves if inputs is None else set(inputs)
-    bad = inputs - leaves
-    if bad:
-        raise LedgerError(f"{', '.join(sorted(bad))} are not inputs or parameters of this ledger")
+    outputs, inputs = requested(ledger, outputs, inputs)
     comp = _Compiler(ledger, k, inputs, reduce_params=batch_reduce is not None)
     return CompiledLedger(ledger, comp.build(outputs), k, outputs, batch_reduce)
 

@@ -50,8 +50,8 @@ import math
 import numpy as np
 import sympy as sp
 
-from ..errors import BackendUnavailable, ConventionError, LedgerError
-from .compiled import CompiledLedger, _Compiler
+from ..errors import BackendUnavailable, ConventionError
+from .compiled import CompiledLedger, _Compiler, requested
 
 # name of the function in symseq.functions / SymPy -> its float64 code (a format with {0}, {1} for arguments)
 _CALLS = {
@@ -256,14 +256,7 @@ def compile_numba(ledger, outputs, *, inputs=None, device=None, dtype=None, batc
         raise ConventionError(f"the numba backend runs on the CPU; got device={device!r} (use backend='torch')")
     if dtype not in (None, np.float64, "float64"):
         raise ConventionError(f"the numba backend computes in float64; got dtype={dtype!r} (leave dtype unset)")
-    outputs = list(outputs)
-    for n in outputs:
-        ledger[n]
-    leaves = {it.name for it in ledger.leaves}
-    inputs = leaves if inputs is None else set(inputs)
-    bad = inputs - leaves
-    if bad:
-        raise LedgerError(f"{', '.join(sorted(bad))} are not inputs or parameters of this ledger")
+    outputs, inputs = requested(ledger, outputs, inputs)
     for n in ledger.needed(outputs):
         if ledger[n].shape != ():
             raise ConventionError(f"the numba backend compiles scalar rows only; {n} has shape {ledger[n].shape}: "
