@@ -241,3 +241,20 @@ def test_a_derivation_display_stays_small():
         assert len(plain.splitlines()) == len(d.sections) + 2
         total = sum(len(s.claims) for s in d.sections)
         assert f"{total} claims" in plain.splitlines()[0]
+
+
+def test_a_section_display_stays_bounded_and_names_what_it_leaves_out():
+    # Week 06's "Why position is still necessary" showed 89 KB of text and a 27 KB LaTeX display before
+    from symseq.authoring import bundled
+    from symseq.present.jupyter import SECTION_LIMIT
+
+    cut = []
+    for d in bundled():
+        for s in d.sections:
+            shown, plain = latex(s), text(s)
+            assert len(shown) <= SECTION_LIMIT and len(plain) <= SECTION_LIMIT + 400, (d.name, s.title)
+            if "not shown" in plain:
+                cut.append(s)
+                assert re.search(r"… \d+ more ledgers? not shown \(.+\): display s\.ledgers\[\d+\]", plain)
+                assert f"symseq show {d.name} '" in plain
+    assert cut  # the largest sections do get cut

@@ -14,7 +14,8 @@ nothing from ``symseq.present`` is imported. ``%load_ext symseq.present.jupyter`
   displays of ``aligned`` and ``array`` with ``\\text`` runs, never ``tabular``, ``\\resizebox`` or
   ``\\hspace`` (:func:`symseq.present.latex.repr_latex`); a derivation as a table of its sections with their
   counts, at most :data:`DERIVATION_LATEX_LIMIT` bytes (its sections are displayed one at a time:
-  ``d.sections[3]``).
+  ``d.sections[3]``); a section's displays are held to :data:`SECTION_LIMIT` characters (the ledgers that do
+  not fit are named, to be displayed one at a time).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import sys
 WIDTH = 100  # columns of the plain-text displays
 DERIVATION_LATEX_LIMIT = 8000  # bytes of a derivation's LaTeX display, whatever its number of sections
 TITLE_LIMIT = 70  # characters of a section title in a derivation's summary
+SECTION_LIMIT = 16000  # characters of a section's display: ledgers past it are named, not shown
 
 # (module, class) of each object Jupyter shows as LaTeX
 TYPES = (
@@ -110,13 +112,24 @@ def text(obj) -> str:
                 f"{_count(len(obj.claims), 'claim')}, {_count(len(obj.displays) + len(obj.figures), 'display')}; "
                 f"{section_status(obj)}"]
         head += [f"note: {n}" for n in obj.notes]
-        parts = []
-        for L in obj.ledgers:
+        out = "\n".join(head)
+        shown = 0
+        for L in obj.ledgers:  # whole ledgers while they fit in SECTION_LIMIT; the rest named
             num, ex = ledger_values(L, values=obj.values)
-            parts.append(ledger_display(L, values=num, exact=ex, width=WIDTH))
+            part = _plain(ledger_display(L, values=num, exact=ex, width=WIDTH))
+            if len(out) + len(part) > SECTION_LIMIT:
+                break
+            out, shown = out + "\n" + part, shown + 1
+        rest = obj.ledgers[shown:]
+        if rest:
+            out += (f"\n… {_count(len(rest), 'more ledger')} not shown ({', '.join(_short(L.title, 40) for L in rest)}):"
+                    f" display s.ledgers[{shown}] and after, or run symseq show {obj.derivation.name} "
+                    f"'{_short(obj.title, 40)}'")
         if obj.claims:
-            parts.append(claims_table(f"claims of {obj.title}", obj.claims))
-        return "\n".join(head) + ("\n" + _plain(*parts) if parts else "")
+            table = _plain(claims_table(f"claims of {obj.title}", obj.claims))
+            out += "\n" + (table if len(out) + len(table) <= SECTION_LIMIT else
+                           f"{_count(len(obj.claims), 'claim')}: {section_status(obj)} (display s.claims[i] for one)")
+        return out
     if isinstance(obj, Derivation):
         rows = derivation_summary(obj)
         lines = [f"{obj.title}  ({obj.name}, {obj.source}): {_count(len(rows), 'section')}, "
@@ -144,10 +157,18 @@ def latex(obj) -> str:
     Raises:
         TypeError: for any other object.
     """
-    from ..authoring import Derivation
+    from ..authoring import Derivation, Section
     from .latex import repr_latex
     from .tex import mathjax_text
 
+    if isinstance(obj, Section):
+        full = repr_latex(obj)
+        if len(full) <= SECTION_LIMIT:
+            return full
+        return "$$%s$$" % mathjax_text(  # too long to read in a notebook: its counts, and where the rest is
+            f"{obj.title} ({obj.derivation.name}): {_count(len(obj.ledgers), 'ledger')}, "
+            f"{_count(len(obj.claims), 'claim')}; {section_status(obj)}. Display s.ledgers[i] or s.claims[i] "
+            f"one at a time.", command="text")
     if not isinstance(obj, Derivation):
         return repr_latex(obj)
     head = "$$%s$$" % mathjax_text(f"{obj.title} ({obj.name}, {obj.source})", command="textbf")
