@@ -457,7 +457,7 @@ def scalar_trees(draw, depth=1):
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(trees(), scalar_trees(2), _formulas().map(ops.Scalar)))
 def test_random_expression_trees_read_back(node):
-    """Matrix trees (transposes, products, quotients, maps, softmax, blocks), scalar trees and formulas: the LaTeX
+    r"""Matrix trees (transposes, products, quotients, maps, softmax, blocks), scalar trees and formulas: the LaTeX
     form and the Unicode form each read back as the tree's value.
 
     The same 200 trees on every run, so that CI is reproducible; a wider search (thousands of random trees, run by
