@@ -256,8 +256,8 @@ def test_a_proof_note_is_text_never_sympys_plain_form():
     assert proof_note(c, r) == ""  # held: the detail in SymPy's plain text is left out
     failed = Result("mismatch", message="H'[0,:] = [2*H_{00}, 3*H_{01}]")
     assert proof_note(c, failed) == r"\texttt{H'[0,:] = [2*H\_\{00\}, 3*H\_\{01\}]}"  # a failure is shown as it is
-    assert proof_note(c, Result("ok", message="1 difference(s) simplify to 0")) == "1 difference simplifies to 0"
-    assert proof_note(c, Result("ok", message="3 difference(s) simplify to 0")) == "3 differences simplify to 0"
+    assert proof_note(c, Result("ok", message="1 difference simplifies to 0")) == "1 difference simplifies to 0"
+    assert proof_note(c, Result("ok", message="3 differences simplify to 0")) == "3 differences simplify to 0"
 
 
 def test_names_in_sentences_are_typeset():

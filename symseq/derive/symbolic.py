@@ -358,7 +358,8 @@ def identity_proof(differences, *, sides=None, owners=None, digits: int = IDENTI
         digits, points, seconds: the numeric stage's digits and points, and the time SymPy is given per entry.
 
     Returns:
-        :class:`Proof`: ``detail`` is "N difference(s) simplify to 0" when every one does.
+        :class:`Proof`: ``detail`` is "1 difference simplifies to 0" or "N differences simplify to 0" when every
+        one does.
 
     Raises:
         ClaimError: a difference that is neither a SymPy expression nor a matrix.
@@ -409,4 +410,5 @@ def identity_proof(differences, *, sides=None, owners=None, digits: int = IDENTI
                 "SymPy does not simplify it to 0"
             return Proof("identity", False, f"{where}{told}{how}; prove it another way (expand by hand, or "
                                             f"s.agree at the ledger's values)")
-    return Proof("identity", True, f"{len(entries)} difference(s) simplify to 0")
+    n = len(entries)
+    return Proof("identity", True, "1 difference simplifies to 0" if n == 1 else f"{n} differences simplify to 0")

@@ -581,7 +581,6 @@ def _what_latex(c) -> str:
     return latex_label(c.printed if c.kind == "property" else c.what)
 
 
-_DIFFERENCES = re.compile(r"(\d+) difference\(s\) simplify to 0")
 _PLAIN_NOTE = re.compile(r"[^*_{}\[\]^\\]*")
 
 
@@ -590,10 +589,6 @@ def proof_note(claim, result) -> str:
     0"; a detail that holds SymPy's plain text (``2*H_{00}``) is left out when the claim holds and shown
     verbatim in typewriter type when it fails (a failure is never hidden)."""
     msg = (result.message or "").strip()
-    m = _DIFFERENCES.fullmatch(msg)
-    if m:
-        n = int(m.group(1))
-        return f"{n} difference simplifies to 0" if n == 1 else f"{n} differences simplify to 0"
     if not msg:
         return ""
     if _PLAIN_NOTE.fullmatch(msg):
