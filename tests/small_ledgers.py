@@ -19,3 +19,26 @@ def two_token_ledger() -> tuple[Ledger, dict]:
     P = blocks.probabilities(L, Z)
     ce = blocks.cross_entropy(L, Z, targets=[1], positions=[1], name="loss")
     return L, {"A": A, "H'": Hp, "Z": Z, "P": P, "loss": ce.loss}
+
+
+def scalar_rnn(T: int, *, w_x="0.5", w_h="0.9", w_o="1.1", x="0.1") -> tuple:
+    """Week 06's scalar tanh RNN with a final-only loss, T steps: z_t = w_x x_t + w_h h_{t−1}, h_t = tanh(z_t),
+    ŷ = w_o h_{T−1}, L = ½(ŷ − y)² with h_{−1} = 0 and y = 1. Returns (ledger, its gradients of L)."""
+    L = Ledger()
+    w_x, w_h, w_o = L.parameter("w_x", w_x), L.parameter("w_h", w_h), L.parameter("w_o", w_o)
+    h = L.input("h_{-1}", 0)
+    for t in range(T):
+        h = L.define(f"h_{t}", sp.tanh(L.define(f"z_{t}", w_x * L.input(f"x_{t}", x) + w_h * h)))
+    L.define("L", (L.define("yhat", w_o * h) - L.input("y", 1)) ** 2 / 2)
+    return L, L.backward("L")
+
+
+def bundled_numeric_ledgers() -> list:
+    """Every ledger of the bundled derivations whose leaves all have values, as pytest params named by derivation
+    and ledger title."""
+    import pytest
+
+    from symseq.authoring import bundled
+
+    return [pytest.param(L, id=f"{d.name}:{L.title}"[:80]) for d in bundled() for s in d.sections for L in s.ledgers
+            if all(it.value is not None for it in L.leaves) and L.rows]

@@ -5,19 +5,11 @@ import pytest
 import sympy as sp
 
 from symseq import BackendUnavailable, ConventionError, Ledger, LedgerError, ShapeError, compile, evaluate, ops
-from small_ledgers import two_token_ledger
-from symseq.authoring import bundled
+import small_ledgers
+from small_ledgers import bundled_numeric_ledgers, two_token_ledger
 from symseq.verify.autograd import exact_binary
 
 
-def numeric_ledgers():
-    out = []
-    for d in bundled():
-        for s in d.sections:
-            for L in s.ledgers:
-                if all(it.value is not None for it in L.leaves) and L.rows:
-                    out.append(pytest.param(L, id=f"{d.name}:{L.title}"[:80]))
-    return out
 
 
 def as_float_array(v):
@@ -26,7 +18,7 @@ def as_float_array(v):
     return np.array(np.asarray(v, dtype=object).tolist(), dtype=float)
 
 
-@pytest.mark.parametrize("L", numeric_ledgers())
+@pytest.mark.parametrize("L", bundled_numeric_ledgers())
 def test_every_bundled_ledger_evaluates_on_every_backend(L):
     names = [it.name for it in L.rows]
     ref = evaluate(L, "mpmath", dps=80)
@@ -50,13 +42,7 @@ def test_mpmath_to_the_requested_digits():
 
 
 def scalar_rnn(T):
-    L = Ledger()
-    w_x, w_h, w_o = L.parameter("w_x", "0.5"), L.parameter("w_h", "1.2"), L.parameter("w_o", "0.7")
-    h = L.input("h_{-1}", 0)
-    for t in range(T):
-        h = L.define(f"h_{t}", sp.tanh(L.define(f"z_{t}", w_x * L.input(f"x_{t}", 0) + w_h * h)))
-    L.define("L", (L.define("yhat", w_o * h) - L.input("y", 1)) ** 2 / 2)
-    return L, L.backward("L")
+    return small_ledgers.scalar_rnn(T, w_h="1.2", w_o="0.7", x=0)
 
 
 def test_program_size_is_exactly_linear_in_T():

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from small_ledgers import scalar_rnn
 from symseq import ConventionError, Ledger, compile, evaluate, ops
 from symseq.authoring import bundled
 
@@ -57,14 +58,6 @@ def test_every_bundled_scalar_ledger_agrees_with_numpy_and_torch(L):
         close(ours[n], float(ref[n]), 1e-13)
 
 
-def scalar_rnn(T):
-    L = Ledger()
-    w_x, w_h, w_o = L.parameter("w_x", "0.5"), L.parameter("w_h", "0.9"), L.parameter("w_o", "1.1")
-    h = L.input("h_{-1}", 0)
-    for t in range(T):
-        h = L.define(f"h_{t}", sp.tanh(L.define(f"z_{t}", w_x * L.input(f"x_{t}", "0.1") + w_h * h)))
-    L.define("L", (L.define("yhat", w_o * h) - L.input("y", 1)) ** 2 / 2)
-    return L, L.backward("L")
 
 
 @pytest.mark.parametrize("reduce", [None, "sum", "mean"])

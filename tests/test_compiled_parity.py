@@ -9,19 +9,9 @@ perturbed values (so that a leaf whose value is 0 or 1 is not folded away when t
 import numpy as np
 import pytest
 
+from small_ledgers import bundled_numeric_ledgers, scalar_rnn
 from symseq import compile, evaluate
-from symseq.authoring import bundled
 from symseq.errors import SymseqError
-
-
-def numeric_ledgers():
-    out = []
-    for d in bundled():
-        for s in d.sections:
-            for L in s.ledgers:
-                if all(it.value is not None for it in L.leaves) and L.rows:
-                    out.append(pytest.param(L, id=f"{d.name}:{L.title}"[:80]))
-    return out
 
 
 def close(a, b, tol=1e-13):
@@ -37,7 +27,7 @@ def all_names(L):
     return [it.name for it in L.rows]
 
 
-@pytest.mark.parametrize("L", numeric_ledgers())
+@pytest.mark.parametrize("L", bundled_numeric_ledgers())
 def test_compiled_numpy_is_the_interpreter_on_every_bundled_ledger(L):
     names = all_names(L)
     ref = evaluate(L, "numpy")
@@ -46,7 +36,7 @@ def test_compiled_numpy_is_the_interpreter_on_every_bundled_ledger(L):
         close(out[n], ref[n])
 
 
-@pytest.mark.parametrize("L", numeric_ledgers())
+@pytest.mark.parametrize("L", bundled_numeric_ledgers())
 def test_compiled_numpy_is_the_interpreter_on_a_batch_of_perturbed_leaves(L):
     rng = np.random.default_rng(7)
     base = evaluate(L, "numpy", targets=[])
@@ -68,18 +58,6 @@ def test_compiled_numpy_is_the_interpreter_on_a_batch_of_perturbed_leaves(L):
         close(out[n], ref[n], 1e-12)
 
 
-def scalar_rnn(T):
-    import sympy as sp
-
-    from symseq import Ledger
-
-    L = Ledger()
-    w_x, w_h, w_o = L.parameter("w_x", "0.5"), L.parameter("w_h", "0.9"), L.parameter("w_o", "1.1")
-    h = L.input("h_{-1}", 0)
-    for t in range(T):
-        h = L.define(f"h_{t}", sp.tanh(L.define(f"z_{t}", w_x * L.input(f"x_{t}", "0.1") + w_h * h)))
-    L.define("L", (L.define("yhat", w_o * h) - L.input("y", 1)) ** 2 / 2)
-    return L, L.backward("L")
 
 
 @pytest.mark.parametrize("reduce", [None, "sum", "mean"])
