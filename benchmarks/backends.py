@@ -96,10 +96,19 @@ def vector_rnn(T, D, H, C):
     return L, L.backward("L")
 
 
-def bench_vector_rnn(T, D, H, C, B, rng):
+def _agreement(ours, g, pnames, theirs) -> float:
+    """The largest difference of our gradients from the reference's, relative to the larger of 1 and the
+    reference's largest entry, over the parameters."""
+    return max(float(np.max(np.abs(np.asarray(ours[g.name(p)]).reshape(r.shape) - r.numpy())))
+               / max(1.0, float(np.max(np.abs(r.numpy())))) for p, r in zip(pnames, theirs))
+
+
+def vector_rnn_setup(T, D, H, C, B, rng, *, inputs=None):
+    """The Elman RNN's compiled gradient ``f``, its values, the ``nn.RNN`` autograd reference ``ref`` and their
+    agreement (:func:`_agreement`); ``inputs`` as :func:`symseq.compile` takes them (None: every leaf)."""
     L, g = vector_rnn(T, D, H, C)
     pnames = ["W_x", "W_h", "b_h", "W_o"]
-    f = compile(L, ["L"] + [g.name(p) for p in pnames], backend="numpy", batch_reduce="sum")
+    f = compile(L, ["L"] + [g.name(p) for p in pnames], backend="numpy", batch_reduce="sum", inputs=inputs)
     P = {"W_x": rng.normal(size=(H, D)) / math.sqrt(D), "W_h": rng.normal(size=(H, H)) / math.sqrt(H),
          "b_h": rng.normal(size=(1, H)) * 0.1, "W_o": rng.normal(size=(C, H)) / math.sqrt(H)}
     X = rng.normal(size=(T, B, 1, D))
@@ -121,12 +130,11 @@ def bench_vector_rnn(T, D, H, C, B, rng):
         loss = 0.5 * ((hT[0] @ W_o.T - Yt) ** 2).sum()
         return torch.autograd.grad(loss, params)
 
-    ours = f(vals)
-    grads = ref()
-    err = 0.0
-    for n, r in zip(pnames, grads):
-        o = np.asarray(ours[g.name(n)]).reshape(r.shape)
-        err = max(err, float(np.max(np.abs(o - r.numpy())) / max(1.0, float(np.max(np.abs(r.numpy()))))))
+    return f, vals, ref, _agreement(f(vals), g, pnames, ref())
+
+
+def bench_vector_rnn(T, D, H, C, B, rng):
+    f, vals, ref, err = vector_rnn_setup(T, D, H, C, B, rng)
     return best(lambda: f(vals)), best(ref), err
 
 
@@ -147,7 +155,9 @@ def attention_block(T, D, heads):
     return L, L.backward("L"), hs
 
 
-def bench_attention(T, D, heads, B, rng):
+def attention_setup(T, D, heads, B, rng):
+    """The attention block's compiled gradient ``f``, its values, the torch autograd reference ``ref`` (heads one
+    by one, causal mask) and their agreement (:func:`_agreement`)."""
     L, g, hs = attention_block(T, D, heads)
     dh = D // heads
     pnames = [n for i in range(heads) for n in (f"W_Q^({i})", f"W_K^({i})", f"W_V^({i})")] + ["W_O"]
@@ -170,11 +180,11 @@ def bench_attention(T, D, heads, B, rng):
         loss = 0.5 * ((out - Yt) ** 2).sum()
         return torch.autograd.grad(loss, [tp[n] for n in pnames])
 
-    ours = f(vals)
-    err = 0.0
-    for n, r in zip(pnames, ref()):
-        o = np.asarray(ours[g.name(n)])
-        err = max(err, float(np.max(np.abs(o - r.numpy())) / max(1.0, float(np.max(np.abs(r.numpy()))))))
+    return f, vals, ref, _agreement(f(vals), g, pnames, ref())
+
+
+def bench_attention(T, D, heads, B, rng):
+    f, vals, ref, err = attention_setup(T, D, heads, B, rng)
     return best(lambda: f(vals), 5), best(ref, 5), err
 
 

@@ -22,7 +22,6 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 import argparse  # noqa: E402
-import math  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -37,7 +36,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from backends import attention_block, scalar_rnn, vector_rnn  # noqa: E402
+from backends import attention_setup, scalar_rnn, vector_rnn_setup  # noqa: E402
 
 from symseq import compile  # noqa: E402
 
@@ -157,35 +156,8 @@ def scalar_case(n):
 # ---------------------------------------------------------------- Elman RNN, 16 steps, d = 64, batch 64
 def elman_case(n):
     T, D, H, C, B = 16, 64, 64, 8, 64
-    rng = np.random.default_rng(1)
-    L, g = vector_rnn(T, D, H, C)
-    pnames = ["W_x", "W_h", "b_h", "W_o"]
-    inputs = pnames + [f"x_{t}" for t in range(T)] + ["y"]
-    f = compile(L, ["L"] + [g.name(p) for p in pnames], backend="numpy", batch_reduce="sum", inputs=inputs)
-    P = {"W_x": rng.normal(size=(H, D)) / math.sqrt(D), "W_h": rng.normal(size=(H, H)) / math.sqrt(H),
-         "b_h": rng.normal(size=(1, H)) * 0.1, "W_o": rng.normal(size=(C, H)) / math.sqrt(H)}
-    X = rng.normal(size=(T, B, 1, D))
-    Y = rng.normal(size=(B, 1, C))
-    vals = dict(P) | {f"x_{t}": X[t] for t in range(T)} | {"y": Y}
-    rnn = torch.nn.RNN(D, H, bias=True, batch_first=True, dtype=torch.float64)
-    with torch.no_grad():
-        rnn.weight_ih_l0.copy_(torch.from_numpy(P["W_x"]))
-        rnn.weight_hh_l0.copy_(torch.from_numpy(P["W_h"]))
-        rnn.bias_ih_l0.copy_(torch.from_numpy(P["b_h"][0]))
-        rnn.bias_hh_l0.zero_()
-    W_o = torch.tensor(P["W_o"], requires_grad=True)
-    Xt = torch.from_numpy(X[:, :, 0, :]).transpose(0, 1).contiguous()
-    Yt = torch.from_numpy(Y[:, 0, :])
-    params = [rnn.weight_ih_l0, rnn.weight_hh_l0, rnn.bias_ih_l0, W_o]
-
-    def ref():
-        out, hT = rnn(Xt)
-        loss = 0.5 * ((hT[0] @ W_o.T - Yt) ** 2).sum()
-        return torch.autograd.grad(loss, params)
-
-    ours, theirs = f(vals), ref()
-    err = max(float(np.max(np.abs(np.asarray(ours[g.name(p)]).reshape(r.shape) - r.numpy())))
-              / max(1.0, float(np.max(np.abs(r.numpy())))) for p, r in zip(pnames, theirs))
+    inputs = ["W_x", "W_h", "b_h", "W_o"] + [f"x_{t}" for t in range(T)] + ["y"]  # h_{-1} = 0 compiled in
+    f, vals, ref, err = vector_rnn_setup(T, D, H, C, B, np.random.default_rng(1), inputs=inputs)
     r, a, b = pairs(lambda: f(vals), ref, n)
     row("Elman RNN, 16 steps, d=64, batch 64: NumPy backend", r, a, b, "nn.RNN autograd", "≤ 0.5; agree ≤ 1e-12",
         r <= 0.5 and err <= 1e-12, f"{err:.0e}", load())
@@ -193,31 +165,7 @@ def elman_case(n):
 
 # ---------------------------------------------------------------- attention, T = 128, D = 64, 4 heads, batch 8
 def attention_case(n):
-    T, D, heads, B = 128, 64, 4, 8
-    rng = np.random.default_rng(2)
-    L, g, hs = attention_block(T, D, heads)
-    dh = D // heads
-    pnames = [x for i in range(heads) for x in (f"W_Q^({i})", f"W_K^({i})", f"W_V^({i})")] + ["W_O"]
-    f = compile(L, ["L"] + [g.name(p) for p in pnames], backend="numpy", batch_reduce="sum")
-    P = {x: rng.normal(size=L.shape(x)) / math.sqrt(D) for x in pnames}
-    X, Y = rng.normal(size=(B, T, D)), rng.normal(size=(B, T, D))
-    vals = dict(P) | {"X": X, "Y": Y}
-    tp = {x: torch.tensor(P[x], requires_grad=True) for x in pnames}
-    Xt, Yt = torch.from_numpy(X), torch.from_numpy(Y)
-    mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
-
-    def ref():
-        outs = []
-        for i in range(heads):
-            Q, K, V = Xt @ tp[f"W_Q^({i})"], Xt @ tp[f"W_K^({i})"], Xt @ tp[f"W_V^({i})"]
-            S = (Q @ K.transpose(-1, -2) / math.sqrt(dh)).masked_fill(mask, float("-inf"))
-            outs.append(torch.softmax(S, dim=-1) @ V)
-        out = torch.cat(outs, dim=-1) @ tp["W_O"]
-        return torch.autograd.grad(0.5 * ((out - Yt) ** 2).sum(), [tp[x] for x in pnames])
-
-    ours = f(vals)
-    err = max(float(np.max(np.abs(np.asarray(ours[g.name(p)]) - r.numpy()))) / max(1.0, float(np.max(np.abs(r.numpy()))))
-              for p, r in zip(pnames, ref()))
+    f, vals, ref, err = attention_setup(128, 64, 4, 8, np.random.default_rng(2))
     r, a, b = pairs(lambda: f(vals), ref, max(5, n // 3))
     row("attention, T=128, D=64, 4 heads, batch 8: NumPy backend", r, a, b, "torch autograd", "≤ 1.0", r <= 1.0,
         f"{err:.0e}", load())
