@@ -5,6 +5,7 @@ progress display appears at once on a terminal and never elsewhere."""
 import io
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -158,3 +159,20 @@ def test_progress_appears_at_once_on_a_terminal_naming_the_derivation():
     with ProgressDisplay(Console(file=piped, force_terminal=False, width=100)) as bar:
         bar.tick("building", 0, 1, d.name)
     assert piped.getvalue() == ""
+
+
+@pytest.mark.parametrize("width", [80, 200])
+def test_a_section_that_did_not_build_shows_error_in_the_status_column(width):
+    from symseq import Derivation
+    from symseq.present.terminal import verify_table
+    from symseq.verify.report import verify
+
+    d = Derivation("broken-page", source="p.md", title="P")
+
+    @d.section("Broken")
+    def broken(s):
+        raise ValueError("boom")
+
+    verify([d])
+    table = verify_table(d, width=width)
+    assert [c._cells[1] for c in table.columns][-1].plain == "error"  # the status column, not the value column

@@ -100,7 +100,6 @@ def grids(doc: Document) -> list[Grid]:
         head, body = parsed[0], parsed[1:]
         if head and all(c is not None for c, _, _ in head):  # a header of numbers is a data row
             head, body = [], parsed
-            rows = rows
         else:
             rows = rows[1:]
         if len(body) < 2 or len({len(r) for r in body}) != 1 or not body[0]:
@@ -113,11 +112,10 @@ def grids(doc: Document) -> list[Grid]:
         cells = [[(_as_rounded(r[j][0], sig), (k, r[j][1], r[j][2])) for j in numeric] for k, r in zip(rows, body)]
         header = [head[j][2] if j < len(head) else "" for j in numeric]
         shown = [[doc.line(k)[r[j][1]:r[j][2]] for j in numeric] for k, r in zip(rows, body)]
-        values = np.array([[float(n.value) for n, _ in ((_number(c), s) for c, s in row)] for row in cells])
+        values = np.array([[float(r[j][0].value) for j in numeric] for r in body])  # signed, as printed
         halves = np.array([[float(_number(c).half_unit(None)) if _number(c).has_point else 0.0 for c, _ in row]
-                           for row in cells])
-        signs = np.array([[-1.0 if isinstance(c, Neg) else 1.0 for c, _ in row] for row in cells])
-        out.append(Grid(t.label, list(rows), header, cells, shown, values * signs, halves))
+                           for row in cells])  # at the precision the entry is read at (_as_rounded)
+        out.append(Grid(t.label, list(rows), header, cells, shown, values, halves))
     return out
 
 
@@ -177,7 +175,7 @@ def _number(node) -> PrintedNumber:
 
 
 def _k(x) -> Num:
-    x = sp.nsimplify(x)
+    x = sp.Rational(x)
     if x.q == 1:
         return Num(PrintedNumber(str(x.p), sp.Integer(x.p), 0, False))
     return Num(PrintedNumber(f"{sp.Float(x, 3)}", x, 0, False))  # ε = 1e-05: exact, never widened
@@ -485,9 +483,11 @@ def _column_softmax(g: Grid, a: int, b: int) -> Group:
 def _column_sums(g: Grid, values, halves, node, span: tuple, text: str) -> Group:
     near = _screen(lambda x: x.sum(axis=0)[None, :], [g.floats], [g.halves], np.asarray(values)[None, :],
                    np.asarray(halves)[None, :])
-    left = Vec(tuple(Call("sum", g.column(j)) for j in range(g.shape[1])))
-    return Group(near, lambda _: ([_statement(left, f"column sums of {g.label or 'the table'}", node, text)], span),
-                 single=True)
+    def make(_):
+        left = Vec(tuple(Call("sum", g.column(j)) for j in range(g.shape[1])))
+        return [_statement(left, f"column sums of {g.label or 'the table'}", node, text)], span
+
+    return Group(near, make, single=True)
 
 
 def _printed_lists(doc: Document, width: int) -> list:

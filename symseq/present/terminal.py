@@ -353,8 +353,8 @@ def verify_table(d, digits: int = 12, exact_width: int = 40, width: int | None =
         if s.error or s.skipped:
             first = s.error.splitlines()[0] if s.error else s.skipped
             kind = "error" if s.error else "skipped"
-            t.add_row(*([Fit(first)] if narrow else ["", Fit(first)]), *blank[:-2 if narrow else -3],
-                      Text(kind, style=STYLE[kind]))
+            cells = [Fit(first)] if narrow else ["", Fit(first)]  # in the claim column, the status in its own
+            t.add_row(*cells, *[""] * (len(t.columns) - len(cells) - 1), Text(kind, style=STYLE[kind]))
         for c, where in zip(s.claims, where_column(s.claims)):
             cells = claim_cells(c, where, digits, exact_width)
             if narrow:  # where · claim, printed, value, status
