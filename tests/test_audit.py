@@ -185,7 +185,7 @@ def test_an_exact_vector_claim_edited(tmp_path):
     path = _copy(tmp_path, W8, 78, "gives $(0,4)$", "gives $(0,5)$")
     (e,) = _audit(path, ["week08-decoder"]).errata
     assert (e.line, e.printed, e.correct) == (78, "5", "4")
-    assert "entry 1" in e.fault
+    assert "entry [1]" in e.fault
 
 
 @needs_seeds
@@ -206,11 +206,11 @@ def test_one_changed_digit_in_a_week06_table(tmp_path, line, old, new, correct, 
 @needs_seeds
 @pytest.mark.parametrize("line, old, new, correct, fault", [
     (19, "=1.131.", "=1.132.", "1.131", "3rd decimal: printed 2, correct 1"),  # q_like · k_you
-    (23, "becomes [0.8,0.4]", "becomes [0.9,0.4]", "0.8", "entry 0: 1st decimal: printed 9, correct 8"),
-    (17, "≈[0.283,0.283]", "≈[0.283,0.284]", "0.283", "entry 1: 3rd decimal: printed 4, correct 3"),
+    (23, "becomes [0.8,0.4]", "becomes [0.9,0.4]", "0.8", "entry [0]: 1st decimal: printed 9, correct 8"),
+    (17, "≈[0.283,0.283]", "≈[0.283,0.284]", "0.283", "entry [1]: 3rd decimal: printed 4, correct 3"),
     (19, "1×0.283+1×0.283", "1×0.283+1×0.284", "0.283", "3rd decimal: printed 4, correct 3"),  # one term of a sum
-    (19, "is [1,1]", "is [1,2]", "1", "entry 1: the units digit: printed 2, correct 1"),  # the final query
-    (17, "v_like=[0,1]", "v_like=[0,2]", "1", "entry 1: the units digit: printed 2, correct 1"),  # an input
+    (19, "is [1,1]", "is [1,2]", "1", "entry [1]: the units digit: printed 2, correct 1"),  # the final query
+    (17, "v_like=[0,1]", "v_like=[0,2]", "1", "entry [1]: the units digit: printed 2, correct 1"),  # an input
 ])
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_one_changed_digit_in_week07_without_headings(tmp_path, line, old, new, correct, fault, fmt):
@@ -225,11 +225,11 @@ def test_one_changed_digit_in_week07_without_headings(tmp_path, line, old, new, 
 @needs_seeds
 @pytest.mark.parametrize("line, old, new, correct, fault", [
     (57, "0.8[2,0]+0.1[0,2]", "0.7[2,0]+0.1[0,2]", "0.8", "1st decimal: printed 7, correct 8"),  # a weight of §4.1
-    (23, "k_2=[0,-1]", "k_2=[0,-2]", "-1", "entry 1: the units digit: printed 2, correct 1"),  # a key of §2.1
-    (121, "W_Q=[1,0]", "W_Q=[1,1]", "0", "entry 1: the units digit: printed 1, correct 0"),  # W_Q of §7.4
+    (23, "k_2=[0,-1]", "k_2=[0,-2]", "-1", "entry [1]: the units digit: printed 2, correct 1"),  # a key of §2.1
+    (121, "W_Q=[1,0]", "W_Q=[1,1]", "0", "entry [1]: the units digit: printed 1, correct 0"),  # W_Q of §7.4
     (125, r"\tfrac15[0,1]", r"\tfrac16[0,1]", "1/5", "printed 1/6, correct 1/5"),  # a weight of row 2
     (127, "H=1.5U", "H=1.6U", "1.5", "1st decimal: printed 6, correct 5"),
-    (135, "answer $[2,1.5]$", "answer $[2,1.6]$", "1.5", "entry 1: 1st decimal: printed 6, correct 5"),
+    (135, "answer $[2,1.5]$", "answer $[2,1.6]$", "1.5", "entry [1]: 1st decimal: printed 6, correct 5"),
 ])
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_one_changed_digit_in_handout11(tmp_path, line, old, new, correct, fault, fmt):
@@ -469,7 +469,7 @@ SUMS = ("1 Two heads\n\n"
 
 @pytest.mark.parametrize("old, new, token, printed, correct, fault", [
     ("0.8 and", "0.7 and", "0.7", "0.7", "0.8", "1st decimal: printed 7, correct 8"),  # a scalar input
-    ("[0,-1]", "[0,-2]", "[0,-2]", "-2", "-1", "entry 1: the units digit: printed 2, correct 1"),  # 1 of 2 entries
+    ("[0,-1]", "[0,-2]", "[0,-2]", "-2", "-1", "entry [1]: the units digit: printed 2, correct 1"),  # 1 of 2 entries
     ("1×1.131+", "1×1.141+", "1.141", "1.141", "1.131", "2nd decimal: printed 4, correct 3"),  # 1 number of several
 ])
 def test_an_edited_input_or_number_among_several_is_reported_wrong(old, new, token, printed, correct, fault):

@@ -115,7 +115,7 @@ def _matrix_claims(s):
 def test_a_wrong_matrix_entry_is_named_by_row_and_column():
     d = _one_section(_matrix_claims)
     r = d.claims[0].check()
-    assert r.message == ("1 of 12 entries wrong: (2, 0): printed 0.9, correct 0.8 (value 0.800000000000), off by "
+    assert r.message == ("1 of 12 entries wrong: entry [2, 0]: printed 0.9, correct 0.8 (value 0.800000000000), off by "
                          "+1.00 units of the last digit")
 
 
@@ -125,8 +125,8 @@ def test_every_wrong_entry_is_in_the_json_and_the_terminal_says_how_many_more():
     d = _one_section(_matrix_claims)
     rep = verify([d])
     rec = rep.as_json()["claims"][1]
-    assert rec["message"].startswith("20 of 25 entries wrong: (1, 0): printed 6, correct 5 (value 5.00000000000)")
-    assert all(f"({i}, {j}): printed {5 * i + j + 1}, correct {5 * i + j}" in rec["message"]
+    assert rec["message"].startswith("20 of 25 entries wrong: entry [1, 0]: printed 6, correct 5 (value 5.00000000000)")
+    assert all(f"entry [{i}, {j}]: printed {5 * i + j + 1}, correct {5 * i + j}" in rec["message"]
                for i in range(1, 5) for j in range(5))
     line = problems(rep)[1]
     assert line.count("printed") == SHOWN_ENTRIES
@@ -356,7 +356,7 @@ def test_a_printed_array_keeps_each_entrys_digits_and_names_a_wrong_one():
     ok, numpy_ok, edited, scalar, np_scalar = (c.check() for c in _one_section(build).claims)
     assert (ok.status, numpy_ok.status, scalar.status, np_scalar.status) == ("ok",) * 4
     assert edited.status == "mismatch" and edited.message.startswith(
-        "1 of 3 entries wrong: entry 0: printed 0.2501, correct 0.2500")
+        "1 of 3 entries wrong: entry [0]: printed 0.2501, correct 0.2500")
 
 
 @pytest.mark.parametrize("printed, why", [

@@ -812,7 +812,7 @@ class Auditor:
             else:
                 k = bad[0]
                 self._input_erratum(t, t.entries[k], want[k], g.source,
-                                    f"entry {offset + k}" if len(g.entries) > 1 else "")
+                                    entry_label(offset + k, (len(g.entries),)))
             offset += len(t.entries)
         self._inputs_done.add(id(g.given))
 
@@ -1228,7 +1228,7 @@ class Auditor:
                     bad = [k for k, (v, e) in enumerate(zip(vals, entries)) if v is None or _differ(v, e)]
                     if 0 < len(bad) <= 2 and len(bad) * 2 < len(entries):
                         k = bad[0]
-                        self._input_erratum(t, t.entries[k], entries[k], source, f"entry {k}")
+                        self._input_erratum(t, t.entries[k], entries[k], source, entry_label(k, t.shape))
                         self.owner.setdefault(i, []).append(g)
                         return
         placed = next((x for x in self._inputs_aligned if x.given is g), None)
@@ -1246,7 +1246,7 @@ class Auditor:
         if len(close) == 1:
             i, bad = close[0]
             t, k = self.toks[i], bad[0]
-            self._input_erratum(t, t.entries[k], entries[k], source, f"entry {k}" if len(entries) > 1 else "")
+            self._input_erratum(t, t.entries[k], entries[k], source, entry_label(k, (len(entries),)))
             self.owner.setdefault(i, []).append(g)
             return
         lines = self._expected(placed) if placed is not None else sect.expected if isinstance(sect, _Gap) else \
@@ -1545,7 +1545,7 @@ class Auditor:
         t = self.toks[i]
         t.cls = "wrong"
         k = next((k for k, (a, b) in enumerate(zip(t.entries, want.entries)) if a != b), 0)
-        where = f"entry {k}: " if len(t.entries) > 1 else ""
+        where = f"{entry_label(k, t.shape)}: " if len(t.entries) > 1 else ""
         rep.errata.append(Erratum(t.line, t.entries[k], want.entries[k], where + digit_fault(t.entries[k],
                                   want.entries[k]) + " (the formula the derivation checks prints it so)",
                                   c.claim.id, "", t.context))
@@ -1564,7 +1564,7 @@ class Auditor:
             for h in c.hits:
                 self.toks[h].cls, self.toks[h].reason = ("wrong" if h == i else "covered"), c.claim.id
             k = next((k for k, (a, b) in enumerate(zip(t.entries, ref.entries)) if a != b), 0)
-            where = f"entry {k}: " if len(t.entries) > 1 else ""
+            where = f"{entry_label(k, t.shape)}: " if len(t.entries) > 1 else ""
             # the value of that entry: its place among the claim's entries, when the claim's entries are its tokens'
             before = sum(len(self.toks[h].entries) for h in c.hits[:c.hits.index(i)])
             n = sum(len(self.toks[h].entries) for h in c.hits)

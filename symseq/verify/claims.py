@@ -93,7 +93,7 @@ class Result:
     method: str = ""
     message: str = ""
     fragile: list = field(default_factory=list)  # notes on printed decimals that sit near a rounding boundary
-    wrong: list = field(default_factory=list)  # one line per entry that does not hold ("(2, 0): printed …")
+    wrong: list = field(default_factory=list)  # one line per entry that does not hold ("entry [2, 0]: printed …")
 
     @property
     def ok(self) -> bool:
@@ -530,11 +530,12 @@ def _fragile_note(claim: Claim, e: PrintedNumber, v, err: float, idx: int, shape
 
 
 def entry_label(idx: int, shape: tuple) -> str:
-    """The place of entry ``idx`` (row-major) of a value of ``shape`` as a reader finds it: ``"(2, 0)"`` (row,
-    column, from 0) in a matrix of several rows and columns, ``"entry 4"`` in a vector, ``""`` for a scalar."""
+    """The place of entry ``idx`` (row-major) of a value of ``shape`` as NumPy and torch index it, from 0:
+    ``"entry [2, 0]"`` (row, column) in a matrix of several rows and columns, ``"entry [4]"`` in a vector or a
+    single row or column, ``""`` for a scalar. The audit and the claims name entries with it alike."""
     if len(shape) == 2 and shape[0] > 1 and shape[1] > 1:
-        return f"({idx // shape[1]}, {idx % shape[1]})"
-    return f"entry {idx}" if math.prod(shape or (1,)) > 1 else ""
+        return f"entry [{idx // shape[1]}, {idx % shape[1]}]"
+    return f"entry [{idx}]" if math.prod(shape or (1,)) > 1 else ""
 
 
 def _wrong_entries(claim, p, vals, shape, statuses, rounded, errors) -> list[str]:
