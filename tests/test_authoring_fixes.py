@@ -50,6 +50,34 @@ def test_a_scalar_input_is_declared_with_given_and_audited():
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(3, "0.8", "0.9")]
 
 
+
+def _matrix_in_code(s):
+    L = s.ledger("W x")
+    W = L.parameter("W", [["0.1", "0.2"], ["0.3", "0.4"]])
+    x = L.input("x", [["1.0", "2.0"]])
+    s.given(W, x, what=("W", "x"))
+    s.claim("[0.5 1.1]", L.define("y", x @ W.T), what="W x")
+
+
+CODE_PAGE = ("# 1 Step\n\n```python\nW = np.asarray([[0.1, 0.2], [0.3, 0.4]])\nx = np.array([1.0, 2.0])\n"
+             "print(W @ x)\n```\n\n```\n[0.5 1.1]\n```\n")
+REPL_PAGE = "# 1 Step\n\n```python\n>>> W\narray([[0.1, 0.2],\n       [0.3, 0.4]])\n>>> x = np.array([1.0, 2.0])\n```\n" \
+    "\n```\n[0.5 1.1]\n```\n"
+
+
+@pytest.mark.parametrize("page", [CODE_PAGE, REPL_PAGE], ids=["nested list in code", "array as NumPy prints it"])
+def test_a_matrix_input_printed_row_by_row_in_code_is_found_and_an_edited_entry_is_named(page):
+    """A matrix literal in code (``np.asarray([[0.1, 0.2], [0.3, 0.4]])``) or as NumPy prints it is one input.
+
+    Before, its rows were two vectors and the input was "missing from the text"; an edited entry is now an erratum
+    of the input at its (row, column)."""
+    d = _one_section(_matrix_in_code)
+    rep = audit(parse(page, path="page.md"), [d])
+    assert not rep.failed and not rep.missing and rep.counts.covered == rep.counts.quantity == 5
+    rep = audit(parse(page.replace("0.3, 0.4]]", "0.3, 0.5]]"), path="page.md"), [d])
+    assert not rep.missing
+    assert [(e.printed, e.correct, e.fault.split(":")[0]) for e in rep.errata] == [("0.5", "0.4", "entry [1, 1]")]
+
 def test_a_scalar_input_without_a_value_or_ledger_is_a_section_error_that_says_how_to_fix_it():
     def no_value(s):
         s.given(s.ledger().input("x"), what="x")

@@ -1206,9 +1206,12 @@ class Auditor:
                 if named:
                     stream = [i for i in stream if i in named]
                 for i in stream:
-                    if self._free(i, soft) and self._same(self.toks[i], entries, shape):
-                        self.owner.setdefault(i, []).append(g)
-                        self.toks[i].cls, self.toks[i].reason = "covered", f"input {source}"
+                    run = [i] if self._free(i, soft) and self._same(self.toks[i], entries, shape) else \
+                        self._row_run(i, entries, shape, soft)
+                    if run:
+                        for k in run:
+                            self.owner.setdefault(k, []).append(g)
+                            self.toks[k].cls, self.toks[k].reason = "covered", f"input {source}"
                         if placed is not None:
                             placed.hits = [i]  # it bounds its neighbours (_bounds)
                         return True
@@ -1220,6 +1223,20 @@ class Auditor:
         the text names by the input's symbol, in its section or in the lines that introduce it, when there is
         one); else missing."""
         stream = [i for i in self._stream(sect, True) if self._free(i, True)] if sect is not None else []
+        shape = value.shape if isinstance(value, sp.MatrixBase) else ()
+        for i in stream:  # a matrix printed row by row (a nested list in code) with a minority of entries changed
+            run = self._row_run(i, entries, shape, True, edited=True)
+            if run:
+                vals = [number_value(e) for k in run for e in self.toks[k].entries]
+                bad = [k for k, (v, e) in enumerate(zip(vals, entries)) if v is None or _differ(v, e)]
+                r, k = divmod(bad[0], shape[1])
+                self._input_erratum(self.toks[run[r]], self.toks[run[r]].entries[k], entries[bad[0]], source,
+                                    entry_label(bad[0], shape))
+                for j in run:
+                    self.owner.setdefault(j, []).append(g)
+                    if j != run[r]:
+                        self.toks[j].cls, self.toks[j].reason = "covered", f"input {source}"
+                return
         if len(entries) > 1:
             for i in stream:
                 t = self.toks[i]
@@ -1276,6 +1293,20 @@ class Auditor:
         if not lone and len(bad) == len(entries) and any(len(re.sub(r"\D", "", e)) < 2 for e in t.entries):
             return []  # nothing else agrees, and any other one-digit number is as close: no edit can be told apart
         return bad if len(bad) <= 2 else []
+
+    def _row_run(self, i: int, entries, shape, soft: bool, *, edited: bool = False) -> list[int]:
+        """The tokens ``i``, ``i + 1``, … that print a matrix input's rows in order, one free vector each (a
+        nested list in code, ``[[0.1, 0.2], [0.3, 0.4]]``, or an array NumPy prints row by row); [] if they do not.
+        With ``edited``, the run prints it with at least one and at most two entries changed, fewer than half."""
+        if len(shape) != 2 or shape[0] < 2 or shape[1] < 2 or i + shape[0] > len(self.toks):
+            return []
+        run = list(range(i, i + shape[0]))
+        if not all(self._free(k, soft) and self.toks[k].kind == "vector" and len(self.toks[k].entries) == shape[1]
+                   for k in run) or self.toks[run[-1]].line - self.toks[i].line > shape[0]:
+            return []
+        vals = [number_value(e) for k in run for e in self.toks[k].entries]
+        bad = sum(1 for v, e in zip(vals, entries) if v is None or _differ(v, e))
+        return run if (0 < bad <= 2 and 2 * bad < len(entries) if edited else bad == 0) else []
 
     @staticmethod
     def _same(t: Token, entries, shape) -> bool:
