@@ -80,7 +80,7 @@ def _derivations_by_name(path: Path, names: list[str]) -> list:
 
 
 def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout, only: str = "") -> int:
-    from symseq.audit import audit, read
+    from symseq.audit import audit_document, read
     from symseq.audit.mutate import KINDS, plan
     from symseq.audit.mutate import sample as draw
 
@@ -90,7 +90,7 @@ def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout, 
         if not path.name.startswith(only):
             continue
         doc = read(path)
-        clean = audit(doc, ds)
+        clean = audit_document(doc, ds)
         seeded = path.parent == SEEDS
         if clean.failed:
             print(f"{path.name}: unedited, the audit fails ({'; '.join(clean.failures())})", file=out)

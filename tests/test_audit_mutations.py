@@ -8,7 +8,7 @@ point of the audit's open work, lowering one needs a reason in the commit.
 
 import pytest
 
-from symseq.audit import audit, read
+from symseq.audit import audit_document, read
 from symseq.audit.mutate import KINDS, Mutation, judge, mutations, plan, sample
 from symseq.audit.tokens import scan
 from test_audit import EXPECTED, SEEDS, needs_seeds
@@ -31,7 +31,7 @@ def _derivations(seed):
 def test_sampled_mutations_of_a_seed_are_caught(seed):
     doc = read(SEEDS / seed)
     ds = _derivations(seed)
-    clean = audit(doc, ds)
+    clean = audit_document(doc, ds)
     assert not clean.failed, clean.failures()
     muts = sample(plan(clean, doc), PER_KIND, seed=0)
     assert {m.kind for m in muts} >= {"last", "sign", "delete"}
@@ -59,7 +59,7 @@ def test_an_edit_that_leaves_a_true_statement_is_equivalent_and_a_real_one_is_ca
     seed = next(s for s in EXPECTED if s.startswith("004"))
     doc = read(SEEDS / seed)
     ds = _derivations(seed)
-    clean = audit(doc, ds)
+    clean = audit_document(doc, ds)
     line = next(k for k, ln in enumerate(doc.lines, 1) if r"\cos 3\approx" in ln)
     text = doc.lines[line - 1]
 
@@ -72,3 +72,21 @@ def test_an_edit_that_leaves_a_true_statement_is_equivalent_and_a_real_one_is_ca
     sin = judge(edit(r"\sin 3"), doc, ds, clean=clean)
     assert sin.caught and not sin.equivalent
     assert sin.said == f"line {line}: printed -3, correct 3"
+
+
+def test_an_edit_only_the_pages_own_arithmetic_catches_is_caught():
+    """``e^0.577 = 1.78`` edited to 1.79 on a line no claim takes (its claim shares the line below, which prints
+    the same statement): the audit of ``symseq audit`` fails there, from the page's own operands. The mutation
+    judge audited without the page's arithmetic and counted 15 such edits of this page as passing."""
+    from example_helpers import EXAMPLES
+    from symseq.authoring import discover
+
+    path = EXAMPLES / "attn-course-cat-sat.md"
+    ds = [d for d in discover([EXAMPLES / "derivations"], include_bundled=False) if d.source == path.name]
+    doc = read(path)
+    clean = audit_document(doc, ds)
+    line = next(k for k, ln in enumerate(doc.lines, 1) if "e^0.577 = 1.78" in ln)
+    start = doc.lines[line - 1].index("1.78")
+    v = judge(Mutation("last", line, start, start + 4, "1.78", "1.79"), doc, ds, clean=clean)
+    assert v.caught, v.said
+    assert f"line {line}: printed 1.79, correct 1.78" in v.said

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .document import AuditError, Document, parse, read
+from .document import AuditError, Document, parse, read, relayout
 from .matching import audit, digit_fault
 from .report import AuditReport, Counts, Erratum, Missing
 
@@ -40,13 +40,22 @@ def audit_file(path: str | Path, derivations: list, *, fmt: str | None = None, d
     if not derivations:
         raise AuditError(f"no derivation to audit {path} against; name one with --derivation NAME "
                          f"(symseq list shows them)")
-    rep = audit(read(path, fmt=fmt), derivations, dps=dps)
+    return audit_document(read(path, fmt=fmt), derivations, dps=dps, arithmetic=arithmetic)
+
+
+def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmetic: bool = True) -> AuditReport:
+    """The audit of a document already read (:func:`read`, :func:`parse`, or an edited copy made by
+    :func:`symseq.audit.document.relayout`) against ``derivations``, with the page's own arithmetic counted in
+    it unless ``arithmetic=False``: what :func:`audit_file` and ``symseq audit`` report, and what
+    :mod:`symseq.audit.mutate` judges an edit by."""
+    fresh = relayout(doc, doc.lines) if arithmetic else None  # read before the claims classify doc's tokens
+    rep = audit(doc, derivations, dps=dps)
     if arithmetic:
         from .arithmetic import audit_arithmetic
 
-        rep.add_arithmetic(audit_arithmetic(read(path, fmt=fmt), dps=dps))
+        rep.add_arithmetic(audit_arithmetic(fresh, dps=dps))
     return rep
 
 
-__all__ = ["audit_file", "audit", "for_source", "read", "parse", "Document", "AuditReport", "Counts", "Erratum",
+__all__ = ["audit_file", "audit_document", "audit", "for_source", "read", "parse", "Document", "AuditReport", "Counts", "Erratum",
            "Missing", "AuditError", "digit_fault"]

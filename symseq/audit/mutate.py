@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from ..errors import SymseqError
 from .document import Document, relayout
-from .matching import _with_token, audit
+from .matching import _with_token
 from .report import AuditReport
 from .structure import claim_tokens
 from .tokens import MINUS, Token, scan
@@ -177,7 +177,9 @@ def judge(m: Mutation, doc: Document, derivations: list, *, clean: AuditReport |
     ``clean`` is the audit of the unedited text. With it, a mutation not caught is checked for being
     :func:`equivalent`, and when that text has errata of its own (a worked example with a slip) only the errata
     and missing claims that the edit added count."""
-    rep = audit(relayout(doc, m.apply(doc.lines)), derivations, dps=dps)
+    from . import audit_document
+
+    rep = audit_document(relayout(doc, m.apply(doc.lines)), derivations, dps=dps)
     baseline = clean if clean is not None and clean.failed else None
     old_errata = {(e.line, e.printed, e.source) for e in baseline.errata} if baseline else set()
     old_missing = {x.id for x in baseline.missing} if baseline else set()
