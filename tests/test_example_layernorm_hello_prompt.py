@@ -342,8 +342,12 @@ def test_table_of_contents_is_structural(report):
     assert report.uncovered() == []
 
 
-@pytest.mark.xfail(strict=True, reason="verify: a printed square (0.364², (-0.15)²) cannot be read as a claim")
 def test_superscript_square_is_readable():
+    """A printed square (0.364², (-0.15)²) reads as a claim's formula, exactly (the page's grammar)."""
+    import sympy as sp
+
     from symseq.verify.printed import read_printed
 
-    assert read_printed("0.364²").kind == "expr"
+    p = read_printed("0.364²")
+    assert (p.kind, p.entries) == ("expr", [sp.Rational(364, 1000) ** 2])
+    assert read_printed("(-0.15)²").entries == [sp.Rational(9, 400)]

@@ -284,11 +284,15 @@ def _lookup(names: dict, key: str):
     return names[key]
 
 
-def tokens(text: str, names: dict | None = None) -> list[tuple[str, str, int, int]]:
+def tokens(text: str, names: dict | None = None, *, symbols: bool = False) -> list[tuple[str, str, int, int]]:
     """(kind, text, start, end) of each token of ``text``; kinds are num, rel, cmd, name, ref and op (``text`` is
     normalised: × and \\times read as ·, − as -, ln as log, σ as sigmoid). With ``names`` (key → printed tree, see
     :class:`Ref`), a name bound there reads as a ``ref`` token whose text is its key; any other name is read as
     before (a function, e or π, or an error).
+
+    With ``symbols`` (a claim's printed formula, :func:`formula`), ``names`` are the claim's own (key → SymPy
+    value): a key that is not a plain name (``config.n_embd``, ``h̃``) is read where the text writes it, ∞ and
+    ``\\infty`` read as infinity, and an unknown name is an error that lists the names defined.
 
     Raises:
         ClaimError: for text longer than :data:`MAX_LENGTH`, with more than :data:`MAX_TOKENS` tokens, or with
@@ -301,8 +305,21 @@ def tokens(text: str, names: dict | None = None) -> list[tuple[str, str, int, in
                          f"reader takes; split it into steps")
     out: list[tuple[str, str, int, int]] = []
     pos = 0
+    verbatim = sorted((k for k in names or () if not NAME.fullmatch(k)), key=len, reverse=True) if symbols else []
     while pos < len(text):
         start = pos
+        hit = next((k for k in verbatim if text.startswith(k, pos) and not (
+            pos + len(k) < len(text) and (text[pos + len(k)].isalnum() or text[pos + len(k)] == "_"))), None)
+        if hit is not None:  # a declared name that is not a plain one (config.n_embd, h̃) is one symbol
+            out.append(("ref", hit, start, pos + len(hit)))
+            pos += len(hit)
+            continue
+        if symbols and (text.startswith("∞", pos) or re.match(r"\\infty(?![A-Za-z])", text[pos:])):
+            pos += 1 if text[pos] == "∞" else len(r"\infty")
+            out.append(("name", "∞", start, pos))
+            continue
+        if symbols and text[pos] in "'′":
+            raise ClaimError(f"cannot read {_clip(text)!r}: derivatives (′) are not numbers")
         if names:
             m = NAME.match(text, pos)
             key = _bound(m.group(0), names) if m and m.group(0) not in _NAMES else None
@@ -333,6 +350,8 @@ def tokens(text: str, names: dict | None = None) -> list[tuple[str, str, int, in
         elif kind == "rel":
             tok = RELATIONS[tok]
         elif kind == "name":
+            if tok not in _NAMES and symbols:
+                raise ClaimError(_unknown_symbol(text, tok, names))
             if tok not in _NAMES:
                 raise ClaimError(f"cannot read {_clip(text)!r}: {tok!r} is not a number or a function this reader "
                                  f"knows ({', '.join(FUNCTIONS)}, e, π)")
@@ -351,6 +370,16 @@ def tokens(text: str, names: dict | None = None) -> list[tuple[str, str, int, in
     return out
 
 
+def _unknown_symbol(text: str, name: str, names: dict | None) -> str:
+    """The error of a name a claim's formula uses without defining it (see :func:`formula`)."""
+    if re.search(r"\d", text) and not names:
+        return (f"cannot read {text!r} as a number: {name!r} is not a digit (a typo?); a formula over symbols "
+                f"needs names={{...}} for them")
+    known = ", ".join(sorted(names or {})) or "none"
+    return (f"cannot read {text!r}: {name!r} is neither a number nor a name this claim defines (defined: {known}); "
+            f"pass names={{'{name}': ...}} if it is a symbol of the formula")
+
+
 def _clip(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
@@ -361,10 +390,11 @@ def _clip(text: str, n: int = 80) -> str:
 
 
 class _Parser:
-    def __init__(self, text: str, names: dict | None = None):
+    def __init__(self, text: str, names: dict | None = None, *, symbols: bool = False):
         self.text = text
         self.names = names or {}
-        self.toks = tokens(text, self.names)
+        self.symbols = symbols
+        self.toks = tokens(text, self.names, symbols=symbols)
         self.i = 0
         self.depth = 0
 
@@ -434,8 +464,10 @@ class _Parser:
             if tok in ("·", "*", "/", "@"):
                 self.take()
                 left = Bin(tok, left, self.unary())
-            elif kind in ("name", "cmd") or tok in ("(", "[", "√") or (kind == "ref" and self._touching()):
-                # 2√2, 2(3 + 1), 0.8[2, 0], 2 e^x, 3D² (a bound name written against its factor): a product
+            elif kind in ("name", "cmd") or tok in ("(", "[", "√") or (
+                    kind == "ref" and (self.symbols or self._touching())):
+                # 2√2, 2(3 + 1), 0.8[2, 0], 2 e^x, 3D² (a bound name written against its factor; in a claim's
+                # formula, T^2 d_k with a space): a product
                 left = Bin("·", left, self.power())
             else:
                 return left
@@ -494,7 +526,7 @@ class _Parser:
                 items.append(self.expr())
             self.take(close)
             self.leave()
-            if len(items) == 1 and tok != "[":
+            if len(items) == 1 and (tok != "[" or self.symbols):  # a claim's formula groups with [ ]: 1/[1+e^x]
                 return items[0]
             return self.vector(items)
         if tok == "√":
@@ -509,7 +541,7 @@ class _Parser:
             self.leave()
             return Bin("/", a, b)
         if kind == "name":
-            if tok in ("e", "π"):
+            if tok in ("e", "π", "∞"):
                 return Const(tok)
             self.enter()
             if tok == "sqrt" and self.peek()[1] == "{":
@@ -629,6 +661,58 @@ def parse_statement(text: str, names: dict | None = None) -> Statement:
     if p.toks[-1][0] == "rel":
         p.fail("it ends with a relation")
     return p.statement()
+
+
+def formula(text: str, names: dict | None = None):
+    """A claim's printed formula as an exact SymPy expression over the claim's ``names`` (name → SymPy value):
+    ``1/(1+e^{1/√2})``, ``\\frac{1}{\\sqrt{2}}``, ``\\tfrac25``, ``I/√2`` (a matrix name), ``T^2 d_k``, ``0.364²``,
+    ``sin(1)``, ``1×1.131+1×0``, ``-\\infty``. The grammar is the page's (:func:`parse`), with the claim's names
+    as symbols; printed decimals are their Rationals.
+
+    Raises:
+        ClaimError: naming the text and what could not be read; a name the claim does not define, with the names
+            it does; a list, or a function of lists, where a formula's value is one number or matrix.
+
+    >>> formula("T^2 d_k", {"T": sp.Integer(4), "d_k": sp.Integer(3)})
+    48
+    """
+    given = {name_key(k) if NAME.fullmatch(k) else k: v for k, v in (names or {}).items()}
+    p = _Parser(text, given, symbols=True)
+    if not p.toks:
+        raise ClaimError("an empty printed string cannot be read")
+    st = p.statement()
+    if st.relations:
+        raise ClaimError(f"cannot read {_clip(text)!r}: a printed value has no {st.relations[0]}")
+    return _symbolic(st.parts[0], text)
+
+
+_SYMBOLIC = {"exp": sp.exp, "log": sp.log, "tanh": sp.tanh, "sin": sp.sin, "cos": sp.cos, "sqrt": sp.sqrt}
+
+
+def _symbolic(n, text: str):
+    """The SymPy value of a formula's tree (see :func:`formula`)."""
+    if isinstance(n, Num):
+        return n.number.value
+    if isinstance(n, Const):
+        return {"e": sp.E, "π": sp.pi, "∞": sp.oo}[n.name]
+    if isinstance(n, Ref):
+        return n.node
+    if isinstance(n, Neg):
+        return -_symbolic(n.arg, text)
+    if isinstance(n, Pow):
+        return _symbolic(n.base, text) ** _symbolic(n.exponent, text)
+    if isinstance(n, Bin) and n.op in ("+", "-", "·", "*", "/"):
+        a, b = _symbolic(n.left, text), _symbolic(n.right, text)
+        return a + b if n.op == "+" else a - b if n.op == "-" else a / b if n.op == "/" else a * b
+    if isinstance(n, Call) and n.name in _SYMBOLIC:
+        return _SYMBOLIC[n.name](_symbolic(n.arg, text))
+    if isinstance(n, Call) and n.name == "sigmoid":
+        from ..functions import sigmoid
+
+        return sigmoid(_symbolic(n.arg, text))
+    what = "a list" if isinstance(n, Vec) else f"{n.name}(…)" if isinstance(n, Call) else f"'{n.op}'"
+    raise ClaimError(f"cannot read {_clip(text)!r} as one value: {what} is not part of a claim's formula (a vector "
+                     f"or matrix is printed as [a, b] or a LaTeX array, entry by entry)")
 
 
 # ---------------------------------------------------------------------------

@@ -13,7 +13,8 @@ text from a handout is data. It understands the forms the handouts use:
   (:data:`SHAPE_FORMS`);
 * formulas over declared names: ``1/(1+e^{1/√2})``, ``1/[1+e^{2w-1}]``,
   ``\\frac{1}{\\sqrt{2}}``, ``\\tfrac25`` (LaTeX's one-token arguments), ``I/√2``,
-  ``3D^2``, ``1×1.131+1×0`` (× multiplies in a formula).
+  ``3D^2``, ``T^2 d_k``, ``0.364²``, ``sin(1)``, ``1×1.131+1×0`` (× multiplies in a formula), read by the
+  grammar of the page's own arithmetic (:func:`symseq.verify.arithmetic.formula`).
 
 Names not declared by the claim are an error that names them.
 """
@@ -101,223 +102,16 @@ class Printed:
         return any(isinstance(e, PrintedNumber) and e.has_point for e in self.entries)
 
 
-# ---------------------------------------------------------------------------
-# tokenizer and expression parser
-# ---------------------------------------------------------------------------
-
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+|\\[,;!:\ ]|\\quad)
-  | (?P<num>\d+\.\d*|\.\d+|\d+)
-  | (?P<cmd>\\[A-Za-z]+)
-  | (?P<name>[A-Za-zα-ωΑ-Ω](?:_(?:\{[^{}]*\}|[A-Za-z0-9]))?(?:\^(?:\{\([^{}]*\)\}|\([^()]*\)))?)
-  | (?P<op>[-+−*/^×·√∞(),\[\]{}|&;'′])
-    """,
-    re.VERBOSE,
-)
-
-_FUNCS = {"exp": sp.exp, "log": sp.log, "ln": sp.log, "tanh": sp.tanh, "sin": sp.sin, "cos": sp.cos,
-          "sqrt": sp.sqrt}
-
-
-def _tokens(text: str, names=()):
-    long_names = sorted((n for n in names if len(n) > 1 and not _TOKEN.fullmatch(n)), key=len, reverse=True)
-    pos, out = 0, []
-    while pos < len(text):
-        hit = next((n for n in long_names if text.startswith(n, pos)
-                    and not (pos + len(n) < len(text) and (text[pos + len(n)].isalnum() or text[pos + len(n)] == "_"))),
-                   None)
-        if hit is not None:  # a declared multi-letter name (Vocab, n_head, T_max) is one symbol
-            out.append(("name", hit))
-            pos += len(hit)
-            continue
-        m = _TOKEN.match(text, pos)
-        if not m:
-            raise ClaimError(f"cannot read {text!r}: unexpected {text[pos:pos + 12]!r} at position {pos}")
-        pos = m.end()
-        kind = m.lastgroup
-        tok = m.group(kind)
-        if kind == "ws":
-            continue
-        if kind == "cmd":
-            if tok in (r"\left", r"\right", r"\mathrm", r"\displaystyle", r"\bigl", r"\bigr", r"\Bigl", r"\Bigr"):
-                continue
-            tok = {r"\cdot": "·", r"\times": "×", r"\infty": "∞", r"\sqrt": "√", r"\lbrack": "[",
-                   r"\rbrack": "]", r"\exp": "exp", r"\log": "log", r"\ln": "ln", r"\tanh": "tanh",
-                   r"\sin": "sin", r"\cos": "cos", r"\pi": "π"}.get(tok, tok)
-            if tok.startswith("\\") and tok not in (r"\frac", r"\tfrac", r"\dfrac"):
-                greek = tok[1:]
-                tok = greek
-                kind = "name"
-            else:
-                kind = "op" if tok in ("·", "×", "∞", "√", "[", "]") else ("cmd" if tok.startswith("\\") else "name")
-        out.append((kind, tok))
-    return out
-
-
-class _Parser:
-    def __init__(self, text: str, names: dict):
-        self.text = text
-        self.names = names
-        self.toks = _tokens(text, names)
-        self.i = 0
-
-    def peek(self):
-        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
-
-    def take(self, expect=None):
-        tok = self.peek()
-        if tok[0] is None:
-            raise ClaimError(f"cannot read {self.text!r}: it ends early" + (f" (expected {expect!r})" if expect else ""))
-        if expect is not None and tok[1] != expect:
-            raise ClaimError(f"cannot read {self.text!r}: expected {expect!r} but found {tok[1]!r}")
-        self.i += 1
-        return tok
-
-    def done(self):
-        return self.i >= len(self.toks)
-
-    # expression := term (('+'|'-') term)*
-    def expr(self):
-        left = self.term()
-        while True:
-            k, t = self.peek()
-            if t in ("+",):
-                self.take()
-                left = left + self.term()
-            elif t in ("-", "−"):
-                self.take()
-                left = left - self.term()
-            else:
-                return left
-
-    def term(self):
-        left = self.unary()
-        while True:
-            k, t = self.peek()
-            if t in ("*", "·", "×"):  # 1×1.131 + 1×0: a product written with ×
-                self.take()
-                left = left * self.unary()
-            elif t == "/":
-                self.take()
-                left = left / self.unary()
-            elif self._starts_atom():
-                if k == "num":
-                    raise ClaimError(f"cannot read {self.text!r}: two numbers in a row ({t!r} follows a number)")
-                left = left * self.power()
-            else:
-                return left
-
-    def unary(self):
-        k, t = self.peek()
-        if t in ("-", "−"):
-            self.take()
-            return -self.unary()
-        if t == "+":
-            self.take()
-            return self.unary()
-        return self.power()
-
-    def power(self):
-        base = self.atom()
-        while self.peek()[1] in ("'", "′"):
-            raise ClaimError(f"cannot read {self.text!r}: derivatives (′) are not numbers")
-        if self.peek()[1] == "^":
-            self.take()
-            ex = self.group_or_atom()
-            return base**ex
-        return base
-
-    def _starts_atom(self):
-        k, t = self.peek()
-        return k in ("num", "name", "cmd") or t in ("(", "[", "{", "√", "∞")
-
-    def braced(self):
-        """A ``{…}`` group: the expression inside."""
-        self.take("{")
-        e = self.expr()
-        self.take("}")
-        return e
-
-    def group_or_atom(self):
-        k, t = self.peek()
-        if t == "{":
-            return self.braced()
-        if t in ("-", "−"):
-            self.take()
-            return -self.group_or_atom()
-        return self.atom()
-
-    def frac_argument(self):
-        """One argument of \\frac: a braced group, or (as LaTeX reads \\tfrac25) a single digit or symbol."""
-        k, t = self.peek()
-        if t == "{":
-            return self.braced()
-        if k == "num" and re.fullmatch(r"\d+", t):
-            if len(t) > 1:  # \tfrac25: the first digit is one argument, the rest is read next
-                self.toks[self.i] = ("num", t[1:])
-            else:
-                self.take()
-            return sp.Integer(int(t[0]))
-        if k in ("name", "cmd"):
-            return self.atom()
-        raise ClaimError(f"cannot read {self.text!r}: \\frac needs two arguments, such as \\frac{{2}}{{5}} or "
-                         f"\\tfrac25")
-
-    def atom(self):
-        k, t = self.take()
-        if k == "num":
-            f = Fraction(t)
-            return sp.Rational(f.numerator, f.denominator)
-        if t in ("(", "[", "{"):
-            close = {"(": ")", "[": "]", "{": "}"}[t]
-            e = self.expr()
-            self.take(close)
-            return e
-        if t == "√":
-            return sp.sqrt(self.group_or_atom())
-        if t == "∞":
-            return sp.oo
-        if k == "cmd" and t in (r"\frac", r"\tfrac", r"\dfrac"):
-            a = self.frac_argument()
-            b = self.frac_argument()
-            return a / b
-        if k == "name":
-            if t in self.names:
-                return self.names[t]
-            if t in _FUNCS:
-                arg = self.group_or_atom() if self.peek()[1] != "(" else self.atom()
-                return _FUNCS[t](arg)
-            if t == "e":
-                return sp.E
-            if t == "π" or t == "pi":
-                return sp.pi
-            known = ", ".join(sorted(self.names)) or "none"
-            if re.search(r"\d", self.text) and not self.names:
-                raise ClaimError(
-                    f"cannot read {self.text!r} as a number: {t!r} is not a digit (a typo?); a formula over "
-                    f"symbols needs names={{...}} for them"
-                )
-            raise ClaimError(
-                f"cannot read {self.text!r}: {t!r} is neither a number nor a name this claim defines "
-                f"(defined: {known}); pass names={{'{t}': ...}} if it is a symbol of the formula"
-            )
-        raise ClaimError(f"cannot read {self.text!r}: unexpected {t!r}")
-
-
 def parse_expression(text: str, names: dict | None = None):
-    """Parse a printed formula into an exact SymPy expression over ``names``.
+    """Parse a printed formula into an exact SymPy expression over ``names``, with the page's grammar
+    (:func:`symseq.verify.arithmetic.formula`, the one reader of printed arithmetic).
 
     Raises:
         ClaimError: naming the string and the part that could not be read.
     """
-    p = _Parser(text, names or {})
-    if p.done():
-        raise ClaimError("an empty printed string cannot be read")
-    e = p.expr()
-    if not p.done():
-        raise ClaimError(f"cannot read {text!r}: unexpected {p.peek()[1]!r} after a complete expression")
-    return e
+    from .arithmetic import formula
+
+    return formula(text, names)
 
 
 # ---------------------------------------------------------------------------
