@@ -138,3 +138,22 @@ def test_mpmath_uses_gmpy2_and_gives_fifty_correct_digits_at_t_100():
     ref = compile(L, names, backend="mpmath", dps=120)()
     for n in names:
         assert abs(out[n] - ref[n]) <= abs(ref[n]) * mpmath.mpf(10) ** -50, n
+
+
+def test_an_array_a_transpose_still_reads_is_not_written_in_place():
+    """Z = Xᵀ ⊙ (X + C) with X = A B: X + C is X's last use, but Xᵀ (a view of X) is read after it; writing X + C
+    into X changed Xᵀ and Z silently (off by 1.05 on these values)."""
+    from symseq import Ledger
+
+    L = Ledger("a transpose read after its matrix's last use")
+    A, B, C = (L.input(n, shape=(2, 2)) for n in "ABC")
+    X = L.define("X", A @ B)
+    T = L.define("T", X.T)
+    Y = L.define("Y", X + C)
+    L.define("Z", T * Y)
+    rng = np.random.default_rng(0)
+    vals = {n: rng.normal(size=(2, 2)) for n in "ABC"}
+    f = compile(L, ["Z"])
+    close(f(vals)["Z"], evaluate(L, "numpy", values=vals)["Z"])
+    vals = {n: rng.normal(size=(3, 2, 2)) for n in "ABC"}
+    close(f(vals)["Z"], evaluate(L, "numpy", values=vals)["Z"])

@@ -426,13 +426,16 @@ class _Compiler:
         table = dict(_IN_PLACE)
         table.update({k.add: lambda pos: _into(np.add, pos), k.mul: lambda pos: _into(np.multiply, pos),
                       k.neg: lambda pos: _into1(np.negative)})
+        # an array that a view reads (Xᵀ, an entry, a slice) is never written: the view may be read after the
+        # array's own last use
+        viewed = {a for _, _, args, label in p.instructions if label.split(" ")[0] in _VIEWS for a in args}
         for i, (out, fn, args, label) in enumerate(p.instructions):
             into = table.get(fn)
             if into is None:
                 continue
             free = set(p.frees[i])
             for pos, a in enumerate(args):
-                if a in free and a in self.fresh:
+                if a in free and a in self.fresh and a not in viewed:
                     p.instructions[i] = (out, into(pos), args, label)
                     p.in_place[i] = a
                     break
@@ -742,6 +745,9 @@ def _square_into(a):
         return np.multiply(a, a, out=a)
     return a * a
 
+
+# labels of the instructions whose result may be a view of an argument (NumPy): a transpose, an entry, a slice
+_VIEWS = {"Transpose", "Entry", "Slice", "Concat"}
 
 _IN_PLACE = {
     operator.add: lambda pos: _into(np.add, pos),

@@ -99,14 +99,18 @@ def _lse(a, axis=-1, keepdims=True):
 
 
 def _softmax(a, allowed):
+    """Row softmax of a (…, m, n) with the entries outside ``allowed`` (an m×n boolean matrix, or None) at exactly 0;
+    one array is made and the rest is computed in it."""
     if allowed is not None:
         a = np.where(allowed, a, -np.inf)
     m = np.max(a, axis=-1, keepdims=True)
     m = np.where(np.isneginf(m), 0.0, m)  # rows with no allowed entry (empty_rows="zero")
     with np.errstate(under="ignore"):
-        e = np.exp(a - m)
+        e = np.subtract(a, m, out=a) if allowed is not None else a - m
+        np.exp(e, out=e)
     s = np.sum(e, axis=-1, keepdims=True)
-    return e / np.where(s > 0, s, 1.0)
+    e /= np.where(s > 0, s, 1.0)
+    return e
 
 
 class NumpyKernel:
