@@ -26,6 +26,7 @@ __all__ = [
     "relu",
     "relu_at_zero",
     "require_explicit_relu",
+    "partial",
     "softmax",
     "logsumexp",
     "gelu",
@@ -147,6 +148,27 @@ def relu_at_zero(x, derivative_at_zero=0):
             f"ReLU'(0) must be 0 (torch's autograd) or 1/2 (SymPy's Heaviside); got {derivative_at_zero!r}"
         )
     return relu(x) if d == 0 else relu(x, sp.S.Half)
+
+
+def partial(expr: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    """∂expr/∂x: the expression ``sympy.diff(expr, x)`` returns, by SymPy's own derivative rules.
+
+    ``expr`` is a SymPy expression and ``x`` a Symbol (anything else, and any derivative SymPy leaves unevaluated,
+    goes to ``sympy.diff`` itself). The result is the same expression ``sympy.diff`` gives: a first derivative
+    is ``expr._eval_derivative_n_times(x, 1)`` (each function's closed-form ``fdiff``), which ``sympy.diff``
+    computes too, after which it only asks whether the result is zero (to return it at once; it returns it
+    either way). That question runs SymPy's assumptions system over the whole result (is 1 − tanh(z)² zero? is
+    tanh(z) real? is Im(z) a multiple of π?), about 5–25 ms for each new expression: most of a backward pass
+    over a small ledger, and a one-time cost hidden in the first derivative.
+    """
+    if not isinstance(expr, sp.Expr) or isinstance(expr, sp.Derivative) or not isinstance(x, sp.Symbol):
+        return sp.diff(expr, x)
+    if x not in expr.free_symbols:
+        return sp.S.Zero
+    d = expr._eval_derivative_n_times(x, 1)
+    if d is None or d.has(sp.Derivative):
+        return sp.diff(expr, x)
+    return d
 
 
 def require_explicit_relu(expr: sp.Basic, what: str = "expression") -> None:
