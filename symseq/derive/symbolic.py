@@ -27,6 +27,7 @@ from sympy.core.function import AppliedUndef
 
 from .. import ops
 from ..errors import ClaimError, ShapeError, SymseqError
+from ..functions import partial
 from ..numbers import short
 
 _COUNTER = itertools.count()
@@ -113,7 +114,7 @@ def reverse_jacobian(L, out, wrt, *, values: bool = True, keep=()) -> sp.Matrix:
     adj = adj if isinstance(adj, sp.MatrixBase) else sp.Matrix([[adj]])
     Gs = list(L.entry_symbols(G_name))
     flat = list(adj)
-    return sp.Matrix(len(Gs), len(flat), lambda i, j: sp.diff(flat[j], Gs[i]))
+    return sp.Matrix(len(Gs), len(flat), lambda i, j: partial(flat[j], Gs[i]))
 
 
 def rational_point(symbols, seed: int = 0) -> dict:
