@@ -16,9 +16,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .document import AuditError, Document, parse, read
-from .matching import audit, digit_fault
-from .report import AuditReport, Counts, Erratum, Missing
+import importlib
+
+from ..errors import AuditError
+
+# the rest is imported when first used, so that importing symseq.audit.formats (the formats symseq's command line
+# offers) does not load the whole audit into every symseq command
+_LAZY = {"Document": ".document", "parse": ".document", "read": ".document", "audit": ".matching",
+         "digit_fault": ".matching", "AuditReport": ".report", "Counts": ".report", "Erratum": ".report",
+         "Missing": ".report"}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    return value
 
 
 def for_source(path: str | Path, derivations: list) -> list:
@@ -37,6 +50,9 @@ def audit_file(path: str | Path, derivations: list, *, fmt: str | None = None, d
     Raises:
         AuditError: when the file cannot be read or no derivation is given.
     """
+    from .document import read
+    from .matching import audit
+
     if not derivations:
         raise AuditError(f"no derivation to audit {path} against; name one with --derivation NAME "
                          f"(symseq list shows them)")
