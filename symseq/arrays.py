@@ -93,6 +93,19 @@ def _obj(shape, fill):
     return out
 
 
+def _add(a, b):
+    """a + b as SymPy makes it, a masked score first: −∞ plus an expression SymPy knows to be real is −∞ (SymPy's
+    sum drops each real term beside −∞, but asks of each first whether it is ≤ 0, a search for its sign through
+    the assumptions system: most of evaluating a causal attention over symbolic scores)."""
+    for x, y in ((a, b), (b, a)):
+        if x is sp.S.NegativeInfinity and isinstance(y, sp.Expr) and not y.is_Number and y.is_real:
+            return x
+    return a + b
+
+
+_ADD = np.frompyfunc(_add, 2, 1)  # entrywise, with NumPy's broadcasting
+
+
 class ExactKernel:
     """Exact arithmetic on object arrays of SymPy expressions (see module docstring)."""
 
@@ -153,7 +166,7 @@ class ExactKernel:
 
     # -- arithmetic ----------------------------------------------------------------
     def add(self, a, b):
-        return np.add(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else a + b
+        return _ADD(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else _add(a, b)
 
     def mul(self, a, b):
         return np.multiply(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else a * b

@@ -400,3 +400,26 @@ def test_a_heatmap_reads_its_mask_with_the_same_check():
         s.heatmap("h2", A, allowed=[[0, -np.inf], [0, 0]])
     with pytest.raises(ShapeError, match="has shape 3×3 but the scores are 2×2"):
         s.heatmap("h3", A, allowed=masks.causal(3))
+
+
+def test_a_masked_score_plus_a_real_entry_is_minus_infinity_without_a_search_for_its_sign(monkeypatch):
+    # SymPy's sum drops a real term beside −∞, but first asks whether it is ≤ 0: a sign search through the
+    # assumptions system, most of evaluating a causal attention over symbolic scores
+    import sys
+
+    import numpy as np
+    import sympy as sp
+
+    from symseq.arrays import EXACT
+
+    q, k, z = sp.symbols("q_mask_test k_mask_test z_mask_test", real=True)
+    c = sp.Symbol("c_mask_test")  # no assumption: −∞ + c stays a sum, as SymPy makes it
+    scores = np.array([[q * k + q, q - k], [q * k, c]], dtype=object)
+    mask = np.array([[0, -sp.oo], [-sp.oo, -sp.oo]], dtype=object)
+    assumptions = sys.modules["sympy.core.assumptions"]
+    asked, ask = [], assumptions._ask
+    monkeypatch.setattr(assumptions, "_ask", lambda fact, obj: asked.append((fact, obj)) or ask(fact, obj))
+    out = EXACT.add(scores, mask)
+    assert out.tolist() == [[q * k + q, -sp.oo], [-sp.oo, c - sp.oo]]
+    assert {obj for fact, obj in asked if fact == "extended_nonpositive"} <= {c}  # only the unknown c is asked
+    assert EXACT.add(-sp.oo, z * k) == -sp.oo and EXACT.add(z, 2) == z + 2
