@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import signal
 import threading
@@ -244,16 +245,25 @@ def _concrete(expr, funcs: dict):
     return e.doit() if e.has(sp.Derivative, sp.Subs) else e
 
 
+@functools.lru_cache(maxsize=None)
+def _context(digits: int):
+    """(an mpmath context at ``digits`` digits, its library for the backends' evaluation), made once: a context
+    costs 1–3 ms to make, and an identity is evaluated at several points, each term on its own (about a thousand
+    evaluations in ``symseq verify``). Nothing changes its precision."""
+    from ..backends.mpmath_backend import MpmathLibrary
+
+    ctx = mpmath.MPContext()
+    ctx.dps = digits
+    return ctx, MpmathLibrary(ctx)
+
+
 def _at(expr, point: dict, digits: int):
     """``expr`` (no undefined function left) at ``point`` with mpmath at ``digits`` digits, by the backends' own
     evaluation (:func:`symseq.backends.scalar.evaluate`, linear in the expression's size); None outside its real
     domain (a complex or undefined value, a division by zero)."""
-    from ..backends.mpmath_backend import MpmathLibrary
     from ..backends.scalar import evaluate as evaluate_scalar
 
-    ctx = mpmath.MPContext()
-    ctx.dps = digits
-    lib = MpmathLibrary(ctx)
+    ctx, lib = _context(digits)
     try:
         v = evaluate_scalar(expr, lib, {}, {s: lib.number(x) for s, x in point.items()})
     except (SymseqError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, NotImplementedError):
