@@ -531,3 +531,18 @@ def test_an_identity_is_evaluated_in_one_mpmath_context_per_precision(monkeypatc
     assert made == []
     wrong = identity_proof([sp.tanh(x) * sp.cosh(x) - sp.cosh(x)], digits=41)
     assert not wrong.holds and "is not zero at x_ctx_test = " in wrong.detail and made == []
+
+
+def test_an_identity_evaluates_each_subexpression_once_per_point(monkeypatch):
+    # the size of the terms (the scale a nonzero value is measured against) was evaluated again term by term
+    import sympy as sp
+
+    from symseq.backends import scalar
+    from symseq.derive.symbolic import IDENTITY_POINTS, identity_proof
+
+    x, y = sp.symbols("x_once_test y_once_test", real=True)
+    planned = []
+    plan = scalar.plan
+    monkeypatch.setattr(scalar, "plan", lambda e, lib: planned.append(e) or plan(e, lib))
+    assert identity_proof([sp.sin(x + y) ** 2 + sp.cos(x + y) ** 2 - 1]).holds
+    assert planned.count(sp.sin(x + y)) == planned.count(x + y) == IDENTITY_POINTS

@@ -257,15 +257,16 @@ def _context(digits: int):
     return ctx, MpmathLibrary(ctx)
 
 
-def _at(expr, point: dict, digits: int):
+def _at(expr, point: dict, digits: int, cache: dict | None = None):
     """``expr`` (no undefined function left) at ``point`` with mpmath at ``digits`` digits, by the backends' own
     evaluation (:func:`symseq.backends.scalar.evaluate`, linear in the expression's size); None outside its real
-    domain (a complex or undefined value, a division by zero)."""
+    domain (a complex or undefined value, a division by zero). ``cache``: the values of subexpressions at this
+    point at these digits, read and filled (see :func:`~symseq.backends.scalar.evaluate`)."""
     from ..backends.scalar import evaluate as evaluate_scalar
 
     ctx, lib = _context(digits)
     try:
-        v = evaluate_scalar(expr, lib, {}, {s: lib.number(x) for s, x in point.items()})
+        v = evaluate_scalar(expr, lib, {}, {s: lib.number(x) for s, x in point.items()}, cache)
     except (SymseqError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, NotImplementedError):
         return None
     if isinstance(v, (ctx.mpc, complex)):
@@ -307,12 +308,14 @@ def _numeric_witness(diff, sides, digits: int, points: int, seed: int):
         if done >= points:
             break
         point = {s: _sample(s, rnd) for s in syms}
-        v = _at(e, point, digits)
+        seen: dict = {}  # the values of the subexpressions at this point: each term of e is read, not evaluated again
+        v = _at(e, point, digits, seen)
         if v is None:
             continue
         done += 1
         largest = abs(v) if largest is None else max(largest, abs(v))
-        scale = max([abs(t) for t in (_at(a, point, digits) for a in sp.Add.make_args(e)) if t is not None] + [1])
+        scale = max([abs(t) for t in (_at(a, point, digits, seen) for a in sp.Add.make_args(e)) if t is not None]
+                    + [1])
         if abs(v) > mpmath.mpf(10) ** (-(digits - 10)) * scale:
             where = f"at {_point_text(point, funcs)}" if point or funcs else "as numbers"
             if sides is not None:
