@@ -126,7 +126,9 @@ def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sect
 
     ``jobs`` > 1 builds and decides the derivations in that many worker
     processes (``symseq verify -j N``; a :class:`~concurrent.futures.ProcessPoolExecutor` with the "spawn"
-    start method, the derivations of one page per task, the largest modules first), each loaded afresh in its worker by
+    start method, one derivation per task, the largest modules first; a page split over several tasks whose
+    claims state steps is decided again in one, so that its causes are classified together), each loaded afresh
+    in its worker by
     :meth:`~symseq.authoring.Derivation.reloader`. The report is the same as with ``jobs=1``: the same claims
     in the same order, with the same results, records and causes; each derivation then holds its workers'
     sections (:meth:`~symseq.authoring.Derivation.adopt`: claims with their results, without ledgers or
