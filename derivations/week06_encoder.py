@@ -44,6 +44,7 @@ import sympy as sp
 
 from symseq import Derivation, Ledger, MaskError, blocks, exact, ops, relu
 from symseq.derive import dot_product_variance, properties
+from symseq.functions import partial
 from symseq.numbers import short
 
 derivation = Derivation(
@@ -893,7 +894,7 @@ def layer_norm_row(s):
     n = blocks.layer_norm(Ls, Ls.input("h", shape=(1, 5)), eps=0, name="LN")
     hs = list(Ls.entry_symbols("h"))
     mu, var = Ls.expand(n.mu.name)[0, 0], Ls.expand(n.var.name)[0, 0]
-    s.claim(r"\frac15", sp.diff(mu, hs[0]), what="the weight of each feature in μ_t", at="statistics, μ_t")
+    s.claim(r"\frac15", partial(mu, hs[0]), what="the weight of each feature in μ_t", at="statistics, μ_t")
     s.claim(r"\frac15", sp.simplify(var / sum((h - mu) ** 2 for h in hs)),
             what="σ_t² over Σ_c (h_{t,c} − μ_t)²", at="statistics, σ_t²")
     s.given(L.handle("gamma_1"), what="γ of LN_1", at="parameters")

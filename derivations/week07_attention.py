@@ -29,6 +29,7 @@ from symseq import Derivation, Ledger, blocks, exact, ops
 from symseq.derive import attention_grads as grads_cf
 from symseq.derive import properties
 from symseq.derive import dot_product_variance, vanishes
+from symseq.functions import jacobian
 
 derivation = Derivation(
     "week07-attention",
@@ -181,7 +182,7 @@ def scores(s):
     s.identity("with the same first value v the outputs differ by (a_A,0 − a_B,0)(v − v_like)",
                oA - oB - (aA[0, 0] - aB[0, 0]) * (v - v_like), at="both prompts end in 'like'")
     LV, _, hV = prompt_ledger(K_YOU, "A, symbolic values", values=True)
-    dO = sp.Matrix(LV.expand(hV.O.name, values=True)).jacobian(list(LV.entry_symbols("V").row(0)))
+    dO = jacobian(LV.expand(hV.O.name, values=True), LV.entry_symbols("V").row(0))
     s.prove("the first token's value also reaches the output (the 'you' and 'we' values matter)", lambda: (
         all(dO[i, i] != 0 for i in range(2)), f"∂o/∂v_first = a_0 I = {sp.N(dO[0, 0], 6)} I"),
         at="both prompts end in 'like'", near="Both differences affect the result")

@@ -17,7 +17,7 @@ import sympy as sp
 
 from symseq import Derivation, Ledger, blocks, ops
 from symseq.derive import dot_product_variance, properties, vanishes
-from symseq.functions import relu
+from symseq.functions import jacobian, partial, relu
 
 derivation = Derivation(
     "week08-decoder",
@@ -167,8 +167,8 @@ def residual_and_norm(s):
     F = L.define("F", ops.Map(sp.tanh, ln.out @ W))
     blocks.residual(L, "h'", h, F)
     hs = list(L.entry_symbols("h"))
-    J = sp.Matrix(L.expand("h'")).jacobian(hs)
-    J_F = sp.Matrix(L.expand("F")).jacobian(hs)
+    J = jacobian(L.expand("h'"), hs)
+    J_F = jacobian(L.expand("F"), hs)
     s.identity("for H' = H + F(H) the Jacobian is I + J_F", J - (sp.eye(3) + J_F), at="residual Jacobian")
     # J_F can reinforce or cancel directions: a branch repeating its input doubles the identity, one undoing it
     # cancels it.
@@ -177,8 +177,8 @@ def residual_and_norm(s):
     same, undo = (blocks.residual(Lj, name, hj, F) for name, F in (("h+h", hj), ("h-h", Lj.define("-h", -hj))))
     hjs = list(Lj.entry_symbols("h"))
     s.identity("the branch can reinforce the identity path (a repeating branch doubles it) or cancel it (an undoing "
-               "branch leaves no derivative)", sp.Matrix(Lj.expand(same.name)).jacobian(hjs) - 2 * sp.eye(2),
-               sp.Matrix(Lj.expand(undo.name)).jacobian(hjs), at="residual Jacobian",
+               "branch leaves no derivative)", jacobian(Lj.expand(same.name), hjs) - 2 * sp.eye(2),
+               jacobian(Lj.expand(undo.name), hjs), at="residual Jacobian",
                near="can reinforce or cancel directions")
 
     # LayerNorm with ε = 0, unit gain, zero shift: zero sum and squared norm d.
@@ -190,7 +190,7 @@ def residual_and_norm(s):
         hs = list(Ld.entry_symbols("h"))
         mu, var = Ld.expand(n.mu.name)[0, 0], Ld.expand(n.var.name)[0, 0]
         # μ(h) = (1/d) Σ_j h_j and v(h) = (1/d) Σ_j (h_j − μ)²: the weight 1/d of each coordinate.
-        s.claim(r"\frac{1}{d}", sp.diff(mu, hs[0]), names={"d": sp.Integer(d)}, what=f"weight of h_0 in μ(h), d={d}",
+        s.claim(r"\frac{1}{d}", partial(mu, hs[0]), names={"d": sp.Integer(d)}, what=f"weight of h_0 in μ(h), d={d}",
                 at="mean μ(h)")
         s.claim(r"\frac{1}{d}", sp.simplify(var / sum((h_j - mu) ** 2 for h_j in hs)), names={"d": sp.Integer(d)},
                 what=f"v(h) over Σ_j (h_j − μ)², d={d}", at="variance v(h)")

@@ -93,6 +93,36 @@ def _obj(shape, fill):
     return out
 
 
+def _add(a, b):
+    """a + b as SymPy makes it, a masked score first: −∞ plus an expression SymPy knows to be real is −∞ (SymPy's
+    sum drops each real term beside −∞, but asks of each first whether it is ≤ 0, a search for its sign through
+    the assumptions system: most of evaluating a causal attention over symbolic scores)."""
+    for x, y in ((a, b), (b, a)):
+        if x is sp.S.NegativeInfinity and isinstance(y, sp.Expr) and not y.is_Number and y.is_real:
+            return x
+    return a + b
+
+
+_ADD = np.frompyfunc(_add, 2, 1)  # entrywise, with NumPy's broadcasting
+
+_INFINITE = (sp.S.Infinity, sp.S.NegativeInfinity, sp.S.ComplexInfinity, sp.S.NaN)
+
+
+def _mul(a, b):
+    """a · b as SymPy makes it, an exact zero first: 0 times an expression of finite symbols and numbers, with no
+    ∞ or nan in it, is 0 (SymPy's product is 0 unless it can prove the other factor infinite, which such an
+    expression never is; it asks whether it is finite first, through the assumptions system: most of multiplying
+    the attention weights' matrix, a masked one holding zeros, by the values)."""
+    for x, y in ((a, b), (b, a)):
+        if ((x is sp.S.Zero or type(x) is int and x == 0) and isinstance(y, sp.Expr) and not y.is_Number
+                and not y.has(*_INFINITE) and all(s.is_finite for s in y.free_symbols)):
+            return sp.S.Zero
+    return a * b
+
+
+_MUL = np.frompyfunc(_mul, 2, 1)
+
+
 class ExactKernel:
     """Exact arithmetic on object arrays of SymPy expressions (see module docstring)."""
 
@@ -153,10 +183,10 @@ class ExactKernel:
 
     # -- arithmetic ----------------------------------------------------------------
     def add(self, a, b):
-        return np.add(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else a + b
+        return _ADD(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else _add(a, b)
 
     def mul(self, a, b):
-        return np.multiply(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else a * b
+        return _MUL(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else _mul(a, b)
 
     def div(self, a, b):
         return np.true_divide(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else a / b
@@ -173,7 +203,7 @@ class ExactKernel:
         out = np.empty((m, n), dtype=object)
         for i in range(m):
             for j in range(n):
-                out[i, j] = self.total([a[i, l] * b[l, j] for l in range(k)])
+                out[i, j] = self.total([_mul(a[i, l], b[l, j]) for l in range(k)])
         return out
 
     def batch_sum(self, a):  # no batch axes in exact or mpmath evaluation

@@ -48,7 +48,7 @@ import sympy.tensor.tensor  # noqa: F401
 from . import ops
 from .arrays import EXACT, user_shape
 from .errors import EvaluationError, LedgerError, ShapeError
-from .functions import require_explicit_relu
+from .functions import partial, require_explicit_relu
 from .numbers import exact, exact_matrix
 
 _NAME = re.compile(r"^[^\s]+$")
@@ -530,12 +530,12 @@ def local_partials(expr: sp.Expr) -> list[tuple[sp.Symbol, sp.Expr]]:
     """
     syms = sorted(expr.free_symbols, key=lambda s: s.name)
     if any(not s.is_real for s in syms):  # only ledger symbols (real) share the template cache
-        return [(s, d) for s in syms if (d := sp.diff(expr, s)) != 0]
+        return [(s, d) for s in syms if (d := partial(expr, s)) != 0]
     canon = {s: _canon(i) for i, s in enumerate(syms)}
     key = expr.xreplace(canon)
     hit = _PARTIALS.get(key)
     if hit is None:
-        hit = [(i, d) for i, c in enumerate(canon.values()) if (d := sp.diff(key, c)) != 0]
+        hit = [(i, d) for i, c in enumerate(canon.values()) if (d := partial(key, c)) != 0]
         if len(_PARTIALS) > 100_000:
             _PARTIALS.clear()
         _PARTIALS[key] = hit

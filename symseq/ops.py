@@ -28,6 +28,7 @@ import numpy as np
 import sympy as sp
 
 from .errors import ConventionError, MaskError, ShapeError
+from .functions import partial
 from .numbers import exact, exact_matrix
 
 ATOM, POSTFIX, MUL, NEG, ADD = 100, 90, 50, 45, 40
@@ -631,7 +632,7 @@ class Map(Node):
 
     def derivative(self):
         (x,) = self.fn.variables
-        return sp.Lambda(x, sp.diff(self.fn.expr, x))
+        return sp.Lambda(x, partial(self.fn.expr, x))
 
     def vjp(self, G, out):
         d = self.derivative()

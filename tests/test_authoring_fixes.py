@@ -539,3 +539,38 @@ def test_a_scalar_rnns_step_term_is_a_claim_and_a_bad_step_is_refused():
 
     with pytest.raises(ConventionError, match="none of the cell's shared weights"):
         bptt.step_term(bp, "w_o", 1)
+
+
+def test_an_identity_is_evaluated_in_one_mpmath_context_per_precision(monkeypatch):
+    # a context costs 1–3 ms to make; identity proofs made one for every term at every point, about a thousand in
+    # symseq verify
+    import mpmath
+    import sympy as sp
+
+    from symseq.derive.symbolic import identity_proof
+
+    x, y = sp.symbols("x_ctx_test y_ctx_test", real=True)
+    identity_proof([sp.tanh(x) * sp.cosh(x) - sp.sinh(x), (x + y) ** 2 - x**2 - 2 * x * y - y**2], digits=41).check()
+    made = []
+    init = mpmath.MPContext.__init__
+    monkeypatch.setattr(mpmath.MPContext, "__init__", lambda self, *a, **k: made.append(1) or init(self, *a, **k))
+    proof = identity_proof([sp.tanh(x) * sp.cosh(x) - sp.sinh(x), (x + y) ** 2 - x**2 - 2 * x * y - y**2], digits=41)
+    assert proof.check() == (True, "2 differences simplify to 0")
+    assert made == []
+    wrong = identity_proof([sp.tanh(x) * sp.cosh(x) - sp.cosh(x)], digits=41)
+    assert not wrong.holds and "is not zero at x_ctx_test = " in wrong.detail and made == []
+
+
+def test_an_identity_evaluates_each_subexpression_once_per_point(monkeypatch):
+    # the size of the terms (the scale a nonzero value is measured against) was evaluated again term by term
+    import sympy as sp
+
+    from symseq.backends import scalar
+    from symseq.derive.symbolic import IDENTITY_POINTS, identity_proof
+
+    x, y = sp.symbols("x_once_test y_once_test", real=True)
+    planned = []
+    plan = scalar.plan
+    monkeypatch.setattr(scalar, "plan", lambda e, lib: planned.append(e) or plan(e, lib))
+    assert identity_proof([sp.sin(x + y) ** 2 + sp.cos(x + y) ** 2 - 1]).holds
+    assert planned.count(sp.sin(x + y)) == planned.count(x + y) == IDENTITY_POINTS

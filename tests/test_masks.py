@@ -400,3 +400,52 @@ def test_a_heatmap_reads_its_mask_with_the_same_check():
         s.heatmap("h2", A, allowed=[[0, -np.inf], [0, 0]])
     with pytest.raises(ShapeError, match="has shape 3×3 but the scores are 2×2"):
         s.heatmap("h3", A, allowed=masks.causal(3))
+
+
+def test_a_masked_score_plus_a_real_entry_is_minus_infinity_without_a_search_for_its_sign(monkeypatch):
+    # SymPy's sum drops a real term beside −∞, but first asks whether it is ≤ 0: a sign search through the
+    # assumptions system, most of evaluating a causal attention over symbolic scores
+    import sys
+
+    import numpy as np
+    import sympy as sp
+
+    from symseq.arrays import EXACT
+
+    q, k, z = sp.symbols("q_mask_test k_mask_test z_mask_test", real=True)
+    c = sp.Symbol("c_mask_test")  # no assumption: −∞ + c stays a sum, as SymPy makes it
+    scores = np.array([[q * k + q, q - k], [q * k, c]], dtype=object)
+    mask = np.array([[0, -sp.oo], [-sp.oo, -sp.oo]], dtype=object)
+    assumptions = sys.modules["sympy.core.assumptions"]
+    asked, ask = [], assumptions._ask
+    monkeypatch.setattr(assumptions, "_ask", lambda fact, obj: asked.append((fact, obj)) or ask(fact, obj))
+    out = EXACT.add(scores, mask)
+    assert out.tolist() == [[q * k + q, -sp.oo], [-sp.oo, c - sp.oo]]
+    assert {obj for fact, obj in asked if fact == "extended_nonpositive"} <= {c}  # only the unknown c is asked
+    assert EXACT.add(-sp.oo, z * k) == -sp.oo and EXACT.add(z, 2) == z + 2
+
+
+def test_a_masked_weight_times_a_value_is_zero_without_asking_whether_the_value_is_finite(monkeypatch):
+    # SymPy's 0 · v is 0 unless it proves v infinite, which it first asks through the assumptions system: most of
+    # multiplying a masked attention matrix (exact zeros) by symbolic values
+    import sys
+
+    import numpy as np
+    import sympy as sp
+
+    from symseq.arrays import EXACT
+
+    x, y = sp.symbols("x_zero_test y_zero_test", real=True)
+    big = sp.exp(x) / (sp.exp(x) + sp.exp(y))
+    forever = sp.Symbol("forever_zero_test", infinite=True)
+    V = np.array([[big], [x * big + y]], dtype=object)
+    assumptions = sys.modules["sympy.core.assumptions"]
+    asked, ask = [], assumptions._ask
+    monkeypatch.setattr(assumptions, "_ask", lambda fact, obj: asked.append((fact, obj)) or ask(fact, obj))
+    assert EXACT.matmul(np.array([[0, 0]], dtype=object), V).tolist() == [[0]]
+    assert not [obj for fact, obj in asked if fact == "finite" and obj.has(sp.exp)]
+    assert EXACT.matmul(np.array([[1, 0], [big, 1 - big]], dtype=object), V).tolist() == \
+        [[big], [big * big + (1 - big) * (x * big + y)]]
+    # what SymPy gives where a factor may be infinite: nan for a proved one, 0 · (−∞) as well
+    assert EXACT.mul(sp.S.Zero, forever) is sp.nan and EXACT.mul(sp.S.Zero, x - sp.oo) is sp.nan
+    assert EXACT.mul(np.array([[0, x]], dtype=object), np.array([[big, 2]], dtype=object)).tolist() == [[0, 2 * x]]

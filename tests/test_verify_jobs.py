@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from symseq.authoring import from_path
+from symseq.authoring import Derivation, from_path
 from symseq.cli import main
 from symseq.errors import ClaimError, SymseqError
 from symseq.present.terminal import cause_lines, problems, summary
@@ -182,3 +182,63 @@ def test_a_failing_claim_is_never_put_down_to_a_step_of_another_page():
     ((root,),) = [[c for c in report.causes if c.claim.source == "a.md"]]
     assert root.kind == "root" and root.chain == []
     assert not [c for c in report.causes if c.claim.source == "b.md"]
+
+
+# one page, two derivations: a wrong step in one, the step that uses its printed result in the other
+SPLIT = {
+    "first.py": '''
+        import sympy as sp
+        from symseq import Derivation, exact
+
+        derivation = Derivation("split-first", title="rnn, first half", source="split.md")
+
+        @derivation.section("Steps, first half")
+        def steps(s):
+            L = s.ledger()
+            h1 = L.define("h_1", sp.tanh(exact("0.98")))
+            h2 = L.define("h_2", sp.tanh(exact("0.45") + exact("0.5") * h1 + exact("0.3")))
+            s.claim("0.753", h1, what="h1")
+            s.step("tanh(1.1265) ≈ 0.809", result=h2, what="h2")
+    ''',
+    "second.py": '''
+        import sympy as sp
+        from symseq import Derivation, exact
+
+        derivation = Derivation("split-second", title="rnn, second half", source="split.md")
+
+        @derivation.section("Steps, second half")
+        def steps(s):
+            L = s.ledger()
+            h1 = L.define("h_1", sp.tanh(exact("0.98")))
+            h2 = L.define("h_2", sp.tanh(exact("0.45") + exact("0.5") * h1 + exact("0.3")))
+            z3 = L.define("z_3", exact("0.18") + exact("0.5") * h2 + exact("0.3"))
+            s.step("0.18 + 0.5 · 0.809 + 0.3 = 0.8845", result=z3, operands={"0.809": h2}, what="z3")
+    ''',
+}
+
+
+def test_the_derivations_of_one_page_are_shared_out_among_the_processes(folders):
+    # week06-encoder and week06-rnn print on one page: decided in one task, they kept -j 2 from balancing
+    from symseq.verify.report import _tasks
+
+    one, _ = folders
+    ds = from_path(one)
+    first, second = Derivation("a", title="a", source="p.md"), Derivation("b", title="b", source="p.md")
+    first.module = second.module = ds[0].module
+    groups, tasks = _tasks([first, second])
+    assert [[d for d, _ in g] for g in groups] == [[first, second]]
+    assert sorted(d.name for [(d, _)] in tasks) == ["a", "b"]
+
+
+def test_a_page_split_over_processes_is_classified_with_all_its_steps(tmp_path):
+    for name, files in (("one", SPLIT), ("two", SPLIT)):
+        folder = tmp_path / name
+        folder.mkdir()
+        for file, text in files.items():
+            (folder / file).write_text(textwrap.dedent(text), encoding="utf-8")
+    serial = verify(from_path(tmp_path / "one"), 50, jobs=1)
+    parallel = verify(from_path(tmp_path / "two"), 50, jobs=2)
+    assert [(c.kind, c.claim.what, [x.what for x in c.chain]) for c in parallel.causes] == \
+        [(c.kind, c.claim.what, [x.what for x in c.chain]) for c in serial.causes]
+    assert [(c.kind, c.claim.what) for c in serial.causes] == [("root", "h2"), ("propagated", "z3")]
+    assert parallel.as_json() == serial.as_json()

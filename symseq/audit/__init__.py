@@ -14,11 +14,23 @@ result) and :mod:`.render` (the terminal report).
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
-from .document import AuditError, Document, parse, read, relayout
-from .matching import audit, digit_fault
-from .report import AuditReport, Counts, Erratum, Missing
+from ..errors import AuditError
+
+# the rest is imported when first used, so that importing symseq.audit.formats (the formats symseq's command line
+# offers) does not load the whole audit into every symseq command
+_LAZY = {"Document": ".document", "parse": ".document", "read": ".document", "relayout": ".document",
+         "audit": ".matching", "digit_fault": ".matching", "AuditReport": ".report", "Counts": ".report",
+         "Erratum": ".report", "Missing": ".report"}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    return value
 
 
 def for_source(path: str | Path, derivations: list) -> list:
@@ -37,6 +49,8 @@ def audit_file(path: str | Path, derivations: list, *, fmt: str | None = None, d
     Raises:
         AuditError: when the file cannot be read or no derivation is given.
     """
+    from .document import read
+
     if not derivations:
         raise AuditError(f"no derivation to audit {path} against; name one with --derivation NAME "
                          f"(symseq list shows them)")
@@ -48,6 +62,9 @@ def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmeti
     :func:`symseq.audit.document.relayout`) against ``derivations``, with the page's own arithmetic counted in
     it unless ``arithmetic=False``: what :func:`audit_file` and ``symseq audit`` report, and what
     :mod:`symseq.audit.mutate` judges an edit by."""
+    from .document import relayout
+    from .matching import audit
+
     fresh = relayout(doc, doc.lines) if arithmetic else None  # read before the claims classify doc's tokens
     rep = audit(doc, derivations, dps=dps)
     if arithmetic:
@@ -57,5 +74,5 @@ def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmeti
     return rep
 
 
-__all__ = ["audit_file", "audit_document", "audit", "for_source", "read", "parse", "Document", "AuditReport", "Counts", "Erratum",
-           "Missing", "AuditError", "digit_fault"]
+__all__ = ["audit_file", "audit_document", "audit", "for_source", "read", "parse", "relayout", "Document",
+           "AuditReport", "Counts", "Erratum", "Missing", "AuditError", "digit_fault"]

@@ -1,6 +1,7 @@
 """Evaluate a ledger: exactly (SymPy), to any precision (mpmath), or fast on arrays (NumPy, torch).
 
-Backends are imported only when used; a missing optional one (torch) raises
+Backends are imported only when used (the compiler and the NumPy kernel, which need only NumPy and SymPy,
+with this package); a missing optional one (torch) raises
 :class:`~symseq.errors.BackendUnavailable` naming the extra to install.
 
     >>> import sympy as sp
@@ -19,6 +20,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..errors import ConventionError, LedgerError
+from .compiled import compile as _compile  # NumPy and SymPy only: loaded with symseq, not in the first compile()
+from .numpy_backend import NumpyKernel
 
 BACKENDS = ("exact", "mpmath", "numpy", "torch")
 COMPILED_ONLY = ("numba",)  # backends of symseq.compile only: a program, not a row-by-row kernel
@@ -46,8 +49,6 @@ def kernel(backend: str = "mpmath", *, dps: int = 50, device=None, dtype=None):
     if backend == "numpy":
         import numpy as np
 
-        from .numpy_backend import NumpyKernel
-
         if device not in (None, "cpu"):
             raise ConventionError(f"the numpy backend runs on the CPU only; got device={device!r} (use backend='torch')")
         return NumpyKernel(dtype or np.float64)
@@ -63,8 +64,6 @@ def kernel(backend: str = "mpmath", *, dps: int = 50, device=None, dtype=None):
 
 def compile(ledger, outputs, **options):
     """Compile a ledger to a straight-line program; see :func:`symseq.backends.compiled.compile`."""
-    from .compiled import compile as _compile
-
     return _compile(ledger, outputs, **options)
 
 

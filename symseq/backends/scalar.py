@@ -168,15 +168,18 @@ def _plan_pow(e, lib):
     return ("call", lambda vb, vx: lib.pow(vb, vx, x), (b, x))
 
 
-def evaluate(expr: sp.Basic, lib: Library, env: dict, bind: dict | None = None):
+def evaluate(expr: sp.Basic, lib: Library, env: dict, bind: dict | None = None, cache: dict | None = None):
     """Evaluate ``expr`` with ``lib``; symbols are looked up in ``bind`` (by symbol) then ``env`` (by name).
+
+    ``cache`` (subexpression → value), when given, is read and filled: pass one dict to evaluate several
+    expressions that share subexpressions (a sum and each of its terms) with the same ``lib``, ``env`` and ``bind``.
 
     Raises:
         EvaluationError: for an undefined function (a general φ), a missing
             symbol, or a function the backend does not provide.
     """
     bind = bind or {}
-    cache: dict = {}
+    cache = {} if cache is None else cache
 
     def ev(e):
         hit = cache.get(e)

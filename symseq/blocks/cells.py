@@ -65,7 +65,7 @@ import sympy as sp
 from .. import ops
 from ..arrays import integer
 from ..errors import ConventionError, LedgerError, ShapeError
-from ..functions import relu, sigmoid
+from ..functions import partial, relu, sigmoid
 from ._naming import tagged
 
 GRU_VARIANTS = ("torch", "cho2014")
@@ -195,7 +195,7 @@ def derivative(phi) -> sp.Lambda:
     phi = activation(phi)
     body = phi.expr if isinstance(phi, sp.Lambda) else phi(_X)
     var = phi.variables[0] if isinstance(phi, sp.Lambda) else _X
-    return sp.Lambda(var, sp.diff(body, var))
+    return sp.Lambda(var, partial(body, var))
 
 
 ROW_KEYS = {"rnn": ("z", "h"), "gru": ("r", "u", "h̃", "h"), "lstm": ("i", "f", "c̃", "o", "c", "h")}

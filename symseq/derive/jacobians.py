@@ -35,7 +35,7 @@ import sympy as sp
 from .. import ops
 from ..blocks.cells import IDENTITY, Recurrence, derivative
 from ..errors import ConventionError, ShapeError
-from ..functions import relu, sigmoid
+from ..functions import jacobian, relu, sigmoid
 from ..numbers import exact, short
 
 
@@ -308,7 +308,7 @@ def state_jacobian(L, out, wrt, *, keep=()) -> sp.Matrix:
     expr = L.expand(o, keep=list(keep) + [w])
     ys = list(expr) if isinstance(expr, sp.MatrixBase) else [expr]
     xs = list(L.entry_symbols(w))
-    return sp.Matrix(ys).jacobian(xs)
+    return jacobian(ys, xs)
 
 
 def block_state_jacobian(L, outs, wrts, *, keep=()) -> sp.Matrix:
@@ -319,4 +319,4 @@ def block_state_jacobian(L, outs, wrts, *, keep=()) -> sp.Matrix:
         e = L.expand(out if isinstance(out, str) else out.name, keep=list(keep) + names)
         ys += list(e) if isinstance(e, sp.MatrixBase) else [e]
     xs = [s for w in names for s in L.entry_symbols(w)]
-    return sp.Matrix(ys).jacobian(xs)
+    return jacobian(ys, xs)

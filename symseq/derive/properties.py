@@ -40,6 +40,7 @@ import sympy as sp
 
 from .. import ops
 from ..errors import ShapeError
+from ..functions import partial
 from ..ledger import Ledger
 from ..numbers import short
 from .symbolic import Proof, vanishes
@@ -99,12 +100,12 @@ def convex_combination(L: Ledger, O, V) -> Proof:
     Vs = L.entry_symbols(Vn)
     S_, dv = Vs.shape
     for t in range(Mo.rows):
-        w = [sp.diff(Mo[t, 0], Vs[j, 0]) for j in range(S_)]
+        w = [partial(Mo[t, 0], Vs[j, 0]) for j in range(S_)]
         for c in range(dv):
             for j in range(S_):
                 for e in range(dv):
                     want = w[j] if e == c else 0
-                    if not vanishes(sp.diff(Mo[t, c], Vs[j, e]) - want):
+                    if not vanishes(partial(Mo[t, c], Vs[j, e]) - want):
                         return Proof("O is a convex combination of the values", False,
                                      f"O[{t},{c}] does not use value {j}, feature {e} with the row's weight",
                                      witness={"row": t, "feature": c, "source": j})

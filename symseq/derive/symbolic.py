@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import signal
 import threading
@@ -27,6 +28,7 @@ from sympy.core.function import AppliedUndef
 
 from .. import ops
 from ..errors import ClaimError, ShapeError, SymseqError
+from ..functions import partial
 from ..numbers import short
 
 _COUNTER = itertools.count()
@@ -113,7 +115,7 @@ def reverse_jacobian(L, out, wrt, *, values: bool = True, keep=()) -> sp.Matrix:
     adj = adj if isinstance(adj, sp.MatrixBase) else sp.Matrix([[adj]])
     Gs = list(L.entry_symbols(G_name))
     flat = list(adj)
-    return sp.Matrix(len(Gs), len(flat), lambda i, j: sp.diff(flat[j], Gs[i]))
+    return sp.Matrix(len(Gs), len(flat), lambda i, j: partial(flat[j], Gs[i]))
 
 
 def rational_point(symbols, seed: int = 0) -> dict:
@@ -243,18 +245,28 @@ def _concrete(expr, funcs: dict):
     return e.doit() if e.has(sp.Derivative, sp.Subs) else e
 
 
-def _at(expr, point: dict, digits: int):
-    """``expr`` (no undefined function left) at ``point`` with mpmath at ``digits`` digits, by the backends' own
-    evaluation (:func:`symseq.backends.scalar.evaluate`, linear in the expression's size); None outside its real
-    domain (a complex or undefined value, a division by zero)."""
+@functools.lru_cache(maxsize=None)
+def _context(digits: int):
+    """(an mpmath context at ``digits`` digits, its library for the backends' evaluation), made once: a context
+    costs 1–3 ms to make, and an identity is evaluated at several points, each term on its own (about a thousand
+    evaluations in ``symseq verify``). Nothing changes its precision."""
     from ..backends.mpmath_backend import MpmathLibrary
-    from ..backends.scalar import evaluate as evaluate_scalar
 
     ctx = mpmath.MPContext()
     ctx.dps = digits
-    lib = MpmathLibrary(ctx)
+    return ctx, MpmathLibrary(ctx)
+
+
+def _at(expr, point: dict, digits: int, cache: dict | None = None):
+    """``expr`` (no undefined function left) at ``point`` with mpmath at ``digits`` digits, by the backends' own
+    evaluation (:func:`symseq.backends.scalar.evaluate`, linear in the expression's size); None outside its real
+    domain (a complex or undefined value, a division by zero). ``cache``: the values of subexpressions at this
+    point at these digits, read and filled (see :func:`~symseq.backends.scalar.evaluate`)."""
+    from ..backends.scalar import evaluate as evaluate_scalar
+
+    ctx, lib = _context(digits)
     try:
-        v = evaluate_scalar(expr, lib, {}, {s: lib.number(x) for s, x in point.items()})
+        v = evaluate_scalar(expr, lib, {}, {s: lib.number(x) for s, x in point.items()}, cache)
     except (SymseqError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, NotImplementedError):
         return None
     if isinstance(v, (ctx.mpc, complex)):
@@ -296,12 +308,14 @@ def _numeric_witness(diff, sides, digits: int, points: int, seed: int):
         if done >= points:
             break
         point = {s: _sample(s, rnd) for s in syms}
-        v = _at(e, point, digits)
+        seen: dict = {}  # the values of the subexpressions at this point: each term of e is read, not evaluated again
+        v = _at(e, point, digits, seen)
         if v is None:
             continue
         done += 1
         largest = abs(v) if largest is None else max(largest, abs(v))
-        scale = max([abs(t) for t in (_at(a, point, digits) for a in sp.Add.make_args(e)) if t is not None] + [1])
+        scale = max([abs(t) for t in (_at(a, point, digits, seen) for a in sp.Add.make_args(e)) if t is not None]
+                    + [1])
         if abs(v) > mpmath.mpf(10) ** (-(digits - 10)) * scale:
             where = f"at {_point_text(point, funcs)}" if point or funcs else "as numbers"
             if sides is not None:

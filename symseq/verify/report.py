@@ -126,7 +126,9 @@ def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sect
 
     ``jobs`` > 1 builds and decides the derivations in that many worker
     processes (``symseq verify -j N``; a :class:`~concurrent.futures.ProcessPoolExecutor` with the "spawn"
-    start method, the derivations of one page per task, the largest modules first), each loaded afresh in its worker by
+    start method, one derivation per task, the largest modules first; a page split over several tasks whose
+    claims state steps is decided again in one, so that its causes are classified together), each loaded afresh
+    in its worker by
     :meth:`~symseq.authoring.Derivation.reloader`. The report is the same as with ``jobs=1``: the same claims
     in the same order, with the same results, records and causes; each derivation then holds its workers'
     sections (:meth:`~symseq.authoring.Derivation.adopt`: claims with their results, without ledgers or
@@ -176,34 +178,63 @@ def _by_page(claims: list) -> dict[str, list]:
 
 
 def _decide_in_processes(derivations: list, dps: int, jobs: int, tick) -> dict:
-    """Build and decide, in ``jobs`` worker processes, the derivations that can be loaded again there, the
-    derivations of one page (source) in one task so that its causes are classified together; each derivation
-    adopts its worker's sections. Returns the causes of each page decided so, by page."""
+    """Build and decide, in ``jobs`` worker processes, the derivations that can be loaded again there, one
+    derivation per task (the largest modules first), so that the work of a page with several derivations is
+    shared out too; each derivation adopts its worker's sections. A page's causes are classified with all its
+    claims together: a page split over several tasks whose claims state steps (``s.step``) is decided again, in
+    one task. Returns the causes of each page decided so, by page."""
+    groups, tasks = _tasks(derivations)
+    if len(tasks) < 2:
+        return {}
+    decided, causes, steps = {}, {}, {}  # by id(derivation): its sections; by page: its causes
+    done = 0
+    for [(d, _)], (sections, page_causes, stated) in _results(tasks, dps, jobs):
+        tick("building", done, len(derivations), d.name)
+        decided[id(d)], causes[d.source], steps[id(d)] = sections, page_causes, stated
+        done += 1
+    split = [group for group in groups if len(group) > 1]
+    for group in split:
+        causes[group[0][0].source] = []  # no step on the page: nothing to classify (:func:`_causes`)
+    again = [group for group in split if any(steps[id(d)] for d, _ in group)]
+    for group, (sections, page_causes, _) in _results(again, dps, jobs):  # new processes: modules loaded afresh
+        for (d, _), own in zip(group, sections):
+            decided[id(d)] = [own]
+        causes[group[0][0].source] = page_causes
+    for group in groups:
+        for d, _ in group:
+            (own,) = decided[id(d)]
+            d.adopt(own)
+    return causes
+
+
+def _tasks(derivations: list) -> tuple[list, list]:
+    """(the pages to decide in workers, each a list of (derivation, reloader); the tasks, one derivation each, the
+    largest module first). A page is decided in workers when each of its derivations can be loaded again there
+    and none is built yet."""
     pages: dict[str, list] = {}
     for d in derivations:
         pages.setdefault(d.source, []).append((d, d.reloader()))
-    tasks = [group for group in pages.values()
-             if all(reload is not None and getattr(d, "_sections", None) is None for d, reload in group)]
-    if len(tasks) < 2:
-        return {}
-    tasks.sort(key=lambda group: -sum(_module_size(d) for d, _ in group))  # the largest first
-    causes = {}
+    groups = [group for group in pages.values()
+              if all(reload is not None and getattr(d, "_sections", None) is None for d, reload in group)]
+    tasks = sorted(([one] for group in groups for one in group), key=lambda task: -_module_size(task[0][0]))
+    return groups, tasks
+
+
+def _results(tasks: list, dps: int, jobs: int):
+    """(task, what :func:`_decide` returned for it) for each task (a list of (derivation, reloader)), in order,
+    decided in up to ``jobs`` new worker processes (a worker keeps the modules it loaded, built)."""
+    if not tasks:
+        return
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
-        futures = [(group, pool.submit(_decide, [reload for _, reload in group], dps)) for group in tasks]
-        done = 0
-        for group, future in futures:
-            names = ", ".join(d.name for d, _ in group)
-            tick("building", done, len(derivations), names)
+        futures = [(task, pool.submit(_decide, [reload for _, reload in task], dps)) for task in tasks]
+        for task, future in futures:
+            names = ", ".join(d.name for d, _ in task)
             try:
-                sections, causes[group[0][0].source] = future.result()
+                yield task, future.result()
             except BrokenProcessPool as exc:
                 raise RuntimeError(f"the worker process verifying {names} ended abruptly (killed, or out of "
                                    f"memory?); run again with -j 1 to verify in one process") from exc
-            for (d, _), own in zip(group, sections):
-                d.adopt(own)
-            done += len(group)
-    return causes
 
 
 def _module_size(d) -> int:
@@ -214,15 +245,16 @@ def _module_size(d) -> int:
 
 
 def _decide(reloads: list, dps: int):
-    """In a worker process: load the derivations of one page, build them, decide their claims and classify their
-    failures; return (each derivation's detached sections, the page's causes), pickled together so that the
-    causes name the same claims."""
+    """In a worker process: load the derivations of one task, build them, decide their claims and classify their
+    failures; return (each derivation's detached sections, the causes, whether any claim states a step), pickled
+    together so that the causes name the same claims."""
     ds = [reload() for reload in reloads]
     claims = [c for d in ds for c in d.claims]
     for c in claims:
         c.check(dps)
     causes = _causes(claims, dps)
-    return [[s.detach() for s in d.sections] for d in ds], causes
+    steps = any(isinstance(c.quantity, Step) for c in claims)
+    return [[s.detach() for s in d.sections] for d in ds], causes, steps
 
 
 def _causes(claims: list, dps: int) -> list:
