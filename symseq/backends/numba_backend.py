@@ -14,18 +14,19 @@ as the NumPy backend (:mod:`symseq.backends.compiled`: rows shared, exact 0 and
 
 so every intermediate of an example stays in registers: one pass over the
 batch instead of one array pass per instruction. The loop has no call into a
-library and no reduction, so LLVM vectorises it (4 or 8 examples per
-instruction, SSE/AVX/AVX-512 as the machine has): tanh is :func:`tanh_f64`,
-plain arithmetic (the C library's scalar tanh, about 50 ns a call, would keep
-the loop scalar), and a gradient summed over the batch is written per example
-and summed afterwards by NumPy (pairwise; a running sum in the loop is a
-serial dependence that LLVM may not reorder without fast-math). One loop reads
-every batched input and writes every output, so LLVM checks at run time that
-they do not overlap, one check per pair; its default cap of 128 checks would
-leave a long sequence (T = 100: 101 inputs, 4 outputs) scalar, so the cap is
-raised while this backend compiles (the LLVM option
-``-vectorize-memory-check-threshold``, LLVM ≥ 15) and restored after. The source is generated from
-the program's own instruction list — the op of each instruction
+library and no reduction, so LLVM vectorises it (2, 4 or 8 examples per
+instruction: SSE2, AVX2, AVX-512): tanh is :func:`tanh_f64`, plain arithmetic
+(the C library's scalar tanh, about 50 ns a call, kept the loop scalar), and a
+gradient summed over the batch is written per example and summed afterwards
+by NumPy (pairwise; a running sum in the loop is a serial dependence that LLVM
+may not reorder without fast-math). The loop reads every batched input and
+writes every output, so LLVM checks at run time that they do not overlap, one
+check per pair; its default cap of 128 checks left a long sequence (T = 100:
+101 inputs, 4 outputs) scalar, so the cap is raised while this backend
+compiles (the LLVM option ``-vectorize-memory-check-threshold``, LLVM ≥ 15)
+and put back after. exp, log, sigmoid and the other functions still call the C
+library, one element at a time (the bundled scalar ledgers use tanh only). The source is generated from the
+program's own instruction list — the op of each instruction
 (``compiled._op``: add, sub, mul, a power with an integer or ±½ exponent, a
 named function) and float constants written with ``repr`` — never from text of
 a document or a user, and it is compiled by numba, not ``exec``-ed as Python
@@ -83,10 +84,11 @@ def tanh_f64(x):
     the exponent bits; tanh(x) = sign(x) tanh(|x|). G (degree 10) and H (degree 9) are Chebyshev fits
     (``mpmath.chebyfit`` at 60 digits; evaluated by Estrin's scheme) of G(s) = (tanh √s − √s)/s^{3/2} on
     [0, 0.625²] and H(r) = (e^r − 1 − r)/r² on [−ln(2)/2, ln(2)/2], each within 1.1e-16. ±0 keep their sign,
-    ±inf give ±1, nan gives nan. Within 2 ulp of tanh everywhere (measured against mpmath at 40 digits: max 1.27 ulp on the 1.2·10⁵
-    points of ``tests/test_numba_tanh.py`` from 5e-324 to 1.8e308, 1.31 ulp on 2.8·10⁵ others, both just
-    above the switch point 0.625), and
-    |tanh| ≤ 1, so 1 − tanh² (the derivative rows) is never negative.
+    ±inf give ±1, nan gives nan. Within 2 ulp of tanh everywhere (against mpmath at 40 digits: max 1.27 ulp
+    on the 1.2·10⁵ points of ``tests/test_numba_tanh.py`` from 5e-324 to 1.8e308, 1.31 ulp on 2.8·10⁵
+    others, both just above the switch point 0.625), and |tanh| ≤ 1, so 1 − tanh² (the derivative rows) is
+    never negative. Not fused into multiply-adds (numba without fast-math): the same bits whether the loop
+    runs vectorised or not.
 
     Args:
         x: a float64 (in the numba backend's loop: one example's value).
@@ -125,7 +127,7 @@ def tanh_f64(x):
           + (2.4801521322368692e-05 + 2.7557268480310024e-06 * r) * r2)
     h2 = 2.7620075879983367e-07 + 2.5100375832561234e-08 * r
     p = (h0 + h1 * r4) + h2 * r8
-    e = (1.0 + (r + r * r * p)) * np.int64((np.int64(n) + 1023) << 52).view(np.float64)  # · 2^n, 0 ≤ n ≤ 64
+    e = (1.0 + (r + r2 * p)) * np.int64((np.int64(n) + 1023) << 52).view(np.float64)  # · 2^n, 0 ≤ n ≤ 64
     large = 1.0 - 2.0 / (e + 1.0)
     t = large if a >= 0.625 else small  # nan: small, which is nan
     return math.copysign(t, x)
