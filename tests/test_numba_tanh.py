@@ -106,6 +106,8 @@ def test_the_compiled_loop_uses_the_same_tanh_and_nan_is_reported_as_by_numpy(ta
     assert np.array_equal(out["h"].reshape(-1), tanh(xs))  # bit for bit: no fast-math, no fused multiply-add
     h = tanh(xs)
     assert np.array_equal(out["dh"].reshape(-1), 1 - h * h)
+    for v in (0.3, 0.7, -4.0):  # one example, no batch axis: straight-line code, the same tanh
+        assert float(f(x=v)["h"]) == tanh(np.array([v]))[0]
     for b in ("numba", "numpy"):
         with pytest.raises(EvaluationError, match="row h evaluates to nan at entry \\[1, 0, 0\\]"):
             compile(L, ["h"], backend=b)(x=np.array([0.5, np.nan]))

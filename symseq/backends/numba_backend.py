@@ -13,7 +13,8 @@ as the NumPy backend (:mod:`symseq.backends.compiled`: rows shared, exact 0 and
             o1[i] = v27                # a gradient summed over the batch afterwards (batch_reduce)
 
 so every intermediate of an example stays in registers: one pass over the
-batch instead of one array pass per instruction. The loop has no call into a
+batch instead of one array pass per instruction (with no batched input, the
+same body without the loop). The loop has no call into a
 library and no reduction, so LLVM vectorises it (2, 4 or 8 examples per
 instruction: SSE2, AVX2, AVX-512): tanh is :func:`tanh_f64`, plain arithmetic
 (the C library's scalar tanh, about 50 ns a call, kept the loop scalar), and a
@@ -259,14 +260,18 @@ class NumbaLedger(CompiledLedger):
                 lines.append(f"    v{s} = a{s}")
         for s, c in p.constants.items():
             lines.append(f"    v{s} = {_literal(c)}")
-        lines.append("    for i in range(n):")
+        # no input with a batch axis: one example, straight-line code (no loop for LLVM to vectorise, which
+        # at the length of a long trajectory costs seconds of compiling)
+        pad, i = ("        ", "i") if batched else ("    ", "0")
+        if batched:
+            lines.append("    for i in range(n):")
         for s in ins:
             if s in batched:
-                lines.append(f"        v{s} = a{s}[i]")
+                lines.append(f"{pad}v{s} = a{s}[i]")
         for out, fn, args, label in p.instructions:
-            lines.append(f"        v{out} = {_code(p.ops[out], [f'v{a}' for a in args], label)}")
+            lines.append(f"{pad}v{out} = {_code(p.ops[out], [f'v{a}' for a in args], label)}")
         for s in per_example_out + red:  # a reduced gradient per example too: summed by NumPy after the loop
-            lines.append(f"        o{s}[i] = v{s}")
+            lines.append(f"{pad}o{s}[{i}] = v{s}")
         return "\n".join(lines) + "\n", ins, per_example_out, red
 
     def _reduced_slots(self) -> set:
