@@ -5,27 +5,39 @@ as the NumPy backend (:mod:`symseq.backends.compiled`: rows shared, exact 0 and
 1 folded), then writes it as the Python source of one ``@njit`` function::
 
     def program(n, a0, a1, ..., o0, o1, ...):
-        r0 = 0.0                       # a gradient summed over the batch (batch_reduce)
         for i in range(n):
             v5 = a0 * a4[i]            # an input with a batch axis is read at i, a parameter as is
-            v6 = np.tanh(v5)
+            v6 = _tanh(v5)
             ...
             o0[i] = v17                # an output per example
-            r0 += v27
-        return (r0,)
+            o1[i] = v27                # a gradient summed over the batch afterwards (batch_reduce)
 
 so every intermediate of an example stays in registers: one pass over the
-batch instead of one array pass per instruction. The source is generated from
-the program's own instruction list — the op of each instruction
+batch instead of one array pass per instruction (with no batched input, the
+same body without the loop). The loop has no call into a
+library and no reduction, so LLVM vectorises it (2, 4 or 8 examples per
+instruction: SSE2, AVX2, AVX-512): tanh is :func:`tanh_f64`, plain arithmetic
+(the C library's scalar tanh, about 50 ns a call, kept the loop scalar), and a
+gradient summed over the batch is written per example and summed afterwards
+by NumPy (pairwise; a running sum in the loop is a serial dependence that LLVM
+may not reorder without fast-math). The loop reads every batched input and
+writes every output, so LLVM checks at run time that they do not overlap, one
+check per pair; its default cap of 128 checks left a long sequence (T = 100:
+101 inputs, 4 outputs) scalar, so the cap is raised while this backend
+compiles (the LLVM option ``-vectorize-memory-check-threshold``, LLVM ≥ 15)
+and put back after. exp, log, sigmoid and the other functions still call the C
+library, one element at a time (the bundled scalar ledgers use tanh only). The source is generated from the
+program's own instruction list — the op of each instruction
 (``compiled._op``: add, sub, mul, a power with an integer or ±½ exponent, a
 named function) and float constants written with ``repr`` — never from text of
 a document or a user, and it is compiled by numba, not ``exec``-ed as Python
 on data. ``f.numba_source(pattern)`` shows it.
 
-Exact to float64 (IEEE double; no fast-math, so the order of operations is the
-program's): results agree with the NumPy and torch backends to rounding
-(tanh, exp and log come from the C math library instead of NumPy's vector
-routines, a difference of an ulp or so). Division by zero gives ±inf or nan
+Exact to float64 (IEEE double; no fast-math and no contraction into fused
+multiply-adds, so the order of operations is the program's): results agree
+with the NumPy and torch backends to rounding (tanh within 2 ulp, see
+:func:`tanh_f64`; exp and log come from the C math library, within an ulp or
+so of NumPy's vector routines). Division by zero gives ±inf or nan
 as in NumPy (``error_model="numpy"``), which the output check then reports with
 the row at fault, as for the other backends.
 
@@ -40,11 +52,13 @@ so.
 
 Source: numba documentation, "Compiling Python code with @jit" and
 "Supported Python features" (``math`` and NumPy ufuncs on scalars,
-``error_model``).
+``error_model``); LLVM, "Auto-Vectorization in LLVM" (runtime checks of
+pointers, if-conversion, reductions).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -52,14 +66,72 @@ import sympy as sp
 
 from ..errors import BackendUnavailable, ConventionError
 from .compiled import CompiledLedger, _Compiler, requested
+from .numpy_backend import NumpyKernel
 
 # name of the function in symseq.functions / SymPy -> its float64 code (a format with {0}, {1} for arguments)
 _CALLS = {
-    "tanh": "np.tanh({0})", "exp": "np.exp({0})", "log": "_log({0})", "sinh": "np.sinh({0})",
+    "tanh": "_tanh({0})", "exp": "np.exp({0})", "log": "_log({0})", "sinh": "np.sinh({0})",
     "cosh": "np.cosh({0})", "sin": "np.sin({0})", "cos": "np.cos({0})", "tan": "np.tan({0})",
     "abs": "abs({0})", "erf": "math.erf({0})", "sigmoid": "_sigmoid({0})", "relu": "max({0}, 0.0)",
     "heaviside": "_heaviside({0}, {1})",
 }
+
+
+def tanh_f64(x):
+    """tanh(x) for one float64, in plain arithmetic that LLVM vectorises (no call into a library).
+
+    Equation: for a = |x| < 0.625, tanh(a) = a + a·s·G(s) with s = a²; above, tanh(a) = 1 − 2/(e^{2a} + 1)
+    with e^y = 2^n (1 + r + r² H(r)), y = n ln 2 + r (Cody–Waite reduction, |r| ≤ ln(2)/2), 2^n written into
+    the exponent bits; tanh(x) = sign(x) tanh(|x|). G (degree 10) and H (degree 9) are Chebyshev fits
+    (``mpmath.chebyfit`` at 60 digits; evaluated by Estrin's scheme) of G(s) = (tanh √s − √s)/s^{3/2} on
+    [0, 0.625²] and H(r) = (e^r − 1 − r)/r² on [−ln(2)/2, ln(2)/2], each within 1.1e-16. ±0 keep their sign,
+    ±inf give ±1, nan gives nan. Within 2 ulp of tanh everywhere (against mpmath at 40 digits: max 1.27 ulp
+    on the 1.2·10⁵ points of ``tests/test_numba_tanh.py`` from 5e-324 to 1.8e308, 1.31 ulp on 2.8·10⁵
+    others, both just above the switch point 0.625), and |tanh| ≤ 1, so 1 − tanh² (the derivative rows) is
+    never negative. Not fused into multiply-adds (numba without fast-math): the same bits whether the loop
+    runs vectorised or not.
+
+    Args:
+        x: a float64 (in the numba backend's loop: one example's value).
+
+    Returns:
+        a float64.
+
+    Source: the range split and the form 1 − 2/(e^{2a} + 1) are Cephes' ``tanh.c`` (S. L. Moshier), the
+    reduction of exp is fdlibm's ``e_exp.c``; polynomial fits in place of library calls as in SLEEF and
+    XLA's vectorised tanh.
+    """
+    a = abs(x)
+    s = a * a
+    s2 = s * s
+    s4 = s2 * s2
+    s8 = s4 * s4
+    # G(s) = g0 + g1 s⁴ + g2 s⁸ (Estrin's scheme: a shorter chain of dependent operations than Horner's)
+    g0 = ((-0.3333333333333332 + 0.13333333333326658 * s)
+          + (-0.05396825396139557 + 0.021869488260559115 * s) * s2)
+    g1 = ((-0.008863229830925709 + 0.0035920589774734554 * s)
+          + (-0.001455309297534642 + 0.0005874372860094381 * s) * s2)
+    g2 = (-0.00023077616269519857 + 7.959955735264808e-05 * s) + -1.724487449484433e-05 * s2
+    p = (g0 + g1 * s4) + g2 * s8
+    small = a + a * (s * p)
+    y = 2.0 * a
+    y = y if y < 44.0 else 44.0  # tanh is 1 to the last bit from |x| = 19.1 on; nan and ±inf come here too
+    n = math.floor(y * 1.4426950408889634 + 0.5)  # y / ln 2, rounded
+    r = (y - n * 6.93147180369123816490e-01) - n * 1.90821492927058770002e-10  # fdlibm's ln 2, hi part exact
+    r2 = r * r
+    r4 = r2 * r2
+    r8 = r4 * r4
+    # H(r) = h0 + h1 r⁴ + h2 r⁸
+    h0 = ((0.5000000000000001 + 0.16666666666666669 * r)
+          + (0.041666666666624164 + 0.008333333333330065 * r) * r2)
+    h1 = ((0.0013888888917196719 + 0.00019841269863040545 * r)
+          + (2.4801521322368692e-05 + 2.7557268480310024e-06 * r) * r2)
+    h2 = 2.7620075879983367e-07 + 2.5100375832561234e-08 * r
+    p = (h0 + h1 * r4) + h2 * r8
+    e = (1.0 + (r + r2 * p)) * np.int64((np.int64(n) + 1023) << 52).view(np.float64)  # · 2^n, 0 ≤ n ≤ 64
+    large = 1.0 - 2.0 / (e + 1.0)
+    t = large if a >= 0.625 else small  # nan: small, which is nan
+    return math.copysign(t, x)
 
 
 def import_numba():
@@ -88,7 +160,8 @@ def _helpers(numba):
     def _log(x):  # log 0 = −inf (as np.log); a negative argument gives nan, which the output check reports
         return -np.inf if x == 0 else np.log(x)
 
-    return {"_sigmoid": _sigmoid, "_heaviside": _heaviside, "_log": _log}
+    return {"_sigmoid": _sigmoid, "_heaviside": _heaviside, "_log": _log,
+            "_tanh": numba.njit(cache=False, error_model="numpy")(tanh_f64)}
 
 
 def _literal(value) -> str:
@@ -142,6 +215,16 @@ def _code(op, args: list[str], label: str) -> str:
                           f"use backend='numpy' for this ledger")
 
 
+class _Kernel(NumpyKernel):
+    """The NumPy kernel, reading a float64 array given for a scalar leaf without the general shape check (any
+    array is a batch of scalars): 101 inputs of the T = 100 RNN cost 0.5 ms a call through the general path."""
+
+    def from_user(self, value, shape, name="value"):
+        if shape == () and type(value) is np.ndarray and value.dtype == np.float64:
+            return value[..., None, None]
+        return super().from_user(value, shape, name)
+
+
 class NumbaLedger(CompiledLedger):
     """A compiled ledger run as one numba loop over the batch; called like any :class:`CompiledLedger`.
 
@@ -169,27 +252,26 @@ class NumbaLedger(CompiledLedger):
         reduced = self._reduced_slots()
         per_example = [s for s in dict.fromkeys(p.outputs.values()) if s not in reduced]
         per_example_out = [s for s in per_example if s not in p.inputs.values() and s not in p.constants]
-        head = [f"a{s}" for s in ins] + [f"o{s}" for s in per_example_out]
-        lines = [f"def program(n, {', '.join(head)}):"]
         red = [s for s in dict.fromkeys(p.outputs.values()) if s in reduced]
-        for s in red:
-            lines.append(f"    r{s} = 0.0")
+        head = [f"a{s}" for s in ins] + [f"o{s}" for s in per_example_out + red]
+        lines = [f"def program(n, {', '.join(head)}):"]
         for s in ins:
             if s not in batched:
                 lines.append(f"    v{s} = a{s}")
         for s, c in p.constants.items():
             lines.append(f"    v{s} = {_literal(c)}")
-        lines.append("    for i in range(n):")
+        # no input with a batch axis: one example, straight-line code (no loop for LLVM to vectorise, which
+        # at the length of a long trajectory costs seconds of compiling)
+        pad, i = ("        ", "i") if batched else ("    ", "0")
+        if batched:
+            lines.append("    for i in range(n):")
         for s in ins:
             if s in batched:
-                lines.append(f"        v{s} = a{s}[i]")
+                lines.append(f"{pad}v{s} = a{s}[i]")
         for out, fn, args, label in p.instructions:
-            lines.append(f"        v{out} = {_code(p.ops[out], [f'v{a}' for a in args], label)}")
-        for s in per_example_out:
-            lines.append(f"        o{s}[i] = v{s}")
-        for s in red:
-            lines.append(f"        r{s} += v{s}")
-        lines.append(f"    return ({''.join(f'r{s}, ' for s in red)})")
+            lines.append(f"{pad}v{out} = {_code(p.ops[out], [f'v{a}' for a in args], label)}")
+        for s in per_example_out + red:  # a reduced gradient per example too: summed by NumPy after the loop
+            lines.append(f"{pad}o{s}[{i}] = v{s}")
         return "\n".join(lines) + "\n", ins, per_example_out, red
 
     def _reduced_slots(self) -> set:
@@ -206,7 +288,14 @@ class NumbaLedger(CompiledLedger):
             scope = {"np": np, "math": math, **self._helpers}
             code = compile(src, f"<symseq numba program of {self.ledger.title or 'a ledger'}>", "exec")
             exec(code, scope)  # our own instruction list as source (see the module docstring), no user text
-            fn = self.numba.njit(error_model="numpy", fastmath=False)(scope["program"])
+            nb = self.numba
+            f64 = nb.types.float64
+            column = nb.types.Array(f64, 1, "C", readonly=True)  # a batched input (a writable array converts)
+            signature = (nb.types.int64, *(column if s in batched else f64 for s in ins),
+                         *(nb.types.float64[::1] for _ in outs + red))
+            with _runtime_checks_uncapped():  # compiled now, for these types, with the cap raised
+                fn = nb.njit(signature, error_model="numpy", fastmath=False, boundscheck=False,
+                             parallel=False)(scope["program"])
             hit = self._compiled[batched] = (fn, ins, outs, red)
         return hit
 
@@ -218,19 +307,46 @@ class NumbaLedger(CompiledLedger):
         fn, ins, outs, red = self._function(batched)
         args = []
         for s in ins:
-            v = np.asarray(slots[s], dtype=np.float64)
-            args.append(np.ascontiguousarray(v).reshape(-1) if s in batched else float(v.reshape(-1)[0]))
-        bufs = [np.empty(n) for _ in outs]
-        sums = fn(n, *args, *bufs)
+            v = slots[s]
+            if s in batched:
+                v = v.reshape(-1)  # a float64 array (the kernel's from_user)
+                if not (v.flags.c_contiguous and v.flags.aligned):
+                    v = np.ascontiguousarray(v)
+            else:
+                v = float(np.asarray(v).reshape(-1)[0])
+            args.append(v)
+        bufs = [np.empty(n) for _ in outs + red]
+        fn(n, *args, *bufs)
         out = list(slots)
         for s, b in zip(outs, bufs):
             out[s] = b.reshape(tuple(lead) + (1, 1))
-        for s, r in zip(red, sums):
-            out[s] = np.full((1, 1), r)
+        for s, b in zip(red, bufs[len(outs):]):
+            out[s] = np.full((1, 1), np.sum(b))  # pairwise summation
         for s in p.outputs.values():
             if s in p.constants or s in p.inputs.values():
                 out[s] = slots[s]
         return out
+
+
+@contextlib.contextmanager
+def _runtime_checks_uncapped():
+    """Raise LLVM's cap on the runtime pointer-overlap checks of a vectorised loop (default 128) while inside.
+
+    The program's loop reads every batched input and writes every output, so vectorising it needs
+    (inputs × outputs) checks, run once per call; above the cap LLVM leaves the loop scalar. The option is
+    process-wide in LLVM, so it is set only while this backend compiles and put back to LLVM's default after.
+    Only for LLVM ≥ 15, where the option exists (an unknown option would end the process).
+    """
+    import llvmlite.binding as llvm
+
+    if llvm.llvm_version_info < (15,):  # pragma: no cover - older llvmlite
+        yield
+        return
+    llvm.set_option("symseq", "-vectorize-memory-check-threshold=1000000")
+    try:
+        yield
+    finally:
+        llvm.set_option("symseq", "-vectorize-memory-check-threshold=128")
 
 
 def compile_numba(ledger, outputs, *, inputs=None, device=None, dtype=None, batch_reduce=None) -> NumbaLedger:
@@ -249,8 +365,6 @@ def compile_numba(ledger, outputs, *, inputs=None, device=None, dtype=None, batc
         BackendUnavailable: numba is not installed.
         LedgerError: an output or input that is not in the ledger.
     """
-    from .numpy_backend import NumpyKernel
-
     import_numba()
     if device not in (None, "cpu"):
         raise ConventionError(f"the numba backend runs on the CPU; got device={device!r} (use backend='torch')")
@@ -261,6 +375,6 @@ def compile_numba(ledger, outputs, *, inputs=None, device=None, dtype=None, batc
         if ledger[n].shape != ():
             raise ConventionError(f"the numba backend compiles scalar rows only; {n} has shape {ledger[n].shape}: "
                                   f"use backend='numpy' (or 'torch') for a ledger with matrix rows")
-    k = NumpyKernel(np.float64)
+    k = _Kernel(np.float64)
     program = _Compiler(ledger, k, inputs, straight=True).build(outputs)
     return NumbaLedger(ledger, program, k, outputs, batch_reduce)
