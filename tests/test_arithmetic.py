@@ -185,3 +185,12 @@ def test_bound_names_read_as_their_printed_values_and_unbound_ones_are_refused()
     chain = parse_statement("tanh((0.9 * 0.7) + 0.3) = tanh(0.93) ≈ 0.731")
     (k, inner), = inner_steps(chain)
     assert k == 0 and inner.texts == ("0.9 * 0.7 + 0.3", "0.93") and show(inner.parts[0]) == "0.9 * 0.7 + 0.3"
+
+
+def test_a_function_named_in_text_reads_as_the_function():
+    """``\\text{softmax}(…)`` and ``\\operatorname{tanh}(…)``, as LaTeX notes write them (the CSE 751 notes)."""
+    from symseq.verify.steps import decide
+
+    assert [link.ok for link in decide(r"\text{softmax}([0.3808,0,0,0,0]) = [0.2679,0.1830,0.1830,0.1830,0.1830]")] \
+        == [True]
+    assert [link.ok for link in decide(r"\operatorname{tanh}(0.5) = 0.4621")] == [True]

@@ -90,3 +90,29 @@ def test_an_edit_only_the_pages_own_arithmetic_catches_is_caught():
     v = judge(Mutation("last", line, start, start + 4, "1.78", "1.79"), doc, ds, clean=clean)
     assert v.caught, v.said
     assert f"line {line}: printed 1.79, correct 1.78" in v.said
+
+
+def test_an_operand_edited_under_a_claimed_result_fails_the_audit():
+    """``1.78 / 4.56 = 0.39`` edited to ``1.88 / 4.56 = 0.39``: the claim of a_1 still holds 0.39, and before, the
+    statement that no longer follows from its operands was only listed as a disagreement, so the audit passed.
+    It fails now, since even with each printed operand read as rounded 1.88/4.56 is 0.412 ± 0.002. The LaTeX notes'
+    ``-\\log(0.2083) = 1.5687`` (right, and within the rounding of 0.2083) stays a disagreement."""
+    from example_helpers import EXAMPLES
+    from symseq.authoring import discover
+
+    found = discover([EXAMPLES / "derivations"], include_bundled=False)
+    path = EXAMPLES / "attn-course-cat-sat.md"
+    ds = [d for d in found if d.source == path.name]
+    doc = read(path)
+    clean = audit_document(doc, ds)
+    line = next(k for k, ln in enumerate(doc.lines, 1) if "1.78 / 4.56 = 0.39" in ln)
+    start = doc.lines[line - 1].index("1.78 / 4.56")
+    v = judge(Mutation("middle", line, start, start + 4, "1.78", "1.88"), doc, ds, clean=clean)
+    assert v.failed and v.at_line, v.said
+    assert f"line {line}: printed 1.88 / 4.56 = 0.39" in v.said
+    tex = EXAMPLES / "rnn-pos-tagging-bptt-notes.tex"
+    rep = audit_document(read(tex), [d for d in found if d.source == tex.name])
+    lines = [x.line for x in rep.disagreements]
+    assert not rep.failed and set(lines) <= {89, 97, 105}
+    # -\log(0.2584) = 1.3531 takes 0.2584 from "o = \text{softmax}(\cdots) = [0.2118, 0.2584, …]", a printed result
+    assert 81 not in lines

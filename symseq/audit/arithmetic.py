@@ -532,7 +532,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
     checked, unread = [], []
     chains = list(statements_of(doc))
     words = list(word_statements_of(doc))
-    rounded = _printed_results(chains)
+    rounded = _printed_results(chains, doc)
     for st, spans, lg in chains:
         try:
             links = decide(st, dps=dps, rounded=rounded(spans[0][0]))
@@ -574,12 +574,13 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
     return ArithmeticReport(doc.path, checked, doc.tokens, unread)
 
 
-def _printed_results(chains):
+def _printed_results(chains, doc: Document | None = None):
     """``rounded(line)``: the predicate :func:`~symseq.verify.steps.decide` takes for a statement that starts on
     ``line``: a printed operand may be a rounded value only when the page printed the same number as a result
     (:func:`~symseq.verify.arithmetic.result_parts`) on an earlier line. Any other printed number is an input,
     exact as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within the rounding" of
-    inputs read as ±0.05."""
+    inputs read as ±0.05. A decimal list printed after the last ``=`` of a line whose left side cannot be read
+    (``o = softmax(\\cdots) = [0.2118, 0.2584, …]``) is a result too."""
     first: dict = {}  # a number's text → the first line the page prints it as a result
     for st, spans, lg in chains:
         for k in result_parts(st):
@@ -587,11 +588,22 @@ def _printed_results(chains):
                 for n in numbers(st.parts[k]):
                     key = _key(n.text)
                     first[key] = min(first.get(key, spans[k][0]), spans[k][0])
+    for i, text in enumerate(doc.lines if doc is not None else (), start=1):
+        m = _ELIDED_RESULT.search(text)
+        if m:
+            for e in m.group(1).split(","):
+                if re.fullmatch(r"\s*-?\d*\.\d+\s*", e):
+                    key = _key(e.strip())
+                    first[key] = min(first.get(key, i), i)
 
     def rounded(line: int):
         return lambda number: first.get(_key(number.text), line) < line
 
     return rounded
+
+
+# f(\cdots) = [0.2118, 0.2584, ...]: a result list whose computation the page elides
+_ELIDED_RESULT = re.compile(r"(?:\\cdots|\\ldots|\\dots|…)\s*\)\s*=\s*\[([-\d., ]+)\]")
 
 
 def _key(text: str) -> str:

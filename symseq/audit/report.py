@@ -257,6 +257,19 @@ class AuditReport:
                     self.errata.append(_arithmetic_erratum(a, arith, digit_fault))
             elif a.cls == "wrong" and t.cls in ("covered", "reported"):
                 e = _arithmetic_erratum(a, arith, digit_fault)
+                st = _statement_of(a, arith)
+                if t.cls == "covered" and st is not None and _wrong_however_rounded(st):
+                    # the claim holds the printed result, yet the statement fails with every printed operand read
+                    # as rounded: a number among its operands is wrong (1.88 / 4.56 = 0.39 for 1.78 / 4.56)
+                    self.errata.append(Erratum(
+                        st.line, st.text, "—", "the result is right (the claim holds it) but does not follow from "
+                        "the printed operands, even with each read as rounded: an operand is wrong", e.source,
+                        "", t.context, kind="arithmetic"))
+                    for u in self.tokens:  # its operands no claim holds: one of them is the wrong number
+                        if u.cls == "covered" and u.reason.startswith("page arithmetic") and any(
+                                u.line == ln and a0 <= u.start < b0 for ln, a0, b0 in st.spans[:-1]):
+                            u.cls = "wrong"
+                    continue
                 self.disagreements.append(Disagreement(t.line, t.text, t.reason, e.source, e.correct))
         self.errata.sort(key=lambda e: (e.line is None, e.line or 0))
         return self
@@ -314,6 +327,31 @@ class AuditReport:
                 "shape": list(t.shape), "class": t.cls, "reason": t.reason, "context": t.context,
             } for t in self.tokens],
         }
+
+
+def _statement_of(token, arith):
+    """The statement of the page-arithmetic report ``arith`` whose failing link prints ``token`` as its result."""
+    for st in arith.statements:
+        for link in st.wrong:
+            if link.index + 1 < len(st.spans):
+                line, a, b = st.spans[link.index + 1]
+                if line == token.line and a <= token.start < b:
+                    return st
+    return None
+
+
+def _wrong_however_rounded(st) -> bool:
+    """Whether statement ``st`` (a :class:`~symseq.audit.arithmetic.Checked`) fails even with every printed decimal
+    operand read as rounded (:func:`~symseq.verify.steps.decide` with ``rounded=None``); False when its text alone
+    cannot be decided (it uses names the page bound elsewhere)."""
+    from ..errors import SymseqError
+    from ..verify.steps import decide
+
+    try:
+        links = decide(st.text)
+    except SymseqError:
+        return False
+    return any(not link.ok and not (link.kind == "result" and link.within_rounding) for link in links)
 
 
 def _arithmetic_erratum(token, arith, digit_fault) -> Erratum:

@@ -240,6 +240,7 @@ _CMD = {r"\cdot": "·", r"\times": "·", r"\div": "/", r"\sqrt": "√", r"\exp":
 _NAMES = {"exp": "exp", "log": "log", "ln": "log", "tanh": "tanh", "sigmoid": "sigmoid", "sigma": "sigmoid",
           "σ": "sigmoid", "sin": "sin", "cos": "cos", "sqrt": "sqrt", "softmax": "softmax", "sum": "sum",
           "mean": "mean", "max": "max", "min": "min", "e": "e", "π": "π", "pi": "π"}
+_WORD_CMD = re.compile(r"\\(?:text|textrm|mathrm|operatorname)\s*\{\s*([A-Za-z]+)\s*\}")
 _OPS = {"×": "·", "⋅": "·", "∙": "·", "÷": "/", "−": "-", "*": "*", "**": "^", ".": "·"}
 
 
@@ -317,6 +318,11 @@ def tokens(text: str, names: dict | None = None, *, symbols: bool = False) -> li
         if symbols and (text.startswith("∞", pos) or re.match(r"\\infty(?![A-Za-z])", text[pos:])):
             pos += 1 if text[pos] == "∞" else len(r"\infty")
             out.append(("name", "∞", start, pos))
+            continue
+        word = _WORD_CMD.match(text, pos)
+        if word and word.group(1) in _NAMES:  # \text{softmax}, \operatorname{tanh}: the function's name
+            pos = word.end()
+            out.append(("name", _NAMES[word.group(1)], start, pos))
             continue
         if symbols and text[pos] in "'′":
             raise ClaimError(f"cannot read {_clip(text)!r}: derivatives (′) are not numbers")
