@@ -258,16 +258,19 @@ class AuditReport:
             elif a.cls == "wrong" and t.cls in ("covered", "reported"):
                 e = _arithmetic_erratum(a, arith, digit_fault)
                 st = _statement_of(a, arith)
-                if t.cls == "covered" and st is not None and _wrong_however_rounded(st):
-                    # the claim holds the printed result, yet the statement fails with every printed operand read
-                    # as rounded: a number among its operands is wrong (1.88 / 4.56 = 0.39 for 1.78 / 4.56)
+                inside = [u for u in self.tokens if st is not None and any(
+                    u.line == ln and a0 <= u.start < b0 for ln, a0, b0 in st.spans)]
+                # the claim holds the printed result, yet the statement fails with every printed operand read as
+                # rounded: a number among its operands is wrong (1.88 / 4.56 = 0.39 for 1.78 / 4.56), unless a
+                # claim already names it (sin −3 for sin 3)
+                if t.cls == "covered" and inside and not any(u.cls == "wrong" for u in inside) \
+                        and _wrong_however_rounded(st):
                     self.errata.append(Erratum(
                         st.line, st.text, "—", "the result is right (the claim holds it) but does not follow from "
                         "the printed operands, even with each read as rounded: an operand is wrong", e.source,
                         "", t.context, kind="arithmetic"))
-                    for u in self.tokens:  # its operands no claim holds: one of them is the wrong number
-                        if u.cls == "covered" and u.reason.startswith("page arithmetic") and any(
-                                u.line == ln and a0 <= u.start < b0 for ln, a0, b0 in st.spans[:-1]):
+                    for u in inside:  # its operands no claim holds: one of them is the wrong number
+                        if u is not t and u.cls == "covered" and u.reason.startswith("page arithmetic"):
                             u.cls = "wrong"
                     continue
                 self.disagreements.append(Disagreement(t.line, t.text, t.reason, e.source, e.correct))
