@@ -116,3 +116,21 @@ def test_an_operand_edited_under_a_claimed_result_fails_the_audit():
     assert not rep.failed and set(lines) <= {89, 97, 105}
     # -\log(0.2584) = 1.3531 takes 0.2584 from "o = \text{softmax}(\cdots) = [0.2118, 0.2584, …]", a printed result
     assert 81 not in lines
+
+
+def test_a_lone_integer_claimed_by_its_symbol_is_the_number_after_it():
+    """``d_k = 3`` edited to ``d_k = 4``: the claim "3" (what="d_k, the width of the keys") took the 3 of
+    ``sqrt(3)`` on the same line and the audit passed. A lone integer whose ``what`` starts with a symbol the
+    section sets with ``=`` is now the number after it, as an input declared so is."""
+    from example_helpers import EXAMPLES
+    from symseq.authoring import discover
+
+    path = EXAMPLES / "attn-course-cat-sat.md"
+    ds = [d for d in discover([EXAMPLES / "derivations"], include_bundled=False) if d.source == path.name]
+    doc = read(path)
+    clean = audit_document(doc, ds)
+    assert not clean.failed
+    line = next(k for k, ln in enumerate(doc.lines, 1) if "`d_k = 3`" in ln)
+    start = doc.lines[line - 1].index("`d_k = 3`") + len("`d_k = ")
+    v = judge(Mutation("last", line, start, start + 1, "3", "4"), doc, ds, clean=clean)
+    assert v.caught, v.said

@@ -411,14 +411,25 @@ class Auditor:
                     if c.near:
                         own, group = rng, (d.name, "near", c.near)
                     lead = re.fullmatch(rf"(?:.*,\s*)?([^,=]+?)\s*=\s*{re.escape(c.printed.strip())}", at)
+                    lead = _raw(lead.group(1)) + "=" if lead and weak and not prop else ""
+                    if not lead and weak and not prop and own and not c.near:
+                        lead = self._named_in(c.what, own)  # what="d_k, the width" where the section sets d_k=
                     out.append(_Claim(c, refs, keys, s, rng, own, group, weak and not prop, _raw(c.printed),
                                       (di, si, c.seq), dspan=sp_, prop=prop, needs_raw=prop and weak,
                                       quoted=prop and weak and _formula(c.printed),
                                       restated=prop and _formula(c.printed, long=True) and (
                                           len(keys) > 1 or _handout_formula(c.printed)),
                                       row=row is not None and not c.near,
-                                      lead=_raw(lead.group(1)) + "=" if lead and weak and not prop else ""))
+                                      lead=lead))
         return out
+
+    def _named_in(self, what: str, rng: tuple) -> str:
+        """``"d_k="`` (raw) when ``what`` starts with a symbol (``"d_k, the width of the keys"``, or just ``"d_k"``)
+        that the lines ``rng`` set with ``=``; else "". A lone integer claimed so is the number after it, as an input
+        declared so is (:meth:`_aligned_inputs`): not another 3 of the section (the 3 of ``sqrt(3)``)."""
+        sym = re.match(r"([\w^\\{}]+)\s*(?:,|$)", (what or "").strip())
+        name = _raw(sym.group(1)) + "=" if sym and re.search(r"[A-Za-z]", sym.group(1)) else ""
+        return name if name and any(name in self._raw_lines[k] for k in range(rng[0], rng[1] + 1)) else ""
 
     def _aligned_inputs(self) -> list["_Input"]:
         """The inputs of located sections that are not tables: they join their section's alignment."""
