@@ -56,10 +56,9 @@ def scalar_rnn(T):
     return L, L.backward("L")
 
 
-def bench_scalar_rnn(T, B, rng):
-    L, g = scalar_rnn(T)
-    names = [g.name(p) for p in ("w_x", "w_h", "w_o")]
-    f = compile(L, ["L"] + names, backend="numpy", batch_reduce="sum")
+def scalar_rnn_data(T, B, rng):
+    """A batch of B sequences for :func:`scalar_rnn`: (X of T×B, Y of B, the inputs by ledger name, and ``ref()``,
+    torch autograd's gradient with respect to (w_x, w_h, w_o) of the same loss summed over the batch, float64)."""
     X = rng.normal(size=(T, B)) * 0.5
     Y = rng.normal(size=B)
     vals = {f"x_{t}": X[t] for t in range(T)} | {"y": Y}
@@ -73,6 +72,14 @@ def bench_scalar_rnn(T, B, rng):
         loss = (0.5 * (w[2] * h - Yt) ** 2).sum()
         return torch.autograd.grad(loss, w)
 
+    return X, Y, vals, ref
+
+
+def bench_scalar_rnn(T, B, rng):
+    L, g = scalar_rnn(T)
+    names = [g.name(p) for p in ("w_x", "w_h", "w_o")]
+    f = compile(L, ["L"] + names, backend="numpy", batch_reduce="sum")
+    X, Y, vals, ref = scalar_rnn_data(T, B, rng)
     ours = f(vals)
     err = max(abs(float(ours[n]) - r.item()) / max(1.0, abs(r.item())) for n, r in zip(names, ref()))
     return best(lambda: f(vals)), best(ref), err

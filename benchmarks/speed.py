@@ -36,7 +36,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from backends import attention_setup, scalar_rnn, vector_rnn_setup  # noqa: E402
+from backends import attention_setup, scalar_rnn, scalar_rnn_data, vector_rnn_setup  # noqa: E402
 
 from symseq import compile  # noqa: E402
 
@@ -90,25 +90,13 @@ def scalar_case(n):
     params = ("w_x", "w_h", "w_o")
     names = ["L"] + [g.name(p) for p in params]
     inputs = list(params) + [f"x_{t}" for t in range(T)] + ["y"]  # h_{-1} = 0 compiled in, as in the references
-    X = rng.normal(size=(T, B)) * 0.5
-    Y = rng.normal(size=B)
-    vals = {f"x_{t}": X[t] for t in range(T)} | {"y": Y}
+    X, Y, vals, ref = scalar_rnn_data(T, B, rng)
     f_np = compile(L, names, backend="numpy", batch_reduce="sum", inputs=inputs)
     try:
         f_nb = compile(L, names, backend="numba", batch_reduce="sum", inputs=inputs)
         f_nb(vals)  # compiled on the first call
     except ImportError:
         f_nb = None
-    Xt, Yt = torch.from_numpy(X), torch.from_numpy(Y)
-
-    def ref():
-        w = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (0.5, 0.9, 1.1)]
-        h = torch.zeros(B, dtype=torch.float64)
-        for t in range(T):
-            h = torch.tanh(w[0] * Xt[t] + w[1] * h)
-        loss = (0.5 * (w[2] * h - Yt) ** 2).sum()
-        return torch.autograd.grad(loss, w)
-
     exact = [r.item() for r in ref()]
 
     def agree(out):
