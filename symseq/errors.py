@@ -60,6 +60,32 @@ class BackendUnavailable(SymseqError, ImportError):
     """An optional backend or device is missing (names the extra to install or the device to use)."""
 
 
+# the extra of symseq (pyproject.toml) that installs each optional package
+EXTRAS = {"torch": "torch", "numba": "numba", "matplotlib": "figures"}
+
+
+def install_hint(package: str) -> str:
+    """``pip install 'symseq[torch]'`` for an optional package of :data:`EXTRAS`, else ``pip install 'package'``."""
+    return f"pip install 'symseq[{EXTRAS[package]}]'" if package in EXTRAS else f"pip install '{package}'"
+
+
+def import_optional(package: str, *, needed_by: str, otherwise: str, label: str = ""):
+    """Import the optional ``package`` (torch, numba, matplotlib) and return the module.
+
+    Raises:
+        BackendUnavailable: when it is not installed: "``needed_by`` needs ``label`` (the package), which is not
+            installed: pip install 'symseq[extra]' (or pip install package); ``otherwise``".
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(package)
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        also = f" (or pip install {package})" if package in EXTRAS else ""
+        raise BackendUnavailable(f"{needed_by} needs {label or package}, which is not installed: "
+                                 f"{install_hint(package)}{also}; {otherwise}") from exc
+
+
 class PrecisionWarning(UserWarning):
     """A check ran at another precision than the data it was given (float32 values checked in float64)."""
 

@@ -142,3 +142,22 @@ def test_numeric_backends_keep_leading_batch_axes():
     L.define("Y", X * 2)
     out = evaluate(L, "numpy", values={"X": np.ones((4, 1, 2))})["Y"]
     assert out.shape == (4, 1, 2)
+
+
+@pytest.mark.parametrize("package, importer, extra", [
+    ("torch", "symseq.backends.torch_backend:import_torch", "torch"),
+    ("numba", "symseq.backends.numba_backend:import_numba", "numba"),
+])
+def test_a_missing_optional_package_names_its_extra(monkeypatch, package, importer, extra):
+    """torch and numba (and matplotlib, tests/test_figures.py) are imported by one guard that names the extra."""
+    import importlib
+    import sys
+
+    from symseq.errors import BackendUnavailable
+
+    module, fn = importer.split(":")
+    load = getattr(importlib.import_module(module), fn)
+    monkeypatch.setitem(sys.modules, package, None)
+    with pytest.raises(BackendUnavailable, match=rf"needs .*not installed: pip install 'symseq\[{extra}\]' "
+                                                 rf"\(or pip install {package}\); "):
+        load()

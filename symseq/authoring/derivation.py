@@ -34,7 +34,7 @@ import sympy as sp
 
 from .. import ops
 from ..derive.symbolic import identity_proof
-from ..errors import ClaimError, SymseqError
+from ..errors import ClaimError, SymseqError, install_hint
 from ..ledger import Ledger
 from ..numbers import exact as exact_number, short, to_mpf
 from ..values import Values
@@ -594,8 +594,7 @@ class Derivation:
         s = Section(self, title)
         for pkg in requires:
             if importlib.util.find_spec(pkg) is None:
-                extra = {"torch": "symseq[torch]", "matplotlib": "symseq[figures]"}.get(pkg, pkg)
-                s.skipped = f"needs {pkg}, which is not installed (pip install '{extra}')"
+                s.skipped = f"needs {pkg}, which is not installed ({install_hint(pkg)})"
                 return s
         try:
             fn(s)

@@ -64,7 +64,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from ..errors import BackendUnavailable, ConventionError
+from ..errors import ConventionError, import_optional
 from .compiled import CompiledLedger, _Compiler, requested
 from .numpy_backend import NumpyKernel
 
@@ -135,15 +135,9 @@ def tanh_f64(x):
 
 
 def import_numba():
-    """Import numba or raise a clear error naming the extra to install."""
-    try:
-        import numba
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise BackendUnavailable(
-            "the numba backend needs numba, which is not installed: pip install 'symseq[numba]' "
-            "(or pip install numba); backend='numpy' computes the same program without it"
-        ) from exc
-    return numba
+    """Import numba or raise a clear error naming the extra to install (:func:`symseq.errors.import_optional`)."""
+    return import_optional("numba", needed_by="the numba backend",
+                           otherwise="backend='numpy' computes the same program without it")
 
 
 def _helpers(numba):

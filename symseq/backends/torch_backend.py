@@ -15,20 +15,14 @@ from __future__ import annotations
 import sympy as sp
 
 from ..arrays import check_user_shape
-from ..errors import BackendUnavailable, ConventionError, EvaluationError
+from ..errors import BackendUnavailable, ConventionError, EvaluationError, import_optional
 from .scalar import Library, evaluate
 
 
 def import_torch():
-    """Import torch or raise a clear error naming the extra to install."""
-    try:
-        import torch
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise BackendUnavailable(
-            "the torch backend needs PyTorch, which is not installed: pip install 'symseq[torch]' "
-            "(or pip install torch); the exact, mpmath and numpy backends work without it"
-        ) from exc
-    return torch
+    """Import torch or raise a clear error naming the extra to install (:func:`symseq.errors.import_optional`)."""
+    return import_optional("torch", needed_by="the torch backend", label="PyTorch",
+                           otherwise="the exact, mpmath and numpy backends work without it")
 
 
 def resolve_device(torch, device):

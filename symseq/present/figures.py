@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import BackendUnavailable, ClaimError, ConventionError
+from ..errors import ClaimError, ConventionError, import_optional
 from .files import write_atomic
 
 FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
@@ -44,15 +44,13 @@ DPI_RANGE = (10, 1200)
 
 
 def _matplotlib():
-    """Import matplotlib's Figure and Agg canvas, or raise BackendUnavailable naming the extra."""
-    try:
-        import matplotlib
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise BackendUnavailable(
-            "figures need matplotlib, which is not installed; install the extra: pip install 'symseq[figures]'"
-        ) from exc
+    """Import matplotlib's Figure and Agg canvas, or raise BackendUnavailable naming the extra
+    (:func:`symseq.errors.import_optional`)."""
+    matplotlib = import_optional("matplotlib", needed_by="drawing a figure",
+                                 otherwise="every other symseq command works without it")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     return matplotlib, Figure, FigureCanvasAgg
 
 
