@@ -15,25 +15,35 @@ from symseq.errors import ClaimError, SymseqError
 from symseq.present.terminal import cause_lines, problems, summary
 from symseq.verify.report import verify
 
+# the rnn page's steps: a claim of h_1 that holds, a wrong step for h_2 (tanh(1.1265) is 0.810, a root) and the
+# step for z_3 that uses its printed 0.809 (propagated)
+CLAIM_H1 = 's.claim("0.753", h1, what="h1")'
+STEP_H2 = 's.step("tanh(1.1265) ≈ 0.809", result=h2, what="h2")'
+STEP_Z3 = 's.step("0.18 + 0.5 · 0.809 + 0.3 = 0.8845", result=z3, operands={"0.809": h2}, what="z3")'
+
+
+def _steps_module(name: str, title: str, source: str, section: str, *lines: str) -> str:
+    """The text of a derivation module whose one section builds the rnn page's ledger (h_1, h_2, z_3) and states
+    ``lines``."""
+    body = "".join(f"\n    {line}" for line in lines)
+    return f'''import sympy as sp
+from symseq import Derivation, exact
+
+derivation = Derivation("{name}", title="{title}", source="{source}")
+
+@derivation.section("{section}")
+def steps(s):
+    L = s.ledger()
+    h1 = L.define("h_1", sp.tanh(exact("0.98")))
+    h2 = L.define("h_2", sp.tanh(exact("0.45") + exact("0.5") * h1 + exact("0.3")))
+    z3 = L.define("z_3", exact("0.18") + exact("0.5") * h2 + exact("0.3")){body}
+'''
+
+
 # three small author's derivations: steps with a root and a propagated erratum (causes), a section that fails
 # inside a helper (its traceback), a wrong digit among claims that hold
 MODULES = {
-    "steps.py": '''
-        import sympy as sp
-        from symseq import Derivation, exact
-
-        derivation = Derivation("rnn-steps", title="rnn", source="rnn.md")
-
-        @derivation.section("Steps")
-        def steps(s):
-            L = s.ledger()
-            h1 = L.define("h_1", sp.tanh(exact("0.98")))
-            h2 = L.define("h_2", sp.tanh(exact("0.45") + exact("0.5") * h1 + exact("0.3")))
-            z3 = L.define("z_3", exact("0.18") + exact("0.5") * h2 + exact("0.3"))
-            s.claim("0.753", h1, what="h1")
-            s.step("tanh(1.1265) ≈ 0.809", result=h2, what="h2")
-            s.step("0.18 + 0.5 · 0.809 + 0.3 = 0.8845", result=z3, operands={"0.809": h2}, what="z3")
-    ''',
+    "steps.py": _steps_module("rnn-steps", "rnn", "rnn.md", "Steps", CLAIM_H1, STEP_H2, STEP_Z3),
     "broken.py": '''
         import sympy as sp
         from symseq import Derivation
@@ -185,36 +195,9 @@ def test_a_failing_claim_is_never_put_down_to_a_step_of_another_page():
 
 
 # one page, two derivations: a wrong step in one, the step that uses its printed result in the other
-SPLIT = {
-    "first.py": '''
-        import sympy as sp
-        from symseq import Derivation, exact
-
-        derivation = Derivation("split-first", title="rnn, first half", source="split.md")
-
-        @derivation.section("Steps, first half")
-        def steps(s):
-            L = s.ledger()
-            h1 = L.define("h_1", sp.tanh(exact("0.98")))
-            h2 = L.define("h_2", sp.tanh(exact("0.45") + exact("0.5") * h1 + exact("0.3")))
-            s.claim("0.753", h1, what="h1")
-            s.step("tanh(1.1265) ≈ 0.809", result=h2, what="h2")
-    ''',
-    "second.py": '''
-        import sympy as sp
-        from symseq import Derivation, exact
-
-        derivation = Derivation("split-second", title="rnn, second half", source="split.md")
-
-        @derivation.section("Steps, second half")
-        def steps(s):
-            L = s.ledger()
-            h1 = L.define("h_1", sp.tanh(exact("0.98")))
-            h2 = L.define("h_2", sp.tanh(exact("0.45") + exact("0.5") * h1 + exact("0.3")))
-            z3 = L.define("z_3", exact("0.18") + exact("0.5") * h2 + exact("0.3"))
-            s.step("0.18 + 0.5 · 0.809 + 0.3 = 0.8845", result=z3, operands={"0.809": h2}, what="z3")
-    ''',
-}
+SPLIT = {"first.py": _steps_module("split-first", "rnn, first half", "split.md", "Steps, first half", CLAIM_H1,
+                                   STEP_H2),
+         "second.py": _steps_module("split-second", "rnn, second half", "split.md", "Steps, second half", STEP_Z3)}
 
 
 def test_the_derivations_of_one_page_are_shared_out_among_the_processes(folders):
