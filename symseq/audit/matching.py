@@ -428,7 +428,7 @@ class Auditor:
         that the lines ``rng`` set with ``=``; else "". A lone integer claimed so is the number after it, as an input
         declared so is (:meth:`_aligned_inputs`): not another 3 of the section (the 3 of ``sqrt(3)``)."""
         sym = re.match(r"([\w^\\{}]+)\s*(?:,|$)", (what or "").strip())
-        name = _raw(sym.group(1)) + "=" if sym and re.search(r"[A-Za-z]", sym.group(1)) else ""
+        name = _raw(sym.group(1)) + "=" if sym else ""
         return name if name and any(name in self._raw_lines[k] for k in range(rng[0], rng[1] + 1)) else ""
 
     def _aligned_inputs(self) -> list["_Input"]:
@@ -455,11 +455,8 @@ class Auditor:
                     inp = _Input(g, d, s, value, entries, shape, source, rng,
                                  (d.name, "near", g.near) if g.near else (d.name, id(s)), (di, si, g.seq))
                     # what="H, the number of heads" (or just "d_k") names the symbol the text sets: H
-                    sym = re.match(r"([\w^\\{}]+)\s*(?:,|$)", (g.what or "").strip())
-                    name = _raw(sym.group(1)) + "=" if sym else ""
-                    if len(entries) == 1 and entries[0].is_Integer and name and any(
-                            name in self._raw_lines[k] for k in range(loc.start, loc.end + 1)):
-                        inp.lead = name  # the section writes d_k=2: the input is the number after d_k=
+                    if len(entries) == 1 and entries[0].is_Integer:
+                        inp.lead = self._named_in(g.what, (loc.start, loc.end))  # the number after d_k=
                     sym = re.match(r"([\w^\\{}]+)(?:\s|,|$)", (g.what or "").strip())
                     inp.symbol = _raw(sym.group(1)) + "=" if sym and len(entries) == 1 else ""
                     inp.lead_in = self._lead_in(loc.start)
