@@ -257,7 +257,7 @@ class AuditReport:
                     self.errata.append(_arithmetic_erratum(a, arith, digit_fault))
             elif a.cls == "wrong" and t.cls in ("covered", "reported"):
                 e = _arithmetic_erratum(a, arith, digit_fault)
-                st = _statement_of(a, arith)
+                st, _ = _failing_link(a, arith)
                 inside = [u for u in self.tokens if st is not None and any(
                     u.line == ln and a0 <= u.start < b0 for ln, a0, b0 in st.spans)]
                 # the claim holds the printed result, yet the statement fails with every printed operand read as
@@ -332,15 +332,16 @@ class AuditReport:
         }
 
 
-def _statement_of(token, arith):
-    """The statement of the page-arithmetic report ``arith`` whose failing link prints ``token`` as its result."""
+def _failing_link(token, arith):
+    """(statement, link) of the page-arithmetic report ``arith`` whose failing link prints ``token`` as its result,
+    or (None, None)."""
     for st in arith.statements:
         for link in st.wrong:
             if link.index + 1 < len(st.spans):
                 line, a, b = st.spans[link.index + 1]
                 if line == token.line and a <= token.start < b:
-                    return st
-    return None
+                    return st, link
+    return None, None
 
 
 def _wrong_however_rounded(st) -> bool:
@@ -360,22 +361,17 @@ def _wrong_however_rounded(st) -> bool:
 def _arithmetic_erratum(token, arith, digit_fault) -> Erratum:
     """The :class:`Erratum` of a token that the page-arithmetic report ``arith`` found wrong: the failing link of
     the statement whose result part holds it, with the correct rounding of each printed entry."""
-    for st in arith.statements:
-        for link in st.wrong:
-            if link.index + 1 >= len(st.spans):
-                continue
-            line, a, b = st.spans[link.index + 1]
-            if line != token.line or not a <= token.start < b:
-                continue
-            source = f"page arithmetic, line {st.line}: {st.text}"
-            if link.kind != "result" or not link.correct:
-                return Erratum(token.line, token.text, "—", link.message or "the rewrite does not hold", source,
-                               ", ".join(link.values), token.context, kind="arithmetic")
-            mine = [i for i in link.wrong if link.printed[i] in token.entries] or link.wrong
-            printed = ", ".join(link.printed[i] for i in mine)
-            correct = ", ".join(link.correct[i] for i in mine)
-            fault = digit_fault(link.printed[mine[0]], link.correct[mine[0]])
-            return Erratum(token.line, printed, correct, fault, source, ", ".join(link.values[i] for i in mine),
-                           token.context, kind="arithmetic")
+    st, link = _failing_link(token, arith)
+    if st is not None:
+        source = f"page arithmetic, line {st.line}: {st.text}"
+        if link.kind != "result" or not link.correct:
+            return Erratum(token.line, token.text, "—", link.message or "the rewrite does not hold", source,
+                           ", ".join(link.values), token.context, kind="arithmetic")
+        mine = [i for i in link.wrong if link.printed[i] in token.entries] or link.wrong
+        printed = ", ".join(link.printed[i] for i in mine)
+        correct = ", ".join(link.correct[i] for i in mine)
+        fault = digit_fault(link.printed[mine[0]], link.correct[mine[0]])
+        return Erratum(token.line, printed, correct, fault, source, ", ".join(link.values[i] for i in mine),
+                       token.context, kind="arithmetic")
     return Erratum(token.line, token.text, "—", "wrong from its printed operands", f"page arithmetic, {token.reason}",
                    context=token.context, kind="arithmetic")
