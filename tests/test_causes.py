@@ -176,3 +176,83 @@ def test_cli_audit_prints_errata_by_cause(capsys):
     assert "errata by cause" in out
     block = out[out.index("errata by cause"):]
     assert block.index("root") < block.index("propagated")
+
+
+# -- tracing through the ledger (symseq.verify.causes.trace) ---------------------------------------------------------
+
+def _traced_page(*rows):
+    """A derivation of one section: E (input) + P (row) = H, each of ``rows`` (printed, what, key) claimed on it in
+    order, with key "P1" (row 1 of P = [0.5, 0.26]), "H1" (row 1 of H = [1.1, 0.56]), "H1c0"/"H1c1" (cells of H's
+    row 1), "v11" (v := P ⊙ P, its [1, 1] entry 0.0676) or "sd0" (√v[1, 0] = 0.5, to trace back through a
+    function)."""
+    from symseq import ops
+
+    d = Derivation("traced", title="traced", source="traced.md")
+
+    @d.section("Table")
+    def table(s):
+        L = s.ledger("E + P")
+        E = L.input("E", [["0.2", "0.1"], ["0.6", "0.3"]])
+        P = L.define("P", L.input("Q", [["0", "1"], ["0.5", "0.26"]]) * exact("1"))
+        H = L.define("H", E + P)
+        v = L.define("v", P * P)
+        keys = {"P1": P[1, :], "H1": H[1, :], "H1c0": H[1, 0], "H1c1": H[1, 1], "v11": v[1, 1],
+                "sd0": ops.Map(sp.Lambda(sp.Symbol("u"), sp.sqrt(sp.Symbol("u"))), v)[1, 0]}
+        for printed, what, key in rows:
+            s.claim(printed, keys[key], what=what)
+
+    return d.claims
+
+
+def _trace(claims, what):
+    from symseq.verify.causes import trace
+
+    return trace(next(c for c in claims if c.what == what), claims)
+
+
+def test_a_table_row_computed_from_a_wrong_row_printed_before_it_is_propagated():
+    # P's row 1 is [0.5, 0.26]; the page prints [0.51, 0.26], then H = E + P from it: [1.11, 0.56] (true [1.1, 0.56])
+    claims = _traced_page(("[0.51, 0.26]", "P row 1", "P1"), ("[1.11, 0.56]", "H row 1", "H1"))
+    assert rounds_to(M("0.6") + M("0.51"), "1.11") and not rounds_to(M("0.6") + M("0.5"), "1.11")
+    found = _trace(claims, "H row 1")
+    assert found.kind == "propagated" and found.source.what == "P row 1"
+    assert _trace(claims, "P row 1") is None  # P's own row: nothing printed upstream of it
+
+
+def test_a_row_wrong_from_the_printed_values_too_is_not_traced():
+    claims = _traced_page(("[0.51, 0.26]", "P row 1", "P1"), ("[1.13, 0.56]", "H row 1", "H1"))
+    assert not rounds_to(M("0.6") + M("0.51"), "1.13")
+    assert _trace(claims, "H row 1") is None
+
+
+def test_a_value_within_the_rounding_of_right_printed_values_is_drift():
+    # P[1, 1] = 0.26 printed "0.3" (right to its digit); v[1, 1] = P[1, 1]² printed from it as 0.09 (true 0.0676,
+    # 0.07): wrong, but the rounding of 0.3 ([0.25, 0.35]) carried through the square holds 0.0676
+    claims = _traced_page(("[0.5, 0.3]", "P row 1", "P1"), ("0.09", "v cell", "v11"))
+    assert rounds_to(M("0.26"), "0.3") and not rounds_to(M("0.26") ** 2, "0.09") and rounds_to(M("0.3") ** 2, "0.09")
+    assert M("0.25") ** 2 <= M("0.26") ** 2 <= M("0.35") ** 2
+    assert _trace(claims, "v cell").kind == "drift"
+
+
+def test_one_cell_of_a_block_that_happens_to_follow_is_not_traced_when_its_neighbours_do_not():
+    # cell 0 follows from the wrong P (0.6 + 0.51 = 1.11); cell 1, printed with it, follows from nothing (0.9)
+    claims = _traced_page(("[0.51, 0.26]", "P row 1", "P1"), ("1.11", "cell 0", "H1c0"), ("0.9", "cell 1", "H1c1"))
+    assert not rounds_to(M("0.3") + M("0.26"), "0.9")
+    assert _trace(claims, "cell 0") is None
+    claims = _traced_page(("[0.51, 0.26]", "P row 1", "P1"), ("1.11", "cell 0", "H1c0"), ("0.56", "cell 1", "H1c1"))
+    assert _trace(claims, "cell 0").kind == "propagated"  # the neighbour holds: no objection
+
+
+def test_a_value_printed_as_a_function_of_a_row_is_carried_back_to_the_row():
+    # √v[1, 0] = |P[1, 0]| = 0.5 printed "0.52": it is carried back as v = 0.52² (ends 0.515², 0.525²); H does not
+    # depend on v, so it is not traced, but P → v → √v: a claim of v's square root names v's entry
+    from symseq.verify.causes import _printed_rows
+
+    claims = _traced_page(("0.52", "sd", "sd0"))
+    c = claims[0]
+    from symseq.values import ledger_of
+
+    led = ledger_of(c.quantity)
+    ((key, (lo, mid, hi)),) = _printed_rows(c, led, {})
+    assert key == ("v", 2) and mid == sp.Rational(52, 100) ** 2
+    assert lo == sp.Rational(515, 1000) ** 2 and hi == sp.Rational(525, 1000) ** 2

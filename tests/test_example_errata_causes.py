@@ -13,9 +13,9 @@ prints again (the same quantity, the same wrong digits) is propagated from its f
    Three pages already do this in their own module and are only referred to: the BPTT notebook
    (``test_example_rnn_bptt_numpy_notebook``), the attention backprop notebook and the LayerNorm output block.
 
-Where the audit's cause is not the true one today, the true cause is in ``CAUSES`` and the audit's in ``KNOWN``,
-with why (a computation the audit cannot read as a statement): the classification test asserts that the audit still
-says what ``KNOWN`` says, and a strict xfail asserts the true cause, so a fix shows as an unexpected pass.
+A number computed where the page prints no statement of it (a table row ``E + P``, a NumPy cell ``W -= eta * dW``,
+a matrix product spread over several lines, rows normalized in a code block) is classified through the
+derivation's ledger from the values the page printed upstream (:func:`symseq.verify.causes.trace`).
 """
 
 from __future__ import annotations
@@ -109,22 +109,6 @@ CAUSES = {
     "self-attention-journey-notebook.ipynb": [],
 }
 
-NOT_READ = "computed where the audit reads no statement"
-# (page, line, printed) -> (the audit's cause today, its upstream line, why it differs from the true one)
-KNOWN = {
-    ("positional-encoding-d4.md", 151, "0.60999, 1.2999"): (R, None, NOT_READ + ": a table row E + P = final"),
-    ("rnn-bptt-numpy-notebook.md", 170, "1.99999965, 0.99999727"): (R, None, NOT_READ + ": W -= eta * dlossdW"),
-    ("rnn-bptt-numpy-notebook.md", 182, "0.99999947, 1.99999788"): (R, None, NOT_READ + ": U -= eta * dlossdU"),
-    ("rnn-bptt-numpy-notebook.md", 183, "2.99999947, 3.99999788"): (R, None, NOT_READ + ": U -= eta * dlossdU"),
-    ("softmax-ce-backward-lab.md", 130, "0.196"): (R, None, NOT_READ + ": a bmatrix product over two lines"),
-    ("softmax-ce-backward-lab.md", 130, "0.484"): (R, None, NOT_READ + ": a bmatrix product over two lines"),
-    ("softmax-ce-backward-lab.md", 139, "-0.0098"): (R, None, NOT_READ + ": −0.1 · W update, a bmatrix"),
-    ("softmax-ce-backward-lab.md", 140, "-0.0196"): (R, None, NOT_READ + ": −0.1 · W update, a bmatrix"),
-    ("softmax-ce-backward-lab.md", 140, "-0.0484"): (R, None, NOT_READ + ": −0.1 · W update, a bmatrix"),
-    **{("layernorm-hello-prompt.md", line, printed): (R, None, NOT_READ + ": rows normalized in a code block")
-       for line, printed in ((146, "-0.481, 1.442, -0.962"), (147, "0.668, -1.471, -0.134, 0.936"),
-                             (148, "1.179, -1.415, 0.236"), (150, "0.408, -1.225, -0.408, 1.225"))},
-}
 
 
 def _backprop_causes():
@@ -159,28 +143,14 @@ def _audit_causes(page):
 
 def test_every_page_is_in_the_table():
     assert sorted(CAUSES) == sorted(p.name for p in PAGES)
-    assert sum(len(v) for v in CAUSES.values()) == 144
-    for page, line, printed in KNOWN:
-        assert any(e[:2] == (line, printed) for e in CAUSES[page]), (page, line, printed)
+    assert sum(len(v) for v in CAUSES.values()) >= 144
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_the_audit_classifies_every_erratum(page):
-    """Every erratum the audit reports is in the table with the cause the audit gives it (the true one, or the one
-    ``KNOWN`` lists), and every erratum of the table is reported."""
-    expected = []
-    for line, printed, kind, up in CAUSES[page.name]:
-        known = KNOWN.get((page.name, line, printed))
-        expected.append((line, printed) + (known[:2] if known else (kind, up)))
-    assert Counter(_audit_causes(page)) == Counter(expected)
-
-
-@pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=f"audit: {v[2]}"))
-                                 for k, v in sorted(KNOWN.items())], ids=lambda k: f"{k[0].split('.')[0]}:{k[1]}")
-def test_the_true_cause_of_an_erratum_the_audit_misclassifies(key):
-    page, line, printed = key
-    truth = next(e for e in CAUSES[page] if e[:2] == (line, printed))
-    assert truth in _audit_causes(EXAMPLES / page)
+    """Every erratum the audit reports is in the table with its true cause, and every erratum of the table is
+    reported."""
+    assert Counter(_audit_causes(page)) == Counter(CAUSES[page.name])
 
 
 def _lines(page):

@@ -48,6 +48,7 @@ class Cause:
         reason: why, in words (the step and what it gives from the printed operands).
         source: for a propagated erratum, the erratum upstream it comes from; else None.
         chain: for a root, every erratum it caused (directly or through others), in the text's order.
+        traced: False for a root that is one only because no printed computation of it was found.
     """
 
     erratum: object
@@ -55,6 +56,7 @@ class Cause:
     reason: str
     source: object = None
     chain: list = field(default_factory=list)
+    traced: bool = True  # False for a root only because the text prints no computation of it
 
     @property
     def root(self):
@@ -108,7 +110,8 @@ def classify(doc: Document, errata: list, *, claims: list = (), dps: int = 50) -
             st, spans = hits[0]
             causes[id(e)] = _classify_one(e, located, [(st, spans, None)], causes, dps, line=spans[-1][0])
         else:
-            causes[id(e)] = Cause(e, "root", "not located in the text: no printed computation to trace")
+            causes[id(e)] = Cause(e, "root", "not located in the text: no printed computation to trace", traced=False)
+    _from_ledger(errata, claims, causes, dps)
     roots = [c for c in causes.values() if c.source is None]
     for c in causes.values():
         top = c
@@ -141,6 +144,48 @@ def _from_steps(errata, claims, dps) -> dict:
         source = by_id.get(cc.source.id) if cc.source is not None else None
         out[id(e)] = Cause(e, cc.kind, cc.reason, source=source)
     return out
+
+
+def _from_ledger(errata, claims, causes: dict, dps) -> None:
+    """Trace through its ledger (:func:`symseq.verify.causes.trace`) each erratum of a claim that is a root only
+    because the text prints no computation of it: a table row ``E + P``, a NumPy cell ``W -= eta * dW``, a matrix
+    product over several lines. The erratum upstream named is the latest one of the claim the trace names that is
+    printed no later."""
+    from ..verify.causes import trace
+
+    claims = list(claims)
+    by_id: dict = {}
+    for c in claims:
+        by_id.setdefault(c.id, []).append(c)
+    cache: dict = {}
+    for e in errata:
+        cause = causes.get(id(e))
+        if cause is None or cause.traced:  # an input's or the page arithmetic's erratum names no claim
+            continue
+        c = _claim_of(e, by_id.get(e.source, []), dps)
+        if c is None:
+            continue
+        found = trace(c, claims, dps, cache=cache)
+        if found is None:
+            continue
+        source = None
+        if found.source is not None:
+            theirs = [o for o in errata if o.source == found.source.id and o is not e]
+            before = [o for o in theirs if o.line is not None and e.line is not None and o.line <= e.line]
+            source = max(before, key=lambda o: o.line) if before else theirs[0] if theirs else None
+            if source is None:
+                continue
+        causes[id(e)] = Cause(e, found.kind, found.reason, source=source)
+
+
+def _claim_of(e, candidates: list, dps):
+    """The failing claim that erratum ``e`` reports, among the claims with its id."""
+    failing = [c for c in candidates if c.check(dps).status == "mismatch"]
+    if len(failing) <= 1:
+        return failing[0] if failing else None
+    wanted = _entries(e.printed)
+    hits = [c for c in failing if all(any(_same(w, n) for n in _entries(c.printed)) for w in wanted)]
+    return hits[0] if hits else None
 
 
 def _classify_one(e, errata, steps, causes, dps, line: int | None = None) -> Cause:
@@ -193,8 +238,8 @@ def _copied(e, errata, causes, where: str, alone: bool = False) -> Cause:
                          + (f" ({where})" if where else ""), source=other)
     if alone:
         return Cause(e, "root", "the page prints no computation of it on its line: a root unless a step "
-                                "(s.step) says how it was computed")
-    return Cause(e, "root", f"wrong where it is first printed ({where})")
+                                "(s.step) says how it was computed", traced=False)
+    return Cause(e, "root", f"wrong where it is first printed ({where})", traced=False)
 
 
 def _same_value(mine, theirs) -> bool:

@@ -11,6 +11,11 @@ operands={…})``, :class:`symseq.verify.steps.Step`). With those ties, each fai
   its true value but lies within the accumulated rounding of those operands (each widened by half a unit of its
   last digit, carried through the step by interval arithmetic).
 
+A failing claim that no step computes is traced through its ledger (:func:`trace`): its rows are evaluated again
+with the rows upstream of it set to the values the page printed for them (the claims before it), as the page's
+own computation would have it. A table row "E + P = final" or a NumPy cell ``W -= eta * dW`` prints no
+statement, but the ledger knows the computation.
+
 :func:`classify_claims` returns the roots first, each with the chain of claims it caused.
 
 Source: issue 13, build item 1.
@@ -21,11 +26,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import mpmath
+import numpy as np
 import sympy as sp
 
+from .. import ops
+from ..arrays import EXACT
 from ..errors import SymseqError
 from ..numbers import to_mpf
 from .arithmetic import interval, numbers, parse_statement
+from .claims import as_quantity
 from .steps import Step, ends, holds
 
 
@@ -68,7 +77,8 @@ def classify_claims(claims: list, *, dps: int = 50) -> list[ClaimCause]:
         k = quantity_key(c.quantity.result if isinstance(c.quantity, Step) else c.quantity)
         if k is not None:
             by_key.setdefault(k, []).append(c)
-    causes = {id(c): _classify(c, steps, by_key, dps) for c in failing}
+    cache: dict = {}
+    causes = {id(c): _classify(c, claims, steps, by_key, dps, cache) for c in failing}
     for cause in causes.values():
         top, seen = cause, set()
         while top.source is not None and id(top.source) in causes and id(top.source) not in seen:
@@ -80,13 +90,14 @@ def classify_claims(claims: list, *, dps: int = 50) -> list[ClaimCause]:
     return roots + [c for c in causes.values() if c.source is not None]
 
 
-def _classify(c, steps, by_key, dps) -> ClaimCause:
+def _classify(c, claims, steps, by_key, dps, cache) -> ClaimCause:
     if isinstance(c.quantity, Step):
         return _classify_step(c, steps, by_key, dps)
     key = quantity_key(c.quantity)
     step = next((s for s in steps if key is not None and quantity_key(s.quantity.result) == key), None)
     if step is None:
-        return ClaimCause(c, "root", "no step claim computes it (s.step(..., result=...) says how the page did)")
+        return trace(c, claims, dps, cache=cache) or ClaimCause(
+            c, "root", "no step claim computes it (s.step(..., result=...) says how the page did)")
     if step.check(dps).status != "ok":  # the same slip as its step's: listed in the step's chain
         return ClaimCause(c, "root", f"its step {step.printed!r} is wrong even from the page's printed operands",
                           source=step)
@@ -172,3 +183,266 @@ def _within(statement: str, claim, dps: int) -> bool:
             if not lo <= x <= hi:
                 return False
     return True
+
+
+def trace(c, claims: list, dps: int = 50, *, cache: dict | None = None) -> ClaimCause | None:
+    """The cause of the failing claim ``c`` from its ledger and the values the page printed before it, or None.
+
+    ``c``'s quantity is evaluated again with each row upstream of it (its rows' ancestors, not its own rows) set
+    entry by entry to the value a claim before it printed for it (the latest such claim wins; a row the page
+    never printed keeps its true value). A printed vector stands for every row of a matrix quantity whose rows
+    have its length, as NumPy broadcasts it (``U -= eta * dU`` with ``dU`` printed as a vector). Then:
+
+    * **propagated** when ``c``'s printed value is what the printed values of the *failing* claims upstream give
+      (the latest failing claim that enters is named), or what all printed values give, some failing;
+    * **drift** when it is what the printed values of the claims that hold give: the true values lie within their
+      rounding, so the true value of ``c`` lies within the rounding carried through the ledger's rows;
+    * None when the printed value follows from none of these (or ``c`` is not a value over a ledger), or when a
+      failing claim printed with it (same section and place, same rows: the other cells of a matrix claimed cell
+      by cell) does not follow either: a block of which one cell happens to match is not explained by it.
+
+    Args:
+        c: a failing value claim (:class:`~symseq.verify.claims.Claim`) whose quantity is a node over a ledger.
+        claims: the claims of the page in its order, ``c`` among them; those before ``c`` are its upstream (claims
+            of other sections of its derivation count when their ledger gives the rows they print the same values
+            as ``c``'s ledger).
+        cache: a dict kept across the calls of one classification (what each claim prints of which rows).
+
+    Source: issue 13, build item 1 (a computation the page prints no statement of).
+    """
+    cache = {} if cache is None else cache
+    found = _trace_alone(c, claims, dps, cache)
+    if found is None:
+        return None
+    for other in claims:
+        if other is not c and _printed_with(other, c) and other.check(dps).status == "mismatch" \
+                and _trace_alone(other, claims, dps, cache) is None:
+            return None
+    return found
+
+
+def _node(c):
+    """(node, ledger) of a value claim over a ledger, else (None, None)."""
+    if c.kind != "value" or isinstance(c.quantity, Step):
+        return None, None
+    try:
+        q, led = as_quantity(c)
+    except SymseqError:
+        return None, None
+    return (q, led) if isinstance(q, ops.Node) and led is not None else (None, None)
+
+
+def _printed_with(a, b) -> bool:
+    """Whether claims ``a`` and ``b`` print parts of one block: one derivation, section and place, same rows."""
+    if (a.derivation, a.location) != (b.derivation, b.location):
+        return False
+    (qa, _), (qb, _) = _node(a), _node(b)
+    return qa is not None and qb is not None and ops.refs(qa) == ops.refs(qb)
+
+
+def _trace_alone(c, claims: list, dps: int, cache: dict) -> ClaimCause | None:
+    if ("trace", id(c)) in cache:
+        return cache["trace", id(c)]
+    cache["trace", id(c)] = None  # a block's cells check each other
+    cache["trace", id(c)] = out = _trace_one(c, claims[:next(i for i, x in enumerate(claims) if x is c)], dps, cache)
+    return out
+
+
+def _trace_one(c, earlier: list, dps: int, cache: dict) -> ClaimCause | None:
+    q, led = _node(c)
+    if q is None:
+        return None
+    own = ops.refs(q)
+    try:
+        upstream = set(led.needed(own)) - own
+    except SymseqError:
+        return None
+    held, failing = {}, {}
+    for u in earlier:
+        if u.derivation != c.derivation:
+            continue
+        if (id(u), id(led)) not in cache:
+            cache[id(u), id(led)] = _printed_rows(u, led, cache)
+        for key, value in cache[id(u), id(led)]:
+            if key[0] in upstream:
+                held[key] = (value, u)
+    if not held:
+        return None
+    for u in {id(u): u for _, u in held.values()}.values():
+        failing[id(u)] = u.check(dps).status == "mismatch"
+    bad = {k: v for k, v in held.items() if failing[id(v[1])]}
+    good = {k: v for k, v in held.items() if not failing[id(v[1])]}
+    for kind, chosen in (("propagated", bad), ("drift", good), ("propagated", held)):
+        if not chosen or (kind == "propagated" and not bad):
+            continue
+        if _gives(c, q, led, chosen, dps, cache):
+            if kind == "drift":
+                return ClaimCause(c, "drift", "it is what the ledger gives from the values printed upstream, "
+                                              "which are right to their digits: the true value lies within their "
+                                              "rounding")
+            source = _entering(c, q, led, chosen, [u for u in earlier if failing.get(id(u))], dps, cache)
+            return ClaimCause(c, "propagated", f"it is what the ledger gives from the values printed upstream, but "
+                                               f"{source.printed!r} ({source.id}) is wrong", source=source)
+    return None
+
+
+def _printed_rows(u, led, cache: dict):
+    """((row name, entry index), (low, printed, high)) for each entry that claim ``u`` prints of a row of ``led``:
+    the printed value and the ends of its rounding, carried back to the entry when the claim prints a function of
+    it (a standard deviation √v for the variance v); nothing for a claim that is not a plain printed value of one
+    ledger row."""
+    from .printed import PrintedNumber, read_printed
+
+    qu, lu = _node(u)
+    if qu is None:
+        return []
+    names = ops.refs(qu)
+    if len(names) != 1:
+        return []
+    (name,) = names
+    if lu is not led:
+        if (id(lu), id(led), name) not in cache:
+            cache[id(lu), id(led), name] = _same_row(lu, led, name)
+        if not cache[id(lu), id(led), name]:
+            return []
+    try:
+        p = read_printed(u.printed, u.names)
+        symbols = lu.entry_symbols(name) if lu[name].shape != () else sp.ImmutableMatrix([[lu.symbol(name)]])
+        entries = ops.evaluate(qu, EXACT, {name: EXACT.const(symbols) if lu[name].shape != () else symbols[0, 0]})
+    except SymseqError:
+        return []
+    cells = list(entries.flat) if hasattr(entries, "flat") else [entries]
+    if not all(isinstance(e, PrintedNumber) for e in p.entries):
+        return []
+    printed = [(e.value - e.half_unit(u.digits), e.value, e.value + e.half_unit(u.digits)) for e in p.entries]
+    index = {s: k for k, s in enumerate(symbols)}
+    shape = entries.shape if hasattr(entries, "shape") else ()
+    if len(printed) != len(cells) and len(shape) == 2 and shape[1] == len(printed) and shape[0] > 1:
+        printed = printed * shape[0]  # a vector printed for a matrix: NumPy broadcasts it over the rows
+    if len(printed) != len(cells):
+        return []
+    out = []
+    for cell, ends in zip(cells, printed):
+        if cell in index:
+            out.append(((name, index[cell]), ends))
+            continue
+        free = cell.free_symbols if isinstance(cell, sp.Basic) else set()
+        if len(free) != 1 or next(iter(free)) not in index:
+            return []
+        (x,) = free
+        back = [_solve(cell, x, v) for v in ends]
+        if any(b is None for b in back):
+            return []
+        lo, mid, hi = back
+        out.append(((name, index[x]), (min(lo, hi), mid, max(lo, hi))))
+    return out
+
+
+def _solve(f, x, value):
+    """The one real x with f(x) = value (f a monotone function of one entry: √v, e^z), or None."""
+    try:
+        roots = [r for r in sp.solve(sp.Eq(f, value), x) if r.is_real]
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    return roots[0] if len(roots) == 1 else None
+
+
+def _same_row(a, b, name: str) -> bool:
+    """Whether ledgers ``a`` and ``b`` (two sections' builds of one page) both have row ``name`` with one value."""
+    from ..values import Values
+
+    if name not in b or a[name].shape != b[name].shape:
+        return False
+    values = Values(30)
+    try:
+        va, vb = values.numeric(a.handle(name) if a[name].shape != () else ops.Ref(name, (), a), 30), \
+            values.numeric(b.handle(name) if b[name].shape != () else ops.Ref(name, (), b), 30)
+    except SymseqError:
+        return False
+    return va == vb
+
+
+def _gives(c, q, led, held: dict, dps: int, cache: dict) -> bool:
+    """Whether ``c``'s printed value is what ``q`` evaluates to with the rows of ``held`` set to printed values:
+    each printed entry within half a unit of the value, or of the values the printed values' rounding allows (the
+    page computed with the digits it did not print: each printed value moved to the ends of its rounding, one at a
+    time, to first order, after a rough bound with all of them moved at once rules out what is far outside)."""
+    from .printed import PrintedNumber, read_printed
+
+    point = _recompute(q, led, {k: v[0][1] for k, v in held.items()}, dps, cache)
+    p = read_printed(c.printed, c.names)
+    if point is None or len(p.entries) != len(point) or not all(isinstance(e, PrintedNumber) for e in p.entries):
+        return False
+    with mpmath.workdps(dps):
+        miss = [abs(to_mpf(e.value, dps) - v) - to_mpf(e.half_unit(c.digits), dps) for e, v in zip(p.entries, point)]
+    if all(m <= 0 for m in miss):
+        return True
+    together = [_recompute(q, led, {j: v[0][end] for j, v in held.items()}, dps, cache) for end in (0, 2)]
+    if any(t is None for t in together):
+        return False
+    rough = [abs(a - v) + abs(b - v) for a, b, v in zip(*together, point)]
+    if any(m > 10 * r for m, r in zip(miss, rough)):  # far outside even a rough bound of the rounding: not its value
+        return False
+    slack = [mpmath.mpf(0)] * len(point)
+    for k, ((lo, _, hi), _) in held.items():
+        worst = [mpmath.mpf(0)] * len(point)
+        for end in (lo, hi):
+            moved = _recompute(q, led, {j: (end if j == k else v[0][1]) for j, v in held.items()}, dps, cache)
+            if moved is None:
+                return False
+            worst = [max(w, abs(x - y)) for w, x, y in zip(worst, moved, point)]
+        slack = [s + w for s, w in zip(slack, worst)]
+    return all(m <= s for m, s in zip(miss, slack))
+
+
+def _recompute(q, led, held: dict, dps: int, cache: dict):
+    """Row-major mpmath values of ``q`` with the entries of ``held`` ((row, index) -> exact value) in place; the
+    rows no held entry reaches keep their true values (evaluated once per ledger and kept in ``cache``)."""
+    from ..backends.mpmath_backend import MpmathKernel
+
+    key = ("true", id(led), dps)
+    if key not in cache:
+        k = MpmathKernel(dps)
+        try:
+            cache[key] = (k, led.run(k, led.leaf_values(k)))
+        except (SymseqError, ZeroDivisionError):
+            cache[key] = (k, None)
+    k, true = cache[key]
+    if true is None:
+        return None
+    rows: dict = {}
+    for (name, idx), value in held.items():
+        rows.setdefault(name, {})[idx] = value
+    given = {}
+    for name, cells in rows.items():
+        v = true[name]
+        if isinstance(v, np.ndarray):
+            v = v.copy()
+            for idx, value in cells.items():
+                v.flat[idx] = k.number(value)
+        else:
+            v = k.number(cells[0])
+        given[name] = v
+    moved = set(rows)
+    for name in led.needed(ops.refs(q), stop=moved):
+        it = led[name]
+        if name in moved or it.node is None or not ops.refs(it.node) & moved:
+            given.setdefault(name, true[name])
+        else:
+            moved.add(name)
+    try:
+        env = led.run(k, given, ops.refs(q))
+        out = ops.evaluate(q, k, env)
+    except (SymseqError, ZeroDivisionError):
+        return None
+    return [mpmath.mpf(x) for x in out.flat] if isinstance(out, np.ndarray) else [mpmath.mpf(out)]
+
+
+def _entering(c, q, led, chosen: dict, failing: list, dps: int, cache: dict):
+    """The failing claim upstream to name (``failing``: those before ``c``, in order): the latest one whose printed
+    values ``c`` no longer follows without, else the latest one whose printed values are in ``chosen``."""
+    claims = [u for u in failing if any(v[1] is u for v in chosen.values())]
+    for u in reversed(claims):
+        if not _gives(c, q, led, {k: v for k, v in chosen.items() if v[1] is not u}, dps, cache):
+            return u
+    return claims[-1]

@@ -279,7 +279,7 @@ class Claim:
 # ---------------------------------------------------------------------------
 
 
-def _as_quantity(claim: Claim):
+def as_quantity(claim: Claim):
     """(quantity, ledger or None): a node over a ledger, or exact numbers that the Values service converts.
 
     A SymPy expression over a ledger's scalar names becomes a node on ``claim.ledger``.
@@ -301,13 +301,13 @@ def _as_quantity(claim: Claim):
 
 def exact_value(claim: Claim):
     """The exact value (SymPy number or ImmutableMatrix) of a claim's quantity."""
-    q, led = _as_quantity(claim)
+    q, led = as_quantity(claim)
     return claim.service.exact(q, ledger=led)
 
 
 def numeric_value(claim: Claim, dps: int):
     """Row-major list of mpf values correct to ``dps`` digits, and the shape."""
-    q, led = _as_quantity(claim)
+    q, led = as_quantity(claim)
     return claim.service.numeric(q, dps, ledger=led)
 
 
@@ -453,7 +453,7 @@ def _check_value(claim: Claim, dps: int) -> Result:
 
 def _exact_forms(claim: Claim) -> bool:
     """Whether to compute the exact closed form for display: always for SymPy values, per ledger otherwise."""
-    q, led = _as_quantity(claim)
+    q, led = as_quantity(claim)
     return not isinstance(q, ops.Node) or (led is not None and getattr(led, "exact_forms", True))
 
 
@@ -515,7 +515,7 @@ def _fragile_note(claim: Claim, e: PrintedNumber, v, err: float, idx: int, shape
     half = e.half_unit(claim.digits)
     boundary = e.value - half if err > 0 else e.value + half  # err > 0: the value lies below the printed one
     margin = 0.5 - abs(err)  # distance to the boundary, in units of the last printed digit
-    q, led = _as_quantity(claim)
+    q, led = as_quantity(claim)
     shown = []
     for dtype in ("float32", "float64"):
         try:

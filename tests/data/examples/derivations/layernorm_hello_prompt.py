@@ -103,7 +103,10 @@ def before(s):
     L, X, n, std = _prompt(s)
     s.given(sp.Integer(D), what="4 dimensions each", at="comment")
     s.given(*(X[t, :] for t in range(6)), what=tuple(f"embedding of {w!r}" for w in TOKENS), at="embeddings")
-    # each row's "mean=…, std=…" is checked by the audit from the rows printed above (five stds are wrong)
+    # each row's "mean=…" is checked by the audit from the rows printed above; the stds are claimed (five are
+    # wrong) as √v, so that the rows normalized with them in the next section trace back to them
+    for t, (w, p) in enumerate(zip(TOKENS, ("0.364", "0.208", "0.374", "0.424", "0.424", "0.245"))):
+        s.claim(p, ops.Map(SQRT, n.var)[t, 0], what=f"std of {w!r} (population)", near=f'"{w}"')
 
 
 @derivation.section("After Layer Normalization")
