@@ -211,6 +211,9 @@ def test_one_changed_digit_in_a_week06_table(tmp_path, line, old, new, correct, 
     (19, "1×0.283+1×0.283", "1×0.283+1×0.284", "0.283", "3rd decimal: printed 4, correct 3"),  # one term of a sum
     (19, "is [1,1]", "is [1,2]", "1", "entry [1]: the units digit: printed 2, correct 1"),  # the final query
     (17, "v_like=[0,1]", "v_like=[0,2]", "1", "entry [1]: the units digit: printed 2, correct 1"),  # an input
+    # an operand of a claimed sum: the 2 is wrong, not the result 1.131 (which a claim of 1.131 and one of 2 took
+    # from the run while the sum's claim was missing; it was reported as 1.131, correct 2.262, the sum missing)
+    (19, "approximately 1×1.131", "approximately 2×1.131", "1", "the units digit: printed 2, correct 1"),
 ])
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_one_changed_digit_in_week07_without_headings(tmp_path, line, old, new, correct, fault, fmt):

@@ -222,6 +222,7 @@ class Auditor:
         self.dps = dps
         self.toks = doc.tokens
         self.owner: dict[int, list] = {}  # token position -> claims (or inputs) covering it
+        self._released: list = []  # claims an edited run took their tokens from (_give_back), to place again
         self.report = AuditReport(doc.path, [d.name for d in derivations], doc.tokens,
                                   places=doc.where if doc.places is not None else None)
         self.words_used: set = set()
@@ -337,10 +338,12 @@ class Auditor:
         self._anywhere([c for c in claims if not c.hits and not c.words], wide=False)
         self._share(claims)
         self._edited([c for c in claims if not c.hits and not c.words])
+        self._replace_released()
         self._anywhere([c for c in claims if not c.hits and not c.words], wide=True)
         self._share(claims)
         unlocated = [c for c in claims if not c.hits and not c.words and c.sect_rng is None]
         self._edited(unlocated, unlocated=True)
+        self._replace_released()
         self._anywhere([c for c in unlocated if not c.hits], wide=True, last=True)
         self._share(claims)
         self._inputs()
@@ -1479,7 +1482,7 @@ class Auditor:
         for k in range(len(stream) - n + 1):
             idx = stream[k:k + n]
             diff = [j for j, (i, key) in enumerate(zip(idx, c.keys)) if self.toks[i].key != key]
-            if len(diff) == 1 and all(self._free(i, True) for i in idx) and \
+            if len(diff) == 1 and all(self._free(i, True) or self._lent(i) for i in idx) and \
                     self._distance(refs[diff[0]], self.toks[idx[diff[0]]], lone=False) is not None:
                 found.append((idx, diff[0]))
         if len(found) != 1:
@@ -1487,11 +1490,36 @@ class Auditor:
         idx, j = found[0]
         trial = _with_token(c.claim, refs[j], self.toks[idx[j]].text)
         r = trial.check(self.dps)
-        if r.status == "ok":
+        if r.status in ("ok", "mismatch"):
+            self._give_back(idx)
             self._take(c, idx)
-        elif r.status == "mismatch":
-            self._take(c, idx)
+        if r.status == "mismatch":
             self._misprint(c, trial, idx, j)
+
+    def _lent(self, i: int) -> bool:
+        """Whether token ``i`` is held only by claims of one number, which may stand elsewhere: the edited run of a
+        claim of several numbers (``2×1.131+1×0`` for ``1×1.131+1×0``) takes it from them, since while that claim
+        was missing a claim of 1.131 could take the run's 1.131, and one of 2 its edited 2."""
+        owners = self.owner.get(i)
+        t = self.toks[i]
+        return bool(owners) and not t.cls and (t.tier == "" or t.tier == SOFT) and \
+            all(isinstance(o, _Claim) and len(o.keys) == 1 and not o.prop for o in owners)
+
+    def _give_back(self, idx: list[int]):
+        """Release the tokens ``idx`` from the claims of one number holding them (:meth:`_lent`); those claims are
+        placed again by :meth:`_replace_released`."""
+        for i in idx:
+            for o in self.owner.pop(i, []):
+                o.hits = [h for h in o.hits if h != i]
+                self._released.append(o)
+                self._taken += 1
+
+    def _replace_released(self):
+        """Place again, where they are looked for first, the claims an edited run took their tokens from."""
+        released = [c for c in self._released if not c.hits]
+        self._released = []
+        self._anywhere(released, wide=False)
+        self._anywhere(released, wide=True)
 
     def _distance(self, ref: Token, t: Token, *, lone: bool = True) -> int | None:
         """Edited characters between the claim's token ``ref`` and the text's ``t`` when ``t`` may be ``ref`` edited."""
