@@ -36,7 +36,7 @@ import sympy as sp
 
 from . import ops
 from .arrays import EXACT
-from .errors import ClaimError, SymseqError
+from .errors import ClaimError, LedgerError, SymseqError
 from .ledger import to_sympy
 from .numbers import exact as _exact_number, exact_matrix, to_mpf
 
@@ -166,6 +166,59 @@ class Values:
         v = np.asarray(ops.evaluate(value, k, env), dtype=dtype)
         shape = () if v.size == 1 and getattr(value, "shape", ()) == () else v.shape
         return [float(x) for x in v.flat], shape
+
+    def numeric_with(self, value, held: dict, dps: int | None = None, *, ledger=None) -> list:
+        """Row-major mpmath values of a node over a ledger with some entries of its upstream rows replaced.
+
+        ``held`` maps (row name, row-major index of the entry; 0 for a scalar row) to an exact number. The held
+        rows take those entries (their other entries keep their values), every row they reach is computed again
+        from them, and every other row keeps its value (this service's, computed once). This is the node as a page
+        computed it from the values it printed upstream (:func:`symseq.verify.causes.trace`).
+
+        Raises:
+            LedgerError: when a needed input has no value.
+            EvaluationError: when a row evaluates to an undefined or infinite value (or divides by zero).
+        """
+        dps = self.dps if dps is None else int(dps)
+        value = value if isinstance(value, ops.Node) else ops.as_node(value)
+        led = self._ledger(value, ledger)
+        k, env = self._env(led, value, dps)
+        given: dict = {}
+        for (name, idx), number in held.items():
+            v = given.get(name, env[name])
+            if isinstance(v, np.ndarray):
+                v = v.copy() if name not in given else v
+                v.flat[idx] = k.number(number)
+            else:
+                v = k.number(number)
+            given[name] = v
+        moved = set(given)
+        for name in led.needed(ops.refs(value), stop=moved):
+            node = led[name].node
+            if name not in moved and node is not None and ops.refs(node) & moved:
+                moved.add(name)  # reached by a held entry: computed again
+            elif name not in moved:
+                given[name] = env[name]
+        with mpmath.workdps(dps):
+            v = ops.evaluate(value, k, led.run(k, given, ops.refs(value)))
+            return [mpmath.mpf(x) for x in v.flat] if isinstance(v, np.ndarray) else [mpmath.mpf(v)]
+
+    def in_entries_of(self, value, name: str, *, ledger=None):
+        """The entries of a node as SymPy expressions of the entries of one row it refers to, the row held as its
+        entry symbols (W_x → W_{x,00}, …; a scalar row as its symbol): a NumPy object array of the node's shape,
+        or one expression for a scalar node. The node must refer to ``name`` alone.
+
+        Raises:
+            LedgerError: a node that refers to other names too (names them).
+        """
+        value = value if isinstance(value, ops.Node) else ops.as_node(value)
+        led = self._ledger(value, ledger)
+        other = sorted(ops.refs(value) - {name})
+        if other:
+            raise LedgerError(f"in_entries_of({name!r}): the node refers to {', '.join(other)} too")
+        it = led[name]
+        held = it.symbol if it.is_scalar else EXACT.const(led.entry_symbols(name))
+        return ops.evaluate(value, EXACT, {name: held})
 
     def rows(self, ledger, names: Iterable[str] | None = None, dps: int | None = None) -> dict:
         """mpmath values of several rows of ``ledger`` at once (all rows by default), by name.

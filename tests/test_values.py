@@ -4,7 +4,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symseq import ClaimError, ConventionError, Ledger, ops
+from symseq import ClaimError, ConventionError, Ledger, LedgerError, ops
 from symseq.values import EXACT_SIZE_LIMIT, Values, ledger_of
 
 
@@ -85,3 +85,39 @@ def test_an_mpmath_number_computed_elsewhere_is_taken_as_it_is():
     assert shape == () and nums[0] == third
     with pytest.raises(ConventionError, match="as an exact number"):
         v.exact(third)  # an mpmath number is not exact
+
+
+def test_numeric_with_held_entries_recomputes_what_they_reach_only():
+    """y = tanh(W x) and s = Σ y with W's entry [0, 1] held at 0.5: s is what the page gets from that W; W's other
+    entries keep their values, and a row the held entry does not reach (u = 3x) keeps its value."""
+    L = Ledger()
+    x = L.input("x", [["0.2"], ["0.4"]])
+    W = L.parameter("W", [["1", "2"], ["3", "4"]])
+    y = L.define("y", ops.Map(sp.tanh, W @ x))
+    u = L.define("u", x * 3)
+    s = L.define("s", ops.Sum(y, None) + ops.Sum(u, None))
+    v = Values()
+    (got,) = v.numeric_with(s, {("W", 1): sp.Rational(1, 2)}, 40, ledger=L)
+    with mpmath.workdps(40):
+        want = mpmath.tanh(mpmath.mpf("0.2") + mpmath.mpf("0.5") * mpmath.mpf("0.4")) + \
+            mpmath.tanh(3 * mpmath.mpf("0.2") + 4 * mpmath.mpf("0.4")) + 3 * (mpmath.mpf("0.2") + mpmath.mpf("0.4"))
+        assert abs(got - want) < mpmath.mpf(10) ** -35
+    (true,) = v.numeric(ops.as_node(s), 40, ledger=L)[0]  # the service's own values are untouched
+    with mpmath.workdps(40):
+        assert abs(true - (mpmath.tanh(mpmath.mpf("1.0")) + mpmath.tanh(mpmath.mpf("2.2")) + mpmath.mpf("1.8"))) \
+            < mpmath.mpf(10) ** -35
+    # a held row itself: y's entry [1] held at 0.9 (W untouched): s = tanh(1.0) + 0.9 + 1.8
+    (held_y,) = v.numeric_with(s, {("y", 1): sp.Rational(9, 10)}, 40, ledger=L)
+    with mpmath.workdps(40):
+        assert abs(held_y - (mpmath.tanh(mpmath.mpf("1.0")) + mpmath.mpf("2.7"))) < mpmath.mpf(10) ** -35
+
+
+def test_in_entries_of_writes_a_node_over_one_row_entry_by_entry():
+    L = Ledger()
+    W = L.parameter("W", [["1", "2"], ["3", "4"]])
+    e = Values().in_entries_of(ops.Map(sp.Lambda(sp.Symbol("u"), sp.sqrt(sp.Symbol("u"))), W.T)[0, 1], "W")
+    w10 = L.entry_symbols("W")[1, 0]
+    assert sp.simplify(e - sp.sqrt(w10)) == 0
+    with pytest.raises(LedgerError, match="refers to V too"):
+        V = L.parameter("V", [["1", "2"]])
+        Values().in_entries_of(W[0, :] + V, "W")

@@ -26,11 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import mpmath
-import numpy as np
 import sympy as sp
 
 from .. import ops
-from ..arrays import EXACT
 from ..errors import SymseqError
 from ..numbers import to_mpf
 from .arithmetic import interval, numbers, parse_statement
@@ -302,15 +300,15 @@ def _printed_rows(u, led, cache: dict):
     (name,) = names
     if lu is not led:
         if (id(lu), id(led), name) not in cache:
-            cache[id(lu), id(led), name] = _same_row(lu, led, name)
+            cache[id(lu), id(led), name] = _same_row(lu, led, name, _values(cache))
         if not cache[id(lu), id(led), name]:
             return []
     try:
         p = read_printed(u.printed, u.names)
-        symbols = lu.entry_symbols(name) if lu[name].shape != () else sp.ImmutableMatrix([[lu.symbol(name)]])
-        entries = ops.evaluate(qu, EXACT, {name: EXACT.const(symbols) if lu[name].shape != () else symbols[0, 0]})
+        entries = _values(cache).in_entries_of(qu, name)
     except SymseqError:
         return []
+    symbols = [lu.symbol(name)] if lu[name].is_scalar else list(lu.entry_symbols(name))
     cells = list(entries.flat) if hasattr(entries, "flat") else [entries]
     if not all(isinstance(e, PrintedNumber) for e in p.entries):
         return []
@@ -347,16 +345,12 @@ def _solve(f, x, value):
     return roots[0] if len(roots) == 1 else None
 
 
-def _same_row(a, b, name: str) -> bool:
+def _same_row(a, b, name: str, values) -> bool:
     """Whether ledgers ``a`` and ``b`` (two sections' builds of one page) both have row ``name`` with one value."""
-    from ..values import Values
-
     if name not in b or a[name].shape != b[name].shape:
         return False
-    values = Values(30)
     try:
-        va, vb = values.numeric(a.handle(name) if a[name].shape != () else ops.Ref(name, (), a), 30), \
-            values.numeric(b.handle(name) if b[name].shape != () else ops.Ref(name, (), b), 30)
+        va, vb = (values.numeric(ops.Ref(name, led[name].shape, led), 30)[0] for led in (a, b))
     except SymseqError:
         return False
     return va == vb
@@ -396,46 +390,21 @@ def _gives(c, q, led, held: dict, dps: int, cache: dict) -> bool:
 
 
 def _recompute(q, led, held: dict, dps: int, cache: dict):
-    """Row-major mpmath values of ``q`` with the entries of ``held`` ((row, index) -> exact value) in place; the
-    rows no held entry reaches keep their true values (evaluated once per ledger and kept in ``cache``)."""
-    from ..backends.mpmath_backend import MpmathKernel
-
-    key = ("true", id(led), dps)
-    if key not in cache:
-        k = MpmathKernel(dps)
-        try:
-            cache[key] = (k, led.run(k, led.leaf_values(k)))
-        except (SymseqError, ZeroDivisionError):
-            cache[key] = (k, None)
-    k, true = cache[key]
-    if true is None:
-        return None
-    rows: dict = {}
-    for (name, idx), value in held.items():
-        rows.setdefault(name, {})[idx] = value
-    given = {}
-    for name, cells in rows.items():
-        v = true[name]
-        if isinstance(v, np.ndarray):
-            v = v.copy()
-            for idx, value in cells.items():
-                v.flat[idx] = k.number(value)
-        else:
-            v = k.number(cells[0])
-        given[name] = v
-    moved = set(rows)
-    for name in led.needed(ops.refs(q), stop=moved):
-        it = led[name]
-        if name in moved or it.node is None or not ops.refs(it.node) & moved:
-            given.setdefault(name, true[name])
-        else:
-            moved.add(name)
+    """Row-major mpmath values of ``q`` with the entries of ``held`` ((row, index) -> exact value) in place, or
+    None when the ledger cannot be evaluated so."""
     try:
-        env = led.run(k, given, ops.refs(q))
-        out = ops.evaluate(q, k, env)
+        return _values(cache).numeric_with(q, held, dps, ledger=led)
     except (SymseqError, ZeroDivisionError):
         return None
-    return [mpmath.mpf(x) for x in out.flat] if isinstance(out, np.ndarray) else [mpmath.mpf(out)]
+
+
+def _values(cache: dict):
+    """The Values service of one classification (each ledger's true rows computed once)."""
+    from ..values import Values
+
+    if "values" not in cache:
+        cache["values"] = Values()
+    return cache["values"]
 
 
 def _entering(c, q, led, chosen: dict, failing: list, dps: int, cache: dict):
