@@ -256,3 +256,21 @@ def test_a_value_printed_as_a_function_of_a_row_is_carried_back_to_the_row():
     ((key, (lo, mid, hi)),) = _printed_rows(c, led, {})
     assert key == ("v", 2) and mid == sp.Rational(52, 100) ** 2
     assert lo == sp.Rational(515, 1000) ** 2 and hi == sp.Rational(525, 1000) ** 2
+
+
+def test_verify_lists_a_step_of_the_notebook_as_propagated_from_the_gradient_it_printed():
+    """``symseq verify`` on the BPTT notebook (no s.step): W after one step is W − 0.001·dlossdW from the printed,
+    wrong dlossdW, and U's step broadcasts the printed 2-vector over U's rows as NumPy does."""
+    from symseq.verify.report import verify
+
+    report = verify([example_derivation("rnn-bptt-numpy-notebook")], 50)
+    by_what = {c.claim.what: c for c in report.causes}
+    assert by_what["W after one step"].kind == "propagated"
+    assert by_what["W after one step"].source.what == "dlossdW, ∂loss/∂W"
+    assert by_what["U after one step"].kind == "propagated"
+    assert by_what["U after one step"].source.what == "dlossdU, ∂loss/∂U (2×2)"
+    assert by_what["dlossdW, ∂loss/∂W"].kind == "root"
+    # in plain mpmath: the printed step is W − 0.001 · printed dlossdW, the true step is not
+    assert rounds_to(M("2.0") - M("0.001") * M("0.00034735"), "1.99999965")
+    assert rounds_to(M("4.0") - M("0.001") * M("0.00212484"), "3.99999788")  # U[1, 1] − η · dU[1] (broadcast)
+    assert not rounds_to(M("2.0") - M("0.001") * M("-0.00309605732938"), "1.99999965")

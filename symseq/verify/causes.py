@@ -95,7 +95,8 @@ def _classify(c, claims, steps, by_key, dps, cache) -> ClaimCause:
     step = next((s for s in steps if key is not None and quantity_key(s.quantity.result) == key), None)
     if step is None:
         return trace(c, claims, dps, cache=cache) or ClaimCause(
-            c, "root", "no step claim computes it (s.step(..., result=...) says how the page did)")
+            c, "root", "wrong where it is printed: neither a step claim (s.step) nor the values printed upstream of it "
+                       "in its ledger give it")
     if step.check(dps).status != "ok":  # the same slip as its step's: listed in the step's chain
         return ClaimCause(c, "root", f"its step {step.printed!r} is wrong even from the page's printed operands",
                           source=step)

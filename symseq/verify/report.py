@@ -94,9 +94,9 @@ class Report:
     @property
     def causes(self) -> list:
         """The failing claims classified by cause (:func:`~symseq.verify.causes.classify_claims`), each page's
-        claims (those of the derivations with one ``source``) by that page's own steps: every root (or drift)
-        first, in the claims' order, then the propagated ones; empty when no derivation states steps
-        (``s.step``)."""
+        claims (those of the derivations with one ``source``) by that page's own steps (``s.step``) and through
+        their ledgers (:func:`~symseq.verify.causes.trace`): every root (or drift) first, in the claims' order, then
+        the propagated ones; empty when no claim fails, or when a page with no step has only roots of their own."""
         if self._causes is None:
             self._causes = _merge_causes([_causes(cs, self.dps) for cs in _by_page(self.claims).values()])
         return self._causes
@@ -258,10 +258,16 @@ def _decide(reloads: list, dps: int):
 
 
 def _causes(claims: list, dps: int) -> list:
-    """The causes of one page's failing claims, by its own steps (none when it states no step)."""
-    if not any(isinstance(c.quantity, Step) for c in claims):
+    """The causes of one page's failing claims, by its own steps and through their ledgers; none when no claim
+    fails, or when the page states no step and every failing claim is a root of its own (nothing to add to the
+    failures listed)."""
+    if not any(c.check(dps).status == "mismatch" for c in claims):
         return []
-    return classify_claims(claims, dps=dps)
+    causes = classify_claims(claims, dps=dps)
+    if not any(isinstance(c.quantity, Step) for c in claims) and all(
+            x.kind == "root" and not x.chain for x in causes):
+        return []
+    return causes
 
 
 def _merge_causes(per_derivation: list[list]) -> list:
