@@ -229,6 +229,8 @@ class NumpyKernel:
         """Σ over batch axes of a_bᵀ b_b as one matrix product."""
         if a.ndim == 2 and b.ndim == 2:
             return a.T @ b
+        if a.shape[:-2] == b.shape[:-2]:  # both batched alike (the usual case): no broadcasting to work out
+            return a.reshape(-1, a.shape[-1]).T @ b.reshape(-1, b.shape[-1])
         lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         a = np.broadcast_to(a, lead + a.shape[-2:]).reshape(-1, a.shape[-1])
         b = np.broadcast_to(b, lead + b.shape[-2:]).reshape(-1, b.shape[-1])
