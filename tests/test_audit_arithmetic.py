@@ -272,3 +272,36 @@ def test_a_chain_written_one_display_per_step_is_one_statement():
     chain = [s for s in rep.statements if s.text.startswith("(0.22)")]
     assert len(chain) == 1 and chain[0].status == "ok" and chain[0].line == 15, [s.text for s in rep.statements]
     assert chain[0].text.endswith("= 0.3492")  # prose ends the chain: "= 0.5" is not read as its next link
+
+
+def test_an_operand_copied_wrong_is_the_erratum_not_the_result():
+    """After W_xh = 0.9, ``(0.0 · 0.7) + (0.5 · 0.1) + 0.3 = 0.98``: one digit of one operand makes it hold (0.9, which
+    the page printed before), so that operand is wrong, not the result."""
+    rep = _audit("Weights: W_xh = 0.9, W_hh = 0.5, b = 0.3.\n\n"
+                 "h1 = tanh((0.0 * 0.7) + (0.5 * 0.1) + 0.3) = tanh(0.98) ≈ 0.753\n")
+    assert mpmath.mpf("0.9") * mpmath.mpf("0.7") + mpmath.mpf("0.05") + mpmath.mpf("0.3") == mpmath.mpf("0.98")
+    classes = {t.text: t.cls for t in rep.tokens if t.line == 3}
+    assert classes["0.0"] == "wrong" and classes["0.98"] == "covered" and classes["0.753"] == "covered"
+    assert {s.repair[3:] for s in rep.errata} == {("0.0", "0.9")}
+
+
+def test_a_result_printed_wrongly_keeps_the_blame_when_its_operand_is_the_chains_own():
+    # tanh(1.1265) ≈ 0.809: 1.1255 would make it hold too (one digit), but 1.1265 is printed by the chain itself
+    rep = _audit("x = 0.9 * 0.5 + 0.5 * 0.753 + 0.3 = 1.1265 and tanh(1.1265) ≈ 0.809\n")
+    with mpmath.workdps(30):
+        assert mpmath.nstr(mpmath.tanh(mpmath.mpf("1.1255")), 3) == "0.809"  # the repair that must not be taken
+        assert abs(mpmath.tanh(mpmath.mpf("1.1265")) - mpmath.mpf("0.810")) < mpmath.mpf("0.0005")
+    classes = {t.text: t.cls for t in rep.tokens}
+    assert classes["0.809"] == "wrong" and all(s.repair is None for s in rep.errata)
+
+
+def test_a_rewrite_wrong_at_a_number_printed_inside_it_gives_that_numbers_correct_value(tmp_path, capsys):
+    page = tmp_path / "page.md"
+    page.write_text("h1 = tanh((0.9 * 0.7) + (0.5 * 0.1) + 0.3) = tanh(0.99) ≈ 0.753\n", encoding="utf-8")
+    assert main(["--no-color", "audit", str(page), "--no-local"]) == 1
+    out = capsys.readouterr().out
+    assert "0.99" in out and "0.98" in out and "—" not in out.split("errata")[1].split("\n")[3]
+    rep = _audit(page.read_text(encoding="utf-8"))
+    outer = next(s for s in rep.errata if s.text.startswith("tanh"))
+    inner = next(link for link in outer.wrong if link.kind == "rewrite").inner
+    assert (inner.printed, inner.correct) == (["0.99"], ["0.98"])

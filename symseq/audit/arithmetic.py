@@ -28,7 +28,8 @@ from pathlib import Path
 import sympy as sp
 
 from ..errors import SymseqError
-from ..verify.arithmetic import (NAME, Ref, Statement, Vec, is_number, is_word, name_key, numbers, parse,
+from ..verify.arithmetic import (NAME, Bin, Call, Neg, Num, Pow, Ref, Statement, Vec, is_number, is_word, name_key,
+                                 numbers, parse,
                                  result_parts, show)
 from ..verify.steps import Link, decide, inner_steps
 from .document import Document
@@ -51,6 +52,8 @@ class Checked:
         text: the statement as read (its parts joined by their relations).
         links: the decided links (:class:`symseq.verify.steps.Link`).
         spans: (line, start, end) of each part in the text.
+        repair: when the statement is wrong at one of its operands rather than at its result, (line, start, end,
+            printed, correct) of that operand's token (:func:`_repair`); else None.
     """
 
     line: int
@@ -58,6 +61,7 @@ class Checked:
     text: str
     links: list
     spans: list = field(default_factory=list)
+    repair: tuple | None = None
 
     @property
     def ok(self) -> bool:
@@ -539,7 +543,8 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
         except SymseqError as exc:
             unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
             continue
-        checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans))
+        checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans,
+                               _repair(doc, st, links, spans, rounded(spans[0][0]), dps)))
         for k, inner in inner_steps(st):
             try:
                 inner_links = decide(inner, dps=dps, rounded=rounded(spans[0][0]))
@@ -547,7 +552,8 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
                 unread.append((spans[k + 1][0], " ".join(_join(inner)), str(exc)))
                 continue
             part = [_within(spans[k], st.texts[k], inner.texts[0]), _within(spans[k + 1], st.texts[k + 1], inner.texts[1])]
-            checked.append(Checked(spans[k + 1][0], spans[k][0], " ".join(_join(inner)), inner_links, part))
+            checked.append(Checked(spans[k + 1][0], spans[k][0], " ".join(_join(inner)), inner_links, part,
+                                   _repair(doc, inner, inner_links, part, rounded(spans[0][0]), dps)))
     for readings, spans, lg in words:
         decided = []
         for st in readings:
@@ -572,6 +578,100 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
     checked.sort(key=lambda c: (c.line, c.first))
     _classify_tokens(doc, checked)
     return ArithmeticReport(doc.path, checked, doc.tokens, unread)
+
+
+# a statement of more single-character edits than this is not searched for its one wrong operand
+REPAIR_TRIALS = 400
+
+
+def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> tuple | None:
+    """The operand to blame when a statement is wrong: (line, start, end, printed, correct), or None.
+
+    A wrong statement is put down to its result (the number its failing link prints), unless exactly one operand
+    of that link, changed in one digit or its sign, makes every link hold, the page printed the changed value on
+    an earlier line (a value it gave before: ``W_xh = 0.9``), and did not print the operand as it stands there
+    (``(0.0 · 0.7) + (0.5 · 0.1) + 0.3 = 0.98`` after ``W_xh = 0.9``: 0.0 is the wrong number, correct 0.9, not
+    0.98). A result printed wrongly (``tanh(1.1265) ≈ 0.809``) keeps the blame: its operand 1.1265 is printed
+    before it (the chain computes it), so it is not suspected.
+
+    Source: issue 13, build item 1 (which number of a wrong statement is the erratum).
+    """
+    from ..verify.printed import read_number
+
+    bad = [link for link in links if not link.ok and not (link.kind == "result" and link.within_rounding)]
+    if not bad or bad[0].index >= len(spans):
+        return None
+    k = bad[0].index
+    line, a, b = spans[k]
+    earlier = set()
+    for t in doc.tokens:
+        if t.line < min(sp[0] for sp in spans):
+            earlier.update(_key(e) for e in (t.entries or (t.text,)))
+    found, trials = [], 0
+    for j, n in enumerate(numbers(st.parts[k])):
+        for text in _one_edits(n.text):
+            trials += 1
+            if trials > REPAIR_TRIALS:
+                return None
+            m = read_number(text)
+            if m is None:
+                continue
+            parts = list(st.parts)
+            parts[k] = _with_number(parts[k], j, m)
+            try:
+                ok = all(link.ok for link in decide(Statement(tuple(parts), st.relations, st.texts), dps=dps,
+                                                    rounded=rounded))
+            except SymseqError:
+                continue
+            if ok:
+                found.append((n, text))
+    if len(found) != 1:
+        return None
+    n, text = found[0]
+    if _key(text) not in earlier or _key(n.text) in earlier:
+        return None
+    toks = [t for t in doc.tokens if t.line == line and a <= t.start and t.end <= b and _key(t.text) == _key(n.text)]
+    if len(toks) != 1:
+        return None
+    t = toks[0]
+    return (t.line, t.start, t.end, t.text, text)
+
+
+def _one_edits(text: str) -> list[str]:
+    """``text`` (a printed number) with one digit of its mantissa changed, or its sign flipped."""
+    t = text.replace("−", "-")
+    mant_end = len(t) if "e" not in t.lower() else t.lower().index("e")
+    out = []
+    for i in range(mant_end):
+        if t[i].isdigit():
+            out += [t[:i] + d + t[i + 1:] for d in "0123456789" if d != t[i]]
+    out.append(t[1:] if t.startswith("-") else "-" + t)
+    return out
+
+
+def _with_number(node, j: int, number):
+    """The tree ``node`` with its ``j``-th printed number (reading order, :func:`numbers`) replaced."""
+    count = [0]
+
+    def walk(n):
+        if isinstance(n, Num):
+            count[0] += 1
+            return Num(number) if count[0] - 1 == j else n
+        if isinstance(n, Neg):
+            return Neg(walk(n.arg))
+        if isinstance(n, Bin):
+            return Bin(n.op, walk(n.left), walk(n.right))
+        if isinstance(n, Pow):
+            return Pow(walk(n.base), walk(n.exponent))
+        if isinstance(n, Call):
+            return Call(n.name, walk(n.arg))
+        if isinstance(n, Ref):
+            return Ref(n.name, walk(n.node))
+        if isinstance(n, Vec):
+            return Vec(tuple(walk(i) for i in n.items))
+        return n
+
+    return walk(node)
 
 
 def _printed_results(chains, doc: Document | None = None):
@@ -629,11 +729,17 @@ def _join(st: Statement) -> list[str]:
 
 def _classify_tokens(doc: Document, checked: list[Checked]) -> None:
     by_line: dict[int, list] = {}
+    repaired = {c.repair[:2]: c for c in checked if c.repair is not None and c.status == "wrong"}
     for c in checked:
         for k, (line, a, b) in enumerate(c.spans):
-            bad = c.status == "wrong" and any(not link.ok and (link.index + 1 == k) for link in c.links)
+            bad = c.status == "wrong" and c.repair is None and any(not link.ok and (link.index + 1 == k)
+                                                                   for link in c.links)
             by_line.setdefault(line, []).append((a, b, bad, c))
     for t in doc.tokens:
+        if (t.line, t.start) in repaired:  # the one operand whose edit of a digit (or sign) makes it hold
+            c = repaired[t.line, t.start]
+            t.cls, t.reason = "wrong", f"line {c.line}: {c.text} holds with {c.repair[4]} for {c.repair[3]}"
+            continue
         hit = next(((bad, c) for a, b, bad, c in by_line.get(t.line, ()) if a <= t.start and t.end <= b), None)
         if t.tier == HARD or (t.tier and hit is None):
             t.cls = "structural"

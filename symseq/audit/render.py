@@ -148,7 +148,11 @@ def render_arithmetic(rep, out, *, known=(), listing: str = "all") -> None:
     if rep.errata and listing != "quiet":
         e = _table(f"errata ({len(rep.errata)})", ["line", "statement", "printed", "correct", "value"])
         for s in rep.errata:
+            if s.repair is not None:  # wrong at an operand: the one the statement holds without
+                _row(e, s.line, s.text, s.repair[3], s.repair[4], "—")
+                continue
             for link in s.wrong:
+                link = link.inner or link  # a rewrite wrong at a number printed inside it: that inner result
                 for i in link.wrong:
                     _row(e, s.line, s.text, link.printed[i] if link.kind == "result" else link.right,
                          link.correct[i] if link.correct else "—", link.values[i])

@@ -361,9 +361,16 @@ def _wrong_however_rounded(st) -> bool:
 def _arithmetic_erratum(token, arith, digit_fault) -> Erratum:
     """The :class:`Erratum` of a token that the page-arithmetic report ``arith`` found wrong: the failing link of
     the statement whose result part holds it, with the correct rounding of each printed entry."""
+    for st in arith.statements:  # an operand found wrong (Checked.repair): printed, and what makes it hold
+        if st.repair is not None and st.repair[:2] == (token.line, token.start) and st.status == "wrong":
+            printed, correct = st.repair[3], st.repair[4]
+            return Erratum(token.line, printed, correct, digit_fault(printed, correct) + " (the statement holds "
+                           "with it, and the page printed it before)", f"page arithmetic, line {st.line}: {st.text}",
+                           "", token.context, kind="arithmetic")
     st, link = _failing_link(token, arith)
     if st is not None:
         source = f"page arithmetic, line {st.line}: {st.text}"
+        link = link.inner or link  # a rewrite wrong at a number printed inside it: that inner step's result
         if link.kind != "result" or not link.correct:
             return Erratum(token.line, token.text, "—", link.message or "the rewrite does not hold", source,
                            ", ".join(link.values), token.context, kind="arithmetic")

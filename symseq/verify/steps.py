@@ -50,6 +50,9 @@ class Link:
         within_rounding: for a result that does not hold, whether every wrong entry lies within the
             accumulated rounding of the printed operands of the left side (interval arithmetic).
         message: why it does not hold.
+        inner: for a rewrite that does not hold because a number printed inside its right side is wrong
+            (``tanh(0.9·0.7 + 0.35) = tanh(0.99)``: ``0.9·0.7 + 0.35 = 0.99``), that inner step decided as a result
+            (its printed entry, correct rounding and value); else None.
     """
 
     index: int
@@ -64,6 +67,7 @@ class Link:
     wrong: list = field(default_factory=list)
     within_rounding: bool = False
     message: str = ""
+    inner: "Link | None" = None
 
 
 def decide(statement, *, dps: int = 50, rounded=None) -> list[Link]:
@@ -184,7 +188,27 @@ def _link(st: Statement, k: int, vals: list, dps: int, rounded=None) -> Link:
         rounded = None  # this link's left side is a result the chain printed: every decimal of it may be rounded
     if is_number(right):
         return _result(base, left, right, a, rel, dps, rounded)
-    return _rewrite(base, a, b, right, dps)
+    link = _rewrite(base, a, b, right, dps)
+    if not link.ok:
+        link.inner = _failing_inner(base, left, right, rel, dps, rounded)
+    return link
+
+
+def _failing_inner(base: dict, left, right, rel: str, dps: int, rounded) -> Link | None:
+    """The one inner step of a failing rewrite (:func:`inner_steps`) whose printed result does not hold, decided
+    as a result link; None when there is none, or more than one."""
+    pairs: list = []
+    if not _part(left, right, pairs, top=True):
+        return None
+    bad = []
+    for x, y in pairs:
+        try:
+            inner = _result(dict(base, left=show(x), right=show(y)), x, y, value(x), rel, dps, rounded)
+        except SymseqError:
+            return None
+        if not inner.ok:
+            bad.append(inner)
+    return bad[0] if len(bad) == 1 else None
 
 
 def _result(base: dict, left, right, a, rel: str, dps: int, may_round=None) -> Link:
