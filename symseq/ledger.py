@@ -47,6 +47,7 @@ import sympy.tensor.tensor  # noqa: F401
 
 from . import ops
 from .arrays import EXACT, user_shape
+from .collector import without_cycle_collection
 from .errors import EvaluationError, LedgerError, ShapeError
 from .functions import partial, require_explicit_relu
 from .numbers import exact, exact_matrix
@@ -357,6 +358,7 @@ class Ledger:
         return sp.ImmutableMatrix(m, n, lambda i, j: sp.Symbol(entry_name(name, i, j, item.shape), real=True))
 
     # ------------------------------------------------------------------ reverse mode
+    @without_cycle_collection
     def backward(self, loss: str, *, wrt: Iterable[str] | None = None,
                  names: dict | Callable[[str], str] | None = None) -> "Gradients":
         """Symbolic reverse mode from the scalar row ``loss``; returns :class:`Gradients`.

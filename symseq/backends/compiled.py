@@ -54,6 +54,7 @@ import numpy as np
 import sympy as sp
 
 from .. import ops
+from ..collector import without_cycle_collection
 from ..errors import ConventionError, EvaluationError, LedgerError, ShapeError
 from .scalar import plan, square as _square
 
@@ -234,6 +235,7 @@ def requested(ledger, outputs, inputs=None) -> tuple[list, set]:
     return outputs, inputs
 
 
+@without_cycle_collection
 def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: Iterable[str] | None = None,
             dps: int = 50, device=None, dtype=None, batch_reduce: str | None = None) -> CompiledLedger:
     """Compile the rows needed for ``outputs`` into a straight-line program for ``backend``.
