@@ -14,7 +14,7 @@ ROOT = Path(symseq.__file__).parent
 
 # stages in pipeline order; a module is in the first stage whose name prefixes it
 STAGES = [
-    ["symseq.errors"],
+    ["symseq.errors", "symseq.collector"],
     ["symseq.numbers"],
     ["symseq.functions"],
     ["symseq.ops"],
