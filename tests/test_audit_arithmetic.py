@@ -305,3 +305,23 @@ def test_a_rewrite_wrong_at_a_number_printed_inside_it_gives_that_numbers_correc
     outer = next(s for s in rep.errata if s.text.startswith("tanh"))
     inner = next(link for link in outer.wrong if link.kind == "rewrite").inner
     assert (inner.printed, inner.correct) == (["0.99"], ["0.98"])
+
+
+def test_a_named_vector_printed_again_wrongly_is_caught_even_when_the_dot_product_agrees():
+    """``q1 = [1, 0, 0]``, then ``q1 . k1 = [1, 0, 1] . [1, 1, 0] = 1``: the printed dot product is still 1, but the
+    vector printed for q1 is not q1. Only that vector is wrong, at its third entry."""
+    text = ("- `q1 = [1, 0, 0]`\n- `k1 = [1, 1, 0]`\n\n"
+            "Score: `q1 . k1 = [1, 0, 1] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1`\n")
+    assert 1 * 1 + 0 * 1 + 1 * 0 == 1 * 1 + 0 * 1 + 0 * 0 == 1  # the edit leaves every value as it was
+    rep = _audit(text)
+    classes = {t.text: t.cls for t in rep.tokens if t.line == 4}
+    assert classes["[1, 0, 1]"] == "wrong" and classes["[1, 1, 0]"] == "covered"
+    (bad,) = rep.errata
+    (copy,) = [link.inner for link in bad.wrong]
+    assert copy.copy and (copy.left, copy.printed, copy.correct) == ("q1", ["[1, 0, 1]"], ["[1, 0, 0]"])
+    assert _audit(text.replace("[1, 0, 1] .", "[1, 0, 0] .")).errata == []  # the true copy passes
+
+
+def test_a_copy_may_print_fewer_digits_of_the_named_value():
+    rep = _audit("- `w = 0.5773`\n\nThen `2 * w = 2 * 0.577 = 1.154`\n")
+    assert rep.errata == [] and {t.text: t.cls for t in rep.tokens if t.line == 3}["0.577"] == "covered"

@@ -710,6 +710,11 @@ def _key(text: str) -> str:
     return text.lstrip("+-−")
 
 
+def _bare(text: str) -> str:
+    """A printed number or list without its spacing (``[1, 0, 1]`` and ``[1,0,1]`` are one print)."""
+    return re.sub(r"\s+", "", text).replace("−", "-")
+
+
 def _within(span: tuple, printed: str, text: str) -> tuple:
     """The span of ``text`` inside a part printed as ``printed`` at ``span``, when it occurs there once (else the
     part's span): where an inner step's result is printed."""
@@ -732,15 +737,18 @@ def _classify_tokens(doc: Document, checked: list[Checked]) -> None:
     repaired = {c.repair[:2]: c for c in checked if c.repair is not None and c.status == "wrong"}
     for c in checked:
         for k, (line, a, b) in enumerate(c.spans):
-            bad = c.status == "wrong" and c.repair is None and any(not link.ok and (link.index + 1 == k)
-                                                                   for link in c.links)
-            by_line.setdefault(line, []).append((a, b, bad, c))
+            failing = [link for link in c.links if not link.ok and link.index + 1 == k]
+            bad = c.status == "wrong" and c.repair is None and bool(failing)
+            # a rewrite wrong at one number printed inside it (Link.inner): that number alone, not its neighbours
+            only = {_bare(p) for link in failing if link.inner is not None for p in link.inner.printed}
+            by_line.setdefault(line, []).append((a, b, bad, c, only))
     for t in doc.tokens:
         if (t.line, t.start) in repaired:  # the one operand whose edit of a digit (or sign) makes it hold
             c = repaired[t.line, t.start]
             t.cls, t.reason = "wrong", f"line {c.line}: {c.text} holds with {c.repair[4]} for {c.repair[3]}"
             continue
-        hit = next(((bad, c) for a, b, bad, c in by_line.get(t.line, ()) if a <= t.start and t.end <= b), None)
+        hit = next(((bad and (not only or _bare(t.text) in only), c) for a, b, bad, c, only in by_line.get(t.line, ())
+                    if a <= t.start and t.end <= b), None)
         if t.tier == HARD or (t.tier and hit is None):
             t.cls = "structural"
             continue

@@ -198,16 +198,23 @@ def _classify_one(e, errata, steps, causes, dps, line: int | None = None) -> Cau
         at = [k for k, part in enumerate(st.parts) if spans[k][0] == line and _holds_number(part, wanted)]
         if not at:
             continue
-        k = max(at)
+        try:
+            links = decide(st, dps=dps)
+        except SymseqError as exc:
+            k = max(at)
+            return Cause(e, "root", f"its step {st.texts[k - 1]} = {st.texts[k]} cannot be decided ({exc})")
+        # where several parts print the number (small integers of vectors), the one a failing link prints
+        k = max([j for j in at if j > 0 and not links[j - 1].ok] or at)
         if k == 0:
             return _copied(e, errata, causes, f"printed as an input of {_text(st)}")
-        try:
-            link = decide(st, dps=dps)[k - 1]
-        except SymseqError as exc:
-            return Cause(e, "root", f"its step {st.texts[k - 1]} = {st.texts[k]} cannot be decided ({exc})")
+        link = links[k - 1]
         step = f"{link.left} {link.relation} {link.right}"
+        if not link.ok and link.inner is not None and link.inner.copy:  # a name's value printed again wrongly
+            return Cause(e, "root", f"wrong where it is printed: {link.inner.printed[0]} stands for "
+                                    f"{link.inner.left} = {link.inner.correct[0]}")
         if not link.ok and _own_entries_wrong(link, wanted):
-            got = ", ".join(link.correct) if link.correct else ", ".join(link.values)
+            shown = link.inner or link
+            got = ", ".join(shown.correct) if shown.correct else ", ".join(shown.values)
             return Cause(e, "root", f"wrong even from the page's own printed operands: {link.left} gives {got}")
         upstream = _upstream(e, st.parts[:k], spans[:k], errata)
         if upstream is not None:

@@ -16,6 +16,8 @@ and uncovered); structural and reported tokens are not in the denominator.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -332,6 +334,19 @@ class AuditReport:
         }
 
 
+def _entry_fault(printed: str, correct: str, digit_fault) -> str:
+    """The digit at fault of a printed number, or of the first entry that differs of a printed list
+    (``[1, 0, 1]`` for ``[1, 0, 0]``: "entry [2]: the units digit: printed 1, correct 0")."""
+    from ..verify.claims import entry_label
+
+    a, b = (re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", x) for x in (printed, correct))
+    if printed.lstrip().startswith("[") and len(a) == len(b) > 1:
+        k = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), None)
+        if k is not None:
+            return f"{entry_label(k, (len(a),))}: {digit_fault(a[k], b[k])}"
+    return digit_fault(printed, correct)
+
+
 def _failing_link(token, arith):
     """(statement, link) of the page-arithmetic report ``arith`` whose failing link prints ``token`` as its result,
     or (None, None)."""
@@ -377,7 +392,7 @@ def _arithmetic_erratum(token, arith, digit_fault) -> Erratum:
         mine = [i for i in link.wrong if link.printed[i] in token.entries] or link.wrong
         printed = ", ".join(link.printed[i] for i in mine)
         correct = ", ".join(link.correct[i] for i in mine)
-        fault = digit_fault(link.printed[mine[0]], link.correct[mine[0]])
+        fault = _entry_fault(link.printed[mine[0]], link.correct[mine[0]], digit_fault)
         return Erratum(token.line, printed, correct, fault, source, ", ".join(link.values[i] for i in mine),
                        token.context, kind="arithmetic")
     return Erratum(token.line, token.text, "—", "wrong from its printed operands", f"page arithmetic, {token.reason}",

@@ -29,7 +29,7 @@ import sympy as sp
 from ..errors import ClaimError, SymseqError
 from ..numbers import decimal_text, to_mpf
 from .arithmetic import (Bin, Call, Neg, Num, Pow, Ref, Statement, Vec, flat_entries, interval, is_number,
-                         parse_statement, result_parts, show, value)
+                         numbers, parse_statement, result_parts, show, value)
 from .claims import Claim, _equal_exact, check_claim
 
 
@@ -53,6 +53,8 @@ class Link:
         inner: for a rewrite that does not hold because a number printed inside its right side is wrong
             (``tanh(0.9·0.7 + 0.35) = tanh(0.99)``: ``0.9·0.7 + 0.35 = 0.99``), that inner step decided as a result
             (its printed entry, correct rounding and value); else None.
+        copy: for an ``inner`` link, whether it is a name's value printed again wrongly (``q1 · k1 = [1, 0, 1] · …``
+            after ``q1 = [1, 0, 0]``; its ``left`` is the name, its ``correct`` the name's value).
     """
 
     index: int
@@ -68,6 +70,7 @@ class Link:
     within_rounding: bool = False
     message: str = ""
     inner: "Link | None" = None
+    copy: bool = False
 
 
 def decide(statement, *, dps: int = 50, rounded=None) -> list[Link]:
@@ -191,7 +194,64 @@ def _link(st: Statement, k: int, vals: list, dps: int, rounded=None) -> Link:
     link = _rewrite(base, a, b, right, dps)
     if not link.ok:
         link.inner = _failing_inner(base, left, right, rel, dps, rounded)
+    copy = _wrong_copy(base, left, right)
+    if copy is not None and (link.ok or link.inner is None):
+        link.ok, link.inner, link.message = False, copy, copy.message
+        link.wrong = link.wrong or [0]
     return link
+
+
+def _wrong_copy(base: dict, left, right) -> Link | None:
+    """A value the page bound to a name and printed again in its place on the right of a rewrite, printed wrongly
+    (``q1 · k1 = [1, 0, 1] · [1, 1, 0]`` after ``q1 = [1, 0, 0]``), as a failing result link: the copy as printed,
+    and the name's value as the correct one; None when every copy is the value (or it rounded to the copy's
+    digits: 0.58 for a name bound to 0.577), or the two sides are not the same computation."""
+    pairs: list = []
+    if not _copies(left, right, pairs):
+        return None
+    for ref, lit in pairs:
+        mine, theirs = numbers(lit), numbers(ref.node)
+        if len(mine) != len(theirs) or not all(_copied(m, t) for m, t in zip(mine, theirs)):
+            printed, correct = show(lit), show(ref.node)
+            message = f"{base['left']} {base['relation']} {base['right']}: {printed} is printed for {ref.name} = {correct}"
+            return Link(**dict(base, left=ref.name, right=printed), kind="result", ok=False, printed=[printed],
+                        correct=[correct], values=[correct], wrong=[0], message=message, copy=True)
+    return None
+
+
+def _copied(m, t) -> bool:
+    """Whether printed number ``m`` is printed number ``t`` again: the same value, or ``t`` rounded to ``m``'s
+    decimals (a copy may print fewer digits)."""
+    if m.value == t.value:
+        return True
+    if m.decimals >= t.decimals:
+        return False
+    from ..numbers import rounded_text
+
+    return sp.Rational(rounded_text(t.value, decimals=m.decimals)) == m.value
+
+
+def _copies(a, b, pairs: list) -> bool:
+    """Walk ``a`` (a side with names) and ``b`` (the same computation with printed values) together, collecting
+    (name, printed value) where a name stands against a printed number or list; False where they differ in form."""
+    if a == b:
+        return True
+    if isinstance(a, Ref) and is_number(b):
+        pairs.append((a, b))
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Bin):
+        return a.op == b.op and _copies(a.left, b.left, pairs) and _copies(a.right, b.right, pairs)
+    if isinstance(a, Call):
+        return a.name == b.name and _copies(a.arg, b.arg, pairs)
+    if isinstance(a, Neg):
+        return _copies(a.arg, b.arg, pairs)
+    if isinstance(a, Pow):
+        return _copies(a.base, b.base, pairs) and _copies(a.exponent, b.exponent, pairs)
+    if isinstance(a, Vec):
+        return len(a.items) == len(b.items) and all(_copies(x, y, pairs) for x, y in zip(a.items, b.items))
+    return False
 
 
 def _failing_inner(base: dict, left, right, rel: str, dps: int, rounded) -> Link | None:
