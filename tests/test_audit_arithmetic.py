@@ -325,3 +325,19 @@ def test_a_named_vector_printed_again_wrongly_is_caught_even_when_the_dot_produc
 def test_a_copy_may_print_fewer_digits_of_the_named_value():
     rep = _audit("- `w = 0.5773`\n\nThen `2 * w = 2 * 0.577 = 1.154`\n")
     assert rep.errata == [] and {t.text: t.cls for t in rep.tokens if t.line == 3}["0.577"] == "covered"
+
+
+def test_a_dot_product_written_out_with_a_term_that_is_not_the_lists_entry_is_caught():
+    """``[1, 0, 0] · [1, 1, 0] = 1*1 + 0*2 + 0*0 = 1``: the sum is still 1, but 0*2 is not the second entries'
+    product; the 2 alone is wrong (correct 1). Written from a wrong copy of q1, the terms are not blamed."""
+    rep = _audit("Dot: `[1, 0, 0] . [1, 1, 0] = 1*1 + 0*2 + 0*0 = 1`\n")
+    assert 1 * 1 + 0 * 2 + 0 * 0 == 1
+    (bad,) = rep.errata
+    assert [t.text for t in rep.tokens if t.cls == "wrong"] == ["2"]
+    (term,) = [link.inner for link in bad.wrong]
+    assert (term.printed, term.correct, term.at) == (["2"], ["1"], 3)
+    assert _audit("Dot: `[1, 0, 0] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1`\n").errata == []
+    assert _audit("Dot: `[1, 0, 0] . [1, 1, 0] = 1*1 + 1*0 + 0*0 = 1`\n").errata == []  # factors in either order
+    copied = _audit("- `q1 = [1, 0, 0]`\n- `k1 = [1, 1, 0]`\n\n"
+                    "Score: `q1 . k1 = [1, 0, 1] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1`\n")
+    assert [t.text for t in copied.tokens if t.cls == "wrong"] == ["[1, 0, 1]"]

@@ -210,8 +210,7 @@ def _classify_one(e, errata, steps, causes, dps, line: int | None = None) -> Cau
         link = links[k - 1]
         step = f"{link.left} {link.relation} {link.right}"
         if not link.ok and link.inner is not None and link.inner.copy:  # a name's value printed again wrongly
-            return Cause(e, "root", f"wrong where it is printed: {link.inner.printed[0]} stands for "
-                                    f"{link.inner.left} = {link.inner.correct[0]}")
+            return Cause(e, "root", "wrong where it is printed: " + link.inner.message.split(": ", 1)[-1])
         if not link.ok and _own_entries_wrong(link, wanted):
             shown = link.inner or link
             got = ", ".join(shown.correct) if shown.correct else ", ".join(shown.values)

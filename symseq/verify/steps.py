@@ -53,8 +53,10 @@ class Link:
         inner: for a rewrite that does not hold because a number printed inside its right side is wrong
             (``tanh(0.9·0.7 + 0.35) = tanh(0.99)``: ``0.9·0.7 + 0.35 = 0.99``), that inner step decided as a result
             (its printed entry, correct rounding and value); else None.
-        copy: for an ``inner`` link, whether it is a name's value printed again wrongly (``q1 · k1 = [1, 0, 1] · …``
-            after ``q1 = [1, 0, 0]``; its ``left`` is the name, its ``correct`` the name's value).
+        copy: for an ``inner`` link, whether it is a value printed again wrongly: a name's value
+            (``q1 · k1 = [1, 0, 1] · …`` after ``q1 = [1, 0, 0]``; its ``left`` is the name, its ``correct`` the
+            name's value), or an entry of a dot product written out (``[1, 0, 0] · [1, 1, 0] = 1*1 + 0*2 + 0*0``).
+        at: for a written-out entry, which printed number of the rewrite's right side it is (reading order).
     """
 
     index: int
@@ -71,6 +73,7 @@ class Link:
     message: str = ""
     inner: "Link | None" = None
     copy: bool = False
+    at: int | None = None
 
 
 def decide(statement, *, dps: int = 50, rounded=None) -> list[Link]:
@@ -100,7 +103,14 @@ def decide(statement, *, dps: int = 50, rounded=None) -> list[Link]:
     if not st.relations:
         raise ClaimError(f"{st.texts[0]!r} states nothing: a step needs = or ≈ and a printed result")
     vals = [value(p) for p in st.parts]
-    return [_link(st, k, vals, dps, rounded) for k in range(len(st.relations))]
+    links = [_link(st, k, vals, dps, rounded) for k in range(len(st.relations))]
+    for before, link in zip(links, links[1:]):
+        # the terms of a dot product checked against a list the link before found copied wrongly: that copy is
+        # the slip (q1 · k1 = [1, 0, 1] · [1, 1, 0] = 1*1 + 0*1 + 0*0), not the terms written from the true one
+        if before.inner is not None and before.inner.copy and before.inner.at is None and link.inner is not None \
+                and link.inner.at is not None and link.message == link.inner.message:
+            link.ok, link.inner, link.message, link.wrong = True, None, "", []
+    return links
 
 
 def inner_steps(statement: Statement) -> list[tuple[int, Statement]]:
@@ -194,7 +204,7 @@ def _link(st: Statement, k: int, vals: list, dps: int, rounded=None) -> Link:
     link = _rewrite(base, a, b, right, dps)
     if not link.ok:
         link.inner = _failing_inner(base, left, right, rel, dps, rounded)
-    copy = _wrong_copy(base, left, right)
+    copy = _wrong_copy(base, left, right) or _wrong_term(base, left, right)
     if copy is not None and (link.ok or link.inner is None):
         link.ok, link.inner, link.message = False, copy, copy.message
         link.wrong = link.wrong or [0]
@@ -216,6 +226,43 @@ def _wrong_copy(base: dict, left, right) -> Link | None:
             message = f"{base['left']} {base['relation']} {base['right']}: {printed} is printed for {ref.name} = {correct}"
             return Link(**dict(base, left=ref.name, right=printed), kind="result", ok=False, printed=[printed],
                         correct=[correct], values=[correct], wrong=[0], message=message, copy=True)
+    return None
+
+
+def _wrong_term(base: dict, left, right) -> Link | None:
+    """A dot product of two printed lists written out term by term (``[1, 0, 0] · [1, 1, 0] = 1*1 + 0*1 + 0*0``)
+    whose terms are not the lists' entries (``0*2`` for ``0*1``: the sum may still be right), as a failing result
+    link at the first factor that differs; None when the terms are the entries (in either order) or the sides
+    are not of that form."""
+    if not (isinstance(left, Bin) and left.op in ("·", "@")):
+        return None
+    u, v = (x.node if isinstance(x, Ref) else x for x in (left.left, left.right))
+    terms: list = []
+
+    def flatten(n):
+        if isinstance(n, Bin) and n.op == "+":
+            flatten(n.left)
+            flatten(n.right)
+        else:
+            terms.append(n)
+
+    flatten(right)
+    if not (isinstance(u, Vec) and isinstance(v, Vec) and is_number(u) and is_number(v)
+            and len(u.items) == len(v.items) == len(terms)
+            and all(isinstance(t, Bin) and t.op in ("*", "·") and is_number(t.left) and is_number(t.right)
+                    for t in terms)):
+        return None
+    at = 0
+    for i, (t, a, b) in enumerate(zip(terms, u.items, v.items)):
+        (x,), (y,), (p,), (q,) = numbers(t.left), numbers(t.right), numbers(a), numbers(b)
+        if not ((_copied(x, p) and _copied(y, q)) or (_copied(x, q) and _copied(y, p))):
+            wrong, want, k = (x, p, at) if not _copied(x, p) else (y, q, at + 1)
+            message = (f"{base['left']} {base['relation']} {base['right']}: term {i + 1} prints {wrong.text} for "
+                       f"the entry {want.text}")
+            return Link(**dict(base, left=f"term {i + 1}", right=wrong.text), kind="result", ok=False,
+                        printed=[wrong.text], correct=[want.text], values=[want.text], wrong=[0], message=message,
+                        copy=True, at=k)
+        at += 2
     return None
 
 
