@@ -740,7 +740,7 @@ def _classify_tokens(doc: Document, checked: list[Checked]) -> None:
             failing = [link for link in c.links if not link.ok and link.index + 1 == k]
             bad = c.status == "wrong" and c.repair is None and bool(failing)
             # a rewrite wrong at one number printed inside it (Link.inner): that number alone, not its neighbours
-            only = {_bare(p) for link in failing if link.inner is not None for p in link.inner.printed}
+            only = {_bare(link.inner.printed[i]) for link in failing if link.inner is not None for i in link.inner.wrong}
             at = [link.inner.at for link in failing if link.inner is not None and link.inner.at is not None]
             if at and bad:  # the at-th number of the part, where the part prints one token per number
                 toks = [t for t in doc.tokens if t.line == line and a <= t.start and t.end <= b]
@@ -752,7 +752,7 @@ def _classify_tokens(doc: Document, checked: list[Checked]) -> None:
             c = repaired[t.line, t.start]
             t.cls, t.reason = "wrong", f"line {c.line}: {c.text} holds with {c.repair[4]} for {c.repair[3]}"
             continue
-        hit = next(((bad and (not only or _bare(t.text) in only or ("at", t.start) in only), c)
+        hit = next(((bad and (not only or ("at", t.start) in only or bool({_bare(t.text), *map(_bare, t.entries)} & only)), c)
                     for a, b, bad, c, only in by_line.get(t.line, ()) if a <= t.start and t.end <= b), None)
         if t.tier == HARD or (t.tier and hit is None):
             t.cls = "structural"
