@@ -143,23 +143,30 @@ def inner_steps(statement: Statement) -> list[tuple[int, Statement]]:
 def _part(a, b, pairs: list, top: bool = False) -> bool:
     """Walk ``a`` and ``b`` together, collecting (computing subtree, printed number) where they part; False when
     they part in a way that is no inner result."""
+    return _together(a, b, pairs, lambda x, y, first: not first and is_number(y) and not is_number(x)
+                     and not isinstance(x, Ref), top)
+
+
+def _together(a, b, pairs: list, pair, top: bool = False) -> bool:
+    """Walk two trees of one form together; where ``pair(a, b, top)`` says so, collect (a, b) and go no deeper;
+    False where they differ in form (an operator, a function, a length) and ``pair`` does not take them."""
     if a == b:
         return True
-    if not top and is_number(b) and not is_number(a) and not isinstance(a, Ref):
+    if pair(a, b, top):
         pairs.append((a, b))
         return True
     if type(a) is not type(b):
         return False
     if isinstance(a, Bin):
-        return a.op == b.op and _part(a.left, b.left, pairs) and _part(a.right, b.right, pairs)
+        return a.op == b.op and _together(a.left, b.left, pairs, pair) and _together(a.right, b.right, pairs, pair)
     if isinstance(a, Call):
-        return a.name == b.name and _part(a.arg, b.arg, pairs)
-    if isinstance(a, (Neg,)):
-        return _part(a.arg, b.arg, pairs)
+        return a.name == b.name and _together(a.arg, b.arg, pairs, pair)
+    if isinstance(a, Neg):
+        return _together(a.arg, b.arg, pairs, pair)
     if isinstance(a, Pow):
-        return _part(a.base, b.base, pairs) and _part(a.exponent, b.exponent, pairs)
+        return _together(a.base, b.base, pairs, pair) and _together(a.exponent, b.exponent, pairs, pair)
     if isinstance(a, Vec):
-        return len(a.items) == len(b.items) and all(_part(x, y, pairs) for x, y in zip(a.items, b.items))
+        return len(a.items) == len(b.items) and all(_together(x, y, pairs, pair) for x, y in zip(a.items, b.items))
     return False
 
 
@@ -281,24 +288,7 @@ def _copied(m, t) -> bool:
 def _copies(a, b, pairs: list) -> bool:
     """Walk ``a`` (a side with names) and ``b`` (the same computation with printed values) together, collecting
     (name, printed value) where a name stands against a printed number or list; False where they differ in form."""
-    if a == b:
-        return True
-    if isinstance(a, Ref) and is_number(b):
-        pairs.append((a, b))
-        return True
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, Bin):
-        return a.op == b.op and _copies(a.left, b.left, pairs) and _copies(a.right, b.right, pairs)
-    if isinstance(a, Call):
-        return a.name == b.name and _copies(a.arg, b.arg, pairs)
-    if isinstance(a, Neg):
-        return _copies(a.arg, b.arg, pairs)
-    if isinstance(a, Pow):
-        return _copies(a.base, b.base, pairs) and _copies(a.exponent, b.exponent, pairs)
-    if isinstance(a, Vec):
-        return len(a.items) == len(b.items) and all(_copies(x, y, pairs) for x, y in zip(a.items, b.items))
-    return False
+    return _together(a, b, pairs, lambda x, y, first: isinstance(x, Ref) and is_number(y))
 
 
 def _failing_inner(base: dict, left, right, rel: str, dps: int, rounded) -> Link | None:
