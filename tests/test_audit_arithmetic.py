@@ -341,3 +341,13 @@ def test_a_dot_product_written_out_with_a_term_that_is_not_the_lists_entry_is_ca
     copied = _audit("- `q1 = [1, 0, 0]`\n- `k1 = [1, 1, 0]`\n\n"
                     "Score: `q1 . k1 = [1, 0, 1] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1`\n")
     assert [t.text for t in copied.tokens if t.cls == "wrong"] == ["[1, 0, 1]"]
+
+
+def test_an_operand_that_breaks_the_copy_of_a_list_printed_before_is_the_erratum():
+    """``[0.1, 0.3, -0.2, 0.8]``, then ``(0.2 + 0.3 + (-0.2) + 0.8) / 4 = 1.0 / 4``: 0.2 → 0.1, 0.3 → 0.2 and
+    0.8 → 0.7 each make it hold; only the first mends the copy of the list, so 0.2 is the wrong number."""
+    rep = _audit("features = [0.1, 0.3, -0.2, 0.8]\n\nmean = (0.2 + 0.3 + (-0.2) + 0.8) / 4 = 1.0 / 4 = 0.25\n")
+    assert sum(map(mpmath.mpf, ("0.1", "0.3", "-0.2", "0.8"))) == mpmath.mpf("1.0")
+    wrong = [(t.text, t.start) for t in rep.tokens if t.cls == "wrong"]
+    assert wrong == [("0.2", 8)]
+    assert {s.repair[3:] for s in rep.errata} == {("0.2", "0.1")}

@@ -608,7 +608,8 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> t
         if t.line < min(sp[0] for sp in spans):
             earlier.update(_key(e) for e in (t.entries or (t.text,)))
     found, trials = [], 0
-    for j, n in enumerate(numbers(st.parts[k])):
+    nums = numbers(st.parts[k])
+    for j, n in enumerate(nums):
         for text in _one_edits(n.text):
             trials += 1
             if trials > REPAIR_TRIALS:
@@ -624,17 +625,39 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> t
             except SymseqError:
                 continue
             if ok:
-                found.append((n, text))
-    if len(found) != 1:
+                found.append((j, n, text))
+    copied = _list_copies(doc, min(sp[0] for sp in spans), nums, found)
+    if len(copied) == 1:  # the operands copy a list printed before, but for the one number edited
+        found = copied
+    elif len(found) != 1:
         return None
-    n, text = found[0]
-    if _key(text) not in earlier or _key(n.text) in earlier:
+    j, n, text = found[0]
+    if not copied and (_key(text) not in earlier or _key(n.text) in earlier):
         return None
-    toks = [t for t in doc.tokens if t.line == line and a <= t.start and t.end <= b and _key(t.text) == _key(n.text)]
-    if len(toks) != 1:
+    span = [t for t in doc.tokens if t.line == line and a <= t.start and t.end <= b]
+    if len(span) == len(nums) and all(len(t.entries or (t.text,)) == 1 for t in span):
+        toks = [span[j]]  # one token per printed number, in reading order
+    else:
+        toks = [t for t in span if _key(t.text) == _key(n.text)]
+    if len(toks) != 1 or _key(toks[0].text) != _key(n.text):
         return None
     t = toks[0]
     return (t.line, t.start, t.end, t.text, text)
+
+
+def _list_copies(doc: Document, before: int, nums: list, found: list) -> list:
+    """The repairs of ``found`` ((index, number, edit)) after which the operands ``nums`` hold a list the page
+    printed on a line before ``before`` (three entries or more, signs aside) where the edited number stands: in
+    ``(0.2 + 0.3 + (-0.2) + 0.8) / 4`` after ``[0.1, 0.3, -0.2, 0.8]``, 0.2 → 0.1 and not 0.3 → 0.2."""
+    lists = {tuple(_key(e) for e in t.entries) for t in doc.tokens
+             if t.line < before and t.entries and len(t.entries) >= 3}
+    keys = [_key(x.text) for x in nums]
+    out = []
+    for j, n, text in found:
+        mended = keys[:j] + [_key(text)] + keys[j + 1:]
+        if any(tuple(mended[i:i + len(L)]) == L for L in lists for i in range(max(0, j - len(L) + 1), j + 1)):
+            out.append((j, n, text))
+    return out
 
 
 def _one_edits(text: str) -> list[str]:
