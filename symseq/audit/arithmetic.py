@@ -24,13 +24,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import sympy as sp
 
 from ..errors import SymseqError
-from ..verify.arithmetic import (NAME, Bin, Call, Neg, Num, Pow, Ref, Statement, Vec, is_number, is_word, name_key,
-                                 numbers, parse,
-                                 result_parts, show)
+from ..verify.arithmetic import (NAME, Ref, Statement, Vec, is_number, is_word, name_key, numbers, parse,
+                                 result_parts, show, with_number)
 from ..verify.steps import Link, decide, inner_steps
 from .document import Document
 from .structure import HARD, classify
@@ -40,6 +40,17 @@ from .tables import table_statements
 _REL = re.compile(r"(?<![=<>!+\-*/:≠])(=|≈|≃|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z]))(?![=>])")
 _BLANK = re.compile(r"\$|`|\*\*|__|\\\(|\\\)|\\\[|\\\]|&|\\\\|✅|✓|✔|❌|✗|→|⇒|\\quad|\\qquad")
 _TRAIL = ",.;:!?"
+
+
+class Repair(NamedTuple):
+    """The operand a wrong statement is put down to: its token (line, start and end columns), as printed, and the
+    value with which the statement holds."""
+
+    line: int
+    start: int
+    end: int
+    printed: str
+    correct: str
 
 
 @dataclass
@@ -52,8 +63,8 @@ class Checked:
         text: the statement as read (its parts joined by their relations).
         links: the decided links (:class:`symseq.verify.steps.Link`).
         spans: (line, start, end) of each part in the text.
-        repair: when the statement is wrong at one of its operands rather than at its result, (line, start, end,
-            printed, correct) of that operand's token (:func:`_repair`); else None.
+        repair: when the statement is wrong at one of its operands rather than at its result, that operand's
+            :class:`Repair` (:func:`_repair`); else None.
     """
 
     line: int
@@ -61,7 +72,7 @@ class Checked:
     text: str
     links: list
     spans: list = field(default_factory=list)
-    repair: tuple | None = None
+    repair: "Repair | None" = None
 
     @property
     def ok(self) -> bool:
@@ -584,8 +595,8 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
 REPAIR_TRIALS = 400
 
 
-def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> tuple | None:
-    """The operand to blame when a statement is wrong: (line, start, end, printed, correct), or None.
+def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> Repair | None:
+    """The operand to blame when a statement is wrong, or None.
 
     A wrong statement is put down to its result (the number its failing link prints), unless exactly one operand
     of that link, changed in one digit or its sign, makes every link hold, the page printed the changed value on
@@ -603,10 +614,6 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> t
         return None
     k = bad[0].index
     line, a, b = spans[k]
-    earlier = set()
-    for t in doc.tokens:
-        if t.line < min(sp[0] for sp in spans):
-            earlier.update(_key(e) for e in (t.entries or (t.text,)))
     found, trials = [], 0
     nums = numbers(st.parts[k])
     for j, n in enumerate(nums):
@@ -618,7 +625,7 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> t
             if m is None:
                 continue
             parts = list(st.parts)
-            parts[k] = _with_number(parts[k], j, m)
+            parts[k] = with_number(parts[k], j, m)
             try:
                 ok = all(link.ok for link in decide(Statement(tuple(parts), st.relations, st.texts), dps=dps,
                                                     rounded=rounded))
@@ -626,14 +633,19 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> t
                 continue
             if ok:
                 found.append((j, n, text))
-    copied = _list_copies(doc, min(sp[0] for sp in spans), nums, found)
+    if not found:
+        return None
+    before = [t for t in doc.tokens if t.line < min(sp[0] for sp in spans)]  # what the page printed before it
+    copied = _list_copies(before, nums, found)
     if len(copied) == 1:  # the operands copy a list printed before, but for the one number edited
         found = copied
     elif len(found) != 1:
         return None
     j, n, text = found[0]
-    if not copied and (_key(text) not in earlier or _key(n.text) in earlier):
-        return None
+    if not copied:
+        earlier = {_key(e) for t in before for e in (t.entries or (t.text,))}
+        if _key(text) not in earlier or _key(n.text) in earlier:
+            return None
     span = [t for t in doc.tokens if t.line == line and a <= t.start and t.end <= b]
     if len(span) == len(nums) and all(len(t.entries or (t.text,)) == 1 for t in span):
         toks = [span[j]]  # one token per printed number, in reading order
@@ -642,15 +654,14 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> t
     if len(toks) != 1 or _key(toks[0].text) != _key(n.text):
         return None
     t = toks[0]
-    return (t.line, t.start, t.end, t.text, text)
+    return Repair(t.line, t.start, t.end, t.text, text)
 
 
-def _list_copies(doc: Document, before: int, nums: list, found: list) -> list:
-    """The repairs of ``found`` ((index, number, edit)) after which the operands ``nums`` hold a list the page
-    printed on a line before ``before`` (three entries or more, signs aside) where the edited number stands: in
+def _list_copies(before: list, nums: list, found: list) -> list:
+    """The repairs of ``found`` ((index, number, edit)) after which the operands ``nums`` hold a list printed as one
+    of the tokens ``before`` (three entries or more, signs aside) where the edited number stands: in
     ``(0.2 + 0.3 + (-0.2) + 0.8) / 4`` after ``[0.1, 0.3, -0.2, 0.8]``, 0.2 → 0.1 and not 0.3 → 0.2."""
-    lists = {tuple(_key(e) for e in t.entries) for t in doc.tokens
-             if t.line < before and t.entries and len(t.entries) >= 3}
+    lists = {tuple(_key(e) for e in t.entries) for t in before if t.entries and len(t.entries) >= 3}
     keys = [_key(x.text) for x in nums]
     out = []
     for j, n, text in found:
@@ -670,31 +681,6 @@ def _one_edits(text: str) -> list[str]:
             out += [t[:i] + d + t[i + 1:] for d in "0123456789" if d != t[i]]
     out.append(t[1:] if t.startswith("-") else "-" + t)
     return out
-
-
-def _with_number(node, j: int, number):
-    """The tree ``node`` with its ``j``-th printed number (reading order, :func:`numbers`) replaced."""
-    count = [0]
-
-    def walk(n):
-        if isinstance(n, Num):
-            count[0] += 1
-            return Num(number) if count[0] - 1 == j else n
-        if isinstance(n, Neg):
-            return Neg(walk(n.arg))
-        if isinstance(n, Bin):
-            return Bin(n.op, walk(n.left), walk(n.right))
-        if isinstance(n, Pow):
-            return Pow(walk(n.base), walk(n.exponent))
-        if isinstance(n, Call):
-            return Call(n.name, walk(n.arg))
-        if isinstance(n, Ref):
-            return Ref(n.name, walk(n.node))
-        if isinstance(n, Vec):
-            return Vec(tuple(walk(i) for i in n.items))
-        return n
-
-    return walk(node)
 
 
 def _printed_results(chains, doc: Document | None = None):
@@ -757,7 +743,7 @@ def _join(st: Statement) -> list[str]:
 
 def _classify_tokens(doc: Document, checked: list[Checked]) -> None:
     by_line: dict[int, list] = {}
-    repaired = {c.repair[:2]: c for c in checked if c.repair is not None and c.status == "wrong"}
+    repaired = {(c.repair.line, c.repair.start): c for c in checked if c.repair is not None and c.status == "wrong"}
     for c in checked:
         for k, (line, a, b) in enumerate(c.spans):
             failing = [link for link in c.links if not link.ok and link.index + 1 == k]
@@ -773,7 +759,7 @@ def _classify_tokens(doc: Document, checked: list[Checked]) -> None:
     for t in doc.tokens:
         if (t.line, t.start) in repaired:  # the one operand whose edit of a digit (or sign) makes it hold
             c = repaired[t.line, t.start]
-            t.cls, t.reason = "wrong", f"line {c.line}: {c.text} holds with {c.repair[4]} for {c.repair[3]}"
+            t.cls, t.reason = "wrong", f"line {c.line}: {c.text} holds with {c.repair.correct} for {c.repair.printed}"
             continue
         hit = next(((bad and (not only or ("at", t.start) in only or bool({_bare(t.text), *map(_bare, t.entries)} & only)), c)
                     for a, b, bad, c, only in by_line.get(t.line, ()) if a <= t.start and t.end <= b), None)

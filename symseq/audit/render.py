@@ -149,7 +149,7 @@ def render_arithmetic(rep, out, *, known=(), listing: str = "all") -> None:
         e = _table(f"errata ({len(rep.errata)})", ["line", "statement", "printed", "correct", "value"])
         for s in rep.errata:
             if s.repair is not None:  # wrong at an operand: the one the statement holds without
-                _row(e, s.line, s.text, s.repair[3], s.repair[4], "—")
+                _row(e, s.line, s.text, s.repair.printed, s.repair.correct, "—")
                 continue
             for link in s.wrong:
                 link = link.inner or link  # a rewrite wrong at a number printed inside it: that inner result

@@ -16,8 +16,6 @@ and uncovered); structural and reported tokens are not in the denominator.
 
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -337,13 +335,18 @@ class AuditReport:
 def _entry_fault(printed: str, correct: str, digit_fault) -> str:
     """The digit at fault of a printed number, or of the first entry that differs of a printed list
     (``[1, 0, 1]`` for ``[1, 0, 0]``: "entry [2]: the units digit: printed 1, correct 0")."""
+    from ..errors import SymseqError
     from ..verify.claims import entry_label
+    from ..verify.printed import read_printed
 
-    a, b = (re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", x) for x in (printed, correct))
-    if printed.lstrip().startswith("[") and len(a) == len(b) > 1:
-        k = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), None)
+    try:
+        a, b = read_printed(printed), read_printed(correct)
+    except SymseqError:
+        return digit_fault(printed, correct)
+    if a.kind in ("vector", "matrix") and a.shape == b.shape:
+        k = next((k for k, (x, y) in enumerate(zip(a.entries, b.entries)) if x.text != y.text), None)
         if k is not None:
-            return f"{entry_label(k, (len(a),))}: {digit_fault(a[k], b[k])}"
+            return f"{entry_label(k, a.shape)}: {digit_fault(a.entries[k].text, b.entries[k].text)}"
     return digit_fault(printed, correct)
 
 
@@ -377,9 +380,10 @@ def _arithmetic_erratum(token, arith, digit_fault) -> Erratum:
     """The :class:`Erratum` of a token that the page-arithmetic report ``arith`` found wrong: the failing link of
     the statement whose result part holds it, with the correct rounding of each printed entry."""
     for st in arith.statements:  # an operand found wrong (Checked.repair): printed, and what makes it hold
-        if st.repair is not None and st.repair[:2] == (token.line, token.start) and st.status == "wrong":
-            printed, correct = st.repair[3], st.repair[4]
-            return Erratum(token.line, printed, correct, digit_fault(printed, correct) + " (the statement holds "
+        if st.repair is not None and (st.repair.line, st.repair.start) == (token.line, token.start) \
+                and st.status == "wrong":
+            printed, correct = st.repair.printed, st.repair.correct
+            return Erratum(token.line, printed, correct, _entry_fault(printed, correct, digit_fault) + " (the statement holds "
                            "with it, and the page printed it before)", f"page arithmetic, line {st.line}: {st.text}",
                            "", token.context, kind="arithmetic")
     st, link = _failing_link(token, arith)

@@ -157,6 +157,32 @@ def numbers(node) -> list:
     return out
 
 
+def with_number(node, j: int, number: PrintedNumber):
+    """The tree ``node`` with its ``j``-th printed number (the reading order of :func:`numbers`) replaced by
+    ``number``: a statement as it would read with one number printed otherwise."""
+    count = [0]
+
+    def walk(n):
+        if isinstance(n, Num):
+            count[0] += 1
+            return Num(number) if count[0] - 1 == j else n
+        if isinstance(n, Neg):
+            return Neg(walk(n.arg))
+        if isinstance(n, Bin):
+            return Bin(n.op, walk(n.left), walk(n.right))
+        if isinstance(n, Pow):
+            return Pow(walk(n.base), walk(n.exponent))
+        if isinstance(n, Call):
+            return Call(n.name, walk(n.arg))
+        if isinstance(n, Ref):
+            return Ref(n.name, walk(n.node))
+        if isinstance(n, Vec):
+            return Vec(tuple(walk(i) for i in n.items))
+        return n
+
+    return walk(node)
+
+
 def show(node) -> str:
     """A tree as text in the grammar's own notation (``tanh(0.98)``, ``W_z @ combined``, ``[0.40, 0.35]``): how
     a part of a printed step is named in a report."""

@@ -261,8 +261,6 @@ def _causes(claims: list, dps: int) -> list:
     """The causes of one page's failing claims, by its own steps and through their ledgers; none when no claim
     fails, or when the page states no step and every failing claim is a root of its own (nothing to add to the
     failures listed)."""
-    if not any(c.check(dps).status == "mismatch" for c in claims):
-        return []
     causes = classify_claims(claims, dps=dps)
     if not any(isinstance(c.quantity, Step) for c in claims) and all(
             x.kind == "root" and not x.chain for x in causes):
