@@ -586,6 +586,7 @@ def transpose(a: Node) -> Node:
 # ---------------------------------------------------------------------------
 
 _X = sp.Dummy("x", real=True)
+SQRT = sp.Lambda(_X, sp.sqrt(_X))  # √ as an elementwise function (LayerNorm's denominator, std)
 
 
 class Map(Node):
@@ -690,6 +691,47 @@ class Sum(Node):
 
     def render(self, fmt, parts):
         return fmt.reduce("mean" if self.mean else "sum", self.axis, self.children[0], parts[0])
+
+
+def mean(a, axis=None) -> Node:
+    """mean_j a_j along ``axis`` (as :class:`Sum`): ``torch.mean(input, dim)``.
+
+    Args:
+        a: an m×n node; ``axis`` 1 gives m×1 (a mean per row), 0 gives 1×n, None a scalar.
+    """
+    return Sum(as_node(a), axis, mean=True)
+
+
+def var(a, axis=None, *, correction: int, mean_of: Node | None = None) -> Node:
+    """Σ_j (a_j − ā)² / (N − correction) along ``axis``: ``torch.var(input, dim, correction=...)``.
+
+    ``correction`` has no default, because the two conventions differ where it matters: 0 is the population
+    variance (LayerNorm's, NumPy's ``var``), 1 the sample variance (``torch.var`` and ``Tensor.std`` without
+    arguments). With ``correction=0`` the node is the mean of the squared deviations, as LayerNorm prints it.
+
+    Args:
+        a: an m×n node; ``axis`` as for :func:`mean` (m×1 for ``axis=1``).
+        mean_of: the mean ā already defined as a ledger row (so that the deviations print as a − ā); by default
+            ``mean(a, axis)``.
+
+    Raises:
+        ShapeError: for a correction that leaves no degrees of freedom (N − correction ≤ 0), or one that is not a
+            non-negative integer.
+    """
+    a = as_node(a)
+    n = Sum(a, axis).count if a.shape != () else 1
+    if not isinstance(correction, _numbers.Integral) or correction < 0 or n - correction <= 0:
+        raise ShapeError(f"var over {n} entries needs a correction 0 ≤ c < {n} (0: population, 1: sample); "
+                         f"got {correction!r}")
+    c = a - (mean_of if mean_of is not None else mean(a, axis))
+    if correction == 0:
+        return Sum(c * c, axis, mean=True)
+    return Sum(c * c, axis) / as_node(sp.Integer(n - correction))
+
+
+def std(a, axis=None, *, correction: int, mean_of: Node | None = None) -> Node:
+    """√var(a): ``torch.std(input, dim, correction=...)``; arguments, shapes and errors as for :func:`var`."""
+    return Map(SQRT, var(a, axis, correction=correction, mean_of=mean_of))
 
 
 class Broadcast(Node):

@@ -192,3 +192,63 @@ def test_given_and_reported_refuse_a_bad_value_among_several_and_record_none():
     assert seen["one"].value == sp.Rational(7, 10)  # one value: one Given, not a list
     assert [(g.what, g.value, g.seq) for g in seen["two"]] == [("x", sp.Rational(7, 10), 1),
                                                                 ("twice x", sp.Rational(7, 5), 2)]
+
+
+def test_claim_rows_claims_each_printed_row_and_skips_none():
+    d = Derivation("t", title="t", source="t.txt")
+
+    @d.section("table")
+    def build(s):
+        L = s.ledger()
+        H = L.input("H", [["0.1", "1.3"], ["0.2", "0.5"], ["0.9", "1.1"]])
+        s.claim_rows(["[0.2, 0.5]", None], H, start=1, what="H", at="Table 1")
+        s.claim_rows(["[0.1, 1.3]", "[0.2, 0.6]"], H, what=("first", "second"))
+
+    verify([d])
+    claims = d.sections[0].claims
+    assert [(c.printed, c.what, c.location.at, c.check().ok) for c in claims] == [
+        ("[0.2, 0.5]", "H, row 1", "Table 1, row 1", True),
+        ("[0.1, 1.3]", "first", "", True), ("[0.2, 0.6]", "second", "", False)]
+
+
+def test_claim_cells_claims_a_matrix_cell_by_cell_and_names_a_wrong_cell():
+    d = Derivation("t", title="t", source="t.txt")
+
+    @d.section("bmatrix")
+    def build(s):
+        L = s.ledger()
+        s.claim_cells("0.5 0 0 0.4", L.input("U", [["0.5", 0], [0, "0.5"]]), what="U")
+
+    verify([d])
+    claims = d.sections[0].claims
+    assert [(c.what, c.check().ok) for c in claims] == [("U[0,0]", True), ("U[0,1]", True), ("U[1,0]", True),
+                                                         ("U[1,1]", False)]
+
+
+def test_claim_rows_and_cells_refuse_a_count_that_does_not_fit_and_claim_nothing():
+    d = Derivation("t", title="t", source="t.txt")
+    errors = []
+
+    @d.section("bad")
+    def build(s):
+        U = s.ledger().input("U", [[1, 2], [3, 4]])
+        for call in (lambda: s.claim_cells("1 2 3", U, what="U"), lambda: s.claim_rows(["[1, 2]"] * 3, U),
+                     lambda: s.claim_rows(["[1, 2]", "[3, 4]"], U, what=("only one",))):
+            try:
+                call()
+            except Exception as exc:
+                errors.append(str(exc))
+
+    (s,) = d.sections
+    assert not s.error and not s.claims and len(errors) == 3
+    assert "3 printed cell(s) for a matrix of shape 2×2" in errors[0]
+    assert "needs a matrix with 3 rows at least; it has 2" in errors[1]
+    assert "one string per printed row (2)" in errors[2]
+
+
+def test_a_derivation_section_of_reported_numbers_only():
+    d = Derivation("t", title="t", source="t.txt")
+    d.reported("Training", "0.001", "15.7", reason="illustrative gradient sizes")
+    (s,) = d.sections
+    assert (s.title, [(r.where, r.reason) for r in s.reported_numbers]) == (
+        "Training", [("0.001", "illustrative gradient sizes"), ("15.7", "illustrative gradient sizes")])

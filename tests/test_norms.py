@@ -210,3 +210,48 @@ def test_zero_eps_matches_mpmath_or_refuses_a_row_constant_in_float64(c, spread,
     for name in names:
         r = np.array(np.asarray(ref[name], dtype=object).tolist(), dtype=float)
         np.testing.assert_allclose(out[name], r, rtol=1e-8, atol=1e-8 * max(1, np.abs(r).max()), err_msg=name)
+
+
+# --- ops.mean / ops.var / ops.std: torch's reductions, with the correction always stated -------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-10, 10, allow_nan=False), min_size=T * D, max_size=T * D), st.sampled_from([0, 1, 2]),
+       st.sampled_from([0, 1]))
+def test_var_and_std_match_torch_in_float64(cells, correction, axis):
+    torch = pytest.importorskip("torch")
+    from symseq import ops
+
+    X = np.array(cells).reshape(T, D)
+    if correction >= X.shape[axis]:
+        return
+    L = Ledger()
+    Xn = L.input("X", shape=(T, D))
+    L.define("m", ops.mean(Xn, axis))
+    L.define("v", ops.var(Xn, axis, correction=correction))
+    L.define("s", ops.std(Xn, axis, correction=correction))
+    got = evaluate(L, "numpy", values={"X": X}, targets=["m", "v", "s"])
+    ref = torch.tensor(X, dtype=torch.float64)
+    keep = dict(dim=axis, keepdim=True)
+    np.testing.assert_allclose(got["m"], ref.mean(**keep).numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got["v"], ref.var(correction=correction, **keep).numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got["s"], ref.std(correction=correction, **keep).numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_std_exact_population_and_sample_of_a_handout_row():
+    """The "Hello" row of layernorm-hello-prompt.md: population std √0.1325, sample std √(0.53/3)."""
+    from symseq import ops
+
+    L = Ledger()
+    X = L.input("X", [["0.1", "0.3", "-0.2", "0.8"]])
+    assert L.value(L.define("pop", ops.std(X, 1, correction=0)).name)[0, 0] == sp.sqrt(sp.Rational(53, 400))
+    assert L.value(L.define("sample", ops.std(X, 1, correction=1)).name)[0, 0] == sp.sqrt(sp.Rational(53, 300))
+
+
+@pytest.mark.parametrize("correction", [-1, 4, 1.0, None])
+def test_var_refuses_a_correction_without_degrees_of_freedom_or_not_an_integer(correction):
+    from symseq import ShapeError, ops
+
+    X = Ledger().input("X", [[1, 2, 3, 4]])
+    with pytest.raises(ShapeError, match=r"0 ≤ c < 4 \(0: population, 1: sample\); got"):
+        ops.var(X, 1, correction=correction)

@@ -205,6 +205,74 @@ class Section:
         return self._add(Claim(printed, "value", value, location=location, names=dict(names or {}), ledger=ledger,
                                **kw))
 
+    def claim_rows(self, rows, matrix, *, what: str | tuple | list = "", at: str | tuple | list = "",
+                   start: int = 0, **options) -> list[Claim]:
+        """State a table the handout prints one vector per row: ``rows[k]`` is row ``start + k`` of ``matrix``.
+
+        ``s.claim_rows(["[0.1, 1.3]", None, "[0.9, 1.1]"], H, what="E + P")`` is ``s.claim("[0.1, 1.3]", H[0, :],
+        what="E + P, row 0")`` and the same for row 2: one claim per printed row, in order.
+
+        Args:
+            rows: the printed vectors, in the handout's order; None for a row the handout does not print.
+            matrix: an m×n node (or exact matrix) with at least ``start + len(rows)`` rows.
+            what, at: one description or place for all rows (``", row t"`` is added: each row is a place of its
+                own, so two rows that print the same vector are two claims of two printings), or a tuple or list
+                of one per entry of ``rows``.
+            start: the row of ``matrix`` that ``rows[0]`` prints.
+            options: as for :meth:`claim` (``digits``, ``exact``, ``near``, ...), for every row.
+
+        Raises:
+            ClaimError: a ``matrix`` without rows for all of ``rows``, or a ``what``/``at`` list of another
+                length than ``rows``; nothing is claimed then.
+        """
+        rows = list(rows)
+        whats = self._per_item(what, rows, "what", lambda t, w: f"{w}, row {t}" if w else f"row {t}", start)
+        ats = self._per_item(at, rows, "at", lambda t, a: f"{a}, row {t}" if a else "", start)
+        m = getattr(matrix, "shape", (0,))[0] if getattr(matrix, "shape", ()) != () else 0
+        if start < 0 or start + len(rows) > m:
+            raise ClaimError(f"{self.title}: claim_rows() of {len(rows)} printed row(s) from row {start} needs a "
+                             f"matrix with {start + len(rows)} rows at least; it has {m}")
+        return [self.claim(p, matrix[start + k, :], what=w, at=a, **options)
+                for k, (p, w, a) in enumerate(zip(rows, whats, ats)) if p is not None]
+
+    def claim_cells(self, cells, matrix, *, what: str = "", **options) -> list[Claim]:
+        """State a matrix the handout prints as bare cells, one claim per cell, row by row.
+
+        For the layouts whose rows are not a vector the audit reads as one value: a LaTeX ``bmatrix`` of bare
+        cells (``a & b \\\\ c & d``) or a tensor printed in scientific notation. ``cells`` is a string of the
+        cells as printed, separated by white space (``"-0.0845 0.0557 ..."``), or a list of them; claim ``k``
+        is entry (k // n, k % n) of the m×n ``matrix``, described as ``what[i,j]``.
+
+        Args:
+            cells: the m·n printed cells, row by row.
+            matrix: an m×n node or exact matrix.
+            what: a description; ``[i,j]`` is added.
+            options: as for :meth:`claim`, for every cell.
+
+        Raises:
+            ClaimError: a ``matrix`` that is not m×n, or a number of cells other than m·n; nothing is claimed
+                then.
+        """
+        cells = cells.split() if isinstance(cells, str) else list(cells)
+        shape = getattr(matrix, "shape", ())
+        if len(shape) != 2 or shape[0] * shape[1] != len(cells):
+            got = "×".join(map(str, shape)) if len(shape) == 2 else "a scalar"
+            raise ClaimError(f"{self.title}: claim_cells({what!r}) has {len(cells)} printed cell(s) for a matrix "
+                             f"of shape {got}; give one cell per entry, row by row")
+        n = shape[1]
+        return [self.claim(p, matrix[k // n, k % n], what=f"{what}[{k // n},{k % n}]", **options)
+                for k, p in enumerate(cells)]
+
+    def _per_item(self, given, items: list, arg: str, single: Callable, start: int) -> list[str]:
+        """One string per item: ``single(t, given)`` for a string ``given``, else ``given`` itself (checked)."""
+        if isinstance(given, str):
+            return [single(start + k, given) for k in range(len(items))]
+        out = list(given)
+        if len(out) != len(items) or not all(isinstance(x, str) for x in out):
+            raise ClaimError(f"{self.title}: {arg}= takes one string, or one string per printed row "
+                             f"({len(items)}); got {given!r}")
+        return out
+
     def claim_shape(self, printed: str, shape, *, dims: dict | None = None, what: str = "", at: str = "",
                     near: str = "") -> Claim:
         """State the printed shape of an object, in the form the page prints it.
@@ -583,6 +651,11 @@ class Derivation:
             return fn
 
         return deco
+
+    def reported(self, title: str, where: str, *more: str, reason: str, paragraph: bool = False) -> None:
+        """A section that holds only numbers no derivation can reproduce: the same as a section whose builder
+        calls ``s.reported(where, *more, reason=reason, paragraph=paragraph)`` (see :meth:`Section.reported`)."""
+        self.section(title)(lambda s: s.reported(where, *more, reason=reason, paragraph=paragraph))
 
     @property
     def sections(self) -> list[Section]:

@@ -32,8 +32,7 @@ from ..errors import ConventionError, ShapeError
 from ..numbers import exact
 from ._naming import tagged
 
-_X = sp.Dummy("x", real=True)
-SQRT = sp.Lambda(_X, sp.sqrt(_X))
+SQRT = ops.SQRT
 
 
 def _epsilon(eps, name: str):
@@ -102,7 +101,7 @@ def layer_norm(L, X, gamma=None, beta=None, *, eps=0, name: str = "LN", tag: str
     base = name.split("^")[0]
     mu = L.define(tagged(f"mu_{{{base}}}", tag), ops.Sum(X, 1, mean=True), note="mean over the features of each row")
     centred = X - mu
-    var = L.define(tagged(f"v_{{{base}}}", tag), ops.Sum(centred * centred, 1, mean=True),
+    var = L.define(tagged(f"v_{{{base}}}", tag), ops.var(X, 1, correction=0, mean_of=mu),
                    note="population variance over the features of each row")
     hint = _zero_spread_hint(name, "variance", "constant", "constant") if eps == 0 else ""
     denom = ops.Map(SQRT, var + ops.as_node(eps)) if eps != 0 else ops.Map(SQRT, var)

@@ -39,12 +39,6 @@ def _head(s, shift=0):
     return dict(L=L, X=Xn, T=Tn, W=Ws, A=head.O, loss=loss, g=L.backward("L") if shift == 0 else None)
 
 
-def _cells(s, node, name, what):
-    """One claim per printed cell of PRINTED[name], row by row, against the 4-column ``node``."""
-    for k, p in enumerate(PRINTED[name].split()):
-        s.claim(p, node[k // 4, k % 4], what=f"{what}[{k // 4},{k % 4}]")
-
-
 derivation = Derivation("attn-backprop-demo-notebook", title="Backpropagation Through Scaled Dot-Product Attention",
                         source="attn-backprop-demo-notebook.md",
                         description="one attention head: A, L and ∂L/∂W by autograd, by hand and by a difference")
@@ -70,7 +64,7 @@ def setup(s):
 def forward(s):
     r = _head(s)
     s.claim(r"\tfrac12", sp.Rational(1, 2), what="the ½ of the loss")
-    _cells(s, r["A"], "A", "A = P V ")
+    s.claim_cells(PRINTED["A"], r["A"], what="A = P V ")
     s.claim("2.86e-02", r["loss"], what="L")
 
 
@@ -78,7 +72,7 @@ def forward(s):
 def autograd(s):
     r = _head(s)
     for name in ("W_Q", "W_K", "W_V"):
-        _cells(s, r["g"][name], name, f"∂L/∂{name}")
+        s.claim_cells(PRINTED[name], r["g"][name], what=f"∂L/∂{name}")
 
 
 @derivation.section("4. Manual Backpropagation")
@@ -93,8 +87,8 @@ def compare(s):
     r = _head(s)
     s.reported("7.28e-12", "2.91e-11", "0.00e+00", "1.86e-09",
                reason="max |manual − autograd|: float rounding noise of two summation orders (exactly 0)")
-    _cells(s, r["g"]["W_Q"], "W_Q", "autograd ∂L/∂W_Q")
-    _cells(s, r["g"]["W_Q"], "W_Q", "manual ∂L/∂W_Q")
+    s.claim_cells(PRINTED["W_Q"], r["g"]["W_Q"], what="autograd ∂L/∂W_Q")
+    s.claim_cells(PRINTED["W_Q"], r["g"]["W_Q"], what="manual ∂L/∂W_Q")
 
 
 @derivation.section("6. Finite-Difference Check")

@@ -68,9 +68,8 @@ def manual(s):
     s.claim("[0.841,0.540,0.00999,0.9999]", P[1, :], what="PE(1)", at="PE(1)")
     s.claim("[0.909,−0.416,0.02,0.9998]", P[2, :], what="PE(2)", at="PE(2)")
     # the summary table: one vector per row, each entry to its printed digits
-    s.claim("[0.0, 1.0, 0.0, 1.0]", P[0, :], what="table row of position 0", at="PE table, position 0")
-    s.claim("[0.84, 0.54, 0.00999, 0.9999]", P[1, :], what="table row of position 1", at="PE table, position 1")
-    s.claim("[0.909, -0.4016, 0.02, 0.9908]", P[2, :], what="table row of position 2", at="PE table, position 2")
+    s.claim_rows(["[0.0, 1.0, 0.0, 1.0]", "[0.84, 0.54, 0.00999, 0.9999]", "[0.909, -0.4016, 0.02, 0.9908]"], P,
+                 what="table row of a position", at="PE table")
 
 
 @derivation.section("🧮 Final Input to the Model")
@@ -100,9 +99,8 @@ def token_embedding(s):
 @derivation.section("🟣 Step 2: Positional Encoding")
 def step2_encoding(s):
     L, P = _positions(s)
-    s.claim("[0.00, 1.00, 0.00, 1.00]", P[0, :], what="sample encoding, position 0", at="row 0")
-    s.claim("[0.84, 0.54, 0.009, 1.00]", P[1, :], what="sample encoding, position 1", at="row 1")
-    s.claim("[1.82, -0.42, 0.018, 0.99]", P[2, :], what="sample encoding, position 2", at="row 2")
+    s.claim_rows(["[0.00, 1.00, 0.00, 1.00]", "[0.84, 0.54, 0.009, 1.00]", "[1.82, -0.42, 0.018, 0.99]"], P,
+                 what="sample encoding", at="sample")
 
 
 @derivation.section('Example: "India" (Position 0)')

@@ -54,11 +54,6 @@ def _notes(s):
     return dict(L=L, X=X, U=U, run=run, S=S, O=blocks.probabilities(L, S, name="o"), ce=ce, m=m)
 
 
-def _cells(s, r, name):
-    for k, p in enumerate(PRINTED[name].split()):
-        s.claim(p, r["m"][name][k // 5, k % 5], what=f"{name}[{k // 5},{k % 5}]")
-
-
 @derivation.section("Setup")
 def setup(s):
     r = _notes(s)
@@ -98,12 +93,11 @@ def forward(s):
 def backward(s):
     r = _notes(s)
     d = PRINTED["δ_out"].split()
-    for t in range(5):
-        s.claim("[" + ", ".join(d[5 * t:5 * t + 5]) + "]", r["m"]["δ_out"][t, :], what=f"δ_out^({t + 1})")
+    s.claim_rows(["[" + ", ".join(d[5 * t:5 * t + 5]) + "]" for t in range(5)], r["m"]["δ_out"], what="δ_out")
     for printed, v in ((r"\frac{1}{5}", sp.Rational(1, 5)), ("5", I(r["X"].shape[0])), ("1", I(1))):
         s.claim(printed, v, what="the mean's 1/5 (its bounds are structural); δ_out/5; tanh' = 1 − tanh²")
     for name in ("∇V", "∇W", "∇U"):
-        _cells(s, r, name)
+        s.claim_cells(PRINTED[name], r["m"][name], what=name)
     s.given(I(0), what="h^(0), the reason given for ∇U's zero column")
 
 
@@ -111,4 +105,4 @@ def backward(s):
 def update(s):
     r = _notes(s)
     for name in ("W_new", "U_new", "V_new"):
-        _cells(s, r, name)
+        s.claim_cells(PRINTED[name], r["m"][name], what=name)
