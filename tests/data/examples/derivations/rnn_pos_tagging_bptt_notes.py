@@ -87,6 +87,9 @@ def forward(s):
                                  (o, r["O"][t, :], 1), (p, r["O"][t, LABELS[t]], 1), (loss, ell[t, 0], 1)):
             for _ in range(n if printed != "-" else 0):  # printed twice: as a result, then as an argument
                 s.claim(printed, node, what=f"step {t + 1}")
+    for t, step in enumerate(STEPS):  # the total loss is the mean of the five losses, each copied from its step
+        s.claim(step[6], ell[t, 0], what=f"L^({t + 1}) in the total loss", at="Total Loss")
+    s.claim("1.4394", r["ce"].loss, what="L_total, the mean of the five losses", at="Total Loss")
 
 
 @derivation.section("Backward Pass (BPTT)")
