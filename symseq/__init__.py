@@ -9,7 +9,7 @@ number the handout prints (:class:`Derivation`, ``symseq verify``).
 from . import blocks, functions, ops
 from .backends import compile, evaluate
 from .errors import (AuditError, BackendUnavailable, ClaimError, ClaimMismatch, ConventionError, EvaluationError,
-                     FileSystemError, LedgerError, MaskError, PrecisionWarning, ShapeError, SymseqError,
+                     FileSystemError, LedgerError, MaskError, NotRealError, PrecisionWarning, ShapeError, SymseqError,
                      VocabularyError)
 from .functions import gelu, gelu_tanh, logsumexp, relu, relu_at_zero, sigmoid, softmax
 from .ledger import Gradients, Ledger
@@ -37,5 +37,6 @@ __all__ = [
     "Ledger", "Gradients", "Values", "Derivation", "Section", "Claim", "evaluate", "compile", "exact", "exact_matrix",
     "blocks", "functions", "ops", "sigmoid", "relu", "relu_at_zero", "softmax", "logsumexp", "gelu", "gelu_tanh",
     "SymseqError", "ShapeError", "ConventionError", "MaskError", "EvaluationError", "LedgerError", "ClaimError",
-    "ClaimMismatch", "BackendUnavailable", "VocabularyError", "FileSystemError", "AuditError", "PrecisionWarning", "__version__",
+    "ClaimMismatch", "NotRealError", "BackendUnavailable", "VocabularyError", "FileSystemError", "AuditError",
+    "PrecisionWarning", "__version__",
 ]

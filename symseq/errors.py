@@ -47,6 +47,12 @@ class ClaimError(SymseqError, ValueError):
     """A claim cannot be stated: its printed string does not parse, or its value is unusable."""
 
 
+class NotRealError(ClaimError):
+    """A printed statement computes a value that is not a real number: a division by zero, the logarithm of a
+    number ≤ 0, the square root of a negative number, a negative base to a non-integer power. The page's
+    arithmetic (:mod:`symseq.audit.arithmetic`) reports such a statement as one that cannot hold."""
+
+
 class AuditError(SymseqError, ValueError):
     """A handout cannot be audited: a missing or unreadable file, a format that cannot be read (a notebook that is
     not JSON or of an nbformat version nbformat does not read), no derivation for it. The CLI exits 2."""

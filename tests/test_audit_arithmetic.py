@@ -322,6 +322,20 @@ def test_a_named_vector_printed_again_wrongly_is_caught_even_when_the_dot_produc
     assert _audit(text.replace("[1, 0, 1] .", "[1, 0, 0] .")).errata == []  # the true copy passes
 
 
+def test_a_copy_with_a_sign_changed_is_caught_even_when_the_dot_product_agrees():
+    """``q1 = [1, 0, 0]``, ``k3 = [0, 1, 1]``, then ``q1 . k3 = [-1, 0, 0] . [0, 1, 1] = 1*0 + 0*1 + 0*1 = 0``:
+    every product is still 0, but −1 is not q1's first entry, and the term 1*0 is not (−1)·0 written out."""
+    text = ("- `q1 = [1, 0, 0]`\n- `k3 = [0, 1, 1]`\n\n"
+            "Score: `q1 . k3 = [-1, 0, 0] . [0, 1, 1] = 1*0 + 0*1 + 0*1 = 0`\n")
+    assert -1 * 0 + 0 * 1 + 0 * 1 == 1 * 0 + 0 * 1 + 0 * 1 == 0
+    rep = _audit(text)
+    (bad,) = rep.errata
+    (copy,) = [link.inner for link in bad.wrong]
+    assert copy.copy and (copy.left, copy.printed, copy.correct) == ("q1", ["[-1, 0, 0]"], ["[1, 0, 0]"])
+    assert _audit(text.replace("[-1, 0, 0] .", "[1, 0, 0] .")).errata == []
+    assert len(_audit("Dot: `[1, 0, 0] . [0, 1, 1] = -1*0 + 0*1 + 0*1 = 0`\n").errata) == 1  # a term's sign
+
+
 def test_a_copy_may_print_fewer_digits_of_the_named_value():
     rep = _audit("- `w = 0.5773`\n\nThen `2 * w = 2 * 0.577 = 1.154`\n")
     assert rep.errata == [] and {t.text: t.cls for t in rep.tokens if t.line == 3}["0.577"] == "covered"
@@ -351,3 +365,60 @@ def test_an_operand_that_breaks_the_copy_of_a_list_printed_before_is_the_erratum
     wrong = [(t.text, t.start) for t in rep.tokens if t.cls == "wrong"]
     assert wrong == [("0.2", 8)]
     assert {s.repair[3:] for s in rep.errata} == {("0.2", "0.1")}
+
+
+# -- a number lost from a statement: an operator with nothing on one side ------------------------------------------
+
+LOST = [  # each a statement of the worked examples with one number deleted, as a slip or an edit leaves it
+    ("`1 /  = 0.577`", "no number after it"), ("` / 1.732 = 0.577`", "no number before it"),
+    ("`1 / 1.732 = `", "ends or begins"), ("`e^0.577 = `", "ends or begins"),
+    ("`q1 . k1 =  . [1, 1, 0] = 1`", "a product with one factor"),
+    ("`q1 . k1 = [1, 0, 0] .  = 1*1 + 0*1 + 0*0 = 1`", "a product with one factor"),
+    ("`q1 . k1 = [1, , 0] . [1, 1, 0] = 1`", "an empty entry"), ("`[, 0, 0] . [1, 1, 0] = 0`", "an empty entry"),
+    ("`s = 1* + 0*1 + 0*0 = 1`", "no number after it"), ("`sqrt() ≈ 1.732`", "a function of nothing"),
+    ("$L = \\frac{1.3173 + 1.3531}{} = 1.4394$", "an empty argument"), ("$x = 1 + 2 = = 3$", "a relation"),
+]
+WORDS = ["commas (,) and periods (.)", "| Large (e.g., 1024+) | GPU/TPU |", "speed (0.84×) and (1.2×)",
+         "shape (2,) and (3, 4)", "==================", "see https://example.org/a/b/ and `src/`", "and/or 3 items",
+         "x = 1 + 2 +", "`a += 1`", "12+ layers, 2× faster", "`tensor([0.1, 0.2])`", "{}^{14}C has 6 protons",
+         "$a \\times b = 3$ for $a = 1$", "(*) a footnote, 3 of them"]
+
+
+@pytest.mark.parametrize("text,why", LOST)
+def test_a_statement_that_lost_a_number_fails_at_its_line(text, why):
+    rep = _audit(f"Some words.\n\n{text}\n")
+    assert [(g.line, why in g.reason) for g in rep.cannot_hold] == [(3, True)], rep.cannot_hold
+    assert rep.failed and any("cannot hold" in f for f in rep.failures())
+
+
+@pytest.mark.parametrize("text", WORDS)
+def test_words_and_code_around_numbers_are_not_a_lost_number(text):
+    assert _audit(f"{text}\n").cannot_hold == []
+
+
+def test_the_worked_example_with_a_number_deleted_fails_the_derivation_audit_at_that_line():
+    from example_helpers import EXAMPLES, example_derivation
+    from symseq.audit import audit_document, read
+
+    doc = read(EXAMPLES / "attn-course-cat-sat.md")
+    d = [example_derivation("attn-course-cat-sat")]
+    assert not audit_document(doc, d).failed
+    k = next(i for i, ln in enumerate(doc.lines) if "`1 / 1.732 = 0.577`" in ln)
+    lines = list(doc.lines)
+    lines[k] = lines[k].replace("1 / 1.732 = 0.577", "1 /  = 0.577")
+    rep = audit_document(parse("\n".join(lines), path="attn-course-cat-sat.md", fmt="markdown"), d)
+    assert rep.failed and [(e.line, e.correct, e.kind) for e in rep.errata] == [(k + 1, "—", "arithmetic")]
+    assert rep.errata[0].fault == "an operator with no number after it"
+
+
+@pytest.mark.parametrize("text,why", [("`sqrt(-3) ≈ 1.732`", "square root of -3"), ("`1 / 0 = 5`", "division by zero"),
+                                      ("`log(-2) = 0.69`", "logarithm of -2")])
+def test_a_number_printed_for_a_value_that_is_not_real_cannot_hold(text, why):
+    rep = _audit(f"Here {text}.\n")
+    assert [(g.line, why in g.reason) for g in rep.cannot_hold] == [(1, True)], rep.cannot_hold
+    assert rep.failed and not rep.unread
+
+
+def test_zero_to_the_power_zero_is_a_convention_not_a_failure():
+    rep = _audit("By convention `0^0 = 1`.\n")
+    assert not rep.cannot_hold and not rep.failed

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import sympy as sp
 
-from ..errors import SymseqError
+from ..errors import NotRealError, SymseqError
 from ..verify.arithmetic import (NAME, Ref, Statement, Vec, is_number, is_word, name_key, numbers, parse,
                                  result_parts, show, with_number)
 from ..verify.steps import Link, decide, inner_steps
@@ -102,6 +102,7 @@ class ArithmeticReport:
     statements: list
     tokens: list  # the document's tokens, each with cls covered / wrong / uncovered / structural
     unread: list = field(default_factory=list)  # (line, text, reason) of statements that could not be decided
+    cannot_hold: list = field(default_factory=list)  # Broken: a statement that lost a number, or whose value is not real
 
     @property
     def errata(self) -> list[Checked]:
@@ -141,6 +142,9 @@ class ArithmeticReport:
         bad = self.errata
         if bad:
             out.append(f"{len(bad)} arithmetic statement(s) wrong from their own printed operands")
+        if self.cannot_hold:
+            out.append(f"{len(self.cannot_hold)} statement(s) that cannot hold (a number missing, or a value that is not "
+                       f"real)")
         if fail_under is not None and self.coverage < fail_under:
             out.append(f"coverage {self.coverage:.1f}% is below --fail-under {fail_under:g}")
         return out
@@ -172,6 +176,8 @@ class ArithmeticReport:
                            "within_rounding": k.within_rounding, "message": k.message} for k in s.links],
             } for s in self.statements],
             "unread": [{"line": a, "text": b, "reason": c} for a, b, c in self.unread],
+            "cannot_hold": [{"line": g.line, "column": g.start + 1, "text": g.text, "reason": g.reason}
+                                for g in self.cannot_hold],
             "tokens": [{"line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind,
                         "entries": list(t.entries), "shape": list(t.shape), "class": t.cls, "reason": t.reason}
                        for t in self.tokens],
@@ -326,6 +332,68 @@ def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
                 break  # prose after the printed value, or a long part that is no step of the chain
         if bound is not None:
             out.append((end, name_key(m.group(1)), bound))
+    return out
+
+
+class Broken(NamedTuple):
+    """A statement of the page's arithmetic that cannot hold: a number was lost from it, leaving an operator with
+    nothing on one side (``1 /  = 0.577``, ``[1, , 0]``, ``\frac{a}{}``, a code span that ends in ``=``; see
+    :func:`lost_numbers`), or it prints a number for a value that is not real (``sqrt(-3) ≈ 1.732``, ``1 / 0 = 5``).
+    Columns are 0-based, ``end`` exclusive."""
+
+    line: int
+    start: int
+    end: int
+    text: str
+    reason: str
+
+
+_N = r"(?:\d+(?:\.\d+)?|\.\d+)"  # a printed number, unsigned
+_MISSING = [  # (pattern over the cleaned line, reason); each needs a number beside the gap, so prose is not read
+    (re.compile(rf"(?<=[\d)\]])\s*(?<![/:])(?<!\*\*)(?:[*/·÷^]\s*(?=[+*/×·÷^=≈)\],]|\\approx)|[+×]\s*(?=[+*/×·÷^=≈]|\\approx))"),
+     "an operator with no number after it"),  # "(0.84×)" and "(512+)" are words: a ratio, "or more"
+    (re.compile(rf"(?:^|(?<=[=≈(\[,]))\s*(?<![/*])[*/×·÷^]\s*(?={_N})"), "an operator with no number before it"),
+    (re.compile(r"(?:(?<=[^=<>!]=)|(?<=≈))\s+(?=[=≈](?!=))"), "a relation with nothing after it"),
+    (re.compile(rf"(?<=[=≈])\s*\.\s+(?=[\[(\d])|(?<=[\])\d])\s+\.\s*(?=[=≈])"), "a product with one factor"),
+    (re.compile(r"\b(?:sqrt|exp|log|ln|tanh|sin|cos|softmax|σ)\(\s*\)\s*(?=[=≈]|\\approx)"),
+     "a function of nothing"),
+]
+_NUMBER_LIST = re.compile(r"[\[(][^\[\]()]*\d[^\[\]()]*[\])]")  # a bracketed list with a number in it
+_LIST_GAP = re.compile(r"[\[(]\s*,|,\s*,|,\s*\]")  # (2,) is a tuple of one
+_LATEX_GAP = re.compile(r"\\[dt]?frac\s*\{\s*\}|\\[dt]?frac\s*\{[^{}]*\}\s*\{\s*\}|\\sqrt\s*\{\s*\}|(?<![}\s])\^\s*\{\s*\}")
+_SPAN = re.compile(r"`([^`\n]+)`")  # an inline code span: Markdown's way to print a formula in many pages
+_SPAN_END = re.compile(rf"(?:[=≈+*/×·÷^,(\[]|\s\.)\s*$")
+_SPAN_START = re.compile(r"^\s*(?:[=≈*/×·÷^,]|\.\s)")
+
+
+def lost_numbers(doc: Document) -> list[Broken]:
+    r"""The places where the page's arithmetic lost a number (:class:`Broken`), on its lines that are not
+    code: an operator between a number and another operator, relation or closing bracket (``1 /  = 0.577``,
+    ``0* + 0*0``), a ``*``, ``/``, ``×`` or ``^`` with no number before it (``= / 4.56``), two relations in a row,
+    a dot product with one vector (``=  . [1, 1, 0]``), ``sqrt() ≈``, an empty entry of a list that holds a number
+    (``[1, , 0]``, ``[, 0]``), an empty LaTeX argument (``\frac{1}{}``, ``\sqrt{}``) and an inline code span of a
+    formula that ends in a relation or operator or begins with one (`` `1 / 1.732 = ` ``). A statement so cut
+    cannot be read, so no statement checks it; these say so, at the line.
+
+    Source: issue 13 ("a wrong number must never pass": a deleted number must not leave a page that passes).
+    """
+    out = []
+    for i, raw in enumerate(doc.lines, start=1):
+        if i in doc.code:
+            continue
+        text = _clean(raw)
+        hits = [(m.start(), m.end(), why) for pattern, why in _MISSING for m in pattern.finditer(text)]
+        hits += [(lst.start() + m.start(), lst.start() + m.end(), "an empty entry of a list")
+                 for lst in _NUMBER_LIST.finditer(text) for m in _LIST_GAP.finditer(lst.group(0))]
+        hits += [(m.start(), m.end(), "an empty argument") for m in _LATEX_GAP.finditer(raw)
+                 if re.search(r"\d", raw)]
+        for m in _SPAN.finditer(raw):
+            body = m.group(1)
+            if re.search(r"\d", body) and (_SPAN_END.search(body) or _SPAN_START.search(body)) \
+                    and re.search(r"[=≈]|\d\s*[+*/×·÷^]\s*\d", body):
+                hits.append((m.start(), m.end(), "a formula that ends or begins with an operator"))
+        for a, b, why in sorted(hits)[:1]:  # one per line: the first gap says where to look
+            out.append(Broken(i, a, b, raw.strip(), why))
     return out
 
 
@@ -541,16 +609,24 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
     Returns:
         an :class:`ArithmeticReport`: each quantity token inside a checked statement is ``covered`` (or
         ``wrong``, the printed numbers a wrong link names), every other quantity token ``uncovered`` (left for a
-        derivation); the numbers that are not quantities (headings, indices) are ``structural``.
+        derivation); the numbers that are not quantities (headings, indices) are ``structural``; and the
+        statements that cannot hold (:class:`Broken`: a lost number, :func:`lost_numbers`, or a value that is not
+        real), each a failure.
     """
     classify(doc)
     checked, unread = [], []
     chains = list(statements_of(doc))
     words = list(word_statements_of(doc))
     rounded = _printed_results(chains, doc)
+    not_real: list[Broken] = []
     for st, spans, lg in chains:
         try:
             links = decide(st, dps=dps, rounded=rounded(spans[0][0]))
+        except NotRealError as exc:  # a number printed for a value that has none
+            line, a, _ = spans[-1]
+            not_real.append(Broken(line, spans[0][1] if spans[0][0] == line else 0, spans[-1][2],
+                                   " ".join(_join(st)), f"{exc}: the statement prints a number for it"))
+            continue
         except SymseqError as exc:
             unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
             continue
@@ -588,7 +664,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
     unread += [(0, "tables", note) for note in notes]
     checked.sort(key=lambda c: (c.line, c.first))
     _classify_tokens(doc, checked)
-    return ArithmeticReport(doc.path, checked, doc.tokens, unread)
+    return ArithmeticReport(doc.path, checked, doc.tokens, unread, lost_numbers(doc) + not_real)
 
 
 # a statement of more single-character edits than this is not searched for its one wrong operand

@@ -157,6 +157,12 @@ def render_arithmetic(rep, out, *, known=(), listing: str = "all") -> None:
                     _row(e, s.line, s.text, link.printed[i] if link.kind == "result" else link.right,
                          link.correct[i] if link.correct else "—", link.values[i])
         out.print(e)
+    if rep.cannot_hold and listing != "quiet":
+        g = _table(f"statements that cannot hold ({len(rep.cannot_hold)}): a number missing, or a value that is not "
+                   f"real", ["line", "column", "text", "why"])
+        for m in rep.cannot_hold:
+            _row(g, m.line, m.start + 1, m.text, m.reason)
+        out.print(g)
     if rep.drift and everything:
         d = _table(f"within the rounding of their printed operands: a derivation decides ({len(rep.drift)})",
                    ["line", "statement", "printed", "from the printed operands"])

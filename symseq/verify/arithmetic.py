@@ -35,6 +35,7 @@ Source: issue 13 (build items 1 and 2); the forms are those of the worked exampl
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -42,7 +43,7 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 
-from ..errors import ClaimError
+from ..errors import ClaimError, NotRealError
 from .printed import PrintedNumber, read_number
 
 MAX_LENGTH = 2000
@@ -130,15 +131,17 @@ class Statement:
     texts: tuple
 
 
-def numbers(node) -> list:
-    """The printed numbers of a tree (:class:`PrintedNumber`), in reading order."""
+def numbers(node, *, signed: bool = False) -> list:
+    """The printed numbers of a tree (:class:`PrintedNumber`), in reading order; with ``signed``, a number under
+    an odd number of unary minus signs carries the negative value (``[-1, 0]`` gives −1 and 0: a copy of
+    ``[1, 0]`` with its sign changed is then told apart)."""
     out: list = []
 
-    def walk(n):
+    def walk(n, neg=False):
         if isinstance(n, Num):
-            out.append(n.number)
+            out.append(dataclasses.replace(n.number, value=-n.number.value) if neg and signed else n.number)
         elif isinstance(n, Neg):
-            walk(n.arg)
+            walk(n.arg, not neg)
         elif isinstance(n, Bin):
             walk(n.left)
             walk(n.right)
@@ -148,10 +151,10 @@ def numbers(node) -> list:
         elif isinstance(n, Call):
             walk(n.arg)
         elif isinstance(n, Ref):
-            walk(n.node)
+            walk(n.node, neg)
         elif isinstance(n, Vec):
             for i in n.items:
-                walk(i)
+                walk(i, neg)
 
     walk(node)
     return out
@@ -907,13 +910,13 @@ def _check(x):
         raise ClaimError(f"a value of this statement needs more than {MAX_BITS} bits exactly; this reader is for "
                          f"the arithmetic a page prints")
     if x.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-        raise ClaimError("a value of this statement is infinite or undefined (a division by zero?)")
+        raise NotRealError("a value of this statement is infinite or undefined (a division by zero?)")
     return x
 
 
 def _divide(x, y):
     if y == 0 or (not isinstance(y, sp.Rational) and _approx(y) == 0 and sp.simplify(y) == 0):
-        raise ClaimError("a division by zero")
+        raise NotRealError("a division by zero")
     return _check(x / y)
 
 
@@ -922,7 +925,7 @@ def _pow(b, e):
         if abs(int(e)) > MAX_POWER:
             raise ClaimError(f"a power with exponent {e} is beyond ±{MAX_POWER}")
         if b == 0 and e < 0:
-            raise ClaimError("a division by zero (0 to a negative power)")
+            raise NotRealError("a division by zero (0 to a negative power)")
         if isinstance(b, sp.Rational):
             bits = max(int(b.p).bit_length(), int(b.q).bit_length())
             if bits * abs(int(e)) > MAX_BITS:
@@ -933,10 +936,10 @@ def _pow(b, e):
         return _exp(e)
     ab, ae = _approx(b), _approx(e)
     if ab < 0:
-        raise ClaimError(f"a negative base to a non-integer power ({sp.N(b, 6)}^{sp.N(e, 6)}) is not a real number")
+        raise NotRealError(f"a negative base to a non-integer power ({sp.N(b, 6)}^{sp.N(e, 6)}) is not a real number")
     if ab == 0:
         if ae <= 0:
-            raise ClaimError("0 to a power ≤ 0 is not defined")
+            raise ClaimError("0 to a power ≤ 0 is not defined")  # 0^0 = 1 is a convention pages state
         return sp.S.Zero
     if abs(ae * mpmath.log(ab)) > MAX_EXP_ARG:
         raise ClaimError(f"a power beyond e^{MAX_EXP_ARG} in size")
@@ -957,11 +960,11 @@ def _scalar_function(name, v):
         return _exp(v)
     if name == "log":
         if a <= 0 and (isinstance(v, sp.Rational) or v.is_positive is not True):
-            raise ClaimError(f"the logarithm of {sp.N(v, 6)} is not defined (it needs a positive number)")
+            raise NotRealError(f"the logarithm of {sp.N(v, 6)} is not defined (it needs a positive number)")
         return sp.log(v)
     if name == "sqrt":
         if a < 0:
-            raise ClaimError(f"the square root of {sp.N(v, 6)} is not a real number")
+            raise NotRealError(f"the square root of {sp.N(v, 6)} is not a real number")
         return sp.sqrt(v)
     if name == "sigmoid":
         _exp(v)

@@ -227,7 +227,7 @@ def _wrong_copy(base: dict, left, right) -> Link | None:
     if not _copies(left, right, pairs):
         return None
     for ref, lit in pairs:
-        mine, theirs = numbers(lit), numbers(ref.node)
+        mine, theirs = numbers(lit, signed=True), numbers(ref.node, signed=True)
         if len(mine) != len(theirs) or not all(_copied(m, t) for m, t in zip(mine, theirs)):
             printed, correct = show(lit), show(ref.node)
             message = f"{base['left']} {base['relation']} {base['right']}: {printed} is printed for {ref.name} = {correct}"
@@ -261,7 +261,7 @@ def _wrong_term(base: dict, left, right) -> Link | None:
         return None
     at = 0
     for i, (t, a, b) in enumerate(zip(terms, u.items, v.items)):
-        (x,), (y,), (p,), (q,) = numbers(t.left), numbers(t.right), numbers(a), numbers(b)
+        (x,), (y,), (p,), (q,) = (numbers(n, signed=True) for n in (t.left, t.right, a, b))
         if not ((_copied(x, p) and _copied(y, q)) or (_copied(x, q) and _copied(y, p))):
             wrong, want, k = (x, p, at) if not _copied(x, p) else (y, q, at + 1)
             message = (f"{base['left']} {base['relation']} {base['right']}: term {i + 1} prints {wrong.text} for "
