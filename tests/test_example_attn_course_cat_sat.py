@@ -56,7 +56,10 @@ def test_section_titles_are_the_rendition_headings(derivation):
 
 def test_verify_every_claim_holds(derivation):
     results = [c.check() for c in derivation.claims]
-    assert len(results) == 14  # the results; the page's written-out arithmetic is the audit's to check
+    # the 14 results, and the copies of √3, e^{s_j} and their sum that the written-out divisions and sum print
+    assert len([c for c in derivation.claims if not c.location.at.startswith(("s_", "sum ", "a_"))]) >= 6
+    assert {c.printed for c in derivation.claims} >= {"3", "0.577", "0", "[0.577, 0.577, 0]", "1.78", "1", "4.56",
+                                                      "0.39", "0.22", "1.732"}
     assert all(r.ok for r in results), [r for r in results if not r.ok]
 
 
@@ -134,10 +137,13 @@ def test_softmax_lines_are_attributed_to_their_claims(report):
                 for t in tokens_on(report, line) if t.cls != "structural"]
 
     assert [t.cls for t in tokens_on(report, 51)] == ["covered"]
-    arithmetic = "page arithmetic, line {}"
-    assert owners(57) == [arithmetic.format(57)] * 3 + [f"{NAME}::Step 3: Softmax"]  # 1.78 + 1.78 + 1 = 4.56
-    for line in (59, 60, 61):  # 1.78 / 4.56 = 0.39: the operands by the page's arithmetic, the weight by its claim
-        assert owners(line) == [arithmetic.format(line)] * 2 + [f"{NAME}::Step 3: Softmax"], line
+    # 1.78 + 1.78 + 1 = 4.56 and 1.78 / 4.56 = 0.39: each printed number by its claim, the copies of e^{s_j} and
+    # of their sum included (so a copy edited within the statement's rounding, 1.79 + 1.78 + 1, still fails)
+    softmax = f"{NAME}::Step 3: Softmax"
+    assert [o.startswith(softmax) for o in owners(57)] == [True] * 4
+    for line in (59, 60, 61):
+        assert [o.startswith(softmax) for o in owners(line)] == [True] * 3, line
+    assert all(t.cls == "covered" for ln in (57, 59, 60, 61) for t in tokens_on(report, ln) if t.cls != "structural")
     assert report.missing == []
 
 

@@ -49,16 +49,16 @@ def setup(s):
 
 @derivation.section("Step 1: Calculate Scores")
 def scores(s):
-    s.note("q1 · k1, q1 · k2 and q1 · k3, written out from the printed rows, are the page's own exact arithmetic: "
-           "the audit checks them with no claim.")
+    s.note("q1 · k1, q1 · k2, q1 · k3 written out are the page's own exact arithmetic: checked with no claim.")
 
 
 @derivation.section("Step 2: Scale")
 def scale(s):
     Q, K, V, head = sentence(s)
     s.claim("3", sp.Integer(K.shape[1]), what="d_k, the width of the keys")
-    for j, (raw, result) in enumerate((("1", "0.577"), ("1", "0.577"), ("0", "0"))):
-        s.claim(result, head.S[0, j], what=f"s_{j + 1} = q1 · k{j + 1} / √3", near=f"{raw} / 1.732 =")
+    for j, (raw, result) in enumerate((("1", "0.577"), ("1", "0.577"), ("0", "0"))):  # √3 copied as 1.732 in each
+        for printed, v in (("1.732", sp.sqrt(K.shape[1])), (result, head.S[0, j])):
+            s.claim(printed, v, what=f"s_{j + 1} = q1 · k{j + 1} / √3", near=f"{raw} / 1.732 =", at=f"s_{j + 1}")
 
 
 @derivation.section("Step 3: Softmax")
@@ -69,11 +69,11 @@ def softmax(s):
         all(0 < A[0, j] < 1 for j in range(3)) and sp.simplify(sum(A) - 1) == 0, f"a = {[sp.N(e, 6) for e in A]}"),
         at="softmax")
     s.claim("[0.577, 0.577, 0]", head.S, what="the scaled row passed to softmax", at="softmax")
-    E = [sp.exp(S[0, j]) for j in range(3)]
-    for j, (written, value) in enumerate((("e^0.577", "1.78"), ("e^0.577", "1.78"), ("e^0", "1"))):
-        s.claim(value, E[j], what=f"e^{{s_{j + 1}}}", near=f"{written} = {value}")
-    s.claim("4.56", sum(E), what="Σ_j e^{s_j}", near="Sum =")
-    for j, weight in enumerate(("0.39", "0.39", "0.22")):
-        s.claim(weight, head.A[0, j], what=f"a_{j + 1}", near=f'weight for "{WORDS[j]}"')
-    s.note("The closing shares 39%, 39% and 22% restate a_1, a_2, a_3 as percentages; a printed claim cannot be a "
-           "percentage, so they are not claimed.")
+    E, printed = [sp.exp(S[0, j]) for j in range(3)], ("1.78", "1.78", "1")
+    for j, written in enumerate(("e^0.577", "e^0.577", "e^0")):
+        s.claim(printed[j], E[j], what=f"e^{{s_{j + 1}}}", near=f"{written} = {printed[j]}", at=f"e^s_{j + 1}")
+    for j, (p, v) in enumerate(zip(printed + ("4.56",), E + [sum(E)])):  # the sum of the copies of e^{s_j}
+        s.claim(p, v, what="Σ_j e^{s_j}" if j == 3 else f"e^{{s_{j + 1}}} in the sum", near="Sum =", at=f"sum {j}")
+    for j, weight in enumerate(("0.39", "0.39", "0.22")):  # a_j = e^{s_j} / Σ, from the copies of both
+        for p, v in ((printed[j], E[j]), ("4.56", sum(E)), (weight, head.A[0, j])):
+            s.claim(p, v, what=f"a_{j + 1}", near=f'weight for "{WORDS[j]}"', at=f"a_{j + 1}")
