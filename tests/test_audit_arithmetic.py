@@ -381,7 +381,8 @@ LOST = [  # each a statement of the worked examples with one number deleted, as 
 WORDS = ["commas (,) and periods (.)", "| Large (e.g., 1024+) | GPU/TPU |", "speed (0.84×) and (1.2×)",
          "shape (2,) and (3, 4)", "==================", "see https://example.org/a/b/ and `src/`", "and/or 3 items",
          "x = 1 + 2 +", "`a += 1`", "12+ layers, 2× faster", "`tensor([0.1, 0.2])`", "{}^{14}C has 6 protons",
-         "$a \\times b = 3$ for $a = 1$", "(*) a footnote, 3 of them"]
+         "$a \\times b = 3$ for $a = 1$", "(*) a footnote, 3 of them", "as shown[^1] and [^2]",
+         "[^1]: a note with 2 numbers, 3 = 3", "see https://example.org/plot?x=/2&y=*3 for 2 runs"]
 
 
 @pytest.mark.parametrize("text,why", LOST)

@@ -352,7 +352,8 @@ _N = r"(?:\d+(?:\.\d+)?|\.\d+)"  # a printed number, unsigned
 _MISSING = [  # (pattern over the cleaned line, reason); each needs a number beside the gap, so prose is not read
     (re.compile(rf"(?<=[\d)\]])\s*(?<![/:])(?<!\*\*)(?:[*/·÷^]\s*(?=[+*/×·÷^=≈)\],]|\\approx)|[+×]\s*(?=[+*/×·÷^=≈]|\\approx))"),
      "an operator with no number after it"),  # "(0.84×)" and "(512+)" are words: a ratio, "or more"
-    (re.compile(rf"(?:^|(?<=[=≈(\[,]))\s*(?<![/*])[*/×·÷^]\s*(?={_N})"), "an operator with no number before it"),
+    (re.compile(rf"(?:^|(?<=[=≈(\[,]))\s*(?<![/*])(?<!\[)[*/×·÷^]\s*(?={_N})"),  # [^1] is a footnote
+     "an operator with no number before it"),
     (re.compile(r"(?:(?<=[^=<>!]=)|(?<=≈))\s+(?=[=≈](?!=))"), "a relation with nothing after it"),
     (re.compile(rf"(?<=[=≈])\s*\.\s+(?=[\[(\d])|(?<=[\])\d])\s+\.\s*(?=[=≈])"), "a product with one factor"),
     (re.compile(r"\b(?:sqrt|exp|log|ln|tanh|sin|cos|softmax|σ)\(\s*\)\s*(?=[=≈]|\\approx)"),
@@ -361,6 +362,7 @@ _MISSING = [  # (pattern over the cleaned line, reason); each needs a number bes
 _NUMBER_LIST = re.compile(r"[\[(][^\[\]()]*\d[^\[\]()]*[\])]")  # a bracketed list with a number in it
 _LIST_GAP = re.compile(r"[\[(]\s*,|,\s*,|,\s*\]")  # (2,) is a tuple of one
 _LATEX_GAP = re.compile(r"\\[dt]?frac\s*\{\s*\}|\\[dt]?frac\s*\{[^{}]*\}\s*\{\s*\}|\\sqrt\s*\{\s*\}|(?<![}\s])\^\s*\{\s*\}")
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _SPAN = re.compile(r"`([^`\n]+)`")  # an inline code span: Markdown's way to print a formula in many pages
 _SPAN_END = re.compile(rf"(?:[=≈+*/×·÷^,(\[]|\s\.)\s*$")
 _SPAN_START = re.compile(r"^\s*(?:[=≈*/×·÷^,]|\.\s)")
@@ -381,7 +383,7 @@ def lost_numbers(doc: Document) -> list[Broken]:
     for i, raw in enumerate(doc.lines, start=1):
         if i in doc.code:
             continue
-        text = _clean(raw)
+        text = _clean(_URL.sub(lambda m: " " * len(m.group(0)), raw))  # a web address is not arithmetic
         hits = [(m.start(), m.end(), why) for pattern, why in _MISSING for m in pattern.finditer(text)]
         hits += [(lst.start() + m.start(), lst.start() + m.end(), "an empty entry of a list")
                  for lst in _NUMBER_LIST.finditer(text) for m in _LIST_GAP.finditer(lst.group(0))]
