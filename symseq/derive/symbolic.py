@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import math
 import signal
 import threading
 from dataclasses import dataclass, field
@@ -58,13 +59,14 @@ class Proof:
 def vanishes(expr) -> bool:
     """True when the exact SymPy expression (or every entry of a matrix) is identically zero.
 
-    Tries, in order of cost: structural zero and ``expand``; then a value at an
-    exact rational point (a nonzero value there proves the expression is not
-    zero); then ``cancel`` of the expansion and ``simplify``.
+    Tries, in order of cost: structural zero, zero as a polynomial in its
+    symbols and atoms (:func:`zero_as_polynomial`), and ``expand``; then a
+    value at an exact rational point (a nonzero value there proves the
+    expression is not zero); then ``cancel`` of the expansion and ``simplify``.
     """
     if isinstance(expr, sp.MatrixBase):
         return all(vanishes(e) for e in expr)
-    if expr == 0:
+    if expr == 0 or zero_as_polynomial(expr):
         return True
     e = sp.expand(expr)
     if e == 0:
@@ -80,6 +82,51 @@ def vanishes(expr) -> bool:
     except (sp.PolynomialError, TypeError):  # pragma: no cover - cancel refuses some expressions
         pass
     return sp.simplify(expr) == 0
+
+
+_BINDING = (sp.Derivative, sp.Subs, sp.Integral, sp.Sum, sp.Product, sp.Limit, sp.Lambda, sp.Order)
+
+
+def zero_as_polynomial(expr) -> bool:
+    """True when ``expr`` expands to 0 with each exponential and other function or root in it taken as an
+    independent symbol; False says nothing (it may still be zero).
+
+    Each ``exp(k₁m₁ + … + k_n m_n)`` (rational kᵢ) becomes the product of y_m^(k/u_m) over its terms, one symbol
+    y_m = exp(u_m m) for each m, u_m the largest rational of which every coefficient of m in the expression is an
+    integer multiple (exp(a + b) = exp(a) exp(b), and exp(j a) = exp(a)^j for integer j); every other function, and every
+    power with a non-integer exponent, becomes a symbol of its own. A polynomial (or rational function) in
+    independent symbols that expands to 0 stays 0 whatever is put in for them, so a True is a proof. It is the
+    same ``expand`` as :func:`vanishes` runs next, without SymPy asking for every exponential whether its
+    argument is negative (most of the time of expanding softmax and attention gradients).
+    """
+    if not isinstance(expr, sp.Expr) or expr.has(*_BINDING):
+        return False  # a symbol inside a derivative, sum or integral is not a value that can be renamed
+    names: dict = {}
+
+    def symbol(key):
+        if key not in names:
+            names[key] = sp.Dummy(f"a{len(names)}")
+        return names[key]
+
+    def terms(arg):  # (rational coefficient, the rest) of each term of an exponent
+        return [term.as_coeff_Mul() for term in sp.Add.make_args(sp.expand(arg))]
+
+    exps = {a: terms(a.args[0]) for a in expr.atoms(sp.exp)}
+    unit: dict = {}  # the largest rational of which every coefficient of a term m is an integer multiple
+    for k, m in (t for ts in exps.values() for t in ts):
+        if k.is_Rational:
+            unit[m] = sp.Rational(math.gcd(unit[m].p, k.p), math.lcm(unit[m].q, k.q)) if m in unit else abs(k)
+
+    def of_exp(a):
+        return sp.Mul(*(symbol(("exp", m)) ** (k / unit[m]) if k.is_Rational else symbol(("exp", k * m))
+                        for k, m in exps[a]))
+
+    atoms = {a: of_exp(a) if a in exps else symbol(a) for a in expr.atoms(sp.Function)}
+    atoms.update({a: symbol(a) for a in expr.atoms(sp.Pow) if not a.exp.is_Integer and not isinstance(a, sp.exp)})
+    try:
+        return sp.expand(expr.xreplace(atoms)) == 0
+    except (TypeError, ValueError, RecursionError):  # pragma: no cover - left to expand and simplify
+        return False
 
 
 def fresh(prefix: str) -> str:
@@ -409,7 +456,7 @@ def identity_proof(differences, *, sides=None, owners=None, digits: int = IDENTI
             return Proof("identity", False, where + witness)
         try:
             with _time_limit(seconds):
-                reduced = sp.expand(e)
+                reduced = sp.Integer(0) if zero_as_polynomial(e) else sp.expand(e)
                 reduced = reduced if reduced == 0 else sp.simplify(e)
             zero = reduced == 0
         except _OutOfTime:

@@ -1,0 +1,89 @@
+"""The zero test of the exact proofs: an expression is 0 when it expands to 0 with its exponentials and other
+functions taken as symbols (symseq.derive.symbolic.zero_as_polynomial), else by SymPy's expand and simplify."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symseq.derive.attention_grads import prove_attention_gradients
+from symseq.derive.symbolic import vanishes, zero_as_polynomial
+
+x, y, z = sp.symbols("x y z", real=True)
+phi = sp.Function("phi")
+
+
+@pytest.mark.parametrize("expr", [
+    sp.exp(x) * sp.exp(y) - sp.exp(x + y),
+    sp.exp(x) - sp.exp(x / 2) * sp.exp(x / 2),
+    sp.exp(x / 3) ** 3 * sp.exp(-x / 2) - sp.exp(x / 2),
+    sp.exp(sp.sqrt(2) * x * y) - sp.exp(sp.sqrt(2) * x * y / 2) ** 2,
+    (sp.exp(x) + 1) ** 2 - sp.exp(2 * x) - 2 * sp.exp(x) - 1,
+    sp.tanh(x) * (sp.exp(y) - 1) - sp.tanh(x) * sp.exp(y) + sp.tanh(x),
+    sp.sqrt(y) * (phi(x) + 1) ** 2 - sp.sqrt(y) * phi(x) ** 2 - 2 * sp.sqrt(y) * phi(x) - sp.sqrt(y),
+])
+def test_identities_over_exponentials_and_functions_are_zero(expr):
+    assert zero_as_polynomial(expr) and vanishes(expr)
+
+
+@pytest.mark.parametrize("expr", [
+    sp.exp(x) - 1,
+    sp.exp(2 * x) - sp.exp(x),
+    sp.tanh(x) - sp.tanh(y),
+    sp.exp(x + y) - sp.exp(x) * sp.exp(z),
+])
+def test_a_nonzero_expression_is_never_called_zero(expr):
+    assert not zero_as_polynomial(expr)
+    assert not vanishes(expr)
+
+
+@pytest.mark.parametrize("expr", [
+    sp.Sum(phi(x) * y, (x, 0, 3)) - 4 * phi(x) * y,  # x is bound by the sum: renaming phi(x) would make this 0
+    sp.Derivative(phi(x), x),  # renaming phi(x) would make the derivative 0
+])
+def test_a_symbol_bound_by_a_sum_or_a_derivative_is_not_renamed(expr):
+    assert not zero_as_polynomial(expr)
+
+
+def test_an_identity_that_needs_more_than_expansion_is_left_to_simplify():
+    sigmoid_two_ways = 1 / (1 + sp.exp(-x)) - sp.exp(x) / (sp.exp(x) + 1)
+    assert not zero_as_polynomial(sigmoid_two_ways)  # says nothing
+    assert vanishes(sigmoid_two_ways)  # cancel or simplify proves it
+
+
+_atoms = st.sampled_from([x, y, z, sp.exp(x), sp.exp(-y), sp.exp(x / 2), sp.exp(x + y), sp.exp(2 * z - x / 3),
+                          sp.tanh(y), sp.sqrt(z ** 2 + 1), phi(x), sp.Integer(2), sp.Rational(-1, 3)])
+_terms = st.lists(st.lists(_atoms, min_size=1, max_size=3).map(lambda fs: sp.Mul(*fs)), min_size=1, max_size=5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_terms, _terms)
+def test_it_says_zero_only_when_the_value_is_zero(left, right):
+    """At random points the difference's 40-digit value is 0 whenever the test says so (a property of soundness)."""
+    expr = sp.Add(*left) - sp.Add(*right)
+    if not zero_as_polynomial(expr):
+        return
+    concrete = expr.replace(phi, sp.Lambda(x, sp.sin(3 * x) + x ** 2))
+    for point in ({x: sp.Rational(3, 7), y: sp.Rational(-5, 11), z: sp.Rational(2, 13)},
+                  {x: sp.Rational(-8, 5), y: sp.Rational(9, 4), z: sp.Rational(-1, 3)}):
+        assert abs(sp.N(concrete.xreplace(point), 40)) < mpmath.mpf("1e-35")
+
+
+@settings(max_examples=40, deadline=None)
+@given(_terms)
+def test_a_sum_minus_a_shuffled_copy_of_it_is_zero(terms):
+    expr = sp.Add(*terms)
+    assert zero_as_polynomial(expr - sp.Add(*reversed(terms)))
+
+
+def test_attention_gradients_are_proved_by_the_fast_test():
+    """∇_Q, ∇_K, ∇_V, ∇_S of scaled dot-product attention (d_k = 2, so 1/√2 in every exponent) equal the closed
+    forms and SymPy's own differentiation: each difference is zero as a polynomial in the exponentials."""
+    proof = prove_attention_gradients()
+    assert proof.holds, proof.detail
+    L, closed, grads = proof.value["ledger"], proof.value["closed"], proof.value["grads"]
+    diff = L.expand(closed["Q"].name) - L.expand(grads.name("Q"))
+    assert all(zero_as_polynomial(e) for e in diff)
