@@ -960,6 +960,29 @@ def test_an_input_anchored_to_its_line_is_found_there_and_wrong_there():
     assert [m.what for m in rep.missing] == ["target in the code: no line reads 'target = X.new_tensor('"]
 
 
+def test_an_input_whose_anchor_ends_with_its_number_is_that_number_not_another_of_the_line():
+    """near="rather than 3" pins the 3 there: deleted, the input is missing at its line, though "index 3" follows."""
+    import sympy as sp
+
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("tags", title="tag indices", source="tags.md")
+
+    @d.section("1 Tags")
+    def tags(s):
+        s.given(sp.Integer(4), sp.Integer(3), what=("ADJ's index", "the index ADJ does not have"),
+                near="index 4 rather than 3")
+
+    text = "# 1 Tags\n\nADJ sits at index 4 rather than 3: index 3 belongs to ADV.\n"
+    rep = audit(parse(text, path="tags.md"), [d])
+    assert not rep.failed
+    assert [t.reason.split("::")[-1] for t in rep.tokens if t.text in "34"][:2] == ["ADJ's index",
+                                                                                   "the index ADJ does not have"]
+    rep = audit(parse(text.replace("rather than 3", "rather than "), path="tags.md"), [d])
+    assert rep.failed and [(m.what, m.lines) for m in rep.missing] == [("the index ADJ does not have", (3, 3))]
+
+
 def test_a_deleted_table_entry_is_not_taken_from_a_word_after_the_table():
     import sympy as sp
 

@@ -129,6 +129,14 @@ def _tuple_name(line: str, t: Token) -> str | None:
     return _raw(names[k]) + "=" if depth == 0 and k < len(names) else None
 
 
+def _anchored(near: str, value) -> str:
+    """The text (raw) that ``near`` puts before ``value`` when it ends with that number: "ratherthan" for
+    near="rather than 3" and the value 3, so an input so anchored is the number printed there, not another 3 of
+    the line (a deleted one is missing); "" otherwise."""
+    m = re.search(r"(?<![\w.])(-?\d+(?:\.\d+)?)\W*$", near)
+    return _raw(near[:m.start(1)]) if m and number_value(m.group(1)) == value and _raw(near[:m.start(1)]) else ""
+
+
 def _bare(raw: str) -> str:
     """A raw text without its digits, signs, decimal points, commas, brackets, roots and times signs: what an
     edited or deleted number (a tuple, √3, 7×5) leaves alike."""
@@ -460,6 +468,8 @@ class Auditor:
                     # what="H, the number of heads" (or just "d_k") names the symbol the text sets: H
                     if len(entries) == 1 and entries[0].is_Integer:
                         inp.lead = self._named_in(g.what, (loc.start, loc.end))  # the number after d_k=
+                    if len(entries) == 1 and g.near and not inp.lead:
+                        inp.lead = _anchored(g.near, entries[0])  # the 3 of near="rather than 3"
                     sym = re.match(r"([\w^\\{}]+)(?:\s|,|$)", (g.what or "").strip())
                     inp.symbol = _raw(sym.group(1)) + "=" if sym and len(entries) == 1 else ""
                     inp.lead_in = self._lead_in(loc.start)

@@ -128,7 +128,7 @@ def _failures(rep: AuditReport, out) -> None:
             if x.lines and rep.rendered:
                 where = _range(rep, x.lines)
             else:
-                where = ("lines " + (f"{x.lines[0]}" if x.lines[0] == x.lines[1] else f"{x.lines[0]}–{x.lines[1]}")
+                where = ((f"line {x.lines[0]}" if x.lines[0] == x.lines[1] else f"lines {x.lines[0]}–{x.lines[1]}")
                          if x.lines else "—")
             _row(m, where, x.kind, x.printed, x.location, x.what)
         out.print(m)
