@@ -262,12 +262,15 @@ def dependence(build: Callable, T: int, D: int, *, seed: int = 0) -> Dependence:
     zero = [[True] * T for _ in range(T)]
     res = Dependence(T, zero)
     point = _point_values(L, seed)
+    adjoints = []
     for i in range(T):
         g = L.input(f"g_{{{i}}}", shape=(1, d_out), note=f"weights of the outputs of position {i}")
         L.define(f"ℓ_{{{i}}}", ops.Sum(out[i, :] * g, None))
         grads = L.backward(f"ℓ_{{{i}}}", wrt=["X"], names=lambda n, i=i: f"∂ℓ_{{{i}}}/∂{n}")
-        name = grads.name("X")
-        adj = L.expand(name, values=True, keep=keep)
+        adjoints.append(grads.name("X"))
+    closed = L.closed_forms(adjoints, values=True, keep=keep)  # the forward rows once, not once per position
+    for i, name in enumerate(adjoints):
+        adj = closed[name]
         open_rows = [j for j in range(T) if not all(e == 0 for e in adj.row(j))]
         for j in open_rows:
             zero[i][j] = False
