@@ -420,6 +420,25 @@ def test_a_number_printed_for_a_value_that_is_not_real_cannot_hold(text, why):
     assert rep.failed and not rep.unread
 
 
+@pytest.mark.parametrize("text,printed,correct", [
+    ("$\\sqrt{-64} = 8$", "-64", "64"),  # the sign edit of the seed 001 that had no correct number
+    ("`sqrt(-3) ≈ 1.732`", "-3", "3"),
+    ("`log(-2) = 0.6931`", "-2", "2"),
+    ("`1 / 0 = 5`", "1 / 0 = 5", "—"),  # no sign to blame
+    ("`sqrt(-3) + sqrt(-3) = 7`", "sqrt(-3) + sqrt(-3) = 7", "—"),  # no single sign makes it hold
+])
+def test_a_value_that_is_not_real_is_put_down_to_the_one_minus_sign_that_explains_it(text, printed, correct):
+    """A statement with no real value whose one operand without its minus sign makes it hold names that operand,
+    with the unsigned number as the correction (checked: √64 = 8, √3 = 1.732…, ln 2 = 0.69314…)."""
+    import mpmath
+
+    assert mpmath.sqrt(64) == 8 and abs(mpmath.sqrt(3) - mpmath.mpf("1.732")) < mpmath.mpf("0.0005")
+    assert abs(mpmath.log(2) - mpmath.mpf("0.6931")) < mpmath.mpf("0.00005")
+    rep = _audit(f"Here {text}.\n")
+    assert [(g.line, g.text, g.correct) for g in rep.cannot_hold] == [(1, printed, correct)], rep.cannot_hold
+    assert rep.failed
+
+
 def test_zero_to_the_power_zero_is_a_convention_not_a_failure():
     rep = _audit("By convention `0^0 = 1`.\n")
     assert not rep.cannot_hold and not rep.failed

@@ -30,7 +30,7 @@ import sympy as sp
 
 from ..errors import NotRealError, SymseqError
 from ..verify.arithmetic import (NAME, Ref, Statement, Vec, is_number, is_word, name_key, numbers, parse,
-                                 result_parts, show, with_number)
+                                 result_parts, show, with_number, without_sign)
 from ..verify.steps import Link, decide, inner_steps
 from .document import Document
 from .structure import HARD, classify
@@ -346,6 +346,7 @@ class Broken(NamedTuple):
     end: int
     text: str
     reason: str
+    correct: str = "—"  # the number to print instead, when one sign slip explains it (−64 for 64 in √−64 = 8)
 
 
 _N = r"(?:\d+(?:\.\d+)?|\.\d+)"  # a printed number, unsigned
@@ -626,6 +627,12 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
             links = decide(st, dps=dps, rounded=rounded(spans[0][0]))
         except NotRealError as exc:  # a number printed for a value that has none
             line, a, _ = spans[-1]
+            slip = _sign_slip(doc, st, spans, rounded(spans[0][0]), dps)
+            if slip is not None:  # √−64 = 8: without the minus sign of −64 the statement holds
+                not_real.append(Broken(slip.line, slip.start, slip.end, slip.printed,
+                                       f"{exc}: with {slip.correct} for {slip.printed} the statement "
+                                       f"{' '.join(_join(st))} holds", slip.correct))
+                continue
             not_real.append(Broken(line, spans[0][1] if spans[0][0] == line else 0, spans[-1][2],
                                    " ".join(_join(st)), f"{exc}: the statement prints a number for it"))
             continue
@@ -691,7 +698,7 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> R
     if not bad or bad[0].index >= len(spans):
         return None
     k = bad[0].index
-    line, a, b = spans[k]
+    line = spans[k][0]
     found, trials = [], 0
     nums = numbers(st.parts[k])
     for j, n in enumerate(nums):
@@ -724,15 +731,47 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> R
         earlier = {_key(e) for t in before for e in (t.entries or (t.text,))}
         if _key(text) not in earlier or _key(n.text) in earlier:
             return None
-    span = [t for t in doc.tokens if t.line == line and a <= t.start and t.end <= b]
-    if len(span) == len(nums) and all(len(t.entries or (t.text,)) == 1 for t in span):
-        toks = [span[j]]  # one token per printed number, in reading order
+    t = _token_of(doc, spans[k], nums, j, n)
+    return None if t is None else Repair(t.line, t.start, t.end, t.text, text)
+
+
+def _token_of(doc: Document, span: tuple, nums: list, j: int, n):
+    """The page's token of number ``n``, the ``j``-th of the numbers ``nums`` printed in ``span`` (line, start,
+    end); None when it cannot be told apart."""
+    line, a, b = span
+    toks = [t for t in doc.tokens if t.line == line and a <= t.start and t.end <= b]
+    if len(toks) == len(nums) and all(len(t.entries or (t.text,)) == 1 for t in toks):
+        toks = [toks[j]]  # one token per printed number, in reading order
     else:
-        toks = [t for t in span if _key(t.text) == _key(n.text)]
-    if len(toks) != 1 or _key(toks[0].text) != _key(n.text):
+        toks = [t for t in toks if _key(t.text) == _key(n.text)]
+    return toks[0] if len(toks) == 1 and _key(toks[0].text) == _key(n.text) else None
+
+
+def _sign_slip(doc: Document, st, spans: list, rounded, dps: int) -> Repair | None:
+    """For a statement that prints a number for a value that is not real (``\\sqrt{-64} = 8``): the one operand
+    whose minus sign, removed, makes every link hold, with its number unsigned as the correction; None when no
+    operand, or more than one, does."""
+    found = []
+    for k, part in enumerate(st.parts[:len(spans)]):
+        nums = numbers(part)
+        for j, n in enumerate(nums):
+            node = without_sign(part, j)
+            if node is None:
+                continue
+            parts = list(st.parts)
+            parts[k] = node
+            try:
+                ok = all(link.ok for link in decide(Statement(tuple(parts), st.relations, st.texts), dps=dps,
+                                                    rounded=rounded))
+            except SymseqError:
+                continue
+            if ok:
+                found.append((k, j, n, nums))
+    if len(found) != 1:
         return None
-    t = toks[0]
-    return Repair(t.line, t.start, t.end, t.text, text)
+    k, j, n, nums = found[0]
+    t = _token_of(doc, spans[k], nums, j, n)
+    return None if t is None else Repair(t.line, t.start, t.end, t.text, _key(t.text))
 
 
 def _list_copies(before: list, nums: list, found: list) -> list:

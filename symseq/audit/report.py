@@ -275,7 +275,7 @@ class AuditReport:
                     continue
                 self.disagreements.append(Disagreement(t.line, t.text, t.reason, e.source, e.correct))
         for g in arith.cannot_hold:  # a statement that lost a number, or prints one for a value that is not real
-            self.errata.append(Erratum(g.line, g.text, "—", g.reason,
+            self.errata.append(Erratum(g.line, g.text, g.correct, g.reason,
                                        f"page arithmetic, line {g.line}", "", g.text, kind="arithmetic"))
         self.errata.sort(key=lambda e: (e.line is None, e.line or 0))
         return self

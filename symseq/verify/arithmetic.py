@@ -186,6 +186,39 @@ def with_number(node, j: int, number: PrintedNumber):
     return walk(node)
 
 
+def without_sign(node, j: int):
+    """The tree ``node`` with the unary minus directly before its ``j``-th printed number (reading order of
+    :func:`numbers`) removed: ``sqrt(-64)`` read as ``sqrt(64)``; None when that number has no minus sign."""
+    count, done = [0], [False]
+
+    def walk(n):
+        if isinstance(n, Neg) and isinstance(n.arg, Num):
+            count[0] += 1
+            if count[0] - 1 == j:
+                done[0] = True
+                return n.arg
+            return n
+        if isinstance(n, Num):
+            count[0] += 1
+            return n
+        if isinstance(n, Neg):
+            return Neg(walk(n.arg))
+        if isinstance(n, Bin):
+            return Bin(n.op, walk(n.left), walk(n.right))
+        if isinstance(n, Pow):
+            return Pow(walk(n.base), walk(n.exponent))
+        if isinstance(n, Call):
+            return Call(n.name, walk(n.arg))
+        if isinstance(n, Ref):
+            return Ref(n.name, walk(n.node))
+        if isinstance(n, Vec):
+            return Vec(tuple(walk(i) for i in n.items))
+        return n
+
+    out = walk(node)
+    return out if done[0] else None
+
+
 def show(node) -> str:
     """A tree as text in the grammar's own notation (``tanh(0.98)``, ``W_z @ combined``, ``[0.40, 0.35]``): how
     a part of a printed step is named in a report."""

@@ -66,9 +66,8 @@ def setup(s):
 @derivation.section("One-Hot True Label Vectors for the Vanilla RNN Example")
 def one_hot(s):  # "index 4 rather than 3": the "index 3" after it reads as an index (structural)
     r = _notes(s)
-    s.given(*(I(k) for k in range(5)), *(v for k in LABELS for v in (sp.eye(5)[k, :], I(k))),
-            what="tag indices; y^(t) and its index")
-    s.given(I(4), I(3), what=("ADJ's index", "the index ADJ does not have"), near="index 4 rather than 3")
+    s.given(*(I(k) for k in range(5)), *(v for k in LABELS for v in (sp.eye(5)[k, :], I(k))), I(4), I(3),
+            what="tag indices; y^(t) and its index; ADJ at 4 rather than 3")
     s.claim("5", I(r["O"].shape[1]), what="probabilities per softmax")
 
 
