@@ -709,14 +709,7 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> R
             m = read_number(text)
             if m is None:
                 continue
-            parts = list(st.parts)
-            parts[k] = with_number(parts[k], j, m)
-            try:
-                ok = all(link.ok for link in decide(Statement(tuple(parts), st.relations, st.texts), dps=dps,
-                                                    rounded=rounded))
-            except SymseqError:
-                continue
-            if ok:
+            if _holds_with(st, k, with_number(st.parts[k], j, m), rounded, dps):
                 found.append((j, n, text))
     if not found:
         return None
@@ -733,6 +726,17 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> R
             return None
     t = _token_of(doc, spans[k], nums, j, n)
     return None if t is None else Repair(t.line, t.start, t.end, t.text, text)
+
+
+def _holds_with(st, k: int, part, rounded, dps: int) -> bool:
+    """Whether statement ``st`` holds (every link) with its part ``k`` read as the tree ``part`` instead."""
+    parts = list(st.parts)
+    parts[k] = part
+    try:
+        return all(link.ok for link in decide(Statement(tuple(parts), st.relations, st.texts), dps=dps,
+                                              rounded=rounded))
+    except SymseqError:
+        return False
 
 
 def _token_of(doc: Document, span: tuple, nums: list, j: int, n):
@@ -756,16 +760,7 @@ def _sign_slip(doc: Document, st, spans: list, rounded, dps: int) -> Repair | No
         nums = numbers(part)
         for j, n in enumerate(nums):
             node = without_sign(part, j)
-            if node is None:
-                continue
-            parts = list(st.parts)
-            parts[k] = node
-            try:
-                ok = all(link.ok for link in decide(Statement(tuple(parts), st.relations, st.texts), dps=dps,
-                                                    rounded=rounded))
-            except SymseqError:
-                continue
-            if ok:
+            if node is not None and _holds_with(st, k, node, rounded, dps):
                 found.append((k, j, n, nums))
     if len(found) != 1:
         return None

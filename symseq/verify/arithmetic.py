@@ -160,15 +160,16 @@ def numbers(node, *, signed: bool = False) -> list:
     return out
 
 
-def with_number(node, j: int, number: PrintedNumber):
-    """The tree ``node`` with its ``j``-th printed number (the reading order of :func:`numbers`) replaced by
-    ``number``: a statement as it would read with one number printed otherwise."""
+def _at_number(node, j: int, replace, *, signed: bool = False):
+    """The tree ``node`` with the node of its ``j``-th printed number (reading order of :func:`numbers`) put
+    through ``replace``: the number itself, or, with ``signed``, the unary minus directly around it when it has
+    one."""
     count = [0]
 
     def walk(n):
-        if isinstance(n, Num):
+        if isinstance(n, Num) or signed and isinstance(n, Neg) and isinstance(n.arg, Num):
             count[0] += 1
-            return Num(number) if count[0] - 1 == j else n
+            return replace(n) if count[0] - 1 == j else n
         if isinstance(n, Neg):
             return Neg(walk(n.arg))
         if isinstance(n, Bin):
@@ -186,37 +187,18 @@ def with_number(node, j: int, number: PrintedNumber):
     return walk(node)
 
 
+def with_number(node, j: int, number: PrintedNumber):
+    """The tree ``node`` with its ``j``-th printed number (the reading order of :func:`numbers`) replaced by
+    ``number``: a statement as it would read with one number printed otherwise."""
+    return _at_number(node, j, lambda n: Num(number))
+
+
 def without_sign(node, j: int):
     """The tree ``node`` with the unary minus directly before its ``j``-th printed number (reading order of
     :func:`numbers`) removed: ``sqrt(-64)`` read as ``sqrt(64)``; None when that number has no minus sign."""
-    count, done = [0], [False]
-
-    def walk(n):
-        if isinstance(n, Neg) and isinstance(n.arg, Num):
-            count[0] += 1
-            if count[0] - 1 == j:
-                done[0] = True
-                return n.arg
-            return n
-        if isinstance(n, Num):
-            count[0] += 1
-            return n
-        if isinstance(n, Neg):
-            return Neg(walk(n.arg))
-        if isinstance(n, Bin):
-            return Bin(n.op, walk(n.left), walk(n.right))
-        if isinstance(n, Pow):
-            return Pow(walk(n.base), walk(n.exponent))
-        if isinstance(n, Call):
-            return Call(n.name, walk(n.arg))
-        if isinstance(n, Ref):
-            return Ref(n.name, walk(n.node))
-        if isinstance(n, Vec):
-            return Vec(tuple(walk(i) for i in n.items))
-        return n
-
-    out = walk(node)
-    return out if done[0] else None
+    signs = []
+    out = _at_number(node, j, lambda n: signs.append(n) or (n.arg if isinstance(n, Neg) else n), signed=True)
+    return out if signs and isinstance(signs[0], Neg) else None
 
 
 def show(node) -> str:
