@@ -439,6 +439,19 @@ def test_a_value_that_is_not_real_is_put_down_to_the_one_minus_sign_that_explain
     assert rep.failed
 
 
+@pytest.mark.parametrize("text,lost", [
+    ("ADJ sits at index 4 rather than : index 3 belongs to ADV.", True),  # the 3 after "than" deleted
+    ("It needs 12 than ; the rest is padding.", True),
+    ("ADJ sits at index 4 rather than 3: index 3 belongs to ADV.", False),
+    ("It is 4 times faster than the loop.", False),
+    ("A value of 0.5 or more than that.", False),
+    ("more than 3.", False),
+])
+def test_a_comparison_that_lost_its_number_after_than_cannot_hold(text, lost):
+    rep = _audit(f"{text}\n")
+    assert [("than" in g.reason) for g in rep.cannot_hold] == ([True] if lost else []), rep.cannot_hold
+
+
 def test_zero_to_the_power_zero_is_a_convention_not_a_failure():
     rep = _audit("By convention `0^0 = 1`.\n")
     assert not rep.cannot_hold and not rep.failed

@@ -44,6 +44,7 @@ import mpmath
 import sympy as sp
 
 from ..errors import ClaimError, NotRealError
+from ..numbers import short
 from .printed import PrintedNumber, read_number
 
 MAX_LENGTH = 2000
@@ -951,7 +952,7 @@ def _pow(b, e):
         return _exp(e)
     ab, ae = _approx(b), _approx(e)
     if ab < 0:
-        raise NotRealError(f"a negative base to a non-integer power ({sp.N(b, 6)}^{sp.N(e, 6)}) is not a real number")
+        raise NotRealError(f"a negative base to a non-integer power ({short(b)}^{short(e)}) is not a real number")
     if ab == 0:
         if ae <= 0:
             raise ClaimError("0 to a power ≤ 0 is not defined")  # 0^0 = 1 is a convention pages state
@@ -975,11 +976,11 @@ def _scalar_function(name, v):
         return _exp(v)
     if name == "log":
         if a <= 0 and (isinstance(v, sp.Rational) or v.is_positive is not True):
-            raise NotRealError(f"the logarithm of {sp.N(v, 6)} is not defined (it needs a positive number)")
+            raise NotRealError(f"the logarithm of {short(v)} is not defined (it needs a positive number)")
         return sp.log(v)
     if name == "sqrt":
         if a < 0:
-            raise NotRealError(f"the square root of {sp.N(v, 6)} is not a real number")
+            raise NotRealError(f"the square root of {short(v)} is not a real number")
         return sp.sqrt(v)
     if name == "sigmoid":
         _exp(v)
