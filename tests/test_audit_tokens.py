@@ -60,6 +60,12 @@ def test_subscripts_exponents_names_and_urls_are_marked():
     assert all(t.script for t in toks)  # nothing here is a quantity
 
 
+def test_a_decimal_exponent_without_braces_is_one_quantity():
+    """e^0.577 raises e to a computed score: 0.577 is one number, not a superscript 0 and a quantity .577."""
+    assert [(t.text, t.script) for t in scan("`e^0.577 = 1.78` and x^2.5, but T^2 and v^1.")] == [
+        ("0.577", ""), ("1.78", ""), ("2.5", ""), ("2", "sup"), ("1", "sup")]
+
+
 def test_digits_leading_a_file_name_are_part_of_the_name():
     toks = scan("Download 11_attention.py and run python 11_attention.py; $x_2$ and 10_{ab} differ")
     assert [(t.text, t.script) for t in toks] == [("11", "ident"), ("11", "ident"), ("2", "sub"), ("10", "")]

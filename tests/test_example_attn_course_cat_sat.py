@@ -147,8 +147,6 @@ def test_softmax_lines_are_attributed_to_their_claims(report):
     assert report.missing == []
 
 
-@pytest.mark.xfail(strict=True, reason="audit: the exponent of e^0.577 is split into a superscript '0' and a "
-                                       "quantity '.577'")
 def test_exponent_is_one_token():
     doc = read(MD)
     for line in (53, 54):

@@ -308,6 +308,7 @@ _ESCAPED_BRACKET_NUMBER = re.compile(r"\\\[\s*[-\u2212]?[\d.]")
 _INDEX = re.compile(r"\[\s*(-?\d+)\s*\]")
 _ROOT_SIGN = re.compile(r"√\s*(" + _RADICAND + ")")
 _DIGITS = re.compile(r"\d+")
+_DECIMAL_POWER = re.compile(r"\d+\.\d+(?![\d.])")  # the exponent of e^0.577, written without braces
 _FILE_NAME = re.compile(r"\d+_[A-Za-z]{2,}")
 # a name with digits in it: W2, fp16, dh3dh2 (every digit run of the name is part of it)
 _IDENT_DIGITS = re.compile(r"[A-Za-z]+\d+(?:[A-Za-z]+\d*)*")
@@ -489,6 +490,9 @@ class _Scanner:
         s = self.s
         kind = "sub" if s[i] == "_" else "sup"
         j = i + 1
+        if kind == "sup" and (m := _DECIMAL_POWER.match(s, j)):  # e^0.577: a decimal exponent is a quantity
+            self.emit(j, m.end(), m.group(0), "number", [m.group(0)])
+            return m.end()
         if j < len(s) and s[j].isdigit():  # h_63, T^2: a run of digits
             m = _DIGITS.match(s, j)
             self.emit(j, m.end(), m.group(0), "number", [m.group(0)], script=kind)
