@@ -360,6 +360,7 @@ _MISSING = [  # (pattern over the cleaned line, reason); each needs a number bes
     (re.compile(r"\b(?:sqrt|exp|log|ln|tanh|sin|cos|softmax|σ)\(\s*\)\s*(?=[=≈]|\\approx)"),
      "a function of nothing"),
     (re.compile(rf"(?<=\d)\s+(?:rather\s+)?than\s*(?=[:;,.!?)]|$)"), "a comparison with nothing after 'than'"),
+    (re.compile(r"(?<=[A-Za-z\d)\]])\^\s*(?=[=≈]|\\approx)"), "a power with no exponent"),  # e^ = 1.78
 ]
 _NUMBER_LIST = re.compile(r"[\[(][^\[\]()]*\d[^\[\]()]*[\])]")  # a bracketed list with a number in it
 _LIST_GAP = re.compile(r"[\[(]\s*,|,\s*,|,\s*\]")  # (2,) is a tuple of one
@@ -375,7 +376,8 @@ def lost_numbers(doc: Document) -> list[Broken]:
     code: an operator between a number and another operator, relation or closing bracket (``1 /  = 0.577``,
     ``0* + 0*0``), a ``*``, ``/``, ``×`` or ``^`` with no number before it (``= / 4.56``), two relations in a row,
     a dot product with one vector (``=  . [1, 1, 0]``), ``sqrt() ≈``, an empty entry of a list that holds a number
-    (``[1, , 0]``, ``[, 0]``), a number compared with nothing (``index 4 rather than :``), an empty LaTeX argument
+    (``[1, , 0]``, ``[, 0]``), a number compared with nothing (``index 4 rather than :``), a power with no exponent
+    (``e^ = 1.78``), an empty LaTeX argument
     (``\frac{1}{}``, ``\sqrt{}``) and an inline code span of a
     formula that ends in a relation or operator or begins with one (`` `1 / 1.732 = ` ``). A statement so cut
     cannot be read, so no statement checks it; these say so, at the line.
