@@ -377,10 +377,9 @@ def lost_numbers(doc: Document) -> list[Broken]:
     ``0* + 0*0``), a ``*``, ``/``, ``×`` or ``^`` with no number before it (``= / 4.56``), two relations in a row,
     a dot product with one vector (``=  . [1, 1, 0]``), ``sqrt() ≈``, an empty entry of a list that holds a number
     (``[1, , 0]``, ``[, 0]``), a number compared with nothing (``index 4 rather than :``), a power with no exponent
-    (``e^ = 1.78``), an empty LaTeX argument
-    (``\frac{1}{}``, ``\sqrt{}``) and an inline code span of a
-    formula that ends in a relation or operator or begins with one (`` `1 / 1.732 = ` ``). A statement so cut
-    cannot be read, so no statement checks it; these say so, at the line.
+    (``e^ = 1.78``), an empty LaTeX argument (``\frac{1}{}``, ``\sqrt{}``) and an inline code span of a formula
+    that ends in a relation or operator or begins with one (`` `1 / 1.732 = ` ``). A statement so cut cannot be
+    read, so no statement checks it; these say so, at the line.
 
     Source: issue 13 ("a wrong number must never pass": a deleted number must not leave a page that passes).
     """

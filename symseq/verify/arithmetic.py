@@ -197,9 +197,14 @@ def with_number(node, j: int, number: PrintedNumber):
 def without_sign(node, j: int):
     """The tree ``node`` with the unary minus directly before its ``j``-th printed number (reading order of
     :func:`numbers`) removed: ``sqrt(-64)`` read as ``sqrt(64)``; None when that number has no minus sign."""
-    signs = []
-    out = _at_number(node, j, lambda n: signs.append(n) or (n.arg if isinstance(n, Neg) else n), signed=True)
-    return out if signs and isinstance(signs[0], Neg) else None
+    signed = []  # whether the j-th number stands under a minus sign
+
+    def unsign(n):
+        signed.append(isinstance(n, Neg))
+        return n.arg if isinstance(n, Neg) else n
+
+    out = _at_number(node, j, unsign, signed=True)
+    return out if signed == [True] else None
 
 
 def show(node) -> str:

@@ -7,9 +7,8 @@ https://github.com/vukrosic/blueberry-llm-kimi-deepseek/blob/71a19b79dca80378aa5
 
 The page gives the query, key and value rows of the three words directly, dots the first query q1 with the three
 keys, divides by √d_k = √3 (rows are positions, d_k = 3 the width of q and k), and applies softmax with the
-exponentials and their sum rounded to two decimals. Every printed number holds. The audit checks the page's
-written-out arithmetic from its printed operands; each result, and each copy it computes with, is claimed here.
-Not claimed: the shares "39%", "39%", "22%" of the closing paragraph (a printed claim cannot be a percentage).
+exponentials and their sum rounded to two decimals. Every printed number holds. The audit checks the written-out
+arithmetic; each result and copy it uses is claimed here, not the shares "39%", "39%", "22%" (a claim prints no %).
 """
 
 from __future__ import annotations
@@ -69,8 +68,9 @@ def softmax(s):
         at="softmax")
     s.claim("[0.577, 0.577, 0]", head.S, what="the scaled row passed to softmax", at="softmax")
     E, printed = [sp.exp(S[0, j]) for j in range(3)], ("1.78", "1.78", "1")
-    for j, written in enumerate(("e^0.577", "e^0.577", "e^0")):  # a decimal exponent is a copy of s_j
-        for p, v, what in ((written[2:], S[0, j], "the exponent s_"), (printed[j], E[j], "e^s_"))[j // 2:]:
+    for j, written in enumerate(("e^0.577", "e^0.577", "e^0")):  # a decimal exponent is a copy of s_j (e^0's is not)
+        exponent = [(written[2:], S[0, j], "the exponent s_")] if "." in written else []
+        for p, v, what in exponent + [(printed[j], E[j], "e^s_")]:
             s.claim(p, v, what=f"{what}{j + 1}", near=f"{written} = {printed[j]}", at=f"e^s_{j + 1}")
     for j, (p, v) in enumerate(zip(printed + ("4.56",), E + [sum(E)])):  # the sum of the copies of e^{s_j}
         s.claim(p, v, what="Σ_j e^{s_j}" if j == 3 else f"e^{{s_{j + 1}}} in the sum", near="Sum =", at=f"sum {j}")
