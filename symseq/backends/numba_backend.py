@@ -32,12 +32,15 @@ read was a gather and every write a scatter. And one example is a single
 chain of dependent operations T tanh long (the forward sweep, then the
 backward one), far longer than the processor's out-of-order window, so the
 loop runs at the latency of that chain, not at the arithmetic throughput: 8
-examples per vector (one AVX-512 register, or two AVX2 ones) and 2 vectors
+examples per vector (one AVX-512 register, or two AVX2 ones) and 8 vectors
 interleaved per iteration (``-force-vector-width=8``,
-``-force-vector-interleave=2``, set only while compiling, like the cap) give
-16 independent chains for the processor to overlap (T = 100, batch 10⁴: 12 ms
-a call before, 3.4 ms after on a Xeon with AVX-512; the arithmetic of each
-example, hence every bit of the result, is unchanged). exp, log, sigmoid and
+``-force-vector-interleave=8``, set only while compiling, like the cap) give
+64 independent chains for the processor to overlap (T = 100, batch 10⁴: 12 ms
+a call with the cost model's choice, 3.4 ms with 16 chains on one Xeon with
+AVX-512; on another, compiled side by side in one process and called in
+turn, medians of 25 calls: 16.7 ms with 16 chains, 9.6 ms with 64, 10.0 ms
+with 64 when compiled for AVX2; the arithmetic of each example, hence every
+bit of the result, is unchanged). exp, log, sigmoid and
 the other functions still call the C library, one element at a time (the
 bundled scalar ledgers use tanh only). The source is generated from the
 program's own instruction list — the op of each instruction
@@ -344,9 +347,9 @@ def _vectoriser_options():
     ``-vectorize-memory-check-threshold`` (default 128): the cap on the runtime pointer-overlap checks of a
     vectorised loop. The loop reads every batched input and writes every output, so vectorising it needs
     (inputs × outputs) checks, run once per call; above the cap LLVM leaves the loop scalar.
-    ``-force-vector-width=8`` and ``-force-vector-interleave=2`` (defaults 0: the cost model's choice, here 4 and
-    1 on AVX-512): 16 examples per iteration, as independent chains of dependent operations that the processor
-    overlaps; with 4 the loop waits on the latency of one long chain (the module docstring).
+    ``-force-vector-width=8`` and ``-force-vector-interleave=8`` (defaults 0: the cost model's choice, here 4 and
+    1 on AVX-512): 64 examples per iteration, as independent chains of dependent operations that the processor
+    overlaps; with fewer the loop waits on the latency of the chains (the module docstring).
     The options are process-wide in LLVM, so they are set only while this backend compiles.
     Only for LLVM ≥ 15, where the first option exists (an unknown option would end the process).
     """
@@ -356,7 +359,7 @@ def _vectoriser_options():
         yield
         return
     options = {"-vectorize-memory-check-threshold": (1000000, 128), "-force-vector-width": (8, 0),
-               "-force-vector-interleave": (2, 0)}
+               "-force-vector-interleave": (8, 0)}
     for name, (value, _) in options.items():
         llvm.set_option("symseq", f"{name}={value}")
     try:
