@@ -157,3 +157,55 @@ def test_an_array_a_transpose_still_reads_is_not_written_in_place():
     close(f(vals)["Z"], evaluate(L, "numpy", values=vals)["Z"])
     vals = {n: rng.normal(size=(3, 2, 2)) for n in "ABC"}
     close(f(vals)["Z"], evaluate(L, "numpy", values=vals)["Z"])
+
+
+def softmax_ledger(masked):
+    from symseq import Ledger, ops
+
+    L = Ledger("a row softmax and its adjoint")
+    S, C = L.input("S", shape=(3, 4)), L.input("C", shape=(3, 4))
+    Z = L.define("Z", S * 2) if masked else S  # Z := 2S is a new array of the program's own; S is the caller's
+    A = L.define("A", ops.SoftmaxRows(Z, "causal" if masked else None, empty_rows="zero"))
+    L.define("loss", ops.Sum(A * C, None))
+    return L, L.backward("loss")
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_the_softmax_adjoint_broadcasts_its_row_sums_and_is_bitwise_the_interpreter(masked):
+    """Ḡ_S = A ⊙ (Ḡ_A − Broadcast(Σ_j Ḡ_A ⊙ A)): the row sums are subtracted as an (…, m, 1) array that NumPy
+    broadcasts, with no (…, m, n) copy and no negated copy; x + (−y) and x − y are the same double."""
+    L, g = softmax_ledger(masked)
+    f = compile(L, ["loss", "A", g.name("S")])
+    labels = [lab for _, _, _, lab in f.program.instructions]
+    assert "Sub" in labels and "Broadcast" not in labels and "Neg" not in labels
+    rng = np.random.default_rng(5)
+    for lead in ((), (2,)):
+        vals = {n: rng.normal(size=lead + (3, 4)) for n in "SC"}
+        copies = {n: v.copy() for n, v in vals.items()}
+        out = f(vals)
+        ref = evaluate(L, "numpy", values=vals)
+        for n in out:
+            np.testing.assert_array_equal(out[n], ref[n])
+        for n in vals:  # the softmax is computed in place of 2S only, never of the caller's S
+            np.testing.assert_array_equal(vals[n], copies[n])
+    if masked:
+        assert "SoftmaxRows" in [f.program.instructions[i][3] for i in f.program.in_place]
+        assert np.all(out["A"][..., 0, 1:] == 0) and np.all(out["A"][..., 1, 2:] == 0)
+
+
+def test_a_head_slice_is_a_view_and_its_source_is_not_written_while_it_is_read():
+    """Columns 2..3 of X (a head's block) are read as a view; X + C is X's last use, but the view is read after."""
+    from symseq import Ledger, ops
+
+    L = Ledger("a column block read after its matrix's last use")
+    A, B, C = (L.input(n, shape=(2, 4)) for n in "ABC")
+    X = L.define("X", A * B)
+    V = L.define("V", ops.Slice(X, slice(None), slice(2, 4)))
+    Y = L.define("Y", X + C)
+    L.define("Z", ops.Slice(Y, slice(None), slice(0, 2)) * V)
+    rng = np.random.default_rng(1)
+    vals = {n: rng.normal(size=(3, 2, 4)) for n in "ABC"}
+    f = compile(L, ["Z"])
+    np.testing.assert_array_equal(f(vals)["Z"], evaluate(L, "numpy", values=vals)["Z"])
+    X = vals["A"] * vals["B"]
+    np.testing.assert_array_equal(f(vals)["Z"], (X + vals["C"])[..., :2] * X[..., 2:])

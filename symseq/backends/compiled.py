@@ -41,7 +41,17 @@ What keeps the program lean:
   nothing reads afterwards writes into it (``out=``), so a chain such as
   (1 − h²)·g makes one array, not three; the batch sum of a product of two
   scalar rows (Σ_b h_{t−1} g_t in a shared weight's gradient) is one dot
-  product; matrix rows stay BLAS calls.
+  product; matrix rows stay BLAS calls;
+- (NumPy, torch) an element-wise sum, product or quotient reads an operand
+  Broadcast(y) as y and lets the array library broadcast it, and x + (−y) is
+  x − y: the softmax adjoint A ⊙ (Ḡ − Broadcast(Σ_j Ḡ ⊙ A)) makes no
+  (…, m, n) copy of its row sums; a row softmax is computed in the array of
+  its argument when nothing reads that afterwards (S/√d_k + M in attention);
+  a block of consecutive columns (a head's) is a view, not a copy.
+
+The compiled program agrees with the row-by-row interpreter to 1e-13 on every
+bundled ledger, and the last three items change no bit of it
+(``tests/test_compiled_parity.py``).
 """
 
 from __future__ import annotations
@@ -56,6 +66,7 @@ import sympy as sp
 from .. import ops
 from ..collector import without_cycle_collection
 from ..errors import ConventionError, EvaluationError, LedgerError, ShapeError
+from .numpy_backend import _softmax
 from .scalar import plan, square as _square
 
 
@@ -292,6 +303,7 @@ class _Compiler:
         self.folded: dict = {}  # symbol of a leaf compiled in as the exact constant 0 or 1 -> that number
         self.zero_slots: set = set()  # slots that hold an exact zero (array or scalar) known at compile time
         self.fresh: set = set()  # slots written by an element-wise instruction into a new array of its own
+        self.in_place_forms: dict = {}  # slot -> (argument position -> the instruction writing into that argument)
         self.vectorized = kernel.name in ("numpy", "torch")
 
     def build(self, outputs) -> Program:
@@ -427,12 +439,13 @@ class _Compiler:
         k = self.k
         table = dict(_IN_PLACE)
         table.update({k.add: lambda pos: _into(np.add, pos), k.mul: lambda pos: _into(np.multiply, pos),
+                      k.div: lambda pos: _into(_divide, pos),
                       k.neg: lambda pos: _into1(np.negative)})
         # an array that a view reads (Xᵀ, an entry, a slice) is never written: the view may be read after the
         # array's own last use
         viewed = {a for _, _, args, label in p.instructions if label.split(" ")[0] in _VIEWS for a in args}
         for i, (out, fn, args, label) in enumerate(p.instructions):
-            into = table.get(fn)
+            into = table.get(fn) or self.in_place_forms.get(out)
             if into is None:
                 continue
             free = set(p.frees[i])
@@ -475,15 +488,53 @@ class _Compiler:
             return self.emit_expr(self._reuse_rows(node.expr), {}, {})
         if isinstance(node, ops.Map):
             out = self.emit_map(node)
+        elif (out := self._emit_broadcasting(node)) is not None:
+            pass
         else:
             args = [self.emit(c) for c in node.children]
             out = self._fold_node(node, args)
             if out is None:
                 fn = _kernel_call(node, self.k)
                 out = self.instr(fn, args, type(node).__name__)
-                if self.vectorized and fn in (self.k.add, self.k.mul, self.k.neg, self.k.matmul):
+                if self.vectorized and (fn in (self.k.add, self.k.mul, self.k.div, self.k.neg, self.k.matmul)
+                                        or isinstance(node, ops.SoftmaxRows)):
                     self.fresh.add(out)  # a new array of its own (a transpose or an index would be a view)
+                if isinstance(node, ops.SoftmaxRows) and self.k.name == "numpy":
+                    self.in_place_forms[out] = lambda pos, _al=node.allowed: (
+                        lambda a: _softmax(a, _al, overwrite=type(a) is np.ndarray and a.flags.writeable))
         self.emitted[key] = out
+        return out
+
+    def _emit_broadcasting(self, node):
+        """An element-wise sum, product or quotient of two arrays as one NumPy (or torch) operation that
+        broadcasts, when one operand has the result's shape: the other operand Broadcast(y) is read as y, and
+        x + (−y) is computed as x − y. The softmax adjoint A ⊙ (G − Broadcast(Σ_j G ⊙ A)) then makes neither an
+        (…, m, n) copy of its row sums nor a negated copy of that. x + (−y) and x − y are the same IEEE double,
+        as are the broadcast and the copied operand, so the results are bitwise those of the nodes as written.
+        None when the node is not of that form."""
+        if not self.vectorized or type(node) not in (ops.Add, ops.Mul, ops.Div) or len(node.children) != 2:
+            return None
+        kids = list(node.children)
+        full = [c.shape == node.shape for c in kids]
+        if type(node) is ops.Add and full[0] and isinstance(kids[1], ops.Neg):
+            x, y = kids[0], kids[1].children[0]
+        elif type(node) is ops.Add and full[1] and isinstance(kids[0], ops.Neg):
+            x, y = kids[1], kids[0].children[0]
+        else:
+            x = y = None
+        if x is not None:  # x + (−y) = x − y
+            y = y.children[0] if isinstance(y, ops.Broadcast) else y
+            sx, sy = self.emit(x), self.emit(y)
+            if sy in self.zero_slots:
+                return sx
+            out = self.instr(operator.sub, [sx, sy], "Sub")
+        else:
+            stripped = [k.children[0] if isinstance(k, ops.Broadcast) and full[1 - i] else k
+                        for i, k in enumerate(kids)]
+            if all(a is b for a, b in zip(stripped, kids)):
+                return None
+            out = self.instr(_kernel_call(node, self.k), [self.emit(k) for k in stripped], type(node).__name__)
+        self.fresh.add(out)
         return out
 
     def zero(self, shape) -> int:
@@ -740,6 +791,12 @@ def _into1(ufunc):
                 pass
         return _u(a)
     return run
+
+
+def _divide(a, b, out=None):
+    """a / b as the NumPy kernel's ``div``: a division by zero gives ±inf or nan, which the output check reports."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.divide(a, b) if out is None else np.divide(a, b, out=out)
 
 
 def _square_into(a):

@@ -98,19 +98,29 @@ def _lse(a, axis=-1, keepdims=True):
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
-def _softmax(a, allowed):
+def _softmax(a, allowed, overwrite=False):
     """Row softmax of a (…, m, n) with the entries outside ``allowed`` (an m×n boolean matrix, or None) at exactly 0;
-    one array is made and the rest is computed in it."""
+    one array is made and the rest is computed in it (in ``a`` itself with ``overwrite``: a float array of the
+    result's shape that nothing reads afterwards)."""
     if allowed is not None:
         a = np.where(allowed, a, -np.inf)
+        overwrite = True
     m = np.max(a, axis=-1, keepdims=True)
     m = np.where(np.isneginf(m), 0.0, m)  # rows with no allowed entry (empty_rows="zero")
     with np.errstate(under="ignore"):
-        e = np.subtract(a, m, out=a) if allowed is not None else a - m
+        e = np.subtract(a, m, out=a) if overwrite else a - m
         np.exp(e, out=e)
     s = np.sum(e, axis=-1, keepdims=True)
     e /= np.where(s > 0, s, 1.0)
     return e
+
+
+def _run_or_list(idx: tuple):
+    """A tuple of indices as a slice when they are consecutive and increasing (basic indexing: a view), else a
+    list (advanced indexing: a copy)."""
+    if idx == tuple(range(idx[0], idx[0] + len(idx))):
+        return slice(idx[0], idx[0] + len(idx))
+    return list(idx)
 
 
 class NumpyKernel:
@@ -189,7 +199,8 @@ class NumpyKernel:
         return a[..., i : i + 1, j : j + 1]
 
     def select(self, a, rows, cols):
-        return a[..., list(rows), :][..., list(cols)]
+        """a[..., rows, cols]: a view when both are runs of consecutive indices (a head's columns), else a copy."""
+        return a[..., _run_or_list(rows), :][..., _run_or_list(cols)]
 
     def place(self, a, rows, cols, shape):
         out = np.zeros(a.shape[:-2] + tuple(shape), dtype=self.dtype)
