@@ -39,9 +39,10 @@ What keeps the program lean:
 - constants are converted once;
 - (NumPy) an element-wise instruction whose argument is a temporary array that
   nothing reads afterwards writes into it (``out=``), so a chain such as
-  (1 − h²)·g makes one array, not three; the batch sum of a product of two
-  scalar rows (Σ_b h_{t−1} g_t in a shared weight's gradient) is one dot
-  product; matrix rows stay BLAS calls;
+  (1 − h²)·g makes one array, not three, and so do x_t W_xᵀ + h_{t−1} W_hᵀ + b,
+  a weight's running gradient sum Σ_t g_tᵀ x_t and S/√d_k; the batch sum of a
+  product of two scalar rows (Σ_b h_{t−1} g_t in a shared weight's gradient)
+  is one dot product; matrix rows stay BLAS calls;
 - (NumPy, torch) an element-wise sum, product or quotient reads an operand
   Broadcast(y) as y and lets the array library broadcast it, and x + (−y) is
   x − y: the softmax adjoint A ⊙ (Ḡ − Broadcast(Σ_j Ḡ ⊙ A)) makes no
@@ -50,7 +51,7 @@ What keeps the program lean:
   a block of consecutive columns (a head's) is a view, not a copy.
 
 The compiled program agrees with the row-by-row interpreter to 1e-13 on every
-bundled ledger, and the last three items change no bit of it
+bundled ledger, and the writes in place and the last item change no bit of it
 (``tests/test_compiled_parity.py``).
 """
 
@@ -450,7 +451,7 @@ class _Compiler:
                 continue
             free = set(p.frees[i])
             for pos, a in enumerate(args):
-                if a in free and a in self.fresh and a not in viewed:
+                if a in free and a in self.fresh and a not in viewed and into(pos) is not None:
                     p.instructions[i] = (out, into(pos), args, label)
                     p.in_place[i] = a
                     break
@@ -499,6 +500,8 @@ class _Compiler:
                 if self.vectorized and (fn in (self.k.add, self.k.mul, self.k.div, self.k.neg, self.k.matmul)
                                         or isinstance(node, ops.SoftmaxRows)):
                     self.fresh.add(out)  # a new array of its own (a transpose or an index would be a view)
+                if type(node) is ops.Add and len(args) > 2:
+                    self._may_add_in_place(out)
                 if isinstance(node, ops.SoftmaxRows) and self.k.name == "numpy":
                     self.in_place_forms[out] = lambda pos, _al=node.allowed: (
                         lambda a: _softmax(a, _al, overwrite=type(a) is np.ndarray and a.flags.writeable))
@@ -537,6 +540,13 @@ class _Compiler:
         self.fresh.add(out)
         return out
 
+    def _may_add_in_place(self, out):
+        """A sum of several arrays (x W_xᵀ + h W_hᵀ + b) is a new array, and may write into its first or second
+        term when that is a temporary nothing reads afterwards (NumPy)."""
+        if self.k.name == "numpy":
+            self.fresh.add(out)
+            self.in_place_forms[out] = lambda pos: _add_into(pos) if pos < 2 else None
+
     def zero(self, shape) -> int:
         """A slot holding an exact zero of ``shape`` (compiled in once)."""
         value = sp.S.Zero if shape == () else sp.zeros(*shape)
@@ -560,7 +570,9 @@ class _Compiler:
                 return None  # the zero gave the sum its shape: keep it
             if len(keep) == 1:
                 return keep[0][0]
-            return self.instr(lambda *xs, _add=self.k.add: _fold_add(_add, xs), [a for a, _ in keep], "Add")
+            out = self.instr(lambda *xs, _add=self.k.add: _fold_add(_add, xs), [a for a, _ in keep], "Add")
+            self._may_add_in_place(out)
+            return out
         return None
 
     def emit_reduced(self, node) -> int:
@@ -622,7 +634,10 @@ class _Compiler:
         a, b = self.emit(term.children[0].children[0]), self.emit(term.children[1])
         if a in self.zero_slots or b in self.zero_slots:
             return self.zero(term.shape)
-        return self.instr(self.k.batch_tn, [a, b], "batch_tn")
+        out = self.instr(self.k.batch_tn, [a, b], "batch_tn")
+        if self.vectorized:
+            self.fresh.add(out)  # a matrix product: a new array (a weight's gradient, accumulated into in place)
+        return out
 
     def _reuse_rows(self, expr):
         """``expr`` with subexpressions that are earlier rows (tanh(z_t) when h_t := tanh(z_t)) read from those rows."""
@@ -797,6 +812,28 @@ def _divide(a, b, out=None):
     """a / b as the NumPy kernel's ``div``: a division by zero gives ±inf or nan, which the output check reports."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.divide(a, b) if out is None else np.divide(a, b, out=out)
+
+
+def _add_into(pos):
+    """x₀ + x₁ + … added left to right (as ``ops.Add.forward``), the first sum written into x_pos (pos 0 or 1: a
+    temporary of the program's own that nothing reads afterwards) and the rest added into it."""
+    def run(*xs, _p=pos):
+        target = xs[_p]
+        out = None
+        if type(target) is np.ndarray and target.flags.writeable:
+            try:
+                out = np.add(xs[0], xs[1], out=target)
+            except (ValueError, TypeError):  # the sum is larger than x_pos (broadcasting): a new array
+                pass
+        if out is None:
+            out = xs[0] + xs[1]
+        for x in xs[2:]:
+            try:
+                out = np.add(out, x, out=out)
+            except (ValueError, TypeError):
+                out = out + x
+        return out
+    return run
 
 
 def _square_into(a):
