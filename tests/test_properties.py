@@ -132,6 +132,17 @@ def test_a_whole_encoder_block_with_layer_norm_and_ffn_is_equivariant():
     assert pr.permutation_equivariance(block, 3, 2, [2, 0, 1])
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.permutations(range(4)), st.integers(2, 3))
+def test_moving_entries_is_multiplying_by_the_permutation_matrix(perm, cols):
+    """Π M and Π M Πᵀ, taken by moving entries (no products of closed forms with 0 and 1), are the products."""
+    P = pr.permutation_matrix(perm)
+    M = sp.Matrix(4, cols, lambda i, j: sp.Symbol(f"m_{i}{j}") + i * j)
+    assert pr._permuted(M, perm, "rows") == P * M
+    S = sp.Matrix(4, 4, lambda i, j: sp.exp(sp.Symbol(f"s_{i}{j}")))
+    assert pr._permuted(S, perm, "pairs") == P * S * P.T
+
+
 def test_permutation_errors():
     with pytest.raises(Exception, match="not a permutation"):
         pr.permutation_matrix([0, 0, 1])

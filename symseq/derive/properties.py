@@ -155,6 +155,14 @@ def _numeric_values(L: Ledger, name: str, point: dict):
     return sp.Matrix(evaluate(L, "mpmath", dps=30, values=vals, targets=[name])[name].tolist())
 
 
+def _permuted(M: sp.MatrixBase, perm, kind: str) -> sp.MatrixBase:
+    """Π M (``kind="rows"``: row i is row perm[i] of M) or Π M Πᵀ (``"pairs"``: entry (i, k) is M[perm[i], perm[k]]),
+    with Π = :func:`permutation_matrix` (perm), by moving entries: the same matrix as the products, without
+    multiplying every closed form by the 0s and 1s of Π."""
+    perm = [int(p) for p in perm]
+    return M.extract(perm, perm if kind == "pairs" else list(range(M.cols)))
+
+
 def permutation_equivariance(build: Callable, T: int, D: int, perm, *, kind: str = "rows", seed: int = 0) -> Proof:
     """f(ΠX) = Π f(X) (``kind="rows"``) or f(ΠX) = Π f(X) Πᵀ (``kind="pairs"``), for a symbolic T×D input X.
 
@@ -177,14 +185,13 @@ def permutation_equivariance(build: Callable, T: int, D: int, perm, *, kind: str
     Xp = L2.define("ΠX", ops.Const(P, label="Π") @ X2)
     out2 = build(L2, Xp)
     F1, F2 = _closed(L1, out1), _closed(L2, out2)
-    want = P * F1 * P.T if kind == "pairs" else P * F1
-    diff = F2 - want
+    diff = F2 - _permuted(F1, perm, kind)
     shown = "A(ΠX) = Π A(X) Πᵀ" if kind == "pairs" else "f(ΠX) = Π f(X)"
     if all(e == 0 for e in diff):
         return Proof(shown, True, f"{diff.rows}×{diff.cols} entries agree exactly for symbolic X, Π = {list(perm)}")
     point = _point_values(L1, seed)
     N1, N2 = _numeric_values(L1, out1.name, point), _numeric_values(L2, out2.name, point)
-    Nw = P * N1 * P.T if kind == "pairs" else P * N1
+    Nw = _permuted(N1, perm, kind)
     for idx in np.ndindex(diff.shape):
         v = N2[idx] - Nw[idx]
         if abs(v) > mpmath.mpf("1e-20"):
