@@ -271,8 +271,11 @@ def activation_slopes(s):
     s.claim("1", sp.diff(sp.tanh(z), z).subs(z, 0), what="tanh′(0): slope one near zero", at="Table 4, tanh",
             near="The slope is near one near zero")
     # The saturation limits are printed after the table, in the sentence on saturation.
+    # with u = e^{−z}, z → ∞ is u → 0⁺ and each derivative is a rational function of u (tanh′ = 4u²/(1 + u²)²)
+    u = sp.Symbol("u", positive=True)
     for f, what in ((sp.tanh(z), "tanh′(z) as z → ∞ (saturation)"), (sig, "σ′(z) as z → ∞ (saturation)")):
-        s.claim("0", sp.limit(sp.diff(f, z).rewrite(sp.exp), z, sp.oo), what=what, at="saturation",
+        in_u = sp.cancel(sp.diff(f, z).rewrite(sp.exp).subs(z, -sp.log(u)))
+        s.claim("0", sp.limit(in_u, u, 0, "+"), what=what, at="saturation",
                 near="their derivatives approach zero")
     d_relu = sp.diff(relu(z), z)
     s.claim("1", d_relu.subs(z, 1), what="ReLU′ at a positive preactivation", at="Table 4, ReLU",
