@@ -239,3 +239,38 @@ def test_sums_of_several_arrays_and_weight_gradients_are_accumulated_in_place_sa
         np.testing.assert_array_equal(out1[n], out2[n])
     for n in vals:
         np.testing.assert_array_equal(vals[n], copies[n])
+
+
+@pytest.mark.parametrize("L", bundled_numeric_ledgers())
+@pytest.mark.parametrize("backend", ["numpy", "mpmath"])
+def test_the_straight_line_program_is_the_instruction_list_bit_for_bit(L, backend):
+    """The first call steps through the instructions; later calls run them as one generated Python function:
+    the same calls in the same order, so every output is the same object value, bit for bit (mpmath: digit for
+    digit), and the calls after it agree too (arrays written in place are the program's own)."""
+    names = all_names(L)
+    f = compile(L, names, backend=backend, **({"dps": 30} if backend == "mpmath" else {}))
+    first = f()
+    assert getattr(f, "_program_fn", None) is None
+    second, third = f(), f()
+    assert f._program_fn is not None
+    for n in names:
+        for again in (second, third):
+            if backend == "mpmath":
+                assert str(again[n]) == str(first[n]), n
+            else:
+                np.testing.assert_array_equal(again[n], first[n])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "mpmath"])
+def test_a_division_by_zero_in_the_straight_line_program_names_the_row(backend):
+    from symseq import EvaluationError, Ledger
+
+    L = Ledger("a quotient")
+    x = L.input("x", 3)
+    L.define("r", 1 / (x - 1))
+    f = compile(L, ["r"], backend=backend)
+    assert float(f()["r"]) == 0.5
+    assert float(f()["r"]) == 0.5  # the second call: the straight-line program
+    with pytest.raises(EvaluationError, match="row r (divides by zero|evaluates to inf)"):
+        f(x=1)
+    assert float(f(x=5)["r"]) == 0.25
