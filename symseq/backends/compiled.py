@@ -21,11 +21,11 @@ number of rows, which grows linearly with T; nothing is expanded.
 
 For the ``numpy``, ``mpmath`` and ``torch`` backends the program is a list of
 (output slot, function, input slots) built from the ledger's own node objects.
-The first call steps through it; from the second call on it runs as one
-straight-line Python function written from that list (``s7 = s5 * s6``,
-``s8 = f3(s7)``: slot numbers, Python's arithmetic operators and the positions
-of the instructions, whose functions are passed in a namespace), which costs a
-fraction of the stepping per instruction. ``backend="numba"``
+The first calls step through it; once they have cost as much as writing it out
+would, it runs as one straight-line Python function written from that list
+(``s7 = s5 * s6``, ``s8 = f3(s7)``: slot numbers, Python's arithmetic operators
+and the positions of the instructions, whose functions are passed in a
+namespace), which costs a fraction of the stepping per instruction. ``backend="numba"``
 (:mod:`symseq.backends.numba_backend`) writes the Python source of one loop over
 the batch from the same list and compiles it with numba. Neither ever contains
 text of a document or a user.
@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import time
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -192,18 +193,25 @@ class CompiledLedger:
     def _run(self, slots: list, leaves: dict, batch: dict) -> list:
         """Run the program on ``slots`` (leaves and constants filled in); returns the slots (the outputs filled in).
 
-        The first call steps through the instruction list; from the second on, the same instructions run as one
-        straight-line Python function (:meth:`_straight_line`), which reads its operands from local variables
-        instead of indexing the slot list: the same calls in the same order, so the same results, at a fraction
-        of the interpreter's cost per instruction (the mpmath program spends most of its time there). An error
-        (a division by zero) is located by stepping through the instructions again."""
-        self._calls = getattr(self, "_calls", 0) + 1
-        if self._calls > 1:
-            try:
-                return self._straight_line()(slots)
-            except ZeroDivisionError:
-                slots = list(slots)
-        return self._step_through(slots, leaves)
+        The first calls step through the instruction list. Once they have taken as long as writing and
+        compiling the program as one straight-line Python function would (``_GENERATE_SECONDS`` per instruction),
+        the instructions run as that function (:meth:`_straight_line`), which reads its operands from local
+        variables instead of indexing the slot list: the same calls in the same order, so the same results, at a
+        fraction of the stepping cost per instruction (a 50-digit mpmath program spends much of its time there).
+        A program called a few times is never written out. An error (a division by zero) is located by
+        stepping through the instructions again."""
+        if getattr(self, "_program_fn", None) is None:
+            stepped = getattr(self, "_stepped_seconds", 0.0)
+            if stepped < _GENERATE_SECONDS * len(self.program.instructions):
+                start = time.perf_counter()
+                try:
+                    return self._step_through(slots, leaves)
+                finally:
+                    self._stepped_seconds = stepped + time.perf_counter() - start
+        try:
+            return self._straight_line()(slots)
+        except ZeroDivisionError:
+            return self._step_through(slots, leaves)
 
     def _straight_line(self):
         """The program as one Python function ``program(slots)``: ``s5 = f0(s3, s1)`` per instruction, ``del`` of
@@ -888,6 +896,10 @@ def _square_into(a):
         return np.multiply(a, a, out=a)
     return a * a
 
+
+# what writing and compiling the straight-line program costs per instruction (measured: 12–19 µs a line for 10³ to
+# 10⁵ instructions); a program is written out once stepping through it has cost as much (see CompiledLedger._run)
+_GENERATE_SECONDS = 20e-6
 
 # functions that the straight-line program writes as Python's own operators (the same call of the operands'
 # __add__, __mul__, …, without a function call around it; mpmath's scalar arithmetic is made of them)
