@@ -56,9 +56,17 @@ def load() -> str:
     return "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
-def pairs(ours, ref, n):
-    """Median over ``n`` interleaved pairs of time(ours) / time(ref), and the two medians of the times."""
-    ours(), ref()
+def pairs(ours, ref, n, warm=0.1):
+    """Median over ``n`` interleaved pairs of time(ours) / time(ref), and the two medians of the times, after
+    calling each for ``warm`` seconds (and at least three times): the steady state of a program called at many
+    points, which a compiled ledger reaches once stepping through its instructions has cost as much as writing
+    them out as straight-line Python (``symseq.backends.compiled``; the 50-digit mpmath program after about a
+    dozen calls)."""
+    for f in (ours, ref):
+        k, end = 0, time.perf_counter() + warm
+        while k < 3 or time.perf_counter() < end:
+            f()
+            k += 1
     ratios, ta, tb = [], [], []
     for _ in range(n):
         t = time.perf_counter()
@@ -154,7 +162,7 @@ def elman_case(n):
 # ---------------------------------------------------------------- attention, T = 128, D = 64, 4 heads, batch 8
 def attention_case(n):
     f, vals, ref, err = attention_setup(128, 64, 4, 8, np.random.default_rng(2))
-    r, a, b = pairs(lambda: f(vals), ref, max(5, n // 3))
+    r, a, b = pairs(lambda: f(vals), ref, 2 * n)
     row("attention, T=128, D=64, 4 heads, batch 8: NumPy backend", r, a, b, "torch autograd", "≤ 1.0", r <= 1.0,
         f"{err:.0e}", load())
 

@@ -279,3 +279,30 @@ def test_a_division_by_zero_in_the_straight_line_program_names_the_row(backend, 
     with pytest.raises(EvaluationError, match="row r (divides by zero|evaluates to inf)"):
         f(x=1)
     assert float(f(x=5)["r"]) == 0.25
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_the_masked_softmax_is_the_plain_formula_bit_for_bit(overwrite):
+    """softmax over the allowed entries, the excluded ones set to 0 instead of computed as e^{−∞} (NumPy's exp is
+    slow there): bitwise exp(a − max)/Σ of the plain formula; a row with no allowed entry is all 0; the argument is
+    written only with ``overwrite``."""
+    from symseq.backends.numpy_backend import _softmax
+
+    rng = np.random.default_rng(8)
+    allowed = ~np.triu(np.ones((37, 37), bool), 1)
+    allowed[3] = False  # a row with no allowed source (empty_rows="zero")
+    a = rng.normal(size=(2, 37, 37)) * 20
+    copy = a.copy()
+    masked = np.where(allowed, a, -np.inf)
+    m = np.max(masked, axis=-1, keepdims=True)
+    m[np.isneginf(m)] = 0.0
+    with np.errstate(under="ignore"):
+        plain = np.exp(masked - m)
+    s = plain.sum(axis=-1, keepdims=True)
+    plain = plain / np.where(s > 0, s, 1.0)
+    got = _softmax(a, allowed, overwrite=overwrite)
+    np.testing.assert_array_equal(got, plain)
+    assert np.all(got[..., ~allowed] == 0) and np.all(got[:, 3] == 0)
+    assert (got is a) == overwrite
+    if not overwrite:
+        np.testing.assert_array_equal(a, copy)

@@ -50,7 +50,8 @@ What keeps the program lean:
   Broadcast(y) as y and lets the array library broadcast it, and x + (−y) is
   x − y: the softmax adjoint A ⊙ (Ḡ − Broadcast(Σ_j Ḡ ⊙ A)) makes no
   (…, m, n) copy of its row sums; a row softmax is computed in the array of
-  its argument when nothing reads that afterwards (S/√d_k + M in attention);
+  its argument when nothing reads that afterwards (S/√d_k + M in attention),
+  with e^{−∞} = 0 set where the mask excludes a source, not computed;
   a block of consecutive columns (a head's) is a view, not a copy.
 
 The compiled program agrees with the row-by-row interpreter to 1e-13 on every

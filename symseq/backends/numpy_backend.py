@@ -103,13 +103,21 @@ def _softmax(a, allowed, overwrite=False):
     one array is made and the rest is computed in it (in ``a`` itself with ``overwrite``: a float array of the
     result's shape that nothing reads afterwards)."""
     if allowed is not None:
-        a = np.where(allowed, a, -np.inf)
-        overwrite = True
+        excluded = ~allowed
+        if overwrite:
+            np.copyto(a, -np.inf, where=excluded)
+        else:
+            a = np.where(allowed, a, -np.inf)
+            overwrite = True
     m = np.max(a, axis=-1, keepdims=True)
     m = np.where(np.isneginf(m), 0.0, m)  # rows with no allowed entry (empty_rows="zero")
     with np.errstate(under="ignore"):
         e = np.subtract(a, m, out=a) if overwrite else a - m
-        np.exp(e, out=e)
+        if allowed is None:
+            np.exp(e, out=e)
+        else:  # e^{−∞} = 0 where excluded, set rather than computed: NumPy's exp takes a slow path for −∞
+            np.exp(e, out=e, where=allowed)
+            np.copyto(e, 0.0, where=excluded)
     s = np.sum(e, axis=-1, keepdims=True)
     e /= np.where(s > 0, s, 1.0)
     return e
