@@ -360,6 +360,8 @@ class _Compiler:
         self.folded: dict = {}  # symbol of a leaf compiled in as the exact constant 0 or 1 -> that number
         self.zero_slots: set = set()  # slots that hold an exact zero (array or scalar) known at compile time
         self.fresh: set = set()  # slots written by an element-wise instruction into a new array of its own
+        self.map_reductions: dict = {}  # (outer, inner) function pair -> what _map_of_row found
+        self.plans: dict = {}  # scalar expression -> its plan (scalar.plan): the same body in every step
         self.in_place_forms: dict = {}  # slot -> (argument position -> the instruction writing into that argument)
         self.vectorized = kernel.name in ("numpy", "torch")
 
@@ -704,17 +706,13 @@ class _Compiler:
         body = node.fn.expr
         for fn, row in self.row_maps.get(node.children[0].key(), ()):
             # f(tanh(z)) where h := tanh(z) is a row: evaluate f(h) instead (1 − tanh²(z) → 1 − h²)
-            (v,) = fn.variables
-            g = fn.expr.xreplace({v: x})
-            y = sp.Dummy("y", real=True)
-            if body.has(g):
-                reduced = body.xreplace({g: y})
-                if x not in reduced.free_symbols:
-                    arg = self.slot_of[row]
-                    if self.vectorized:
-                        return self.emit_expr(reduced, {y: arg}, {})
-                    body, x = reduced, y
-                    break
+            reduced, y = self._map_of_row(node.fn, fn)
+            if reduced is not None:
+                arg = self.slot_of[row]
+                if self.vectorized:
+                    return self.emit_expr(reduced, {y: arg}, {})
+                body, x = reduced, y
+                break
         else:
             arg = self.emit(node.children[0])
         if self.vectorized:
@@ -741,6 +739,23 @@ class _Compiler:
 
         return self.instr(apply, [arg], f"map[{body}]")
 
+    def _map_of_row(self, outer: sp.Lambda, inner: sp.Lambda):
+        """(f as a function of y, y) when the body of ``outer`` is a function f of the body of ``inner`` alone
+        (outer: 1 − tanh²(x), inner: tanh(x) → 1 − y²), else (None, None); worked out once per pair of functions
+        (every step of an RNN has the same pair)."""
+        key = (outer, inner)
+        if key not in self.map_reductions:
+            (x,), (v,) = outer.variables, inner.variables
+            g = inner.expr.xreplace({v: x})
+            out = (None, None)
+            if outer.expr.has(g):
+                y = sp.Dummy("y", real=True)
+                reduced = outer.expr.xreplace({g: y})
+                if x not in reduced.free_symbols:
+                    out = (reduced, y)
+            self.map_reductions[key] = out
+        return self.map_reductions[key]
+
     def emit_expr(self, e, bind: dict, memo: dict) -> int:
         """Emit the scalar expression ``e``; with no ``bind`` (an expression over row symbols only) a subexpression
         computed for an earlier row (ŷ − y in the loss and in its adjoint) is read from that row's slot."""
@@ -751,7 +766,9 @@ class _Compiler:
             return memo[e]
         if e.is_Symbol and e in bind:
             return bind[e]
-        step = plan(e, self.k.lib)
+        step = self.plans.get(e)
+        if step is None:
+            step = self.plans[e] = plan(e, self.k.lib)
         if step[0] == "symbol":
             if e.name not in self.slot_of:
                 raise LedgerError(f"{e.name} is used before it is computed")
