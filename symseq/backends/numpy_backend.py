@@ -154,6 +154,9 @@ class NumpyKernel:
         Raises:
             ShapeError: when the trailing axes are not ``shape`` (names the leaf and both shapes).
         """
+        if type(value) is np.ndarray and value.dtype == self.dtype and shape != () \
+                and value.shape[value.ndim - len(shape):] == tuple(shape):  # the common case, checked at once
+            return value
         check_user_shape(value, shape, name, "numpy", batch=True)
         arr = np.asarray(value, dtype=self.dtype)
         return arr[..., None, None] if shape == () else arr
