@@ -306,3 +306,23 @@ def test_the_masked_softmax_is_the_plain_formula_bit_for_bit(overwrite):
     assert (got is a) == overwrite
     if not overwrite:
         np.testing.assert_array_equal(a, copy)
+
+
+def test_a_sum_that_repeats_a_temporary_does_not_overwrite_it_before_reading_it_again():
+    """Y = X + B + X with X = A ⊙ C a temporary: writing X + B into X first would make the sum (X + B) + (X + B),
+    off by 2.3 on these values."""
+    from symseq import Ledger, ops
+
+    L = Ledger("a repeated term")
+    A, B, C = (L.input(n, shape=(2, 2)) for n in "ABC")
+    X = L.define("X", A * C)
+    L.define("Y", ops.Add(X, B, X))
+    L.define("Z", ops.Add(B, X, X))
+    rng = np.random.default_rng(0)
+    vals = {n: rng.normal(size=(3, 2, 2)) for n in "ABC"}
+    f = compile(L, ["Y"])
+    X = vals["A"] * vals["C"]
+    np.testing.assert_array_equal(f(vals)["Y"], (X + vals["B"]) + X)
+    np.testing.assert_array_equal(f(vals)["Y"], evaluate(L, "numpy", values=vals)["Y"])
+    g = compile(L, ["Z"])
+    np.testing.assert_array_equal(g(vals)["Z"], (vals["B"] + X) + X)

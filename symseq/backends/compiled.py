@@ -509,7 +509,11 @@ class _Compiler:
                 continue
             free = set(p.frees[i])
             for pos, a in enumerate(args):
-                if a in free and a in self.fresh and a not in viewed and into(pos) is not None:
+                # a sum of three or more terms writes its first partial sum into the array before adding the
+                # rest: an array that is also a later term (X + B + X) would be read after it was overwritten
+                # (a binary operation reads each element before it writes it, so x ⊙ x in place of x is safe)
+                repeated = len(args) > 2 and args.count(a) > 1
+                if a in free and a in self.fresh and a not in viewed and not repeated and into(pos) is not None:
                     p.instructions[i] = (out, into(pos), args, label)
                     p.in_place[i] = a
                     break
