@@ -237,8 +237,9 @@ class CompiledLedger:
             lines += [f"    slots[{s}] = s{s}" for s in outputs if s in written]
             lines.append("    return slots")
             scope = {f"f{i}": step[1] for i, step in enumerate(steps)}
-            exec(builtins.compile("\n".join(lines) + "\n", f"<symseq program of {self.ledger.title or 'a ledger'}>", "exec"),
-                 scope)  # our own instruction list as source, no text of a document or a user
+            name = f"<symseq program of {self.ledger.title or 'a ledger'}>"
+            # our own instruction list as source, no text of a document or a user
+            exec(builtins.compile("\n".join(lines) + "\n", name, "exec"), scope)
             fn = self._program_fn = scope["program"]
         return fn
 
