@@ -110,6 +110,8 @@ class CompiledLedger:
         self.names = list(outputs)
         self.batch_reduce = batch_reduce
         self._defaults: dict = {}  # leaf name -> its exact value converted by the kernel
+        self._program_fn = None  # the program written out as straight-line Python (see _run), once made
+        self._stepped_seconds = 0.0  # time spent stepping through the instruction list so far
 
     def __len__(self) -> int:
         return len(self.program.instructions)
@@ -201,14 +203,12 @@ class CompiledLedger:
         fraction of the stepping cost per instruction (a 50-digit mpmath program spends much of its time there).
         A program called a few times is never written out. An error (a division by zero) is located by
         stepping through the instructions again."""
-        if getattr(self, "_program_fn", None) is None:
-            stepped = getattr(self, "_stepped_seconds", 0.0)
-            if stepped < _GENERATE_SECONDS * len(self.program.instructions):
-                start = time.perf_counter()
-                try:
-                    return self._step_through(slots, leaves)
-                finally:
-                    self._stepped_seconds = stepped + time.perf_counter() - start
+        if self._program_fn is None and self._stepped_seconds < _GENERATE_SECONDS * len(self.program.instructions):
+            start = time.perf_counter()
+            try:
+                return self._step_through(slots, leaves)
+            finally:
+                self._stepped_seconds += time.perf_counter() - start
         try:
             return self._straight_line()(slots)
         except ZeroDivisionError:
@@ -219,7 +219,7 @@ class CompiledLedger:
         arrays after their last use, the outputs written back into ``slots``. Its source is written from the
         instruction list alone (slot numbers and the instructions' positions; the functions are passed in a
         namespace, never as text), like the numba backend's loop, and made once."""
-        fn = getattr(self, "_program_fn", None)
+        fn = self._program_fn
         if fn is None:
             steps = self._steps()
             written = {out for out, _, _, _ in steps}
@@ -237,9 +237,8 @@ class CompiledLedger:
             lines += [f"    slots[{s}] = s{s}" for s in outputs if s in written]
             lines.append("    return slots")
             scope = {f"f{i}": step[1] for i, step in enumerate(steps)}
-            name = f"<symseq program of {self.ledger.title or 'a ledger'}>"
-            # our own instruction list as source, no text of a document or a user
-            exec(builtins.compile("\n".join(lines) + "\n", name, "exec"), scope)
+            # our own instruction list as source, no text of a document or a user (nor the ledger's title)
+            exec(builtins.compile("\n".join(lines) + "\n", "<symseq compiled program>", "exec"), scope)
             fn = self._program_fn = scope["program"]
         return fn
 
