@@ -219,8 +219,7 @@ class CompiledLedger:
         arrays after their last use, the outputs written back into ``slots``. Its source is written from the
         instruction list alone (slot numbers and the instructions' positions; the functions are passed in a
         namespace, never as text), like the numba backend's loop, and made once."""
-        fn = self._program_fn
-        if fn is None:
+        if self._program_fn is None:
             steps = self._steps()
             written = {out for out, _, _, _ in steps}
             outputs = sorted(set(self.program.outputs.values()))
@@ -229,8 +228,11 @@ class CompiledLedger:
             lines += [f"    s{a} = slots[{a}]" for a in read]
             for i, (out, fn, args, free) in enumerate(steps):
                 operands = [f"s{a}" for a in args]
-                form = _OPERATORS.get(fn) if len(args) == _ARITY.get(fn) else None
-                call = form.format(*operands) if form else f"f{i}({', '.join(operands)})"
+                form = _OPERATORS.get(fn)
+                if form is not None and len(args) == (2 if "{1}" in form else 1):
+                    call = form.format(*operands)
+                else:
+                    call = f"f{i}({', '.join(operands)})"
                 lines.append(f"    s{out} = {call}")
                 if free:
                     lines.append(f"    del {', '.join(f's{a}' for a in free)}")
@@ -239,8 +241,8 @@ class CompiledLedger:
             scope = {f"f{i}": step[1] for i, step in enumerate(steps)}
             # our own instruction list as source, no text of a document or a user (nor the ledger's title)
             exec(builtins.compile("\n".join(lines) + "\n", "<symseq compiled program>", "exec"), scope)
-            fn = self._program_fn = scope["program"]
-        return fn
+            self._program_fn = scope["program"]
+        return self._program_fn
 
     def _step_through(self, slots: list, leaves: dict) -> list:
         p = self.program
@@ -498,7 +500,7 @@ class _Compiler:
         k = self.k
         table = dict(_IN_PLACE)
         table.update({k.add: lambda pos: _into(np.add, pos), k.mul: lambda pos: _into(np.multiply, pos),
-                      k.div: lambda pos: _into(_divide, pos),
+                      k.div: lambda pos: _into(k.div, pos),
                       k.neg: lambda pos: _into1(np.negative)})
         # an array that a view reads (Xᵀ, an entry, a slice) is never written: the view may be read after the
         # array's own last use
@@ -513,8 +515,11 @@ class _Compiler:
                 # rest: an array that is also a later term (X + B + X) would be read after it was overwritten
                 # (a binary operation reads each element before it writes it, so x ⊙ x in place of x is safe)
                 repeated = len(args) > 2 and args.count(a) > 1
-                if a in free and a in self.fresh and a not in viewed and not repeated and into(pos) is not None:
-                    p.instructions[i] = (out, into(pos), args, label)
+                if a not in free or a not in self.fresh or a in viewed or repeated:
+                    continue
+                writer = into(pos)
+                if writer is not None:
+                    p.instructions[i] = (out, writer, args, label)
                     p.in_place[i] = a
                     break
 
@@ -885,30 +890,15 @@ def _into1(ufunc):
     return run
 
 
-def _divide(a, b, out=None):
-    """a / b as the NumPy kernel's ``div``: a division by zero gives ±inf or nan, which the output check reports."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.divide(a, b) if out is None else np.divide(a, b, out=out)
-
-
 def _add_into(pos):
     """x₀ + x₁ + … added left to right (as ``ops.Add.forward``), the first sum written into x_pos (pos 0 or 1: a
-    temporary of the program's own that nothing reads afterwards) and the rest added into it."""
-    def run(*xs, _p=pos):
-        target = xs[_p]
-        out = None
-        if type(target) is np.ndarray and target.flags.writeable:
-            try:
-                out = np.add(xs[0], xs[1], out=target)
-            except (ValueError, TypeError):  # the sum is larger than x_pos (broadcasting): a new array
-                pass
-        if out is None:
-            out = xs[0] + xs[1]
+    temporary of the program's own that nothing reads afterwards) and the rest added into that sum."""
+    first, rest = _into(np.add, pos), _into(np.add, 0)
+
+    def run(*xs):
+        out = first(xs[0], xs[1])
         for x in xs[2:]:
-            try:
-                out = np.add(out, x, out=out)
-            except (ValueError, TypeError):
-                out = out + x
+            out = rest(out, x)  # out is the program's own array by now (x_pos, or a new one)
         return out
     return run
 
@@ -927,7 +917,6 @@ _GENERATE_SECONDS = 20e-6
 # __add__, __mul__, …, without a function call around it; mpmath's scalar arithmetic is made of them)
 _OPERATORS = {operator.add: "{0} + {1}", operator.sub: "{0} - {1}", operator.mul: "{0} * {1}",
               operator.neg: "-{0}", _square: "{0} * {0}"}
-_ARITY = {operator.add: 2, operator.sub: 2, operator.mul: 2, operator.neg: 1, _square: 1}
 
 # labels of the instructions whose result may be a view of an argument (NumPy): a transpose, an entry, a slice
 _VIEWS = {"Transpose", "Entry", "Slice", "Concat"}

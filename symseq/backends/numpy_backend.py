@@ -154,9 +154,11 @@ class NumpyKernel:
         Raises:
             ShapeError: when the trailing axes are not ``shape`` (names the leaf and both shapes).
         """
-        if type(value) is np.ndarray and value.dtype == self.dtype and shape != () \
-                and value.shape[value.ndim - len(shape):] == tuple(shape):  # the common case, checked at once
-            return value
+        shape = tuple(shape)
+        if type(value) is np.ndarray and value.dtype == self.dtype and value.shape[value.ndim - len(shape):] == shape:
+            # the common case, checked at once (the general check cost 0.5 ms a call for the 101 inputs of a
+            # scalar RNN at T = 100, 0.2 ms for the 21 of a 16-step Elman RNN)
+            return value[..., None, None] if shape == () else value
         check_user_shape(value, shape, name, "numpy", batch=True)
         arr = np.asarray(value, dtype=self.dtype)
         return arr[..., None, None] if shape == () else arr
@@ -175,9 +177,11 @@ class NumpyKernel:
     def mul(self, a, b):
         return a * b
 
-    def div(self, a, b):
+    def div(self, a, b, out=None):
+        """a / b; a division by zero gives ±inf or nan, which the output check reports (``out``: the array to
+        write the quotient into, as NumPy's)."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            return a / b
+            return a / b if out is None else np.divide(a, b, out=out)
 
     def neg(self, a):
         return -a
