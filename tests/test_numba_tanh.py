@@ -25,7 +25,7 @@ SWITCH = 0.625  # where tanh_f64 changes from the odd polynomial to 1 − 2/(e^{
 def tanh():
     import numba
 
-    ufunc = numba.vectorize(["float64(float64)"])(tanh_f64)  # the same arithmetic the program's loop inlines
+    ufunc = numba.vectorize(["float64(float64)"])(tanh_f64())  # the same arithmetic the program's loop inlines
 
     def tanh(x):
         with np.errstate(all="ignore"):  # a² overflows for |x| > 1e154, in the branch not taken there
