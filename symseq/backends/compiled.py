@@ -112,6 +112,7 @@ class CompiledLedger:
         self._defaults: dict = {}  # leaf name -> its exact value converted by the kernel
         self._program_fn = None  # the program written out as straight-line Python (see _run), once made
         self._stepped_seconds = 0.0  # time spent stepping through the instruction list so far
+        self._leaves = [(name, s, ledger[name]) for name, s in program.inputs.items()]  # read at every call
 
     def __len__(self) -> int:
         return len(self.program.instructions)
@@ -150,14 +151,16 @@ class CompiledLedger:
         slots = [None] * p.n_slots
         for s, v in p.constants.items():
             slots[s] = v
-        batch = {}
-        for name, s in p.inputs.items():
-            it = self.ledger[name]
+        batch, per_param = {}, []
+        arrays = k.name in ("numpy", "torch")
+        for name, s, it in self._leaves:
             if name in values:
                 v = k.from_user(values[name], it.shape, name)
-                lead = tuple(getattr(v, "shape", ())[:-2]) if k.name in ("numpy", "torch") else ()
+                lead = tuple(v.shape[:-2]) if arrays else ()
                 if lead:
                     batch[name] = lead
+                    if it.kind == "parameter":
+                        per_param.append(name)
                 slots[s] = v
             elif it.value is not None:  # converted once, on the first call that needs it
                 if name not in self._defaults:
@@ -172,7 +175,6 @@ class CompiledLedger:
         if hasattr(k, "warn_floats"):
             k.warn_floats(values, stacklevel=3)
         if self.batch_reduce:
-            per_param = [n for n in batch if self.ledger[n].kind == "parameter"]
             if per_param:
                 raise ShapeError(f"batch_reduce={self.batch_reduce!r} sums the gradients of parameters shared by every "
                                  f"example, but {', '.join(per_param)} came with batch axes; give parameters "

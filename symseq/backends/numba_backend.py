@@ -349,7 +349,8 @@ class NumbaLedger(CompiledLedger):
             v = slots[s]
             if s in batched:
                 v = v.reshape(-1)  # a float64 array (the kernel's from_user)
-                if not (v.flags.c_contiguous and v.flags.aligned):
+                flags = v.flags
+                if not (flags.c_contiguous and flags.aligned):
                     v = np.ascontiguousarray(v)
             else:
                 v = float(np.asarray(v).reshape(-1)[0])
