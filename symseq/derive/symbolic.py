@@ -72,7 +72,9 @@ def vanishes(expr) -> bool:
     if e == 0:
         return True
     syms = e.free_symbols
-    if syms:  # a nonzero value at an exact point proves that it is not identically zero
+    # a nonzero value at an exact point proves that it is not identically zero (an undefined function f has no
+    # value there, and SymPy recurses without end evaluating f's derivative at a point)
+    if syms and not e.has(AppliedUndef):
         v = numeric(e, rational_point(syms, seed=7))
         if v.is_number and v.is_real and v.is_finite and abs(v) > sp.Float("1e-20"):
             return False
@@ -177,7 +179,12 @@ def rational_point(symbols, seed: int = 0) -> dict:
 
 
 def numeric(expr, point: dict, digits: int = 30):
-    """``expr`` at ``point`` (symbol → exact value), evaluated to ``digits`` significant digits."""
+    """``expr`` at ``point`` (symbol → exact value), evaluated to ``digits`` significant digits. A derivative in
+    ``expr`` is taken at the point (``Subs``), not with respect to its value (which SymPy refuses: "Can't
+    calculate derivative wrt 14/33"); of an undefined function it stays unevaluated, so the result is then not a
+    number."""
+    if expr.has(sp.Derivative):
+        return sp.N(expr.subs(point), digits)
     return sp.N(expr.xreplace(point), digits)
 
 
