@@ -190,6 +190,7 @@ class Ledger:
         if name in self.items:
             raise LedgerError(f"{name!r} is already defined in this ledger; each name is defined once")
 
+    @without_cycle_collection
     def _leaf(self, kind, name, value, shape, display, latex, note):
         self._check_new(name)
         if value is not None:
@@ -227,6 +228,7 @@ class Ledger:
         """Add a trainable parameter (a weight such as W_Q or w_h); as :meth:`input` otherwise."""
         return self._leaf("parameter", name, value, shape, display, latex, note)
 
+    @without_cycle_collection
     def define(self, name: str, value, *, display=None, latex=None, note="", allows_infinity=False,
                on_nonfinite="", kind="row", **meta) -> Any:
         """Append the row ``name := value`` and return its handle.

@@ -1,4 +1,5 @@
-"""The backward pass and compile() run with the cycle collector paused and leave it as they found it (issue 15)."""
+"""Adding rows, the backward pass and compile() run with the cycle collector paused and leave it as they found it
+(issue 15)."""
 
 import gc
 
@@ -57,3 +58,19 @@ def test_the_collector_is_restored_when_a_pass_raises(collector):
     with pytest.raises(LedgerError):
         L.backward("no such row")
     assert gc.isenabled()
+
+
+def test_adding_rows_pauses_the_collector_and_restores_it(collector, monkeypatch):
+    from symseq.ledger import Ledger
+
+    seen, register = [], Ledger._register
+
+    def spy(self, item):
+        seen.append(gc.isenabled())
+        return register(self, item)
+
+    monkeypatch.setattr(Ledger, "_register", spy)
+    gc.enable()
+    L, g = scalar_rnn(4)  # inputs, parameters and rows, row by row
+    assert gc.isenabled()
+    assert len(seen) >= 10 and not any(seen)
