@@ -5,14 +5,14 @@ rendered in ``tests/data/examples/attn-course-cat-sat.md`` with its derivation i
 ``tests/data/examples/derivations/attn_course_cat_sat.py``.
 
 Every printed number of the page holds (recomputed here in plain mpmath): the
-audit should exit 0. Today it does not, because two lines of the softmax step
-stand alone between blank lines (``softmax([0.577, 0.577, 0])`` and
-``Sum = 1.78 + 1.78 + 1 = 4.56``) and are read as plain headings: their numbers
-become structural, three claims are reported missing, and the claims that
-follow are attributed one line off. The exponent of ``e^0.577`` is also split
-into a superscript ``0`` and a quantity ``.577``, and the labels ``Word 1`` ...
-``Word 3`` are counted as uncovered quantities. The assertions of the correct
-behaviour are marked xfail (strict) until the audit is fixed.
+audit should exit 0. Two lines of the softmax step stand alone between blank
+lines (``softmax([0.577, 0.577, 0])`` and ``Sum = 1.78 + 1.78 + 1 = 4.56``) and
+must not be read as plain headings (their numbers would become structural, three
+claims would be missing and the claims that follow attributed one line off); the
+exponent of ``e^0.577`` is one token, not a superscript ``0`` and a quantity
+``.577``; the labels ``Word 1`` ... ``Word 3`` that open each word's vectors are
+structural. Only the three percentages, which the derivation does not claim, are
+left uncovered.
 """
 
 from __future__ import annotations
@@ -154,9 +154,6 @@ def test_exponent_is_one_token():
         assert texts == ["0.577", "1.78"], (line, texts)
 
 
-@pytest.mark.xfail(strict=True, reason="audit: the labels 'Word 1', 'Word 2', 'Word 3' (bold lines over each "
-                                       "word's vectors) are counted as uncovered quantities, and 1.78 on line 59 "
-                                       "is left uncovered by the off-by-one attribution")
 def test_only_the_percentages_are_uncovered(report):
     uncovered = [(t.line, t.text) for t in report.tokens if t.cls == "uncovered"]
     assert uncovered == [(PERCENT_LINE, "39%"), (PERCENT_LINE, "39%"), (PERCENT_LINE, "22%")]

@@ -52,6 +52,13 @@ _PROMPT = re.compile(r"(?<!\w)(?:In|Out)\s?\[\s*\d+\s*\]:")
 # an ordinal: the 2nd input, the 3rd row
 _ORDINAL = re.compile(r"(?<![\w.])\d+(?:st|nd|rd|th)\b")
 _HASH_NUMBER = re.compile(r"(?<![\w&\\])\\?#\d+(?![\d.])")
+# the label that opens an item of a list of cases: "Case 1: …", "**Word 2 ("cat"):**", "### Example 3 — …" (one
+# of these nouns and a whole number at the start of a line, then a colon, a parenthesis, a dash or the bold's end;
+# named, not any capitalised word, so that a quantity such as "Total 12: …" is still checked)
+_ITEMS = (r"Cases?|Words?|Tokens?|Examples?|Steps?|Tests?|Samples?|Sentences?|Sequences?|Inputs?|Queries|Query|"
+          r"Epochs?|Iterations?|Rounds?|Scenarios?|Stages?|Phases?|Items?|Trials?|Batch(?:es)?|Documents?|Passes|Pass")
+_ITEM_LABEL = re.compile(rf"^\s*(?:[-*•]\s+)?(?:#+\s*)?(?:\*\*|__)?\s*(?:{_ITEMS})\s+\d+(?![\d.,])"
+                         r"(?=\s*(?::|\(|\*\*|__|—|–|-\s))")
 
 
 def line_spans(text: str) -> list[tuple[int, int, str, str]]:
@@ -63,6 +70,7 @@ def line_spans(text: str) -> list[tuple[int, int, str, str]]:
     spans = []
     for rx, tier, reason in ((_LABEL, HARD, "label (table, figure, section, week, handout …)"),
                              (_HASH_NUMBER, HARD, "numbered reference (#12)"),
+                             (_ITEM_LABEL, HARD, "label of an item (Case 1:, Word 2 (…))"),
                              (_PROMPT, HARD, "notebook prompt (In [1]:)"),
                              (_ORDINAL, HARD, "ordinal (2nd)"),
                              (_FORMAT_SPEC, HARD, "format specification (.4f)"),
