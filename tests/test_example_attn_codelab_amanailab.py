@@ -19,7 +19,6 @@ item), not uncovered quantities.
 
 from __future__ import annotations
 
-import pytest
 from mpmath import exp, matrix, mp, mpf, sqrt
 
 from symseq.audit import read

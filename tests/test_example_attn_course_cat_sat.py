@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import pytest
 from mpmath import exp, mp, mpf, sqrt
 
 from symseq.audit import read

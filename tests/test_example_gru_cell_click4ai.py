@@ -10,14 +10,12 @@ coordinate as 0.198 (correct 0.197; 0.198 is 0.587 × 0.337 from the page's own
 rounded operands). Each is recomputed here in plain mpmath.
 
 The page sets every step on a line of its own between blank lines; the audit
-reads those lines as plain headings today, so their numbers are classed as
-structural and the errata are not located. The assertions of the correct
-behaviour are marked xfail (strict) until the audit is fixed.
+must not read those lines as plain headings (their numbers would be classed as
+structural and the errata not located).
 """
 
 from __future__ import annotations
 
-import pytest
 from mpmath import mp, mpf, tanh, exp
 
 from symseq.audit import read

@@ -8,8 +8,7 @@ The page's slips, each recomputed here in plain mpmath (30 digits): the standard
 of five of the six tokens and everything computed from them (normalized rows, their
 two-decimal copies, two ranges), and the script's "Expected Output", which torch cannot
 print: ``Tensor.std`` is the sample standard deviation, and ε = 1e-5 moves the fourth
-decimal of the normalized "Hello" row. Tests marked xfail state what the audit should
-report and does not yet.
+decimal of the normalized "Hello" row.
 """
 
 from __future__ import annotations
@@ -335,11 +334,9 @@ def test_ranges_are_wrong_even_from_the_printed_rows(report):
     assert causes[(min(rows), "-0.48, 1.44, -0.96")].source.line == _line_of("[-0.481, 0.000, 1.442, -0.962]")
 
 
-# -- what the audit should report and does not yet ------------------------------------------------------------
+# -- structural numbers ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="audit: the link text of a table of contents ([Why Mean=0 and Std=1?](#…)) "
-                                       "repeats a heading; its 0 and 1 are counted as uncovered quantities")
 def test_table_of_contents_is_structural(report):
     assert report.uncovered() == []
 

@@ -8,7 +8,6 @@ The page's slips, each recomputed here in plain mpmath: cos(2/100) printed as -0
 sin(1/100) and cos(1/100) truncated to 0.00999 and 0.9999 (and 0.60999, 1.2999 in the sums
 that carry them); -0.4016 and 0.9908 for cos(2) and cos(2/100) in the first table; 0.009,
 1.82, 0.018 and 0.99 in the "sample" table; 1.82 for sin(2) in the partial sum of "great".
-Tests marked xfail state what the audit should report and does not yet.
 """
 
 from __future__ import annotations
@@ -192,7 +191,7 @@ def test_every_section_title_is_a_heading_of_the_rendition(derivation):
         assert s.title in heads, s.title
 
 
-# -- what the audit should report and does not yet ------------------------------------------------------------
+# -- structural numbers ---------------------------------------------------------------------------------------
 
 def test_no_line_with_a_quantity_is_a_heading(report):
     doc = read(DOC)
@@ -227,8 +226,6 @@ def test_vector_erratum_lists_every_wrong_entry(report):
     assert (e.printed, e.correct) == ("0.00999, 0.9999", "0.01000, 1.0000")
 
 
-@pytest.mark.xfail(strict=True, reason="audit: arguments of PE(·) and PE(·,·) and the list pos = 0, 1, 2 are "
-                                       "counted as uncovered quantities; they are positions and indices")
 def test_position_arguments_are_structural(report):
     expect = [("(pos = 0, 1, 2)", "0"), ("(pos = 0, 1, 2)", "1"), ("(pos = 0, 1, 2)", "2"),
               ("$$PE(1,0)=", "(1,0)"), ("$$PE(1,1)=", "(1,1)"), ("$$PE(1,2)=", "(1,2)"), ("$$PE(1,3)=", "(1,3)"),

@@ -13,7 +13,6 @@ erratum is recomputed here in plain mpmath.
 
 from __future__ import annotations
 
-import pytest
 from mpmath import mp, mpf, tanh
 
 from symseq.audit import read

@@ -340,3 +340,19 @@ def test_the_clipping_check_sees_what_leaves_the_figure():
     fig = figures.gradient_paths_figure(paths.gradient_path_curves(length=4))
     fig.symseq_axes[0].set_ylabel("a vertical label taller than the figure " * 4)
     assert any(t.startswith("a vertical label") for _, t, _ in outside_the_figure(fig)[0])
+
+
+def test_a_label_with_code_is_monospace_mathtext_and_draws(tmp_path):
+    """Code in a label (``clip_grad_norm_``, ``torch.nn.utils``) is set as mathtext monospace with its marks
+    escaped; matplotlib has no \\texttt (and the label once raised NameError)."""
+    import matplotlib.pyplot as plt
+
+    from symseq.present.views import mathtext_label
+
+    label = mathtext_label("clip_grad_norm_ of torch.nn.utils, a~b")
+    assert label.startswith(r"$\mathtt{clip\_grad\_norm\_}$ of $\mathtt{torch.nn.utils}$")
+    fig, ax = plt.subplots()
+    ax.set_title(label)
+    fig.savefig(tmp_path / "label.png")  # mathtext parses it
+    plt.close(fig)
+    assert (tmp_path / "label.png").stat().st_size > 0

@@ -34,7 +34,7 @@ _LABEL = re.compile(rf"(?<![\w])(?:{_LABELS})\s*#?\s*(?:{_NUM})(?:\s*(?:–|—|
 _VERSION = re.compile(r"(?<![\w])(?:PyTorch|Python|torch|TensorFlow|CUDA|NumPy|SymPy|SciPy|JAX|pandas|MATLAB|"
                       r"version|release)\s*(?:==?\s*)?v?\d+(?:\.\d+)*", re.IGNORECASE)
 _SEED = re.compile(r"\bseeds?\b[^.;:\n]{0,12}?\d+(?:\s*(?:/|,|and)\s*\d+)*|manual_seed\(\s*\d+\s*\)", re.IGNORECASE)
-_INDEX_ASSIGN = re.compile(r"(?<![\w\\])(?:[tijsqrckl]|\\ell|ℓ)\s*=\s*(?:-?\d+(?!\.?\d)|[A-Z]\s*-\s*1)"
+_INDEX_ASSIGN = re.compile(r"(?<![\w\\])(?:[tijsqrckl]|\\ell|ℓ|pos)\s*=\s*(?:-?\d+(?!\.?\d)|[A-Z]\s*-\s*1)"
                            r"(?:\s*,\s*(?:\\,|\\;|\s)*(?:-?\d+(?!\.?\d)|\\ldots|\\dots|…|\.\.\.))*")
 _INDEX_ARITH = re.compile(r"(?<![\w\\])(?:[tTsqijkKnNLDCrℓ]|\\ell)\s*[-+]\s*\d+(?!\.?\d)")
 _TOKEN_ID = re.compile(r"\b(?:IDs?|id)\s+\d+(?:\s*(?:–|-|,|and|\.\.)\s*\d+)*")
@@ -51,6 +51,10 @@ _FORMAT_SPEC = re.compile(r"[:%][<>^=+\- ]?\d*\.\d+[fFeEgG%]")
 _PROMPT = re.compile(r"(?<!\w)(?:In|Out)\s?\[\s*\d+\s*\]:")
 # an ordinal: the 2nd input, the 3rd row
 _ORDINAL = re.compile(r"(?<![\w.])\d+(?:st|nd|rd|th)\b")
+# a link to a place in the same page (a table of contents): [Why Mean=0 and Std=1?](#why-mean0-and-std1)
+_ANCHOR_LINK = re.compile(r"\[[^\]\n]*\]\(#[^)\s]*\)")
+# the arguments of a positional encoding, PE(pos) or PE(pos, i): a position and a dimension index
+_PE_ARGUMENTS = re.compile(r"(?<![\w\\])PE\s*\(\s*\d+(?:\s*,\s*\d+)?\s*\)")
 _HASH_NUMBER = re.compile(r"(?<![\w&\\])\\?#\d+(?![\d.])")
 # the label that opens an item of a list of cases: "Case 1: …", "**Word 2 ("cat"):**", "### Example 3 — …" (one
 # of these nouns and a whole number at the start of a line, then a colon, a parenthesis, a dash or the bold's end;
@@ -70,6 +74,8 @@ def line_spans(text: str) -> list[tuple[int, int, str, str]]:
     spans = []
     for rx, tier, reason in ((_LABEL, HARD, "label (table, figure, section, week, handout …)"),
                              (_HASH_NUMBER, HARD, "numbered reference (#12)"),
+                             (_ANCHOR_LINK, HARD, "link within the page (table of contents)"),
+                             (_PE_ARGUMENTS, HARD, "position and dimension of PE(pos, i)"),
                              (_ITEM_LABEL, HARD, "label of an item (Case 1:, Word 2 (…))"),
                              (_PROMPT, HARD, "notebook prompt (In [1]:)"),
                              (_ORDINAL, HARD, "ordinal (2nd)"),
