@@ -132,10 +132,11 @@ def tanh_f64():
     1.1e-16. ±0 keep their sign, ±inf give ±1, nan gives nan. Within 2 ulp of tanh everywhere (against mpmath
     at 40 digits: max 1.27 ulp on the 1.2·10⁵ points of ``tests/test_numba_tanh.py`` from 5e-324 to 1.8e308,
     just above the switch point 0.625), and |tanh| ≤ 1, so 1 − tanh² (the derivative rows) is never negative.
-    Each multiply-add of the polynomials is one fused operation (:func:`_fused_multiply_add`), which halves
-    their instructions; with Horner's scheme in place of Estrin's, T = 100 scalar RNN, batch 10⁴: 4.1 → 2.8 ms
-    a gradient (the same 1.27 ulp). Every operation is IEEE-rounded, so the bits are the same whether the loop
-    runs vectorised or not.
+    Each multiply-add is one fused operation (:func:`_fused_multiply_add`), which halves the polynomials'
+    instructions. T = 100 scalar RNN, batch 10⁴, in alternating calls: 4.06 ms a gradient with separate
+    multiplies and adds, 2.96 ms fused, 2.85 ms with Horner's scheme in place of Estrin's, then 8 % less with
+    the reduction and the scaling by 2^n fused too; the same 1.27 ulp throughout. Every operation is
+    IEEE-rounded, so the bits are the same whether the loop runs vectorised or not.
 
     Returns:
         a Python function of one float64 (``x``, in the numba backend's loop: one example's value) returning a
@@ -170,7 +171,8 @@ def tanh_f64():
         y = y if y < 44.0 else 44.0  # tanh is 1 to the last bit from |x| = 19.1 on; nan and ±inf come here too
         k = fma(y, 1.4426950408889634, _SHIFTER)  # 1.5·2⁵² + n, n = y / ln 2 rounded to the nearest integer
         n = k - _SHIFTER
-        r = (y - n * 6.93147180369123816490e-01) - n * 1.90821492927058770002e-10  # fdlibm's ln 2, hi part exact
+        r = fma(-n, 6.93147180369123816490e-01, y)  # fdlibm's ln 2 in two parts: y − n·ln2_hi is exact
+        r = fma(-n, 1.90821492927058770002e-10, r)
         # H(r), Horner's scheme
         q = fma(2.5100375832561234e-08, r, 2.7620075879983367e-07)
         q = fma(q, r, 2.7557268480310024e-06)
@@ -182,7 +184,8 @@ def tanh_f64():
         q = fma(q, r, 0.16666666666666669)
         q = fma(q, r, 0.5000000000000001)
         # · 2^n, 0 ≤ n ≤ 64: the low 12 bits of k's bits + 1023 are n + 1023 (1.5·2⁵²'s low 12 bits are 0)
-        e = (1.0 + fma(r * r, q, r)) * np.int64((np.float64(k).view(np.int64) + 1023) << 52).view(np.float64)
+        scale = np.int64((np.float64(k).view(np.int64) + 1023) << 52).view(np.float64)
+        e = fma(scale, fma(r * r, q, r), scale)  # 2^n (1 + r + r² H(r))
         large = 1.0 - 2.0 / (e + 1.0)
         t = large if a >= 0.625 else small  # nan: small, which is nan
         return math.copysign(t, x)
