@@ -254,6 +254,13 @@ _MATHJAX_SPECIAL = {"{": r"\{", "}": r"\}", "\\": r"\backslash ", "$": r"\$", "#
 _MATHJAX_TYPO = frozenset("—–’‘“”§¶…©")
 
 
+def math_mode_chars(text: str) -> str:
+    """``text`` with each character that math mode reads as markup (``{ } \\ $ # % & _ ^ ~``) escaped, as
+    :func:`mathjax_text` sets them between its runs: for code set in ``\\mathtt{…}`` (matplotlib's mathtext
+    takes the same escapes)."""
+    return "".join(_MATHJAX_SPECIAL.get(ch, ch) for ch in text)
+
+
 def mathjax_text(text: str, command: str = "text") -> str:
     """A sentence as math that MathJax (Jupyter) and pdflatex (amsmath, amssymb) both typeset.
 

@@ -299,17 +299,15 @@ def latex_label(label: str) -> str:
     return "".join(out)
 
 
-_MATHTEXT_ESCAPES = {c: "\\" + c for c in "_{}%#&$"} | {"\\": r"\backslash ", "^": r"\wedge ", "~": r"\sim "}
-
-
 def mathtext_label(label: str) -> str:
     """A label for matplotlib: symbols as mathtext (``$A_{6j}$``), the rest as text with ``$`` escaped."""
     from .notation import latex_name
+    from .tex import math_mode_chars
 
     out = []
     for kind, s in label_parts(str(label), inside_words=True):
         if kind == "code":  # monospace in mathtext, its marks escaped (matplotlib has no \texttt)
-            out.append(r"$\mathtt{%s}$" % "".join(_MATHTEXT_ESCAPES.get(c, c) for c in s))
+            out.append(r"$\mathtt{%s}$" % math_mode_chars(s))
         elif kind == "name":
             out.append("$%s$" % latex_name(s))
         elif kind == "math":
