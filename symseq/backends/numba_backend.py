@@ -79,6 +79,7 @@ pointers, if-conversion, reductions).
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 
 import numpy as np
@@ -119,6 +120,7 @@ def _fused_multiply_add(numba):
 _SHIFTER = 6755399441055744.0  # 1.5·2⁵²: y + 1.5·2⁵² rounds y to an integer, held in the low bits
 
 
+@functools.cache
 def tanh_f64():
     """The Python function ``tanh(x)`` for one float64, in plain arithmetic that LLVM vectorises (no call into a
     library), for numba to compile (the program's loop inlines it; ``numba.vectorize`` makes a ufunc of it).
@@ -140,7 +142,7 @@ def tanh_f64():
 
     Returns:
         a Python function of one float64 (``x``, in the numba backend's loop: one example's value) returning a
-        float64; its ``fma`` is numba's, so it runs compiled only.
+        float64; its ``fma`` is numba's, so it runs compiled only. Made once per process.
 
     Raises:
         BackendUnavailable: numba is not installed.
