@@ -113,6 +113,7 @@ class CompiledLedger:
         self._program_fn = None  # the program written out as straight-line Python (see _run), once made
         self._stepped_seconds = 0.0  # time spent stepping through the instruction list so far
         self._leaves = [(name, s, ledger[name]) for name, s in program.inputs.items()]  # read at every call
+        self._arrays = kernel.name in ("numpy", "torch")  # values with batch axes, released after their last use
 
     def __len__(self) -> int:
         return len(self.program.instructions)
@@ -152,11 +153,10 @@ class CompiledLedger:
         for s, v in p.constants.items():
             slots[s] = v
         batch, per_param = {}, []
-        arrays = k.name in ("numpy", "torch")
         for name, s, it in self._leaves:
             if name in values:
                 v = k.from_user(values[name], it.shape, name)
-                lead = tuple(v.shape[:-2]) if arrays else ()
+                lead = tuple(v.shape[:-2]) if self._arrays else ()
                 if lead:
                     batch[name] = lead
                     if it.kind == "parameter":
@@ -267,8 +267,7 @@ class CompiledLedger:
         """(out, fn, args, slots to free) per instruction; for mpmath (scalars, no arrays to release) none are."""
         if getattr(self, "_step_list", None) is None:
             p = self.program
-            arrays = self.kernel.name in ("numpy", "torch")
-            self._step_list = [(out, fn, args, tuple(free) if arrays else ())
+            self._step_list = [(out, fn, args, tuple(free) if self._arrays else ())
                                for (out, fn, args, _), free in zip(p.instructions, p.frees)]
         return self._step_list
 
