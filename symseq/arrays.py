@@ -129,6 +129,10 @@ class ExactKernel:
     name = "exact"
     #: What the kernel's numbers are rounded to, for messages ("float64", "50 significant digits"); None: exact.
     precision: str | None = None
+    #: Whether a value is one array of numbers with any leading batch axes, computed by whole-array operations
+    #: (the NumPy and torch kernels), rather than an object array of numbers computed entry by entry (this kernel
+    #: and mpmath's); a compiled program releases such values after their last use.
+    arrays = False
 
     # -- numbers ---------------------------------------------------------------
     zero = sp.S.Zero

@@ -113,7 +113,7 @@ class CompiledLedger:
         self._program_fn = None  # the program written out as straight-line Python (see _run), once made
         self._stepped_seconds = 0.0  # time spent stepping through the instruction list so far
         self._leaves = [(name, s, ledger[name]) for name, s in program.inputs.items()]  # read at every call
-        self._arrays = kernel.name in ("numpy", "torch")  # values with batch axes, released after their last use
+        self._arrays = kernel.arrays  # values with batch axes, released after their last use
 
     def __len__(self) -> int:
         return len(self.program.instructions)
@@ -366,7 +366,7 @@ class _Compiler:
         self.map_reductions: dict = {}  # (outer, inner) function pair -> what _map_of_row found
         self.plans: dict = {}  # scalar expression -> its plan (scalar.plan): the same body in every step
         self.in_place_forms: dict = {}  # slot -> (argument position -> the instruction writing into that argument)
-        self.vectorized = kernel.name in ("numpy", "torch")
+        self.vectorized = kernel.arrays  # whole arrays per instruction (else entry by entry: mpmath)
 
     def build(self, outputs) -> Program:
         needed = self.L.needed(outputs)

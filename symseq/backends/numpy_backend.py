@@ -135,6 +135,7 @@ class NumpyKernel:
     """Array kernel over NumPy (float64 by default); see the module docstring for shapes."""
 
     name = "numpy"
+    arrays = True  # a value is one array with any leading batch axes (ExactKernel.arrays)
 
     def __init__(self, dtype=np.float64):
         self.dtype = np.dtype(dtype).type

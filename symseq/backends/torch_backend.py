@@ -138,6 +138,7 @@ class TorchKernel:
     """Array kernel over torch tensors (float64 on the CPU by default)."""
 
     name = "torch"
+    arrays = True  # a value is one tensor with any leading batch axes (ExactKernel.arrays)
 
     def __init__(self, device=None, dtype=None):
         t = import_torch()
