@@ -734,7 +734,6 @@ def _trajectory_derivation():
         s.given(sp.Integer(1), what="the input weight")  # no symbol named: looked for in its section only
         s.prove("T=1", lambda: (True, "one state"), what="one step has no transition")
         s.prove("the sensitivity is one at one step", lambda: (True, ""))  # a sentence: not looked for
-        t = sp.Symbol("t")
         for k in range(3):  # one formula printed once for t = 0, 1, 2: at t = 0 it holds whatever the base
             s.claim(r"\sin\frac{t}{100}", sp.sin(sp.Rational(k, 100)), names={"t": sp.Integer(k)},
                     what=f"p_{k}", at="positions")

@@ -104,7 +104,7 @@ def test_a_negated_factor_keeps_its_parentheses():
     assert Notation("unicode").expr(e) == "x (−y)"
     assert Notation("latex").expr(sp.Mul(x, -1, evaluate=False)) == r"\left(-1\right) x"
     L = Ledger()
-    a, b = L.input("a"), L.input("b")
+    L.input("a"), L.input("b")
     L.define("p", ops.Scalar(sp.Mul(L["a"].symbol, -L["b"].symbol, evaluate=False)))
     assert Notation("latex", L).render(L["p"].node) == r"a \left(- b\right)"
 

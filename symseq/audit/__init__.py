@@ -16,8 +16,13 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import AuditError
+
+if TYPE_CHECKING:  # names of the annotations below; imported when first used (_LAZY)
+    from .document import Document
+    from .report import AuditReport
 
 # the rest is imported when first used, so that importing symseq.audit.formats (the formats symseq's command line
 # offers) does not load the whole audit into every symseq command

@@ -701,7 +701,6 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> R
     if not bad or bad[0].index >= len(spans):
         return None
     k = bad[0].index
-    line = spans[k][0]
     found, trials = [], 0
     nums = numbers(st.parts[k])
     for j, n in enumerate(nums):

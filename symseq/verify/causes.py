@@ -321,15 +321,15 @@ def _printed_rows(u, led, cache: dict):
     if len(printed) != len(cells):
         return []
     out = []
-    for cell, ends in zip(cells, printed):
+    for cell, bounds in zip(cells, printed):
         if cell in index:
-            out.append(((name, index[cell]), ends))
+            out.append(((name, index[cell]), bounds))
             continue
         free = cell.free_symbols if isinstance(cell, sp.Basic) else set()
         if len(free) != 1 or next(iter(free)) not in index:
             return []
         (x,) = free
-        back = [_solve(cell, x, v) for v in ends]
+        back = [_solve(cell, x, v) for v in bounds]
         if any(b is None for b in back):
             return []
         lo, mid, hi = back
