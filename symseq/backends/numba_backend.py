@@ -201,7 +201,10 @@ def import_numba():
                            otherwise="backend='numpy' computes the same program without it")
 
 
+@functools.cache
 def _helpers(numba):
+    """The compiled functions a program's loop calls (tanh, sigmoid, Heaviside, log), made once per process: numba
+    compiles each for its argument types once, not again for every compiled ledger."""
     @numba.njit(cache=False, error_model="numpy")
     def _sigmoid(x):  # as the NumPy backend: e^{-|x|} never overflows
         e = np.exp(-abs(x))
