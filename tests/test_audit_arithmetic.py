@@ -167,6 +167,21 @@ def test_a_bound_name_is_a_factor_only_when_written_against_it():
     assert [(s.text, s.status) for s in rep.statements] == [("3D^2 = 192", "ok")]
 
 
+def test_the_last_factor_of_a_product_is_not_the_name_a_chain_binds():
+    """``y_2 = W_y h_2 = 2.0 · 0.7790 = 1.558`` binds y_2, not h_2 (bptt-two-step-walkthrough, line 39): read as h_2 =
+    1.558, the h_2 of 1 − h_2² on a later line made (0.7790)² a false erratum. A word before a name ("the state h
+    = 0.5") is prose, and the name is bound."""
+    page = ("h_2 = tanh(1.04621) ≈ 0.7803\n\ny_2 = W_y h_2 = 2.0 · 0.7803 = 1.5606\n\n"
+            "t = 1 - h_2^2 = 1 - (0.7803)^2 = 0.3911\n")
+    with mpmath.workdps(30):
+        assert mpmath.nstr(1 - mpmath.mpf("0.7803") ** 2, 4) == "0.3911"
+    rep = _audit(page)
+    assert [s.status for s in rep.statements] == ["ok", "ok", "ok"] and not rep.errata
+    assert [s.status for s in _audit(page.replace("0.3911", "0.3921")).statements][-1] == "wrong"  # still read
+    rep = _audit("the state h = 0.5\n\nz = 2 · h = 1.0\n")
+    assert [(s.text, s.status) for s in rep.statements] == [("2 · h = 1.0", "ok")]
+
+
 def test_inner_results_of_a_rewrite_are_steps_of_their_own():
     rep = _audit("h1 = tanh((0.9 * 0.7) + (0.5 * 0.1) + 0.3) = tanh(0.98) ≈ 0.753\n")
     assert sorted((s.text, s.status) for s in rep.statements) == [
@@ -377,12 +392,17 @@ LOST = [  # each a statement of the worked examples with one number deleted, as 
     ("`q1 . k1 = [1, , 0] . [1, 1, 0] = 1`", "an empty entry"), ("`[, 0, 0] . [1, 1, 0] = 0`", "an empty entry"),
     ("`s = 1* + 0*1 + 0*0 = 1`", "no number after it"), ("`sqrt() ≈ 1.732`", "a function of nothing"),
     ("$L = \\frac{1.3173 + 1.3531}{} = 1.4394$", "an empty argument"), ("$x = 1 + 2 = = 3$", "a relation"),
+    # LaTeX's \cdot (bptt-two-step-walkthrough, lines 32 and 39): the rest of the chain still held, and passed
+    ("$$= \\tanh( \\cdot 1 + 0.1 \\cdot 0) = \\tanh(0.5) \\approx 0.4621$$", "no number before it"),
+    ("$$y_2 = W_y h_2 = 2.0 \\cdot  = 1.558$$", "no number after it"),
+    ("$$= -0.3475 \\times  = -0.695$$", "no number after it"),
 ]
 WORDS = ["commas (,) and periods (.)", "| Large (e.g., 1024+) | GPU/TPU |", "speed (0.84×) and (1.2×)",
          "shape (2,) and (3, 4)", "==================", "see https://example.org/a/b/ and `src/`", "and/or 3 items",
          "x = 1 + 2 +", "`a += 1`", "12+ layers, 2× faster", "`tensor([0.1, 0.2])`", "{}^{14}C has 6 protons",
          "$a \\times b = 3$ for $a = 1$", "(*) a footnote, 3 of them", "as shown[^1] and [^2]",
-         "[^1]: a note with 2 numbers, 3 = 3", "see https://example.org/plot?x=/2&y=*3 for 2 runs"]
+         "[^1]: a note with 2 numbers, 3 = 3", "see https://example.org/plot?x=/2&y=*3 for 2 runs",
+         "$f(\\cdot)$ and $g(\\cdot, 2)$ with $2 \\times 3 = 6$"]
 
 
 @pytest.mark.parametrize("text,why", LOST)

@@ -308,6 +308,11 @@ MAX_NAMES = 2000  # names bound per page (bounded work)
 NAME_REACH = 60  # lines: a name is read with the value bound to it at most this far above (pages reuse symbols)
 CHAIN_PART = 40  # a part of a binding chain that cannot be read (LN_2(u_6)) is skipped when at most this long
 _OPERATORS = tuple("+-−*/·×÷@^([{") + ("\\cdot", "\\times")
+# what ends a factor written before a name with only a space between (a product: y_2 = W_y h_2 = 1.558 binds y_2,
+# not h_2): a number, or a letter with a short subscript (W_y, h_{t-1}, W_hh; a word such as "hidden" or "Let",
+# or a program's name such as prev_hidden, before a name is a label, and the name after it is bound; so is "(1)")
+_FACTOR_END = re.compile(r"(?:(?<![A-Za-z_])\d+(?:\.\d+)?|(?<![\\A-Za-z0-9_])[A-Za-z]_(?:\{[^{}\s]{1,8}\}|[A-Za-z0-9]{1,2})"
+                         r"(?:\^\S+)?)$")
 
 
 def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
@@ -319,8 +324,9 @@ def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
     for i in range(len(segs) - 1):
         seg, base = segs[i]
         m = _BOUND.search(seg)
-        if m is None or is_word(m.group(1)) or seg[:m.start(1)].rstrip().endswith(_OPERATORS):
-            continue  # not a name, or the last operand of an expression (W @ x = …)
+        if m is None or is_word(m.group(1)) or seg[:m.start(1)].rstrip().endswith(_OPERATORS) \
+                or _FACTOR_END.search(seg[:m.start(1)].rstrip()):
+            continue  # not a name, or the last operand of an expression (W @ x = …, W_y h_2 = …)
         env = dict(names)
         env.update({k: v for off, k, v in out})
         bound = None
@@ -350,10 +356,12 @@ class Broken(NamedTuple):
 
 
 _N = r"(?:\d+(?:\.\d+)?|\.\d+)"  # a printed number, unsigned
+_TEX_OP = r"\\(?:cdot|times|div)(?![A-Za-z])"  # LaTeX's product and quotient signs, as · × ÷
 _MISSING = [  # (pattern over the cleaned line, reason); each needs a number beside the gap, so prose is not read
-    (re.compile(rf"(?<=[\d)\]])\s*(?<![/:])(?<!\*\*)(?:[*/·÷^]\s*(?=[+*/×·÷^=≈)\],]|\\approx)|[+×]\s*(?=[+*/×·÷^=≈]|\\approx))"),
+    (re.compile(rf"(?<=[\d)\]])\s*(?<![/:])(?<!\*\*)(?:(?:[*/·÷^]|{_TEX_OP})\s*(?=[+*/×·÷^=≈)\],]|\\approx|{_TEX_OP})"
+                rf"|[+×]\s*(?=[+*/×·÷^=≈]|\\approx|{_TEX_OP}))"),
      "an operator with no number after it"),  # "(0.84×)" and "(512+)" are words: a ratio, "or more"
-    (re.compile(rf"(?:^|(?<=[=≈(\[,]))\s*(?<![/*])(?<!\[)[*/×·÷^]\s*(?={_N})"),  # [^1] is a footnote
+    (re.compile(rf"(?:^|(?<=[=≈(\[,]))\s*(?<![/*])(?<!\[)(?:[*/×·÷^]|{_TEX_OP})\s*(?={_N})"),  # [^1] is a footnote
      "an operator with no number before it"),
     (re.compile(r"(?:(?<=[^=<>!]=)|(?<=≈))\s+(?=[=≈](?!=))"), "a relation with nothing after it"),
     (re.compile(rf"(?<=[=≈])\s*\.\s+(?=[\[(\d])|(?<=[\])\d])\s+\.\s*(?=[=≈])"), "a product with one factor"),
