@@ -889,6 +889,30 @@ def test_a_section_that_does_not_build_fails_the_audit():
                                                  "error": "RuntimeError: a bug in the derivation"}]
 
 
+def test_a_claim_that_cannot_be_checked_fails_the_audit():
+    """A claim whose check raises (a value of a type no claim reads, here a ledger item, not its handle) decides
+    nothing: the number the text prints for it was not checked, so the audit may not pass on it (it passed, with
+    the token uncovered, while ``symseq verify`` reported the error)."""
+    from symseq import Derivation
+    from symseq.audit import audit
+
+    d = Derivation("undecided", title="a claim of an item", source="u.md")
+
+    @d.section("1 Loss")
+    def loss(s):
+        L = s.ledger("a loss")
+        x = L.input("x", 3)
+        L.define("L", x * x / 2)
+        s.claim("4.5", L["L"], what="L, claimed by its ledger item")  # L["L"] is the item; its handle is x*x/2's
+
+    rep = audit(parse("# 1 Loss\n\nThe loss is 4.5.\n", path="u.md"), [d])
+    assert rep.failed and rep.undecided and rep.undecided[0][0] == "undecided::1 Loss::L, claimed by its ledger item"
+    assert any(f.startswith("1 claim(s) could not be checked: undecided::1 Loss") for f in rep.failures())
+    (num,) = [t for t in rep.tokens if t.text == "4.5"]
+    assert num.cls == "uncovered" and "error" in num.reason
+    assert rep.as_json()["undecided_claims"][0]["claim"] == "undecided::1 Loss::L, claimed by its ledger item"
+
+
 def test_a_deleted_number_printed_again_elsewhere_in_its_section_is_missing_at_its_place():
     import sympy as sp
 

@@ -1550,6 +1550,8 @@ class Auditor:
                 self._misprinted(c)
                 continue
             r = claim.check(self.dps)
+            if r.status == "error":
+                rep.undecided.append((c.claim.id, (r.message or "").splitlines()[0] if r.message else "an error"))
             if not c.hits and not c.words:
                 rep.missing.append(Missing(c.claim.id, c.claim.printed, c.claim.location, c.claim.what,
                                            lines=self._expected(c)))
@@ -1577,6 +1579,8 @@ class Auditor:
         for claim in self._unprinted:
             r = claim.check(self.dps)
             rep.claims_checked += 1
+            if r.status == "error":
+                rep.undecided.append((claim.id, (r.message or "").splitlines()[0] if r.message else "an error"))
             if r.status == "mismatch":
                 self._unlocated_erratum(claim, r, "a value the handout leaves to the reader (in_text=False)")
 

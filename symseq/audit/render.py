@@ -115,6 +115,9 @@ def _failures(rep: AuditReport, out) -> None:
     for d, title, err in rep.broken:
         out.print(Text(f"{d} · {title} did not build, so none of its claims was checked: {err}",
                        style="bold red"), soft_wrap=True)
+    for claim, err in rep.undecided:
+        out.print(Text(f"{claim} could not be checked, so the number the text prints for it was not: {err}",
+                       style="bold red"), soft_wrap=True)
     if rep.errata:
         e = _table(f"errata ({len(rep.errata)})", [_LINE[rep.rendered], "printed", "correct", "digit at fault", "value", "claim"])
         for x in rep.errata:

@@ -143,6 +143,8 @@ class AuditReport:
     ambiguous: list = field(default_factory=list)  # Ambiguous
     broken: list = field(default_factory=list)  # (derivation, section title, first line of the error) of sections
     # that did not build
+    undecided: list = field(default_factory=list)  # (claim id, first line of the error) of claims whose check
+    # raised an error: the text's number for them was not checked
     absent: list = field(default_factory=list)  # names of the derivations of which nothing is in the text
     claims_checked: int = 0
     claims_matched: int = 0
@@ -192,6 +194,9 @@ class AuditReport:
         if self.broken:  # their claims were never stated: nothing the text prints for them was checked
             out.append(f"{len(self.broken)} section(s) of the derivation did not build: "
                        + "; ".join(f"{d} · {t}" for d, t, _ in self.broken))
+        if self.undecided:  # a claim that cannot be evaluated decides nothing: the number it covers is unchecked
+            out.append(f"{len(self.undecided)} claim(s) could not be checked: "
+                       + "; ".join(f"{c} ({err})" for c, err in self.undecided))
         if self.errata:
             wrong = self.counts.wrong
             out.append(f"{len(self.errata)} wrong number(s)" + (f" ({wrong} wrong tokens)" if wrong > len(self.errata)
@@ -326,6 +331,7 @@ class AuditReport:
                          for d, s, r in self.sections],
             "ambiguous": [dict(vars(a), others=list(a.others)) for a in self.ambiguous],
             "broken_sections": [{"derivation": d, "section": s, "error": e} for d, s, e in self.broken],
+            "undecided_claims": [{"claim": c, "error": e} for c, e in self.undecided],
             "absent_derivations": list(self.absent),
             "disagreements": [vars(d) for d in self.disagreements],
             "tokens": [{
