@@ -104,6 +104,16 @@ CAUSES = {
         (418, "1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000", R, None),
         (427, "-0.4124, 0.1375, -1.2371, 1.5120", P, 410), (429, "1.000000", R, None),
     ],
+    "bptt-two-step-walkthrough.md": [  # checked in plain mpmath in test_example_bptt_two_step_walkthrough
+        (38, "0.7790", R, None),  # tanh(1.04621) = 0.7803
+        (39, "1.558", P, 38),  # 2.0 · 0.7790: the 0.7790 of line 38 printed again as an operand
+        (42, "0.00288", R, None), (43, "0.0978", R, None),  # ½(0.9242 − 1)² = 0.00287, ½(1.558 − 2)² = 0.0977
+        (44, "0.1007", R, None),  # L: the page prints no sum
+        (59, "-0.442", P, 39), (62, "-0.884", P, 59),
+        (65, "0.6069", R, None),  # (0.7790)² = 0.6068
+        (65, "0.3931", P, 38),  # 1 − h_2², with h_2 = 0.7790
+        (68, "-0.3475", P, 65), (73, "-0.695", P, 68), (76, "-0.1606", P, 68),
+    ],
     "attn-backprop-demo-notebook.md": None,  # built below: 79 errata of a stale configuration
     "attn-course-cat-sat.md": [], "lstm-scalar-notebook.md": [], "rnn-pos-tagging-bptt-notes.tex": [],
     "self-attention-journey-notebook.ipynb": [],

@@ -302,16 +302,22 @@ def _through_names(node) -> list:
 
 def _upstream(e, parts, spans, errata):
     """The erratum among the printed operands of ``parts`` (the step's inputs), if any: printed on the step's own
-    line, or printed on an earlier line and used here by its name."""
+    line, or printed on an earlier line and used here by its name; else an earlier erratum whose digits an operand
+    prints again (y_2 = 2.0 · 0.7790 = 1.558 below tanh(1.04621) ≈ 0.7790, where 0.7790 is wrong), the latest
+    one, for operands of two decimals or more (a 2 or a 0.5 printed again is no evidence of a copy)."""
+    copied = []
     for part, (line, a, b) in zip(parts, spans):
         have, named = numbers(part), _through_names(part)
         for other in errata:
             if other is e or other.line is None:
                 continue
             mine = have if other.line == line else named if other.line < line else ()
-            if any(_same(w, h) for w in _entries(other.printed) for h in mine):
+            theirs = _entries(other.printed)
+            if any(_same(w, h) for w in theirs for h in mine):
                 return other
-    return None
+            if other.line < line and any(_same(w, h) and w.decimals >= 2 for w in theirs for h in have):
+                copied.append(other)
+    return max(copied, key=lambda o: o.line) if copied else None
 
 
 def _within(left, e) -> bool:

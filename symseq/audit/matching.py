@@ -422,6 +422,8 @@ class Auditor:
                     if c.near:
                         own, group = rng, (d.name, "near", c.near)
                     lead = re.fullmatch(rf"(?:.*,\s*)?([^,=]+?)\s*=\s*{re.escape(c.printed.strip())}", at)
+                    if lead and any(h.text.strip() == at.strip() for h in self.doc.headings):
+                        lead = None  # at= names a heading ("Step 1: Gradients at t = 2"): a place, not "t = 2"
                     lead = _raw(lead.group(1)) + "=" if lead and weak and not prop else ""
                     if not lead and weak and not prop and own and not c.near:
                         lead = self._named_in(c.what, own)  # what="d_k, the width" where the section sets d_k=

@@ -162,7 +162,7 @@ def _classify(doc, t: Token, i: int, text: str, spans, table, heading: bool, cit
         return HARD, "table column label"
     if table is not None and t.line in table.row_lines and re.fullmatch(r"\d+", t.text) and doc.cell_index(t) == 0:
         return HARD, "table row label"
-    stripped = text.lstrip(" \t•*-")
+    stripped = text.lstrip(" \t•*->")  # ">": a list inside a Markdown block quote
     marker = rf"\(?{re.escape(t.text)}(?:[.)]\s|\s*[·•]\s+[A-Z])"  # "1. ", "(2) ", "3) ", a step "4 · Add the"
     if i == 0 and re.fullmatch(r"\d+", t.text) and re.match(marker, stripped):
         return HARD, "list marker"
