@@ -182,6 +182,22 @@ def test_the_last_factor_of_a_product_is_not_the_name_a_chain_binds():
     assert [(s.text, s.status) for s in rep.statements] == [("2 · h = 1.0", "ok")]
 
 
+def test_a_greek_letter_in_latex_is_a_name_a_chain_binds():
+    """``\\alpha_{dog} = … ≈ 0.42``, then ``\\alpha_{dog} \\cdot V_{dog} = 0.42 \\cdot [0.12, 0.84]``: the copy of
+    α_dog is checked against the 0.42 bound to it (attention-dog-ran-quickly-notebook, line 101). ``\\sigma`` stays
+    the sigmoid."""
+    page = ("$\\alpha_{dog} = 0.42$\n\n$V_{dog} = [0.12, 0.84]$\n\n"
+            "$o = \\alpha_{dog} \\cdot V_{dog} = A \\cdot [0.12, 0.84] = R$\n")
+    with mpmath.workdps(30):  # 0.42 · [0.12, 0.84] = [0.0504, 0.3528]; 0.43 · [0.12, 0.84] = [0.0516, 0.3612]
+        for a, out in (("0.42", ["0.05", "0.35"]), ("0.43", ["0.05", "0.36"])):
+            assert all(abs(mpmath.mpf(a) * mpmath.mpf(x) - mpmath.mpf(o)) <= mpmath.mpf("0.005")
+                       for x, o in zip(("0.12", "0.84"), out))
+    assert [s.status for s in _audit(page.replace("A", "0.42").replace("R", "[0.05, 0.35]")).statements] == ["ok"]
+    # 0.43 · [0.12, 0.84] = [0.05, 0.36] holds from its printed operands, but 0.43 is not the 0.42 of α_dog
+    assert [s.status for s in _audit(page.replace("A", "0.43").replace("R", "[0.05, 0.36]")).statements] == ["wrong"]
+    assert [s.status for s in _audit("$\\sigma(0) = 0.5$\n").statements] == ["ok"]
+
+
 def test_inner_results_of_a_rewrite_are_steps_of_their_own():
     rep = _audit("h1 = tanh((0.9 * 0.7) + (0.5 * 0.1) + 0.3) = tanh(0.98) ≈ 0.753\n")
     assert sorted((s.text, s.status) for s in rep.statements) == [
@@ -396,13 +412,16 @@ LOST = [  # each a statement of the worked examples with one number deleted, as 
     ("$$= \\tanh( \\cdot 1 + 0.1 \\cdot 0) = \\tanh(0.5) \\approx 0.4621$$", "no number before it"),
     ("$$y_2 = W_y h_2 = 2.0 \\cdot  = 1.558$$", "no number after it"),
     ("$$= -0.3475 \\times  = -0.695$$", "no number after it"),
+    # attention-dog-ran-quickly-notebook, lines 63 and 80
+    ("$= (0.22)(0.54) + (0.64)(0.36) + (0.73)()$", "an empty factor"),
+    ("$= (0.22)(0.54) + ()(0.36)$", "an empty factor"), ("(and taking the score to be ≈ ):", "nothing after it"),
 ]
 WORDS = ["commas (,) and periods (.)", "| Large (e.g., 1024+) | GPU/TPU |", "speed (0.84×) and (1.2×)",
          "shape (2,) and (3, 4)", "==================", "see https://example.org/a/b/ and `src/`", "and/or 3 items",
          "x = 1 + 2 +", "`a += 1`", "12+ layers, 2× faster", "`tensor([0.1, 0.2])`", "{}^{14}C has 6 protons",
          "$a \\times b = 3$ for $a = 1$", "(*) a footnote, 3 of them", "as shown[^1] and [^2]",
          "[^1]: a note with 2 numbers, 3 = 3", "see https://example.org/plot?x=/2&y=*3 for 2 runs",
-         "$f(\\cdot)$ and $g(\\cdot, 2)$ with $2 \\times 3 = 6$"]
+         "$f(\\cdot)$ and $g(\\cdot, 2)$ with $2 \\times 3 = 6$", "call f() or print() 2 times; the sign (=) and (≈)"]
 
 
 @pytest.mark.parametrize("text,why", LOST)

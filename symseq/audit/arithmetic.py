@@ -369,7 +369,12 @@ _MISSING = [  # (pattern over the cleaned line, reason); each needs a number bes
      "a function of nothing"),
     (re.compile(rf"(?<=\d)\s+(?:rather\s+)?than\s*(?=[:;,.!?)]|$)"), "a comparison with nothing after 'than'"),
     (re.compile(r"(?<=[A-Za-z\d)\]])\^\s*(?=[=≈]|\\approx)"), "a power with no exponent"),  # e^ = 1.78
+    (re.compile(r"(?<=\))\s*\(\s*\)|\(\s*\)\s*(?=\()"), "a product with an empty factor"),  # (0.73)() + …
 ]
+# a relation closed by a bracket with nothing after it ("taking the score to be ≈ )"); "(=)" names the sign
+_CLOSED_GAP = re.compile(r"(?<=[\w)\]}])\s*(?:=|≈|\\approx)\s*(?=[)\]])")
+# the last line of a display ending in an operator or relation, the display closed on the next line
+_DISPLAY_TAIL = re.compile(rf"(?:[+*/×·÷^=≈]|\\approx|{_TEX_OP})\s*$")
 _NUMBER_LIST = re.compile(r"[\[(][^\[\]()]*\d[^\[\]()]*[\])]")  # a bracketed list with a number in it
 _LIST_GAP = re.compile(r"[\[(]\s*,|,\s*,|,\s*\]")  # (2,) is a tuple of one
 _LATEX_GAP = re.compile(r"\\[dt]?frac\s*\{\s*\}|\\[dt]?frac\s*\{[^{}]*\}\s*\{\s*\}|\\sqrt\s*\{\s*\}|(?<![}\s])\^\s*\{\s*\}")
@@ -401,6 +406,10 @@ def lost_numbers(doc: Document) -> list[Broken]:
                  for lst in _NUMBER_LIST.finditer(text) for m in _LIST_GAP.finditer(lst.group(0))]
         hits += [(m.start(), m.end(), "an empty argument") for m in _LATEX_GAP.finditer(raw)
                  if re.search(r"\d", raw)]
+        hits += [(m.start(), m.end(), "a relation with nothing after it") for m in _CLOSED_GAP.finditer(text)]
+        tail = _DISPLAY_TAIL.search(text)
+        if tail and re.search(r"\d", text) and _closes_display(doc, i):
+            hits.append((tail.start(), tail.end(), "an operator or relation with no number after it"))
         for m in _SPAN.finditer(raw):
             body = m.group(1)
             if re.search(r"\d", body) and (_SPAN_END.search(body) or _SPAN_START.search(body)) \
@@ -409,6 +418,16 @@ def lost_numbers(doc: Document) -> list[Broken]:
         for a, b, why in sorted(hits)[:1]:  # one per line: the first gap says where to look
             out.append(Broken(i, a, b, raw.strip(), why))
     return out
+
+
+def _closes_display(doc: Document, i: int) -> bool:
+    """Whether the next line with text after line ``i`` closes display math (``\\]``, ``$$``, ``\\end{…}``): the
+    display's formula ends on line ``i``."""
+    for raw in doc.lines[i:i + 3]:
+        t = raw.strip()
+        if t:
+            return t.startswith(("\\]", "$$", "\\end{"))
+    return False
 
 
 def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:

@@ -296,8 +296,13 @@ _OPS = {"×": "·", "⋅": "·", "∙": "·", "÷": "/", "−": "-", "*": "*", "
 
 # a name as pages write it: W_z, h_hat, q_6, h1, k_{0}, b_{\mathrm{att},6}, h_6^{(0)} (a layer in parentheses or
 # brackets is part of the name; braces, \mathrm and spaces are dropped from its key)
-NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_(?:\{(?:\\mathrm\{[A-Za-z]{1,8}\}|[A-Za-z0-9,+\-]){1,16}\}|[A-Za-z0-9]+))*"
-                    r"(?:\^\{?\(\d{1,3}\)\}?|\^\{\[\d{1,3}\]\})?(?![A-Za-z0-9_{])")
+# a Greek letter written as its LaTeX command is a name too (\alpha_{dog}, \delta_t, \eta); \sigma and \pi are not:
+# they read as the sigmoid and as π
+_GREEK = (r"\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|rho|"
+          r"tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Phi|Psi|Omega)(?![A-Za-z])")
+NAME = re.compile(r"(?:" + _GREEK + r"|[A-Za-z][A-Za-z0-9]*)"
+                  r"(?:_(?:\{(?:\\mathrm\{[A-Za-z]{1,8}\}|[A-Za-z0-9,+\-]){1,16}\}|[A-Za-z0-9]+))*"
+                  r"(?:\^\{?\(\d{1,3}\)\}?|\^\{\[\d{1,3}\]\})?(?![A-Za-z0-9_{])")
 # an entry of a bound list: h_{6,0}^{(0)} is entry 0 of h_6^{(0)}, r_{6,2} entry 2 of r_6
 _ENTRY = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9]*)_\{(?P<sub>[^{}]+),(?P<i>\d{1,3})\}(?P<sup>\^.*)?")
 
