@@ -115,7 +115,7 @@ CAUSES = {
         (68, "-0.3475", P, 65), (73, "-0.695", P, 68), (76, "-0.1606", P, 68),
     ],
     "attn-backprop-demo-notebook.md": None,  # built below: 79 errata of a stale configuration
-    "attn-course-cat-sat.md": [], "lstm-scalar-notebook.md": [], "rnn-pos-tagging-bptt-notes.tex": [],
+    "attn-course-cat-sat.md": [], "attention-dog-ran-quickly-notebook.ipynb": [], "lstm-scalar-notebook.md": [], "rnn-pos-tagging-bptt-notes.tex": [],
     "self-attention-journey-notebook.ipynb": [],
 }
 
