@@ -324,8 +324,8 @@ def _bindings(segs: list, names: dict) -> list[tuple[int, str, object]]:
     for i in range(len(segs) - 1):
         seg, base = segs[i]
         m = _BOUND.search(seg)
-        if m is None or is_word(m.group(1)) or seg[:m.start(1)].rstrip().endswith(_OPERATORS) \
-                or _FACTOR_END.search(seg[:m.start(1)].rstrip()):
+        before = seg[:m.start(1)].rstrip() if m else ""
+        if m is None or is_word(m.group(1)) or before.endswith(_OPERATORS) or _FACTOR_END.search(before):
             continue  # not a name, or the last operand of an expression (W @ x = …, W_y h_2 = …)
         env = dict(names)
         env.update({k: v for off, k, v in out})
@@ -370,9 +370,9 @@ _MISSING = [  # (pattern over the cleaned line, reason); each needs a number bes
     (re.compile(rf"(?<=\d)\s+(?:rather\s+)?than\s*(?=[:;,.!?)]|$)"), "a comparison with nothing after 'than'"),
     (re.compile(r"(?<=[A-Za-z\d)\]])\^\s*(?=[=≈]|\\approx)"), "a power with no exponent"),  # e^ = 1.78
     (re.compile(r"(?<=\))\s*\(\s*\)|\(\s*\)\s*(?=\()"), "a product with an empty factor"),  # (0.73)() + …
+    # a relation closed by a bracket with nothing after it ("taking the score to be ≈ )"); "(=)" names the sign
+    (re.compile(r"(?<=[\w)\]}])\s*(?:=|≈|\\approx)\s*(?=[)\]])"), "a relation with nothing after it"),
 ]
-# a relation closed by a bracket with nothing after it ("taking the score to be ≈ )"); "(=)" names the sign
-_CLOSED_GAP = re.compile(r"(?<=[\w)\]}])\s*(?:=|≈|\\approx)\s*(?=[)\]])")
 # the last line of a display ending in an operator or relation, the display closed on the next line
 _DISPLAY_TAIL = re.compile(rf"(?:[+*/×·÷^=≈]|\\approx|{_TEX_OP})\s*$")
 _NUMBER_LIST = re.compile(r"[\[(][^\[\]()]*\d[^\[\]()]*[\])]")  # a bracketed list with a number in it
@@ -406,7 +406,6 @@ def lost_numbers(doc: Document) -> list[Broken]:
                  for lst in _NUMBER_LIST.finditer(text) for m in _LIST_GAP.finditer(lst.group(0))]
         hits += [(m.start(), m.end(), "an empty argument") for m in _LATEX_GAP.finditer(raw)
                  if re.search(r"\d", raw)]
-        hits += [(m.start(), m.end(), "a relation with nothing after it") for m in _CLOSED_GAP.finditer(text)]
         tail = _DISPLAY_TAIL.search(text)
         if tail and re.search(r"\d", text) and _closes_display(doc, i):
             hits.append((tail.start(), tail.end(), "an operator or relation with no number after it"))
