@@ -1552,8 +1552,7 @@ class Auditor:
                 self._misprinted(c)
                 continue
             r = claim.check(self.dps)
-            if r.status == "error":
-                rep.undecided.append((c.claim.id, (r.message or "").splitlines()[0] if r.message else "an error"))
+            self._note_undecided(c.claim.id, r)
             if not c.hits and not c.words:
                 rep.missing.append(Missing(c.claim.id, c.claim.printed, c.claim.location, c.claim.what,
                                            lines=self._expected(c)))
@@ -1581,10 +1580,15 @@ class Auditor:
         for claim in self._unprinted:
             r = claim.check(self.dps)
             rep.claims_checked += 1
-            if r.status == "error":
-                rep.undecided.append((claim.id, (r.message or "").splitlines()[0] if r.message else "an error"))
+            self._note_undecided(claim.id, r)
             if r.status == "mismatch":
                 self._unlocated_erratum(claim, r, "a value the handout leaves to the reader (in_text=False)")
+
+    def _note_undecided(self, claim_id: str, r):
+        """A claim whose check raised an error decided nothing: list it (with its error's first line), which fails
+        the audit (:meth:`AuditReport.failures`)."""
+        if r.status == "error":
+            self.report.undecided.append((claim_id, r.message.splitlines()[0] if r.message else "an error"))
 
     def _expected(self, c: _Claim) -> tuple | None:
         """Where a claim (or input) not found was expected: between the lines of the claims and inputs the
