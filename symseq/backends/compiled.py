@@ -65,6 +65,7 @@ import builtins
 import operator
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Iterable
 
 import numpy as np
@@ -226,25 +227,41 @@ class CompiledLedger:
             written = {out for out, _, _, _ in steps}
             outputs = sorted(set(self.program.outputs.values()))
             read = sorted({a for _, _, args, _ in steps for a in args} - written)
-            lines = ["def program(slots):"]
-            lines += [f"    s{a} = slots[{a}]" for a in read]
+            raw = self._raw_forms(steps)
+            enter, leave = (raw.enter, raw.leave) if raw else ("{}", "{}")
+            lines = ["def program(slots):"] + ([f"    {raw.setup}"] if raw else [])
+            lines += [f"    s{a} = {enter.format(f'slots[{a}]')}" for a in read]
             for i, (out, fn, args, free) in enumerate(steps):
                 operands = [f"s{a}" for a in args]
-                form = _OPERATORS.get(fn)
-                if form is not None and len(args) == (2 if "{1}" in form else 1):
+                form = raw.forms[i] if raw else _OPERATORS.get(fn)
+                if form is not None and (raw or len(args) == (2 if "{1}" in form else 1)):
                     call = form.format(*operands)
                 else:
                     call = f"f{i}({', '.join(operands)})"
                 lines.append(f"    s{out} = {call}")
                 if free:
                     lines.append(f"    del {', '.join(f's{a}' for a in free)}")
-            lines += [f"    slots[{s}] = s{s}" for s in outputs if s in written]
+            lines += [f"    slots[{s}] = {leave.format(f's{s}')}" for s in outputs if s in written]
             lines.append("    return slots")
-            scope = {f"f{i}": step[1] for i, step in enumerate(steps)}
+            scope = {f"f{i}": step[1] for i, step in enumerate(steps)} | (raw.names if raw else {})
             # our own instruction list as source, no text of a document or a user (nor the ledger's title)
             exec(builtins.compile("\n".join(lines) + "\n", "<symseq compiled program>", "exec"), scope)
             self._program_fn = scope["program"]
         return self._program_fn
+
+    def _raw_forms(self, steps):
+        """The kernel's arithmetic on raw numbers (``kernel.raw``, mpmath's :class:`~.mpmath_backend.RawMpf`) with
+        ``forms``, one expression per step, when the program can run on them: every value it reads is a number
+        (a scalar leaf or constant, no array) and every step is a scalar instruction the kernel writes; else None,
+        and the program calls the instructions' functions."""
+        raw, p = getattr(self.kernel, "raw", None), self.program
+        if raw is None or any(self.ledger[n].shape != () for n in p.inputs) \
+                or any(not hasattr(v, "_mpf_") for v in p.constants.values()):
+            return None
+        forms = [raw.form(p.ops[out], len(args)) if out in p.ops else None for out, _, args, _ in steps]
+        if None in forms:
+            return None
+        return SimpleNamespace(forms=forms, setup=raw.setup, enter=raw.enter, leave=raw.leave, names=raw.names)
 
     def _step_through(self, slots: list, leaves: dict) -> list:
         p = self.program
@@ -853,7 +870,7 @@ def _op(e, fn):
     if e.is_Add:
         if fn is operator.add:
             return ("add",)
-        return ("signed", fn.__defaults__[0])
+        return ("signed", fn.signs)
     if e.is_Mul:
         return ("mul",)
     if e.is_Pow:

@@ -28,6 +28,7 @@ import warnings
 import mpmath
 import numpy as np
 import sympy as sp
+from mpmath import libmp
 
 from ..arrays import ExactKernel, check_user_shape
 from ..errors import EvaluationError, PrecisionWarning
@@ -159,6 +160,72 @@ def _holds_float(v) -> bool:
     return _is_float(v)
 
 
+# the context functions (ctx.tanh, …) that RawMpf writes as the libmp function they call on an mpf's raw number
+_RAW_CALLS = {"tanh": libmp.mpf_tanh, "exp": libmp.mpf_exp, "sinh": libmp.mpf_sinh, "cosh": libmp.mpf_cosh,
+              "sin": libmp.mpf_sin, "cos": libmp.mpf_cos}
+
+
+class RawMpf:
+    """The arithmetic of a compiled scalar program on mpmath's raw numbers (libmp's ``(sign, man, exp, bc)``
+    tuples) instead of ``mpf`` objects, for :class:`symseq.backends.compiled.CompiledLedger`'s straight-line
+    program.
+
+    Each form calls the libmp function that the ``mpf`` operator or the context function of the same instruction
+    calls, on the same values, at the context's precision and rounding (``_p``, ``_r``), in the same order: the
+    results are bit for bit those of the ``mpf`` program, without an object made and a method looked up per
+    operation. A 50-digit gradient of a 100-step scalar tanh RNN runs in about 60 % of the time (measured against
+    the ``mpf`` program and a hand-written ``mpf`` loop, benchmarks/speed.py).
+
+    Attributes:
+        names: the functions the forms call, by the names the forms use (with the context as ``_ctx``).
+        setup: the line that reads the precision and rounding at the start of a call.
+        enter, leave: templates that turn an ``mpf`` into its raw number and back.
+    """
+
+    setup = "_p, _r = _ctx._prec_rounding"
+    enter = "{}._mpf_"
+    leave = "_mk({})"
+
+    def __init__(self, ctx):
+        self.names = {"_ctx": ctx, "_mk": ctx.make_mpf, "_add": libmp.mpf_add, "_sub": libmp.mpf_sub,
+                      "_mul": libmp.mpf_mul, "_neg": libmp.mpf_neg, "_rdiv_int": libmp.mpf_rdiv_int,
+                      "_pow_int": libmp.mpf_pow_int}
+        self.names.update({f"_{name}": fn for name, fn in _RAW_CALLS.items()})
+
+    def form(self, op: tuple, n: int) -> str | None:
+        """A Python expression over the raw arguments ``{0}`` … ``{n−1}`` for the scalar instruction ``op`` (its
+        data as :func:`symseq.backends.compiled._op` writes it: ``("add",)``, ``("signed", signs)``, ``("pow", 2)``,
+        ``("call", "tanh")``, …), or None for an instruction this class does not write (a square root, ReLU,
+        softmax: the program then stays on ``mpf`` objects)."""
+        kind = op[0]
+        if kind in ("add", "sub", "mul") and (n == 2 or kind == "mul"):
+            return self._chain([f"_{kind}"] * (n - 1), n)
+        if kind == "signed":
+            first = "{0}" if op[1][0] else "_neg({0}, _p, _r)"
+            return self._chain(["_add" if positive else "_sub" for positive in op[1][1:]], n, first)
+        if kind == "neg" and n == 1:
+            return "_neg({0}, _p, _r)"
+        if kind == "pow" and n == 1 and op[1] == 2:  # x·x (scalar.square)
+            return "_mul({0}, {0}, _p, _r)"
+        if kind == "pow" and n == 1 and op[1] == -1:  # 1 / x: mpf.__rtruediv__ of the int 1
+            return "_rdiv_int(1, {0}, _p, _r)"
+        if kind == "pow" and n == 1 and isinstance(op[1], sp.Integer):  # x**k: mpf.__pow__ of an int
+            return f"_pow_int({{0}}, {int(op[1])}, _p, _r)"
+        if kind == "call" and n == 1 and op[1] in _RAW_CALLS:  # the context's function of an mpf
+            return f"_{op[1]}({{0}}, _p, _r)"
+        return None
+
+    @staticmethod
+    def _chain(fns: list, n: int, first: str = "{0}") -> str | None:
+        """f_{n−1}(… f_1(first, {1}) …, {n−1}): the left-to-right fold of scalar.py's sums and products."""
+        if len(fns) != n - 1:
+            return None
+        out = first
+        for i, fn in enumerate(fns, start=1):
+            out = f"{fn}({out}, {{{i}}}, _p, _r)"
+        return out
+
+
 class MpmathKernel(ExactKernel):
     """The exact kernel's array code with mpmath numbers at ``dps`` digits."""
 
@@ -173,6 +240,7 @@ class MpmathKernel(ExactKernel):
         self.lib = MpmathLibrary(self.ctx)
         self.zero = self.ctx.mpf(0)
         self.precision = f"{self.dps} significant digits"
+        self.raw = RawMpf(self.ctx)  # the straight-line program's arithmetic on libmp's raw numbers
 
     def number(self, v):
         if isinstance(v, sp.Basic):

@@ -127,6 +127,7 @@ def _plan_add(e):
             out = out + x if sg else out - x
         return out
 
+    fold.signs = tuple(signs)  # read by the compiler's code generators (compiled._op)
     return ("call", fold, tuple(terms))
 
 
