@@ -403,3 +403,160 @@ def test_a_sum_of_three_or_more_terms_with_minus_signs_compiles(backend):
     L.define("u", a + b + c)
     out = compile(L, ["r", "s", "u"], backend=backend)()
     assert [float(out[n]) for n in "rsu"] == [-5.0, 5.0, 7.0]
+
+
+def _elman(T=3):
+    import sympy as sp
+
+    from symseq import Ledger, ops
+
+    L = Ledger(f"an Elman RNN, {T} steps")
+    W_x, W_h, b = L.parameter("W_x", shape=(3, 2)), L.parameter("W_h", shape=(3, 3)), L.parameter("b", shape=(1, 3))
+    W_o = L.parameter("W_o", shape=(2, 3))
+    h = L.input("h_{-1}", [[0, 0, 0]])
+    for t in range(T):
+        h = L.define(f"h_{t}", ops.Map(sp.tanh, L.input(f"x_{t}", shape=(1, 2)) @ W_x.T + h @ W_h.T + b))
+    e = L.define("e", h @ W_o.T - L.input("y", shape=(1, 2)))
+    L.define("L", ops.Sum(e * e, None) / 2)
+    g = L.backward("L")
+    return L, g, ["L", "e", g.name("W_x"), g.name("W_h"), g.name("b"), g.name("W_o"), g.name("x_0")]
+
+
+@pytest.mark.parametrize("reduce", [None, "sum"])
+def test_a_batch_of_rows_runs_folded_into_one_matrix_with_the_same_numbers(reduce, monkeypatch):
+    """With the inputs x_t and y batched as rows and the weights' gradients summed over the batch, the program runs
+    on (N, n) matrices and gives back every output with its batch axes: bitwise the step-by-step program for one
+    batch axis, and the interpreter's numbers for two (a sum over the batch may add in another order); the
+    caller's arrays are never written. Without the sum, each example's gradient of W_x is its own outer product
+    g_tᵀ x_t, which one matrix of rows cannot keep apart: the program then runs unfolded."""
+    from symseq.backends import compiled
+
+    L, _, names = _elman()
+    inputs = ["W_x", "W_h", "b", "W_o", "y"] + [f"x_{t}" for t in range(3)]
+    f = compile(L, names, inputs=inputs, batch_reduce=reduce)
+    rng = np.random.default_rng(11)
+    params = {"W_x": rng.normal(size=(3, 2)), "W_h": rng.normal(size=(3, 3)), "b": rng.normal(size=(1, 3)),
+              "W_o": rng.normal(size=(2, 3))}
+    for lead in [(5,), (2, 3), (1,)]:
+        vals = params | {n: rng.normal(size=lead + (1, 2)) for n in inputs[4:]}
+        copies = {n: v.copy() for n, v in vals.items()}
+        stepped = f(vals)  # the first calls step through the instructions
+        monkeypatch.setattr(compiled, "_GENERATE_SECONDS", 0.0)
+        f(vals)  # notes the shapes (stepping once more)
+        assert (f._folded[frozenset(inputs[4:])] is not None) == (reduce == "sum")
+        folded = f(vals)
+        ref = evaluate(L, "numpy", values=vals)
+        for n in names:
+            assert np.shape(folded[n]) == np.shape(stepped[n]), n
+            if len(lead) == 1:
+                np.testing.assert_array_equal(folded[n], stepped[n])
+            r = np.asarray(ref[n])
+            if reduce and n in names[2:6]:
+                r = r.sum(axis=tuple(range(len(lead))))
+            close(folded[n], r, 1e-13)
+        for n in vals:
+            np.testing.assert_array_equal(vals[n], copies[n])
+        monkeypatch.undo()
+
+
+def test_a_program_that_does_not_keep_rows_apart_is_not_folded(monkeypatch):
+    """A batched input that is a matrix (not a row), a row turned into a column (Xᵀ), or a batched row times a
+    batched matrix: each computes something per example that one (N, n) matrix would mix, so the program runs
+    unfolded, with the interpreter's numbers."""
+    from symseq import Ledger, ops
+    from symseq.backends import compiled
+
+    rng = np.random.default_rng(12)
+    cases = []
+    L = Ledger("a matrix input")
+    A = L.input("A", shape=(2, 3))
+    L.define("S", ops.Sum(A * A, None))
+    cases.append((L, {"A": rng.normal(size=(4, 2, 3))}))
+    L = Ledger("a column from a row")
+    x = L.input("x", shape=(1, 3))
+    L.define("G", x.T @ x)
+    cases.append((L, {"x": rng.normal(size=(4, 1, 3))}))
+    L = Ledger("a row times a batched matrix")
+    x, M = L.input("x", shape=(1, 2)), L.input("M", shape=(2, 2))
+    L.define("r", x @ M)
+    cases.append((L, {"x": rng.normal(size=(4, 1, 2)), "M": rng.normal(size=(4, 2, 2))}))
+    monkeypatch.setattr(compiled, "_GENERATE_SECONDS", 0.0)
+    for L, vals in cases:
+        name = L.rows[-1].name
+        f = compile(L, [name])
+        first, second = f(vals), f(vals)
+        assert list(f._folded.values()) == [None], L.title
+        close(second[name], evaluate(L, "numpy", values=vals)[name], 1e-14)
+        np.testing.assert_array_equal(first[name], second[name])
+
+
+def test_the_elman_benchmark_runs_folded_and_agrees_with_nn_rnn(monkeypatch):
+    """The 16-step Elman RNN of benchmarks/speed.py (d = 64, batch 64): the program runs folded, and its gradients
+    agree with torch autograd through nn.RNN in float64 to 1e-12."""
+    pytest.importorskip("torch")
+    import sys
+    from pathlib import Path
+
+    from symseq.backends import compiled
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    try:
+        from backends import _agreement, vector_rnn, vector_rnn_setup
+    finally:
+        sys.path.pop(0)
+    T = 16
+    inputs = ["W_x", "W_h", "b_h", "W_o"] + [f"x_{t}" for t in range(T)] + ["y"]
+    f, vals, ref, err = vector_rnn_setup(T, 64, 64, 8, 64, np.random.default_rng(1), inputs=inputs)
+    monkeypatch.setattr(compiled, "_GENERATE_SECONDS", 0.0)
+    f(vals)
+    assert all(v is not None for v in f._folded.values()) and f._folded
+    g = vector_rnn(T, 64, 64, 8)[1]
+    assert err <= 1e-12 and _agreement(f(vals), g, ["W_x", "W_h", "b_h", "W_o"], ref()) <= 1e-12
+
+
+@pytest.mark.parametrize("L", bundled_numeric_ledgers())
+def test_every_bundled_ledger_gives_the_same_numbers_folded_or_not(L, monkeypatch):
+    """Every bundled ledger, its row and number inputs batched (the parameters not, their gradients summed over
+    the batch): the straight-line program (folded when it can be) gives the step-by-step program's numbers."""
+    from symseq.backends import compiled
+
+    rng = np.random.default_rng(13)
+    base = evaluate(L, "numpy")
+    names = all_names(L)
+    f = compile(L, names, backend="numpy", batch_reduce="sum")
+    values = {}
+    for it in L.leaves:
+        if it.name not in f.program.inputs:
+            continue
+        v = np.asarray(base[it.name], dtype=float)
+        batched = it.kind != "parameter" and (v.ndim == 0 or (v.ndim == 2 and v.shape[0] == 1))
+        values[it.name] = v + (1e-3 * rng.standard_normal((4,) + v.shape) if batched else 0.0)
+    try:
+        stepped = f(values)
+    except SymseqError:
+        pytest.skip("the program refuses these perturbed values")
+    monkeypatch.setattr(compiled, "_GENERATE_SECONDS", 0.0)
+    f(values)
+    again = f(values)
+    for n in names:
+        close(again[n], stepped[n], 1e-13)
+
+
+def test_a_folded_program_gives_back_a_batched_input_requested_as_an_output(monkeypatch):
+    """An input asked for as an output, read by the program or not, comes back with its batch axes."""
+    from symseq import Ledger
+    from symseq.backends import compiled
+
+    L = Ledger("a row times a matrix")
+    x, u, W = L.input("x", shape=(1, 2)), L.input("u", shape=(1, 3)), L.parameter("W", shape=(2, 3))
+    L.define("r", x @ W)
+    rng = np.random.default_rng(14)
+    vals = {"x": rng.normal(size=(4, 1, 2)), "u": rng.normal(size=(4, 1, 3)), "W": rng.normal(size=(2, 3))}
+    f = compile(L, ["r", "x", "u"], inputs=["x", "u", "W"])
+    monkeypatch.setattr(compiled, "_GENERATE_SECONDS", 0.0)
+    f(vals)
+    out = f(vals)
+    assert list(f._folded.values()) != [None]
+    np.testing.assert_array_equal(out["x"], vals["x"])
+    np.testing.assert_array_equal(out["u"], vals["u"])
+    np.testing.assert_array_equal(out["r"], vals["x"] @ vals["W"])

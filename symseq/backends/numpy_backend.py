@@ -136,6 +136,7 @@ class NumpyKernel:
 
     name = "numpy"
     arrays = True  # a value is one array with any leading batch axes (ExactKernel.arrays)
+    folds_rows = True  # a compiled program may run a batch of rows as one matrix (CompiledLedger._fold_rows)
 
     def __init__(self, dtype=np.float64):
         self.dtype = np.dtype(dtype).type
