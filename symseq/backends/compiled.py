@@ -206,8 +206,10 @@ class CompiledLedger:
         the instructions run as that function (:meth:`_straight_line`), which reads its operands from local
         variables instead of indexing the slot list: the same calls in the same order, so the same results, at a
         fraction of the stepping cost per instruction (a 50-digit mpmath program spends much of its time there).
-        A program called a few times is never written out. An error (a division by zero) is located by
-        stepping through the instructions again."""
+        A program called a few times is never written out. With batched inputs and a kernel that can
+        (``folds_rows``, NumPy), the first such call steps through once more, noting the shapes, and the calls with
+        the same inputs batched run the program on folded rows when it has one (:meth:`_fold_rows`). An error (a
+        division by zero) is located by stepping through the instructions again."""
         if self._program_fn is None and self._stepped_seconds < _GENERATE_SECONDS * len(self.program.instructions):
             start = time.perf_counter()
             try:
