@@ -65,7 +65,6 @@ import builtins
 import operator
 import time
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Iterable
 
 import numpy as np
@@ -117,6 +116,7 @@ class CompiledLedger:
         self._stepped_seconds = 0.0  # time spent stepping through the instruction list so far
         self._leaves = [(name, s, ledger[name]) for name, s in program.inputs.items()]  # read at every call
         self._arrays = kernel.arrays  # values with batch axes, released after their last use
+        self._folds = getattr(kernel, "folds_rows", False)  # a batch of rows may run as one matrix (_fold_rows)
 
     def __len__(self) -> int:
         return len(self.program.instructions)
@@ -217,7 +217,7 @@ class CompiledLedger:
             finally:
                 self._stepped_seconds += time.perf_counter() - start
         try:
-            if batch and getattr(self.kernel, "folds_rows", False):
+            if batch and self._folds:
                 key = frozenset(batch)
                 if key not in self._folded:  # the first call with these inputs batched: step through, noting shapes
                     shapes: dict = {}
@@ -244,7 +244,7 @@ class CompiledLedger:
         add in another order when the batch has several axes. On the 16-step Elman RNN of benchmarks/speed.py
         (d = 64, batch 64), called between nn.RNN calls: 0.46–0.52× torch folded, 0.51–0.55× unfolded, in the same
         runs."""
-        p, k = self.program, self.kernel
+        p = self.program
         batched = {s for s, shape in shapes.items() if shape is not None and len(shape) > 2}
         leads = {shapes[s][:-2] for s in batched}
         if len(leads) != 1 or any(shapes[s][-2] != 1 for s in batched):
@@ -260,7 +260,7 @@ class CompiledLedger:
                 form = "{0} @ {1}"
             elif label == "batch_tn" and all(hit):
                 form = "{0}.T @ {1}"
-            elif fn == k.batch_sum:  # a bound method: equal, not the same object
+            elif label == "batch_sum":
                 form = _batch_sum_rows
             elif out in p.row_forms and out in batched:
                 form = p.row_forms[out]
@@ -278,8 +278,8 @@ class CompiledLedger:
         arrays after their last use, the outputs written back into ``slots``; on mpmath's raw numbers when it can
         be (:meth:`_raw_forms`). Made once."""
         if self._program_fn is None:
-            raw = self._raw_forms(self._steps())
-            self._program_fn = self._write(raw.forms if raw else None, raw=raw)
+            forms = self._raw_forms(self._steps())
+            self._program_fn = self._write(forms, raw=self.kernel.raw if forms else None)
         return self._program_fn
 
     def _write(self, forms=None, raw=None, fold=None):
@@ -289,8 +289,8 @@ class CompiledLedger:
 
         ``forms``: per instruction, a template over its operands (``"{0} @ {1}"``), a function to call instead of
         the instruction's, or None (the instruction's function, or Python's operator for +, −, ×). ``raw``: the
-        kernel's raw arithmetic (:meth:`_raw_forms`): the values read are converted into raw numbers, the outputs
-        back. ``fold``: (batched input slots, batched output slots) of a program on folded rows
+        kernel's raw arithmetic (``kernel.raw``, with ``forms`` from :meth:`_raw_forms`): the values read are
+        converted into raw numbers, the outputs back. ``fold``: (batched input slots, batched output slots) of a program on folded rows
         (:meth:`_fold_rows`), then called as ``program(slots, lead)``."""
         steps = self._steps()
         forms = forms or [None] * len(steps)
@@ -329,19 +329,17 @@ class CompiledLedger:
         exec(builtins.compile("\n".join(lines) + "\n", "<symseq compiled program>", "exec"), scope)
         return scope["program"]
 
-    def _raw_forms(self, steps):
-        """The kernel's arithmetic on raw numbers (``kernel.raw``, mpmath's :class:`~.mpmath_backend.RawMpf`) with
-        ``forms``, one expression per step, when the program can run on them: every value it reads is a number
-        (a scalar leaf or constant, no array) and every step is a scalar instruction the kernel writes; else None,
+    def _raw_forms(self, steps) -> list | None:
+        """One expression per step in the kernel's arithmetic on raw numbers (``kernel.raw``, mpmath's
+        :class:`~.mpmath_backend.RawMpf`), when the program can run on them: every value it reads is a number (a
+        scalar leaf or constant, no array) and every step is a scalar instruction the kernel writes; else None,
         and the program calls the instructions' functions."""
         raw, p = getattr(self.kernel, "raw", None), self.program
         if raw is None or any(self.ledger[n].shape != () for n in p.inputs) \
                 or any(not hasattr(v, "_mpf_") for v in p.constants.values()):
             return None
         forms = [raw.form(p.ops[out], len(args)) if out in p.ops else None for out, _, args, _ in steps]
-        if None in forms:
-            return None
-        return SimpleNamespace(forms=forms, setup=raw.setup, enter=raw.enter, leave=raw.leave, names=raw.names)
+        return None if None in forms else forms
 
     def _step_through(self, slots: list, leaves: dict, shapes: dict | None = None) -> list:
         """Run the instructions one by one; ``shapes``, when given, is filled with the shape of every slot."""

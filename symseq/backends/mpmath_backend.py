@@ -199,10 +199,10 @@ class RawMpf:
         softmax: the program then stays on ``mpf`` objects)."""
         kind = op[0]
         if kind in ("add", "sub", "mul") and (n == 2 or kind == "mul"):
-            return self._chain([f"_{kind}"] * (n - 1), n)
+            return self._chain([f"_{kind}"] * (n - 1))
         if kind == "signed":
             first = "{0}" if op[1][0] else "_neg({0}, _p, _r)"
-            return self._chain(["_add" if positive else "_sub" for positive in op[1][1:]], n, first)
+            return self._chain(["_add" if positive else "_sub" for positive in op[1][1:]], first)
         if kind == "neg" and n == 1:
             return "_neg({0}, _p, _r)"
         if kind == "pow" and n == 1 and op[1] == 2:  # x·x (scalar.square)
@@ -216,10 +216,9 @@ class RawMpf:
         return None
 
     @staticmethod
-    def _chain(fns: list, n: int, first: str = "{0}") -> str | None:
-        """f_{n−1}(… f_1(first, {1}) …, {n−1}): the left-to-right fold of scalar.py's sums and products."""
-        if len(fns) != n - 1:
-            return None
+    def _chain(fns: list, first: str = "{0}") -> str:
+        """f_k(… f_1(first, {1}) …, {k}) for the k functions ``fns``: the left-to-right fold of scalar.py's sums
+        and products."""
         out = first
         for i, fn in enumerate(fns, start=1):
             out = f"{fn}({out}, {{{i}}}, _p, _r)"

@@ -121,13 +121,15 @@ def _plan_add(e):
     if len(terms) == 2 and signs[0]:
         return ("call", operator.sub, tuple(terms))
 
-    def fold(*xs, _signs=tuple(signs)):
+    signs = tuple(signs)
+
+    def fold(*xs, _signs=signs):
         out = xs[0] if _signs[0] else -xs[0]
         for x, sg in zip(xs[1:], _signs[1:]):
             out = out + x if sg else out - x
         return out
 
-    fold.signs = tuple(signs)  # read by the compiler's code generators (compiled._op)
+    fold.signs = signs  # read by the compiler's code generators (compiled._op)
     return ("call", fold, tuple(terms))
 
 
