@@ -95,6 +95,8 @@ def test_errors_name_what_is_wrong():
     M.define("b", a + 1)
     with pytest.raises(LedgerError, match="no value for a"):
         compile(M, ["b"])()
+    with pytest.raises(LedgerError, match="values given for aa, which the compiled ledger does not read"):
+        compile(M, ["b"])(aa=1.0)  # a misspelt leaf is named before the leaf it leaves without a value
 
 
 def test_cuda_without_a_device_says_so():

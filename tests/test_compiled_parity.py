@@ -560,3 +560,56 @@ def test_a_folded_program_gives_back_a_batched_input_requested_as_an_output(monk
     np.testing.assert_array_equal(out["x"], vals["x"])
     np.testing.assert_array_equal(out["u"], vals["u"])
     np.testing.assert_array_equal(out["r"], vals["x"] @ vals["W"])
+
+
+def test_an_array_written_in_place_is_never_one_the_result_outgrows(monkeypatch):
+    """u = w ⊙ w is the program's own array and its last use is u + x; with x a batch of rows the sum has the
+    batch's shape, which u cannot hold: the folded program makes a new array there (and writes in place where
+    the shapes agree), with the interpreter's numbers and the step-by-step program's bits."""
+    import sympy as sp
+
+    from symseq import Ledger, ops
+    from symseq.backends import compiled
+
+    L = Ledger("a parameter's square plus a batch of rows")
+    x, w = L.input("x", shape=(1, 3)), L.parameter("w", shape=(1, 3))
+    v = L.define("v", w * w + x)
+    L.define("S", ops.Sum(ops.Map(sp.tanh, v) * v, None))
+    rng = np.random.default_rng(15)
+    vals = {"x": rng.normal(size=(5, 1, 3)), "w": rng.normal(size=(1, 3))}
+    f = compile(L, ["v", "S"])
+    stepped = f(vals)
+    monkeypatch.setattr(compiled, "_GENERATE_SECONDS", 0.0)
+    f(vals)
+    assert list(f._folded.values()) != [None]
+    assert f.program.in_place_ufunc  # some instruction writes in place
+    folded = f(vals)
+    ref = evaluate(L, "numpy", values=vals)
+    for n in ("v", "S"):
+        np.testing.assert_array_equal(folded[n], stepped[n])
+        close(folded[n], ref[n])
+
+
+def test_a_quotient_by_a_constant_without_a_zero_is_numpys_division_and_a_zero_divisor_names_the_row():
+    """X / C with C compiled in: with no zero entry in C it is the plain quotient, bit for bit; with one, a
+    division by zero is still caught and reported with the row's name."""
+    import operator
+
+    import sympy as sp
+
+    from symseq import Ledger
+    from symseq.errors import EvaluationError
+
+    X = np.array([[1.0, -2.5, 7.0]])
+    for C, ok in (([[2, 3, sp.Rational(1, 7)]], True), ([[2, 0, 5]], False)):
+        L = Ledger("a quotient by a constant")
+        x = L.input("X", shape=(1, 3))
+        L.define("Q", x / L.input("C", sp.Matrix(C)))
+        f = compile(L, ["Q"], inputs=["X"])
+        divides = [fn is operator.truediv for _, fn, _, label in f.program.instructions if label == "Div"]
+        assert divides == [ok]
+        if ok:
+            np.testing.assert_array_equal(f(X=X)["Q"], X / np.array([[2.0, 3.0, 1 / 7]]))
+        else:
+            with pytest.raises(EvaluationError, match="Q"):
+                f(X=X)

@@ -89,6 +89,7 @@ class Program:
     outputs: dict = field(default_factory=dict)  # name -> slot
     ops: dict = field(default_factory=dict)  # slot -> what its scalar instruction computes (see _op)
     in_place: dict = field(default_factory=dict)  # instruction index -> the argument slot it writes its result into
+    in_place_ufunc: dict = field(default_factory=dict)  # instruction index -> the ufunc it writes in place with
     row_forms: dict = field(default_factory=dict)  # slot -> its instruction's function on folded rows (_fold_rows)
 
     def new_slot(self) -> int:
@@ -115,6 +116,10 @@ class CompiledLedger:
         self._folded: dict = {}  # frozenset of batched input names -> the program on folded rows, or None (_fold_rows)
         self._stepped_seconds = 0.0  # time spent stepping through the instruction list so far
         self._leaves = [(name, s, ledger[name]) for name, s in program.inputs.items()]  # read at every call
+        self._outputs = [(name, s, ledger[name]) for name, s in program.outputs.items()]
+        self._slots = [None] * program.n_slots  # a call's slots before the leaves are read: the constants
+        for s, v in program.constants.items():
+            self._slots[s] = v
         self._arrays = kernel.arrays  # values with batch axes, released after their last use
         self._folds = getattr(kernel, "folds_rows", False)  # a batch of rows may run as one matrix (_fold_rows)
 
@@ -148,20 +153,14 @@ class CompiledLedger:
         """
         values = dict(values or {}, **kw)
         p, k = self.program, self.kernel
-        unknown = [n for n in values if n not in p.inputs]
-        if unknown:
-            raise LedgerError(f"values given for {', '.join(unknown)}, which the compiled ledger does not read; "
-                              f"it reads {', '.join(p.inputs) or 'nothing'}")
-        slots = [None] * p.n_slots
-        for s, v in p.constants.items():
-            slots[s] = v
-        batch, per_param = {}, []
+        slots = self._slots.copy()  # the constants in place
+        batch, per_param, read = {}, [], 0
         for name, s, it in self._leaves:
             if name in values:
                 v = k.from_user(values[name], it.shape, name)
-                lead = tuple(v.shape[:-2]) if self._arrays else ()
-                if lead:
-                    batch[name] = lead
+                read += 1
+                if self._arrays and v.ndim > 2:  # leading batch axes
+                    batch[name] = tuple(v.shape[:-2])
                     if it.kind == "parameter":
                         per_param.append(name)
                 slots[s] = v
@@ -173,8 +172,11 @@ class CompiledLedger:
                     self._defaults[name] = v
                 slots[s] = self._defaults[name]
             else:
+                self._check_names(values)
                 raise LedgerError(f"no value for {name}: pass it by name (the compiled function reads "
                                   f"{', '.join(p.inputs)})")
+        if read < len(values):
+            self._check_names(values)
         if hasattr(k, "warn_floats"):
             k.warn_floats(values, stacklevel=3)
         if self.batch_reduce:
@@ -186,19 +188,25 @@ class CompiledLedger:
             raise ShapeError("inputs disagree on their batch axes: "
                              + ", ".join(f"{n} has {b}" for n, b in batch.items())
                              + "; give every batched input the same leading shape (or none)")
-        leaves = {name: slots[s] for name, s in p.inputs.items()}
-        values = self._run(slots, leaves, batch)
+        values = self._run(slots, batch)
         result = {}
-        for name, s in p.outputs.items():
-            item = self.ledger[name]
+        for name, s, item in self._outputs:
             bad = k.first_nonfinite(values[s], allow_infinity=item.allows_infinity)
             if bad is not None:
-                self._name_the_row(leaves, f"output {name} is {bad[1]} at entry {list(bad[0])}")
+                self._name_the_row(values, f"output {name} is {bad[1]} at entry {list(bad[0])}")
             v = k.to_output(values[s], item.shape)
-            result[name] = self._reduce(name, v, batch)
+            result[name] = self._mean(name, v, batch) if batch and self.batch_reduce == "mean" else v
         return result
 
-    def _run(self, slots: list, leaves: dict, batch: dict) -> list:
+    def _check_names(self, values: dict):
+        """Raise LedgerError naming the values given for names the program does not read (a misspelt leaf)."""
+        inputs = self.program.inputs
+        unknown = [n for n in values if n not in inputs]
+        if unknown:
+            raise LedgerError(f"values given for {', '.join(unknown)}, which the compiled ledger does not read; "
+                              f"it reads {', '.join(inputs) or 'nothing'}")
+
+    def _run(self, slots: list, batch: dict) -> list:
         """Run the program on ``slots`` (leaves and constants filled in); returns the slots (the outputs filled in).
 
         The first calls step through the instruction list. Once they have taken as long as writing and
@@ -213,7 +221,7 @@ class CompiledLedger:
         if self._program_fn is None and self._stepped_seconds < _GENERATE_SECONDS * len(self.program.instructions):
             start = time.perf_counter()
             try:
-                return self._step_through(slots, leaves)
+                return self._step_through(slots)
             finally:
                 self._stepped_seconds += time.perf_counter() - start
         try:
@@ -221,14 +229,14 @@ class CompiledLedger:
                 key = frozenset(batch)
                 if key not in self._folded:  # the first call with these inputs batched: step through, noting shapes
                     shapes: dict = {}
-                    slots = self._step_through(slots, leaves, shapes)
+                    slots = self._step_through(slots, shapes)
                     self._folded[key] = self._fold_rows(shapes)
                     return slots
                 if self._folded[key] is not None:
                     return self._folded[key](slots, next(iter(batch.values())))
             return self._straight_line()(slots)
         except ZeroDivisionError:
-            return self._step_through(slots, leaves)
+            return self._step_through(slots)
 
     def _fold_rows(self, shapes: dict):
         """The program run on a batch of rows folded into one matrix, when it computes the same numbers that way;
@@ -252,10 +260,18 @@ class CompiledLedger:
         row = {s for s, shape in shapes.items() if shape is not None and len(shape) == 2 and shape[0] == 1}
         elementwise = {"Add", "Sub", "Mul", "Div", "Neg", "accumulate"}
         forms = []
-        for out, fn, args, label in p.instructions:
+        for i, (out, fn, args, label) in enumerate(p.instructions):
             hit = [a in batched for a in args]
+            into = p.in_place.get(i)
+            if i in p.in_place_ufunc and len(shapes[out] or ()) >= 2 and shapes[into] == shapes[out]:
+                # its operand has the result's shape in every call with these inputs batched: written into it
+                # with no check (the program's own array, never a view: _Compiler._write_in_place)
+                ufunc = p.in_place_ufunc[i]
+                direct = (_in_place_text(ufunc, args.index(into), len(args)), ufunc)
+            else:
+                direct = None
             if not any(hit):
-                form = None  # no batch axes: as in the program
+                form = direct  # no batch axes: as in the program
             elif label == "MatMul" and hit == [True, False] and len(shapes[args[1]]) == 2:
                 form = "{0} @ {1}"
             elif label == "batch_tn" and all(hit):
@@ -266,7 +282,7 @@ class CompiledLedger:
                 form = p.row_forms[out]
             elif (label in elementwise or out in p.ops) and out in batched \
                     and all(h or a in row or shapes[a] in ((1, 1), ()) for h, a in zip(hit, args)):
-                form = None  # element-wise: the same function on the folded rows
+                form = direct  # element-wise: the same function on the folded rows
             else:
                 return None
             forms.append(form)
@@ -288,7 +304,8 @@ class CompiledLedger:
         text), like the numba backend's loop.
 
         ``forms``: per instruction, a template over its operands (``"{0} @ {1}"``), a function to call instead of
-        the instruction's, or None (the instruction's function, or Python's operator for +, −, ×). ``raw``: the
+        the instruction's, a template that calls a function ``{f}`` and that function (``("{f}({0}, {1},
+        out={0})", np.add)``; ``{out}`` is the result), or None (the instruction's function, or Python's operator for +, −, ×). ``raw``: the
         kernel's raw arithmetic (``kernel.raw``, with ``forms`` from :meth:`_raw_forms`): the values read are
         converted into raw numbers, the outputs back. ``fold``: (batched input slots, batched output slots) of a program on folded rows
         (:meth:`_fold_rows`), then called as ``program(slots, lead)``."""
@@ -308,13 +325,16 @@ class CompiledLedger:
             form = forms[i]
             if callable(form):
                 scope[f"f{i}"], form = form, None
+            elif isinstance(form, tuple):  # (template naming the function {f}, the function)
+                form, scope[f"f{i}"] = form
             else:
                 scope[f"f{i}"] = fn
             if form is None and not raw:
                 form = _OPERATORS.get(fn)
                 if form is not None and len(args) != (2 if "{1}" in form else 1):
                     form = None
-            call = form.format(*operands) if form is not None else f"f{i}({', '.join(operands)})"
+            call = form.format(*operands, f=f"f{i}", out=f"s{out}") if form is not None \
+                else f"f{i}({', '.join(operands)})"
             lines.append(f"    s{out} = {call}")
             if free:
                 lines.append(f"    del {', '.join(f's{a}' for a in free)}")
@@ -341,7 +361,7 @@ class CompiledLedger:
         forms = [raw.form(p.ops[out], len(args)) if out in p.ops else None for out, _, args, _ in steps]
         return None if None in forms else forms
 
-    def _step_through(self, slots: list, leaves: dict, shapes: dict | None = None) -> list:
+    def _step_through(self, slots: list, shapes: dict | None = None) -> list:
         """Run the instructions one by one; ``shapes``, when given, is filled with the shape of every slot."""
         p = self.program
         i = 0
@@ -360,7 +380,7 @@ class CompiledLedger:
                 for f in free:  # release intermediates after their last use (keeps memory, and caches, small)
                     slots[f] = None
         except ZeroDivisionError:
-            self._name_the_row(leaves, f"a division by zero in the compiled program ({p.instructions[i][3]})")
+            self._name_the_row(slots, f"a division by zero in the compiled program ({p.instructions[i][3]})")
         return slots
 
     def _steps(self) -> list:
@@ -371,17 +391,17 @@ class CompiledLedger:
                                for (out, fn, args, _), free in zip(p.instructions, p.frees)]
         return self._step_list
 
-    def _name_the_row(self, leaves: dict, what: str):
-        """Evaluate the rows one by one on the same leaf values, so the error names the row at fault and gives
-        its hint; raise ``what`` when they do not fail (an undefined value that only the program's order makes)."""
+    def _name_the_row(self, slots: list, what: str):
+        """Evaluate the rows one by one on the leaf values in ``slots`` (the program never writes into them), so
+        the error names the row at fault and gives its hint; raise ``what`` when they do not fail (an undefined
+        value that only the program's order makes)."""
         given = self.ledger.leaf_values(self.kernel)
-        given.update(leaves)
+        given.update((name, slots[s]) for name, s in self.program.inputs.items())
         self.ledger.run(self.kernel, given, self.names)  # raises the row's EvaluationError
         raise EvaluationError(f"{what}; evaluated row by row the same values give no undefined row")
 
-    def _reduce(self, name, v, batch):
-        if self.batch_reduce != "mean" or not batch:
-            return v
+    def _mean(self, name, v, batch):
+        """A parameter's gradient summed over the batch (``batch_reduce="mean"``) divided by the batch's size."""
         it = self.ledger[name]
         if it.kind == "adjoint" and self.ledger[it.adjoint_of].kind == "parameter":
             return v / int(np.prod(next(iter(batch.values()))))
@@ -466,6 +486,7 @@ class _Compiler:
         self.map_reductions: dict = {}  # (outer, inner) function pair -> what _map_of_row found
         self.plans: dict = {}  # scalar expression -> its plan (scalar.plan): the same body in every step
         self.in_place_forms: dict = {}  # slot -> (argument position -> the instruction writing into that argument)
+        self.in_place_adds: set = set()  # slots of sums of three or more arrays, which may add into their first two
         self.vectorized = kernel.arrays  # whole arrays per instruction (else entry by entry: mpmath)
 
     def build(self, outputs) -> Program:
@@ -568,6 +589,8 @@ class _Compiler:
             stream[key] = self.instr(add, [stream[key], slot], "accumulate")
             if add is operator.add:
                 self.p.ops[stream[key]] = ("add",)
+            if self.vectorized:
+                self.fresh.add(stream[key])  # a new array, or its first term's (a running sum of the program's own)
 
     def _finish(self, stream) -> int:
         k = self.k
@@ -599,16 +622,14 @@ class _Compiler:
         such as (1 − h²)·g then makes one temporary, not three. Results are bitwise those of the plain program."""
         p = self.p
         k = self.k
-        table = dict(_IN_PLACE)
-        table.update({k.add: lambda pos: _into(np.add, pos), k.mul: lambda pos: _into(np.multiply, pos),
-                      k.div: lambda pos: _into(k.div, pos),
-                      k.neg: lambda pos: _into1(np.negative)})
+        ufuncs = _IN_PLACE | {k.add: np.add, k.mul: np.multiply, k.div: k.div, k.neg: np.negative}
         # an array that a view reads (Xᵀ, an entry, a slice) is never written: the view may be read after the
         # array's own last use
         viewed = {a for _, _, args, label in p.instructions if label.split(" ")[0] in _VIEWS for a in args}
         for i, (out, fn, args, label) in enumerate(p.instructions):
-            into = table.get(fn) or self.in_place_forms.get(out)
-            if into is None:
+            ufunc = ufuncs.get(fn) or (np.add if out in self.in_place_adds else None)
+            into = self.in_place_forms.get(out)  # a row softmax
+            if ufunc is None and into is None:
                 continue
             free = set(p.frees[i])
             for pos, a in enumerate(args):
@@ -618,11 +639,15 @@ class _Compiler:
                 repeated = len(args) > 2 and args.count(a) > 1
                 if a not in free or a not in self.fresh or a in viewed or repeated:
                     continue
-                writer = into(pos)
-                if writer is not None:
-                    p.instructions[i] = (out, writer, args, label)
-                    p.in_place[i] = a
-                    break
+                if ufunc is not None and pos < 2:
+                    p.instructions[i] = (out, _in_place(ufunc, pos, len(args)), args, label)
+                    p.in_place_ufunc[i] = ufunc
+                elif ufunc is None:
+                    p.instructions[i] = (out, into(pos), args, label)
+                else:
+                    continue
+                p.in_place[i] = a
+                break
 
     # -- helpers
     def const(self, value, key=None):
@@ -663,10 +688,10 @@ class _Compiler:
             args = [self.emit(c) for c in node.children]
             out = self._fold_node(node, args)
             if out is None:
-                fn = _kernel_call(node, self.k)
+                fn = self._call(node, args)
                 out = self.instr(fn, args, type(node).__name__)
-                if self.vectorized and (fn in (self.k.add, self.k.mul, self.k.div, self.k.neg, self.k.matmul)
-                                        or isinstance(node, ops.SoftmaxRows)):
+                if self.vectorized and (fn in (self.k.add, self.k.mul, self.k.div, self.k.neg, self.k.matmul,
+                                               operator.truediv) or isinstance(node, ops.SoftmaxRows)):
                     self.fresh.add(out)  # a new array of its own (a transpose or an index would be a view)
                 if type(node) is ops.Add and len(args) > 2:
                     self._may_add_in_place(out)
@@ -708,16 +733,27 @@ class _Compiler:
                         for i, k in enumerate(kids)]
             if all(a is b for a, b in zip(stripped, kids)):
                 return None
-            out = self.instr(_kernel_call(node, self.k), [self.emit(k) for k in stripped], type(node).__name__)
+            args = [self.emit(k) for k in stripped]
+            out = self.instr(self._call(node, args), args, type(node).__name__)
         self.fresh.add(out)
         return out
+
+    def _call(self, node, args):
+        """The function of the instruction for ``node`` on the slots ``args`` (:func:`_kernel_call`); a NumPy quotient
+        by a constant compiled in with no zero entry (L/2, S/√d_k) is Python's ``/``: the same quotient, without
+        the kernel's guard for a division by zero, which cannot happen (1.1 µs a call, against 2.3 µs)."""
+        if type(node) is ops.Div and self.k.name == "numpy" and args[1] in self.p.constants:
+            c = self.p.constants[args[1]]
+            if isinstance(c, np.ndarray) and c.size and np.all(c != 0):
+                return operator.truediv
+        return _kernel_call(node, self.k)
 
     def _may_add_in_place(self, out):
         """A sum of several arrays (x W_xᵀ + h W_hᵀ + b) is a new array, and may write into its first or second
         term when that is a temporary nothing reads afterwards (NumPy)."""
         if self.k.name == "numpy":
             self.fresh.add(out)
-            self.in_place_forms[out] = lambda pos: _add_into(pos) if pos < 2 else None
+            self.in_place_adds.add(out)
 
     def zero(self, shape) -> int:
         """A slot holding an exact zero of ``shape`` (compiled in once)."""
@@ -995,6 +1031,24 @@ def _into1(ufunc):
     return run
 
 
+def _in_place(ufunc, pos, n):
+    """The instruction of ``n`` operands computed by ``ufunc`` (a NumPy ufunc, or the kernel's quotient), written
+    into operand ``pos`` when that is an array that can take the result: ``ufunc(a, b, out=a)``; of one operand
+    with a ufunc of two (x², as x · x) or of one; of three or more, a sum added left to right."""
+    if n == 1:
+        return _square_into if ufunc is np.multiply else _into1(ufunc)
+    return _into(ufunc, pos) if n == 2 else _add_into(pos)
+
+
+def _in_place_text(ufunc, pos, n) -> str:
+    """:func:`_in_place` as the text of a straight-line program that knows the operand can take the result:
+    a template over the operands, the function's name ``{f}`` and the result's ``{out}``."""
+    if n == 1:
+        return "{f}({0}, {0}, out={0})" if ufunc is np.multiply else "{f}({0}, out={0})"
+    first = f"{{f}}({{0}}, {{1}}, out={{{pos}}})"
+    return first + "".join(f"; {{f}}({{out}}, {{{j}}}, out={{out}})" for j in range(2, n))
+
+
 def _add_into(pos):
     """x₀ + x₁ + … added left to right (as ``ops.Add.forward``), the first sum written into x_pos (pos 0 or 1: a
     temporary of the program's own that nothing reads afterwards) and the rest added into that sum."""
@@ -1026,17 +1080,12 @@ _GENERATE_SECONDS = 20e-6
 # functions that the straight-line program writes as Python's own operators (the same call of the operands'
 # __add__, __mul__, …, without a function call around it; mpmath's scalar arithmetic is made of them)
 _OPERATORS = {operator.add: "{0} + {1}", operator.sub: "{0} - {1}", operator.mul: "{0} * {1}",
-              operator.neg: "-{0}", _square: "{0} * {0}"}
+              operator.truediv: "{0} / {1}", operator.neg: "-{0}", _square: "{0} * {0}"}
 
 # labels of the instructions whose result may be a view of an argument (NumPy): a transpose, an entry, a slice
 _VIEWS = {"Transpose", "Entry", "Slice", "Concat"}
 
-_IN_PLACE = {
-    operator.add: lambda pos: _into(np.add, pos),
-    operator.sub: lambda pos: _into(np.subtract, pos),
-    operator.mul: lambda pos: _into(np.multiply, pos),
-    operator.neg: lambda pos: _into1(np.negative),
-    _square: lambda pos: _square_into,
-    np.tanh: lambda pos: _into1(np.tanh),
-    np.exp: lambda pos: _into1(np.exp),
-}
+# the ufunc an element-wise instruction's function computes, for writing it into an operand (NumPy's out=; x² as
+# x · x)
+_IN_PLACE = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply, operator.truediv: np.divide,
+             operator.neg: np.negative, _square: np.multiply, np.tanh: np.tanh, np.exp: np.exp}

@@ -349,7 +349,7 @@ class NumbaLedger(CompiledLedger):
             hit = self._compiled[batched] = (fn, ins, outs, red)
         return hit
 
-    def _run(self, slots: list, leaves: dict, batch: dict) -> list:
+    def _run(self, slots: list, batch: dict) -> list:
         p = self.program
         lead = next(iter(batch.values())) if batch else ()
         n = int(np.prod(lead)) if lead else 1
