@@ -110,12 +110,13 @@ def _agreement(ours, g, pnames, theirs) -> float:
                / max(1.0, float(np.max(np.abs(r.numpy())))) for p, r in zip(pnames, theirs))
 
 
-def vector_rnn_setup(T, D, H, C, B, rng, *, inputs=None):
+def vector_rnn_setup(T, D, H, C, B, rng, *, inputs=None, backend="numpy"):
     """The Elman RNN's compiled gradient ``f``, its values, the ``nn.RNN`` autograd reference ``ref`` and their
-    agreement (:func:`_agreement`); ``inputs`` as :func:`symseq.compile` takes them (None: every leaf)."""
+    agreement (:func:`_agreement`); ``inputs`` and ``backend`` as :func:`symseq.compile` takes them (None: every
+    leaf)."""
     L, g = vector_rnn(T, D, H, C)
     pnames = ["W_x", "W_h", "b_h", "W_o"]
-    f = compile(L, ["L"] + [g.name(p) for p in pnames], backend="numpy", batch_reduce="sum", inputs=inputs)
+    f = compile(L, ["L"] + [g.name(p) for p in pnames], backend=backend, batch_reduce="sum", inputs=inputs)
     P = {"W_x": rng.normal(size=(H, D)) / math.sqrt(D), "W_h": rng.normal(size=(H, H)) / math.sqrt(H),
          "b_h": rng.normal(size=(1, H)) * 0.1, "W_o": rng.normal(size=(C, H)) / math.sqrt(H)}
     X = rng.normal(size=(T, B, 1, D))

@@ -157,6 +157,16 @@ def elman_case(n):
     r, a, b = pairs(lambda: f(vals), ref, n)
     row("Elman RNN, 16 steps, d=64, batch 64: NumPy backend", r, a, b, "nn.RNN autograd", "≤ 0.5; agree ≤ 1e-12",
         r <= 0.5 and err <= 1e-12, f"{err:.0e}", load())
+    try:  # one compiled function on the folded batch (symseq.backends.numba_matrix), compiled on the first call
+        f, vals, ref, err = vector_rnn_setup(T, D, H, C, B, np.random.default_rng(1), inputs=inputs,
+                                             backend="numba")
+    except ImportError:
+        row("Elman RNN: numba backend", None, None, None, "numba not installed", "≤ 0.5; agree ≤ 1e-12", False, "",
+            load())
+        return
+    r, a, b = pairs(lambda: f(vals), ref, n)
+    row("Elman RNN: numba backend", r, a, b, "nn.RNN autograd", "≤ 0.5; agree ≤ 1e-12", r <= 0.5 and err <= 1e-12,
+        f"{err:.0e}", load())
 
 
 # ---------------------------------------------------------------- attention, T = 128, D = 64, 4 heads, batch 8

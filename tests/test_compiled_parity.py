@@ -9,7 +9,7 @@ perturbed values (so that a leaf whose value is 0 or 1 is not folded away when t
 import numpy as np
 import pytest
 
-from small_ledgers import bundled_numeric_ledgers, scalar_rnn
+from small_ledgers import bundled_numeric_ledgers, elman_ledger, scalar_rnn
 from symseq import compile, evaluate
 from symseq.errors import SymseqError
 
@@ -405,23 +405,6 @@ def test_a_sum_of_three_or_more_terms_with_minus_signs_compiles(backend):
     assert [float(out[n]) for n in "rsu"] == [-5.0, 5.0, 7.0]
 
 
-def _elman(T=3):
-    import sympy as sp
-
-    from symseq import Ledger, ops
-
-    L = Ledger(f"an Elman RNN, {T} steps")
-    W_x, W_h, b = L.parameter("W_x", shape=(3, 2)), L.parameter("W_h", shape=(3, 3)), L.parameter("b", shape=(1, 3))
-    W_o = L.parameter("W_o", shape=(2, 3))
-    h = L.input("h_{-1}", [[0, 0, 0]])
-    for t in range(T):
-        h = L.define(f"h_{t}", ops.Map(sp.tanh, L.input(f"x_{t}", shape=(1, 2)) @ W_x.T + h @ W_h.T + b))
-    e = L.define("e", h @ W_o.T - L.input("y", shape=(1, 2)))
-    L.define("L", ops.Sum(e * e, None) / 2)
-    g = L.backward("L")
-    return L, g, ["L", "e", g.name("W_x"), g.name("W_h"), g.name("b"), g.name("W_o"), g.name("x_0")]
-
-
 @pytest.mark.parametrize("reduce", [None, "sum"])
 def test_a_batch_of_rows_runs_folded_into_one_matrix_with_the_same_numbers(reduce, monkeypatch):
     """With the inputs x_t and y batched as rows and the weights' gradients summed over the batch, the program runs
@@ -431,7 +414,7 @@ def test_a_batch_of_rows_runs_folded_into_one_matrix_with_the_same_numbers(reduc
     g_tᵀ x_t, which one matrix of rows cannot keep apart: the program then runs unfolded."""
     from symseq.backends import compiled
 
-    L, _, names = _elman()
+    L, _, names = elman_ledger()
     inputs = ["W_x", "W_h", "b", "W_o", "y"] + [f"x_{t}" for t in range(3)]
     f = compile(L, names, inputs=inputs, batch_reduce=reduce)
     rng = np.random.default_rng(11)

@@ -91,6 +91,7 @@ class Program:
     in_place: dict = field(default_factory=dict)  # instruction index -> the argument slot it writes its result into
     in_place_ufunc: dict = field(default_factory=dict)  # instruction index -> the ufunc it writes in place with
     row_forms: dict = field(default_factory=dict)  # slot -> its instruction's function on folded rows (_fold_rows)
+    sums: dict = field(default_factory=dict)  # slot of a Sum instruction -> (its axis, whether it is a mean)
 
     def new_slot(self) -> int:
         self.n_slots += 1
@@ -252,16 +253,13 @@ class CompiledLedger:
         add in another order when the batch has several axes. On the 16-step Elman RNN of benchmarks/speed.py
         (d = 64, batch 64), called between nn.RNN calls: 0.46–0.52× torch folded, 0.51–0.55× unfolded, in the same
         runs."""
-        p = self.program
-        batched = {s for s, shape in shapes.items() if shape is not None and len(shape) > 2}
-        leads = {shapes[s][:-2] for s in batched}
-        if len(leads) != 1 or any(shapes[s][-2] != 1 for s in batched):
+        plan = self._fold_plan(shapes)
+        if plan is None:
             return None
-        row = {s for s, shape in shapes.items() if shape is not None and len(shape) == 2 and shape[0] == 1}
-        elementwise = {"Add", "Sub", "Mul", "Div", "Neg", "accumulate"}
+        p = self.program
+        batched, kinds = plan
         forms = []
-        for i, (out, fn, args, label) in enumerate(p.instructions):
-            hit = [a in batched for a in args]
+        for i, ((out, fn, args, label), kind) in enumerate(zip(p.instructions, kinds)):
             into = p.in_place.get(i)
             if i in p.in_place_ufunc and len(shapes[out] or ()) >= 2 and shapes[into] == shapes[out]:
                 # its operand has the result's shape in every call with these inputs batched: written into it
@@ -270,24 +268,45 @@ class CompiledLedger:
                 direct = (_in_place_text(ufunc, args.index(into), len(args)), ufunc)
             else:
                 direct = None
-            if not any(hit):
-                form = direct  # no batch axes: as in the program
-            elif label == "MatMul" and hit == [True, False] and len(shapes[args[1]]) == 2:
-                form = "{0} @ {1}"
-            elif label == "batch_tn" and all(hit):
-                form = "{0}.T @ {1}"
-            elif label == "batch_sum":
-                form = _batch_sum_rows
-            elif out in p.row_forms and out in batched:
-                form = p.row_forms[out]
-            elif (label in elementwise or out in p.ops) and out in batched \
-                    and all(h or a in row or shapes[a] in ((1, 1), ()) for h, a in zip(hit, args)):
-                form = direct  # element-wise: the same function on the folded rows
-            else:
-                return None
-            forms.append(form)
+            forms.append({None: direct, "elementwise": direct, "rows @ W": "{0} @ {1}", "Σ aᵀb": "{0}.T @ {1}",
+                          "batch sum": _batch_sum_rows, "row sum": p.row_forms.get(out)}[kind])
         inputs = sorted(set(p.inputs.values()) & batched)
         return self._write(forms, fold=(inputs, sorted(set(p.outputs.values()) & batched)))
+
+    def _fold_plan(self, shapes: dict):
+        """(the slots with batch axes, what each instruction is on folded rows) when the program computes the same
+        numbers on a batch of rows folded into one matrix (:meth:`_fold_rows`), else None. ``shapes``: the shape
+        of every slot in a call with the batched inputs of the calls it serves. Per instruction: None (no
+        operand with batch axes: as it is), ``"rows @ W"`` (batched rows times a matrix without batch axes),
+        ``"Σ aᵀb"`` (of two batched rows), ``"batch sum"``, ``"row sum"`` (a sum or mean over a row's entries,
+        over the last axis) or ``"elementwise"``."""
+        p = self.program
+        batched = {s for s, shape in shapes.items() if shape is not None and len(shape) > 2}
+        leads = {shapes[s][:-2] for s in batched}
+        if batched and (len(leads) != 1 or any(shapes[s][-2] != 1 for s in batched)):
+            return None
+        row = {s for s, shape in shapes.items() if shape is not None and len(shape) == 2 and shape[0] == 1}
+        elementwise = {"Add", "Sub", "Mul", "Div", "Neg", "accumulate"}
+        kinds = []
+        for out, fn, args, label in p.instructions:
+            hit = [a in batched for a in args]
+            if not any(hit):
+                kind = None
+            elif label == "MatMul" and hit == [True, False] and len(shapes[args[1]]) == 2:
+                kind = "rows @ W"
+            elif label == "batch_tn" and all(hit):
+                kind = "Σ aᵀb"
+            elif label == "batch_sum":
+                kind = "batch sum"
+            elif out in p.row_forms and out in batched:
+                kind = "row sum"
+            elif (label in elementwise or out in p.ops) and out in batched \
+                    and all(h or a in row or shapes[a] in ((1, 1), ()) for h, a in zip(hit, args)):
+                kind = "elementwise"
+            else:
+                return None
+            kinds.append(kind)
+        return batched, kinds
 
     def _straight_line(self):
         """The program as one Python function ``program(slots)``: ``s5 = f0(s3, s1)`` per instruction, ``del`` of
@@ -436,9 +455,11 @@ def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: I
         backend: ``numpy`` (float64, leading batch axes), ``mpmath`` (``dps``
             digits; exact inputs stay exact until evaluation), ``torch``
             (``device``, ``dtype``; differentiable by torch autograd) or
-            ``numba`` (float64, scalar rows only: one compiled loop over the
-            batch; needs the ``numba`` extra, see
-            :mod:`symseq.backends.numba_backend`).
+            ``numba`` (float64; needs the ``numba`` extra): scalar rows as
+            one compiled loop over the batch
+            (:mod:`symseq.backends.numba_backend`), matrix rows as one
+            compiled function on a batch of rows folded into one matrix
+            (:mod:`symseq.backends.numba_matrix`).
         inputs: leaves that may be given at call time (default: all leaves).
             Other leaves are compiled in as constants.
         batch_reduce: ``"sum"`` or ``"mean"`` to reduce the adjoints of
@@ -446,8 +467,8 @@ def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: I
             does; None keeps one gradient per example.
 
     Raises:
-        ConventionError: unknown backend (lists the valid ones) or batch_reduce; for ``numba``, a row that is
-            not a scalar or a function it does not compile (names them).
+        ConventionError: unknown backend (lists the valid ones) or batch_reduce; for ``numba``, an instruction or
+            function it does not compile (names it).
         BackendUnavailable: torch or numba missing, or CUDA asked for where there is none.
         LedgerError: an output that is not in the ledger.
     """
@@ -466,9 +487,10 @@ def compile(ledger, outputs: Iterable[str], *, backend: str = "numpy", inputs: I
 
 
 class _Compiler:
-    def __init__(self, ledger, kernel, inputs, reduce_params=False, straight=False):
+    def __init__(self, ledger, kernel, inputs, reduce_params=False, straight=False, in_place=True):
         self.L = ledger
         self.reduce_params = reduce_params
+        self.in_place = in_place  # NumPy: element-wise instructions may write into a temporary operand
         self.straight = straight  # scalar instructions only, each with its op (for a code generator)
         self.k = kernel
         self.inputs = inputs
@@ -517,7 +539,7 @@ class _Compiler:
                 self._accumulate(stream, term)
         self.p.outputs = {n: self.slot_of[n] for n in outputs}
         self._liveness()
-        if self.k.name == "numpy" and not self.straight:
+        if self.k.name == "numpy" and not self.straight and self.in_place:
             self._write_in_place()
         return self.p
 
@@ -695,6 +717,8 @@ class _Compiler:
                     self.fresh.add(out)  # a new array of its own (a transpose or an index would be a view)
                 if type(node) is ops.Add and len(args) > 2:
                     self._may_add_in_place(out)
+                if isinstance(node, ops.Sum):
+                    self.p.sums[out] = (node.axis, node.mean)
                 if isinstance(node, ops.Sum) and node.axis in (None, 1) and self.vectorized:
                     # Σ (or the mean) over a row's entries: over the last axis once the batch of rows is folded
                     self.p.row_forms[out] = lambda a, _n=node, _k=self.k: (

@@ -64,9 +64,11 @@ the row at fault, as for the other backends.
 What it accepts: ledgers whose needed rows and leaves are all scalars, with
 the elementary functions of :mod:`symseq.functions` that have one argument
 (tanh, exp, log, sigmoid, relu, Heaviside, sin, cos, sinh, cosh, tan, abs, erf,
-sqrt and integer powers) and Max/Min. A matrix row, or softmax/logsumexp of
-scalars, raises :class:`~symseq.errors.ConventionError` naming it (use
-``backend="numpy"``). numba is an optional extra (``pip install
+sqrt and integer powers) and Max/Min; softmax/logsumexp of scalars raises
+:class:`~symseq.errors.ConventionError` naming it (use ``backend="numpy"``).
+A ledger with a matrix row is compiled by :mod:`symseq.backends.numba_matrix`
+instead: one function of two-dimensional arrays on a batch of rows folded into
+one matrix. numba is an optional extra (``pip install
 'symseq[numba]'``); without it :class:`~symseq.errors.BackendUnavailable` says
 so.
 
@@ -408,19 +410,20 @@ def _vectoriser_options():
             llvm.set_option("symseq", f"{name}={default}")
 
 
-def compile_numba(ledger, outputs, *, inputs=None, device=None, dtype=None, batch_reduce=None) -> NumbaLedger:
+def compile_numba(ledger, outputs, *, inputs=None, device=None, dtype=None, batch_reduce=None) -> CompiledLedger:
     """Compile the rows needed for ``outputs`` into one numba loop over the batch (see the module docstring).
 
     Args:
-        ledger: a :class:`~symseq.ledger.Ledger` whose needed rows and leaves are scalars (shape ``()``).
+        ledger: a :class:`~symseq.ledger.Ledger`; when a needed row or leaf is a matrix, the program is compiled as
+            one function on folded rows (:mod:`symseq.backends.numba_matrix`).
         outputs: row or adjoint names to return; each comes back with the batch's leading shape (or as a float
             when no input has a batch axis), a parameter's gradient summed (``batch_reduce="sum"``) or averaged
             (``"mean"``) over the batch.
         inputs: leaves that may be given at call time (default all); the others are compiled in.
 
     Raises:
-        ConventionError: a row or leaf that is not a scalar, a function the backend does not compile, or a
-            device or dtype other than the CPU and float64 (names what was given).
+        ConventionError: an instruction or function the backend does not compile, or a device or dtype other
+            than the CPU and float64 (names what was given).
         BackendUnavailable: numba is not installed.
         LedgerError: an output or input that is not in the ledger.
     """
@@ -430,10 +433,11 @@ def compile_numba(ledger, outputs, *, inputs=None, device=None, dtype=None, batc
     if dtype not in (None, np.float64, "float64"):
         raise ConventionError(f"the numba backend computes in float64; got dtype={dtype!r} (leave dtype unset)")
     outputs, inputs = requested(ledger, outputs, inputs)
-    for n in ledger.needed(outputs):
-        if ledger[n].shape != ():
-            raise ConventionError(f"the numba backend compiles scalar rows only; {n} has shape {ledger[n].shape}: "
-                                  f"use backend='numpy' (or 'torch') for a ledger with matrix rows")
     k = NumpyKernel(np.float64)
+    if any(ledger[n].shape != () for n in ledger.needed(outputs)):  # one function on folded rows
+        from .numba_matrix import NumbaMatrixLedger
+
+        program = _Compiler(ledger, k, inputs, reduce_params=batch_reduce is not None, in_place=False).build(outputs)
+        return NumbaMatrixLedger(ledger, program, k, outputs, batch_reduce)
     program = _Compiler(ledger, k, inputs, straight=True).build(outputs)
     return NumbaLedger(ledger, program, k, outputs, batch_reduce)
