@@ -63,7 +63,8 @@ def test_per_example_rows_fold_and_per_example_weight_gradients_are_refused_at_t
     ref = compile(L, ["L", "e", "h_2"], backend="numpy", inputs=inputs)(vals)
     for n in ("L", "e", "h_2"):
         close(out[n], ref[n])
-    with pytest.raises(ConventionError, match="folded into one matrix; with x_0, x_1, x_2, y batched.*backend='numpy'"):
+    with pytest.raises(ConventionError, match="folded into one matrix; with x_0, x_1, x_2, y batched, the result of "
+                                              "Transpose is a 3×1 matrix per example.*backend='numpy'"):
         compile(L, names, backend="numba", inputs=inputs)(vals)
 
 
@@ -124,7 +125,7 @@ def test_what_it_does_not_compile_is_named():
     X = N.input("X", shape=(2, 2))
     N.define("Y", ops.Map(sp.tanh, X))
     f = compile(N, ["Y"], backend="numba")
-    with pytest.raises(ConventionError, match="with X batched the program computes a matrix per example"):
+    with pytest.raises(ConventionError, match="with X batched, X is a 2×2 matrix per example"):
         f(X=np.zeros((3, 2, 2)))
 
 

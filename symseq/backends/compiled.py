@@ -253,11 +253,10 @@ class CompiledLedger:
         add in another order when the batch has several axes. On the 16-step Elman RNN of benchmarks/speed.py
         (d = 64, batch 64), called between nn.RNN calls: 0.46–0.52× torch folded, 0.51–0.55× unfolded, in the same
         runs."""
-        plan = self._fold_plan(shapes)
-        if plan is None:
+        batched, kinds, _ = self._fold_plan(shapes)
+        if kinds is None:
             return None
         p = self.program
-        batched, kinds = plan
         forms = []
         for i, ((out, fn, args, label), kind) in enumerate(zip(p.instructions, kinds)):
             into = p.in_place.get(i)
@@ -274,17 +273,22 @@ class CompiledLedger:
         return self._write(forms, fold=(inputs, sorted(set(p.outputs.values()) & batched)))
 
     def _fold_plan(self, shapes: dict):
-        """(the slots with batch axes, what each instruction is on folded rows) when the program computes the same
-        numbers on a batch of rows folded into one matrix (:meth:`_fold_rows`), else None. ``shapes``: the shape
-        of every slot in a call with the batched inputs of the calls it serves. Per instruction: None (no
-        operand with batch axes: as it is), ``"rows @ W"`` (batched rows times a matrix without batch axes),
-        ``"Σ aᵀb"`` (of two batched rows), ``"batch sum"``, ``"row sum"`` (a sum or mean over a row's entries,
-        over the last axis) or ``"elementwise"``."""
+        """(the slots with batch axes, what each instruction is on folded rows, None) when the program computes the
+        same numbers on a batch of rows folded into one matrix (:meth:`_fold_rows`); else (that set, None, why not,
+        in words). ``shapes``: the shape of every slot in a call with the batched inputs of the calls it serves.
+        Per instruction: None (no operand with batch axes: as it is), ``"rows @ W"`` (batched rows times a matrix
+        without batch axes), ``"Σ aᵀb"`` (of two batched rows), ``"batch sum"``, ``"row sum"`` (a sum or mean
+        over a row's entries, over the last axis) or ``"elementwise"``."""
         p = self.program
         batched = {s for s, shape in shapes.items() if shape is not None and len(shape) > 2}
-        leads = {shapes[s][:-2] for s in batched}
-        if batched and (len(leads) != 1 or any(shapes[s][-2] != 1 for s in batched)):
-            return None
+        names = {s: n for n, s in p.inputs.items()} | {out: f"the result of {label}"
+                                                      for out, _, _, label in p.instructions}
+        if len({shapes[s][:-2] for s in batched}) > 1:
+            return batched, None, "the values' batch axes differ"
+        for s in sorted(batched):
+            if shapes[s][-2] != 1:
+                m, n = shapes[s][-2:]
+                return batched, None, f"{names.get(s, f's{s}')} is a {m}×{n} matrix per example"
         row = {s for s, shape in shapes.items() if shape is not None and len(shape) == 2 and shape[0] == 1}
         elementwise = {"Add", "Sub", "Mul", "Div", "Neg", "accumulate"}
         kinds = []
@@ -304,9 +308,9 @@ class CompiledLedger:
                     and all(h or a in row or shapes[a] in ((1, 1), ()) for h, a in zip(hit, args)):
                 kind = "elementwise"
             else:
-                return None
+                return batched, None, f"{label} mixes the rows of a batch"
             kinds.append(kind)
-        return batched, kinds
+        return batched, kinds, None
 
     def _straight_line(self):
         """The program as one Python function ``program(slots)``: ``s5 = f0(s3, s1)`` per instruction, ``del`` of

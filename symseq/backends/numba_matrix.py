@@ -152,13 +152,11 @@ class NumbaMatrixLedger(CompiledLedger):
             ConventionError: the batch does not fold into one matrix (names the batched inputs).
         """
         p = self.program
-        plan = self._fold_plan(shapes)
-        if plan is None:
+        batched, kinds, why = self._fold_plan(shapes)
+        if kinds is None:
             raise ConventionError(f"the numba backend runs a ledger with matrix rows on a batch of rows folded into "
-                                  f"one matrix; with {', '.join(sorted(batch))} batched the program computes a "
-                                  f"matrix per example (a batched matrix, Xᵀ of a batched row, or Σ_b a_bᵀ b_b "
-                                  f"without batch_reduce): use backend='numpy'")
-        batched, kinds = plan
+                                  f"one matrix; with {', '.join(sorted(batch))} batched, {why} (a per-example "
+                                  f"weight gradient is one without batch_reduce): use backend='numpy'")
         src, ins, outs, loops = _write(p, shapes, batched, kinds)
         scope = dict(self._scope)
         code = compile(src, f"<symseq numba program of {self.ledger.title or 'a ledger'}>", "exec")
