@@ -217,7 +217,7 @@ def derive_case(quick):
     row("derive + compile, T=16 tanh RNN (state 4), fresh process, after import", None, total, None,
         f"{total * 1e3:.1f} ms (backward {backward * 1e3:.1f} ms) — absolute", "≤ 15 ms", total <= 0.015, "", load())
     Ts = (256, 1024, 4096) if quick else (256, 1024, 4096, 10_000)
-    ts = [statistics.median(fresh(T)[0] for _ in range(3)) for T in Ts]  # medians of 3 fresh processes per T
+    ts = [statistics.median(fresh(T)[0] for _ in range(5)) for T in Ts]  # medians of 5 fresh processes per T
     slope = float(np.polyfit(np.log(Ts), np.log(ts), 1)[0])
     row(f"derive + compile, slope in T ({', '.join(map(str, Ts))})", None, None, None,
         "log-log slope " + ", ".join(f"{t:.2f} s" for t in ts), "≤ 1.1", slope <= 1.1, f"slope {slope:.2f}", load())

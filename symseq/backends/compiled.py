@@ -250,9 +250,12 @@ class CompiledLedger:
         (``a @ W``); Σ_b a_bᵀ b_b of two batched rows (``a.T @ b``); a sum over the batch (over axis 0); a sum or
         mean over a row's entries (over the last axis). The matrix products are written as NumPy's ``@`` on the
         same matrices as the kernel's reshaped ones, so the numbers are the kernel's; a sum over the batch may
-        add in another order when the batch has several axes. On the 16-step Elman RNN of benchmarks/speed.py
-        (d = 64, batch 64), called between nn.RNN calls: 0.46–0.52× torch folded, 0.51–0.55× unfolded, in the same
-        runs."""
+        add in another order when the batch has several axes. An element-wise instruction that writes into an
+        operand (:meth:`_Compiler._write_in_place`) is written as the ufunc's call with ``out=`` when ``shapes``
+        show that the operand holds the result. On the 16-step Elman RNN of benchmarks/speed.py (d = 64, batch
+        64), called between nn.RNN calls: 0.46–0.52× torch folded, 0.51–0.55× unfolded, in the same runs; with the
+        direct ``out=`` calls, 0.49–0.51× when nn.RNN took 2.5–2.7 ms (the numba backend compiles the same
+        folded program into one function: :mod:`.numba_matrix`)."""
         batched, kinds, _ = self._fold_plan(shapes)
         if kinds is None:
             return None
