@@ -57,3 +57,24 @@ def elman_ledger(T=3):
     L.define("L", ops.Sum(e * e, None) / 2)
     g = L.backward("L")
     return L, g, ["L", "e", g.name("W_x"), g.name("W_h"), g.name("b"), g.name("W_o"), g.name("x_0")]
+
+
+def benchmark_elman(backend="numpy"):
+    """The 16-step Elman RNN of benchmarks/speed.py (d = 64, batch 64, h_{-1} = 0 compiled in), compiled for
+    ``backend`` by the benchmark's own setup: (compiled gradient, values, nn.RNN autograd reference, their
+    agreement, the benchmark module). Needs torch."""
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    try:
+        import backends
+    finally:
+        sys.path.pop(0)
+    T = 16
+    inputs = ["W_x", "W_h", "b_h", "W_o"] + [f"x_{t}" for t in range(T)] + ["y"]
+    f, vals, ref, err = backends.vector_rnn_setup(T, 64, 64, 8, 64, np.random.default_rng(1), inputs=inputs,
+                                                  backend=backend)
+    return f, vals, ref, err, backends

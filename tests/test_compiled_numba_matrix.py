@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from small_ledgers import bundled_numeric_ledgers, elman_ledger
+from small_ledgers import benchmark_elman, bundled_numeric_ledgers, elman_ledger
 from symseq import ConventionError, EvaluationError, Ledger, LedgerError, compile, ops
 
 if not os.environ.get("CI"):
@@ -72,18 +72,9 @@ def test_the_benchmark_elman_rnn_agrees_with_nn_rnn():
     """The 16-step Elman RNN of benchmarks/speed.py (d = 64, batch 64): the gradients of W_x, W_h, b and W_o agree
     with torch autograd through nn.RNN in float64 to 1e-12."""
     pytest.importorskip("torch")
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    try:
-        from backends import vector_rnn_setup
-    finally:
-        sys.path.pop(0)
-    T = 16
-    inputs = ["W_x", "W_h", "b_h", "W_o"] + [f"x_{t}" for t in range(T)] + ["y"]
-    f, _, _, err = vector_rnn_setup(T, 64, 64, 8, 64, np.random.default_rng(1), inputs=inputs, backend="numba")
-    assert err <= 1e-12 and "np.dot" in f.numba_source(inputs[4:])
+    f, _, _, err, _ = benchmark_elman("numba")
+    inputs = [f"x_{t}" for t in range(16)] + ["y"]
+    assert err <= 1e-12 and "np.dot" in f.numba_source(inputs)
 
 
 def test_rows_columns_and_numbers_broadcast_and_every_sum_adds_as_numpy():

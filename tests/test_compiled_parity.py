@@ -9,7 +9,7 @@ perturbed values (so that a leaf whose value is 0 or 1 is not folded away when t
 import numpy as np
 import pytest
 
-from small_ledgers import bundled_numeric_ledgers, elman_ledger, scalar_rnn
+from small_ledgers import benchmark_elman, bundled_numeric_ledgers, elman_ledger, scalar_rnn
 from symseq import compile, evaluate
 from symseq.errors import SymseqError
 
@@ -477,24 +477,14 @@ def test_the_elman_benchmark_runs_folded_and_agrees_with_nn_rnn(monkeypatch):
     """The 16-step Elman RNN of benchmarks/speed.py (d = 64, batch 64): the program runs folded, and its gradients
     agree with torch autograd through nn.RNN in float64 to 1e-12."""
     pytest.importorskip("torch")
-    import sys
-    from pathlib import Path
-
     from symseq.backends import compiled
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    try:
-        from backends import _agreement, vector_rnn, vector_rnn_setup
-    finally:
-        sys.path.pop(0)
-    T = 16
-    inputs = ["W_x", "W_h", "b_h", "W_o"] + [f"x_{t}" for t in range(T)] + ["y"]
-    f, vals, ref, err = vector_rnn_setup(T, 64, 64, 8, 64, np.random.default_rng(1), inputs=inputs)
+    f, vals, ref, err, backends = benchmark_elman()
     monkeypatch.setattr(compiled, "_GENERATE_SECONDS", 0.0)
     f(vals)
     assert all(v is not None for v in f._folded.values()) and f._folded
-    g = vector_rnn(T, 64, 64, 8)[1]
-    assert err <= 1e-12 and _agreement(f(vals), g, ["W_x", "W_h", "b_h", "W_o"], ref()) <= 1e-12
+    g = backends.vector_rnn(16, 64, 64, 8)[1]
+    assert err <= 1e-12 and backends._agreement(f(vals), g, ["W_x", "W_h", "b_h", "W_o"], ref()) <= 1e-12
 
 
 @pytest.mark.parametrize("L", bundled_numeric_ledgers())
