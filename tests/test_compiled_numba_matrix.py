@@ -160,3 +160,28 @@ def test_every_bundled_matrix_ledger_it_compiles_gives_the_numpy_backends_number
             close(out[n], ref[n], 1e-12)
         compiled += 1
     assert compiled >= 1
+
+
+def test_a_gradient_asked_for_alone_computes_only_what_it_needs():
+    """∂L/∂W_h alone of an RNN whose loss is ½‖h_2‖²: the adjoint of z_0 (and its product with W_h) is needed by
+    no output, is not compiled, and the program gives the NumPy backend's numbers."""
+    L = Ledger("an Elman RNN without a head, 3 steps")
+    W_x, W_h, b = L.parameter("W_x", shape=(3, 2)), L.parameter("W_h", shape=(3, 3)), L.parameter("b", shape=(1, 3))
+    h = L.input("h_{-1}", [[0, 0, 0]])
+    for t in range(3):
+        h = L.define(f"h_{t}", ops.Map(sp.tanh, L.input(f"x_{t}", shape=(1, 2)) @ W_x.T + h @ W_h.T + b))
+    L.define("L", ops.Sum(h * h, None) / 2)
+    g = L.backward("L")
+    rng = np.random.default_rng(25)
+    vals = {"W_x": rng.normal(size=(3, 2)), "W_h": rng.normal(size=(3, 3)), "b": rng.normal(size=(1, 3))} \
+        | {f"x_{t}": rng.normal(size=(8, 1, 2)) for t in range(3)}
+    inputs = ["W_x", "W_h", "b", "x_0", "x_1", "x_2"]
+    names = ["L", g.name("W_h")]
+    f = compile(L, names, backend="numba", inputs=inputs, batch_reduce="sum")
+    out, ref = f(vals), compile(L, names, backend="numpy", inputs=inputs, batch_reduce="sum")(vals)
+    for n in names:
+        close(out[n], ref[n])
+    products = [label for _, _, _, label in f.program.instructions if label in ("MatMul", "batch_tn")]
+    # x_t W_xᵀ (3), h_{t−1} W_hᵀ (t = 1, 2), g_2 W_h (for g_1), Σ g_2ᵀ h_1 and Σ g_1ᵀ h_0; not g_1 W_h (for g_0)
+    assert len(products) == 3 + 2 + 1 + 2
+

@@ -545,6 +545,7 @@ class _Compiler:
             for stream, term in ready.get(i, ()):  # terms of long sums whose inputs are now all computed
                 self._accumulate(stream, term)
         self.p.outputs = {n: self.slot_of[n] for n in outputs}
+        self._prune()
         self._liveness()
         if self.k.name == "numpy" and not self.straight and self.in_place:
             self._write_in_place()
@@ -632,6 +633,17 @@ class _Compiler:
         if isinstance(node, ops.Add) and node.shape != () and all(c.shape != node.shape for c in node.children):
             out = self.instr(lambda v, _s=node.shape: k.broadcast_to(v, _s), [out], "Broadcast")
         return out
+
+    def _prune(self):
+        """Drop the instructions whose value neither an output nor a kept instruction reads: the adjoint rows a
+        requested gradient did not need after all (g_0^z when only ∂L/∂W_h is asked for, its product with W_h)."""
+        live = set(self.p.outputs.values())
+        kept = []
+        for ins in reversed(self.p.instructions):
+            if ins[0] in live:
+                kept.append(ins)
+                live.update(ins[2])
+        self.p.instructions = kept[::-1]
 
     def _liveness(self):
         keep = set(self.p.outputs.values()) | set(self.p.constants) | set(self.p.inputs.values())
