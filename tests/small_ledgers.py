@@ -44,15 +44,20 @@ def bundled_numeric_ledgers() -> list:
             if all(it.value is not None for it in L.leaves) and L.rows]
 
 
-def elman_ledger(T=3):
-    """An Elman RNN of T steps (state 3, input 2, output 2) with its loss ½‖h_{T−1} W_oᵀ − y‖² and backward pass;
-    the ledger, the adjoint map and the names of its loss, error, gradients and ∂L/∂x_0."""
-    L = Ledger(f"an Elman RNN, {T} steps")
+def elman_ledger(T=3, head=True):
+    """An Elman RNN of T steps (state 3, input 2) with its loss and backward pass: ½‖h_{T−1} W_oᵀ − y‖² (output 2)
+    with ``head``, else ½‖h_{T−1}‖²; the ledger, the adjoint map and the names of its loss, error (with the head),
+    gradients and ∂L/∂x_0."""
+    L = Ledger(f"an Elman RNN, {T} steps" + ("" if head else ", no head"))
     W_x, W_h, b = L.parameter("W_x", shape=(3, 2)), L.parameter("W_h", shape=(3, 3)), L.parameter("b", shape=(1, 3))
-    W_o = L.parameter("W_o", shape=(2, 3))
+    W_o = L.parameter("W_o", shape=(2, 3)) if head else None
     h = L.input("h_{-1}", [[0, 0, 0]])
     for t in range(T):
         h = L.define(f"h_{t}", ops.Map(sp.tanh, L.input(f"x_{t}", shape=(1, 2)) @ W_x.T + h @ W_h.T + b))
+    if not head:
+        L.define("L", ops.Sum(h * h, None) / 2)
+        g = L.backward("L")
+        return L, g, ["L", g.name("W_x"), g.name("W_h"), g.name("b"), g.name("x_0")]
     e = L.define("e", h @ W_o.T - L.input("y", shape=(1, 2)))
     L.define("L", ops.Sum(e * e, None) / 2)
     g = L.backward("L")

@@ -165,13 +165,7 @@ def test_every_bundled_matrix_ledger_it_compiles_gives_the_numpy_backends_number
 def test_a_gradient_asked_for_alone_computes_only_what_it_needs():
     """∂L/∂W_h alone of an RNN whose loss is ½‖h_2‖²: the adjoint of z_0 (and its product with W_h) is needed by
     no output, is not compiled, and the program gives the NumPy backend's numbers."""
-    L = Ledger("an Elman RNN without a head, 3 steps")
-    W_x, W_h, b = L.parameter("W_x", shape=(3, 2)), L.parameter("W_h", shape=(3, 3)), L.parameter("b", shape=(1, 3))
-    h = L.input("h_{-1}", [[0, 0, 0]])
-    for t in range(3):
-        h = L.define(f"h_{t}", ops.Map(sp.tanh, L.input(f"x_{t}", shape=(1, 2)) @ W_x.T + h @ W_h.T + b))
-    L.define("L", ops.Sum(h * h, None) / 2)
-    g = L.backward("L")
+    L, g, _ = elman_ledger(head=False)
     rng = np.random.default_rng(25)
     vals = {"W_x": rng.normal(size=(3, 2)), "W_h": rng.normal(size=(3, 3)), "b": rng.normal(size=(1, 3))} \
         | {f"x_{t}": rng.normal(size=(8, 1, 2)) for t in range(3)}

@@ -214,17 +214,8 @@ def test_a_head_slice_is_a_view_and_its_source_is_not_written_while_it_is_read()
 def test_sums_of_several_arrays_and_weight_gradients_are_accumulated_in_place_safely():
     """x_t W_xᵀ + h_{t−1} W_hᵀ + b (h₋₁ = 0 folded: x_0 W_xᵀ + b) writes into its first term, and Σ_t g_tᵀ x_t
     into the running sum; the caller's arrays are never written and every number is the interpreter's."""
-    from symseq import Ledger, ops
-    import sympy as sp
-
-    L = Ledger("an Elman RNN, three steps")
-    W_x, W_h, b = L.parameter("W_x", shape=(3, 2)), L.parameter("W_h", shape=(3, 3)), L.parameter("b", shape=(1, 3))
-    h = L.input("h_{-1}", [[0, 0, 0]])
-    for t in range(3):
-        h = L.define(f"h_{t}", ops.Map(sp.tanh, L.input(f"x_{t}", shape=(1, 2)) @ W_x.T + h @ W_h.T + b))
-    L.define("L", ops.Sum(h * h, None) / 2)
-    g = L.backward("L")
-    names = ["L", g.name("W_x"), g.name("W_h"), g.name("b")]
+    L, g, names = elman_ledger(head=False)
+    names = names[:4]
     f = compile(L, names, inputs=["W_x", "W_h", "b", "x_0", "x_1", "x_2"])
     in_place = [f.program.instructions[i][3] for i in f.program.in_place]
     assert "Add" in in_place and "accumulate" in in_place
