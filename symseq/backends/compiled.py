@@ -62,6 +62,7 @@ bundled ledger, and the writes in place and the last item change no bit of it
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 import time
 from dataclasses import dataclass, field
@@ -90,8 +91,7 @@ class Program:
     ops: dict = field(default_factory=dict)  # slot -> what its scalar instruction computes (see _op)
     in_place: dict = field(default_factory=dict)  # instruction index -> the argument slot it writes its result into
     in_place_ufunc: dict = field(default_factory=dict)  # instruction index -> the ufunc it writes in place with
-    row_forms: dict = field(default_factory=dict)  # slot -> its instruction's function on folded rows (_fold_rows)
-    sums: dict = field(default_factory=dict)  # slot of a Sum instruction -> (its axis, whether it is a mean)
+    sums: dict = field(default_factory=dict)  # slot of a Sum instruction -> the ops.Sum node (axis, mean, count)
 
     def new_slot(self) -> int:
         self.n_slots += 1
@@ -259,19 +259,24 @@ class CompiledLedger:
         batched, kinds, _ = self._fold_plan(shapes)
         if kinds is None:
             return None
-        p = self.program
+        p, k = self.program, self.kernel
         forms = []
         for i, ((out, fn, args, label), kind) in enumerate(zip(p.instructions, kinds)):
             into = p.in_place.get(i)
-            if i in p.in_place_ufunc and len(shapes[out] or ()) >= 2 and shapes[into] == shapes[out]:
+            if kind == "row sum":  # Σ (or the mean) over a row's entries: the last axis of the folded rows
+                node = p.sums[out]
+                form = functools.partial(k.mean, axis=1, count=node.count) if node.mean else \
+                    functools.partial(k.sum, axis=1)
+            elif kind in _FOLDED:
+                form = _FOLDED[kind]
+            elif i in p.in_place_ufunc and len(shapes[out] or ()) >= 2 and shapes[into] == shapes[out]:
                 # its operand has the result's shape in every call with these inputs batched: written into it
                 # with no check (the program's own array, never a view: _Compiler._write_in_place)
                 ufunc = p.in_place_ufunc[i]
-                direct = (_in_place_text(ufunc, args.index(into), len(args)), ufunc)
+                form = (_in_place_text(ufunc, args.index(into), len(args)), ufunc)
             else:
-                direct = None
-            forms.append({None: direct, "elementwise": direct, "rows @ W": "{0} @ {1}", "Σ aᵀb": "{0}.T @ {1}",
-                          "batch sum": _batch_sum_rows, "row sum": p.row_forms.get(out)}[kind])
+                form = None  # as in the program
+            forms.append(form)
         inputs = sorted(set(p.inputs.values()) & batched)
         return self._write(forms, fold=(inputs, sorted(set(p.outputs.values()) & batched)))
 
@@ -284,13 +289,13 @@ class CompiledLedger:
         over a row's entries, over the last axis) or ``"elementwise"``."""
         p = self.program
         batched = {s for s, shape in shapes.items() if shape is not None and len(shape) > 2}
-        names = {s: n for n, s in p.inputs.items()} | {out: f"the result of {label}"
-                                                      for out, _, _, label in p.instructions}
         if len({shapes[s][:-2] for s in batched}) > 1:
             return batched, None, "the values' batch axes differ"
         for s in sorted(batched):
             if shapes[s][-2] != 1:
                 m, n = shapes[s][-2:]
+                names = {v: n for n, v in p.inputs.items()} | {out: f"the result of {label}"
+                                                              for out, _, _, label in p.instructions}
                 return batched, None, f"{names.get(s, f's{s}')} is a {m}×{n} matrix per example"
         row = {s for s, shape in shapes.items() if shape is not None and len(shape) == 2 and shape[0] == 1}
         elementwise = {"Add", "Sub", "Mul", "Div", "Neg", "accumulate"}
@@ -305,7 +310,7 @@ class CompiledLedger:
                 kind = "Σ aᵀb"
             elif label == "batch_sum":
                 kind = "batch sum"
-            elif out in p.row_forms and out in batched:
+            elif out in p.sums and p.sums[out].axis in (None, 1) and out in batched:
                 kind = "row sum"
             elif (label in elementwise or out in p.ops) and out in batched \
                     and all(h or a in row or shapes[a] in ((1, 1), ()) for h, a in zip(hit, args)):
@@ -331,10 +336,11 @@ class CompiledLedger:
 
         ``forms``: per instruction, a template over its operands (``"{0} @ {1}"``), a function to call instead of
         the instruction's, a template that calls a function ``{f}`` and that function (``("{f}({0}, {1},
-        out={0})", np.add)``; ``{out}`` is the result), or None (the instruction's function, or Python's operator for +, −, ×). ``raw``: the
-        kernel's raw arithmetic (``kernel.raw``, with ``forms`` from :meth:`_raw_forms`): the values read are
-        converted into raw numbers, the outputs back. ``fold``: (batched input slots, batched output slots) of a program on folded rows
-        (:meth:`_fold_rows`), then called as ``program(slots, lead)``."""
+        out={0})", np.add)``; ``{out}`` is the result), or None (the instruction's function, or Python's operator
+        for +, −, ×). ``raw``: the kernel's raw arithmetic (``kernel.raw``, with ``forms`` from
+        :meth:`_raw_forms`): the values read are converted into raw numbers, the outputs back. ``fold``: (batched
+        input slots, batched output slots) of a program on folded rows (:meth:`_fold_rows`), then called as
+        ``program(slots, lead)``."""
         steps = self._steps()
         forms = forms or [None] * len(steps)
         written = {out for out, _, _, _ in steps}
@@ -737,11 +743,7 @@ class _Compiler:
                 if type(node) is ops.Add and len(args) > 2:
                     self._may_add_in_place(out)
                 if isinstance(node, ops.Sum):
-                    self.p.sums[out] = (node.axis, node.mean)
-                if isinstance(node, ops.Sum) and node.axis in (None, 1) and self.vectorized:
-                    # Σ (or the mean) over a row's entries: over the last axis once the batch of rows is folded
-                    self.p.row_forms[out] = lambda a, _n=node, _k=self.k: (
-                        _k.mean(a, 1, _n.count) if _n.mean else _k.sum(a, 1))
+                    self.p.sums[out] = node
                 if isinstance(node, ops.SoftmaxRows) and self.k.name == "numpy":
                     self.in_place_forms[out] = lambda pos, _al=node.allowed: (
                         lambda a: _softmax(a, _al, overwrite=type(a) is np.ndarray and a.flags.writeable))
@@ -1108,6 +1110,10 @@ def _add_into(pos):
 def _batch_sum_rows(a):
     """Σ over the batch of a batch of rows folded into one matrix (CompiledLedger._fold_rows): over axis 0."""
     return a.sum(axis=0, keepdims=True)
+
+
+# the forms on folded rows (CompiledLedger._fold_rows) of the instructions that change there
+_FOLDED = {"rows @ W": "{0} @ {1}", "Σ aᵀb": "{0}.T @ {1}", "batch sum": _batch_sum_rows}
 
 
 def _square_into(a):

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 
 import numpy as np
 
@@ -102,7 +101,7 @@ class NumbaMatrixLedger(CompiledLedger):
     def __init__(self, ledger, program, kernel, outputs, batch_reduce):
         super().__init__(ledger, program, kernel, outputs, batch_reduce)
         self.numba = import_numba()
-        self._scope = {"np": np, "math": math, **_helpers(self.numba), **_sums(self.numba)}
+        self._scope = {"np": np, **_sums(self.numba)}  # the element-wise loops have theirs (_compiled_loop)
         self._functions: dict = {}  # frozenset of batched input names -> (function, argument slots, outputs, source)
         for out, fn, args, label in program.instructions:  # refuse now, not at the first call
             if out in program.ops:
@@ -111,7 +110,7 @@ class NumbaMatrixLedger(CompiledLedger):
                 raise ConventionError(f"the numba backend does not compile {label} (in a ledger with matrix rows it "
                                       f"compiles element-wise arithmetic and functions, matrix products, transposes "
                                       f"and sums); use backend='numpy' for this ledger")
-            elif label == "Sum" and program.sums[out][1]:
+            elif label == "Sum" and program.sums[out].mean:
                 raise ConventionError("the numba backend does not compile a mean (Sum with mean=True); use "
                                       "backend='numpy' for this ledger")
 
@@ -176,9 +175,10 @@ def _argument(v):
     return float(v)
 
 
-def _write(p, shapes: dict, batched: set, kinds: list) -> tuple[str, list, list]:
-    """The source of ``program(N, v…)`` (the module docstring) for the program ``p`` on folded rows; its argument
-    slots (the inputs and constants it reads, in order) and the slots it returns."""
+def _write(p, shapes: dict, batched: set, kinds: list) -> tuple[str, list, list, dict]:
+    """The source of ``program(N, v…)`` (the module docstring) for the program ``p`` on folded rows, after the
+    loop functions it calls; its argument slots (the inputs and constants it reads, in order), the slots it
+    returns, and the loop functions (source -> name)."""
     def shape(s):  # on folded rows: a batch of rows is N × n
         sh = shapes[s]
         if sh is None or len(sh) < 2:
@@ -193,11 +193,8 @@ def _write(p, shapes: dict, batched: set, kinds: list) -> tuple[str, list, list]
         for a in args:
             users.setdefault(a, set()).add(i)
     lines = [f"def program(N, {', '.join(f'v{a}' for a in read)}):" if read else "def program(N):"]
-    run: list = []  # the pending run of element-wise instructions: [(index, out, code over t/v operands, args)]
+    run: list = []  # the pending run of element-wise instructions: [(index, out, args, label)]
     loops: dict = {}  # source of a loop function -> its name in the program
-
-    def operand(a, members):
-        return f"t{a}" if a in members else f"v{a}"
 
     def flush():
         """The pending run as a call of a loop function (:func:`_loop_source`), which reads its operands and
@@ -206,30 +203,23 @@ def _write(p, shapes: dict, batched: set, kinds: list) -> tuple[str, list, list]
             return
         rows, cols = shape(run[0][1])
         indices = {i for i, _, _, _ in run}
-        members = {out for _, out, _, _ in run}
+        members = {out: f"t{k}" for k, (_, out, _, _) in enumerate(run)}
         kept = [out for i, out, _, _ in run if out in outs or users.get(out, set()) - indices]
-        operands = list(dict.fromkeys(a for _, _, _, args in run for a in args if a not in members))
-        body = [(out, code) for _, out, code, _ in run]
-        name = loops.setdefault(_loop_source(rows, cols, operands, [shape(a) for a in operands], body, kept),
-                                f"_loop{len(loops)}")
+        operands = list(dict.fromkeys(a for _, _, args, _ in run for a in args if a not in members))
+        names = members | {a: _entry(f"a{k}", shape(a)) for k, a in enumerate(operands)}
+        body = [(members[out], _code_of(p, out, [names[a] for a in args], label)) for _, out, args, label in run]
+        source = _loop_source(rows, cols, len(operands), body, [members[out] for out in kept])
+        name = loops.setdefault(source, f"_loop{len(loops)}")
         lines.append(f"    {''.join(f'v{s}, ' for s in kept)}= {name}(N, {', '.join(f'v{a}' for a in operands)})")
         run.clear()
 
     for i, ((out, fn, args, label), kind) in enumerate(zip(p.instructions, kinds)):
-        members = {o for _, o, _, _ in run}
         if out in p.ops or label in _ELEMENTWISE:
             if run and shape(run[0][1]) != shape(out):
                 flush()
-                members = set()
-            ops = [operand(a, members) for a in args]
-            if out in p.ops:
-                code = _code(p.ops[out], ops, label)
-            elif label in ("Neg", "Broadcast"):
-                code = f"{_ELEMENTWISE[label]}{ops[0]}"
-            else:
-                code = f" {_ELEMENTWISE[label]} ".join(ops)
-            run.append((i, out, code, args))
+            run.append((i, out, args, label))
             continue
+        members = {o for _, o, _, _ in run}
         if members & set(args):
             flush()
         a = [f"v{x}" for x in args]
@@ -242,7 +232,7 @@ def _write(p, shapes: dict, batched: set, kinds: list) -> tuple[str, list, list]
         elif label == "batch_sum":
             line = f"_over_rows({a[0]})" if kind == "batch sum" else a[0]
         else:  # Sum: over a row's entries when the rows are folded (the last axis), else as its axis says
-            axis = 1 if kind == "row sum" else p.sums[out][0]
+            axis = 1 if kind == "row sum" else p.sums[out].axis
             line = f"{ {None: '_over_all', 0: '_over_rows', 1: '_over_columns'}[axis]}({a[0]})"
         lines.append(f"    v{out} = {line}")
     flush()
@@ -261,29 +251,32 @@ def _compiled_loop(source: str):
     return numba.njit(cache=False, error_model="numpy", fastmath=False, boundscheck=False)(scope["loop"])
 
 
-def _loop_source(rows, cols, operands: list, shapes: list, body: list, kept: list) -> str:
-    """A function ``loop(N, a0, a1, …)`` of one run of element-wise instructions: a loop over the rows and columns
-    of its shape computing ``body`` [(slot, code over t… and v… names)] per entry, returning the ``kept`` values
-    as arrays. Written with its operands renamed in order (a0, a1, …) and its temporaries (t0, t1, …), so that
-    the runs of every step of a recurrence are one function, compiled once: a loop in a function of its own is
-    optimised on its own (tanh inlined, the loop vectorised), which in one function of hundreds of loops LLVM
-    stops doing."""
-    names = {f"v{a}": f"a{k}" for k, a in enumerate(operands)}
-    names.update({f"t{out}": f"t{k}" for k, (out, _) in enumerate(body)})
+def _code_of(p, out, operands: list, label: str) -> str:
+    """One entry of the element-wise instruction writing ``out``, over the ``operands``' entries (their code)."""
+    if out in p.ops:
+        return _code(p.ops[out], operands, label)
+    if label in ("Neg", "Broadcast"):
+        return f"{_ELEMENTWISE[label]}{operands[0]}"
+    return f" {_ELEMENTWISE[label]} ".join(operands)
 
-    def index(name, sh):
-        return name if sh == () else f"{name}[{'0' if sh[0] == 1 else 'i'}, {'0' if sh[1] == 1 else 'j'}]"
 
-    reads = {f"a{k}": index(f"a{k}", sh) for k, sh in enumerate(shapes)}
+def _entry(name: str, shape) -> str:
+    """The entry (i, j) of the operand ``name`` of ``shape`` in a loop over a larger shape: a row, a column or a
+    1 × 1 operand broadcast, a number as it is."""
+    return name if shape == () else f"{name}[{'0' if shape[0] == 1 else 'i'}, {'0' if shape[1] == 1 else 'j'}]"
 
-    def rename(code):
-        return re.sub(r"\b[vt]\d+\b", lambda m: reads.get(names[m.group(0)], names[m.group(0)]), code)
 
-    out = {s: f"o{k}" for k, s in enumerate(kept)}
-    lines = [f"def loop(N, {', '.join(f'a{k}' for k in range(len(operands)))}):"]
-    lines += [f"    {out[s]} = np.empty(({rows}, {cols}))" for s in kept]
+def _loop_source(rows, cols, n: int, body: list, kept: list) -> str:
+    """A function ``loop(N, a0, …, a{n−1})`` of one run of element-wise instructions: a loop over the rows and
+    columns of its shape computing ``body`` [(temporary, its code)] per entry, returning the ``kept`` temporaries
+    as arrays. Its operands and temporaries are named by position (a0, a1, …; t0, t1, …), so that the runs of
+    every step of a recurrence are one function, compiled once: a loop in a function of its own is optimised on
+    its own (tanh inlined, the loop vectorised), which in one function of hundreds of loops LLVM stops doing."""
+    out = {t: f"o{k}" for k, t in enumerate(kept)}
+    lines = [f"def loop(N, {', '.join(f'a{k}' for k in range(n))}):"]
+    lines += [f"    {out[t]} = np.empty(({rows}, {cols}))" for t in kept]
     lines += [f"    for i in range({rows}):", f"        for j in range({cols}):"]
-    lines += [f"            {names[f't{s}']} = {rename(code)}" for s, code in body]
-    lines += [f"            {out[s]}[i, j] = {names[f't{s}']}" for s in kept]
-    lines.append(f"    return ({''.join(f'{out[s]}, ' for s in kept)})")
+    lines += [f"            {t} = {code}" for t, code in body]
+    lines += [f"            {out[t]}[i, j] = {t}" for t in kept]
+    lines.append(f"    return ({''.join(f'{out[t]}, ' for t in kept)})")
     return "\n".join(lines) + "\n"
