@@ -156,12 +156,13 @@ class CompiledLedger:
         p, k = self.program, self.kernel
         slots = self._slots.copy()  # the constants in place
         batch, per_param, read = {}, [], 0
+        from_user, arrays = k.from_user, self._arrays
         for name, s, it in self._leaves:
             if name in values:
-                v = k.from_user(values[name], it.shape, name)
+                v = from_user(values[name], it.shape, name)
                 read += 1
-                if self._arrays and v.ndim > 2:  # leading batch axes
-                    batch[name] = tuple(v.shape[:-2])
+                if arrays and v.ndim > 2:  # leading batch axes
+                    batch[name] = v.shape[:-2]
                     if it.kind == "parameter":
                         per_param.append(name)
                 slots[s] = v
