@@ -134,21 +134,22 @@ def tanh_f64():
     H (degree 9) a Chebyshev fit (``mpmath.chebyfit`` at 60 digits, within 1.1e-16) of (e^r − 1 − r)/r² on
     [−ln(2)/2, ln(2)/2], evaluated by Horner's scheme in fused multiply-adds. Then E = 2^n p + (2^n − 1). The
     quotient is computed as t = E·(1/D), D = E + 2, and corrected once: t + ((E + E_lo) − t (D + D_lo))/D, where
-    D_lo = E − (D − 2) is what the sum D lost and E_lo = 2^n ((r² H(r) + r) − p) what p's rounding lost, so the
-    rounding of D, of the quotient and of p no longer add up. ±0 keep their sign, ±inf give ±1, nan gives nan.
+    D_lo = E − (D − 2) is what the sum D lost (exactly, while E < 2⁵³: D − 2 is then a multiple of D's last place
+    below D) and E_lo = 2^n ((r² H(r) + r) − p) what p's rounding lost, so the rounding of D, of the quotient and
+    of p no longer add up. ±0 keep their sign, ±inf give ±1, nan gives nan.
 
     Accuracy: within 2 ulp of tanh everywhere; against mpmath at 40 digits, max 1.52 ulp on the 1.3·10⁵ points of
     ``tests/test_numba_tanh.py`` (5e-324 to 1.8e308) and 1.57 ulp on 2·10⁶ uniform points in [0, 20], both near
     |x| = 0.22, where n = 1 and r < 0 (what remains is the rounding of r and of E, which the correction does not
-    see); correctly rounded below |x| = 1e-8 (tanh x = x there); |tanh| ≤ 1, so 1 − tanh² (the derivative rows)
-    is never negative; monotone on the points tested.
+    see); within 1 ulp of 1 from |x| = 18.4, where E ≥ 2⁵³; correctly rounded below |x| = 1e-8 (tanh x = x
+    there); |tanh| ≤ 1, so 1 − tanh² (the derivative rows) is never negative; monotone on the points tested.
 
     Speed: the form E/(E + 2) with its correction needs no second polynomial for small |x|. The one it replaces
     (Cephes': a + a s G(s), s = a², G of degree 10 below 0.625, 1 − 2/(e^{2a} + 1) above, both computed in a
     vector; max 1.27 ulp) was slower: on the T = 100 scalar RNN, batch 10⁴, in one process each and alternating
     with torch autograd, 0.25× torch (3.2 ms) against 0.21× (2.8 ms) now. Without the correction (t = E/(E + 2)
-    alone) it was as fast but 2.3 ulp off, and the correction written with the exact two-sum of D for E > 4 too,
-    or with E's own rounding carried, were 0.23× and 0.24×. Every operation is IEEE-rounded, so the bits are the
+    alone) it was as fast but 2.3 ulp off; the correction with a two-sum of D that stays exact above |x| = 18.4
+    (a compare and a select more), or with E's own rounding carried too (1.29 ulp), were 0.23× and 0.24×. Every operation is IEEE-rounded, so the bits are the
     same whether the loop runs vectorised or not.
 
     Returns:
@@ -160,8 +161,9 @@ def tanh_f64():
 
     Source: tanh = E/(E + 2) with E = expm1(2|x|) as in SLEEF's ``xtanh_u35`` (bound 3.5 ulp, without a
     correction); the reduction of exp is fdlibm's ``e_exp.c``; the 1.5·2⁵² rounding as in SLEEF and glibc's
-    vector exp; the correction of a quotient by its exact remainder (fma(−t, D, E)) and the two-sum D_lo are
-    Dekker's and Knuth's error-free transformations (Muller et al., Handbook of Floating-Point Arithmetic, 4.3).
+    vector exp; the correction of a quotient by its exact remainder (fma(−t, D, E)) and the rounding error D_lo
+    of a sum are error-free transformations (Dekker's Fast2Sum; Muller et al., Handbook of Floating-Point
+    Arithmetic, ch. 4).
     """
     fma = _fused_multiply_add(import_numba())
 
