@@ -13,6 +13,7 @@ import sympy as sp
 
 from small_ledgers import benchmark_elman, bundled_numeric_ledgers, elman_ledger
 from symseq import ConventionError, EvaluationError, Ledger, LedgerError, compile, ops
+from symseq.backends import compiled
 
 if not os.environ.get("CI"):
     pytest.importorskip("numba")
@@ -50,6 +51,30 @@ def test_an_elman_rnn_gives_the_numpy_backends_numbers_batched_or_not(lead):
     for n in vals:
         np.testing.assert_array_equal(vals[n], copies[n])
     assert "np.dot" in ours.numba_source(inputs[4:] if lead else ())
+
+
+def test_an_initial_state_given_once_for_the_whole_batch_folds(monkeypatch):
+    """h_{−1} a caller may pass (every leaf an input, the default), given once without batch axes: ∂L/∂W_h holds
+    Σ_b g_0,bᵀ h_{−1}, a product with a row shared by every example. Both folded programs repeat that row for
+    each example, as the unfolded program broadcasts it: the NumPy backend's folded numbers are bitwise those it
+    computes unfolded (the first call), and the numba backend's agree with them."""
+    L, _, names = elman_ledger()
+    vals = _elman_values(np.random.default_rng(23), (6,)) | {"h_{-1}": np.array([[0.3, -0.2, 0.5]])}
+    batched = [n for n in vals if n.startswith(("x_", "y"))]
+    numpy = compile(L, names, backend="numpy", batch_reduce="sum")
+    unfolded = numpy(vals)  # the first calls step through the instructions
+    monkeypatch.setattr(compiled, "_GENERATE_SECONDS", 0.0)
+    numpy(vals)  # notes the shapes (stepping once more)
+    assert numpy._folded[frozenset(batched)] is not None  # it folds
+    folded = numpy(vals)
+    for n in names:
+        np.testing.assert_array_equal(folded[n], unfolded[n])
+    ours = compile(L, names, backend="numba", batch_reduce="sum")
+    for _ in range(2):
+        out = ours(vals)
+        for n in names:
+            close(out[n], unfolded[n])
+    assert "_repeat_row(" in ours.numba_source(batched)
 
 
 def test_per_example_rows_fold_and_per_example_weight_gradients_are_refused_at_the_call():

@@ -270,6 +270,10 @@ class CompiledLedger:
                     functools.partial(k.sum, axis=1)
             elif kind in _FOLDED:
                 form = _FOLDED[kind]
+            elif kind in ("Σ aᵀb, a shared", "Σ aᵀb, b shared"):  # the kernel's broadcast of the shared row, as
+                # unfolded: the folded rows given back their batch axis
+                form = ("{f}({0}, {1}[:, None, :])" if kind.endswith("a shared") else "{f}({0}[:, None, :], {1})",
+                        k.batch_tn)
             elif i in p.in_place_ufunc and len(shapes[out] or ()) >= 2 and shapes[into] == shapes[out]:
                 # its operand has the result's shape in every call with these inputs batched: written into it
                 # with no check (the program's own array, never a view: _Compiler._write_in_place)
@@ -287,7 +291,9 @@ class CompiledLedger:
         in words). ``shapes``: the shape of every slot in a call with the batched inputs of the calls it serves.
         Per instruction: None (no operand with batch axes: as it is), ``"rows @ W"`` (batched rows times a matrix
         without batch axes), ``"Σ aᵀb"`` (of two batched rows), ``"batch sum"``, ``"row sum"`` (a sum or mean
-        over a row's entries, over the last axis) or ``"elementwise"``."""
+        over a row's entries, over the last axis), ``"Σ aᵀb, a shared"`` or ``"Σ aᵀb, b shared"`` (Σ_b a_bᵀ b_b
+        where one of them is a row without batch axes, such as an initial state h_{−1} given once for every
+        example) or ``"elementwise"``."""
         p = self.program
         batched = {s for s, shape in shapes.items() if shape is not None and len(shape) > 2}
         if len({shapes[s][:-2] for s in batched}) > 1:
@@ -309,6 +315,8 @@ class CompiledLedger:
                 kind = "rows @ W"
             elif label == "batch_tn" and all(hit):
                 kind = "Σ aᵀb"
+            elif label == "batch_tn" and args[hit.index(False)] in row:  # h_{−1} given once, g_0 per example
+                kind = "Σ aᵀb, a shared" if hit == [False, True] else "Σ aᵀb, b shared"
             elif label == "batch_sum":
                 kind = "batch sum"
             elif out in p.sums and p.sums[out].axis in (None, 1) and out in batched:

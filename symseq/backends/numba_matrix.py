@@ -50,7 +50,7 @@ import numpy as np
 
 from ..errors import ConventionError, LedgerError
 from .compiled import CompiledLedger
-from .numba_backend import _code, _helpers, import_numba
+from .numba_backend import _code, _helpers, import_numba, input_names
 
 # labels of the element-wise instructions that are not scalar expressions (those carry their op: Program.ops)
 _ELEMENTWISE = {"Add": "+", "add": "+", "accumulate": "+", "Sub": "-", "Mul": "*", "Div": "/", "Neg": "-",
@@ -60,7 +60,8 @@ _OTHER = {"MatMul", "Transpose", "batch_tn", "batch_sum", "Sum"}
 
 @functools.cache
 def _sums(numba):
-    """Sums of a 2-D array keeping two axes, added in order: over the rows (1 × n), the columns (m × 1), all."""
+    """Sums of a 2-D array keeping two axes, added in order: over the rows (1 × n), the columns (m × 1), all; and a
+    1 × m row repeated as n rows."""
     @numba.njit(cache=False, error_model="numpy")
     def over_rows(a):
         out = np.zeros((1, a.shape[1]))
@@ -87,7 +88,15 @@ def _sums(numba):
                 out[0, 0] += a[i, j]
         return out
 
-    return {"_over_rows": over_rows, "_over_columns": over_columns, "_over_all": over_all}
+    @numba.njit(cache=False, error_model="numpy")
+    def repeat_row(a, n):  # a 1 × m row as n equal rows (what NumPy's broadcasting of it reads)
+        out = np.empty((n, a.shape[1]))
+        for i in range(n):
+            out[i, :] = a[0, :]
+        return out
+
+    return {"_over_rows": over_rows, "_over_columns": over_columns, "_over_all": over_all,
+            "_repeat_row": repeat_row}
 
 
 class NumbaMatrixLedger(CompiledLedger):
@@ -119,9 +128,9 @@ class NumbaMatrixLedger(CompiledLedger):
 
         Raises:
             LedgerError: no call with exactly those inputs batched has been made (the source is written from the
-                shapes that call notes).
+                shapes that call notes), or ``batched`` is not a list of the program's input names.
         """
-        hit = self._functions.get(frozenset(batched))
+        hit = self._functions.get(input_names(self, batched))
         if hit is None:
             raise LedgerError(f"no call with {', '.join(sorted(batched)) or 'no input'} batched has been made; "
                               f"the source is written on the first such call")
@@ -227,6 +236,10 @@ def _write(p, shapes: dict, batched: set, kinds: list) -> tuple[str, list, list,
             line = f"np.dot({a[0]}, {a[1]})"
         elif label == "Transpose":
             line = f"np.ascontiguousarray({a[0]}.T)"
+        elif kind == "Σ aᵀb, a shared":  # the shared row repeated for every example, then one product
+            line = f"np.dot(_repeat_row({a[0]}, {a[1]}.shape[0]).T, {a[1]})"
+        elif kind == "Σ aᵀb, b shared":
+            line = f"np.dot({a[0]}.T, _repeat_row({a[1]}, {a[0]}.shape[0]))"
         elif label == "batch_tn":
             line = f"np.dot({a[0]}.T, {a[1]})"
         elif label == "batch_sum":
