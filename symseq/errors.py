@@ -87,7 +87,9 @@ def import_optional(package: str, *, needed_by: str, otherwise: str, label: str 
     try:
         return importlib.import_module(package)
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        also = f" (or pip install {package})" if package in EXTRAS else ""
+        also = {"torch": " (or torch alone, its CPU build: pip install torch --index-url "
+                         "https://download.pytorch.org/whl/cpu)"}.get(package, f" (or pip install {package})"
+                                                                        if package in EXTRAS else "")
         raise BackendUnavailable(f"{needed_by} needs {label or package}, which is not installed: "
                                  f"{install_hint(package)}{also}; {otherwise}") from exc
 

@@ -144,12 +144,14 @@ def test_numeric_backends_keep_leading_batch_axes():
     assert out.shape == (4, 1, 2)
 
 
-@pytest.mark.parametrize("package, importer, extra", [
-    ("torch", "symseq.backends.torch_backend:import_torch", "torch"),
-    ("numba", "symseq.backends.numba_backend:import_numba", "numba"),
+@pytest.mark.parametrize("package, importer, extra, alone", [
+    ("torch", "symseq.backends.torch_backend:import_torch", "torch",
+     r"or torch alone, its CPU build: pip install torch --index-url https://download.pytorch.org/whl/cpu"),
+    ("numba", "symseq.backends.numba_backend:import_numba", "numba", "or pip install numba"),
 ])
-def test_a_missing_optional_package_names_its_extra(monkeypatch, package, importer, extra):
-    """torch and numba (and matplotlib, tests/test_figures.py) are imported by one guard that names the extra."""
+def test_a_missing_optional_package_names_its_extra(monkeypatch, package, importer, extra, alone):
+    """torch and numba (and matplotlib, tests/test_figures.py) are imported by one guard that names the extra; for
+    torch alone, the CPU build (a bare ``pip install torch`` takes the CUDA build on Linux, several GB)."""
     import importlib
     import sys
 
@@ -159,5 +161,5 @@ def test_a_missing_optional_package_names_its_extra(monkeypatch, package, import
     load = getattr(importlib.import_module(module), fn)
     monkeypatch.setitem(sys.modules, package, None)
     with pytest.raises(BackendUnavailable, match=rf"needs .*not installed: pip install 'symseq\[{extra}\]' "
-                                                 rf"\(or pip install {package}\); "):
+                                                 rf"\({alone}\); "):
         load()

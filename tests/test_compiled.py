@@ -79,9 +79,18 @@ def test_compiled_torch_is_differentiable_and_matches_the_adjoints(rng):
         np.testing.assert_allclose(a.numpy(), as_float_array(ours[g.name(n)]), rtol=0, atol=1e-13)
 
 
+@pytest.mark.parametrize("bad", ["abc", None, {"a": 1}, ["0.5", "x"]])
+def test_a_value_that_is_not_a_number_is_named_with_the_leaf(bad):
+    L, _ = scalar_rnn(3)
+    with pytest.raises(ConventionError, match=r"the value given for x_0 is not a number or an array of numbers \(got "
+                                              + type(bad).__name__):
+        compile(L, ["L"])(x_0=bad)
+
+
 def test_errors_name_what_is_wrong():
     L, g = scalar_rnn(3)
-    with pytest.raises(ConventionError, match="valid backends are exact, mpmath, numpy, torch"):
+    with pytest.raises(ConventionError,
+                       match=r"valid backends are exact, mpmath, numpy, torch \(and numba for symseq.compile\)"):
         compile(L, ["L"], backend="cupy")
     f = compile(L, ["L"], inputs=["x_0", "x_1", "y", "w_h"])
     with pytest.raises(LedgerError, match="does not read; it reads"):

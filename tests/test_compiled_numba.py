@@ -103,6 +103,20 @@ def test_what_it_does_not_compile_is_named():
         evaluate(M, "numba")
 
 
+def test_numba_source_takes_the_names_of_the_batched_inputs():
+    from symseq import LedgerError
+
+    L, _ = scalar_rnn(2)
+    f = compile(L, ["L"], backend="numba")
+    assert "for i in range(n):" in f.numba_source(["x_0", "y"]) and "[i]" in f.numba_source("x_0")
+    assert "for i in range(n):" not in f.numba_source()  # no batch axis: straight-line code
+    with pytest.raises(LedgerError, match=r"batched names the inputs given with batch axes, as a list of names "
+                                          r"such as \['x_0', 'y'\]; got True"):
+        f.numba_source(True)
+    with pytest.raises(LedgerError, match="x_9 in batched: not an input of the compiled ledger, which reads w_x"):
+        f.numba_source(["x_0", "x_9"])
+
+
 def test_an_undefined_value_names_the_row():
     from symseq import EvaluationError
 

@@ -59,7 +59,8 @@ def kernel(backend: str = "mpmath", *, dps: int = 50, device=None, dtype=None):
     if backend in COMPILED_ONLY:
         raise ConventionError(f"the {backend} backend compiles a whole program: use symseq.compile(ledger, outputs, "
                               f"backend={backend!r}); evaluate row by row with one of {', '.join(BACKENDS)}")
-    raise ConventionError(f"unknown backend {backend!r}; valid backends are {', '.join(BACKENDS)}")
+    raise ConventionError(f"unknown backend {backend!r}; valid backends are {', '.join(BACKENDS)} (and "
+                          f"{', '.join(COMPILED_ONLY)} for symseq.compile)")
 
 
 def compile(ledger, outputs, **options):

@@ -87,7 +87,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from ..errors import ConventionError, import_optional
+from ..errors import ConventionError, LedgerError, import_optional
 from .compiled import CompiledLedger, _Compiler, requested
 from .numpy_backend import NumpyKernel
 
@@ -204,6 +204,26 @@ def tanh_f64():
     return tanh
 
 
+def input_names(f: CompiledLedger, batched) -> frozenset:
+    """``batched`` (the names of the inputs a call gives with batch axes, one name or a list) as a set of names.
+
+    Raises:
+        LedgerError: ``batched`` is not a name or a list of names, or names something the compiled ledger ``f``
+            does not read (names what it reads).
+    """
+    names = (batched,) if isinstance(batched, str) else batched
+    try:
+        names = frozenset(names)
+    except TypeError:
+        raise LedgerError(f"batched names the inputs given with batch axes, as a list of names such as ['x_0', 'y']; "
+                          f"got {batched!r}") from None
+    unknown = sorted(map(str, names - set(f.program.inputs)))
+    if unknown:
+        raise LedgerError(f"{', '.join(unknown)} in batched: not an input of the compiled ledger, which reads "
+                          f"{', '.join(f.program.inputs) or 'nothing'}")
+    return names
+
+
 def import_numba():
     """Import numba or raise a clear error naming the extra to install (:func:`symseq.errors.import_optional`)."""
     return import_optional("numba", needed_by="the numba backend",
@@ -301,8 +321,13 @@ class NumbaLedger(CompiledLedger):
             _code(program.ops[out], [f"v{a}" for a in args], label)
 
     def numba_source(self, batched=()) -> str:
-        """The Python source of the loop when the inputs named in ``batched`` come with a batch axis."""
-        return self._source(frozenset(self.program.inputs[n] for n in batched))[0]
+        """The Python source of the loop when the inputs named in ``batched`` (a list of names) come with a batch
+        axis.
+
+        Raises:
+            LedgerError: ``batched`` is not a list of names of the program's inputs (names what it reads).
+        """
+        return self._source(frozenset(self.program.inputs[n] for n in input_names(self, batched)))[0]
 
     def _source(self, batched: frozenset):
         p = self.program

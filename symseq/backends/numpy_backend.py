@@ -9,11 +9,13 @@ zeros in the weights.
 
 from __future__ import annotations
 
+import reprlib
+
 import numpy as np
 import sympy as sp
 
 from ..arrays import check_user_shape
-from ..errors import EvaluationError
+from ..errors import ConventionError, EvaluationError
 from .scalar import Library, evaluate
 
 
@@ -155,6 +157,7 @@ class NumpyKernel:
 
         Raises:
             ShapeError: when the trailing axes are not ``shape`` (names the leaf and both shapes).
+            ConventionError: a value that is not a number or an array of numbers (text, None).
         """
         if type(value) is np.ndarray and value.dtype == self.dtype and value.shape[value.ndim - len(shape):] == shape:
             # the common case, checked at once (the general check cost 0.5 ms a call for the 101 inputs of a
@@ -162,7 +165,14 @@ class NumpyKernel:
             return value[..., None, None] if shape == () else value
         shape = tuple(shape)
         check_user_shape(value, shape, name, "numpy", batch=True)
-        arr = np.asarray(value, dtype=self.dtype)
+        try:
+            if value is None:  # NumPy would read it as nan
+                raise TypeError("None")
+            arr = np.asarray(value, dtype=self.dtype)
+        except (TypeError, ValueError) as exc:  # text, None, a dict: nothing NumPy reads as a number
+            raise ConventionError(f"the value given for {name} is not a number or an array of numbers (got "
+                                  f"{type(value).__name__} {reprlib.repr(value)}); give floats, a NumPy array or "
+                                  f"nested lists of numbers") from exc
         return arr[..., None, None] if shape == () else arr
 
     def scalar(self, expr, env):
