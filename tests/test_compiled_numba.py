@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from small_ledgers import scalar_rnn
+from small_ledgers import elman_ledger, scalar_rnn
 from symseq import ConventionError, Ledger, compile, evaluate, ops
 from symseq.authoring import bundled
 
@@ -115,6 +115,15 @@ def test_numba_source_takes_the_names_of_the_batched_inputs():
         f.numba_source(True)
     with pytest.raises(LedgerError, match="x_9 in batched: not an input of the compiled ledger, which reads w_x"):
         f.numba_source(["x_0", "x_9"])
+
+
+def test_a_value_of_the_wrong_shape_is_named_with_this_backend():
+    from symseq import ShapeError
+
+    L, _, names = elman_ledger()
+    with pytest.raises(ShapeError, match=r"the value given for W_x has shape 2×3 but W_x is 3×2 \(the numba "
+                                         r"backend takes the leaf's shape after any leading batch axes\)"):
+        compile(L, names, backend="numba")(W_x=np.zeros((2, 3)))
 
 
 def test_an_undefined_value_names_the_row():

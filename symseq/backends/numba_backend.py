@@ -469,7 +469,7 @@ def compile_numba(ledger, outputs, *, inputs=None, device=None, dtype=None, batc
     if dtype not in (None, np.float64, "float64"):
         raise ConventionError(f"the numba backend computes in float64; got dtype={dtype!r} (leave dtype unset)")
     outputs, inputs = requested(ledger, outputs, inputs)
-    k = NumpyKernel(np.float64)
+    k = NumpyKernel(np.float64, backend="numba")
     if any(ledger[n].shape != () for n in ledger.needed(outputs)):  # one function on folded rows
         from .numba_matrix import NumbaMatrixLedger
 

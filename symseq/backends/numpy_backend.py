@@ -140,10 +140,11 @@ class NumpyKernel:
     arrays = True  # a value is one array with any leading batch axes (ExactKernel.arrays)
     folds_rows = True  # a compiled program may run a batch of rows as one matrix (CompiledLedger._fold_rows)
 
-    def __init__(self, dtype=np.float64):
+    def __init__(self, dtype=np.float64, backend="numpy"):
         self.dtype = np.dtype(dtype).type
         self.lib = NumpyLibrary(self.dtype)
         self.precision = np.dtype(dtype).name
+        self.backend = backend  # the backend named in errors: "numba" when its compiled programs read values here
 
     # leaves
     def const(self, value):
@@ -164,7 +165,7 @@ class NumpyKernel:
             # scalar RNN at T = 100, 0.2 ms for the 21 of a 16-step Elman RNN)
             return value[..., None, None] if shape == () else value
         shape = tuple(shape)
-        check_user_shape(value, shape, name, "numpy", batch=True)
+        check_user_shape(value, shape, name, self.backend, batch=True)
         try:
             if value is None:  # NumPy would read it as nan
                 raise TypeError("None")
