@@ -603,12 +603,23 @@ def _check_value(kernel, item: Item, value):
     if bad is None:
         return
     where, v = bad
-    at = "" if where == () else f" at entry {list(where)}"
+    at = where_text(where, item.shape)
     hint = _hint(item, kernel)
     raise EvaluationError(
         f"row {item.name} evaluates to {v}{at}"
         + (f": {hint}" if hint else "; check the inputs of this row")
     )
+
+
+def where_text(where: tuple, shape: tuple) -> str:
+    """Where a value of a row of ``shape`` was found undefined, for an error: " at example [5]" (the batch
+    axes of a NumPy or torch value), " at entry [1, 0]" (a matrix row's entry), both, or nothing (one number)."""
+    where = tuple(int(i) for i in where)
+    if len(where) < 2:
+        return f" at entry {list(where)}" if where else ""
+    batch, entry = where[:-2], where[-2:]
+    parts = ([f"example {list(batch)}"] if batch else []) + ([f"entry {list(entry)}"] if shape != () else [])
+    return f" at {', '.join(parts)}" if parts else ""
 
 
 def _hint(item: Item, kernel) -> str:

@@ -87,6 +87,21 @@ def test_a_value_that_is_not_a_number_is_named_with_the_leaf(bad):
         compile(L, ["L"])(x_0=bad)
 
 
+def test_an_undefined_entry_of_a_batch_names_the_example_and_the_entry():
+    from symseq import EvaluationError, Ledger, ops
+
+    L = Ledger()
+    L.define("Y", ops.Map(sp.log, L.input("X", [[1, 2]])))
+    X = np.ones((3, 1, 2))
+    X[2, 0, 1] = -1.0
+    with pytest.raises(EvaluationError, match=r"row Y evaluates to nan at example \[2\], entry \[0, 1\]"):
+        compile(L, ["Y"])(X=X)
+    M = Ledger()
+    M.define("y", sp.log(M.input("x", 1)))  # a number per example: no entry to name
+    with pytest.raises(EvaluationError, match=r"row y evaluates to nan at example \[1\]; check"):
+        compile(M, ["y"])(x=np.array([1.0, -1.0]))
+
+
 def test_errors_name_what_is_wrong():
     L, g = scalar_rnn(3)
     with pytest.raises(ConventionError,

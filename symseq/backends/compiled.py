@@ -74,6 +74,7 @@ import sympy as sp
 from .. import ops
 from ..collector import without_cycle_collection
 from ..errors import ConventionError, EvaluationError, LedgerError, ShapeError
+from ..ledger import where_text
 from .numpy_backend import _softmax
 from .scalar import plan, square as _square
 
@@ -195,7 +196,7 @@ class CompiledLedger:
         for name, s, item in self._outputs:
             bad = k.first_nonfinite(values[s], allow_infinity=item.allows_infinity)
             if bad is not None:
-                self._name_the_row(values, f"output {name} is {bad[1]} at entry {list(bad[0])}")
+                self._name_the_row(values, f"output {name} is {bad[1]}{where_text(bad[0], item.shape)}")
             v = k.to_output(values[s], item.shape)
             result[name] = self._mean(name, v, batch) if batch and self.batch_reduce == "mean" else v
         return result
