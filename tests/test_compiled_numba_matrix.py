@@ -169,7 +169,7 @@ def test_an_undefined_value_names_the_row():
 def test_every_bundled_matrix_ledger_it_compiles_gives_the_numpy_backends_numbers():
     """The bundled ledgers with matrix rows: those the numba backend compiles (no softmax, no gathered rows, no
     mean) give the NumPy backend's numbers at their own values; the others are refused naming backend='numpy'."""
-    compiled = 0
+    n_compiled = 0
     for param in bundled_numeric_ledgers():
         L = param.values[0]
         if all(it.shape == () for it in L.items.values()):
@@ -183,8 +183,8 @@ def test_every_bundled_matrix_ledger_it_compiles_gives_the_numpy_backends_number
         out, ref = f(), compile(L, names, backend="numpy")()
         for n in names:
             close(out[n], ref[n], 1e-12)
-        compiled += 1
-    assert compiled >= 1
+        n_compiled += 1
+    assert n_compiled >= 1
 
 
 def test_a_gradient_asked_for_alone_computes_only_what_it_needs():
