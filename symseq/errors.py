@@ -70,6 +70,10 @@ class BackendUnavailable(SymseqError, ImportError):
 EXTRAS = {"torch": "torch", "numba": "numba", "matplotlib": "figures"}
 
 
+# how to install an optional package without symseq's extra, where a bare ``pip install package`` is not it
+_ALONE = {"torch": "torch alone, its CPU build: pip install torch --index-url https://download.pytorch.org/whl/cpu"}
+
+
 def install_hint(package: str) -> str:
     """``pip install 'symseq[torch]'`` for an optional package of :data:`EXTRAS`, else ``pip install 'package'``."""
     return f"pip install 'symseq[{EXTRAS[package]}]'" if package in EXTRAS else f"pip install '{package}'"
@@ -87,9 +91,7 @@ def import_optional(package: str, *, needed_by: str, otherwise: str, label: str 
     try:
         return importlib.import_module(package)
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        also = {"torch": " (or torch alone, its CPU build: pip install torch --index-url "
-                         "https://download.pytorch.org/whl/cpu)"}.get(package, f" (or pip install {package})"
-                                                                        if package in EXTRAS else "")
+        also = f" (or {_ALONE.get(package, f'pip install {package}')})" if package in EXTRAS else ""
         raise BackendUnavailable(f"{needed_by} needs {label or package}, which is not installed: "
                                  f"{install_hint(package)}{also}; {otherwise}") from exc
 

@@ -128,6 +128,6 @@ def test_a_long_rnn_gradient_loop_is_vectorised():
     batched = [f"x_{t}" for t in range(T)] + ["y"]
     f = compile(L, names, backend="numba", batch_reduce="sum", inputs=["w_x", "w_h", "w_o", *batched])
     f({n: np.full(3, 0.1) for n in batched})
-    fn = f._function(frozenset(f.program.inputs[n] for n in batched))[0]
+    fn = f._function(frozenset(batched))[0]
     asm = "\n".join(fn.inspect_asm().values())
     assert "mulpd" in asm  # packed: 2, 4 or 8 examples per instruction (mulpd, vmulpd)

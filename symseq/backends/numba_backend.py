@@ -149,8 +149,8 @@ def tanh_f64():
     vector; max 1.27 ulp) was slower: on the T = 100 scalar RNN, batch 10⁴, in one process each and alternating
     with torch autograd, 0.25× torch (3.2 ms) against 0.21× (2.8 ms) now. Without the correction (t = E/(E + 2)
     alone) it was as fast but 2.3 ulp off; the correction with a two-sum of D that stays exact above |x| = 18.4
-    (a compare and a select more), or with E's own rounding carried too (1.29 ulp), were 0.23× and 0.24×. Every operation is IEEE-rounded, so the bits are the
-    same whether the loop runs vectorised or not.
+    (a compare and a select more), or with E's own rounding carried too (1.29 ulp), were 0.23× and 0.24×. Every
+    operation is IEEE-rounded, so the bits are the same whether the loop runs vectorised or not.
 
     Returns:
         a Python function of one float64 (``x``, in the numba backend's loop: one example's value) returning a
@@ -312,8 +312,7 @@ class NumbaLedger(CompiledLedger):
         super().__init__(ledger, program, kernel, outputs, batch_reduce)
         self.numba = import_numba()
         self._helpers = _helpers(self.numba)
-        self._compiled: dict = {}  # frozenset of batched input slots -> (njit function, inputs, outputs)
-        self._batched_by_names: dict = {}  # frozenset of batched input names -> their slots
+        self._compiled: dict = {}  # frozenset of batched input names -> (njit function, inputs, outputs)
         for i, (out, fn, args, label) in enumerate(program.instructions):  # refuse now, not at the first call
             if out not in program.ops:
                 raise ConventionError(f"the numba backend compiles scalar instructions only; {label} is not one: "
@@ -364,9 +363,12 @@ class NumbaLedger(CompiledLedger):
         return {s for n, s in self.program.outputs.items()
                 if L[n].kind == "adjoint" and L[L[n].adjoint_of].kind == "parameter"}
 
-    def _function(self, batched: frozenset):
-        hit = self._compiled.get(batched)
+    def _function(self, names: frozenset):
+        """The compiled loop for calls with the inputs ``names`` batched: (njit function, (slot, batched) per
+        argument, per-example outputs, outputs summed after the loop); compiled on the first such call."""
+        hit = self._compiled.get(names)
         if hit is None:
+            batched = frozenset(self.program.inputs[n] for n in names)
             src, ins, outs, red = self._source(batched)
             scope = {"np": np, "math": math, **self._helpers}
             code = compile(src, f"<symseq numba program of {self.ledger.title or 'a ledger'}>", "exec")
@@ -381,13 +383,13 @@ class NumbaLedger(CompiledLedger):
             with _vectoriser_options():  # compiled now, for these types, with the options set
                 fn = nb.njit(signature, error_model="numpy", fastmath=False, boundscheck=False,
                              parallel=False)(scope["program"])
-            hit = self._compiled[batched] = (fn, [(s, s in batched) for s in ins], outs, red)
+            hit = self._compiled[names] = (fn, [(s, s in batched) for s in ins], outs, red)
         return hit
 
     def _run(self, slots: list, batch: dict) -> list:
         lead = next(iter(batch.values())) if batch else ()
         n = int(np.prod(lead)) if lead else 1
-        fn, ins, outs, red = self._function(self._batched_slots(batch))
+        fn, ins, outs, red = self._function(frozenset(batch))
         args = []
         for s, batched in ins:
             v = slots[s]
@@ -407,14 +409,6 @@ class NumbaLedger(CompiledLedger):
         for s, b in zip(red, bufs[len(outs):]):
             out[s] = np.full((1, 1), np.sum(b))  # pairwise summation
         return out
-
-    def _batched_slots(self, batch: dict) -> frozenset:
-        """The slots of the inputs that come with a batch axis in a call with ``batch`` (names -> lead shapes)."""
-        names = frozenset(batch)
-        hit = self._batched_by_names.get(names)
-        if hit is None:
-            hit = self._batched_by_names[names] = frozenset(self.program.inputs[name] for name in names)
-        return hit
 
 
 @contextlib.contextmanager

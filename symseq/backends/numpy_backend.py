@@ -167,13 +167,13 @@ class NumpyKernel:
         shape = tuple(shape)
         check_user_shape(value, shape, name, self.backend, batch=True)
         try:
-            if value is None:  # NumPy would read it as nan
-                raise TypeError("None")
-            arr = np.asarray(value, dtype=self.dtype)
-        except (TypeError, ValueError) as exc:  # text, None, a dict: nothing NumPy reads as a number
+            arr = None if value is None else np.asarray(value, dtype=self.dtype)  # NumPy would read None as nan
+        except (TypeError, ValueError):  # text, a dict: nothing NumPy reads as a number
+            arr = None
+        if arr is None:
             raise ConventionError(f"the value given for {name} is not a number or an array of numbers (got "
                                   f"{type(value).__name__} {reprlib.repr(value)}); give floats, a NumPy array or "
-                                  f"nested lists of numbers") from exc
+                                  f"nested lists of numbers")
         return arr[..., None, None] if shape == () else arr
 
     def scalar(self, expr, env):
