@@ -106,6 +106,51 @@ def _add(a, b):
 _ADD = np.frompyfunc(_add, 2, 1)  # entrywise, with NumPy's broadcasting
 
 _INFINITE = (sp.S.Infinity, sp.S.NegativeInfinity, sp.S.ComplexInfinity, sp.S.NaN)
+_INFINITE_SET = frozenset(_INFINITE)  # looked up as Basic.has looks up its patterns
+
+
+_ABSORBED: dict = {}  # subexpression → whether 0 times it is 0 (see _zero_absorbs), cleared past _ABSORBED_MAX entries
+_ABSORBED_MAX = 1 << 18
+_UNION_OF_ARGS: dict = {}  # type → whether its free symbols are those of its args (Basic.free_symbols, not its own)
+
+
+def _union_of_args(t) -> bool:
+    hit = _UNION_OF_ARGS.get(t)
+    if hit is None:
+        owner = next(c for c in t.__mro__ if "free_symbols" in c.__dict__)
+        hit = _UNION_OF_ARGS[t] = owner is sp.Basic
+    return hit
+
+
+def _zero_absorbs(y) -> bool:
+    """Whether ``y`` holds no ∞ or nan and only finite free symbols: ``not y.has(*_INFINITE) and all(s.is_finite
+    for s in y.free_symbols)``, remembered per subexpression. The value entries meet the zeros of every row of a
+    masked weights matrix and share their subexpressions with the rows before them, so asking this of the whole
+    tree each time walked the same nodes again and again. A node whose free symbols are the union of its args'
+    (Basic's rule: Add, Mul, Pow, functions) answers from its args, as ``has`` also looks at the node then its
+    args; any other (a symbol, a Lambda, a derivative) is asked the question itself. Uses its own stack, so a deep
+    expression cannot exhaust Python's recursion limit."""
+    memo = _ABSORBED
+    if len(memo) > _ABSORBED_MAX:
+        memo.clear()
+    stack = [y]
+    while stack:
+        node = stack[-1]
+        if node in memo:
+            stack.pop()
+            continue
+        if node in _INFINITE_SET:
+            memo[node] = False
+        elif not _union_of_args(type(node)):
+            memo[node] = not node.has(*_INFINITE) and all(s.is_finite for s in node.free_symbols)
+        else:
+            todo = [a for a in node.args if a not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+            memo[node] = all(memo[a] for a in node.args)
+        stack.pop()
+    return memo[y]
 
 
 def _mul(a, b):
@@ -115,7 +160,7 @@ def _mul(a, b):
     the attention weights' matrix, a masked one holding zeros, by the values)."""
     for x, y in ((a, b), (b, a)):
         if ((x is sp.S.Zero or type(x) is int and x == 0) and isinstance(y, sp.Expr) and not y.is_Number
-                and not y.has(*_INFINITE) and all(s.is_finite for s in y.free_symbols)):
+                and _zero_absorbs(y)):
             return sp.S.Zero
     return a * b
 

@@ -449,3 +449,26 @@ def test_a_masked_weight_times_a_value_is_zero_without_asking_whether_the_value_
     # what SymPy gives where a factor may be infinite: nan for a proved one, 0 · (−∞) as well
     assert EXACT.mul(sp.S.Zero, forever) is sp.nan and EXACT.mul(sp.S.Zero, x - sp.oo) is sp.nan
     assert EXACT.mul(np.array([[0, x]], dtype=object), np.array([[big, 2]], dtype=object)).tolist() == [[0, 2 * x]]
+
+
+def test_whether_zero_absorbs_a_value_is_remembered_per_subexpression_and_answers_as_the_whole_tree_would():
+    # 0 · v is 0 when v holds no ∞ or nan and only finite free symbols; the answer is kept per subexpression (the
+    # value entries share their subtrees), and a node with its own free symbols (a Lambda, Subs, Derivative) is
+    # asked as a whole, so a bound symbol that is not finite does not count
+    import sympy as sp
+
+    from symseq import arrays
+
+    x, y = sp.symbols("x_absorb_test y_absorb_test", real=True)
+    u = sp.Symbol("u_absorb_test")  # finite unknown
+    f = sp.Function("f_absorb_test")
+    cases = [
+        sp.exp(x) / (sp.exp(x) + sp.exp(y)), x * sp.tanh(y) + 3, u + x, sp.Lambda(u, u + x)(y), x - sp.oo,
+        sp.Subs(f(u).diff(u), u, x), f(u).diff(u), sp.zoo * x + y, sp.Integral(u, (u, 0, x)), sp.sqrt(x) ** 3,
+    ]
+    for e in cases:
+        assert arrays._zero_absorbs(e) == (not e.has(*arrays._INFINITE)
+                                           and all(s.is_finite for s in e.free_symbols)), e
+    shared = sp.exp(x) + sp.exp(y)
+    arrays._zero_absorbs(x / shared)
+    assert arrays._ABSORBED[shared] is True
