@@ -1,6 +1,6 @@
 """Every goal of the speed issue, in one run, as ratios of CPU time against references measured in the same run.
 
-    python benchmarks/speed.py              # the full run (about five minutes)
+    python benchmarks/speed.py              # the full run (two to three minutes)
     python benchmarks/speed.py --quick      # fewer pairs, T up to 4096 for the slope, no verify -j 2
     python benchmarks/speed.py --markdown   # also print the table as Markdown (for the README)
 
@@ -51,6 +51,7 @@ from backends import attention_setup, scalar_rnn, scalar_rnn_data, vector_rnn_se
 from symseq import compile  # noqa: E402
 
 torch.set_num_threads(1)
+torch.set_num_interop_threads(1)
 ROOT = Path(__file__).resolve().parent.parent
 
 try:
