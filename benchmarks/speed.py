@@ -323,11 +323,12 @@ FRESH = textwrap.dedent("""
 
 def child(args) -> tuple[float, float, int, str]:
     """Runs ``python args`` from the repository root; returns the CPU seconds (user + system) of the child and of
-    every process it waited for, its wall seconds, its exit status and its standard output."""
+    every process it waited for, its wall seconds, its exit status and its standard output. ``symseq verify``
+    decides every derivation afresh (``SYMSEQ_NO_CACHE``), not from a cache that an earlier run left."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     w = time.perf_counter()
     p = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                       env=dict(os.environ, PYTHONPATH=str(ROOT), SYMSEQ_NO_CACHE="1"))
     w = time.perf_counter() - w
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
