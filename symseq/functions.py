@@ -170,7 +170,7 @@ def partial(expr: sp.Expr, x: sp.Symbol) -> sp.Expr:
     """
     if not isinstance(expr, sp.Expr) or isinstance(expr, sp.Derivative) or not isinstance(x, sp.Symbol):
         return sp.diff(expr, x)
-    d = _partial(expr, x)
+    d = _partial(expr, x, {})
     if d is None or d.has(sp.Derivative):
         return sp.diff(expr, x)
     return d
@@ -179,26 +179,44 @@ def partial(expr: sp.Expr, x: sp.Symbol) -> sp.Expr:
 _FUNCTION_RULES = (sp.Function._eval_derivative, sp.Basic._eval_derivative_n_times)
 
 
-def _partial(e, x):
-    """∂e/∂x by :func:`partial`'s rules, or None where they do not apply."""
-    if x not in e.free_symbols:
+_OWN_FREE_SYMBOLS: dict = {}  # type → whether it defines its free symbols itself (not as the union of its args')
+
+
+def _uses(e, x, memo: dict) -> bool:
+    """``x in e.free_symbols``, remembered per subexpression in ``memo``: :func:`_partial` asks it at every node,
+    and ``free_symbols`` walks the node's whole subtree each time. A node whose free symbols are the union of its
+    args' (``Basic.free_symbols``: sums, products, powers, functions) answers from its args; any other (a symbol,
+    a Lambda, a derivative) is asked itself."""
+    hit = memo.get(e)
+    if hit is None:
+        t = type(e)
+        own = _OWN_FREE_SYMBOLS.get(t)
+        if own is None:
+            own = _OWN_FREE_SYMBOLS[t] = next(c for c in t.__mro__ if "free_symbols" in c.__dict__) is not sp.Basic
+        hit = memo[e] = (x in e.free_symbols) if own else any(_uses(a, x, memo) for a in e.args)
+    return hit
+
+
+def _partial(e, x, memo):
+    """∂e/∂x by :func:`partial`'s rules, or None where they do not apply. ``memo``: :func:`_uses` for this x."""
+    if not _uses(e, x, memo):
         return sp.S.Zero
     if e == x:
         return sp.S.One
     t = type(e)
     if t is sp.Add:
-        parts = [_partial(a, x) for a in e.args]
+        parts = [_partial(a, x, memo) for a in e.args]
         return None if None in parts else sp.Add(*parts)
     if t is sp.Mul:
         terms = []
         for i, a in enumerate(e.args):
-            d = _partial(a, x)
+            d = _partial(a, x, memo)
             if d is None:
                 return None
             terms.append(sp.Mul(*e.args[:i], d, *e.args[i + 1:]))
         return sp.Add(*terms)
     if t is sp.Pow:
-        db, de = _partial(e.base, x), _partial(e.exp, x)
+        db, de = _partial(e.base, x, memo), _partial(e.exp, x, memo)
         if db is None or de is None:
             return None
         return e * (de * sp.log(e.base) + db * e.exp / e.base)
@@ -206,7 +224,7 @@ def _partial(e, x):
             and (t._eval_derivative, t._eval_derivative_n_times) == _FUNCTION_RULES):
         terms = []
         for i, a in enumerate(e.args, 1):
-            da = _partial(a, x)
+            da = _partial(a, x, memo)
             if da is None:
                 return None
             if da == 0:

@@ -94,7 +94,10 @@ def _asked(monkeypatch):
 @pytest.mark.parametrize("make", [
     lambda u, v: sp.tanh(u), lambda u, v: sigmoid(u) * v + sp.exp(-u ** 2), lambda u, v: relu(u - v) ** 2,
     lambda u, v: softmax(0, u, v), lambda u, v: gelu(u) / (1 + v ** 2), lambda u, v: sp.log(1 + sp.exp(u * v)),
-    lambda u, v: v, lambda u, v: sp.Integer(3)])
+    lambda u, v: v, lambda u, v: sp.Integer(3),
+    # a bound u (Lambda, Subs) is not the free u: the question whether a subexpression uses x is its free symbols'
+    lambda u, v: sp.Lambda(u, u * v)(v) + u, lambda u, v: v * sp.Subs(sp.Function("f")(u).diff(u), u, v) + u * v,
+    lambda u, v: sp.tanh(u * v) * sp.tanh(u * v + 1) * (u + v) ** 3])
 def test_partial_is_sympys_derivative(make):
     u, v = sp.symbols("u v", real=True)
     e = make(u, v)
