@@ -182,6 +182,7 @@ class Ledger:
         self.items: dict[str, Item] = {}
         self.order: list[str] = []
         self._symbols: dict[str, sp.Symbol] = {}
+        self._entry_symbols: dict[str, sp.ImmutableMatrix] = {}  # name → its entry symbols, made once
 
     # ------------------------------------------------------------------ building
     def _check_new(self, name: str):
@@ -356,8 +357,12 @@ class Ledger:
         item = self[name]
         if item.is_scalar:
             return sp.ImmutableMatrix([[item.symbol]])
-        m, n = item.shape
-        return sp.ImmutableMatrix(m, n, lambda i, j: sp.Symbol(entry_name(name, i, j, item.shape), real=True))
+        cached = self._entry_symbols.get(name)  # a name's shape never changes, and the matrix is immutable
+        if cached is None:
+            m, n = item.shape
+            cached = self._entry_symbols[name] = sp.ImmutableMatrix(
+                m, n, lambda i, j: sp.Symbol(entry_name(name, i, j, item.shape), real=True))
+        return cached
 
     # ------------------------------------------------------------------ reverse mode
     @without_cycle_collection

@@ -201,3 +201,12 @@ def test_the_nonfinite_check_agrees_with_sympys_has_on_deep_expressions():
         expected_infinite = e.is_number and e.has(sp.oo, -sp.oo)
         assert EXACT._bad(e, False) == (expected_undefined or expected_infinite), e
         assert EXACT._bad(e, True) == expected_undefined, e
+
+
+def test_a_matrix_names_entry_symbols_are_made_once_and_named_by_entry():
+    L = Ledger("entry symbols")
+    L.input("W_x", shape=(2, 3))
+    first = L.entry_symbols("W_x")
+    assert first is L.entry_symbols("W_x")  # the matrix is immutable: made on the first call, then reused
+    assert [s.name for s in first] == ["W_{x,00}", "W_{x,01}", "W_{x,02}", "W_{x,10}", "W_{x,11}", "W_{x,12}"]
+    assert all(s.is_real for s in first)
