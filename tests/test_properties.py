@@ -263,3 +263,16 @@ def test_agree_reports_the_largest_difference():
         assert agree(a, b) == (True, "largest difference 1e-45")
         assert agree(a, [[mpmath.mpf("0.3333"), 2]])[0] is False
     assert agree([[1, 2]], [[1], [2]]) == (False, "shapes (1, 2) and (2, 1)")
+
+
+def test_the_dot_product_variance_is_remembered_per_argument_and_still_refuses_floats():
+    from symseq import ConventionError
+    from symseq.derive.moments import dot_product_variance
+
+    sigma = sp.Symbol("σ_moments_test", positive=True)
+    assert dot_product_variance(3) == 3 and dot_product_variance(3, scaled=True) == 1
+    assert dot_product_variance(2, sigma2=sigma ** 2) == 2 * sigma ** 4
+    assert dot_product_variance(2, sigma2=sigma ** 2) is dot_product_variance(2, sigma2=sigma ** 2)
+    assert dot_product_variance(2, sigma2=2) == 8  # 2 (an int) is not the 2 of sigma2=2.0, which is refused
+    with pytest.raises(ConventionError):
+        dot_product_variance(2, sigma2=2.0)

@@ -47,11 +47,24 @@ def variance(expr, variables, **kw):
     return sp.simplify(expectation(sp.expand(expr**2), variables, **kw) - mean**2)
 
 
+_VARIANCES: dict = {}  # (d_k, sigma2, scaled) with their types → Var(q·k): several sections state the same one
+
+
 def dot_product_variance(d_k: int, sigma2=1, scaled: bool = False):
     """Var(q·k) (or of q·k/√d_k) for d_k independent centred coordinates of variance ``sigma2``."""
+    key = (type(d_k), d_k, type(sigma2), sigma2, bool(scaled))
+    try:
+        hit = _VARIANCES.get(key)
+    except TypeError:  # an unhashable argument: computed (and refused) as before, not remembered
+        hit, key = None, None
+    if hit is not None:
+        return hit  # a SymPy expression, immutable, computed from these same arguments
     q = sp.symbols(f"q_0:{d_k}", real=True)
     k = sp.symbols(f"k_0:{d_k}", real=True)
     s = sum(qi * ki for qi, ki in zip(q, k))
     if scaled:
         s = s / sp.sqrt(d_k)
-    return variance(s, list(q) + list(k), variance=sigma2)
+    out = variance(s, list(q) + list(k), variance=sigma2)
+    if key is not None:
+        _VARIANCES[key] = out
+    return out
