@@ -12,7 +12,9 @@ from symseq import Ledger, blocks, ops
 from symseq.derive import attention_grads as ag
 from symseq.derive.symbolic import reverse_jacobian, vanishes
 
-torch = pytest.importorskip("torch")
+from lazy_torch import needs_torch, torch
+
+pytestmark = needs_torch
 
 
 def test_softmax_jacobian_proved_and_exact_at_the_retrieval_weights():
@@ -41,6 +43,20 @@ def test_attention_gradients_proved(T, S, d_k, d_v, masked):
     allowed = np.tril(np.ones((T, S), dtype=bool)) if masked else None
     p = ag.prove_attention_gradients(T, S, d_k, d_v, allowed=allowed, independent=(T * S <= 6))
     assert p, p.detail
+
+
+@pytest.mark.parametrize("T,S,d_k,d_v,masked", [(1, 3, 2, 2, False), (2, 3, 2, 1, False), (3, 2, 1, 2, True)])
+def test_the_independent_check_differentiates_the_loss_as_sympy_does(T, S, d_k, d_v, masked):
+    # the independent stage takes ∂ℓ/∂Q, ∂ℓ/∂K, ∂ℓ/∂V of the expanded loss by partial: sympy.diff's own expression
+    from symseq.functions import partial
+
+    allowed = np.tril(np.ones((T, S), dtype=bool)) if masked else None
+    p = ag.prove_attention_gradients(T, S, d_k, d_v, allowed=allowed, independent=False)
+    L = p.value["ledger"]
+    loss = L.expand("ℓ")
+    for k in ("Q", "K", "V"):
+        for e in L.entry_symbols(k):
+            assert partial(loss, e) == sp.diff(loss, e)
 
 
 def test_a_missing_transpose_in_grad_K_is_caught():

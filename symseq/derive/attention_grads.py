@@ -216,8 +216,12 @@ def prove_attention_gradients(T: int = 2, S: int = 3, d_k: int = 2, d_v: int = 2
 
     ``allowed`` is an optional T×S mask. With ``independent`` the closed forms
     are also compared with SymPy's differentiation of the expanded scalar
-    Σ Ḡ ⊙ O (no ledger rule involved).
+    Σ Ḡ ⊙ O (no ledger rule involved), by :func:`symseq.functions.partial`:
+    the expression ``sympy.diff`` returns, without its assumption queries on
+    every derivative it builds (a tenth of the time).
     """
+    from ..functions import partial
+
     L = Ledger(f"attention gradients, T={T}, S={S}, d_k={d_k}, d_v={d_v}")
     Q, K, V = L.input("Q", shape=(T, d_k)), L.input("K", shape=(S, d_k)), L.input("V", shape=(S, d_v))
     head = scaled_dot_product(L, Q, K, V, mask=allowed)
@@ -232,7 +236,7 @@ def prove_attention_gradients(T: int = 2, S: int = 3, d_k: int = 2, d_v: int = 2
         loss = L.expand("ℓ")
         for k in ("Q", "K", "V"):
             syms = L.entry_symbols(k)
-            direct = syms.applyfunc(lambda e: sp.diff(loss, e))
+            direct = syms.applyfunc(lambda e: partial(loss, e))  # sympy.diff's expression, built without its queries
             if not vanishes(direct - L.expand(closed[k].name)):
                 bad.append(f"{k} (SymPy)")
         checked += ["Q, K, V against SymPy's diff"]
