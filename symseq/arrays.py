@@ -93,12 +93,44 @@ def _obj(shape, fill):
     return out
 
 
+_REAL: dict = {}  # subexpression → whether _surely_real proves it real, cleared past _REAL_MAX entries
+_REAL_MAX = 1 << 16
+
+
+def _surely_real(y) -> bool:
+    """True when SymPy's ``y.is_real`` is True by its own rules for sums, products and powers: a sum or a product
+    of reals is real (``Add._eval_is_real``; ``Mul._eval_real_imag`` and finite factors), so is a real to a
+    nonnegative integer power or a positive rational to a rational power (``Pow._eval_is_extended_real`` and
+    ``_eval_is_finite``); anything else is asked ``is_real`` itself. False says nothing. Remembered per
+    subexpression: SymPy answers ``is_real`` of a product by searching through every other fact of it (is it
+    zero, positive, imaginary, an integer, odd?), about 2 ms for each score beside a masked entry."""
+    hit = _REAL.get(y)
+    if hit is None:
+        if len(_REAL) > _REAL_MAX:
+            _REAL.clear()
+        t = type(y)
+        if y.is_Rational:
+            hit = True
+        elif t is sp.Add or t is sp.Mul:
+            hit = all(_surely_real(a) for a in y.args)
+        elif t is sp.Pow:
+            b, e = y.args
+            hit = ((e.is_Integer and e >= 0 and _surely_real(b))
+                   or (b.is_Rational and b > 0 and e.is_Rational))
+        else:
+            hit = y.is_real is True
+        _REAL[y] = hit
+    return hit
+
+
 def _add(a, b):
     """a + b as SymPy makes it, a masked score first: −∞ plus an expression SymPy knows to be real is −∞ (SymPy's
     sum drops each real term beside −∞, but asks of each first whether it is ≤ 0, a search for its sign through
-    the assumptions system: most of evaluating a causal attention over symbolic scores)."""
+    the assumptions system: most of evaluating a causal attention over symbolic scores). Whether it is real is
+    read off its sums, products and powers first (:func:`_surely_real`), then asked of SymPy."""
     for x, y in ((a, b), (b, a)):
-        if x is sp.S.NegativeInfinity and isinstance(y, sp.Expr) and not y.is_Number and y.is_real:
+        if (x is sp.S.NegativeInfinity and isinstance(y, sp.Expr) and not y.is_Number
+                and (_surely_real(y) or y.is_real)):
             return x
     return a + b
 

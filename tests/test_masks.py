@@ -472,3 +472,43 @@ def test_whether_zero_absorbs_a_value_is_remembered_per_subexpression_and_answer
     shared = sp.exp(x) + sp.exp(y)
     arrays._zero_absorbs(x / shared)
     assert arrays._ABSORBED[shared] is True
+
+
+def test_a_score_read_as_real_from_its_sums_products_and_powers_is_one_sympy_calls_real(monkeypatch):
+    # −∞ + s is −∞ for a real score s; that s is real is read off its sums, products and powers, and only what
+    # SymPy alone can answer (a function of a symbol, a symbol) is asked of it. A True is never one SymPy denies.
+    import random
+    import sys
+
+    import sympy as sp
+
+    from symseq import arrays
+    from symseq.arrays import EXACT
+
+    q, k = sp.symbols("q_real_test k_real_test", real=True)
+    p, u = sp.Symbol("p_real_test", positive=True), sp.Symbol("u_real_test")
+    score = sp.sqrt(2) * (q * k + 2 * q) ** 2 / 4 - sp.Rational(1, 3) * k * sp.tanh(q)
+    assumptions = sys.modules["sympy.core.assumptions"]
+    asked, ask = [], assumptions._ask
+    monkeypatch.setattr(assumptions, "_ask", lambda fact, obj: asked.append((fact, obj)) or ask(fact, obj))
+    assert EXACT.add(score, -sp.oo) == -sp.oo
+    assert not [obj for _, obj in asked if isinstance(obj, (sp.Add, sp.Mul, sp.Pow))]
+    monkeypatch.undo()
+    rnd = random.Random(5)
+    atoms = [q, k, p, u, sp.Integer(0), sp.Rational(-3, 7), sp.sqrt(2), sp.I, sp.pi, sp.oo]
+
+    def made(depth):
+        if depth == 0 or rnd.random() < 0.25:
+            return rnd.choice(atoms)
+        kind = rnd.random()
+        if kind < 0.6:
+            parts = [made(depth - 1) for _ in range(rnd.randint(2, 3))]
+            return sp.Add(*parts) if kind < 0.3 else sp.Mul(*parts)
+        if kind < 0.85:
+            return made(depth - 1) ** rnd.choice([2, -1, 0, sp.Rational(1, 2), 3, sp.Rational(-1, 3)])
+        return rnd.choice([sp.tanh, sp.exp, sp.log])(made(depth - 1))
+
+    for _ in range(300):
+        e = made(4)
+        if isinstance(e, sp.Expr) and arrays._surely_real(e):
+            assert e.is_real is True, e
