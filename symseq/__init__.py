@@ -6,25 +6,46 @@ exactly, with mpmath, NumPy or torch (:func:`evaluate`), and check every
 number the handout prints (:class:`Derivation`, ``symseq verify``).
 """
 
-from . import blocks, functions, ops
-from .backends import compile, evaluate
-from .errors import (AuditError, BackendUnavailable, ClaimError, ClaimMismatch, ConventionError, EvaluationError,
-                     FileSystemError, LedgerError, MaskError, NotRealError, PrecisionWarning, ShapeError, SymseqError,
-                     VocabularyError)
-from .functions import gelu, gelu_tanh, logsumexp, relu, relu_at_zero, sigmoid, softmax
-from .ledger import Gradients, Ledger
-from .numbers import exact, exact_matrix
-from .values import Values
-from .verify.claims import Claim
-from .authoring import Derivation, Section
+import importlib
+import sys
 
 __version__ = "0.1.0"
+
+# The public API is imported when first used (PEP 562), so that ``symseq --version``, ``symseq list`` and an audit
+# with no derivation do not load SymPy's heavy modules, NumPy or the blocks: one table, name -> module.
+_LAZY = {
+    **dict.fromkeys(["blocks", "functions", "ops"], None),
+    **dict.fromkeys(["compile", "evaluate"], ".backends"),
+    **dict.fromkeys(["AuditError", "BackendUnavailable", "ClaimError", "ClaimMismatch", "ConventionError",
+                     "EvaluationError", "FileSystemError", "LedgerError", "MaskError", "NotRealError",
+                     "PrecisionWarning", "ShapeError", "SymseqError", "VocabularyError"], ".errors"),
+    **dict.fromkeys(["gelu", "gelu_tanh", "logsumexp", "relu", "relu_at_zero", "sigmoid", "softmax"], ".functions"),
+    **dict.fromkeys(["Gradients", "Ledger"], ".ledger"),
+    **dict.fromkeys(["exact", "exact_matrix"], ".numbers"),
+    "Values": ".values",
+    "Claim": ".verify.claims",
+    **dict.fromkeys(["Derivation", "Section"], ".authoring"),
+}
+
+
+def __getattr__(name: str):
+    """The public name ``name``, imported from its module on first use (:data:`_LAZY`)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY[name]
+    value = importlib.import_module(f".{name}" if module is None else module, __name__)
+    if module is not None:
+        value = getattr(value, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def _register_jupyter():
     """In a running IPython shell, show ledgers, claims, sections and derivations as LaTeX."""
-    import sys
-
     if "IPython" in sys.modules:
         from .present.jupyter import register
 

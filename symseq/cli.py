@@ -37,7 +37,6 @@ from pathlib import Path
 
 from .audit.formats import FORMATS
 from .errors import BackendUnavailable, FileSystemError, SymseqError
-from .numbers import VALUE_DIGITS
 
 EXIT_CODES = {0: "every claim and number checked holds", 1: "a claim or a number of the handout is wrong",
               2: "bad usage or input", 3: "an environment error (file system, missing package)",
@@ -49,6 +48,8 @@ TRUST = ("Every command imports the Python modules of ./derivations in the curre
 
 def _check_digits(digits: int) -> None:
     """The digits of values shown: at least 1, at most the significant digits a claim's values carry."""
+    from .numbers import VALUE_DIGITS
+
     if not 1 <= digits <= VALUE_DIGITS:
         raise SymseqError(f"--digits must be between 1 and {VALUE_DIGITS} (values carry {VALUE_DIGITS} significant "
                           f"digits; verify --json gives all of them); got --digits {digits}")
@@ -59,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="symseq", description="Check the mathematics of sequence-model handouts.",
         epilog=TRUST + " Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + ".",
         parents=[_global_options(after=False), _derivation_options(after=False)])
-    p.add_argument("--version", action="version", version=f"symseq {_version()}")
+    p.add_argument("--version", action=_Version, help="show symseq's version and exit")
     commands = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name, *, loads=True, **kw):
@@ -176,7 +177,22 @@ def _derivation_options(*, after: bool) -> argparse.ArgumentParser:
     g.add_argument("--no-local", action="store_true", default=default,
                    help="do not import ./derivations of the current folder (importing a module runs its "
                         "code; --path DIR still loads DIR)")
+    g.add_argument("--no-cache", action="store_true", default=default,
+                   help="neither read nor write the cache of derivations decided in earlier runs (kept in "
+                        "$SYMSEQ_CACHE_DIR, else the user's cache folder, e.g. ~/.cache/symseq; "
+                        "SYMSEQ_NO_CACHE=1 does the same)")
     return g
+
+
+class _Version(argparse.Action):
+    """--version: print the installed distribution's version and exit (read only when asked for)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"symseq {_version()}\n")
+        parser.exit()
 
 
 def _version() -> str:
@@ -229,11 +245,28 @@ def _percent(text: str) -> float:
     return x
 
 
-def _derivations(args):
-    from .authoring import default_paths, discover
+def _catalogue(args):
+    """The derivations the command line names a place for, as their modules' manifests in the cache describe them
+    (:func:`symseq.authoring.catalogue`: a module is imported only where no manifest still holds)."""
+    from .authoring.discovery import catalogue, default_paths
 
     paths = list(args.path) or ([] if args.no_local else [str(p) for p in default_paths()])
-    return discover(paths, include_bundled=not args.no_bundled)
+    return catalogue(paths, include_bundled=not args.no_bundled, cache=_cache(args))
+
+
+def _cache(args):
+    """The cache of derivations decided in earlier runs (:mod:`symseq.cache`), disabled by --no-cache."""
+    from .cache import Cache
+
+    return Cache(enabled=False if args.no_cache else None)
+
+
+def _derivations(args, names=()):
+    """The derivations named (all of them when ``names`` is empty), their modules imported, nothing built yet;
+    only the named ones' modules are imported when the cache describes the others."""
+    from .authoring.discovery import select
+
+    return [e.load() for e in select(_catalogue(args), names)]
 
 
 def _inputs(ds, *files) -> list[str]:
@@ -249,26 +282,25 @@ def cmd_list(args, out) -> int:
     t = Table(title="derivations", title_justify="left")
     for col in ("name", "source", "title", "sections"):
         t.add_column(col, overflow="fold")
-    for d in _derivations(args):  # an author's text as written: "[/x]" in a title is not markup
-        t.add_row(Text(d.name), Text(d.source), Text(d.title), str(len(d._builders)))
+    for d in _catalogue(args):  # an author's text as written: "[/x]" in a title is not markup
+        t.add_row(Text(d.name), Text(d.source), Text(d.title), str(d.sections))
     out.print(t)
     return 0
 
 
 def cmd_verify(args, out) -> int:
     from .present.terminal import check_all, fragile_notes, print_line, problems, summary, verify_table
-    from .authoring import select
 
     _check_digits(args.digits)
     if args.dps < 15:
         raise SymseqError(f"--dps must be at least 15; got --dps {args.dps}")
-    ds = select(_derivations(args), args.names)
+    ds = _derivations(args, args.names)
     if not ds:
         raise SymseqError("no derivations found; pass --path DIR to load an author's derivations folder")
     _check_json(args, _inputs(ds))
     if args.json == "-":  # JSON on stdout: the report goes to stderr
         out = _console(args, sys.stderr)
-    report = check_all(ds, args.dps, out=_console(args, sys.stderr), jobs=args.jobs)
+    report = check_all(ds, args.dps, out=_console(args, sys.stderr), jobs=args.jobs, cache=_cache(args))
     listing = _listing(args, out)
     if listing == "all":
         for d in ds:
@@ -296,7 +328,7 @@ def _listing(args, out) -> str:
 
 def _console(args, file=None):
     """A console on ``file`` (standard output by default) with the colours the command line asks for."""
-    from .present.terminal import console
+    from .present.console import console
 
     return console(no_color=args.no_color or bool(os.environ.get("NO_COLOR")), file=file)
 
@@ -335,10 +367,9 @@ def _write_json(args, document, inputs=()):
 
 def cmd_show(args, out) -> int:
     from .present.show import show
-    from .authoring import select
 
     _check_digits(args.digits)
-    (d,) = select(_derivations(args), [args.name])
+    (d,) = _derivations(args, [args.name])
     show(d, _sections(d, args.section), out, digits=args.digits, progress=_console(args, sys.stderr))
     return 0
 
@@ -358,10 +389,9 @@ def _sections(d, wanted):
 def cmd_latex(args, out) -> int:
     from .present.files import check_target, write_atomic
     from .present.latex import derivation_latex
-    from .authoring import select
 
     _check_digits(args.digits)
-    (d,) = select(_derivations(args), [args.name])
+    (d,) = _derivations(args, [args.name])
     to_file = args.output and args.output != "-"
     if to_file:
         check_target(args.output, force=args.force, mkdir=args.mkdir, inputs=_inputs([d]))
@@ -378,9 +408,8 @@ def cmd_latex(args, out) -> int:
 
 def cmd_figure(args, out) -> int:
     from .present import figures
-    from .authoring import select
 
-    (d,) = select(_derivations(args), [args.name])
+    (d,) = _derivations(args, [args.name])
     kind = args.kind
     dpi = figures.DPI if args.dpi is None else args.dpi
     target = args.output or f"{d.name}-{_slug(kind if kind != 'heatmap' or not args.label else args.label[0])}.png"
@@ -463,15 +492,18 @@ def _gradient_paths(d, labels):
 
 
 def cmd_audit(args, out) -> int:
-    from .audit import audit_file, for_source, read
-    from .audit.causes import classify
-    from .audit.render import render, render_causes
-    from .authoring import select
+    from .audit import for_source
+    from .authoring.discovery import select
 
-    found = _derivations(args)
+    found = _catalogue(args)
     ds = select(found, args.derivation) if args.derivation else for_source(args.file, found)
     if not ds:  # no derivation: the page's own arithmetic
         return _audit_arithmetic(args, out, found)
+    from .audit import audit_file, read
+    from .audit.causes import classify
+    from .audit.render import render, render_causes
+
+    ds = [e.load() for e in ds]
     _check_json(args, _inputs(ds, args.file))
     if args.json == "-":
         out = _console(args, sys.stderr)

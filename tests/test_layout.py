@@ -14,7 +14,7 @@ ROOT = Path(symseq.__file__).parent
 
 # stages in pipeline order; a module is in the first stage whose name prefixes it
 STAGES = [
-    ["symseq.errors", "symseq.collector"],
+    ["symseq.errors", "symseq.collector", "symseq.cache"],
     ["symseq.numbers"],
     ["symseq.functions"],
     ["symseq.ops"],

@@ -34,7 +34,6 @@ from ..verify.arithmetic import (NAME, Ref, Statement, Vec, is_number, is_word, 
 from ..verify.steps import Link, decide, inner_steps
 from .document import Document
 from .structure import HARD, classify
-from .tables import table_statements
 
 # relation characters; ==, <=, >=, !=, +=, -=, *=, /=, := and => are not relations of arithmetic
 _REL = re.compile(r"(?<![=<>!+\-*/:≠])(=|≈|≃|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z]))(?![=>])")
@@ -697,8 +696,11 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
         checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans))
     taken = {c.spans[-1] for c in checked if c.status != "drift"}
     notes: list = []
-    for st, links, (line, a, b) in table_statements(doc, dps=dps, taken=taken, notes=notes):
-        checked.append(Checked(line, line, " ".join(_join(st)), links, [(line, 0, 0), (line, a, b)]))
+    if doc.tables:  # the relations between tables (and NumPy, which screens them) only for a page with one
+        from .tables import table_statements
+
+        for st, links, (line, a, b) in table_statements(doc, dps=dps, taken=taken, notes=notes):
+            checked.append(Checked(line, line, " ".join(_join(st)), links, [(line, 0, 0), (line, a, b)]))
     unread += [(0, "tables", note) for note in notes]
     checked.sort(key=lambda c: (c.line, c.first))
     _classify_tokens(doc, checked)

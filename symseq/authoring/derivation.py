@@ -21,6 +21,7 @@ without stopping the others.
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib.util
 import sys
@@ -133,6 +134,20 @@ class Section:
         self.ledgers, self.objects, self.displays, self.figures = [], {}, [], []
         self.inputs, self.reported_numbers = [], []
         return self
+
+    def detached(self, copies: dict | None = None) -> "Section":
+        """A copy of this section as :meth:`detach` leaves it (claims with their results and records, no ledgers,
+        displays, inputs or kept objects); this section keeps everything. ``copies``, when given, receives
+        ``{id(claim): its detached copy}`` for each claim, so that what names the claims (their causes) can name
+        the copies.
+
+        What ``symseq verify`` keeps in its cache of decided pages (:mod:`symseq.cache`).
+        """
+        dup = copy.copy(self)
+        dup.claims = [copy.copy(c) for c in self.claims]
+        if copies is not None:
+            copies.update({id(c): d for c, d in zip(self.claims, dup.claims)})
+        return dup.detach()
 
     def note(self, text: str):
         """Record what the handout leaves out or how a convention was read."""
@@ -695,11 +710,20 @@ class Derivation:
         return functools.partial(load, None, m.__file__, self.name) if getattr(m, "__file__", None) else None
 
     def adopt(self, sections: list[Section]) -> None:
-        """Take ``sections`` built and decided in another process (:meth:`Section.detach`) as this derivation's
-        sections: their claims keep their results and records, without ledgers or displays."""
+        """Take ``sections`` built and decided in another process, or in an earlier run (:meth:`Section.detach`),
+        as this derivation's sections: their claims keep their results and records, without ledgers or displays,
+        until :meth:`forget` drops them."""
         for s in sections:
             s.derivation = self
         self._sections = list(sections)
+        self._adopted = True
+
+    def forget(self) -> None:
+        """Drop sections taken with :meth:`adopt`, so that the next use builds them here, in full (what loading a
+        derivation again does: :func:`~symseq.authoring.discovery.load`); sections built here are kept."""
+        if getattr(self, "_adopted", False):
+            self._sections = None
+            self._adopted = False
 
     def __repr__(self):
         return f"Derivation({self.name!r}, source={self.source!r}, sections={len(self._builders)})"

@@ -7,17 +7,23 @@ import importlib.util
 import pkgutil
 import sys
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from ..errors import ClaimError, SymseqError
-from .derivation import Derivation
+
+if TYPE_CHECKING:
+    from .derivation import Derivation
 
 
 def _derivations_in(module) -> list[Derivation]:
+    from .derivation import Derivation  # not at the top: the catalogue is read without SymPy
+
     found = [v for v in vars(module).values() if isinstance(v, Derivation)]
     for d in found:
         d.module = module
+        d.forget()  # sections adopted by an earlier verify in this process hold no ledgers: build them again
     return found
 
 
@@ -33,6 +39,91 @@ def bundled() -> list[Derivation]:
     return out
 
 
+@dataclass(frozen=True)
+class Entry:
+    """A derivation as its module's manifest in the cache describes it (:mod:`symseq.cache`): known without
+    importing the module, for ``symseq list`` and for finding the derivations whose source is a page.
+
+    Attributes:
+        name, title, source, description: the derivation's (:class:`Derivation`).
+        sections: how many sections it registers.
+        file: its module's file.
+        module: the module's dotted name for a bundled derivation, else None (an author's file).
+    """
+
+    name: str
+    title: str
+    source: str
+    description: str
+    sections: int
+    file: str
+    module: str | None = None
+
+    def load(self) -> Derivation:
+        """The derivation itself (its module imported; its sections not built yet)."""
+        return load(self.module, None if self.module else self.file, self.name)
+
+
+def catalogue(paths: Iterable[str | Path] = (), *, include_bundled: bool = True, cache=None) -> list[Entry]:
+    """Every derivation :func:`discover` finds, described by its module's manifest in ``cache`` (a
+    :class:`~symseq.cache.Cache`) where one still holds; a module without one is imported (the files it reads
+    recorded, :func:`symseq.cache.watching`) and its manifest written. Without a cache every module is imported.
+
+    Raises:
+        ClaimError: as :func:`discover` (a path that does not exist, a module that does not import or defines no
+            derivation, two derivations of one name).
+    """
+    from ..cache import project_files, watching
+
+    modules = _bundled_modules() if include_bundled else []
+    for p in paths:
+        modules.extend((None, f) for f in _module_files(p))
+    out = []
+    for name, file in modules:
+        manifest = cache.manifest(file) if cache is not None else None
+        if manifest is None:
+            with watching() as seen:
+                module = importlib.import_module(name) if name else _load(file)
+            found = _derivations_in(module)
+            if not found:
+                raise _no_derivation(file)
+            described = [{"name": d.name, "title": d.title, "source": d.source, "description": d.description,
+                          "sections": len(d._builders)} for d in found]
+            manifest = {"derivations": described} if cache is None else cache.remember(
+                file, described, project_files(seen, module))
+        out.extend(Entry(**x, file=str(file), module=name) for x in manifest["derivations"])
+    _unique([e.name for e in out])
+    return out
+
+
+def _bundled_modules() -> list[tuple[str, str]]:
+    """(dotted name, file) of each module of the bundled derivations, by name."""
+    import symseq.derivations as pkg
+
+    out = []
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            out.append((f"{pkg.__name__}.{info.name}", str(Path(info.module_finder.path) / f"{info.name}.py")))
+    return out
+
+
+def _module_files(path: str | Path) -> list[Path]:
+    """The module files :func:`from_path` reads for ``path`` (see there)."""
+    path = Path(path)
+    if not path.exists():
+        raise ClaimError(f"no derivation file or folder at {path}")
+    if path.is_dir() and not any(path.glob("*.py")) and (path / "derivations").is_dir():
+        path = path / "derivations"
+    return sorted(p for p in path.glob("*.py") if not p.name.startswith("_")) if path.is_dir() else [path]
+
+
+def _no_derivation(f) -> ClaimError:
+    return ClaimError(
+        f"{f} defines no Derivation; a derivation module needs a module-level "
+        f"`derivation = Derivation(...)` (name helper modules with a leading _ so they are not searched)"
+    )
+
+
 def from_path(path: str | Path) -> list[Derivation]:
     """Derivations defined in a module file, in every ``*.py`` of a folder (an author's ``derivations/``),
     or in the ``derivations/`` folder inside the given project folder.
@@ -43,21 +134,11 @@ def from_path(path: str | Path) -> list[Derivation]:
         ClaimError: when the path does not exist, a module fails to import
             (naming the file and line), or a module defines no Derivation.
     """
-    path = Path(path)
-    if not path.exists():
-        raise ClaimError(f"no derivation file or folder at {path}")
-    if path.is_dir() and not any(path.glob("*.py")) and (path / "derivations").is_dir():
-        path = path / "derivations"
-    files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_")) if path.is_dir() else [path]
     out = []
-    for f in files:
-        module = _load(f)
-        found = _derivations_in(module)
+    for f in _module_files(path):
+        found = _derivations_in(_load(f))
         if not found:
-            raise ClaimError(
-                f"{f} defines no Derivation; a derivation module needs a module-level "
-                f"`derivation = Derivation(...)` (name helper modules with a leading _ so they are not searched)"
-            )
+            raise _no_derivation(f)
         out.extend(found)
     return out
 
@@ -109,17 +190,24 @@ def default_paths() -> list[Path]:
     return [] if here.resolve() in bundled_dirs or own_tree else [here]
 
 
-def discover(paths: Iterable[str | Path] = (), *, include_bundled: bool = True) -> list[Derivation]:
-    """Bundled derivations (unless excluded) followed by those found at ``paths``."""
+def discover(paths: Iterable[str | Path] = (), *, include_bundled: bool = True, cache=None) -> list[Derivation]:
+    """Bundled derivations (unless excluded) followed by those found at ``paths``; with a ``cache``
+    (:class:`~symseq.cache.Cache`), each module's manifest is written or widened as it is imported
+    (:func:`catalogue`), so that ``symseq verify`` can adopt the pages decided in an earlier run."""
+    if cache is not None:
+        return [e.load() for e in catalogue(paths, include_bundled=include_bundled, cache=cache)]
     out = bundled() if include_bundled else []
     for p in paths:
         out.extend(from_path(p))
-    names = [d.name for d in out]
+    _unique([d.name for d in out])
+    return out
+
+
+def _unique(names: list[str]) -> None:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ClaimError(f"two derivations share the name(s) {', '.join(dup)}; names must be unique "
                          f"(if a folder holds copies of the bundled derivations, pass --no-bundled)")
-    return out
 
 
 def select(derivations: list[Derivation], names: Iterable[str]) -> list[Derivation]:

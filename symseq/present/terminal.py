@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..numbers import decimal_text
+from .console import console  # noqa: F401  (where the command line and the tests take it from)
 from .notation import Notation
 
 STYLE = {"ok": "green", "mismatch": "bold red", "error": "bold magenta", "skipped": "yellow"}
@@ -193,20 +194,6 @@ class Fit:
         yield text
 
 
-def console(no_color: bool = False, file=None) -> Console:
-    """A rich console; when output is not a terminal the width is $COLUMNS or 140 (tables stay readable in logs)."""
-    import os
-
-    c = Console(no_color=no_color, file=file, highlight=False, soft_wrap=False)
-    if not c.is_terminal:
-        try:
-            width = int(os.environ.get("COLUMNS", "140"))
-        except ValueError:
-            width = 140
-        c = Console(no_color=no_color, file=file, highlight=False, soft_wrap=False, width=width)
-    return c
-
-
 def short_value(values: list, shape: tuple, digits: int, integers=None) -> str:
     """Decimal values rounded to ``digits`` significant digits: one number, a row, or rows.
 
@@ -243,7 +230,7 @@ def exact_text(exact) -> str:
 
 
 def check_all(derivations, dps: int = 50, *, out: Console | None = None, sections=None,
-              jobs: int = 1):
+              jobs: int = 1, cache=None):
     """:func:`symseq.verify.report.verify` with a progress display; returns its
     :class:`~symseq.verify.report.Report`.
 
@@ -255,7 +242,7 @@ def check_all(derivations, dps: int = 50, *, out: Console | None = None, section
     from ..verify.report import verify
 
     with ProgressDisplay(out) as bar:
-        return verify(derivations, dps, progress=bar.tick, sections=sections, jobs=jobs)
+        return verify(derivations, dps, progress=bar.tick, sections=sections, jobs=jobs, cache=cache)
 
 
 class ProgressDisplay:

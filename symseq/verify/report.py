@@ -11,6 +11,7 @@ render it.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 from collections import Counter
@@ -118,7 +119,8 @@ class Report:
         }
 
 
-def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sections=None, jobs: int = 1) -> Report:
+def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sections=None, jobs: int = 1,
+           cache=None) -> Report:
     """Build ``derivations`` and decide every claim at ``dps`` working digits.
 
     ``sections``, when given, limits the claims decided (and reported) to those
@@ -133,6 +135,11 @@ def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sect
     in the same order, with the same results, records and causes; each derivation then holds its workers'
     sections (:meth:`~symseq.authoring.Derivation.adopt`: claims with their results, without ledgers or
     displays). A derivation not defined in a module, and any run with ``sections``, is decided here.
+
+    ``cache``, a :class:`~symseq.cache.Cache` (``symseq verify`` passes one unless ``--no-cache``), lets a page
+    decided in an earlier run with nothing it depends on changed be adopted instead of built (as from a worker:
+    claims with their results, without ledgers or displays), and keeps each page decided here for the next run;
+    its derivations then hold detached sections too. Without ``sections`` only.
 
     ``progress``, when given, is called as ``progress(stage, done, total, name)``
     before each derivation is built (stage "building") and each claim is decided
@@ -149,12 +156,15 @@ def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sect
                           f"process); got {jobs!r}")
     derivations = list(derivations)
     tick = progress or (lambda *a: None)
-    causes = None
+    if sections is not None:
+        cache = None
+    causes = _adopt_cached(derivations, dps, cache) if cache is not None else {}
     if jobs > 1 and sections is None:
-        causes = _decide_in_processes(derivations, dps, jobs, tick)
+        causes.update(_decide_in_processes(derivations, dps, jobs, tick, cache))
+    here = _tasks(derivations)[0] if cache is not None else []  # the pages decided here and kept for the next run
     for i, d in enumerate(derivations):
         tick("building", i, len(derivations), d.name)
-        d.sections
+        _build(d, cache)
     tick("building", len(derivations), len(derivations), "")
     keep = None if sections is None else {id(x) for x in sections}
     claims = [c for d in derivations for x in d.sections if keep is None or id(x) in keep for c in x.claims]
@@ -162,8 +172,12 @@ def verify(derivations, dps: int = 50, *, progress: Progress | None = None, sect
         tick("checking", i, len(claims), c.derivation)
         c.check(dps)
     tick("checking", len(claims), len(claims), "")
+    for group in here:  # kept as detached copies: these derivations keep their ledgers for the renderers
+        ds = [d for d, _ in group]
+        causes[ds[0].source] = _causes([c for d in ds for c in d.claims], dps)
+        _keep(cache, ds, *_detached_page(ds, causes[ds[0].source]), dps)
     report = Report(derivations, claims, dps)
-    if causes:  # the pages decided in workers were classified there, with their steps
+    if causes:  # the pages decided in workers (or in an earlier run) were classified there, with their steps
         report._causes = _merge_causes([causes[page] if page in causes else _causes(cs, dps)
                                         for page, cs in _by_page(claims).items()])
     return report
@@ -177,32 +191,36 @@ def _by_page(claims: list) -> dict[str, list]:
     return pages
 
 
-def _decide_in_processes(derivations: list, dps: int, jobs: int, tick) -> dict:
+def _decide_in_processes(derivations: list, dps: int, jobs: int, tick, cache=None) -> dict:
     """Build and decide, in ``jobs`` worker processes, the derivations that can be loaded again there, one
     derivation per task (the largest modules first), so that the work of a page with several derivations is
     shared out too; each derivation adopts its worker's sections. A page's causes are classified with all its
     claims together: a page split over several tasks whose claims state steps (``s.step``) is decided again, in
-    one task. Returns the causes of each page decided so, by page."""
+    one task. Returns the causes of each page decided so, by page. With a ``cache``, each page decided is kept
+    there, with the files its modules read in the workers."""
     groups, tasks = _tasks(derivations)
     if len(tasks) < 2:
         return {}
     decided, causes, steps = {}, {}, {}  # by id(derivation): its sections; by page: its causes
     done = 0
-    for [(d, _)], (sections, page_causes, stated) in _results(tasks, dps, jobs):
+    for [(d, _)], (sections, page_causes, stated, read) in _results(tasks, dps, jobs):
         tick("building", done, len(derivations), d.name)
         decided[id(d)], causes[d.source], steps[id(d)] = sections, page_causes, stated
+        _remember(cache, d, read)
         done += 1
     split = [group for group in groups if len(group) > 1]
     for group in split:
         causes[group[0][0].source] = []  # no step on the page: nothing to classify (:func:`_causes`)
     again = [group for group in split if any(steps[id(d)] for d, _ in group)]
-    for group, (sections, page_causes, _) in _results(again, dps, jobs):  # new processes: modules loaded afresh
+    for group, (sections, page_causes, _, _) in _results(again, dps, jobs):  # new processes: modules loaded afresh
         for (d, _), own in zip(group, sections):
             decided[id(d)] = [own]
         causes[group[0][0].source] = page_causes
     for group in groups:
-        for d, _ in group:
-            (own,) = decided[id(d)]
+        ds = [d for d, _ in group]
+        sections = [decided[id(d)][0] for d in ds]
+        _keep(cache, ds, sections, causes[ds[0].source], dps)  # before they are adopted: they name no module
+        for d, own in zip(ds, sections):
             d.adopt(own)
     return causes
 
@@ -246,15 +264,92 @@ def _module_size(d) -> int:
 
 def _decide(reloads: list, dps: int):
     """In a worker process: load the derivations of one task, build them, decide their claims and classify their
-    failures; return (each derivation's detached sections, the causes, whether any claim states a step), pickled
-    together so that the causes name the same claims."""
-    ds = [reload() for reload in reloads]
-    claims = [c for d in ds for c in d.claims]
+    failures; return (each derivation's detached sections, the causes, whether any claim states a step, the files
+    of the author's project each derivation's module read meanwhile), pickled together so that the causes name the
+    same claims."""
+    from ..cache import project_files, watching
+
+    with watching() as seen:
+        ds = [reload() for reload in reloads]
+        claims = [c for d in ds for c in d.claims]
     for c in claims:
         c.check(dps)
     causes = _causes(claims, dps)
     steps = any(isinstance(c.quantity, Step) for c in claims)
-    return [[s.detach() for s in d.sections] for d in ds], causes, steps
+    read = project_files(seen)
+    return [[s.detach() for s in d.sections] for d in ds], causes, steps, read
+
+
+def _build(d, cache) -> None:
+    """Build ``d``'s sections here; with a ``cache``, record the files of the author's project its module reads
+    while they are built (:func:`symseq.cache.watching`) in its module's manifest."""
+    if cache is None or getattr(d, "_sections", None) is not None:
+        d.sections
+        return
+    from ..cache import watching
+
+    with watching() as seen:
+        d.sections
+    _remember(cache, d, seen)
+
+
+def _manifest(cache, d) -> dict | None:
+    """The cache's manifest of ``d``'s module (None: not a module file, or nothing recorded that still holds)."""
+    file = getattr(getattr(d, "module", None), "__file__", None)
+    return cache.manifest(file) if file else None
+
+
+def _remember(cache, d, read) -> None:
+    """Add the files ``read`` while ``d`` was loaded or built to the manifest of ``d``'s module."""
+    file = getattr(getattr(d, "module", None), "__file__", None)
+    if cache is None or not file:
+        return
+    from ..cache import project_files
+
+    m = cache.manifest(file)
+    if m is not None:
+        cache.remember(file, m["derivations"], project_files(read, d.module))
+
+
+def _adopt_cached(derivations: list, dps: int, cache) -> dict:
+    """Adopt the decided sections of every page whose derivations the cache holds at ``dps`` digits with nothing
+    they depend on changed; returns those pages' causes, by page."""
+    causes = {}
+    for group in _tasks(derivations)[0]:
+        ds = [d for d, _ in group]
+        manifests = [_manifest(cache, d) for d in ds]
+        if any(m is None for m in manifests):
+            continue
+        kept = cache.load(cache.page_key(manifests, [d.name for d in ds], dps))
+        if not (isinstance(kept, dict) and len(kept.get("sections", ())) == len(ds)):
+            continue
+        for d, sections in zip(ds, kept["sections"]):
+            d.adopt(sections)
+        causes[ds[0].source] = kept["causes"]
+    return causes
+
+
+def _detached_page(ds: list, causes: list) -> tuple[list, list]:
+    """(each of ``ds``' sections as a detached copy, ``causes`` naming those copies): what a page decided here
+    leaves in the cache, while ``ds`` keep their own sections."""
+    copies: dict = {}
+    sections = [[s.detached(copies) for s in d.sections] for d in ds]
+
+    def named(c):
+        return copies.get(id(c), c)
+
+    return sections, [dataclasses.replace(x, claim=named(x.claim), source=named(x.source),
+                                          chain=[named(c) for c in x.chain]) for x in causes]
+
+
+def _keep(cache, ds: list, sections: list, causes: list, dps: int) -> None:
+    """Keep one page's decided, detached ``sections`` (one list per derivation of ``ds``) and its ``causes`` in
+    the cache, keyed on its modules' manifests; nothing without a cache or a manifest that holds."""
+    if cache is None:
+        return
+    manifests = [_manifest(cache, d) for d in ds]
+    if all(m is not None for m in manifests):
+        cache.store(cache.page_key(manifests, [d.name for d in ds], dps), {"sections": sections, "causes": causes})
 
 
 def _causes(claims: list, dps: int) -> list:
