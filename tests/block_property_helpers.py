@@ -17,6 +17,7 @@ of one block's examples and prints them, one line per block (shown by ``pytest -
 from __future__ import annotations
 
 import re
+import sys
 import traceback
 from collections import Counter
 from dataclasses import dataclass
@@ -29,11 +30,7 @@ from hypothesis import strategies as st
 
 from symseq import EvaluationError, SymseqError, evaluate, ops
 
-torch = None
-try:  # the module that uses these helpers skips itself without torch
-    import torch
-except ImportError:  # pragma: no cover - depends on the environment
-    pass
+from lazy_torch import torch  # the module that uses these helpers skips itself without torch
 
 OUTCOMES = ("correct", "clear error", "wrong", "nan/inf", "traceback")
 FAILING = ("wrong", "nan/inf", "traceback")
@@ -200,7 +197,7 @@ def t64(value, grad: bool = True):
 
 def as_float(value) -> np.ndarray:
     """A backend's value (ndarray, tensor, mpf, object array of mpf, SymPy) as a float64 array."""
-    if torch is not None and isinstance(value, torch.Tensor):
+    if "torch" in sys.modules and isinstance(value, torch.Tensor):
         return value.detach().cpu().numpy().astype(np.float64)
     if isinstance(value, sp.MatrixBase):
         return np.array(value.evalf(20).tolist(), dtype=np.float64)

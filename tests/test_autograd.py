@@ -9,7 +9,9 @@ from symseq import Ledger, blocks
 from small_ledgers import two_token_ledger
 from symseq.verify.autograd import exact_binary, gradient_check, leaf_arrays, random_values
 
-torch = pytest.importorskip("torch")
+from lazy_torch import needs_torch, torch
+
+pytestmark = needs_torch
 
 
 def torch_two_token(H, W_Q, W_K, W_V, W_out):

@@ -44,8 +44,9 @@ from symseq import (ConventionError, EvaluationError, Ledger, MaskError, ShapeEr
                     ops)
 from symseq.blocks import Mask, masks
 
-torch = pytest.importorskip("torch")
-F = torch.nn.functional
+from lazy_torch import F, needs_torch, torch
+
+pytestmark = needs_torch
 
 
 def run_block(name: str, strategy, check, record_property):

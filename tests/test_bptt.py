@@ -12,12 +12,9 @@ from symseq.blocks import cells, heads
 from symseq.derive import bptt, clipping, jacobians
 from symseq.verify.autograd import gradient_check
 
-try:
-    import torch
-except ImportError:  # the torch references are skipped; the symbolic and numeric checks still run
-    torch = None
+# without torch, the torch references are skipped; the symbolic and numeric checks still run
+from lazy_torch import needs_torch, torch
 
-needs_torch = pytest.mark.skipif(torch is None, reason="needs torch (pip install 'symseq[torch]')")
 phi = sp.Function("phi")
 
 

@@ -11,12 +11,8 @@ import sympy as sp
 from symseq import ConventionError, Ledger, ShapeError, evaluate
 from symseq.blocks import cells, heads
 
-try:
-    import torch
-except ImportError:  # the module references are skipped; conventions and errors are still checked
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="needs torch (pip install 'symseq[torch]')")
+# without torch, the module references are skipped; conventions and errors are still checked
+from lazy_torch import needs_torch, torch
 
 T, B, D, H, C = 5, 2, 4, 3, 2  # pairwise distinct where it matters: a swapped axis cannot pass
 TOL = 1e-10

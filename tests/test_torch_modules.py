@@ -24,8 +24,9 @@ from symseq import Ledger, MaskError, blocks, evaluate, ops
 from symseq.functions import gelu
 from symseq.verify.autograd import exact_binary
 
-torch = pytest.importorskip("torch")
-F = torch.nn.functional
+from lazy_torch import F, needs_torch, torch
+
+pytestmark = needs_torch
 
 TOL = 1e-10
 WORST: dict = {}
@@ -280,53 +281,58 @@ def test_fully_masked_row_raises_unless_zero_rows_are_asked_for():
 # ---------------------------------------------------------------------------
 
 
-class CausalSelfAttention(torch.nn.Module):
-    """nanoGPT's CausalSelfAttention without dropout (explicit mask, as its slow path)."""
+def NanoBlock(n_embd, n_head, block_size):
+    """nanoGPT's pre-norm Block (attention, then the GELU MLP, each after its LayerNorm and with a residual), in
+    float64; its classes are defined here, when torch is imported."""
 
-    def __init__(self, n_embd, n_head, block_size):
-        super().__init__()
-        self.c_attn = torch.nn.Linear(n_embd, 3 * n_embd, dtype=torch.float64)
-        self.c_proj = torch.nn.Linear(n_embd, n_embd, dtype=torch.float64)
-        self.n_head, self.n_embd = n_head, n_embd
-        self.register_buffer("bias", torch.tril(torch.ones(block_size, block_size)).view(1, 1, block_size, block_size))
+    class CausalSelfAttention(torch.nn.Module):
+        """nanoGPT's CausalSelfAttention without dropout (explicit mask, as its slow path)."""
 
-    def forward(self, x):
-        B, T, C = x.size()
-        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
-        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
-        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
-        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))  # (B, nh, T, T)
-        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
-        att = F.softmax(att, dim=-1)
-        y = att @ v  # (B, nh, T, hs)
-        y = y.transpose(1, 2).contiguous().view(B, T, C)  # re-assemble all head outputs side by side
-        return self.c_proj(y)
+        def __init__(self, n_embd, n_head, block_size):
+            super().__init__()
+            self.c_attn = torch.nn.Linear(n_embd, 3 * n_embd, dtype=torch.float64)
+            self.c_proj = torch.nn.Linear(n_embd, n_embd, dtype=torch.float64)
+            self.n_head, self.n_embd = n_head, n_embd
+            causal = torch.tril(torch.ones(block_size, block_size)).view(1, 1, block_size, block_size)
+            self.register_buffer("bias", causal)
 
+        def forward(self, x):
+            B, T, C = x.size()
+            q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+            k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
+            q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
+            v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))  # (B, nh, T, T)
+            att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+            att = F.softmax(att, dim=-1)
+            y = att @ v  # (B, nh, T, hs)
+            y = y.transpose(1, 2).contiguous().view(B, T, C)  # re-assemble all head outputs side by side
+            return self.c_proj(y)
 
-class MLP(torch.nn.Module):
-    def __init__(self, n_embd):
-        super().__init__()
-        self.c_fc = torch.nn.Linear(n_embd, 4 * n_embd, dtype=torch.float64)
-        self.gelu = torch.nn.GELU()
-        self.c_proj = torch.nn.Linear(4 * n_embd, n_embd, dtype=torch.float64)
+    class MLP(torch.nn.Module):
+        def __init__(self, n_embd):
+            super().__init__()
+            self.c_fc = torch.nn.Linear(n_embd, 4 * n_embd, dtype=torch.float64)
+            self.gelu = torch.nn.GELU()
+            self.c_proj = torch.nn.Linear(4 * n_embd, n_embd, dtype=torch.float64)
 
-    def forward(self, x):
-        return self.c_proj(self.gelu(self.c_fc(x)))
+        def forward(self, x):
+            return self.c_proj(self.gelu(self.c_fc(x)))
 
+    class NanoBlock(torch.nn.Module):
+        def __init__(self, n_embd, n_head, block_size):
+            super().__init__()
+            self.ln_1 = torch.nn.LayerNorm(n_embd, dtype=torch.float64)
+            self.attn = CausalSelfAttention(n_embd, n_head, block_size)
+            self.ln_2 = torch.nn.LayerNorm(n_embd, dtype=torch.float64)
+            self.mlp = MLP(n_embd)
 
-class NanoBlock(torch.nn.Module):
-    def __init__(self, n_embd, n_head, block_size):
-        super().__init__()
-        self.ln_1 = torch.nn.LayerNorm(n_embd, dtype=torch.float64)
-        self.attn = CausalSelfAttention(n_embd, n_head, block_size)
-        self.ln_2 = torch.nn.LayerNorm(n_embd, dtype=torch.float64)
-        self.mlp = MLP(n_embd)
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            x = x + self.mlp(self.ln_2(x))
+            return x
 
-    def forward(self, x):
-        x = x + self.attn(self.ln_1(x))
-        x = x + self.mlp(self.ln_2(x))
-        return x
+    return NanoBlock(n_embd, n_head, block_size)
 
 
 def nano_ledger(B, T, D, H):
