@@ -33,15 +33,46 @@ def scalar_rnn(T: int, *, w_x="0.5", w_h="0.9", w_o="1.1", x="0.1") -> tuple:
     return L, L.backward("L")
 
 
-def bundled_numeric_ledgers() -> list:
-    """Every ledger of the bundled derivations whose leaves all have values, as pytest params named by derivation
-    and ledger title."""
-    import pytest
-
+def bundled_names() -> list[str]:
+    """The names of the bundled derivations, their modules imported but nothing built: the parameter of a test over
+    every bundled ledger, which takes the derivation built once per session (the ``built`` fixture)."""
     from symseq.authoring import bundled
 
-    return [pytest.param(L, id=f"{d.name}:{L.title}"[:80]) for d in bundled() for s in d.sections for L in s.ledgers
-            if all(it.value is not None for it in L.leaves) and L.rows]
+    return [d.name for d in bundled()]
+
+
+def numeric_ledgers(derivation) -> list:
+    """Every ledger of ``derivation`` (built now if it is not yet) that has rows and whose leaves all have values."""
+    return [L for s in derivation.sections for L in s.ledgers
+            if L.rows and all(it.value is not None for it in L.leaves)]
+
+
+def bundled_numeric_ledgers() -> list:
+    """Every numeric ledger (:func:`numeric_ledgers`) of every bundled derivation."""
+    from symseq.authoring import bundled
+
+    return [L for d in bundled() for L in numeric_ledgers(d)]
+
+
+def each_ledger(ledgers: list, check) -> int:
+    """Run ``check(L)`` on every ledger, all of them even after a failure; fail naming each ledger whose check
+    failed (chained to the first failure), and skip when every check skipped. Returns how many were checked."""
+    import pytest
+
+    failed, skipped = [], []
+    for L in ledgers:
+        try:
+            check(L)
+        except pytest.skip.Exception as e:
+            skipped.append(f"{L.title}: {e.msg}")
+        except Exception as e:  # noqa: BLE001 - reported below, with the ledger it came from
+            failed.append((L.title, e))
+    if failed:
+        lines = [f"{title}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}" for title, e in failed]
+        raise AssertionError(f"{len(failed)} of {len(ledgers)} ledgers fail:\n" + "\n".join(lines)) from failed[0][1]
+    if ledgers and len(skipped) == len(ledgers):
+        pytest.skip("; ".join(skipped))
+    return len(ledgers) - len(skipped)
 
 
 def elman_ledger(T=3, head=True):

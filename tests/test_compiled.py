@@ -6,7 +6,7 @@ import sympy as sp
 
 from symseq import BackendUnavailable, ConventionError, Ledger, LedgerError, ShapeError, compile, evaluate, ops
 import small_ledgers
-from small_ledgers import bundled_numeric_ledgers, two_token_ledger
+from small_ledgers import bundled_names, each_ledger, numeric_ledgers, two_token_ledger
 from symseq.verify.autograd import exact_binary
 
 
@@ -18,19 +18,22 @@ def as_float_array(v):
     return np.array(np.asarray(v, dtype=object).tolist(), dtype=float)
 
 
-@pytest.mark.parametrize("L", bundled_numeric_ledgers())
-def test_every_bundled_ledger_evaluates_on_every_backend(L):
-    names = [it.name for it in L.rows]
-    ref = evaluate(L, "mpmath", dps=80)
-    for backend, tol in (("numpy", 1e-12), ("torch", 1e-12), ("mpmath", 1e-25)):
-        if backend == "torch":
-            pytest.importorskip("torch")
-        out = compile(L, names, backend=backend, dps=30)()
-        for n in names:
-            r, o = as_float_array(ref[n]), as_float_array(out[n])
-            finite = np.isfinite(r)
-            assert np.array_equal(np.isfinite(o), finite) and np.all(o[~finite] == r[~finite]), (backend, n)
-            assert np.all(np.abs(o[finite] - r[finite]) <= tol * np.maximum(1, np.abs(r[finite]))), (backend, n)
+@pytest.mark.parametrize("name", bundled_names())
+def test_every_bundled_ledger_evaluates_on_every_backend(name, built):
+    def check(L):
+        names = [it.name for it in L.rows]
+        ref = evaluate(L, "mpmath", dps=80)
+        for backend, tol in (("numpy", 1e-12), ("torch", 1e-12), ("mpmath", 1e-25)):
+            if backend == "torch":
+                pytest.importorskip("torch")
+            out = compile(L, names, backend=backend, dps=30)()
+            for n in names:
+                r, o = as_float_array(ref[n]), as_float_array(out[n])
+                finite = np.isfinite(r)
+                assert np.array_equal(np.isfinite(o), finite) and np.all(o[~finite] == r[~finite]), (backend, n)
+                assert np.all(np.abs(o[finite] - r[finite]) <= tol * np.maximum(1, np.abs(r[finite]))), (backend, n)
+
+    each_ledger(numeric_ledgers(built[name]), check)
 
 
 def test_mpmath_to_the_requested_digits():

@@ -9,23 +9,16 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from small_ledgers import elman_ledger, scalar_rnn
+from small_ledgers import bundled_names, each_ledger, elman_ledger, numeric_ledgers, scalar_rnn
 from symseq import ConventionError, Ledger, compile, evaluate, ops
-from symseq.authoring import bundled
 
 if not os.environ.get("CI"):
     pytest.importorskip("numba")
 
 
-def scalar_ledgers():
-    out = []
-    for d in bundled():
-        for s in d.sections:
-            for L in s.ledgers:
-                if L.rows and all(it.value is not None for it in L.leaves) \
-                        and all(it.shape == () for it in L.items.values()):
-                    out.append(pytest.param(L, id=f"{d.name}:{L.title}"[:80]))
-    return out
+def scalar_ledgers(derivation) -> list:
+    """The numeric ledgers of ``derivation`` whose items are all scalars."""
+    return [L for L in numeric_ledgers(derivation) if all(it.shape == () for it in L.items.values())]
 
 
 def close(a, b, tol):
@@ -36,28 +29,28 @@ def close(a, b, tol):
     assert np.all(np.abs(a[f] - b[f]) <= tol * np.maximum(1, np.abs(b[f]))), float(np.max(np.abs(a[f] - b[f])))
 
 
-BUNDLED = scalar_ledgers()
+def test_the_bundled_scalar_ledgers_are_there(built):
+    # the Week 6 RNN's trajectories and three-step gradients, the GRU coordinate
+    assert sum(len(scalar_ledgers(d)) for d in built.values()) >= 7
 
 
-def test_the_bundled_scalar_ledgers_are_there():
-    assert len(BUNDLED) >= 7  # the Week 6 RNN's trajectories and three-step gradients, the GRU coordinate
-
-
-@pytest.mark.parametrize("L", BUNDLED)
-def test_every_bundled_scalar_ledger_agrees_with_numpy_and_torch(L):
+@pytest.mark.parametrize("name", bundled_names())
+def test_every_bundled_scalar_ledger_agrees_with_numpy_and_torch(name, built):
     torch = pytest.importorskip("torch")  # noqa: F841
-    names = [it.name for it in L.rows]
-    ours = compile(L, names, backend="numba")()
-    ref = evaluate(L, "mpmath", dps=40)
-    for other in ("numpy", "torch"):
-        theirs = compile(L, names, backend=other)()
+
+    def check(L):
+        names = [it.name for it in L.rows]
+        ours = compile(L, names, backend="numba")()
+        ref = evaluate(L, "mpmath", dps=40)
+        for other in ("numpy", "torch"):
+            theirs = compile(L, names, backend=other)()
+            for n in names:
+                t = theirs[n].detach().numpy() if hasattr(theirs[n], "detach") else theirs[n]
+                close(ours[n], t, 1e-13)
         for n in names:
-            t = theirs[n].detach().numpy() if hasattr(theirs[n], "detach") else theirs[n]
-            close(ours[n], t, 1e-13)
-    for n in names:
-        close(ours[n], float(ref[n]), 1e-13)
+            close(ours[n], float(ref[n]), 1e-13)
 
-
+    each_ledger(scalar_ledgers(built[name]), check)
 
 
 @pytest.mark.parametrize("reduce", [None, "sum", "mean"])

@@ -170,8 +170,7 @@ def test_every_bundled_matrix_ledger_it_compiles_gives_the_numpy_backends_number
     """The bundled ledgers with matrix rows: those the numba backend compiles (no softmax, no gathered rows, no
     mean) give the NumPy backend's numbers at their own values; the others are refused naming backend='numpy'."""
     n_compiled = 0
-    for param in bundled_numeric_ledgers():
-        L = param.values[0]
+    for L in bundled_numeric_ledgers():
         if all(it.shape == () for it in L.items.values()):
             continue
         names = [it.name for it in L.rows]

@@ -9,7 +9,7 @@ perturbed values (so that a leaf whose value is 0 or 1 is not folded away when t
 import numpy as np
 import pytest
 
-from small_ledgers import benchmark_elman, bundled_numeric_ledgers, elman_ledger, scalar_rnn
+from small_ledgers import benchmark_elman, bundled_names, each_ledger, elman_ledger, numeric_ledgers, scalar_rnn
 from symseq import compile, evaluate
 from symseq.errors import SymseqError
 
@@ -27,35 +27,41 @@ def all_names(L):
     return [it.name for it in L.rows]
 
 
-@pytest.mark.parametrize("L", bundled_numeric_ledgers())
-def test_compiled_numpy_is_the_interpreter_on_every_bundled_ledger(L):
-    names = all_names(L)
-    ref = evaluate(L, "numpy")
-    out = compile(L, names, backend="numpy")()
-    for n in names:
-        close(out[n], ref[n])
+@pytest.mark.parametrize("name", bundled_names())
+def test_compiled_numpy_is_the_interpreter_on_every_bundled_ledger(name, built):
+    def check(L):
+        names = all_names(L)
+        ref = evaluate(L, "numpy")
+        out = compile(L, names, backend="numpy")()
+        for n in names:
+            close(out[n], ref[n])
+
+    each_ledger(numeric_ledgers(built[name]), check)
 
 
-@pytest.mark.parametrize("L", bundled_numeric_ledgers())
-def test_compiled_numpy_is_the_interpreter_on_a_batch_of_perturbed_leaves(L):
-    rng = np.random.default_rng(7)
-    base = evaluate(L, "numpy", targets=[])
-    values = {}
-    for it in L.leaves:
-        v = np.asarray(base[it.name], dtype=float) if it.name in base else np.asarray(
-            evaluate(L, "numpy")[it.name], dtype=float)
-        noise = 1 + 1e-3 * rng.standard_normal((3,) + v.shape)
-        values[it.name] = v * noise + 1e-3 * rng.standard_normal((3,) + v.shape)  # exact zeros move too
-    names = all_names(L)
-    f = compile(L, names, backend="numpy")
-    values = {n: v for n, v in values.items() if n in f.program.inputs}
-    try:
-        ref = evaluate(L, "numpy", values=values)
-    except SymseqError:
-        pytest.skip("the interpreter refuses these perturbed values")
-    out = f(values)
-    for n in names:
-        close(out[n], ref[n], 1e-12)
+@pytest.mark.parametrize("name", bundled_names())
+def test_compiled_numpy_is_the_interpreter_on_a_batch_of_perturbed_leaves(name, built):
+    def check(L):
+        rng = np.random.default_rng(7)
+        base = evaluate(L, "numpy", targets=[])
+        values = {}
+        for it in L.leaves:
+            v = np.asarray(base[it.name], dtype=float) if it.name in base else np.asarray(
+                evaluate(L, "numpy")[it.name], dtype=float)
+            noise = 1 + 1e-3 * rng.standard_normal((3,) + v.shape)
+            values[it.name] = v * noise + 1e-3 * rng.standard_normal((3,) + v.shape)  # exact zeros move too
+        names = all_names(L)
+        f = compile(L, names, backend="numpy")
+        values = {n: v for n, v in values.items() if n in f.program.inputs}
+        try:
+            ref = evaluate(L, "numpy", values=values)
+        except SymseqError:
+            pytest.skip("the interpreter refuses these perturbed values")
+        out = f(values)
+        for n in names:
+            close(out[n], ref[n], 1e-12)
+
+    each_ledger(numeric_ledgers(built[name]), check)
 
 
 
@@ -232,27 +238,31 @@ def test_sums_of_several_arrays_and_weight_gradients_are_accumulated_in_place_sa
         np.testing.assert_array_equal(vals[n], copies[n])
 
 
-@pytest.mark.parametrize("L", bundled_numeric_ledgers())
+@pytest.mark.parametrize("name", bundled_names())
 @pytest.mark.parametrize("backend", ["numpy", "mpmath"])
-def test_the_straight_line_program_is_the_instruction_list_bit_for_bit(L, backend, monkeypatch):
+def test_the_straight_line_program_is_the_instruction_list_bit_for_bit(name, backend, built, monkeypatch):
     """The first calls step through the instructions; later calls run them as one generated Python function:
     the same calls in the same order, so every output is the same object value, bit for bit (mpmath: digit for
     digit), and the calls after it agree too (arrays written in place are the program's own)."""
     from symseq.backends import compiled
 
-    names = all_names(L)
-    f = compile(L, names, backend=backend, **({"dps": 30} if backend == "mpmath" else {}))
-    first = f()
-    assert getattr(f, "_program_fn", None) is None or len(f) == 0
-    monkeypatch.setattr(compiled, "_GENERATE_SECONDS", 0.0)  # stepping has now cost "as much as writing it out"
-    second, third = f(), f()
-    assert f._program_fn is not None
-    for n in names:
-        for again in (second, third):
-            if backend == "mpmath":  # the binary values themselves (libmp's tuples), entry by entry
-                assert [x._mpf_ for x in np.ravel(again[n])] == [x._mpf_ for x in np.ravel(first[n])], n
-            else:
-                np.testing.assert_array_equal(again[n], first[n])
+    def check(L):
+        names = all_names(L)
+        f = compile(L, names, backend=backend, **({"dps": 30} if backend == "mpmath" else {}))
+        first = f()
+        assert getattr(f, "_program_fn", None) is None or len(f) == 0
+        with monkeypatch.context() as m:
+            m.setattr(compiled, "_GENERATE_SECONDS", 0.0)  # stepping has now cost "as much as writing it out"
+            second, third = f(), f()
+        assert f._program_fn is not None
+        for n in names:
+            for again in (second, third):
+                if backend == "mpmath":  # the binary values themselves (libmp's tuples), entry by entry
+                    assert [x._mpf_ for x in np.ravel(again[n])] == [x._mpf_ for x in np.ravel(first[n])], n
+                else:
+                    np.testing.assert_array_equal(again[n], first[n])
+
+    each_ledger(numeric_ledgers(built[name]), check)
 
 
 def _raw_program(f) -> bool:
@@ -478,32 +488,36 @@ def test_the_elman_benchmark_runs_folded_and_agrees_with_nn_rnn(monkeypatch):
     assert err <= 1e-12 and backends._agreement(f(vals), g, ["W_x", "W_h", "b_h", "W_o"], ref()) <= 1e-12
 
 
-@pytest.mark.parametrize("L", bundled_numeric_ledgers())
-def test_every_bundled_ledger_gives_the_same_numbers_folded_or_not(L, monkeypatch):
+@pytest.mark.parametrize("name", bundled_names())
+def test_every_bundled_ledger_gives_the_same_numbers_folded_or_not(name, built, monkeypatch):
     """Every bundled ledger, its row and number inputs batched (the parameters not, their gradients summed over
     the batch): the straight-line program (folded when it can be) gives the step-by-step program's numbers."""
     from symseq.backends import compiled
 
-    rng = np.random.default_rng(13)
-    base = evaluate(L, "numpy")
-    names = all_names(L)
-    f = compile(L, names, backend="numpy", batch_reduce="sum")
-    values = {}
-    for it in L.leaves:
-        if it.name not in f.program.inputs:
-            continue
-        v = np.asarray(base[it.name], dtype=float)
-        batched = it.kind != "parameter" and (v.ndim == 0 or (v.ndim == 2 and v.shape[0] == 1))
-        values[it.name] = v + (1e-3 * rng.standard_normal((4,) + v.shape) if batched else 0.0)
-    try:
-        stepped = f(values)
-    except SymseqError:
-        pytest.skip("the program refuses these perturbed values")
-    monkeypatch.setattr(compiled, "_GENERATE_SECONDS", 0.0)
-    f(values)
-    again = f(values)
-    for n in names:
-        close(again[n], stepped[n], 1e-13)
+    def check(L):
+        rng = np.random.default_rng(13)
+        base = evaluate(L, "numpy")
+        names = all_names(L)
+        f = compile(L, names, backend="numpy", batch_reduce="sum")
+        values = {}
+        for it in L.leaves:
+            if it.name not in f.program.inputs:
+                continue
+            v = np.asarray(base[it.name], dtype=float)
+            batched = it.kind != "parameter" and (v.ndim == 0 or (v.ndim == 2 and v.shape[0] == 1))
+            values[it.name] = v + (1e-3 * rng.standard_normal((4,) + v.shape) if batched else 0.0)
+        try:
+            stepped = f(values)
+        except SymseqError:
+            pytest.skip("the program refuses these perturbed values")
+        with monkeypatch.context() as m:
+            m.setattr(compiled, "_GENERATE_SECONDS", 0.0)
+            f(values)
+            again = f(values)
+        for n in names:
+            close(again[n], stepped[n], 1e-13)
+
+    each_ledger(numeric_ledgers(built[name]), check)
 
 
 def test_a_folded_program_gives_back_a_batched_input_requested_as_an_output(monkeypatch):

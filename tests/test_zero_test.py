@@ -98,3 +98,17 @@ def test_attention_gradients_are_proved_by_the_fast_test():
     L, closed, grads = proof.value["ledger"], proof.value["closed"], proof.value["grads"]
     diff = L.expand(closed["Q"].name) - L.expand(grads.name("Q"))
     assert all(zero_as_polynomial(e) for e in diff)
+
+
+def test_an_expression_asked_again_is_decided_once(monkeypatch):
+    # the same row sum is asked in several sections of a page: vanishes remembers what it decided per expression
+    from symseq.derive import symbolic
+
+    u = sp.Symbol("u_vanishes_again", real=True)
+    decided = []
+    real = symbolic._vanishes
+    monkeypatch.setattr(symbolic, "_vanishes", lambda e: decided.append(e) or real(e))
+    total = sp.exp(u) / (sp.exp(u) + 1) + 1 / (sp.exp(u) + 1) - 1
+    assert vanishes(total) and vanishes(total) and vanishes(sp.Matrix([[total, 0], [total, total]]))
+    assert not vanishes(total + u) and not vanishes(total + u)
+    assert decided == [total, total + u]

@@ -66,7 +66,25 @@ def vanishes(expr) -> bool:
     """
     if isinstance(expr, sp.MatrixBase):
         return all(vanishes(e) for e in expr)
-    if expr == 0 or zero_as_polynomial(expr):
+    if expr == 0:
+        return True
+    if not isinstance(expr, sp.Basic):
+        return _vanishes(expr)
+    out = _VANISHED.get(expr)  # the same sum is often asked again (a row's sum, in two sections of a page)
+    if out is None:
+        if len(_VANISHED) >= _VANISHED_MAX:
+            _VANISHED.clear()
+        out = _VANISHED[expr] = _vanishes(expr)
+    return out
+
+
+_VANISHED: dict = {}  # expression → what vanishes decided (a deterministic function of the expression)
+_VANISHED_MAX = 4096
+
+
+def _vanishes(expr) -> bool:
+    """:func:`vanishes` of one expression that is not structurally 0."""
+    if zero_as_polynomial(expr):
         return True
     e = sp.expand(expr)
     if e == 0:
