@@ -169,6 +169,23 @@ def test_masking_only_the_last_block_leaks_and_shows_the_entry():
     assert not pr.causal_independence(stack([False, True]), 3, 2)
 
 
+def test_every_witness_of_a_dependence_is_the_ledgers_value_at_its_point():
+    # each position's point evaluation reuses the rows that do not depend on the upstream weights g: the
+    # values are those symseq.evaluate gives at the point with g one-hot
+    dep = pr.dependence(stack([False, True]), 3, 2)
+    assert dep.witness
+    for (i, j), (c, e, value, point) in dep.witness.items():
+        L = Ledger("the same stack")
+        X = L.input("X", shape=(3, 2))
+        out = stack([False, True])(L, X)
+        g = L.input("g", shape=(1, out.shape[1]))
+        L.define("ℓ", ops.Sum(out[i, :] * g, None))
+        name = L.backward("ℓ", wrt=["X"]).name("X")
+        one_hot = sp.Matrix(1, out.shape[1], lambda _, k: 1 if k == c else 0)
+        got = evaluate(L, "mpmath", dps=30, values={**point, "g": one_hot}, targets=[name])[name]
+        assert got[j, e] == value
+
+
 def test_a_transposed_mask_in_a_copy_of_the_block_is_caught():
     """The same stack with the mask transposed (upper triangle allowed) reads the future: the check fails."""
     broken = stack([True, True], mask_fn=lambda allowed: allowed.T)
