@@ -34,7 +34,8 @@ from lazy_torch import torch  # the module that uses these helpers skips itself 
 
 OUTCOMES = ("correct", "clear error", "wrong", "nan/inf", "traceback")
 FAILING = ("wrong", "nan/inf", "traceback")
-EXAMPLES = 200
+EXAMPLES = 200  # per block, with -m slow
+FAST = 25  # per block, in the default run
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 U = 2.0 ** -53  # the unit roundoff of float64
@@ -100,8 +101,9 @@ def classify(check, invalid: Invalid | None) -> Verdict:
 class Tally:
     """The classes of one block's examples; :meth:`run` raises on a failing class so that hypothesis shrinks it."""
 
-    def __init__(self, block: str):
+    def __init__(self, block: str, examples: int = EXAMPLES):
         self.block = block
+        self.examples = examples
         self.counts: Counter = Counter()
         self.notes: Counter = Counter()
 
@@ -129,8 +131,9 @@ class Tally:
         if record_property is not None:
             record_property("block_property_counts", {o: self.counts[o] for o in OUTCOMES})
         assert not any(self.counts[o] for o in FAILING), self.line()
-        assert self.total >= EXAMPLES, f"{self.block}: only {self.total} examples ran (at least {EXAMPLES} are needed)"
-        assert self.counts["correct"] >= EXAMPLES // 2, f"{self.block}: too few valid examples: {self.line()}"
+        n = self.examples
+        assert self.total >= n, f"{self.block}: only {self.total} examples ran (at least {n} are needed)"
+        assert self.counts["correct"] >= n // 2, f"{self.block}: too few valid examples: {self.line()}"
 
 
 # ---------------------------------------------------------------------------

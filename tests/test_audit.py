@@ -57,11 +57,13 @@ def _missing(seed: str) -> str:
 BELOW_TARGET: dict = {}
 
 
-def _param(seed):
+def _param(seed, slow=()):
     why = _missing(seed)
     marks = [pytest.mark.xfail(reason=f"{why}: turns green once merged", strict=True)] if why else []
     if seed in BELOW_TARGET:
         marks = [pytest.mark.xfail(reason=f"below the coverage target: {BELOW_TARGET[seed]}", strict=True)]
+    if seed in slow:
+        marks.append(pytest.mark.slow)
     return pytest.param(seed, marks=marks, id=seed[:3])
 
 
@@ -191,9 +193,10 @@ def test_an_exact_vector_claim_edited(tmp_path):
 @needs_seeds
 @pytest.mark.parametrize("line, old, new, correct, fault", [
     (691, "-0.839", "-0.849", "-0.839", "2nd decimal: printed 4, correct 3"),  # Table 13, S_63
-    (1063, "-0.0954", "-0.0964", "-0.0954", "3rd decimal: printed 6, correct 5"),  # Table 23, first sum U
+    pytest.param(1063, "-0.0954", "-0.0964", "-0.0954", "3rd decimal: printed 6, correct 5",  # Table 23, first sum U
+                 marks=pytest.mark.slow),
 ])
-@pytest.mark.parametrize("fmt", ["text", "markdown"])
+@pytest.mark.parametrize("fmt", ["text", pytest.param("markdown", marks=pytest.mark.slow)])  # Week 06 is long
 def test_one_changed_digit_in_a_week06_table(tmp_path, line, old, new, correct, fault, fmt):
     path = _copy(tmp_path, W6, line, old, new)
     rep = _audit(path, ["week06-encoder"], fmt)
@@ -326,7 +329,7 @@ def test_markdown_and_latex_sources_are_read():
 
 
 @needs_seeds
-@pytest.mark.parametrize("seed", [_param(s) for s in EXPECTED])
+@pytest.mark.parametrize("seed", [_param(s, slow=(W6,)) for s in EXPECTED])  # Week 06, the longest, with -m slow
 def test_a_seed_reads_the_same_as_markdown(seed):
     """A plain-text seed saved as Markdown has the same headings, the same located sections and the same
     class for every number (the seeds use no Markdown markup that would change them)."""

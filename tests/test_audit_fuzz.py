@@ -72,8 +72,9 @@ def test_long_lines_of_brackets_and_commands_are_audited(week08, line):
     run()
 
 
-def test_hostile_text(week08):
-    @BOUNDED
+@pytest.mark.parametrize("examples", [10, pytest.param(40, marks=pytest.mark.slow)])
+def test_hostile_text(week08, examples):
+    @settings(BOUNDED, max_examples=examples)
     @given(text=text_strategy, fmt=st.sampled_from(["text", "markdown", "latex"]))
     @example(text="Week 8\n\nx = 1e99999999 here\n", fmt="text")
     @example(text="the value [/x] is 0.4444\n", fmt="markdown")

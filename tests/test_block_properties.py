@@ -1,6 +1,7 @@
 """Property-based checks of every public block against independent torch float64 code and mpmath (issue 12).
 
-For each block, hypothesis draws at least 200 examples (``derandomize=True``, so CI is reproducible): random sizes
+For each block, hypothesis draws at least 200 examples in the slow run (``-m slow``) and 25 in the default one
+(``derandomize=True``, so CI is reproducible): random sizes
 (pairwise distinct where a swapped axis could otherwise pass, T, D ≤ 5), exact random values (handout-like
 Rationals n/d), and edge cases (near-constant rows for the norms, logits ±10¹⁶ for the losses, empty and
 fully masked rows, zero, negative, float and NumPy sizes, masks in every convention and entries of none). Each
@@ -34,12 +35,12 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from block_property_helpers import (SETTINGS, U, Disagreement, Invalid, Tally, against_torch, as_float,
-                                    bool_matrix, close, close_mp, distinct_sizes, f64, matrix, rationals, scale_of,
-                                    t64)
+from block_property_helpers import (EXAMPLES, FAST, SETTINGS, U, Disagreement, Invalid, Tally, against_torch,
+                                    as_float, bool_matrix, close, close_mp, distinct_sizes, f64, matrix, rationals,
+                                    scale_of, t64)
 from symseq import (ConventionError, EvaluationError, Ledger, MaskError, ShapeError, blocks, evaluate, exact,
                     ops)
 from symseq.blocks import Mask, masks
@@ -49,16 +50,23 @@ from lazy_torch import F, needs_torch, torch
 pytestmark = needs_torch
 
 
-def run_block(name: str, strategy, check, record_property):
-    """Run ``check(example)`` on the examples of ``strategy``; print and record the classes; fail on a bad one."""
-    tally = Tally(name)
+@pytest.fixture(params=[FAST, pytest.param(EXAMPLES, marks=pytest.mark.slow)], ids=lambda n: f"{n} examples")
+def examples(request) -> int:
+    """How many examples hypothesis draws for a block: a few in the default run, all of them with ``-m slow``."""
+    return request.param
 
-    @SETTINGS
+
+def run_block(name: str, strategy, check, record_property, examples: int):
+    """Run ``check(example)`` on ``examples`` examples of ``strategy``; print and record the classes; fail on a bad
+    one."""
+    tally = Tally(name, examples)
+
+    @settings(SETTINGS, max_examples=examples)
     @given(strategy)
-    def examples(ex):
+    def run(ex):
         tally.run(lambda: check(ex), ex.invalid)
 
-    examples()
+    run()
     tally.report(record_property)
 
 
@@ -217,8 +225,8 @@ def check_sdp(ex):
     against_torch(L, [head.O.name, head.A.name], ex.G, reference, invalid=ex.invalid)
 
 
-def test_scaled_dot_product(record_property):
-    run_block("attention: scaled_dot_product", sdp_examples(), check_sdp, record_property)
+def test_scaled_dot_product(record_property, examples):
+    run_block("attention: scaled_dot_product", sdp_examples(), check_sdp, record_property, examples)
 
 
 # ---------------------------------------------------------------------------
@@ -284,8 +292,8 @@ def check_head(ex):
     against_torch(L, [head.O.name, head.A.name], ex.G, reference, invalid=ex.invalid)
 
 
-def test_attention_head(record_property):
-    run_block("attention: attention_head", head_examples(), check_head, record_property)
+def test_attention_head(record_property, examples):
+    run_block("attention: attention_head", head_examples(), check_head, record_property, examples)
 
 
 # ---------------------------------------------------------------------------
@@ -336,8 +344,8 @@ def check_multi_head(ex):
     against_torch(L, [mha.out.name], ex.G, reference, invalid=ex.invalid)
 
 
-def test_multi_head(record_property):
-    run_block("attention: multi_head", multi_head_examples(), check_multi_head, record_property)
+def test_multi_head(record_property, examples):
+    run_block("attention: multi_head", multi_head_examples(), check_multi_head, record_property, examples)
 
 
 # ---------------------------------------------------------------------------
@@ -487,8 +495,8 @@ def check_mask(ex):
     return f"correct: {ex.recipe}, then attention"
 
 
-def test_masks(record_property):
-    run_block("masks: masks.* and Mask", mask_examples(), check_mask, record_property)
+def test_masks(record_property, examples):
+    run_block("masks: masks.* and Mask", mask_examples(), check_mask, record_property, examples)
 
 
 # ---------------------------------------------------------------------------
@@ -692,12 +700,12 @@ def check_norm(ex):
     return "; ".join(sorted(set(notes)))
 
 
-def test_layer_norm(record_property):
-    run_block("norms: layer_norm", norm_examples("layer"), check_norm, record_property)
+def test_layer_norm(record_property, examples):
+    run_block("norms: layer_norm", norm_examples("layer"), check_norm, record_property, examples)
 
 
-def test_rms_norm(record_property):
-    run_block("norms: rms_norm", norm_examples("rms"), check_norm, record_property)
+def test_rms_norm(record_property, examples):
+    run_block("norms: rms_norm", norm_examples("rms"), check_norm, record_property, examples)
 
 
 # ---------------------------------------------------------------------------
@@ -845,8 +853,8 @@ def check_ce(ex):
     check_losses_against(L, "loss", [("Z", ex.Z)], ex.rows, ex.targets, ex.reduction, torch_ref=torch_ref)
 
 
-def test_cross_entropy(record_property):
-    run_block("losses: cross_entropy", ce_examples(), check_ce, record_property)
+def test_cross_entropy(record_property, examples):
+    run_block("losses: cross_entropy", ce_examples(), check_ce, record_property, examples)
 
 
 @st.composite
@@ -913,8 +921,8 @@ def check_masked_ce(ex):
     return "correct: a batch" if ex.batch else "correct: one sequence"
 
 
-def test_masked_cross_entropy(record_property):
-    run_block("losses: masked_cross_entropy", masked_ce_examples(), check_masked_ce, record_property)
+def test_masked_cross_entropy(record_property, examples):
+    run_block("losses: masked_cross_entropy", masked_ce_examples(), check_masked_ce, record_property, examples)
 
 
 @st.composite
@@ -988,9 +996,9 @@ def check_squared_error(ex):
                 raise Disagreement(f"{n} has no adjoint row but torch's gradient is {g}")
 
 
-def test_squared_error(record_property):
+def test_squared_error(record_property, examples):
     run_block("losses: regression_head + squared_error", squared_error_examples(), check_squared_error,
-              record_property)
+              record_property, examples)
 
 
 # ---------------------------------------------------------------------------
@@ -1109,16 +1117,16 @@ def check_cell(ex):
     return None
 
 
-def test_rnn(record_property):
-    run_block("cells: rnn (nn.RNN's parameters)", cell_examples("rnn"), check_cell, record_property)
+def test_rnn(record_property, examples):
+    run_block("cells: rnn (nn.RNN's parameters)", cell_examples("rnn"), check_cell, record_property, examples)
 
 
-def test_gru(record_property):
-    run_block("cells: gru (nn.GRU's parameters; Cho et al.)", cell_examples("gru"), check_cell, record_property)
+def test_gru(record_property, examples):
+    run_block("cells: gru (nn.GRU's parameters; Cho et al.)", cell_examples("gru"), check_cell, record_property, examples)
 
 
-def test_lstm(record_property):
-    run_block("cells: lstm (nn.LSTM's parameters)", cell_examples("lstm"), check_cell, record_property)
+def test_lstm(record_property, examples):
+    run_block("cells: lstm (nn.LSTM's parameters)", cell_examples("lstm"), check_cell, record_property, examples)
 
 
 # ---------------------------------------------------------------------------
@@ -1173,8 +1181,8 @@ def check_pool(ex):
     return "correct: a batch" if ex.batch else "correct: one sequence"
 
 
-def test_masked_mean_pool(record_property):
-    run_block("pooling: masked_mean_pool", pool_examples(), check_pool, record_property)
+def test_masked_mean_pool(record_property, examples):
+    run_block("pooling: masked_mean_pool", pool_examples(), check_pool, record_property, examples)
 
 
 # ---------------------------------------------------------------------------
@@ -1228,8 +1236,8 @@ def check_positions(ex):
     against_torch(L, [P.name], ex.G, lambda T: [ref + (T["P"] - T["P"].detach())], atol=1e-13)
 
 
-def test_positions(record_property):
-    run_block("positions: positions (sinusoidal)", positions_examples(), check_positions, record_property)
+def test_positions(record_property, examples):
+    run_block("positions: positions (sinusoidal)", positions_examples(), check_positions, record_property, examples)
 
 
 @st.composite
@@ -1259,8 +1267,8 @@ def check_learned(ex):
     against_torch(L, [P.name], ex.G, lambda T: [T["P_table"][: ex.T]], invalid=ex.invalid)
 
 
-def test_learned_positions(record_property):
-    run_block("positions: learned_positions", learned_examples(), check_learned, record_property)
+def test_learned_positions(record_property, examples):
+    run_block("positions: learned_positions", learned_examples(), check_learned, record_property, examples)
 
 
 @st.composite
@@ -1303,8 +1311,8 @@ def check_add_positions(ex):
     return f"correct: {ex.kind} positions"
 
 
-def test_add_positions(record_property):
-    run_block("positions: add_positions", add_positions_examples(), check_add_positions, record_property)
+def test_add_positions(record_property, examples):
+    run_block("positions: add_positions", add_positions_examples(), check_add_positions, record_property, examples)
 
 
 # ---------------------------------------------------------------------------
@@ -1417,8 +1425,8 @@ def check_block(ex):
     return f"correct: {ex.norm}-norm"
 
 
-def test_transformer_block(record_property):
-    run_block("transformer: transformer_block", block_examples(), check_block, record_property)
+def test_transformer_block(record_property, examples):
+    run_block("transformer: transformer_block", block_examples(), check_block, record_property, examples)
 
 
 # ---------------------------------------------------------------------------

@@ -65,30 +65,37 @@ OPS = ["add3", "add3b", "sub", "mul", "div", "tanh", "rowsum", "scale", "softmax
 step = st.tuples(st.sampled_from(OPS), st.tuples(*[st.integers(0, 12)] * 3), st.booleans())
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(step, min_size=1, max_size=10), st.integers(0, 2**32 - 1))
-@example([("mul", (0, 0, 0), False), ("add3", (0, 1, 0), False)], 0)  # X + A + X wrote X + A into X first
-@example([("tanh", (0, 0, 0), False), ("add3b", (0, 1, 2), True)], 0)
-@example([("mul", (0, 1, 0), False), ("rowsum", (0, 0, 0), False), ("softmax", (0, 1, 1), False)], 1)
-def test_random_programs_compile_to_the_interpreters_numbers(choices, seed):
-    L, rows = build(choices)
-    rng = np.random.default_rng(seed)
-    every = {n: rng.normal(size=(2,) + SHAPE) for n in "ABC"}
-    try:
-        ref = evaluate(L, "numpy", values=every, targets=rows)
-    except EvaluationError:  # e^x overflowed in a chain of divisions: no number to compare
-        assume(False)
-    f = compile(L, rows)
-    vals = {n: v for n, v in every.items() if n in f.program.inputs}
-    copies = {n: v.copy() for n, v in vals.items()}
-    first = f(vals)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(compiled, "_GENERATE_SECONDS", 0.0)
-        later = f(vals)
-    for out in (first, later):
-        for n in rows:
-            a, b = np.asarray(out[n], float), np.asarray(ref[n], float)
-            assert a.shape == b.shape, n
-            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-300, err_msg=n)
-    for n in vals:
-        np.testing.assert_array_equal(vals[n], copies[n])
+@pytest.mark.parametrize("examples", [60, pytest.param(300, marks=pytest.mark.slow)])
+def test_random_programs_compile_to_the_interpreters_numbers(examples):
+    """Random straight-line programs (60 in the default run, 300 with -m slow) give the interpreter's numbers,
+    stepped or generated, and never write the caller's arrays."""
+
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(step, min_size=1, max_size=10), st.integers(0, 2**32 - 1))
+    @example([("mul", (0, 0, 0), False), ("add3", (0, 1, 0), False)], 0)  # X + A + X wrote X + A into X first
+    @example([("tanh", (0, 0, 0), False), ("add3b", (0, 1, 2), True)], 0)
+    @example([("mul", (0, 1, 0), False), ("rowsum", (0, 0, 0), False), ("softmax", (0, 1, 1), False)], 1)
+    def program_gives_the_interpreters_numbers(choices, seed):
+        L, rows = build(choices)
+        rng = np.random.default_rng(seed)
+        every = {n: rng.normal(size=(2,) + SHAPE) for n in "ABC"}
+        try:
+            ref = evaluate(L, "numpy", values=every, targets=rows)
+        except EvaluationError:  # e^x overflowed in a chain of divisions: no number to compare
+            assume(False)
+        f = compile(L, rows)
+        vals = {n: v for n, v in every.items() if n in f.program.inputs}
+        copies = {n: v.copy() for n, v in vals.items()}
+        first = f(vals)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(compiled, "_GENERATE_SECONDS", 0.0)
+            later = f(vals)
+        for out in (first, later):
+            for n in rows:
+                a, b = np.asarray(out[n], float), np.asarray(ref[n], float)
+                assert a.shape == b.shape, n
+                np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-300, err_msg=n)
+        for n in vals:
+            np.testing.assert_array_equal(vals[n], copies[n])
+
+    program_gives_the_interpreters_numbers()

@@ -93,6 +93,7 @@ def test_per_example_rows_fold_and_per_example_weight_gradients_are_refused_at_t
         compile(L, names, backend="numba", inputs=inputs)(vals)
 
 
+@pytest.mark.slow  # the benchmark's sizes, compiled by numba
 def test_the_benchmark_elman_rnn_agrees_with_nn_rnn():
     """The 16-step Elman RNN of benchmarks/speed.py (d = 64, batch 64): the gradients of W_x, W_h, b and W_o agree
     with torch autograd through nn.RNN in float64 to 1e-12."""

@@ -56,6 +56,7 @@ def test_handout11_mean_loss_is_the_printed_one(built):
     assert claim.check().ok and claim.check().values[0].startswith("3.020410229")
 
 
+@pytest.mark.slow  # builds every derivation again, in a process of its own
 def test_no_verdict_depends_on_mpmaths_global_precision():
     """An author's code may set mpmath.mp.dps; every claim is decided at its own precision all the same. At a
     global 30 digits Week 06's bound r > 1 (which holds with equality) used to fail. Run in a fresh process, since

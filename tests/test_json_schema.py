@@ -127,7 +127,9 @@ def broken(s):
 
 
 @needs_seeds
-@pytest.mark.parametrize("seed", sorted(SEEDS.glob("*.txt")) if SEEDS.is_dir() else [], ids=lambda p: p.name[:3])
+@pytest.mark.parametrize("seed", [pytest.param(p, marks=[pytest.mark.slow] if p.name.startswith("004") else [])
+                                  for p in (sorted(SEEDS.glob("*.txt")) if SEEDS.is_dir() else [])],
+                         ids=lambda p: p.name[:3])  # Week 06 (004), the longest, with -m slow
 def test_the_audit_of_each_seed_follows_the_schema(seed, tmp_path, monkeypatch):
     doc = _cli_json(tmp_path, monkeypatch, "audit", str(seed))
     assert problems(doc, "audit") == []

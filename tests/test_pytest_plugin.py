@@ -257,6 +257,7 @@ def test_a_project_without_derivations_is_untouched(pytester):
     pytester.runpytest("-q").assert_outcomes(passed=1)
 
 
+@pytest.mark.slow  # a pytest run in two more processes
 def test_pytest_xdist_collects_the_same_items_on_every_worker(pytester):
     """pytest -n 2 (a subprocess): each worker collects the derivations itself, and xdist stops when two workers
     collect differently. A small derivation with its failure and names pytest reads as syntax, and a handout of
