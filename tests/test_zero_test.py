@@ -112,3 +112,15 @@ def test_an_expression_asked_again_is_decided_once(monkeypatch):
     assert vanishes(total) and vanishes(total) and vanishes(sp.Matrix([[total, 0], [total, total]]))
     assert not vanishes(total + u) and not vanishes(total + u)
     assert decided == [total, total + u]
+
+
+def test_doit_of_shared_subexpressions_is_sympys_doit():
+    # a recurrence's derivative repeats φ′(z_t) in many terms: each distinct subexpression is done once
+    from symseq.derive.symbolic import _doit
+
+    u = sp.Symbol("u_doit", real=True)
+    d = sp.Subs(sp.Derivative(phi(x), x), x, u)
+    cases = [d * sp.tanh(d + u) + d ** 2 * y, sp.Add(d, d * u, evaluate=False) * sp.Mul(2, u, u, evaluate=False),
+             sp.Integral(u * x, (x, 0, 1)) + d, sp.Derivative(sp.tanh(u) * u, u) * d]
+    for e in cases:
+        assert _doit(e, {}) == e.doit()
