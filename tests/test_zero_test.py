@@ -124,3 +124,37 @@ def test_doit_of_shared_subexpressions_is_sympys_doit():
              sp.Integral(u * x, (x, 0, 1)) + d, sp.Derivative(sp.tanh(u) * u, u) * d]
     for e in cases:
         assert _doit(e, {}) == e.doit()
+
+
+def test_a_laurent_polynomial_is_zero_exactly_when_sympy_expands_it_to_zero():
+    # zero_as_polynomial decides a Laurent polynomial in its symbols by sparse polynomial arithmetic: the answer
+    # of sp.expand(x) == 0, on random sums, products and powers (negative powers of symbols only)
+    import random
+
+    from symseq.derive.symbolic import _laurent_zero
+
+    rnd = random.Random(3)
+    names = [x, y, sp.Dummy("d"), sp.Symbol("p_laurent", positive=True)]
+
+    def made(depth):
+        if depth == 0 or rnd.random() < 0.3:
+            return rnd.choice(names + [sp.Integer(rnd.randint(-3, 3)), sp.Rational(rnd.randint(-5, 5), 3)])
+        kind = rnd.random()
+        if kind < 0.7:
+            parts = [made(depth - 1) for _ in range(rnd.randint(2, 3))]
+            return sp.Add(*parts) if kind < 0.35 else sp.Mul(*parts)
+        base = made(depth - 1)
+        return base ** rnd.choice([-2, -1, 2, 3] if base.is_Symbol else [0, 1, 2, 3])
+
+    decided = zeros = 0
+    for _ in range(300):
+        e = made(4)
+        e = e - sp.expand(e) + (x * (1 / x + y) - 1 - x * y if rnd.random() < 0.3 else 0) if rnd.random() < 0.5 else e
+        answer = _laurent_zero(e)
+        if answer is not None:
+            assert answer == (sp.expand(e) == 0), e
+            decided, zeros = decided + 1, zeros + answer
+    assert decided > 100 and zeros > 30
+    A, B = sp.symbols("A_laurent B_laurent", commutative=False)
+    for other in (A * B - B * A, sp.I * x + 1, (x + 1) ** -1, sp.sqrt(x) * x, sp.pi * x, sp.Integer(0)):
+        assert _laurent_zero(other) is None  # not a Laurent polynomial in commuting symbols: left to expand

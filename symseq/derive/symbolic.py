@@ -117,7 +117,8 @@ def zero_as_polynomial(expr) -> bool:
     power with a non-integer exponent, becomes a symbol of its own. A polynomial (or rational function) in
     independent symbols that expands to 0 stays 0 whatever is put in for them, so a True is a proof. It is the
     same ``expand`` as :func:`vanishes` runs next, without SymPy asking for every exponential whether its
-    argument is negative (most of the time of expanding softmax and attention gradients).
+    argument is negative (most of the time of expanding softmax and attention gradients). When the result is a
+    Laurent polynomial in those symbols (no sum in a denominator), :func:`_laurent_zero` gives expand's answer.
     """
     if not isinstance(expr, sp.Expr) or expr.has(*_BINDING):
         return False  # a symbol inside a derivative, sum or integral is not a value that can be renamed
@@ -144,9 +145,88 @@ def zero_as_polynomial(expr) -> bool:
     atoms = {a: of_exp(a) if a in exps else symbol(a) for a in expr.atoms(sp.Function)}
     atoms.update({a: symbol(a) for a in expr.atoms(sp.Pow) if not a.exp.is_Integer and not isinstance(a, sp.exp)})
     try:
-        return sp.expand(expr.xreplace(atoms)) == 0
+        x = expr.xreplace(atoms)
+        zero = _laurent_zero(x)
+        return sp.expand(x) == 0 if zero is None else zero
     except (TypeError, ValueError, RecursionError):  # pragma: no cover - left to expand and simplify
         return False
+
+
+def _laurent_zero(x) -> bool | None:
+    """``sp.expand(x) == 0`` for ``x`` a Laurent polynomial: sums, products and nonnegative integer powers of
+    rational numbers and commuting symbols, and negative integer powers of symbols; None for anything else.
+
+    ``expand`` of such an expression distributes every product over every sum and collects like monomials, so it
+    is 0 exactly when the polynomial is 0 (and expanding preserves the value, so it is 0 only then). That is
+    decided here by sparse polynomial arithmetic (:mod:`sympy.polys.rings`, a symbol s and its inverse as two
+    generators, s·s⁻¹ = 1 applied to the result), each distinct subexpression computed once, where ``expand``
+    walks the expression as a tree."""
+    from sympy.polys.domains import QQ
+    from sympy.polys.rings import ring
+
+    symbols: dict = {}  # symbol → its generator's index
+    inverted: dict = {}  # symbol with a negative power → its inverse's generator's index
+    seen, stack = set(), [x]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        t = type(n)
+        if n.is_Symbol:
+            if not n.is_commutative:
+                return None
+            symbols.setdefault(n, len(symbols))
+        elif n.is_Rational:
+            continue
+        elif t is sp.Add or t is sp.Mul:
+            stack.extend(n.args)
+        elif t is sp.Pow and n.exp.is_Integer and (n.exp >= 0 or n.base.is_Symbol):
+            if n.exp < 0:
+                inverted.setdefault(n.base, None)
+            stack.append(n.base)
+        else:
+            return None
+    if not symbols:
+        return None  # a number: expand decides it at once
+    inverted = {s: len(symbols) + i for i, s in enumerate(inverted)}
+    _, *gens = ring([f"g{i}" for i in range(len(symbols) + len(inverted))], QQ)
+    values: dict = {}
+
+    def value(n):
+        v = values.get(n)
+        if v is None:
+            t = type(n)
+            if n.is_Symbol:
+                v = gens[symbols[n]]
+            elif n.is_Rational:
+                v = gens[0].ring(QQ(int(n.p), int(n.q)))
+            elif t is sp.Add:
+                v = gens[0].ring.zero
+                for a in n.args:
+                    v += value(a)
+            elif t is sp.Mul:
+                v = gens[0].ring.one
+                for a in n.args:
+                    v *= value(a)
+            elif n.exp >= 0:
+                v = value(n.base) ** int(n.exp)
+            else:
+                v = gens[inverted[n.base]] ** int(-n.exp)
+            values[n] = v
+        return v
+
+    p = value(x)
+    if not inverted:
+        return not p
+    laurent: dict = {}  # exponents with s·s⁻¹ = 1 applied → coefficient
+    for monom, coeff in p.items():
+        key = list(monom[:len(symbols)])
+        for s, k in inverted.items():
+            key[symbols[s]] -= monom[k]
+        key = tuple(key)
+        laurent[key] = laurent.get(key, 0) + coeff
+    return not any(laurent.values())
 
 
 def fresh(prefix: str) -> str:
