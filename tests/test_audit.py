@@ -4,6 +4,7 @@ The seeds are found beside the project (``../shared/seeds`` from the repository
 root, as in CI) or at ``$SYMSEQ_SEEDS``.
 """
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -68,8 +69,18 @@ def _param(seed, slow=()):
 
 
 def _audit(path, names=None, fmt=None):
+    """The audit of ``path`` against the derivations ``names`` (by default those whose source it is); that of a seed
+    itself, unchanged, is made once and shared by the tests that read it."""
+    if Path(path).parent == SEEDS:
+        return _audit_seed(Path(path).name, tuple(names or ()), fmt)
     ds = [d for d in DERIVATIONS if d.name in names] if names else for_source(path, DERIVATIONS)
     return audit_file(path, ds, fmt=fmt)
+
+
+@functools.lru_cache(maxsize=None)
+def _audit_seed(seed, names, fmt):
+    ds = [d for d in DERIVATIONS if d.name in names] if names else for_source(seed, DERIVATIONS)
+    return audit_file(SEEDS / seed, ds, fmt=fmt)
 
 
 @needs_seeds
