@@ -257,7 +257,7 @@ def dependence(build: Callable, T: int, D: int, *, seed: int = 0) -> Dependence:
     row that is not is evaluated with mpmath (30 digits) at an exact rational
     point with g_i one-hot, which exhibits a nonzero Jacobian entry.
     """
-    from ..backends import kernel
+    from ..backends import evaluate
 
     L = Ledger("dependence of outputs on inputs")
     X = L.input("X", shape=(T, D))
@@ -269,10 +269,6 @@ def dependence(build: Callable, T: int, D: int, *, seed: int = 0) -> Dependence:
     zero = [[True] * T for _ in range(T)]
     res = Dependence(T, zero)
     point = _point_values(L, seed)
-    built = set(L.order)  # the computation before the first g_i: its rows do not depend on any g_i
-    k30 = kernel("mpmath", dps=30)
-    leaves = None  # the leaves at the point, as k30's values (converted once)
-    upstream: dict = {}  # the rows of `built` evaluated at the point, kept for the next evaluations
     adjoints = []
     for i in range(T):
         g = L.input(f"g_{{{i}}}", shape=(1, d_out), note=f"weights of the outputs of position {i}")
@@ -288,19 +284,10 @@ def dependence(build: Callable, T: int, D: int, *, seed: int = 0) -> Dependence:
         for c in range(d_out):
             if not any((i, j) not in res.witness for j in open_rows):
                 break
-            if leaves is None:
-                leaves = L.leaf_values(k30)
-                leaves.update({n: k30.from_user(v, L[n].shape, n) for n, v in point.items()})
-            # symseq.evaluate(L, "mpmath", dps=30, values=point and the g_k, targets=[name]), with the rows that
-            # do not depend on g taken from the evaluations before (the same kernel computes the same values)
-            given = {**leaves, **upstream}
-            for k in range(i + 1):
-                g_k = f"g_{{{k}}}"
-                given[g_k] = k30.from_user(sp.Matrix(1, d_out, lambda _, e: 1 if (k == i and e == c) else 0),
-                                           (1, d_out), g_k)
-            env = L.run(k30, given, [name])
-            upstream.update({n: v for n, v in env.items() if n in built and not L[n].is_leaf})
-            got = k30.to_output(env[name], L[name].shape)
+            vals = dict(point)
+            vals.update({f"g_{{{k}}}": sp.Matrix(1, d_out, lambda _, e: 1 if (k == i and e == c) else 0)
+                         for k in range(i + 1)})
+            got = evaluate(L, "mpmath", dps=30, values=vals, targets=[name])[name]
             for j in open_rows:
                 if (i, j) in res.witness:
                     continue
