@@ -238,6 +238,14 @@ class Scalar(Node):
 
     def __init__(self, expr):
         self.expr = expr if isinstance(expr, sp.Basic) else exact(expr)
+        self._names = None
+
+    def names(self) -> frozenset:
+        """The names of the expression's free symbols, found on the first call (the expression never changes; the
+        ledger asks for a row's names each time it runs or orders rows)."""
+        if self._names is None:
+            self._names = frozenset(s.name for s in self.expr.free_symbols)
+        return self._names
 
     def _attrs(self):
         return (self.expr,)
@@ -1447,7 +1455,7 @@ def refs(node: Node) -> set:
         if isinstance(n, Ref):
             out.add(n.name)
         elif isinstance(n, Scalar):
-            out.update(s.name for s in n.expr.free_symbols)
+            out.update(n.names())
     return out
 
 

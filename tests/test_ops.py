@@ -120,3 +120,13 @@ def test_a_sympy_function_of_a_whole_row_says_to_map_it_entry_by_entry():
     assert (c * z).shape == (1, 2) and (sp.Integer(2) * z).shape == (1, 2)  # SymPy times a row is still the row's
     h = L.define("h", ops.Map(sp.tanh, z))  # the way it says
     assert L.value(h.name)[0, 1] == sp.tanh(2)
+
+
+def test_the_names_a_tree_refers_to_include_its_scalar_leaves_free_symbols():
+    L = Ledger()
+    W = L.input("W", shape=(2, 2))
+    w, u = L.input("w"), L.input("u")
+    leaf = ops.Scalar(w * u + sp.Lambda(sp.Symbol("bound"), sp.Symbol("bound") + 1)(u))
+    assert leaf.names() == frozenset({"w", "u"}) and leaf.names() is leaf.names()  # found once
+    assert ops.refs(W @ W + leaf) == {"W", "w", "u"}
+    assert ops.refs(ops.Scalar(sp.Integer(3))) == set()
