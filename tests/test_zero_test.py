@@ -158,3 +158,16 @@ def test_a_laurent_polynomial_is_zero_exactly_when_sympy_expands_it_to_zero():
     A, B = sp.symbols("A_laurent B_laurent", commutative=False)
     for other in (A * B - B * A, sp.I * x + 1, (x + 1) ** -1, sp.sqrt(x) * x, sp.pi * x, sp.Integer(0)):
         assert _laurent_zero(other) is None  # not a Laurent polynomial in commuting symbols: left to expand
+
+
+def test_the_parts_renamed_by_the_zero_test_are_sympys_atoms():
+    # one walk over the distinct subexpressions finds what expr.atoms gives; a node that binds symbols (two Subs
+    # that differ only in their bound symbol are equal to SymPy) leaves it to has and atoms
+    from symseq.derive.symbolic import _parts
+
+    w = sp.exp(x) / (sp.exp(x) + sp.exp(y))
+    e = w * (1 - w) * sp.sqrt(z) + sp.tanh(w) ** 2 + phi(x) * z ** sp.Rational(1, 3)
+    assert _parts(e) == (e.atoms(sp.exp), e.atoms(sp.Function), e.atoms(sp.Pow))
+    bound = sp.Subs(sp.Derivative(phi(x), x), x, y) * sp.Subs(sp.Derivative(phi(z), z), z, x)
+    assert _parts(bound) is None and _parts(sp.Integral(x, (x, 0, y)) + sp.tanh(x)) is None
+    assert not zero_as_polynomial(bound)

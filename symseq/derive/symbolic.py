@@ -120,8 +120,14 @@ def zero_as_polynomial(expr) -> bool:
     argument is negative (most of the time of expanding softmax and attention gradients). When the result is a
     Laurent polynomial in those symbols (no sum in a denominator), :func:`_laurent_zero` gives expand's answer.
     """
-    if not isinstance(expr, sp.Expr) or expr.has(*_BINDING):
-        return False  # a symbol inside a derivative, sum or integral is not a value that can be renamed
+    if not isinstance(expr, sp.Expr):
+        return False
+    parts = _parts(expr)
+    if parts is None:
+        if expr.has(*_BINDING):
+            return False  # a symbol inside a derivative, sum or integral is not a value that can be renamed
+        parts = expr.atoms(sp.exp), expr.atoms(sp.Function), expr.atoms(sp.Pow)
+    exponentials, functions, powers = parts
     names: dict = {}
 
     def symbol(key):
@@ -132,7 +138,7 @@ def zero_as_polynomial(expr) -> bool:
     def terms(arg):  # (rational coefficient, the rest) of each term of an exponent
         return [term.as_coeff_Mul() for term in sp.Add.make_args(sp.expand(arg))]
 
-    exps = {a: terms(a.args[0]) for a in expr.atoms(sp.exp)}
+    exps = {a: terms(a.args[0]) for a in exponentials}
     unit: dict = {}  # the largest rational of which every coefficient of a term m is an integer multiple
     for k, m in (t for ts in exps.values() for t in ts):
         if k.is_Rational:
@@ -142,14 +148,39 @@ def zero_as_polynomial(expr) -> bool:
         return sp.Mul(*(symbol(("exp", m)) ** (k / unit[m]) if k.is_Rational else symbol(("exp", k * m))
                         for k, m in exps[a]))
 
-    atoms = {a: of_exp(a) if a in exps else symbol(a) for a in expr.atoms(sp.Function)}
-    atoms.update({a: symbol(a) for a in expr.atoms(sp.Pow) if not a.exp.is_Integer and not isinstance(a, sp.exp)})
+    atoms = {a: of_exp(a) if a in exps else symbol(a) for a in functions}
+    atoms.update({a: symbol(a) for a in powers if not a.exp.is_Integer and not isinstance(a, sp.exp)})
     try:
         x = expr.xreplace(atoms)
         zero = _laurent_zero(x)
         return sp.expand(x) == 0 if zero is None else zero
     except (TypeError, ValueError, RecursionError):  # pragma: no cover - left to expand and simplify
         return False
+
+
+def _parts(expr) -> tuple[set, set, set] | None:
+    """``expr.atoms(sp.exp)``, ``expr.atoms(sp.Function)`` and ``expr.atoms(sp.Pow)`` in one walk that visits each
+    distinct subexpression once (``atoms`` walks the expression as a tree, and an attention gradient repeats its
+    softmax weights in every term); None when a node binds symbols (a derivative, Subs, Lambda, sum or integral:
+    SymPy takes two such nodes for equal when they differ only in their bound symbols, so visiting equal nodes once
+    could miss what the second one holds), which is left to ``has`` and ``atoms``."""
+    exponentials, functions, powers = set(), set(), set()
+    seen, stack = set(), [expr]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if isinstance(n, _BINDING) or getattr(n, "bound_symbols", None):
+            return None
+        if isinstance(n, sp.exp):
+            exponentials.add(n)
+        if isinstance(n, sp.Function):
+            functions.add(n)
+        if isinstance(n, sp.Pow):
+            powers.add(n)
+        stack.extend(n.args)
+    return exponentials, functions, powers
 
 
 def _laurent_zero(x) -> bool | None:
