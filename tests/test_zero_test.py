@@ -114,18 +114,6 @@ def test_an_expression_asked_again_is_decided_once(monkeypatch):
     assert decided == [total, total + u]
 
 
-def test_doit_of_shared_subexpressions_is_sympys_doit():
-    # a recurrence's derivative repeats φ′(z_t) in many terms: each distinct subexpression is done once
-    from symseq.derive.symbolic import _doit
-
-    u = sp.Symbol("u_doit", real=True)
-    d = sp.Subs(sp.Derivative(phi(x), x), x, u)
-    cases = [d * sp.tanh(d + u) + d ** 2 * y, sp.Add(d, d * u, evaluate=False) * sp.Mul(2, u, u, evaluate=False),
-             sp.Integral(u * x, (x, 0, 1)) + d, sp.Derivative(sp.tanh(u) * u, u) * d]
-    for e in cases:
-        assert _doit(e, {}) == e.doit()
-
-
 def test_a_laurent_polynomial_is_zero_exactly_when_sympy_expands_it_to_zero():
     # zero_as_polynomial decides a Laurent polynomial in its symbols by sparse polynomial arithmetic: the answer
     # of sp.expand(x) == 0, on random sums, products and powers (negative powers of symbols only)
@@ -171,3 +159,17 @@ def test_the_parts_renamed_by_the_zero_test_are_sympys_atoms():
     bound = sp.Subs(sp.Derivative(phi(x), x), x, y) * sp.Subs(sp.Derivative(phi(z), z), z, x)
     assert _parts(bound) is None and _parts(sp.Integral(x, (x, 0, y)) + sp.tanh(x)) is None
     assert not zero_as_polynomial(bound)
+
+
+def test_an_expression_with_bound_symbols_is_decided_each_time(monkeypatch):
+    # two Subs that differ only in their bound symbol are equal to SymPy: what vanishes decided for one is not
+    # taken for the other
+    from symseq.derive import symbolic
+
+    decided = []
+    real = symbolic._vanishes
+    monkeypatch.setattr(symbolic, "_vanishes", lambda e: decided.append(e) or real(e))
+    one, other = (sp.Subs(sp.Derivative(phi(s), s), s, y) * z - z * sp.Subs(sp.Derivative(phi(s), s), s, y)
+                  + sp.Integral(s, (s, 0, x)) for s in sp.symbols("s_bound t_bound", real=True))
+    assert vanishes(one) is vanishes(other)
+    assert len(decided) == 2

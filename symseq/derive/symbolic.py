@@ -68,7 +68,7 @@ def vanishes(expr) -> bool:
         return all(vanishes(e) for e in expr)
     if expr == 0:
         return True
-    if not isinstance(expr, sp.Basic):
+    if not isinstance(expr, sp.Basic) or _binds(expr):
         return _vanishes(expr)
     out = _VANISHED.get(expr)  # the same sum is often asked again (a row's sum, in two sections of a page)
     if out is None:
@@ -80,6 +80,22 @@ def vanishes(expr) -> bool:
 
 _VANISHED: dict = {}  # expression → what vanishes decided (a deterministic function of the expression)
 _VANISHED_MAX = 4096
+
+
+def _binds(expr) -> bool:
+    """Whether a node of ``expr`` binds symbols (a derivative, Subs, Lambda, sum or integral). SymPy takes two such
+    expressions for equal when they differ only in the names of their bound symbols, so what was decided for one is
+    not remembered for the other."""
+    seen, stack = set(), [expr]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if isinstance(n, _BINDING) or getattr(n, "bound_symbols", None):
+            return True
+        stack.extend(n.args)
+    return False
 
 
 def _vanishes(expr) -> bool:
@@ -425,31 +441,7 @@ def _concrete(expr, funcs: dict):
     e = expr
     for f, lam in funcs.items():
         e = e.replace(f, lam)
-    return _doit(e, {}) if e.has(sp.Derivative, sp.Subs) else e
-
-
-_DOIT_RULE: dict = {}  # type → the class whose doit it uses
-
-
-def _doit(e, memo: dict):
-    """``e.doit()``, each distinct subexpression done once (``memo``). SymPy's ``doit`` of a sum, product, power or
-    function does its args and builds the node again, walking the expression as a tree: a recurrence's derivative
-    repeats the same φ′(z_t) and tanh(z_t) in many terms. The result is the same, as ``doit`` of a node depends on
-    the node alone; a node with a ``doit`` of its own (a derivative, a Subs) is asked itself."""
-    hit = memo.get(e)
-    if hit is None:
-        t = type(e)
-        rule = _DOIT_RULE.get(t)
-        if rule is None:
-            rule = _DOIT_RULE[t] = next(c for c in t.__mro__ if "doit" in c.__dict__)
-        if rule is sp.core.operations.AssocOp:
-            hit = e.func(*[_doit(a, memo) for a in e.args], evaluate=True)
-        elif rule is sp.Basic:
-            hit = e.func(*[_doit(a, memo) if isinstance(a, sp.Basic) else a for a in e.args])
-        else:
-            hit = e.doit()
-        memo[e] = hit
-    return hit
+    return e.doit() if e.has(sp.Derivative, sp.Subs) else e
 
 
 @functools.lru_cache(maxsize=None)
@@ -605,9 +597,8 @@ def identity_proof(differences, *, sides=None, owners=None, digits: int = IDENTI
     clashes = same_name_clashes([e for e, _, _ in entries] + [x for _, s, _ in entries if s for x in s])
     if clashes:
         return Proof("identity", False, clash_detail(clashes, owners))
-    done: dict = {}  # doit of the subexpressions the entries share
     for n, (e, sd, (k, i, shape)) in enumerate(entries):
-        e = _doit(e, done) if e.has(sp.Subs) else e
+        e = e.doit() if e.has(sp.Subs) else e
         if e == 0:
             continue
         where = "" if len(entries) == 1 else (f"difference {k}" if i is None else
