@@ -6,6 +6,7 @@ Collecting the tests imports no torch and builds no derivation: torch is importe
 tests that use it (``lazy_torch``), and the bundled derivations are built, once per
 session, by the first test that asks for them (the ``built`` fixture)."""
 
+import itertools
 import os
 import sys
 
@@ -38,6 +39,22 @@ def imported_by_collection(request) -> frozenset:
 def pytest_runtest_setup(item):
     """torch on one thread once some test (or symseq) has imported it; collection never imports it."""
     _one_torch_thread()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Each test (its fixtures included) numbers the helper rows of symseq's Jacobians from 0, as a fresh process
+    does: the names symseq.derive.symbolic.fresh gives (Ḡ_{0}, ℓ_{1}) come from one counter per process, so a
+    bundled derivation built after another test's proofs would print ℓ_{19} where ``symseq latex`` prints ℓ_{1}."""
+    symbolic = sys.modules.get("symseq.derive.symbolic")
+    counter = getattr(symbolic, "_COUNTER", None)
+    if counter is not None:
+        symbolic._COUNTER = itertools.count()
+    try:
+        yield
+    finally:
+        if counter is not None:
+            symbolic._COUNTER = counter
 
 
 @pytest.fixture(scope="session", autouse=True)
