@@ -36,6 +36,7 @@ import sys
 from pathlib import Path
 
 from .audit.formats import FORMATS
+from .collector import without_cycle_collection
 from .errors import BackendUnavailable, FileSystemError, SymseqError
 
 EXIT_CODES = {0: "every claim and number checked holds", 1: "a claim or a number of the handout is wrong",
@@ -527,6 +528,7 @@ def cmd_audit(args, out) -> int:
     return 1 if why else 0
 
 
+@without_cycle_collection  # a short command: importing SymPy and NumPy alone runs the collector about 160 times
 def _audit_arithmetic(args, out, found) -> int:
     """``symseq audit FILE`` when no derivation has FILE as its source: every arithmetic statement the page prints,
     checked from its own printed operands (:mod:`symseq.audit.arithmetic`)."""

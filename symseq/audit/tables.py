@@ -35,6 +35,7 @@ Source: issue 13, build item 2 (no code for the easy part); Week 06 (``004_daeab
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import Counter
@@ -196,7 +197,10 @@ def _variance(v: Vec) -> Call:
     return Call("mean", Pow(Bin("-", v, Call("mean", v)), _k(2)))
 
 
-_SIGNS = np.random.default_rng(0).choice([-1.0, 1.0], size=(6, 512))  # fixed random sign patterns (repeated past 512 entries)
+@functools.cache
+def _signs() -> np.ndarray:
+    """Fixed random sign patterns (repeated past 512 entries), made when a relation is first screened."""
+    return np.random.default_rng(0).choice([-1.0, 1.0], size=(6, 512))
 
 
 def _screen(f, args: list, halves: list, printed: np.ndarray, half: np.ndarray) -> np.ndarray:
@@ -216,7 +220,7 @@ def _screen(f, args: list, halves: list, printed: np.ndarray, half: np.ndarray) 
             return np.zeros(len(printed), dtype=bool)  # far off on two rows or more: not this relation
         spread = np.zeros_like(base)
         for k in range(8):
-            moved = [a + h * (np.sign(k - 0.5) if k < 2 else np.resize(_SIGNS[k - 2], np.shape(a)))
+            moved = [a + h * (np.sign(k - 0.5) if k < 2 else np.resize(_signs()[k - 2], np.shape(a)))
                      for a, h in zip(args, halves)]
             spread = np.maximum(spread, np.abs(np.asarray(f(*moved), dtype=float) - base))
     return _near(base, printed, 2 * spread + half + 1e-12, half)
