@@ -1477,3 +1477,11 @@ def evaluate(node: Node, kernel, env: dict):
     if isinstance(node, Const):
         return node.forward(kernel, ())
     return node.forward(kernel, [evaluate(c, kernel, env) for c in node.children])
+
+
+class Group(Node):
+    """Several nodes as one, so that the rows they need are evaluated together (:meth:`symseq.values.Values.rows`);
+    never a row of a ledger itself."""
+
+    def __init__(self, nodes):
+        self.children = tuple(nodes)

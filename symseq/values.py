@@ -28,26 +28,41 @@ the order of rows is :meth:`symseq.ledger.Ledger.run`.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterable
 
 import mpmath
-import numpy as np
 import sympy as sp
 
-from . import ops
-from .arrays import EXACT
 from .errors import ClaimError, LedgerError, SymseqError
-from .ledger import to_sympy
 from .numbers import exact as _exact_number, exact_matrix, to_mpf
+
+# The ledger's modules and NumPy are imported where a node (or an array) reaches the service: the page's own
+# arithmetic (symseq audit with no derivation) decides claims of plain numbers without loading them.
 
 DPS = 50  # default working precision, decimal digits
 EXACT_SIZE_LIMIT = 400  # expression nodes of an exact row beyond which exact forms are not worth keeping
 
 
+def is_node(value) -> bool:
+    """Whether ``value`` is a ledger node (:class:`symseq.ops.Node`); asked without importing :mod:`symseq.ops`,
+    since no value is a node before that module is loaded."""
+    ops = sys.modules.get("symseq.ops")
+    return ops is not None and isinstance(value, ops.Node)
+
+
+def _is_array(value) -> bool:
+    """Whether ``value`` is a NumPy array; asked without importing NumPy (no value is one before it is loaded)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.ndarray)
+
+
 def ledger_of(node) -> Any:
     """The ledger a node refers to (through its :class:`~symseq.ops.Ref` leaves), or None."""
-    if not isinstance(node, ops.Node):
+    if not is_node(node):
         return None
+    from . import ops
+
     for n in ops.walk(node):
         if isinstance(n, ops.Ref) and n.ledger is not None:
             return n.ledger
@@ -56,15 +71,11 @@ def ledger_of(node) -> Any:
 
 def _unevaluated(value, ledger) -> bool:
     """Whether ``value`` needs no ledger: exact numbers, or a constant node that refers to none."""
-    return not isinstance(value, ops.Node) or (isinstance(value, ops.Const) and ledger is None
-                                               and ledger_of(value) is None)
+    if not is_node(value):
+        return True
+    from . import ops
 
-
-class _Refs(ops.Node):
-    """Several names of one ledger as one node, to evaluate them together."""
-
-    def __init__(self, refs):
-        self.children = tuple(refs)
+    return isinstance(value, ops.Const) and ledger is None and ledger_of(value) is None
 
 
 class Values:
@@ -83,11 +94,17 @@ class Values:
     def _env(self, ledger, node, dps):
         """(kernel, env) with every row ``node`` needs evaluated; ``dps=None`` means exactly, ``"float32"`` or
         ``"float64"`` with the NumPy backend in that precision."""
+        from . import ops
+
         key = (id(ledger), "exact" if dps is None else dps if isinstance(dps, str) else int(dps))
         if key not in self._envs:
             if dps is None:
+                from .arrays import EXACT
+
                 k = EXACT
             elif isinstance(dps, str):
+                import numpy as np
+
                 from .backends.numpy_backend import NumpyKernel
 
                 k = NumpyKernel(np.dtype(dps))
@@ -121,10 +138,13 @@ class Values:
             ClaimError: for a node that refers to no ledger, or inexact numbers.
             LedgerError, EvaluationError: when the ledger cannot be evaluated.
         """
+        if not is_node(value):
+            return _exact_of(value)
+        from . import ops
+        from .ledger import to_sympy
+
         if _unevaluated(value, ledger):
-            if not isinstance(value, ops.Node):
-                return _exact_of(value)
-            return to_sympy(value.value) if isinstance(value.value, np.ndarray) else value.value
+            return to_sympy(value.value) if _is_array(value.value) else value.value
         k, env = self._env(self._ledger(value, ledger), value, None)
         return to_sympy(ops.evaluate(value, k, env))
 
@@ -143,9 +163,11 @@ class Values:
                 if isinstance(val, sp.MatrixBase):
                     return [to_mpf(e, dps) for e in val], val.shape
                 return [to_mpf(val, dps)], ()
+            from . import ops
+
             k, env = self._env(self._ledger(value, ledger), value, dps)
             v = ops.evaluate(value, k, env)
-            if isinstance(v, np.ndarray):
+            if _is_array(v):
                 return [mpmath.mpf(x) for x in v.flat], v.shape
             return [mpmath.mpf(v)], ()
 
@@ -158,6 +180,10 @@ class Values:
         """
         if dtype not in ("float32", "float64"):
             raise ClaimError(f"floats() computes in float32 or float64; got {dtype!r}")
+        import numpy as np
+
+        from . import ops
+
         if _unevaluated(value, ledger):
             val = self.exact(value)
             entries = list(val) if isinstance(val, sp.MatrixBase) else [val]
@@ -179,6 +205,8 @@ class Values:
             LedgerError: when a needed input has no value.
             EvaluationError: when a row evaluates to an undefined or infinite value (or divides by zero).
         """
+        from . import ops
+
         dps = self.dps if dps is None else int(dps)
         value = value if isinstance(value, ops.Node) else ops.as_node(value)
         led = self._ledger(value, ledger)
@@ -186,7 +214,7 @@ class Values:
         given: dict = {}
         for (name, idx), number in held.items():
             v = given.get(name, env[name])
-            if isinstance(v, np.ndarray):
+            if _is_array(v):
                 v = v.copy() if name not in given else v
                 v.flat[idx] = k.number(number)
             else:
@@ -201,7 +229,7 @@ class Values:
                 given[name] = env[name]
         with mpmath.workdps(dps):
             v = ops.evaluate(value, k, led.run(k, given, ops.refs(value)))
-            return [mpmath.mpf(x) for x in v.flat] if isinstance(v, np.ndarray) else [mpmath.mpf(v)]
+            return [mpmath.mpf(x) for x in v.flat] if _is_array(v) else [mpmath.mpf(v)]
 
     def in_entries_of(self, value, name: str, *, ledger=None):
         """The entries of a node as SymPy expressions of the entries of one row it refers to, the row held as its
@@ -211,6 +239,9 @@ class Values:
         Raises:
             LedgerError: a node that refers to other names too (names them).
         """
+        from . import ops
+        from .arrays import EXACT
+
         value = value if isinstance(value, ops.Node) else ops.as_node(value)
         led = self._ledger(value, ledger)
         other = sorted(ops.refs(value) - {name})
@@ -227,9 +258,11 @@ class Values:
             LedgerError: when a needed input has no value.
             EvaluationError: when a row evaluates to an undefined or infinite value.
         """
+        from . import ops
+
         dps = self.dps if dps is None else int(dps)
         names = list(ledger.order if names is None else names)
-        _, env = self._env(ledger, _Refs([ops.Ref(n, ledger[n].shape, ledger) for n in names]), dps)
+        _, env = self._env(ledger, ops.Group([ops.Ref(n, ledger[n].shape, ledger) for n in names]), dps)
         return {n: env[n] for n in names}
 
     def exact_rows(self, ledger) -> dict:
@@ -247,7 +280,7 @@ class Values:
 
 def _exact_of(value):
     """Exact numbers as SymPy: a matrix (SymPy, nested lists, an array) or a number without free symbols."""
-    if isinstance(value, (sp.MatrixBase, list, tuple, np.ndarray)):
+    if isinstance(value, (sp.MatrixBase, list, tuple)) or _is_array(value):
         return exact_matrix(value)
     if isinstance(value, sp.Basic) and value.free_symbols:
         raise ClaimError(f"the value {value} has free symbols {sorted(map(str, value.free_symbols))}; "
@@ -256,6 +289,10 @@ def _exact_of(value):
 
 
 def _bounded_exact(ledger) -> dict:
+    from . import ops
+    from .arrays import EXACT
+    from .ledger import to_sympy
+
     env, out, dropped = {}, {}, set()
     for n in ledger.order:
         it = ledger[n]
@@ -292,4 +329,4 @@ def _size(v) -> int:
     return count
 
 
-__all__ = ["Values", "ledger_of", "DPS", "EXACT_SIZE_LIMIT"]
+__all__ = ["Values", "ledger_of", "is_node", "DPS", "EXACT_SIZE_LIMIT"]

@@ -28,10 +28,9 @@ from typing import Any, Callable
 import mpmath
 import sympy as sp
 
-from .. import ops
 from ..errors import ClaimError, ClaimMismatch, SymseqError
 from ..numbers import decimal_text, rounded_like_scientific, rounded_text, short, to_mpf
-from ..values import ledger_of
+from ..values import is_node, ledger_of
 from .printed import Printed, PrintedNumber, read_printed
 
 STATUSES = ("ok", "mismatch", "error", "skipped")
@@ -285,7 +284,7 @@ def as_quantity(claim: Claim):
     A SymPy expression over a ledger's scalar names becomes a node on ``claim.ledger``.
     """
     q = claim.quantity
-    if isinstance(q, ops.Node):
+    if is_node(q):
         return q, claim.ledger or ledger_of(q)
     if isinstance(q, sp.Basic) and not isinstance(q, sp.MatrixBase) and q.free_symbols:
         if claim.ledger is None:
@@ -293,6 +292,8 @@ def as_quantity(claim: Claim):
                 f"the value of claim {claim.printed!r} has free symbols {sorted(map(str, q.free_symbols))}; "
                 f"state it over a ledger (pass ledger=...) or substitute numbers"
             )
+        from .. import ops
+
         return ops.as_node(q), claim.ledger
     if not isinstance(q, (sp.Basic, sp.MatrixBase, int, list, tuple)):
         raise ClaimError(f"claim {claim.printed!r}: cannot use a value of type {type(q).__name__}")
@@ -454,7 +455,7 @@ def _check_value(claim: Claim, dps: int) -> Result:
 def _exact_forms(claim: Claim) -> bool:
     """Whether to compute the exact closed form for display: always for SymPy values, per ledger otherwise."""
     q, led = as_quantity(claim)
-    return not isinstance(q, ops.Node) or (led is not None and getattr(led, "exact_forms", True))
+    return not is_node(q) or (led is not None and getattr(led, "exact_forms", True))
 
 
 def _displayable(exact):
