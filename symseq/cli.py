@@ -606,6 +606,18 @@ def main(argv=None) -> int:
                                     f"with --traceback to see where, and report it)")
     finally:
         _restore(streams)
+        if argv is None:  # the command line of a process that ends now (the console script, python -m symseq.cli)
+            _leave_to_exit()
+
+
+def _leave_to_exit() -> None:
+    """Move every object alive now out of the cycle collector's reach (``gc.freeze``): the collections Python runs
+    while the process shuts down then skip the SymPy and NumPy objects the command loaded, which took 0.15 s of CPU
+    after an audit that took 0.5 s. Only for a process that ends with the command: frozen objects are never
+    collected."""
+    import gc
+
+    gc.freeze()
 
 
 def _restore(streams) -> None:

@@ -462,7 +462,7 @@ def _displayable(exact):
     if exact is None:
         return None
     entries = list(exact) if isinstance(exact, sp.MatrixBase) else [exact]
-    if all(sp.count_ops(e) <= 40 for e in entries):
+    if all(getattr(e, "is_Atom", False) or sp.count_ops(e) <= 40 for e in entries):  # a number: no operation
         return exact
     return None
 
