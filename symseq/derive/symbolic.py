@@ -86,16 +86,23 @@ def _binds(expr) -> bool:
     """Whether a node of ``expr`` binds symbols (a derivative, Subs, Lambda, sum or integral). SymPy takes two such
     expressions for equal when they differ only in the names of their bound symbols, so what was decided for one is
     not remembered for the other."""
+    return any(_binding(n) for n in _distinct(expr))
+
+
+def _distinct(expr):
+    """Each distinct subexpression of ``expr`` once (``preorder_traversal`` visits a shared one at every place)."""
     seen, stack = set(), [expr]
     while stack:
         n = stack.pop()
         if n in seen:
             continue
         seen.add(n)
-        if isinstance(n, _BINDING) or getattr(n, "bound_symbols", None):
-            return True
+        yield n
         stack.extend(n.args)
-    return False
+
+
+def _binding(n) -> bool:
+    return isinstance(n, _BINDING) or bool(getattr(n, "bound_symbols", None))
 
 
 def _vanishes(expr) -> bool:
@@ -181,13 +188,8 @@ def _parts(expr) -> tuple[set, set, set] | None:
     SymPy takes two such nodes for equal when they differ only in their bound symbols, so visiting equal nodes once
     could miss what the second one holds), which is left to ``has`` and ``atoms``."""
     exponentials, functions, powers = set(), set(), set()
-    seen, stack = set(), [expr]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if isinstance(n, _BINDING) or getattr(n, "bound_symbols", None):
+    for n in _distinct(expr):
+        if _binding(n):
             return None
         if isinstance(n, sp.exp):
             exponentials.add(n)
@@ -195,7 +197,6 @@ def _parts(expr) -> tuple[set, set, set] | None:
             functions.add(n)
         if isinstance(n, sp.Pow):
             powers.add(n)
-        stack.extend(n.args)
     return exponentials, functions, powers
 
 
