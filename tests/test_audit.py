@@ -41,7 +41,7 @@ needs_seeds = pytest.mark.skipif(not SEEDS.is_dir() and not os.environ.get("CI")
 def test_the_seeds_are_there_in_ci():
     """With CI set, the seed handouts must be found: their audit tests may not skip."""
     if not os.environ.get("CI"):
-        pytest.skip("not in CI")
+        pytest.skip("checks that the seed handouts are found when CI is set; CI is not set")
     assert SEEDS.is_dir(), f"CI is set but the seed handouts are not at {SEEDS}"
     assert all((SEEDS / name).is_file() for name in EXPECTED), sorted(p.name for p in SEEDS.iterdir())
 
