@@ -265,3 +265,39 @@ def test_a_handout_over_the_size_limit_is_refused_at_once(tmp_path, capsys):
 
     with pytest.raises(AuditError, match="characters; the audit reads handouts of at most"):
         parse("0.5 " * (SIZE_LIMIT // 4 + 1))
+
+
+EXITS = textwrap.dedent('''
+    import sys
+
+    import sympy as sp
+
+    from symseq import Derivation
+
+    derivation = Derivation("exits", title="Exits", source="ex.md")
+
+
+    @derivation.section("One")
+    def one(s):
+        s.claim("0.6", sp.Rational(1, 2), what="a half, printed wrong")
+
+
+    @derivation.section("Two")
+    def two(s):
+        sys.exit(0)
+''')
+
+
+def test_a_derivation_that_calls_sys_exit_never_passes(tmp_path, capsys):
+    """sys.exit(0) in a section ended the run with status 0, nothing printed and the wrong claim undecided (a false
+    pass); it is the section's error now, and the other sections are still decided. At import it is a module that
+    does not load (status 2)."""
+    d = _folder(tmp_path, EXITS)
+    assert main(["verify", "--no-bundled", "--no-cache", "--path", str(d)]) == 1
+    out = capsys.readouterr().out
+    assert "ERROR ex.md · Two: the section did not build: SystemExit: the section called sys.exit(0)" in out
+    assert "MISMATCH ex.md · One · a half, printed wrong: printed 0.6, correct 0.5" in out
+    exits = tmp_path / "exits_at_import.py"
+    exits.write_text("import sys\nsys.exit(0)\n")
+    assert main(["verify", "--no-bundled", "--no-cache", "--path", str(exits)]) == 2
+    assert "exits_at_import.py (line 2): SystemExit: 0" in capsys.readouterr().err

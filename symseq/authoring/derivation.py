@@ -690,6 +690,9 @@ class Derivation:
             s.error = f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # a bug in the derivation module: keep the trace for --traceback
             s.error = f"{type(exc).__name__}: {exc}\n" + traceback.format_exc(limit=6)
+        except SystemExit as exc:  # sys.exit(0) in a section must not end a run that has claims left to decide
+            s.error = (f"SystemExit: the section called sys.exit({exc.code!r}); a section may not end the program "
+                       f"(raise an exception, or state the claim)\n" + traceback.format_exc(limit=6))
         return s
 
     @property

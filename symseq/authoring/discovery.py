@@ -170,7 +170,7 @@ def _load(f: Path):
     except SymseqError:
         del sys.modules[modname]
         raise
-    except Exception as exc:  # an author's module that does not import: say where
+    except (Exception, SystemExit) as exc:  # an author's module that does not import (or exits): say where
         del sys.modules[modname]
         tb = traceback.extract_tb(exc.__traceback__)
         line = getattr(exc, "lineno", None) or next((fr.lineno for fr in reversed(tb) if fr.filename == str(f)), "?")
