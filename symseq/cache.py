@@ -208,8 +208,8 @@ class Cache:
         file = str(Path(file).resolve())
         m = {"file": file, "sha": file_sha(file), "environment": environment(), "derivations": derivations,
              "deps": dict(deps)}
-        old = self.manifest(file)
-        if old is not None and old.get("sha") == m["sha"]:
+        old = self.manifest(file)  # one that still holds is of this module text: its files are kept
+        if old is not None:
             m["deps"] = {**old["deps"], **m["deps"]}
         if self.enabled:
             self._write(self._manifest_path(file), json.dumps(m, indent=1, sort_keys=True).encode())

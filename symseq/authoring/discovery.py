@@ -29,14 +29,7 @@ def _derivations_in(module) -> list[Derivation]:
 
 def bundled() -> list[Derivation]:
     """The derivations shipped with symseq (the project's ``derivations/`` folder)."""
-    import symseq.derivations as pkg
-
-    out = []
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        out.extend(_derivations_in(importlib.import_module(f"{pkg.__name__}.{info.name}")))
-    return out
+    return [d for name, _ in _bundled_modules() for d in _derivations_in(importlib.import_module(name))]
 
 
 @dataclass(frozen=True)
@@ -190,12 +183,9 @@ def default_paths() -> list[Path]:
     return [] if here.resolve() in bundled_dirs or own_tree else [here]
 
 
-def discover(paths: Iterable[str | Path] = (), *, include_bundled: bool = True, cache=None) -> list[Derivation]:
-    """Bundled derivations (unless excluded) followed by those found at ``paths``; with a ``cache``
-    (:class:`~symseq.cache.Cache`), each module's manifest is written or widened as it is imported
-    (:func:`catalogue`), so that ``symseq verify`` can adopt the pages decided in an earlier run."""
-    if cache is not None:
-        return [e.load() for e in catalogue(paths, include_bundled=include_bundled, cache=cache)]
+def discover(paths: Iterable[str | Path] = (), *, include_bundled: bool = True) -> list[Derivation]:
+    """Bundled derivations (unless excluded) followed by those found at ``paths`` (with the cache's manifests:
+    :func:`catalogue`, then :meth:`Entry.load`)."""
     out = bundled() if include_bundled else []
     for p in paths:
         out.extend(from_path(p))

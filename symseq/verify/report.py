@@ -293,22 +293,24 @@ def _build(d, cache) -> None:
     _remember(cache, d, seen)
 
 
+def _module_file(d) -> str | None:
+    """The file of the module that defines ``d`` (None: a derivation made in a notebook or a test)."""
+    return getattr(getattr(d, "module", None), "__file__", None)
+
+
 def _manifest(cache, d) -> dict | None:
     """The cache's manifest of ``d``'s module (None: not a module file, or nothing recorded that still holds)."""
-    file = getattr(getattr(d, "module", None), "__file__", None)
+    file = _module_file(d)
     return cache.manifest(file) if file else None
 
 
 def _remember(cache, d, read) -> None:
     """Add the files ``read`` while ``d`` was loaded or built to the manifest of ``d``'s module."""
-    file = getattr(getattr(d, "module", None), "__file__", None)
-    if cache is None or not file:
-        return
-    from ..cache import project_files
-
-    m = cache.manifest(file)
+    m = _manifest(cache, d) if cache is not None else None
     if m is not None:
-        cache.remember(file, m["derivations"], project_files(read, d.module))
+        from ..cache import project_files
+
+        cache.remember(m["file"], m["derivations"], project_files(read, d.module))
 
 
 def _adopt_cached(derivations: list, dps: int, cache) -> dict:
