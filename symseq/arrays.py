@@ -162,27 +162,40 @@ def _zero_absorbs(y) -> bool:
     (Basic's rule: Add, Mul, Pow, functions) answers from its args, as ``has`` also looks at the node then its
     args; any other (a symbol, a Lambda, a derivative) is asked the question itself. Uses its own stack, so a deep
     expression cannot exhaust Python's recursion limit."""
-    memo = _ABSORBED
-    if len(memo) > _ABSORBED_MAX:
+    def outright(node):
+        if node in _INFINITE_SET:
+            return False
+        if not _union_of_args(type(node)):
+            return not node.has(*_INFINITE) and all(s.is_finite for s in node.free_symbols)
+        return None
+
+    return _fold_up(y, _ABSORBED, _ABSORBED_MAX, outright, all)
+
+
+def _fold_up(e, memo: dict, limit: int, outright, combine):
+    """A property of ``e`` found bottom-up over its distinct subexpressions: ``outright(node)`` answers a node by
+    itself (None: from its arguments), else ``combine`` takes the answers of its SymPy arguments. Each answer is
+    remembered in ``memo`` (cleared past ``limit`` entries), so a subexpression shared by many rows is visited
+    once; the walk uses its own stack, so a deep expression cannot exhaust Python's recursion limit."""
+    if len(memo) > limit:
         memo.clear()
-    stack = [y]
+    stack = [e]
     while stack:
         node = stack[-1]
         if node in memo:
             stack.pop()
             continue
-        if node in _INFINITE_SET:
-            memo[node] = False
-        elif not _union_of_args(type(node)):
-            memo[node] = not node.has(*_INFINITE) and all(s.is_finite for s in node.free_symbols)
-        else:
-            todo = [a for a in node.args if a not in memo]
+        answer = outright(node)
+        if answer is None:
+            args = [a for a in node.args if isinstance(a, sp.Basic)]
+            todo = [a for a in args if a not in memo]
             if todo:
                 stack.extend(todo)
                 continue
-            memo[node] = all(memo[a] for a in node.args)
+            answer = combine([memo[a] for a in args])
+        memo[node] = answer
         stack.pop()
-    return memo[y]
+    return memo[e]
 
 
 def _mul(a, b):
@@ -435,27 +448,14 @@ def _nonfinite(e: sp.Basic) -> tuple[bool, bool, bool]:
     subexpression: checking a row costs its new nodes, not its whole tree (``Basic.has`` walks the whole tree,
     which made the check quadratic along a derivation's rows). The walk uses its own stack, so a deep expression
     (a long unrolled recurrence) cannot exhaust Python's recursion limit."""
-    memo = _NONFINITE
-    if len(memo) > _NONFINITE_MAX:
-        memo.clear()
-    stack = [e]
-    while stack:
-        node = stack[-1]
-        if node in memo:
-            stack.pop()
-            continue
+    def outright(node):
         if node is sp.nan or node is sp.zoo:
-            memo[node] = (True, False, False)
-        elif node is sp.oo or node is sp.S.NegativeInfinity:
-            memo[node] = (False, True, False)
-        elif isinstance(node, (sp.Symbol, AppliedUndef)):
-            memo[node] = (False, False, True)
-        else:
-            todo = [a for a in node.args if isinstance(a, sp.Basic) and a not in memo]
-            if todo:
-                stack.extend(todo)
-                continue
-            flags = [memo[a] for a in node.args if isinstance(a, sp.Basic)]
-            memo[node] = tuple(any(f[k] for f in flags) for k in range(3)) if flags else (False, False, False)
-        stack.pop()
-    return memo[e]
+            return True, False, False
+        if node is sp.oo or node is sp.S.NegativeInfinity:
+            return False, True, False
+        if isinstance(node, (sp.Symbol, AppliedUndef)):
+            return False, False, True
+        return None
+
+    return _fold_up(e, _NONFINITE, _NONFINITE_MAX, outright,
+                    lambda flags: tuple(any(f[k] for f in flags) for k in range(3)))
