@@ -19,6 +19,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from .errors import LedgerError, ShapeError
+from .functions import free_symbols_of_args
 
 
 def integer(n, what: str, *, minimum: int | None = None, expected: str = "") -> int:
@@ -143,17 +144,6 @@ _INFINITE_SET = frozenset(_INFINITE)  # looked up as Basic.has looks up its patt
 
 _ABSORBED: dict = {}  # subexpression → whether 0 times it is 0 (see _zero_absorbs), cleared past _ABSORBED_MAX entries
 _ABSORBED_MAX = 1 << 18
-_UNION_OF_ARGS: dict = {}  # type → whether its free symbols are those of its args (Basic.free_symbols, not its own)
-
-
-def _union_of_args(t) -> bool:
-    hit = _UNION_OF_ARGS.get(t)
-    if hit is None:
-        owner = next(c for c in t.__mro__ if "free_symbols" in c.__dict__)
-        hit = _UNION_OF_ARGS[t] = owner is sp.Basic
-    return hit
-
-
 def _zero_absorbs(y) -> bool:
     """Whether ``y`` holds no ∞ or nan and only finite free symbols: ``not y.has(*_INFINITE) and all(s.is_finite
     for s in y.free_symbols)``, remembered per subexpression. The value entries meet the zeros of every row of a
@@ -165,7 +155,7 @@ def _zero_absorbs(y) -> bool:
     def outright(node):
         if node in _INFINITE_SET:
             return False
-        if not _union_of_args(type(node)):
+        if not free_symbols_of_args(type(node)):
             return not node.has(*_INFINITE) and all(s.is_finite for s in node.free_symbols)
         return None
 

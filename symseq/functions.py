@@ -179,7 +179,17 @@ def partial(expr: sp.Expr, x: sp.Symbol) -> sp.Expr:
 _FUNCTION_RULES = (sp.Function._eval_derivative, sp.Basic._eval_derivative_n_times)
 
 
-_OWN_FREE_SYMBOLS: dict = {}  # type → whether it defines its free symbols itself (not as the union of its args')
+_ARGS_FREE_SYMBOLS: dict = {}  # type → whether its free symbols are the union of its args' (see below)
+
+
+def free_symbols_of_args(t: type) -> bool:
+    """Whether a SymPy type's free symbols are the union of its args' (``Basic.free_symbols``: sums, products,
+    powers, functions), so that a question about them can be answered from the args; False for a type that defines
+    them itself (a symbol, a Lambda, a derivative). Remembered per type."""
+    hit = _ARGS_FREE_SYMBOLS.get(t)
+    if hit is None:
+        hit = _ARGS_FREE_SYMBOLS[t] = next(c for c in t.__mro__ if "free_symbols" in c.__dict__) is sp.Basic
+    return hit
 
 
 def _uses(e, x, memo: dict) -> bool:
@@ -189,11 +199,8 @@ def _uses(e, x, memo: dict) -> bool:
     a Lambda, a derivative) is asked itself."""
     hit = memo.get(e)
     if hit is None:
-        t = type(e)
-        own = _OWN_FREE_SYMBOLS.get(t)
-        if own is None:
-            own = _OWN_FREE_SYMBOLS[t] = next(c for c in t.__mro__ if "free_symbols" in c.__dict__) is not sp.Basic
-        hit = memo[e] = (x in e.free_symbols) if own else any(_uses(a, x, memo) for a in e.args)
+        hit = memo[e] = (any(_uses(a, x, memo) for a in e.args) if free_symbols_of_args(type(e))
+                         else x in e.free_symbols)
     return hit
 
 
