@@ -214,25 +214,17 @@ def _laurent_zero(x) -> bool | None:
 
     symbols: dict = {}  # symbol → its generator's index
     inverted: dict = {}  # symbol with a negative power → its inverse's generator's index
-    seen, stack = set(), [x]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
+    for n in _distinct(x):
         t = type(n)
         if n.is_Symbol:
             if not n.is_commutative:
                 return None
             symbols.setdefault(n, len(symbols))
-        elif n.is_Rational:
+        elif n.is_Rational or t is sp.Add or t is sp.Mul:
             continue
-        elif t is sp.Add or t is sp.Mul:
-            stack.extend(n.args)
         elif t is sp.Pow and n.exp.is_Integer and (n.exp >= 0 or n.base.is_Symbol):
             if n.exp < 0:
                 inverted.setdefault(n.base, None)
-            stack.append(n.base)
         else:
             return None
     if not symbols:
