@@ -17,6 +17,7 @@ STAGES = [
     ["symseq.errors", "symseq.collector", "symseq.cache"],
     ["symseq.numbers"],
     ["symseq.functions"],
+    ["symseq.read"],  # the one reader of printed mathematics: below everything that reads a page or a claim
     ["symseq.ops"],
     ["symseq.arrays"],
     ["symseq.ledger"],

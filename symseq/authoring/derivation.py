@@ -189,7 +189,7 @@ class Section:
                 ``"(0,4)"``, ``"[0.8,0.4]"``, ``"1/(1+e^{1/√2})"``, a LaTeX array,
                 or an array as NumPy or PyTorch print it (``"array([[0.1, 0.2], [0.3, 0.4]])"``,
                 ``"[[0.1 0.2]\n [0.3 0.4]]"``, ``"tensor([0.2500, 1.0000], grad_fn=<AddBackward0>)"``;
-                see :func:`symseq.verify.printed.read_array`), each entry to its printed digits.
+                see :func:`symseq.read.printed.read_array`), each entry to its printed digits.
             value: a node over a ledger (``A[1, 0]``, ``H_prime[1, :]``), a
                 SymPy expression over one ledger's scalar names (pass
                 ``ledger``), or an exact SymPy number or matrix.
@@ -295,7 +295,7 @@ class Section:
         Args:
             printed: ``"4×3"``, ``"4 x 3"``, ``"4 \\times 3"``, ``"T×d_k"`` (with ``dims={"T": 4, "d_k": 3}``),
                 or as NumPy and PyTorch print a shape: ``"(4, 3)"``, ``"[4, 3]"``, ``"torch.Size([4, 3])"``
-                (the forms of :data:`symseq.verify.printed.SHAPE_FORMS`).
+                (the forms of :data:`symseq.read.printed.SHAPE_FORMS`).
             shape: a tuple, a node, or a ledger name's handle (its shape, rows × columns).
             dims: the sizes of the names ``printed`` uses.
             what, at, near: as for :meth:`claim`.
@@ -338,7 +338,7 @@ class Section:
         ``a = b ≈ c`` is decided link by link (:mod:`symseq.verify.steps`). With ``result``, the printed
         result must also be its true value: give ``result=`` rather than a separate :meth:`claim` of the same
         printed number (the audit attributes each printed number to one claim). The statement is read by
-        :mod:`symseq.verify.arithmetic`'s grammar (numbers, + − × · / ^ √, ``\\frac``, exp, log, tanh, σ,
+        :mod:`symseq.read.arithmetic`'s grammar (numbers, + − × · / ^ √, ``\\frac``, exp, log, tanh, σ,
         softmax, printed lists), never run as code.
 
         Args:

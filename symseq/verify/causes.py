@@ -31,7 +31,7 @@ import sympy as sp
 from .. import ops
 from ..errors import SymseqError
 from ..numbers import to_mpf
-from .arithmetic import interval, numbers, parse_statement
+from ..read.arithmetic import interval, numbers, parse_statement
 from .claims import as_quantity
 from .steps import Step, ends, holds
 
@@ -290,7 +290,7 @@ def _printed_rows(u, led, cache: dict):
     the printed value and the ends of its rounding, carried back to the entry when the claim prints a function of
     it (a standard deviation √v for the variance v); nothing for a claim that is not a plain printed value of one
     ledger row."""
-    from .printed import PrintedNumber, read_printed
+    from ..read.printed import PrintedNumber, read_printed
 
     qu, lu = _node(u)
     if qu is None:
@@ -362,7 +362,7 @@ def _gives(c, q, led, held: dict, dps: int, cache: dict) -> bool:
     each printed entry within half a unit of the value, or of the values the printed values' rounding allows (the
     page computed with the digits it did not print: each printed value moved to the ends of its rounding, one at a
     time, to first order, after a rough bound with all of them moved at once rules out what is far outside)."""
-    from .printed import PrintedNumber, read_printed
+    from ..read.printed import PrintedNumber, read_printed
 
     point = _recompute(q, led, {k: v[0][1] for k, v in held.items()}, dps, cache)
     p = read_printed(c.printed, c.names)

@@ -3,8 +3,8 @@
 Worked examples write their steps out: ``2.0 · 0.4621 = 0.9242``, ``√0.1325 = 0.364``,
 ``(0.1 - 0.25) / 0.364 = -0.15 / 0.364 = -0.412``, ``e^{0.5} ≈ 1.6487``,
 ``softmax([1, 2]) = [0.269, 0.731]``. This module reads such a statement into a small
-tree and evaluates it exactly (every printed decimal is a Rational, :mod:`symseq.verify.printed`'s
-:class:`~symseq.verify.printed.PrintedNumber` keeps its printed precision) or over intervals
+tree and evaluates it exactly (every printed decimal is a Rational, :mod:`symseq.read.printed`'s
+:class:`~symseq.read.printed.PrintedNumber` keeps its printed precision) or over intervals
 (each printed decimal widened by half a unit of its last digit, :mod:`mpmath`'s ``iv`` context).
 
 The grammar (recursive descent; ``sympify``, ``parse_expr`` and ``eval`` are never used)::
@@ -1014,7 +1014,7 @@ def interval(node, *, widen=True, dps: int = 30):
     of its last digit when ``widen`` (integers stay exact). A scalar is an ``iv.mpf``, a list a tuple of them.
 
     ``widen`` is True (every printed decimal may be rounded), False, or a predicate on a
-    :class:`~symseq.verify.printed.PrintedNumber` naming the ones that may be (the page printed them as results);
+    :class:`~symseq.read.printed.PrintedNumber` naming the ones that may be (the page printed them as results);
     with a predicate, the value of a name (:class:`Ref`) may always be rounded, as a page names the quantities it
     computes.
 

@@ -14,7 +14,7 @@ text from a handout is data. It understands the forms the handouts use:
 * formulas over declared names: ``1/(1+e^{1/√2})``, ``1/[1+e^{2w-1}]``,
   ``\\frac{1}{\\sqrt{2}}``, ``\\tfrac25`` (LaTeX's one-token arguments), ``I/√2``,
   ``3D^2``, ``T^2 d_k``, ``0.364²``, ``sin(1)``, ``1×1.131+1×0`` (× multiplies in a formula), read by the
-  grammar of the page's own arithmetic (:func:`symseq.verify.arithmetic.formula`).
+  grammar of the page's own arithmetic (:func:`symseq.read.arithmetic.formula`).
 
 Names not declared by the claim are an error that names them.
 """
@@ -104,7 +104,7 @@ class Printed:
 
 def parse_expression(text: str, names: dict | None = None):
     """Parse a printed formula into an exact SymPy expression over ``names``, with the page's grammar
-    (:func:`symseq.verify.arithmetic.formula`, the one reader of printed arithmetic).
+    (:func:`symseq.read.arithmetic.formula`, the one reader of printed arithmetic).
 
     Raises:
         ClaimError: naming the string and the part that could not be read.
