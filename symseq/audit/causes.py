@@ -25,13 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import mpmath
-
 from ..errors import SymseqError
-from ..numbers import to_mpf
-from ..read.arithmetic import Ref, Vec, flat_entries, interval, numbers
+from ..read.arithmetic import Ref, Vec, numbers
 from ..read.printed import read_number
-from ..verify.steps import decide, ends
+from ..verify.steps import decide
 from .arithmetic import statements_of, word_statements_of
 from .document import Document
 
@@ -321,23 +318,9 @@ def _upstream(e, parts, spans, errata):
 
 
 def _within(left, e) -> bool:
-    """Whether each true value of ``e`` lies within the interval of the step's left side (operands widened)."""
-    try:
-        box = interval(left)
-    except SymseqError:
-        return False
-    boxes = list(flat_entries(box))
-    values = [v.strip() for v in str(e.value).split(",")]
-    if len(values) != len(boxes):
-        return False
-    with mpmath.workdps(30):
-        for v, b in zip(values, boxes):
-            n = read_number(v)
-            if n is None:
-                return False
-            lo, hi = ends(b)
-            x = to_mpf(n.value, 30)
-            if not lo <= x <= hi:
-                return False
-    return True
+    """Whether each true value of ``e`` lies within the interval of the step's left side (operands widened,
+    :func:`symseq.verify.causes.within_rounding`)."""
+    from ..verify.causes import within_rounding
 
+    numbers_ = [read_number(v.strip()) for v in str(e.value).split(",")]
+    return all(n is not None for n in numbers_) and within_rounding(left, [n.value for n in numbers_])

@@ -31,7 +31,7 @@ import sympy as sp
 from .. import ops
 from ..errors import SymseqError
 from ..numbers import to_mpf
-from ..read.arithmetic import interval, numbers, parse_statement
+from ..read.arithmetic import flat_entries, interval, numbers, parse_statement
 from .claims import as_quantity
 from .steps import Step, ends, holds
 
@@ -166,19 +166,41 @@ def _untied(statement: str, operands: dict) -> str:
 
 
 def _within(statement: str, claim, dps: int) -> bool:
+    """Whether the true values of ``claim`` lie within the rounding of the operands of ``statement``'s last
+    computation (:func:`within_rounding`)."""
     try:
         st = parse_statement(statement)
-        box = interval(st.parts[-2])
         vals = claim.check(dps).values
     except SymseqError:
         return False
-    boxes = list(box) if isinstance(box, tuple) else [box]
-    if len(boxes) != len(vals) or any(isinstance(b, tuple) for b in boxes):
+    return within_rounding(st.parts[-2], vals)
+
+
+def within_rounding(node, values) -> bool:
+    """Whether each of ``values`` lies within the interval of ``node``, a tree of the arithmetic grammar: its printed
+    decimal operands each widened by half a unit of their last digit and carried through its operations
+    (:func:`symseq.read.arithmetic.interval`), entry by entry in row order. The one rounding-of-operands test of
+    the causes of ``symseq verify`` and of ``symseq audit`` (:mod:`symseq.audit.causes`).
+
+    Args:
+        node: the computation (the left side of a step).
+        values: its true values, one per entry in row order: exact numbers (SymPy, Fraction, int), ``mpmath.mpf``
+            or decimal strings (read at 30 digits).
+
+    Returns:
+        False as well when ``node`` has no interval (names, functions the grammar cannot bound) or its number of
+        entries is not that of ``values``.
+    """
+    try:
+        boxes = list(flat_entries(interval(node)))
+    except SymseqError:
+        return False
+    if len(boxes) != len(values):
         return False
     with mpmath.workdps(30):
-        for v, b in zip(vals, boxes):
+        for v, b in zip(values, boxes):
             lo, hi = ends(b)
-            x = mpmath.mpf(v) if isinstance(v, str) else to_mpf(v, 30)
+            x = mpmath.mpf(v) if isinstance(v, (str, mpmath.mpf)) else to_mpf(v, 30)
             if not lo <= x <= hi:
                 return False
     return True
