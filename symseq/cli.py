@@ -493,24 +493,39 @@ def _gradient_paths(d, labels):
 
 
 def cmd_audit(args, out) -> int:
+    """``symseq audit FILE``: against the derivations named, or those whose source is FILE; with none, the page's
+    own arithmetic alone (:func:`symseq.audit.arithmetic.audit_page`). One report, one verdict, one rendering."""
     from .audit import for_source
     from .authoring.discovery import select
 
     found = _catalogue(args)
     ds = select(found, args.derivation) if args.derivation else for_source(args.file, found)
-    if not ds:  # no derivation: the page's own arithmetic
-        return _audit_arithmetic(args, out, found)
-    from .audit import audit_file, read
+    if not ds:  # no derivation: the page's own arithmetic (a short run: no cycle collection)
+        return without_cycle_collection(_audit)(args, out, [], known=[d.name for d in found])
+    return _audit(args, out, [e.load() for e in ds])
+
+
+def _audit(args, out, ds: list, known=()) -> int:
+    """Audit FILE against the loaded derivations ``ds`` (none: its own arithmetic), print the report and the errata
+    by cause, write --json, and return the exit status of :meth:`~symseq.audit.report.AuditReport.failures`."""
+    from .audit import read
     from .audit.causes import classify
     from .audit.render import render, render_causes
 
-    ds = [e.load() for e in ds]
-    _check_json(args, _inputs(ds, args.file))
+    inputs = _inputs(ds, args.file) if ds else [args.file]
+    _check_json(args, inputs)
     if args.json == "-":
         out = _console(args, sys.stderr)
-    rep = audit_file(args.file, ds, fmt=args.format)
+    if ds:
+        from .audit import audit_file
+
+        rep = audit_file(args.file, ds, fmt=args.format)
+    else:
+        from .audit.arithmetic import audit_page
+
+        rep = audit_page(read(args.file, fmt=args.format))
     listing = _listing(args, out)
-    render(rep, out, listing)
+    render(rep, out, listing, known=known)
     causes = classify(read(args.file, fmt=args.format), rep.errata,
                       claims=[c for d in ds for c in d.claims]) if rep.errata else []
     if listing != "quiet":
@@ -521,28 +536,7 @@ def cmd_audit(args, out) -> int:
                 out.print(f"note: {d.name} · {s.title} was not checked ({s.skipped}); its numbers are uncovered",
                           style="yellow", markup=False, soft_wrap=True)
     if args.json:
-        _write_json(args, rep.as_json(causes), _inputs(ds, args.file))
-    why = rep.failures(args.fail_under)
-    if why:
-        out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)
-    return 1 if why else 0
-
-
-@without_cycle_collection  # a short command: importing SymPy and NumPy alone runs the collector about 160 times
-def _audit_arithmetic(args, out, found) -> int:
-    """``symseq audit FILE`` when no derivation has FILE as its source: every arithmetic statement the page prints,
-    checked from its own printed operands (:mod:`symseq.audit.arithmetic`)."""
-    from .audit import read
-    from .audit.arithmetic import audit_arithmetic
-    from .audit.render import render_arithmetic
-
-    _check_json(args, [args.file])
-    if args.json == "-":
-        out = _console(args, sys.stderr)
-    rep = audit_arithmetic(read(args.file, fmt=args.format))
-    render_arithmetic(rep, out, known=[d.name for d in found], listing=_listing(args, out))
-    if args.json:
-        _write_json(args, rep.as_json(), [args.file])
+        _write_json(args, rep.as_json(causes), inputs)
     why = rep.failures(args.fail_under)
     if why:
         out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)

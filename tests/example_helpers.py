@@ -58,11 +58,10 @@ def section_lines(md: Path, plain_headings=()) -> dict:
             for k, (i, title) in enumerate(heads)}
 
 
-def section_of_reason(reason: str, derivation) -> str | None:
-    """The section whose claim or input a token's reason names (the longest matching title)."""
-    body = reason[len("input "):] if reason.startswith("input ") else reason
-    hits = [s.title for s in derivation.sections if body.startswith(f"{derivation.name}::{s.title}")]
-    return max(hits, key=len) if hits else None
+def section_of(attribution, derivation) -> str | None:
+    """The section of ``derivation`` whose claim or input decided a token (its attribution), or None."""
+    where = attribution.section
+    return where[1] if where is not None and where[0] == derivation.name else None
 
 
 def rounds_to(value, printed: str) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from symseq.audit import AuditError, audit_file, digit_fault, for_source, parse
+from symseq.audit.attribution import Attribution, Unchecked
 from symseq.audit.sections import normalise, score
 from symseq.cli import main
 from symseq.authoring import bundled
@@ -108,7 +109,7 @@ def test_week08_seed_is_fully_covered():
     c = rep.counts
     assert c.quantity >= 50 and (c.covered, c.uncovered, c.wrong, c.reported) == (c.quantity, 0, 0, 0)
     # "position 1 has only itself accessible, so its attention weight is one": the weight is the word, 1 a label
-    line108 = [(t.text, t.cls) for t in rep.tokens if t.line == 108]
+    line108 = [(t.text, t.attribution.verdict) for t in rep.tokens if t.line == 108]
     assert line108 == [("\\sqrt{2}", "covered"), ("1", "structural"), ("2", "structural"), ("1", "structural")]
 
 
@@ -120,7 +121,7 @@ def test_week06_encoder_part_of_its_seed():
     c = rep.counts_for("week06-encoder")
     assert c.uncovered <= 0.05 * c.quantity, c.as_dict()
     assert c.reported >= 30 and rep.errata == [] and rep.missing == []
-    reported = {t.line for t in rep.tokens if t.cls == "reported"}
+    reported = {t.line for t in rep.tokens if t.attribution.verdict == "reported"}
     assert set(range(1294, 1297)) <= reported  # Table 34 rows (its header is structural)
 
 
@@ -147,13 +148,12 @@ def test_week06_rnn_numbers_are_covered_inside_their_own_sections():
     located = locate(read(SEEDS / W6), derivations)
     ranges = {s.title: (located[id(s)].start, located[id(s)].end) for s in rnn.sections}
     rep = _audit(SEEDS / W6)
-    owned = [t for t in rep.tokens if t.cls == "covered" and "week06-rnn::" in t.reason]
+    owned = [t for t in rep.tokens if t.attribution.verdict == "covered"
+             and (t.attribution.section or ("",))[0] == "week06-rnn"]
     assert len(owned) >= 85
     for t in owned:
-        location = t.reason.split("week06-rnn::", 1)[1]
-        title = max((k for k in ranges if location.startswith(k)), key=len)
-        a, b = ranges[title]
-        assert a <= t.line <= b, (t.line, t.text, t.reason)
+        a, b = ranges[t.attribution.section[1]]
+        assert a <= t.line <= b, (t.line, t.text, t.attribution)
 
 
 def _copy(tmp_path, seed, line, old, new, suffix=".txt") -> Path:
@@ -178,7 +178,7 @@ def test_one_changed_digit_in_week08_is_reported_exactly(tmp_path, capsys, suffi
     assert e.fault == "4th decimal: printed 5, correct 4"
     assert e.source == "week08-decoder::§4 The forward pass by hand::p(B|AB)"
     assert e.value == "0.792411504249"  # 0.79241150424874644…, rounded (not cut) to 12 digits
-    assert [t.line for t in rep.tokens if t.cls == "wrong"] == [118]
+    assert [t.line for t in rep.tokens if t.attribution.verdict == "wrong"] == [118]
     assert rep.missing == [] and rep.counts.uncovered == 0
     out = tmp_path / "audit.json"
     fmt_args = ["--format", fmt] if fmt else []
@@ -350,7 +350,7 @@ def test_a_seed_reads_the_same_as_markdown(seed):
     assert [(h.line, h.text) for h in md.headings] == [(h.line, h.text) for h in text.headings]
     a, b = _audit(SEEDS / seed), _audit(SEEDS / seed, fmt="markdown")
     assert b.counts.as_dict() == a.counts.as_dict() and b.unlocated == a.unlocated
-    assert [(t.line, t.text, t.cls) for t in b.tokens] == [(t.line, t.text, t.cls) for t in a.tokens]
+    assert [(t.line, t.text, t.attribution.verdict) for t in b.tokens] == [(t.line, t.text, t.attribution.verdict) for t in a.tokens]
 
 
 def test_markdown_headings_marked_and_plain():
@@ -452,9 +452,9 @@ def test_sections_without_headings_are_placed_between_their_neighbours():
         s.claim("[0.8,0.4]", sp.Matrix([[sp.Rational(4, 5), sp.Rational(2, 5)]]))
 
     rep = audit(parse(text, path="chapter.txt"), [d])
-    covered = sorted((t.line, t.text) for t in rep.tokens if t.cls == "covered")
+    covered = sorted((t.line, t.text) for t in rep.tokens if t.attribution.verdict == "covered")
     assert covered == [(1, "[0.5,0.5]"), (3, "2"), (3, "3"), (5, "1"), (5, "[0.8,0.4]")]
-    assert sorted((t.line, t.text) for t in rep.tokens if t.cls == "uncovered") == [
+    assert sorted((t.line, t.text) for t in rep.tokens if t.attribution.verdict == "uncovered") == [
         (1, "2"), (1, "3"), (7, "1"), (7, "2"), (7, "3")]
     assert rep.missing == []
     edited = audit(parse(text.replace("[0.8,0.4]", "[0.8,0.5]"), path="chapter.txt"), [d])
@@ -497,7 +497,7 @@ def test_an_edited_input_or_number_among_several_is_reported_wrong(old, new, tok
     rep = audit(parse(SUMS.replace(old, new), path="sums.txt"), [d])
     (e,) = rep.errata
     assert (e.line, e.printed, e.correct, e.fault) == (3, printed, correct, fault)
-    assert [t.text for t in rep.tokens if t.cls == "wrong"] == [token]  # that number alone
+    assert [t.text for t in rep.tokens if t.attribution.verdict == "wrong"] == [token]  # that number alone
     assert rep.counts.uncovered == 0 and rep.missing == []
 
 
@@ -530,8 +530,11 @@ def test_numbers_of_a_section_that_was_not_checked_say_why(tmp_path):
     rep = audit_file(path, [d])
     (t,) = rep.uncovered()
     assert (t.line, t.text) == (9, "0.25")
-    assert t.reason == ("needs-a-package · 2. A quarter was not checked: needs symseq_no_such_package, which is not "
-                        "installed (pip install 'symseq_no_such_package')")
+    assert t.attribution == Attribution("uncovered", Unchecked(
+        "needs-a-package", "2. A quarter", "needs symseq_no_such_package, which is not installed (pip install "
+        "'symseq_no_such_package')"))
+    assert t.attribution.text() == ("needs-a-package · 2. A quarter was not checked: needs symseq_no_such_package, "
+                                    "which is not installed (pip install 'symseq_no_such_package')")
 
 
 @needs_seeds
@@ -658,7 +661,7 @@ def test_a_matrix_printed_row_by_row_is_one_claim_and_one_input():
 
     rep = audit(parse(ROWS, path="rows.md"), [_rows_derivation()])
     assert not rep.failed and rep.missing == [] and rep.errata == []
-    covered = [(t.line, t.text) for t in rep.tokens if t.cls == "covered"]
+    covered = [(t.line, t.text) for t in rep.tokens if t.attribution.verdict == "covered"]
     assert covered == [(3, "[1, 2]"), (4, "[3, 4]"), (6, "[0.5000, 1.0000]"), (7, "[1.5000, 2.0000]")]
 
 
@@ -711,7 +714,7 @@ def test_a_number_in_a_heading_is_claimed_by_anchoring_the_claim_to_it():
     text = "# Initial vectors (in 3 dimensions)\n\nThe input is x = [1, 0, 2].\n"
     rep = audit(parse(text, path="h.md"), [d])
     assert not rep.failed, rep.failures()
-    assert [(t.line, t.text, t.cls) for t in rep.tokens if t.text == "3"] == [(1, "3", "covered")]
+    assert [(t.line, t.text, t.attribution.verdict) for t in rep.tokens if t.text == "3"] == [(1, "3", "covered")]
     rep = audit(parse(text.replace("in 3 dim", "in 4 dim"), path="h.md"), [d])
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(1, "4", "3")]
 
@@ -772,7 +775,7 @@ def test_a_short_formula_property_is_found_where_it_reads_and_missed_when_edited
     rep = audit(parse(TRAJ, path="traj.md"), [d])
     assert not rep.failed, rep.failures()
     # T=1 takes the 1 after T=, not the 1 of x_t=1 (which no claim prints)
-    line3 = [(t.text, t.cls, t.reason.split("::")[-1]) for t in rep.tokens if t.line == 3]
+    line3 = [(t.text, t.attribution.verdict, t.attribution.what) for t in rep.tokens if t.line == 3]
     assert line3 == [("1.2", "covered", "w_h, the recurrent weight"), ("1", "covered", "the input weight"),
                      ("1", "uncovered", ""), ("1", "covered", "one step has no transition")]
     for edit in ("$T=2$", "$T=$"):
@@ -798,7 +801,7 @@ def test_an_input_is_not_taken_from_another_section_when_its_own_number_is_edite
         rep = audit(parse(TRAJ.replace("$w_x=1$ and input $x_t=1$", edit), path="traj.md"), [d])
         assert rep.failed
         # the second 1 of the code section is no claim's and no input's: w_x does not take it from there
-        assert [(t.cls, t.reason.split("::")[-1]) for t in rep.tokens if t.line == 9] == [
+        assert [(t.attribution.verdict, t.attribution.what) for t in rep.tokens if t.line == 9] == [
             ("covered", "B in the code"), ("uncovered", "")]
 
 
@@ -868,11 +871,11 @@ def test_a_number_word_stands_only_for_a_bare_numeral_and_a_near_word_is_taken()
     rep = audit(parse(text, path="words.md"), [d])
     assert not rep.failed, rep.failures()
     # the label of "Position 1" is no claim's: the weight is the word
-    assert [(t.text, t.cls) for t in rep.tokens if t.line == 5] == [("1", "structural")]
+    assert [(t.text, t.attribution.verdict) for t in rep.tokens if t.line == 5] == [("1", "structural")]
     # a deleted 1 of a fraction is missing, not the word "one" or the label "Position 1" further on
     bad = audit(parse(text.replace("\\mu=\\frac{1}{d}", "\\mu=\\frac{}{d}"), path="words.md"), [d])
     assert bad.failed and len(bad.missing) == 1 and bad.missing[0].lines[0] <= 3 <= bad.missing[0].lines[1]
-    assert [(t.text, t.cls) for t in bad.tokens if t.line == 5] == [("1", "structural")]
+    assert [(t.text, t.attribution.verdict) for t in bad.tokens if t.line == 5] == [("1", "structural")]
     # a deleted entry of A, whose two others run into H' (1, 0 | 2 read as one edit): A is missing at its line
     bad = audit(parse(text.replace("w& 1-w", "w& -w"), path="words.md"), [d])
     assert bad.failed and [m.lines for m in bad.missing] == [(7, 7)] and not bad.errata
@@ -898,7 +901,8 @@ def test_a_section_that_does_not_build_fails_the_audit():
     # its claims were never stated, so the 3 it should have checked is not an all-clear
     assert rep.failed and rep.failures()[0].startswith("1 section(s) of the derivation did not build: broken · 2 Scores")
     (three,) = [t for t in rep.tokens if t.text == "3"]
-    assert three.cls == "uncovered" and "RuntimeError: a bug in the derivation" in three.reason
+    assert three.attribution == Attribution("uncovered", Unchecked("broken", "2 Scores",
+                                                                   "RuntimeError: a bug in the derivation"))
     assert rep.as_json()["broken_sections"] == [{"derivation": "broken", "section": "2 Scores",
                                                  "error": "RuntimeError: a bug in the derivation"}]
 
@@ -923,7 +927,7 @@ def test_a_claim_that_cannot_be_checked_fails_the_audit():
     assert rep.failed and rep.undecided and rep.undecided[0][0] == "undecided::1 Loss::L, claimed by its ledger item"
     assert any(f.startswith("1 claim(s) could not be checked: undecided::1 Loss") for f in rep.failures())
     (num,) = [t for t in rep.tokens if t.text == "4.5"]
-    assert num.cls == "uncovered" and "error" in num.reason
+    assert num.attribution.verdict == "uncovered" and num.attribution.detail.startswith("error")
     assert rep.as_json()["undecided_claims"][0]["claim"] == "undecided::1 Loss::L, claimed by its ledger item"
 
 
@@ -989,7 +993,7 @@ def test_an_input_anchored_to_its_line_is_found_there_and_wrong_there():
 
     text = "# 1 Loss\n\n```python\ntarget = X.new_tensor([[0.5]])\nloss = 0.5 * (p - target).square().sum()\n```\n"
     rep = audit(parse(text, path="t.md"), [d])
-    assert not rep.failed and [t.reason.split("::")[-1] for t in rep.tokens if t.text == "0.5"] == [
+    assert not rep.failed and [t.attribution.what for t in rep.tokens if t.text == "0.5"] == [
         "target in the code", "the loss factor"]
     rep = audit(parse(text.replace("[[0.5]]", "[[0.6]]"), path="t.md"), [d])
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(4, "0.6", "0.5")]
@@ -1014,7 +1018,7 @@ def test_an_input_whose_anchor_ends_with_its_number_is_that_number_not_another_o
     text = "# 1 Tags\n\nADJ sits at index 4 rather than 3: index 3 belongs to ADV.\n"
     rep = audit(parse(text, path="tags.md"), [d])
     assert not rep.failed
-    assert [t.reason.split("::")[-1] for t in rep.tokens if t.text in "34"][:2] == ["ADJ's index",
+    assert [t.attribution.what for t in rep.tokens if t.text in "34"][:2] == ["ADJ's index",
                                                                                    "the index ADJ does not have"]
     rep = audit(parse(text.replace("rather than 3", "rather than "), path="tags.md"), [d])
     assert rep.failed and [(m.what, m.lines) for m in rep.missing] == [("the index ADJ does not have", (3, 3))]
@@ -1067,9 +1071,9 @@ def test_a_section_ends_at_the_next_heading_of_its_level_that_no_section_names(t
     # "## 2. By hand" (line 11) ends "1. Weights"; "### A detail" (line 7) does not
     assert ranges == {"1. Weights": (3, 10), "3. Output": (15, 17)}
     rep = audit_file(tmp_path / "levels.md", [d])
-    cls = {(t.line, t.text): (t.cls, t.reason) for t in rep.tokens}
-    assert cls[(9, "0.25")][0] == "covered" and cls[(13, "1.0")][0] == "covered"
-    assert cls[(13, "1.0")][1].startswith("page arithmetic") and not rep.failed  # 0.5 · 2 checked with no section
+    cls = {(t.line, t.text): t.attribution for t in rep.tokens}
+    assert cls[(9, "0.25")].verdict == "covered" and cls[(13, "1.0")].verdict == "covered"
+    assert cls[(13, "1.0")].statement is not None and not rep.failed  # 0.5 · 2 checked with no section
 
     tex = "\\section{Weights}\n$w = 0.5$\n\\subsection{Detail}\n$w^2 = 0.25$\n\\section{By hand}\n$0.5 + 0.5 = 1$\n"
     (tmp_path / "levels.tex").write_text(tex, encoding="utf-8")

@@ -33,7 +33,7 @@ NOTEBOOK, PAGE, MARKDOWN, LATEX = (DATA / f"small.{x}" for x in ("ipynb", "html"
 def _tokens(doc):
     """(line text of the token's place, token text, "q" for a quantity or the structural reason) of every token."""
     classify(doc)
-    return [(doc.where(t.line), t.text, "q" if not t.tier else t.reason) for t in doc.tokens]
+    return [(doc.where(t.line), t.text, "q" if not t.tier else t.rule) for t in doc.tokens]
 
 
 def _small_notebook_derivation():

@@ -46,7 +46,7 @@ def test_structural_reasons():
 
     def verdict(lineno, text):
         t = tok[(lineno, text)]
-        return t.tier, t.reason
+        return t.tier, t.rule
 
     assert verdict(1, "8") == (HARD, "label (table, figure, section, week, handout …)")
     assert verdict(5, "1")[1] == "list marker" and verdict(6, "2")[1] == "list marker"
@@ -55,7 +55,7 @@ def test_structural_reasons():
     assert verdict(10, "2017") == (HARD, "year")
     assert verdict(11, "2.8") == (HARD, "software version")
     assert verdict(11, "0")[1] == "index value" and verdict(11, "2")[1] == "index value"
-    reasons_11 = {t.reason for t in doc.tokens if t.line == 11}
+    reasons_11 = {t.rule for t in doc.tokens if t.line == 11}
     assert {"subscript index", "index arithmetic", "random seed"} <= reasons_11
     assert all(t.tier for t in doc.tokens if t.line == 11)
     assert verdict(12, "4") == (SOFT, "token ID")
@@ -78,7 +78,7 @@ def test_quantities_stay_quantities():
 def test_seeds_and_index_arithmetic():
     doc = parse("Three initialization seeds, 6206/6207/6208, are kept; the range is 0 to T-1 with x_{t+1}.")
     classify(doc)
-    reasons = {t.text: t.reason for t in doc.tokens}
+    reasons = {t.text: t.rule for t in doc.tokens}
     assert reasons["6206"] == reasons["6207"] == reasons["6208"] == "random seed"
     assert reasons["1"] in ("index arithmetic", "subscript index")
     assert reasons["0"] == ""  # a bare 0 in prose is a quantity
@@ -88,7 +88,7 @@ def test_a_script_label_named_in_the_prose_is_structural():
     doc = parse(r"The superscript \((0)\) denotes the input; the subscript 2 labels a head. "
                 r"The exponent 2 squares, and the superscript \(h\) labels a derivative.")
     classify(doc)
-    verdicts = [(t.text, t.tier, t.reason) for t in doc.tokens]
+    verdicts = [(t.text, t.tier, t.rule) for t in doc.tokens]
     named = "superscript or subscript label named in the text"
     assert verdicts == [("0", SOFT, named), ("2", SOFT, named), ("2", "", "")]  # an exponent's value stays a quantity
 
@@ -112,7 +112,7 @@ def test_tables_headings_and_code_are_found():
 def test_numbered_steps_are_list_markers_and_products_are_not():
     doc = parse("1 · Embed tokens and add positions.\n\n2 · Project with $W_Q=[1,0]$.\n\n3 · 4 = 12 by hand.\n")
     classify(doc)
-    reasons = {(t.line, t.text): t.reason for t in doc.tokens}
+    reasons = {(t.line, t.text): t.rule for t in doc.tokens}
     assert reasons[(1, "1")] == reasons[(3, "2")] == "list marker"
     assert reasons[(5, "3")] == "" and reasons[(5, "4")] == ""  # "3 · 4" is a product, not a step
 
@@ -120,7 +120,7 @@ def test_numbered_steps_are_list_markers_and_products_are_not():
 def test_hash_numbers_are_references():
     doc = parse("Use #12's architecture section; §9.4 and #12 §7 guide it. The ratio 3#4 and \\#5 in LaTeX.\n")
     classify(doc)
-    by = [(t.text, t.reason) for t in doc.tokens]
+    by = [(t.text, t.rule) for t in doc.tokens]
     assert by.count(("12", "numbered reference (#12)")) == 2
     assert ("5", "numbered reference (#12)") in by
     assert ("3", "") in by and ("4", "") in by  # '#' glued to a preceding number is not a reference
@@ -139,5 +139,5 @@ def test_assignments_from_dotted_calls_are_code_and_sentences_are_not():
         """))
     classify(doc)
     assert doc.code == {3, 4, 6}
-    assert {t.reason for t in doc.tokens if t.line in (3, 4, 6)} == {"code"}
+    assert {t.rule for t in doc.tokens if t.line in (3, 4, 6)} == {"code"}
     assert [t.text for t in doc.tokens if t.line == 8 and not t.tier] == ["3", "(-1, 1)"]

@@ -43,7 +43,7 @@ def test_a_table_that_is_the_sum_of_two_others_is_checked_row_by_row():
     rows = [s for s in rep.statements if " + " in s.text]
     assert len(rows) == 6 and all(s.status in ("ok", "drift") for s in rows)
     assert rows[0].text.startswith("(0.2, 0.9, 0.4, 1, -0.2) + (-0.817, 0.315")
-    third = {t.line for t in rep.tokens if t.cls == "covered"}
+    third = {t.line for t in rep.tokens if t.attribution.verdict == "covered"}
     assert third == {s.line for s in rows}  # the sums' numbers are checked; the operands are not claimed
 
 

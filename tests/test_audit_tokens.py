@@ -139,7 +139,7 @@ def test_a_huge_exponent_in_the_text_is_an_uncovered_number(tmp_path):
         s.claim("0.5", sp.Rational(1, 2), what="a half")
 
     rep = audit(parse("A half\n\nThe value is 0.5, not 1e99999999 or 0.6e99999999 here.\n", path="half.txt"), [d])
-    assert [(t.text, t.cls) for t in rep.tokens] == [("0.5", "covered"), ("1e99999999", "uncovered"),
+    assert [(t.text, t.attribution.verdict) for t in rep.tokens] == [("0.5", "covered"), ("1e99999999", "uncovered"),
                                                      ("0.6e99999999", "uncovered")]
     assert rep.ok
 

@@ -157,7 +157,7 @@ def test_given_with_several_values_declares_each_printed_row_in_order(tmp_path):
     assert not s.error, s.error
     assert [g.seq for g in s.inputs] == [0, 1, 2] and [g.what for g in s.inputs] == ["the rows of X, then row 0 again"] * 3
     assert sp.Matrix(s.inputs[1].value.shape) == sp.Matrix([1, 2])
-    cls = {(t.line, t.text): t.cls for t in rep.tokens}
+    cls = {(t.line, t.text): t.attribution.verdict for t in rep.tokens}
     # the third printed row differs from row 0 of X in its second entry (0.25 against 0.2): the input mismatch is wrong
     assert cls[(5, "[0.1, 0.2]")] == cls[(6, "[0.3, 0.4]")] == "covered"
     assert cls[(7, "[0.1, 0.25]")] == "wrong" and rep.failed

@@ -90,7 +90,7 @@ def test_audit_of_the_pages_own_arithmetic_prints_as_much_as_asked(tmp_path, cap
     assert code == 1 and "errata (1)" in lines[0] and "checked and right" not in "\n".join(lines)
     code, lines, _ = _run(["audit", str(page), "--no-bundled", "--quiet"], capsys)
     assert code == 1 and len(lines) == 2
-    assert lines[0].startswith("page.md: 2 arithmetic statements — 1 right, 1 wrong")
+    assert lines[0].startswith("page.md: ") and "(the page's own arithmetic: 2 statements — 1 right, 1 wrong" in lines[0]
     code, lines, _ = _run(["audit", str(page), "--no-bundled", "--all"], capsys)
     assert "checked and right (1)" in "\n".join(lines)
 

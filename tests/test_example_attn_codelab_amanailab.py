@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from mpmath import exp, matrix, mp, mpf, sqrt
 
+from symseq.audit.attribution import Given
 from symseq.audit import read
 from symseq.cli import main
 
-from example_helpers import EXAMPLES, rounds_to, section_lines, section_of_reason
+from example_helpers import EXAMPLES, rounds_to, section_lines, section_of
 from example_helpers import derivation, report  # noqa: F401 (the module's fixtures)
 
 MD = EXAMPLES / "attn-codelab-amanailab.md"
@@ -94,7 +95,7 @@ def test_errata_are_located_at_their_lines(report):
         assert e.source == f"{NAME}::{claim}"
         assert e.printed == ", ".join(p for p, _ in entries)
         assert e.correct == ", ".join(c for _, c in entries)
-    wrong = sorted((t.line, t.text) for t in report.tokens if t.cls == "wrong")
+    wrong = sorted((t.line, t.text) for t in report.tokens if t.attribution.verdict == "wrong")
     assert wrong == [(15, "[1.66082, 2.66082]"), (15, "[2.33918, 3.33918]"),
                      (23, "[1.66082, 2.66082]"), (23, "[2.33918, 3.33918]"), (27, "[16.60882, 26.60882]")]
     assert report.missing == []
@@ -102,8 +103,8 @@ def test_errata_are_located_at_their_lines(report):
 
 def test_every_printed_input_is_covered(report):
     for line in (15, 22, 26):
-        vectors = [t for t in report.tokens if t.line == line and t.kind == "vector" and t.cls != "wrong"]
-        assert vectors and all(t.cls == "covered" and t.reason.startswith("input ") for t in vectors), line
+        vectors = [t for t in report.tokens if t.line == line and t.kind == "vector" and t.attribution.verdict != "wrong"]
+        assert vectors and all(t.attribution.verdict == "covered" and isinstance(t.attribution.by, Given) for t in vectors), line
 
 
 # -- the errata, recomputed without symseq -------------------------------------------------------------------------
@@ -133,11 +134,11 @@ def test_errata_recomputed_in_mpmath():
 def test_no_token_is_claimed_by_another_section(report, derivation):
     spans = section_lines(MD)
     for t in report.tokens:
-        if t.cls not in ("covered", "wrong") or t.reason.startswith("page arithmetic"):
+        if t.attribution.verdict not in ("covered", "wrong") or t.attribution.statement is not None:
             continue
         home = next((title for title, (a, b) in spans.items() if a <= t.line <= b), None)
-        owner = section_of_reason(t.reason, derivation)
-        assert owner == home, f"line {t.line} {t.text!r} (section {home!r}) is claimed by {t.reason!r}"
+        owner = section_of(t.attribution, derivation)
+        assert owner == home, f"line {t.line} {t.text!r} (section {home!r}) is claimed by {t.attribution.text()!r}"
 
 
 def test_no_line_holding_a_quantity_is_a_heading():
@@ -149,5 +150,5 @@ def test_no_line_holding_a_quantity_is_a_heading():
 def test_case_labels_are_not_quantities(report):
     for line in (21, 25):
         label = min((t for t in report.tokens if t.line == line), key=lambda t: t.start)
-        assert label.text == ("1" if line == 21 else "2") and label.cls == "structural", (line, label.cls)
+        assert label.text == ("1" if line == 21 else "2") and label.attribution.verdict == "structural", (line, label.attribution.verdict)
     assert report.counts.uncovered == 0

@@ -21,10 +21,11 @@ from fractions import Fraction
 
 from mpmath import exp, mp, mpf, sqrt
 
+from symseq.audit.attribution import Given
 from symseq.audit import read
 from symseq.cli import main
 
-from example_helpers import EXAMPLES, rounds_to, section_lines, section_of_reason
+from example_helpers import EXAMPLES, rounds_to, section_lines, section_of
 from example_helpers import derivation, report  # noqa: F401 (the module's fixtures)
 
 MD = EXAMPLES / "attn-course-cat-sat.md"
@@ -102,20 +103,20 @@ def test_printed_numbers_recomputed_in_mpmath():
 def test_no_token_is_claimed_by_another_section(report, derivation):
     spans = section_lines(MD)
     for t in report.tokens:
-        if t.cls not in ("covered", "wrong") or t.reason.startswith("page arithmetic"):
+        if t.attribution.verdict not in ("covered", "wrong") or t.attribution.statement is not None:
             continue
         home = next((title for title, (a, b) in spans.items() if a <= t.line <= b), None)
-        owner = section_of_reason(t.reason, derivation)
-        assert owner == home, f"line {t.line} {t.text!r} (section {home!r}) is claimed by {t.reason!r}"
+        owner = section_of(t.attribution, derivation)
+        assert owner == home, f"line {t.line} {t.text!r} (section {home!r}) is claimed by {t.attribution.text()!r}"
 
 
 def test_the_given_rows_and_step_1_are_covered(report):
     for line in (11, 12, 13, 16, 17, 18, 21, 22, 23):
         vec = [t for t in tokens_on(report, line) if t.kind == "vector"]
-        assert len(vec) == 1 and vec[0].cls == "covered" and vec[0].reason.startswith("input "), line
+        assert len(vec) == 1 and vec[0].attribution.verdict == "covered" and isinstance(vec[0].attribution.by, Given), line
     for line in (31, 32, 33):
-        quantities = [t for t in tokens_on(report, line) if t.cls != "structural"]
-        assert len(quantities) == 9 and all(t.cls == "covered" for t in quantities), line
+        quantities = [t for t in tokens_on(report, line) if t.attribution.verdict != "structural"]
+        assert len(quantities) == 9 and all(t.attribution.verdict == "covered" for t in quantities), line
 
 
 def test_no_line_holding_a_quantity_is_a_heading():
@@ -132,17 +133,17 @@ def test_audit_cli_exits_0(capsys):
 
 def test_softmax_lines_are_attributed_to_their_claims(report):
     def owners(line):
-        return [t.reason.split(":")[0] if t.reason.startswith("page") else t.reason.rsplit("::", 1)[0]
-                for t in tokens_on(report, line) if t.cls != "structural"]
+        return [f"page arithmetic, line {a.statement.line}" if a.statement is not None else a.claim_id.rsplit("::", 1)[0]
+                for t in tokens_on(report, line) if (a := t.attribution).verdict != "structural"]
 
-    assert [t.cls for t in tokens_on(report, 51)] == ["covered"]
+    assert [t.attribution.verdict for t in tokens_on(report, 51)] == ["covered"]
     # 1.78 + 1.78 + 1 = 4.56 and 1.78 / 4.56 = 0.39: each printed number by its claim, the copies of e^{s_j} and
     # of their sum included (so a copy edited within the statement's rounding, 1.79 + 1.78 + 1, still fails)
     softmax = f"{NAME}::Step 3: Softmax"
     assert [o.startswith(softmax) for o in owners(57)] == [True] * 4
     for line in (59, 60, 61):
         assert [o.startswith(softmax) for o in owners(line)] == [True] * 3, line
-    assert all(t.cls == "covered" for ln in (57, 59, 60, 61) for t in tokens_on(report, ln) if t.cls != "structural")
+    assert all(t.attribution.verdict == "covered" for ln in (57, 59, 60, 61) for t in tokens_on(report, ln) if t.attribution.verdict != "structural")
     assert report.missing == []
 
 
@@ -154,7 +155,7 @@ def test_exponent_is_one_token():
 
 
 def test_only_the_percentages_are_uncovered(report):
-    uncovered = [(t.line, t.text) for t in report.tokens if t.cls == "uncovered"]
+    uncovered = [(t.line, t.text) for t in report.tokens if t.attribution.verdict == "uncovered"]
     assert uncovered == [(PERCENT_LINE, "39%"), (PERCENT_LINE, "39%"), (PERCENT_LINE, "22%")]
     for line in (10, 15, 20):
-        assert [t.cls for t in tokens_on(report, line)] == ["structural"], line
+        assert [t.attribution.verdict for t in tokens_on(report, line)] == ["structural"], line

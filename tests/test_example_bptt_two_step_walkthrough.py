@@ -96,7 +96,7 @@ def test_the_audit_finds_exactly_the_errata(report):
     c = report.counts
     assert c.wrong == 12 and c.covered >= 40
     # the numbers of a list in a block quote ("> 1. the loss at t=1") are list markers
-    assert {t.cls for t in report.tokens if t.line in (53, 54) and t.text in ("1", "2") and t.start < 4} \
+    assert {t.attribution.verdict for t in report.tokens if t.line in (53, 54) and t.text in ("1", "2") and t.start < 4} \
         == {"structural"}
     # (0.7790)^2 on line 65 is the page's h_2 squared, not an erratum: h_2 is not bound to y_2's 1.558
     assert [e.printed for e in report.errata if e.line == 65] == ["0.6069", "0.3931"]

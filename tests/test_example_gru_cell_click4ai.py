@@ -21,7 +21,9 @@ from mpmath import mp, mpf, tanh, exp
 from symseq.audit import read
 from symseq.cli import main
 
-from example_helpers import EXAMPLES, rounds_to, section_lines, section_of_reason
+from symseq.audit.attribution import Given
+
+from example_helpers import EXAMPLES, rounds_to, section_lines, section_of
 from example_helpers import derivation, report  # noqa: F401 (the module's fixtures)
 
 MD = EXAMPLES / "gru-cell-click4ai.md"
@@ -108,11 +110,11 @@ def test_errata_recomputed_in_mpmath():
 def test_no_token_is_claimed_by_another_section(report, derivation):
     spans = section_lines(MD)
     for t in report.tokens:
-        if t.cls not in ("covered", "wrong") or t.reason.startswith("page arithmetic"):
+        if t.attribution.verdict not in ("covered", "wrong") or t.attribution.statement is not None:
             continue
         home = next((title for title, (a, b) in spans.items() if a <= t.line <= b), None)
-        owner = section_of_reason(t.reason, derivation)
-        assert owner == home, f"line {t.line} {t.text!r} (section {home!r}) is claimed by {t.reason!r}"
+        owner = section_of(t.attribution, derivation)
+        assert owner == home, f"line {t.line} {t.text!r} (section {home!r}) is claimed by {t.attribution.text()!r}"
 
 
 def test_no_line_holding_a_quantity_is_a_heading():
@@ -129,13 +131,13 @@ def test_errata_are_located_at_their_lines(report):
             assert printed in located[line].printed and correct in located[line].correct
     assert report.counts.wrong == 2
     assert report.counts.uncovered == 0
-    wrong = {(t.line, t.text) for t in report.tokens if t.cls == "wrong"}
+    wrong = {(t.line, t.text) for t in report.tokens if t.attribution.verdict == "wrong"}
     assert wrong == {(45, "[0.500, 0.337]"), (47, "[0.300, 0.198]")}
 
 
 def test_test_case_2_expected_value_is_the_claims_token(report):
     row = sorted((t for t in report.tokens if t.line == 69), key=lambda t: t.start)
     assert [t.text for t in row] == ["[0.0,0.0]", "[0.0,0.0]", "[0.0, 0.0]"]
-    assert row[0].reason.startswith("input ") and row[0].reason.endswith("x of test case 2")
-    assert row[1].reason.startswith("input ") and row[1].reason.endswith("h of test case 2")
-    assert row[2].reason.endswith("h for any W (symbolic weights, expanded)")
+    assert isinstance(row[0].attribution.by, Given) and row[0].attribution.what == "x of test case 2"
+    assert isinstance(row[1].attribution.by, Given) and row[1].attribution.what == "h of test case 2"
+    assert row[2].attribution.what == "h for any W (symbolic weights, expanded)"

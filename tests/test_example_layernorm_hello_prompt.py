@@ -202,15 +202,15 @@ def test_multiline_output_matrix_is_read_as_one_claim(report):
     """The six printed lines of 'After manual layer norm' are the one 6×4 claim, every line wrong."""
     toks = [t for t in report.tokens if MANUAL <= t.line < MANUAL + 6]
     assert [t.line for t in toks] == list(range(MANUAL, MANUAL + 6))
-    assert {t.cls for t in toks} == {"wrong"} and len({t.reason for t in toks}) == 1
+    assert {t.attribution.verdict for t in toks} == {"wrong"} and len({t.attribution.claim_id for t in toks}) == 1
 
 
 def test_reported_and_covered(report):
-    reported = {t.line for t in report.tokens if t.cls == "reported"}
+    reported = {t.line for t in report.tokens if t.attribution.verdict == "reported"}
     for where in ("[15.2, -8.9, 22.1, -12.4]", "[0.23, -0.87, 1.12, -0.48]", "layer_5_gradient = 15.7",
                   "out of 100 and others out of 1000"):
         assert _line_of(where) in reported, where
-    covered = {(t.line, t.text) for t in report.tokens if t.cls == "covered"}
+    covered = {(t.line, t.text) for t in report.tokens if t.attribution.verdict == "covered"}
     for where, text in (("hello_features = [0.1, 0.3, -0.2, 0.8]", "[0.1, 0.3, -0.2, 0.8]"),
                         ("     = 0.1325", "0.1325"), ("Layer 1:  [-0.41, 0.14, -1.24, 1.51]", "[-0.41, 0.14, -1.24, 1.51]"),
                         ("Mean=6.5", "6.5"), ("√(0.1325 + 0.00001) = 0.364", "0.00001"),
@@ -238,23 +238,16 @@ def _section_regions(derivation):
     return out
 
 
-def _section_of_reason(reason: str, titles) -> str:
-    rest = reason.removeprefix("input ").removeprefix(NAME + "::")
-    hits = [t for t in titles if rest.startswith(t) and rest[len(t):len(t) + 2] in ("::", ", ")]
-    assert hits, reason
-    return max(hits, key=len)
-
-
 def _foreign_claims(report, derivation):
     regions = _section_regions(derivation)
     titles = [s.title for s in derivation.sections]
     bad = []
     for t in report.tokens:
-        if t.cls not in ("covered", "wrong") or not t.reason.removeprefix("input ").startswith(NAME + "::"):
+        if t.attribution.verdict not in ("covered", "wrong") or (t.attribution.section or ("",))[0] != NAME:
             continue
         inside = [title for a, b, title in sorted(regions, reverse=True) if a <= t.line <= b]  # innermost first
-        if not inside or _section_of_reason(t.reason, titles) != inside[0]:
-            bad.append((t.line, t.text, t.reason))
+        if not inside or t.attribution.section[1] != inside[0]:
+            bad.append((t.line, t.text, t.attribution.text()))
     return bad
 
 
@@ -263,9 +256,9 @@ def test_no_token_is_claimed_from_another_line_or_section(report, derivation):
     first = _line_of("Original embeddings:", OUTPUT) + 1
     for line in range(first, first + 6):
         toks = [t for t in report.tokens if t.line == line]
-        assert toks and all(t.cls == "covered" and "Original embeddings" in t.reason for t in toks), line
+        assert toks and all(t.attribution.verdict == "covered" and "Original embeddings" in t.attribution.what for t in toks), line
     hello = _line_of("Original 'Hello' features: tensor(")
-    assert all(t.cls == "covered" for t in report.tokens if t.line == hello)
+    assert all(t.attribution.verdict == "covered" for t in report.tokens if t.line == hello)
     assert not [m for m in report.missing if m.kind == "input"]
 
 
@@ -296,7 +289,7 @@ def test_printed_output_block_is_not_code():
 
     r = audit_file(DOC, [bare], arithmetic=False)  # with it, the block's mean and std lines are checked as well
     first, last = _line_of("Original embeddings:", OUTPUT), _line_of("Normalized std: 1.000000")
-    classes = {t.cls for t in r.tokens if first <= t.line <= last and "." in t.text}
+    classes = {t.attribution.verdict for t in r.tokens if first <= t.line <= last and "." in t.text}
     assert classes == {"uncovered"}, classes
 
 
@@ -304,7 +297,7 @@ def test_no_line_with_a_quantity_is_a_heading(report):
     doc = read(DOC)
     line = _line_of("**24 times** in all!")
     assert line not in {h.line for h in doc.headings}
-    assert {t.text: t.cls for t in report.tokens if t.line == line} == {"12": "covered", "24": "covered"}
+    assert {t.text: t.attribution.verdict for t in report.tokens if t.line == line} == {"12": "covered", "24": "covered"}
     assert not report.missing
 
 

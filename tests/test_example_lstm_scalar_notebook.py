@@ -62,8 +62,8 @@ def test_the_clean_page_audits_with_every_number_covered(report):
     c = report.counts
     assert c.uncovered == 0 and c.wrong == 0 and c.covered == c.quantity >= 39
     # the notebook's execution counter and the step labels are no quantities
-    assert [t.cls for t in report.tokens if t.line == _line_of("In [1]:")] == ["structural"]
-    step2 = [(t.text, t.cls) for t in report.tokens if t.line == _line_of("Time step 2: Input")]
+    assert [t.attribution.verdict for t in report.tokens if t.line == _line_of("In [1]:")] == ["structural"]
+    step2 = [(t.text, t.attribution.verdict) for t in report.tokens if t.line == _line_of("Time step 2: Input")]
     assert step2 == [("2", "structural"), ("2", "covered")]
 
 
@@ -95,5 +95,5 @@ def test_a_deleted_result_is_missing_where_it_was_printed(derivation):
 def test_an_unclaimed_result_of_the_output_block_is_uncovered(derivation):
     extra = TEXT.replace("  Output gate: o_t = 0.8459\n", "  Output gate: o_t = 0.8459\n  Peephole: p_t = 0.4321\n")
     rep = audit(parse(extra, path=MD.name), [derivation])
-    assert [(t.text, t.cls) for t in rep.uncovered()] == [("0.4321", "uncovered")]
+    assert [(t.text, t.attribution.verdict) for t in rep.uncovered()] == [("0.4321", "uncovered")]
     assert rep.failures(fail_under=100)

@@ -135,7 +135,7 @@ def test_errata_found_at_their_lines(report, where, printed, correct):
 
 
 def test_the_correct_lines_are_covered(report):
-    covered = {(t.line, t.text) for t in report.tokens if t.cls == "covered"}
+    covered = {(t.line, t.text) for t in report.tokens if t.attribution.verdict == "covered"}
     for where, text in (("PE(0)=[sin(0),cos(0),sin(0),cos(0)]=[0,1,0,1]", "[0,1,0,1]"),
                         ("sin(1)≈0.841", "0.841"), ("cos(1)≈0.540", "0.540"),
                         ("PE(2)=[0.909,−0.416,0.02,0.9998]", "[0.909,−0.416,0.02,0.9998]"),
@@ -150,7 +150,7 @@ def test_the_garbled_values_are_not_passed_over(report):
     """0.0.00999 and 0.0.9999 (two dots) cannot be stated as claims; they must not count as covered or structural."""
     for text in ("0.0.00999", "0.0.9999"):
         toks = [t for t in report.tokens if t.text == text]
-        assert len(toks) == 1 and toks[0].cls == "uncovered", [(t.line, t.cls) for t in toks]
+        assert len(toks) == 1 and toks[0].attribution.verdict == "uncovered", [(t.line, t.attribution.verdict) for t in toks]
 
 
 def _section_regions(derivation, doc):
@@ -166,23 +166,16 @@ def _section_regions(derivation, doc):
     return [(a, (starts[k + 1][0] - 1) if k + 1 < len(starts) else len(lines), t) for k, (a, t) in enumerate(starts)]
 
 
-def _section_of_reason(reason: str, titles) -> str:
-    rest = reason.removeprefix("input ").removeprefix(NAME + "::")
-    hits = [t for t in titles if rest.startswith(t) and rest[len(t):len(t) + 2] in ("::", ", ")]
-    assert hits, reason
-    return max(hits, key=len)
-
-
 def test_no_token_is_claimed_from_another_section(report, derivation):
     doc = read(DOC)
     regions = _section_regions(derivation, doc)
     titles = [s.title for s in derivation.sections]
     for t in report.tokens:
-        if t.cls not in ("covered", "wrong") or not t.reason.removeprefix("input ").startswith(NAME + "::"):
+        if t.attribution.verdict not in ("covered", "wrong") or (t.attribution.section or ("",))[0] != NAME:
             continue
         inside = [title for a, b, title in regions if a <= t.line <= b]
-        assert inside, (t.line, t.text, t.reason)
-        assert _section_of_reason(t.reason, titles) == inside[0], (t.line, t.text, t.reason)
+        assert inside, (t.line, t.text, t.attribution)
+        assert t.attribution.section[1] == inside[0], (t.line, t.text, t.attribution)
 
 
 def test_every_section_title_is_a_heading_of_the_rendition(derivation):
@@ -199,7 +192,7 @@ def test_no_line_with_a_quantity_is_a_heading(report):
     quantity = {t.line for t in doc.tokens if t.kind in ("vector", "matrix") or "." in t.text}
     assert not heading_lines & quantity, sorted(heading_lines & quantity)
     line = _line_of("**[0.45,−0.32,0.12,0.99]+[0.00,1.00,0.00,1.00] = [0.45,0.68,0.12,1.99]**")
-    assert {t.cls for t in report.tokens if t.line == line} == {"covered"}
+    assert {t.attribution.verdict for t in report.tokens if t.line == line} == {"covered"}
 
 
 def test_escaped_bracket_vectors_in_tables(report):
@@ -233,7 +226,7 @@ def test_position_arguments_are_structural(report):
     for where, text in expect:
         line = _line_of(where)
         toks = [t for t in report.tokens if t.line == line and t.text == text]
-        assert toks and all(t.cls == "structural" for t in toks), (where, text, [t.cls for t in toks])
+        assert toks and all(t.attribution.verdict == "structural" for t in toks), (where, text, [t.attribution.verdict for t in toks])
 
 
 def test_plain_sin_is_readable():

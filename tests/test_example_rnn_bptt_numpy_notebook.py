@@ -141,7 +141,7 @@ def test_the_audit_finds_exactly_the_errata(report):
     c = report.counts
     assert (c.wrong, c.uncovered, c.covered) == (5, 0, 11)
     # prompts, identifiers (h3, x[2]) and the digits of the formulas are no quantities
-    assert {t.cls for t in report.tokens if t.line in (14, 55, 90, 114)} == {"structural"}
+    assert {t.attribution.verdict for t in report.tokens if t.line in (14, 55, 90, 114)} == {"structural"}
 
 
 @pytest.mark.parametrize("old, new", [("y = 7.0", "y = 8.0"), ("[0.87975882, 0.97711011]", "[0.87975882, 0.97711021]"),

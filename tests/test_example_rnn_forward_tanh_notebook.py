@@ -18,7 +18,7 @@ from mpmath import mp, mpf, tanh
 from symseq.audit import read
 from symseq.cli import main
 
-from example_helpers import EXAMPLES, rounds_to, section_lines, section_of_reason
+from example_helpers import EXAMPLES, rounds_to, section_lines, section_of
 from example_helpers import derivation, report  # noqa: F401 (the module's fixtures)
 
 MD = EXAMPLES / "rnn-forward-tanh-notebook.md"
@@ -74,14 +74,14 @@ def test_audit_errata_at_their_lines(report):
     found = {(e.line, e.printed): e.correct for e in report.errata}
     assert found == ERRATA
     assert {(e.line, e.printed) for e in report.errata if e.kind == "arithmetic"} == {(34, "0.809"), (37, "0.708")}
-    wrong = {(t.line, t.text) for t in report.tokens if t.cls == "wrong"}
+    wrong = {(t.line, t.text) for t in report.tokens if t.attribution.verdict == "wrong"}
     assert wrong == set(ERRATA)
     assert report.counts.uncovered == 0 and report.counts.wrong == 4 and report.counts.covered == 27
 
 
 def test_numpy_output_is_covered(report):
-    printed = {t.line: (t.text, t.cls) for t in report.tokens if t.line in (82, 83, 84) and t.kind == "number"
-               and t.cls in ("covered", "wrong")}
+    printed = {t.line: (t.text, t.attribution.verdict) for t in report.tokens if t.line in (82, 83, 84) and t.kind == "number"
+               and t.attribution.verdict in ("covered", "wrong")}
     assert printed == {82: ("0.753066", "covered"), 83: ("0.809829", "covered"), 84: ("0.708873", "covered")}
 
 
@@ -118,11 +118,11 @@ def test_errata_recomputed_in_mpmath():
 def test_no_token_is_claimed_by_another_section(report, derivation):
     spans = section_lines(MD, PLAIN_HEADINGS)
     for t in report.tokens:
-        if t.cls not in ("covered", "wrong") or t.reason.startswith("page arithmetic"):
+        if t.attribution.verdict not in ("covered", "wrong") or t.attribution.statement is not None:
             continue
         home = next((title for title, (a, b) in spans.items() if a <= t.line <= b), None)
-        owner = section_of_reason(t.reason, derivation)
-        assert owner == home, f"line {t.line} {t.text!r} (section {home!r}) is claimed by {t.reason!r}"
+        owner = section_of(t.attribution, derivation)
+        assert owner == home, f"line {t.line} {t.text!r} (section {home!r}) is claimed by {t.attribution.text()!r}"
 
 
 def test_no_line_holding_a_quantity_is_a_heading():

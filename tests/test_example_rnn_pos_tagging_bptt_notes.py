@@ -145,7 +145,7 @@ def test_the_page_audits_clean_with_every_quantity_covered(report):
     # superscripts (x^{(1)}), subscripts (I_5), the bounds of a sum and "index 3" are no quantities
     for text in (r"\text{the}   &\to x^{(1)}", r"W = \mathbf{I}_5, \qquad U", r"\frac{1}{5}\sum_{t=1}^{5}"):
         line = _line_of(text)
-        assert [t.cls for t in report.tokens if t.line == line and t.text in ("1", "5")].count("structural") >= 1
+        assert [t.attribution.verdict for t in report.tokens if t.line == line and t.text in ("1", "5")].count("structural") >= 1
 
 
 def test_cli_audit_exits_0(capsys):

@@ -96,7 +96,7 @@ def test_the_notebook_audits_with_every_number_covered(report):
     c = report.counts
     assert c.uncovered == 0 and c.wrong == 0 and c.covered == c.quantity >= 46
     assert report.rendered  # lines are named by cell
-    where = {report.where(t.line) for t in report.tokens if t.cls == "covered"}
+    where = {report.where(t.line) for t in report.tokens if t.attribution.verdict == "covered"}
     assert f"cell {_cell_of(11)} (In [11]), output line 3" in where  # the third row of the weights
     assert f"cell {_cell_of(2)} (In [2]), line 6" in where  # the third embedding, an input printed in code
 

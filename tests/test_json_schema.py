@@ -151,7 +151,8 @@ def test_an_audit_with_errata_and_places_follows_the_schema(page, tmp_path, monk
 def test_the_derivation_free_audit_of_each_example_page_follows_the_schema(page, tmp_path, monkeypatch):
     doc = _cli_json(tmp_path, monkeypatch, "audit", str(page))
     assert problems(doc, "audit") == []
-    assert doc["mode"] == "arithmetic" and doc["summary"]["statements"] == len(doc["statements"])
+    assert doc["mode"] == "arithmetic" and doc["derivations"] == [] and doc["by_derivation"] == {}
+    assert doc["summary"]["quantity"] == sum(t["class"] in ("covered", "wrong", "uncovered") for t in doc["tokens"])
     for t in doc["tokens"]:
         assert math.prod(t["shape"]) == len(t["entries"]) or t["kind"] == "shape", t
 
@@ -165,5 +166,5 @@ def test_the_audit_schema_rejects_a_line_that_is_not_an_int(tmp_path, monkeypatc
     wrong = copy.deepcopy(doc)
     wrong["statements"][0]["status"] = "fine"
     assert problems(wrong, "audit")
-    wrong = dict(doc, mode="derivations")  # each mode has its own fields
+    wrong = dict(doc, mode="derivations")  # the statements are the page-only audit's
     assert problems(wrong, "audit")

@@ -19,7 +19,7 @@ from symseq.authoring import discover
 import mpmath
 from mpmath import mpf
 
-from example_helpers import EXAMPLES, renditions, section_of_reason
+from example_helpers import EXAMPLES, renditions, section_of
 
 DERIVATIONS = discover([EXAMPLES / "derivations"], include_bundled=False)
 PAGES = renditions(DERIVATIONS)
@@ -63,12 +63,12 @@ def test_claims_stay_in_their_sections_and_quantities_are_not_headings(page):
     ranges = {s.title: (loc.start, loc.end) for d in ds for s in d.sections
               if (loc := located.get(id(s))) is not None and loc.start is not None}
     for t in rep.tokens:
-        if t.cls not in ("covered", "wrong") or "::" not in t.reason:
+        if t.attribution.verdict not in ("covered", "wrong") or t.attribution.section is None:
             continue
-        title = next((x for d in ds if (x := section_of_reason(t.reason, d))), None)  # titles may hold commas
+        title = next((x for d in ds if (x := section_of(t.attribution, d))), None)  # titles may hold commas
         if title in ranges:
             a, b = ranges[title]
-            assert a <= t.line <= b, (t.line, t.text, t.reason)
+            assert a <= t.line <= b, (t.line, t.text, t.attribution)
 
 
 # The page's own arithmetic counted in an audit with a derivation (issue 13, "no code for the easy part"): a page
@@ -107,11 +107,11 @@ def test_a_number_only_the_page_arithmetic_checks_counts_as_covered(tmp_path):
     path, d = _tanh_page(tmp_path)
     before = audit_file(path, [d], arithmetic=False)
     rep = audit_file(path, [d])
-    cls = {(t.line, t.text): t.cls for t in rep.tokens}
-    assert {(t.line, t.text) for t in before.tokens if t.cls == "uncovered"} >= {(7, "0.5"), (11, "0.9242")}
+    cls = {(t.line, t.text): t.attribution.verdict for t in rep.tokens}
+    assert {(t.line, t.text) for t in before.tokens if t.attribution.verdict == "uncovered"} >= {(7, "0.5"), (11, "0.9242")}
     # 0.5 = 0.8 · 0.5 + 0.1 and 2 · 0.4621 = 0.9242 hold from their printed operands: covered, by no claim
     assert cls[(7, "0.5")] == cls[(11, "0.9242")] == cls[(11, "1.3863")] == "covered"
-    assert next(t for t in rep.tokens if t.text == "0.9242").reason.startswith("page arithmetic, line 11")
+    assert next(t for t in rep.tokens if t.text == "0.9242").attribution.statement.line == 11
     assert cls[(9, "0.4621")] == "covered" and not rep.errata and not rep.disagreements and not rep.failed
     assert [t.line for t in rep.uncovered()] == [5, 5, 5]  # x, w and b: inputs that no claim declares
     assert (before.counts.covered, rep.counts.covered) == (1, 12)  # every number of the three statements
@@ -152,7 +152,7 @@ def test_where_a_claim_and_the_page_arithmetic_disagree_the_claim_decides_and_th
     (g,) = rep.disagreements
     assert (g.line, g.printed, g.correct) == (3, "0.4741", "0.4740") and g.claim.endswith("the loss")
     assert g.statement.startswith("page arithmetic, line 3")
-    assert next(t for t in rep.tokens if t.text == "0.4741").cls == "covered" and not rep.errata  # the claim decides
+    assert next(t for t in rep.tokens if t.text == "0.4741").attribution.verdict == "covered" and not rep.errata  # the claim decides
     assert rep.as_json()["disagreements"] == [vars(g)]
     assert "1 disagreement(s) with the page's arithmetic" in summary_line(rep)
     assert mpmath.nstr(-mpmath.log(mpf("0.6225")), 4) == "0.474"  # independently: 0.47401…

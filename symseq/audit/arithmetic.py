@@ -32,6 +32,7 @@ from ..errors import NotRealError, SymseqError
 from ..read.arithmetic import (NAME, Ref, Statement, Vec, is_number, is_word, name_key, numbers, parse,
                                  result_parts, show, with_number, without_sign)
 from ..verify.steps import Link, decide, inner_steps
+from .attribution import WITHIN_ROUNDING, Attribution, PageStatement, Rule
 from .document import Document
 from .structure import HARD, classify
 
@@ -93,13 +94,16 @@ class Checked:
 
 
 @dataclass
-class ArithmeticReport:
-    """What ``symseq audit FILE`` found with no derivation: the statements checked, the wrong ones, and the
-    quantity tokens no statement checks (left for a derivation)."""
+class PageArithmetic:
+    """The page's own arithmetic, decided (:func:`audit_arithmetic`): the statements checked, the statements that
+    could not be read or cannot hold, and the page's tokens, each attributed by the statement that holds it
+    (:class:`~symseq.audit.attribution.PageStatement`). Not a verdict: :func:`audit_page` makes the audit of a page
+    with no derivation of it, and :meth:`symseq.audit.report.AuditReport.add_arithmetic` counts it in the audit
+    with one."""
 
     path: Path
     statements: list
-    tokens: list  # the document's tokens, each with cls covered / wrong / uncovered / structural
+    tokens: list  # the document's tokens, each attributed covered / wrong / uncovered / structural
     unread: list = field(default_factory=list)  # (line, text, reason) of statements that could not be decided
     cannot_hold: list = field(default_factory=list)  # Broken: a statement that lost a number, or whose value is not real
 
@@ -117,70 +121,6 @@ class ArithmeticReport:
     @property
     def decided(self) -> list[Checked]:
         return [s for s in self.statements if s.status != "drift"]
-
-    @property
-    def quantity(self) -> list:
-        return [t for t in self.tokens if t.cls in ("covered", "wrong", "uncovered")]
-
-    def uncovered(self) -> list:
-        return [t for t in self.tokens if t.cls == "uncovered"]
-
-    @property
-    def coverage(self) -> float:
-        """Quantity tokens inside decided statements over all quantity tokens, in percent (100 with none)."""
-        q = self.quantity
-        return 100.0 * sum(t.cls in ("covered", "wrong") for t in q) / len(q) if q else 100.0
-
-    def failures(self, fail_under: float | None = None) -> list[str]:
-        """Why the audit fails (empty when it passes): wrong statements; no statement found at all (nothing was
-        checked, so nothing may pass); with ``fail_under`` (percent), coverage below it."""
-        out = []
-        if not self.statements:
-            out.append("no arithmetic statement was found in the text and no derivation has it as its source: "
-                       "write a derivation for it (symseq new NAME starts one; then symseq audit FILE --derivation NAME)")
-        bad = self.errata
-        if bad:
-            out.append(f"{len(bad)} arithmetic statement(s) wrong from their own printed operands")
-        if self.cannot_hold:
-            out.append(f"{len(self.cannot_hold)} statement(s) that cannot hold (a number missing, or a value that is not "
-                       f"real)")
-        if fail_under is not None and self.coverage < fail_under:
-            out.append(f"coverage {self.coverage:.1f}% is below --fail-under {fail_under:g}")
-        return out
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.failures())
-
-    def as_json(self) -> dict:
-        """The JSON document of ``symseq audit --json`` with no derivation (schema ``symseq-audit/1``, mode
-        ``arithmetic``; the file ``symseq/schema/audit-1.schema.json``): the verdict, counts, each statement with
-        its status (ok, wrong, drift) and decided links, the statements that could not be read, and every token."""
-        from .report import SCHEMA
-
-        return {
-            "schema": SCHEMA,
-            "mode": "arithmetic",
-            "file": str(self.path),
-            "derivations": [],
-            "failed": self.failed,
-            "summary": {"statements": len(self.statements), "wrong": len(self.errata),
-                        "quantity": len(self.quantity),
-                        "covered": sum(t.cls == "covered" for t in self.tokens),
-                        "uncovered": len(self.uncovered()), "coverage_percent": round(self.coverage, 2)},
-            "statements": [{
-                "line": s.line, "first": s.first, "text": s.text, "status": s.status,
-                "links": [{"left": k.left, "relation": k.relation, "right": k.right, "kind": k.kind, "ok": k.ok,
-                           "printed": k.printed, "correct": k.correct, "values": k.values,
-                           "within_rounding": k.within_rounding, "message": k.message} for k in s.links],
-            } for s in self.statements],
-            "unread": [{"line": a, "text": b, "reason": c} for a, b, c in self.unread],
-            "cannot_hold": [{"line": g.line, "column": g.start + 1, "text": g.text, "reason": g.reason}
-                                for g in self.cannot_hold],
-            "tokens": [{"line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind,
-                        "entries": list(t.entries), "shape": list(t.shape), "class": t.cls, "reason": t.reason}
-                       for t in self.tokens],
-        }
 
 
 # ---------------------------------------------------------------------------
@@ -630,7 +570,7 @@ def _sign_value(node):
 # ---------------------------------------------------------------------------
 
 
-def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
+def audit_arithmetic(doc: Document, *, dps: int = 50) -> PageArithmetic:
     """Check every arithmetic statement of ``doc`` from its own printed operands (see the module docstring).
 
     Args:
@@ -638,11 +578,11 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
         dps: working digits of the rounding decisions.
 
     Returns:
-        an :class:`ArithmeticReport`: each quantity token inside a checked statement is ``covered`` (or
+        a :class:`PageArithmetic`: each quantity token inside a checked statement is ``covered`` (or
         ``wrong``, the printed numbers a wrong link names), every other quantity token ``uncovered`` (left for a
         derivation); the numbers that are not quantities (headings, indices) are ``structural``; and the
         statements that cannot hold (:class:`Broken`: a lost number, :func:`lost_numbers`, or a value that is not
-        real), each a failure.
+        real), each a failure of the audit.
     """
     classify(doc)
     checked, unread = [], []
@@ -704,7 +644,25 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> ArithmeticReport:
     unread += [(0, "tables", note) for note in notes]
     checked.sort(key=lambda c: (c.line, c.first))
     _classify_tokens(doc, checked)
-    return ArithmeticReport(doc.path, checked, doc.tokens, unread, lost_numbers(doc) + not_real)
+    return PageArithmetic(doc.path, checked, doc.tokens, unread, lost_numbers(doc) + not_real)
+
+
+def audit_page(doc: Document, *, dps: int = 50):
+    """The audit of a page with no derivation of it (``symseq audit FILE`` when no derivation has FILE as its
+    source): its own arithmetic, checked from its printed operands (:func:`audit_arithmetic`), as an
+    :class:`~symseq.audit.report.AuditReport` whose tokens only that arithmetic accounts for
+    (:meth:`~symseq.audit.report.AuditReport.of_page`).
+
+    Args:
+        doc: a handout as :func:`symseq.audit.document.read` returns it.
+        dps: working digits of the rounding decisions.
+
+    Returns:
+        the :class:`~symseq.audit.report.AuditReport`, with no derivations and ``arithmetic`` set.
+    """
+    from .report import AuditReport
+
+    return AuditReport.of_page(audit_arithmetic(doc, dps=dps), places=doc.where if doc.places is not None else None)
 
 
 # a statement of more single-character edits than this is not searched for its one wrong operand
@@ -884,6 +842,10 @@ def _join(st: Statement) -> list[str]:
 
 
 def _classify_tokens(doc: Document, checked: list[Checked]) -> None:
+    """Attribute every token of ``doc`` by the statements ``checked``: ``wrong`` the numbers a wrong statement is put
+    down to, ``covered`` the others inside a decided statement, ``uncovered`` a number no statement decides (with
+    :data:`~symseq.audit.attribution.WITHIN_ROUNDING` inside a statement only a derivation can decide),
+    ``structural`` a number that is not a quantity."""
     by_line: dict[int, list] = {}
     repaired = {(c.repair.line, c.repair.start): c for c in checked if c.repair is not None and c.status == "wrong"}
     for c in checked:
@@ -901,15 +863,15 @@ def _classify_tokens(doc: Document, checked: list[Checked]) -> None:
     for t in doc.tokens:
         if (t.line, t.start) in repaired:  # the one operand whose edit of a digit (or sign) makes it hold
             c = repaired[t.line, t.start]
-            t.cls, t.reason = "wrong", f"line {c.line}: {c.text} holds with {c.repair.correct} for {c.repair.printed}"
+            t.attribution = Attribution("wrong", PageStatement(c.line, c.text, c.repair.correct, c.repair.printed))
             continue
         hit = next(((bad and (not only or ("at", t.start) in only or bool({_bare(t.text), *map(_bare, t.entries)} & only)), c)
                     for a, b, bad, c, only in by_line.get(t.line, ()) if a <= t.start and t.end <= b), None)
         if t.tier == HARD or (t.tier and hit is None):
-            t.cls = "structural"
-            continue
-        if hit is None or hit[1].status == "drift":
-            t.cls, t.reason = "uncovered", "" if hit is None else "within the rounding of its operands"
+            t.attribution = Attribution("structural", Rule(t.rule))
+        elif hit is None:
+            t.attribution = Attribution("uncovered")
+        elif hit[1].status == "drift":
+            t.attribution = Attribution("uncovered", PageStatement(hit[1].line, hit[1].text), WITHIN_ROUNDING)
         else:
-            t.cls = "wrong" if hit[0] else "covered"
-            t.reason = f"line {hit[1].line}: {hit[1].text}"
+            t.attribution = Attribution("wrong" if hit[0] else "covered", PageStatement(hit[1].line, hit[1].text))

@@ -47,6 +47,7 @@ import sympy as sp
 from ..errors import SymseqError
 from ..verify.claims import Claim, entry_label, exact_value
 from ..read.printed import PrintedNumber, read_printed
+from .attribution import Attribution, Given, Reported, Rule, Unchecked, verdict_of
 from .document import Document
 from .report import Ambiguous, AuditReport, Erratum, Missing
 from .sections import locate, span
@@ -192,7 +193,7 @@ class _Input:
     value: object
     entries: list
     shape: tuple
-    source: str
+    source: Given  # the input, as attributions and errata name it
     rng: tuple
     group: tuple
     order: tuple
@@ -305,14 +306,14 @@ class Auditor:
 
     def _free(self, i: int, soft: bool) -> bool:
         t = self.toks[i]
-        if i in self.owner or t.cls:
+        if i in self.owner or t.attribution is not None:
             return False
         return t.tier == "" or (soft and t.tier == SOFT)
 
     def _label(self, i: int) -> bool:
         """Whether token ``i`` is the number of a label the text names ("row 2", "position 1", "subscript 0")."""
         t = self.toks[i]
-        return t.tier == SOFT and t.reason in _LABEL_REASONS
+        return t.tier == SOFT and t.attribution is None and t.rule in _LABEL_REASONS
 
     # -- the passes
     def run(self) -> AuditReport:
@@ -461,7 +462,7 @@ class Auditor:
                         continue  # reported by _inputs
                     entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
                     shape = value.shape if isinstance(value, sp.MatrixBase) else ()
-                    source = f"{d.name}::{g.location}" + (f"::{g.what}" if g.what else "")
+                    source = Given(d.name, g.location, g.what)
                     rng = self._near(g.near, (loc.start, loc.end)) if g.near else (loc.start, loc.end)
                     if rng is None:
                         continue  # its line is not in the text: missing (_inputs)
@@ -613,7 +614,7 @@ class Auditor:
                 units = [u for u in ([c for c in u if c in cs] for u in units) if u]
                 if not cs:
                     continue
-                stream = [i for i in self._lines(cs[0].rng) if i not in self.owner and not self.toks[i].cls
+                stream = [i for i in self._lines(cs[0].rng) if i not in self.owner and self.toks[i].attribution is None
                           and not self._label(i)]
             else:
                 stream = [i for i in self._stream(cs[0].rng) if self._free(i, False)]
@@ -831,7 +832,7 @@ class Auditor:
             want = g.entries[offset:offset + len(t.entries)]
             bad = [k for k, (e, v) in enumerate(zip(t.entries, want)) if (x := number_value(e)) is None or x != v]
             if not bad:
-                t.cls, t.reason = "covered", f"input {g.source}"
+                t.attribution = Attribution("covered", g.source)
             else:
                 k = bad[0]
                 self._input_erratum(t, t.entries[k], want[k], g.source,
@@ -870,7 +871,7 @@ class Auditor:
         """Whether token ``i`` may be a claim's number edited: a quantity, or a number of a heading (which a claim
         pinned to its line may print); never an exponent, a label or another structural number."""
         t = self.toks[i]
-        return t.tier != HARD or t.reason == "heading"
+        return t.tier != HARD or (t.rule == "heading" and t.attribution is None)
 
     def _led(self, c: _Claim, i: int) -> bool:
         """Whether token ``i`` may be claim (or input) ``c``'s by the name its location gives it ("d_v = 2" wants the
@@ -938,7 +939,7 @@ class Auditor:
     def _hinted(self, c: _Claim) -> bool:
         """Whether the alignment expects claim ``c`` at tokens that no claim has taken since."""
         pinned = not isinstance(c, _Input) and c.group[1] == "near"  # any token of a pinned line, a heading's too
-        return c.hint is not None and all(i not in self.owner and not self.toks[i].cls if pinned else
+        return c.hint is not None and all(i not in self.owner and self.toks[i].attribution is None if pinned else
                                           self._free(i, True) for i in c.hint[0])
 
     def _in_code(self, g: "_Input") -> bool:
@@ -1125,8 +1126,8 @@ class Auditor:
                         continue
                     for i in self._reported_tokens(r, sect):
                         t = self.toks[i]
-                        if i not in self.owner and not t.cls and t.tier != HARD:
-                            t.cls, t.reason = "reported", f"{r.reason} ({d.name}, {r.location})"
+                        if i not in self.owner and t.attribution is None and t.tier != HARD:
+                            t.attribution = Attribution("reported", Reported(r.reason, d.name, r.location))
 
     def _reported_tokens(self, r, sect) -> list[int]:
         table = self.doc.table(r.where) if _LABEL.fullmatch(r.where) else None
@@ -1186,7 +1187,7 @@ class Auditor:
             return None
         m = _LABEL.fullmatch((g.at or "").strip())
         table = self.doc.table(m.group(0)) if m else None
-        source = f"{d.name}::{g.location}" + (f"::{g.what}" if g.what else "")
+        source = Given(d.name, g.location, g.what)
         if table is not None:
             self._input_table(value, table, source, g)
             return None
@@ -1234,7 +1235,7 @@ class Auditor:
                     if run:
                         for k in run:
                             self.owner.setdefault(k, []).append(g)
-                            self.toks[k].cls, self.toks[k].reason = "covered", f"input {source}"
+                            self.toks[k].attribution = Attribution("covered", source)
                         if placed is not None:
                             placed.hits = [i]  # it bounds its neighbours (_bounds)
                         return True
@@ -1258,7 +1259,7 @@ class Auditor:
                 for j in run:
                     self.owner.setdefault(j, []).append(g)
                     if j != run[r]:
-                        self.toks[j].cls, self.toks[j].reason = "covered", f"input {source}"
+                        self.toks[j].attribution = Attribution("covered", source)
                 return
         if len(entries) > 1:
             for i in stream:
@@ -1291,7 +1292,7 @@ class Auditor:
             return
         lines = self._expected(placed) if placed is not None else sect.expected if isinstance(sect, _Gap) else \
             (sect[0][0], sect[-1][1]) if isinstance(sect, list) else tuple(sect) if sect is not None else None
-        self.report.missing.append(Missing(source, _show(value), g.location, g.what, kind="input", lines=lines))
+        self.report.missing.append(Missing(source.source, _show(value), g.location, g.what, kind="input", lines=lines))
 
     @staticmethod
     def _edited_entries(t: Token, entries, lone: bool = False) -> list[int]:
@@ -1350,14 +1351,14 @@ class Auditor:
         if not isinstance(value, sp.MatrixBase):
             value = sp.Matrix([[value]])
         for r, line in enumerate(rows[:value.shape[0]]):
-            cells = [i for i in self._lines((line, line)) if self.toks[i].tier != HARD and not self.toks[i].cls]
+            cells = [i for i in self._lines((line, line)) if self.toks[i].tier != HARD and self.toks[i].attribution is None]
             n = len(self.doc.line(line).strip().strip("|").split(table.sep))
             # the value's columns are the row's last cells: one left empty (a number deleted) is missing there
             want_cells = range(n - value.shape[1], n)
             have = {self.doc.cell_index(self.toks[i]) for i in cells}
             empty = [c - want_cells.start for c in want_cells if c not in have]
             if empty and len(cells) < value.shape[1]:
-                self.report.missing.append(Missing(source, _show(value[r, empty[0]]), g.location,
+                self.report.missing.append(Missing(source.source, _show(value[r, empty[0]]), g.location,
                                                    f"{g.what}: row {r}, column {empty[0]}", kind="input",
                                                    lines=(line, line)))
             for j, i in enumerate(cells[:value.shape[1]]):
@@ -1366,16 +1367,16 @@ class Auditor:
                 got = number_value(t.entries[0]) if t.is_scalar else None
                 self.owner.setdefault(i, []).append(g)
                 if got is not None and not _differ(got, want):
-                    t.cls, t.reason = "covered", f"input {source}"
+                    t.attribution = Attribution("covered", source)
                 else:
                     self._input_erratum(t, t.entries[0], want, source, f"row {r}, column {j}")
 
-    def _input_erratum(self, t: Token, printed: str, want, source: str, where: str):
+    def _input_erratum(self, t: Token, printed: str, want, source: Given, where: str):
         correct = _render_like(want, printed)
-        t.cls, t.reason = "wrong", f"input {source}"
+        t.attribution = Attribution("wrong", source)
         self.report.errata.append(Erratum(t.line, printed, correct, (f"{where}: " if where else "") +
                                           digit_fault(printed, correct),
-                                          source, _show(want), t.context, kind="input"))
+                                          source.source, _show(want), t.context, kind="input"))
 
     # -- edited numbers
     def _edited(self, claims: list[_Claim], *, unlocated: bool = False):
@@ -1514,7 +1515,7 @@ class Auditor:
         was missing a claim of 1.131 could take the run's 1.131, and one of 2 its edited 2."""
         owners = self.owner.get(i)
         t = self.toks[i]
-        return bool(owners) and not t.cls and (t.tier == "" or t.tier == SOFT) and \
+        return bool(owners) and t.attribution is None and (t.tier == "" or t.tier == SOFT) and \
             all(isinstance(o, _Claim) and len(o.keys) == 1 and not o.prop for o in owners)
 
     def _give_back(self, idx: list[int]):
@@ -1565,17 +1566,16 @@ class Auditor:
             if r.status == "ok":
                 for i in c.hits:
                     t = self.toks[i]
-                    if t.cls != "wrong":
-                        t.cls, t.reason = "covered", c.claim.id
+                    if verdict_of(t) != "wrong":
+                        t.attribution = Attribution("covered", c.claim)
             elif r.status == "mismatch":
                 self._claim_erratum(c, claim, r)
             else:
                 for i in c.hits:
                     t = self.toks[i]
-                    if not t.cls:
-                        t.cls = "uncovered"
-                        t.reason = (f"claim {c.claim.id} {r.status}: {r.message}" if r.message
-                                    else f"claim {c.claim.id} {r.status}")
+                    if t.attribution is None:
+                        t.attribution = Attribution("uncovered", c.claim, f"{r.status}: {r.message}" if r.message
+                                                    else r.status)
 
         for claim in self._unprinted:
             r = claim.check(self.dps)
@@ -1616,7 +1616,7 @@ class Auditor:
         printed with one number other than the statement the derivation checks (wrong there)."""
         rep, ref = self.report, c.refs
         for i in c.hits:
-            self.toks[i].cls, self.toks[i].reason = "covered", c.claim.id
+            self.toks[i].attribution = Attribution("covered", c.claim)
         if c.dropped is not None:
             a, b = c.hits[0], c.hits[-1]  # the lines of the rest, and of the number before (after) them when the
             if c.dropped == 0 and a > 0:  # first (last) one is left out: where it stood
@@ -1630,7 +1630,7 @@ class Auditor:
             return
         i, want = c.edit
         t = self.toks[i]
-        t.cls = "wrong"
+        t.attribution = Attribution("wrong", c.claim)
         k = next((k for k, (a, b) in enumerate(zip(t.entries, want.entries)) if a != b), 0)
         where = f"{entry_label(k, t.shape)}: " if len(t.entries) > 1 else ""
         rep.errata.append(Erratum(t.line, t.entries[k], want.entries[k], where + digit_fault(t.entries[k],
@@ -1649,7 +1649,7 @@ class Auditor:
             i, ref = c.edit
             t = self.toks[i]
             for h in c.hits:
-                self.toks[h].cls, self.toks[h].reason = ("wrong" if h == i else "covered"), c.claim.id
+                self.toks[h].attribution = Attribution("wrong" if h == i else "covered", c.claim)
             k = next((k for k, (a, b) in enumerate(zip(t.entries, ref.entries)) if a != b), 0)
             where = f"{entry_label(k, t.shape)}: " if len(t.entries) > 1 else ""
             # the value of that entry: its place among the claim's entries, when the claim's entries are its tokens'
@@ -1662,7 +1662,7 @@ class Auditor:
             return
         t = self.toks[c.hits[0]]
         for i in c.hits:
-            self.toks[i].cls, self.toks[i].reason = "wrong", c.claim.id
+            self.toks[i].attribution = Attribution("wrong", c.claim)
         try:
             p = read_printed(claim.printed, claim.names)
         except SymseqError:
@@ -1698,7 +1698,7 @@ class Auditor:
                 by_line.setdefault(self.toks[at[k]].line, []).append((k, f, pr, co))
             wrong = {at[k] for k in bad}
             for h in c.hits:
-                self.toks[h].cls = "wrong" if h in wrong else "covered"
+                self.toks[h].attribution = self.toks[h].attribution.but("wrong" if h in wrong else "covered")
             for line, rows in by_line.items():
                 tok = self.toks[next(h for h in c.hits if self.toks[h].line == line)]
                 self.report.errata.append(Erratum(line, ", ".join(x[2] for x in rows), ", ".join(x[3] for x in rows),
@@ -1716,24 +1716,23 @@ class Auditor:
             if not c.aligned or c.trial is not None or len(c.hits) != 1 or c.rng is None:
                 continue
             lo, hi = self._bounds(c)
-            others = [i for i in self._stream(c.rng) if lo < i < hi and i not in self.owner and not self.toks[i].cls
+            others = [i for i in self._stream(c.rng) if lo < i < hi and i not in self.owner and self.toks[i].attribution is None
                       and self.toks[i].key == c.keys[0]]
             if others:
                 self.report.ambiguous.append(Ambiguous(c.claim.id, c.claim.printed, self.toks[c.hits[0]].line,
                                                        tuple(self.toks[i].line for i in others)))
 
     def _finish(self):
-        skipped = [(loc, f"{d.name} · {x.title} was not checked: {x.skipped or x.error.splitlines()[0]}")
-                   for d in self.derivations for x in d.sections
-                   if (x.skipped or x.error) and (loc := self.located.get(id(x))) is not None]
+        unchecked = [(loc, Unchecked(d.name, x.title, x.skipped or x.error.splitlines()[0]))
+                     for d in self.derivations for x in d.sections
+                     if (x.skipped or x.error) and (loc := self.located.get(id(x))) is not None]
         for t in self.toks:
-            if t.cls:
+            if t.attribution is not None:
                 continue
             if t.tier:
-                t.cls = "structural"
+                t.attribution = Attribution("structural", Rule(t.rule))
             else:
-                t.cls = "uncovered"
-                t.reason = t.reason or next((why for loc, why in skipped if t.line in loc), "")
+                t.attribution = Attribution("uncovered", next((why for loc, why in unchecked if t.line in loc), None))
         merged: dict = {}  # one erratum per wrong number: claims printed by the same text name it once
         for e in self.report.errata:
             key = (e.line, e.printed, e.correct, e.fault, e.context) if e.line is not None else id(e)

@@ -104,7 +104,7 @@ def plan(report: AuditReport, doc: Document, *, kinds=KINDS) -> list[Mutation]:
     minus = MINUS if any(MINUS in ln for ln in doc.lines) else "-"
     out = []
     for tok in report.tokens:
-        if tok.cls != "covered":
+        if tok.attribution.verdict != "covered":
             continue
         for kind, after in mutations(tok, minus).items():
             if kind in kinds:
@@ -151,11 +151,11 @@ def equivalent(m: Mutation, clean: AuditReport, derivations: list, *, dps: int =
     claim not found once, or its tokens not matched one for one with the claim's printed numbers."""
     if m.kind == "delete":
         return False
-    covered = [t for t in clean.tokens if t.cls == "covered"]
+    covered = [t for t in clean.tokens if t.attribution.verdict == "covered"]
     hit = next((t for t in covered if (t.line, t.start, t.end) == (m.line, m.start, m.end)), None)
-    if hit is None:
+    if hit is None or hit.attribution.claim is None:
         return False
-    claims = [c for d in derivations for s in d.sections for c in s.claims if c.id == hit.reason]
+    claims = [c for d in derivations for s in d.sections for c in s.claims if c.id == hit.attribution.claim_id]
     if len(claims) != 1:
         return False
     claim = claims[0]
@@ -163,7 +163,7 @@ def equivalent(m: Mutation, clean: AuditReport, derivations: list, *, dps: int =
         refs = claim_tokens(claim.printed)
     except SymseqError:  # a printed string the tokenizer cannot read is not judged equivalent
         return False
-    mine = [t for t in covered if t.reason == hit.reason]
+    mine = [t for t in covered if t.attribution.claim_id == hit.attribution.claim_id]
     k = mine.index(hit)
     if len(refs) != len(mine) or refs[k].key != hit.key or len(refs) < 2:
         return False  # a lone number edited is never the same statement

@@ -1,5 +1,7 @@
 """The terminal report of an audit (rich): summary and coverage, errata first, then uncovered numbers by line,
-claims missing from the text, and the classified counts.
+claims missing from the text, and the classified counts; for a page no derivation speaks of, also the statements
+of its own arithmetic that only a derivation can decide and those checked and right. One report
+(:class:`~symseq.audit.report.AuditReport`) and one renderer for the audit with and without a derivation.
 
 Every text of the handout or of a derivation reaches rich as a :class:`rich.text.Text`, never as markup: a
 handout that prints ``[/x]`` or ``[bold]`` is shown as written."""
@@ -42,23 +44,35 @@ def _range_list(rep: AuditReport, ranges) -> str:
 
 
 def summary_line(rep: AuditReport) -> str:
+    """The last line of the report: the counts of the tokens by verdict, the coverage, and what the audit was
+    against (the derivations, or the page's own arithmetic by its statements)."""
     c = rep.counts
+    if rep.page_only:
+        a = rep.arithmetic
+        ok = sum(s.status == "ok" for s in a.statements)
+        against = (f" (the page's own arithmetic: {len(a.statements)} statements — {ok} right, {len(a.errata)} wrong, "
+                   f"{len(a.drift)} for a derivation)")
+    else:
+        against = f" (against {', '.join(rep.derivations)})"
     return (f"{rep.path.name}: {c.quantity} quantity tokens — {c.covered} covered, {c.wrong} wrong, "
             f"{c.uncovered} uncovered; {c.structural} structural, {c.reported} reported; "
             f"coverage {c.coverage_text()}"
             + (f"; {len(rep.disagreements)} disagreement(s) with the page's arithmetic" if rep.disagreements else "")
-            + f" (against {', '.join(rep.derivations)})")
+            + against)
 
 
-def render(rep: AuditReport, out, listing: str = "all") -> None:
+def render(rep: AuditReport, out, listing: str = "all", *, known=()) -> None:
     """Print ``rep`` on the rich console ``out``: all of it (``listing="all"``), only what fails the audit (sections
     that did not build, errata, claims missing from the text) and the summary line ("failures"), or the summary
-    line alone ("quiet")."""
+    line alone ("quiet"). ``known`` names the derivations there are, for the head of the report of a page none of
+    them speaks of."""
     everything = listing == "all"
     if everything:
-        _coverage(rep, out)
+        _coverage(rep, out, known)
     if listing != "quiet":
         _failures(rep, out)
+    if rep.page_only:
+        _page_arithmetic(rep, out, listing)
     if rep.disagreements and everything:
         g = _table(f"the page's arithmetic disagrees with a claim that holds ({len(rep.disagreements)}): the claim "
                    f"decides the number; the statement does not follow from its printed operands",
@@ -70,7 +84,7 @@ def render(rep: AuditReport, out, listing: str = "all") -> None:
     if unc:
         u = _table(f"uncovered quantity tokens ({len(unc)})", [_LINE[rep.rendered], "token", "in the text", "note"])
         for tok in unc:
-            _row(u, rep.where(tok.line), tok.text, tok.context, tok.reason)
+            _row(u, rep.where(tok.line), tok.text, tok.context, tok.attribution.text())
         out.print(u)
     if rep.ambiguous and everything:
         a = _table(f"attributions the order of the text leaves open ({len(rep.ambiguous)})",
@@ -91,9 +105,15 @@ def render(rep: AuditReport, out, listing: str = "all") -> None:
     out.print(Text(summary_line(rep), style=style), soft_wrap=True)
 
 
-def _coverage(rep: AuditReport, out) -> None:
+def _coverage(rep: AuditReport, out, known=()) -> None:
     """The head of the full report: the coverage of the whole file and per derivation, and the sections found."""
-    out.print(Text(f"audit of {rep.path} against {', '.join(rep.derivations)}", style="bold"), soft_wrap=True)
+    if rep.page_only:
+        head = (f"audit of {rep.path}: no derivation has it as its source" + (f" (known: {', '.join(known)})"
+                                                                               if known else "")
+                + "; checking the arithmetic it prints, from its own printed operands")
+    else:
+        head = f"audit of {rep.path} against {', '.join(rep.derivations)}"
+    out.print(Text(head, style="bold"), soft_wrap=True)
     c = rep.counts
     t = _table("coverage", ["part", "quantity", "structural", "reported", "covered", "uncovered", "wrong",
                             "coverage"])
@@ -119,7 +139,8 @@ def _failures(rep: AuditReport, out) -> None:
         out.print(Text(f"{claim} could not be checked, so the number the text prints for it was not: {err}",
                        style="bold red"), soft_wrap=True)
     if rep.errata:
-        e = _table(f"errata ({len(rep.errata)})", [_LINE[rep.rendered], "printed", "correct", "digit at fault", "value", "claim"])
+        e = _table(f"errata ({len(rep.errata)})", [_LINE[rep.rendered], "printed", "correct", "digit at fault", "value",
+                                                   "statement" if rep.page_only else "claim"])
         for x in rep.errata:
             _row(e, rep.where(x.line), x.printed, x.correct, x.fault, x.value,
                  x.source + (f" (and {len(x.also)} more claims printed by the same text)" if x.also else ""))
@@ -137,64 +158,28 @@ def _failures(rep: AuditReport, out) -> None:
         out.print(m)
 
 
-def render_arithmetic(rep, out, *, known=(), listing: str = "all") -> None:
-    """Print an :class:`~symseq.audit.arithmetic.ArithmeticReport` (``symseq audit FILE`` with no derivation) on
-    the rich console ``out``: the errata first (line, statement, printed, correct, value), then the results that
-    only a derivation can decide, the statements checked, and the numbers left for a derivation; with
-    ``listing="failures"`` only the errata, with "quiet" neither (the summary line always)."""
-    everything = listing == "all"
-    if everything:
-        out.print(Text(f"audit of {rep.path}: no derivation has it as its source"
-                       + (f" (known: {', '.join(known)})" if known else "")
-                       + "; checking the arithmetic it prints, from its own printed operands", style="bold"),
-                  soft_wrap=True)
-    if rep.errata and listing != "quiet":
-        e = _table(f"errata ({len(rep.errata)})", ["line", "statement", "printed", "correct", "value"])
-        for s in rep.errata:
-            if s.repair is not None:  # wrong at an operand: the one the statement holds without
-                _row(e, s.line, s.text, s.repair.printed, s.repair.correct, "—")
-                continue
+def _page_arithmetic(rep: AuditReport, out, listing: str) -> None:
+    """What the page's own arithmetic decided, for a page no derivation speaks of: the results only a derivation
+    can decide (within the rounding of their printed operands) and the statements checked and right (the full
+    report), and the notes on the whole page (a stopped search)."""
+    a = rep.arithmetic
+    if a.drift and listing == "all":
+        d = _table(f"within the rounding of their printed operands: a derivation decides ({len(a.drift)})",
+                   [_LINE[rep.rendered], "statement", "printed", "from the printed operands"])
+        for s in a.drift:
             for link in s.wrong:
-                link = link.inner or link  # a rewrite wrong at a number printed inside it: that inner result
-                for i in link.wrong:
-                    _row(e, s.line, s.text, link.printed[i] if link.kind == "result" else link.right,
-                         link.correct[i] if link.correct else "—", link.values[i])
-        out.print(e)
-    if rep.cannot_hold and listing != "quiet":
-        g = _table(f"statements that cannot hold ({len(rep.cannot_hold)}): a number missing, or a value that is not "
-                   f"real", ["line", "column", "text", "why"])
-        for m in rep.cannot_hold:
-            _row(g, m.line, m.start + 1, m.text, m.reason)
-        out.print(g)
-    if rep.drift and everything:
-        d = _table(f"within the rounding of their printed operands: a derivation decides ({len(rep.drift)})",
-                   ["line", "statement", "printed", "from the printed operands"])
-        for s in rep.drift:
-            for link in s.wrong:
-                _row(d, s.line, s.text, ", ".join(link.printed[i] for i in link.wrong),
+                _row(d, rep.where(s.line), s.text, ", ".join(link.printed[i] for i in link.wrong),
                      ", ".join(link.correct[i] for i in link.wrong))
         out.print(d)
-    ok = [s for s in rep.statements if s.status == "ok"]
-    if ok and everything:
-        c = _table(f"checked and right ({len(ok)})", ["line", "statement"])
+    ok = [s for s in a.statements if s.status == "ok"]
+    if ok and listing == "all":
+        c = _table(f"checked and right ({len(ok)})", [_LINE[rep.rendered], "statement"])
         for s in ok:
-            _row(c, s.line, s.text)
+            _row(c, rep.where(s.line), s.text)
         out.print(c)
-    unc = rep.uncovered() if everything else []
-    if unc:
-        u = _table(f"numbers left for a derivation ({len(unc)})", ["line", "token", "in the text"])
-        for tok in unc:
-            _row(u, tok.line, tok.text, tok.context)
-        out.print(u)
-    for line_no, _, reason in rep.unread:
+    for line_no, _, reason in a.unread:
         if not line_no:  # a note on the whole page, such as a stopped search
             out.print(Text(f"note: {reason}", style="yellow"), soft_wrap=True)
-    q = rep.quantity
-    covered = sum(t.cls in ("covered", "wrong") for t in q)
-    line = (f"{rep.path.name}: {len(rep.statements)} arithmetic statements — {len(ok)} right, {len(rep.errata)} "
-            f"wrong, {len(rep.drift)} for a derivation; {covered} of {len(q)} quantity tokens checked"
-            + (f" ({rep.coverage:.1f}%)" if q else ""))
-    out.print(Text(line, style="bold red" if rep.failed else "green"), soft_wrap=True)
 
 
 def render_causes(causes, out) -> None:

@@ -1,9 +1,16 @@
 """The result of an audit: every token's classification, the errata, the missing claims, and coverage.
 
-Classes of a token (``Token.cls``):
+One report for both audits: against derivations (:func:`symseq.audit.matching.audit`, with the page's own arithmetic
+counted in it, :meth:`AuditReport.add_arithmetic`), and of a page no derivation speaks of, whose tokens only its own
+arithmetic accounts for (:meth:`AuditReport.of_page`). One verdict (:meth:`AuditReport.failures`), one JSON document
+(:meth:`AuditReport.as_json`), one terminal report (:mod:`symseq.audit.render`).
+
+The verdict on a token (``Token.attribution.verdict``, :class:`symseq.audit.attribution.Attribution`, which also
+names the claim, input, page statement or rule behind it):
 
 * ``covered``: a claim of a derivation prints it and holds, or it is an
-  input the derivation declares (``section.given``) with the same value;
+  input the derivation declares (``section.given``) with the same value, or a statement of the page's own
+  arithmetic that holds from its printed operands prints it;
 * ``wrong``: a claim prints it and does not hold, or it is a claim's or an
   input's number as edited in the text (an erratum, with the correct value);
 * ``uncovered``: a quantity no derivation checks;
@@ -20,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..verify.claims import Location
+from .attribution import VERDICTS, Attribution
 
-CLASSES = ("covered", "wrong", "uncovered", "structural", "reported")
+CLASSES = VERDICTS
 SCHEMA = "symseq-audit/1"  # the name and version of the JSON documents of symseq audit (both modes)
 
 
@@ -120,11 +128,13 @@ class Counts:
 
 
 def count(tokens) -> Counts:
+    """The counts of ``tokens``, each attributed (:class:`~symseq.audit.attribution.Attribution`)."""
     c = Counts()
     for t in tokens:
-        if t.cls in ("covered", "wrong", "uncovered"):
+        v = t.attribution.verdict
+        if t.attribution.quantity:
             c.quantity += 1
-        setattr(c, t.cls, getattr(c, t.cls) + 1)
+        setattr(c, v, getattr(c, v) + 1)
     return c
 
 
@@ -188,6 +198,9 @@ class AuditReport:
         claims or inputs missing from the text, and, with ``fail_under`` (percent), coverage below it. The one
         verdict the CLI exits on."""
         out = []
+        if self.page_only and not self.arithmetic.statements:  # nothing was checked, so nothing may pass
+            out.append("no arithmetic statement was found in the text and no derivation has it as its source: "
+                       "write a derivation for it (symseq new NAME starts one; then symseq audit FILE --derivation NAME)")
         if self.absent:  # an empty file, or another handout: nothing was checked, so nothing may pass
             out.append(f"no section of {', '.join(self.absent)} found in the text (no heading names one of its "
                        f"sections and none of its claims or inputs is printed): is this the right file?")
@@ -225,7 +238,39 @@ class AuditReport:
         return not self.failed
 
     def uncovered(self) -> list:
-        return [t for t in self.tokens if t.cls == "uncovered"]
+        """The uncovered quantity tokens, in the text's order."""
+        return [t for t in self.tokens if t.attribution.verdict == "uncovered"]
+
+    @property
+    def page_only(self) -> bool:
+        """Whether only the page's own arithmetic accounts for the tokens (no derivation: :meth:`of_page`)."""
+        return not self.derivations and self.arithmetic is not None
+
+    @classmethod
+    def of_page(cls, arith, *, places=None) -> AuditReport:
+        """The audit of a page no derivation speaks of: its tokens as its own arithmetic attributes them.
+
+        Args:
+            arith: the :class:`~symseq.audit.arithmetic.PageArithmetic` of the page (its tokens become the report's).
+            places: :meth:`symseq.audit.document.Document.where` of a notebook or HTML page, else None.
+
+        Returns:
+            an :class:`AuditReport` with no derivations: one :class:`Erratum` of kind ``"arithmetic"`` per wrong token
+            (and one per wrong statement none of whose numbers is a quantity token), and one per statement that
+            cannot hold.
+        """
+        from .matching import digit_fault
+
+        rep = cls(Path(arith.path), [], arith.tokens, places=places)
+        rep.arithmetic = arith
+        blamed = set()
+        for t in arith.tokens:
+            if t.attribution.verdict == "wrong":
+                rep.errata.append(_arithmetic_erratum(t, arith, digit_fault))
+                blamed.add((t.attribution.by.line, t.attribution.by.text))
+        rep.errata += [_statement_erratum(st) for st in arith.errata if (st.line, st.text) not in blamed]
+        rep._add_cannot_hold(arith)
+        return rep
 
     def add_arithmetic(self, arith) -> AuditReport:
         """Count the page's own arithmetic (:func:`symseq.audit.arithmetic.audit_arithmetic`, run on its own
@@ -243,7 +288,7 @@ class AuditReport:
           from its own printed operands although the number is right.
 
         Args:
-            arith: an :class:`~symseq.audit.arithmetic.ArithmeticReport` of the same text, read separately (its
+            arith: the :class:`~symseq.audit.arithmetic.PageArithmetic` of the same text, read separately (its
                 tokens are its own objects, at the same lines and columns as ``self.tokens``).
 
         Source: issue 13, "no code for the easy part".
@@ -254,13 +299,14 @@ class AuditReport:
         theirs = {(t.line, t.start): t for t in arith.tokens}
         for t in self.tokens:
             a = theirs.get((t.line, t.start))
-            if a is None or a.cls not in ("covered", "wrong") or a.text != t.text:
+            if a is None or a.attribution.verdict not in ("covered", "wrong") or a.text != t.text:
                 continue
-            if t.cls in ("uncovered", "structural"):
-                t.cls, t.reason = a.cls, f"page arithmetic, {a.reason}"
-                if a.cls == "wrong":
+            mine, page = t.attribution.verdict, a.attribution.verdict
+            if mine in ("uncovered", "structural"):
+                t.attribution = a.attribution
+                if page == "wrong":
                     self.errata.append(_arithmetic_erratum(a, arith, digit_fault))
-            elif a.cls == "wrong" and t.cls in ("covered", "reported"):
+            elif page == "wrong" and mine in ("covered", "reported"):
                 e = _arithmetic_erratum(a, arith, digit_fault)
                 st, _ = _failing_link(a, arith)
                 inside = [u for u in self.tokens if st is not None and any(
@@ -268,34 +314,40 @@ class AuditReport:
                 # the claim holds the printed result, yet the statement fails with every printed operand read as
                 # rounded: a number among its operands is wrong (1.88 / 4.56 = 0.39 for 1.78 / 4.56), unless a
                 # claim already names it (sin −3 for sin 3)
-                if t.cls == "covered" and inside and not any(u.cls == "wrong" for u in inside) \
+                if mine == "covered" and inside and not any(u.attribution.verdict == "wrong" for u in inside) \
                         and _wrong_however_rounded(st):
                     self.errata.append(Erratum(
                         st.line, st.text, "—", "the result is right (the claim holds it) but does not follow from "
                         "the printed operands, even with each read as rounded: an operand is wrong", e.source,
                         "", t.context, kind="arithmetic"))
                     for u in inside:  # its operands no claim holds: one of them is the wrong number
-                        if u is not t and u.cls == "covered" and u.reason.startswith("page arithmetic"):
-                            u.cls = "wrong"
+                        if u is not t and u.attribution.verdict == "covered" and u.attribution.statement is not None:
+                            u.attribution = u.attribution.but("wrong")
                     continue
-                self.disagreements.append(Disagreement(t.line, t.text, t.reason, e.source, e.correct))
-        for g in arith.cannot_hold:  # a statement that lost a number, or prints one for a value that is not real
+                self.disagreements.append(Disagreement(t.line, t.text, t.attribution.text(), e.source, e.correct))
+        self._add_cannot_hold(arith)
+        return self
+
+    def _add_cannot_hold(self, arith) -> None:
+        """Add an erratum for each statement of ``arith`` that cannot hold (a statement that lost a number, or prints
+        one for a value that is not real), then put the errata in the text's order."""
+        for g in arith.cannot_hold:
             self.errata.append(Erratum(g.line, g.text, g.correct, g.reason,
                                        f"page arithmetic, line {g.line}", "", g.text, kind="arithmetic"))
         self.errata.sort(key=lambda e: (e.line is None, e.line or 0))
-        return self
 
     def structural_reasons(self) -> dict:
         out: dict[str, int] = {}
         for t in self.tokens:
-            if t.cls in ("structural", "reported"):
-                key = f"{t.cls}: {t.reason}"
+            if t.attribution.verdict in ("structural", "reported"):
+                key = f"{t.attribution.verdict}: {t.attribution.text()}"
                 out[key] = out.get(key, 0) + 1
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def as_json(self, causes=()) -> dict:
-        """The JSON document of ``symseq audit --json`` (schema ``symseq-audit/1``, mode ``derivations``; the file
-        ``symseq/schema/audit-1.schema.json``): summary, per-derivation counts, errata, missing claims, every
+        """The JSON document of ``symseq audit --json`` (schema ``symseq-audit/1``, mode ``derivations``, or
+        ``arithmetic`` for a page no derivation speaks of, which also lists its ``statements`` and the ``unread``
+        ones; the file ``symseq/schema/audit-1.schema.json``): summary, per-derivation counts, errata, missing claims, every
         token (its entries and shape), and ``causes``, the errata by cause (:func:`symseq.audit.causes.classify`:
         kind, reason, the line of the upstream number or null, the chain). Lines are the audit's (an int, or null
         where the schema says so); for a notebook or HTML page each token, erratum and ambiguity also has
@@ -314,9 +366,9 @@ class AuditReport:
         return out
 
     def _json(self) -> dict:
-        return {
+        out = {
             "schema": SCHEMA,
-            "mode": "derivations",
+            "mode": "arithmetic" if self.page_only else "derivations",
             "file": str(self.path),
             "derivations": list(self.derivations),
             "summary": self.counts.as_dict(),
@@ -336,9 +388,19 @@ class AuditReport:
             "disagreements": [vars(d) for d in self.disagreements],
             "tokens": [{
                 "line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind, "entries": list(t.entries),
-                "shape": list(t.shape), "class": t.cls, "reason": t.reason, "context": t.context,
+                "shape": list(t.shape), "class": t.attribution.verdict, "reason": t.attribution.text(),
+                "context": t.context,
             } for t in self.tokens],
         }
+        if self.page_only:  # what the page's own arithmetic decided, statement by statement
+            out["statements"] = [{
+                "line": s.line, "first": s.first, "text": s.text, "status": s.status,
+                "links": [{"left": k.left, "relation": k.relation, "right": k.right, "kind": k.kind, "ok": k.ok,
+                           "printed": k.printed, "correct": k.correct, "values": k.values,
+                           "within_rounding": k.within_rounding, "message": k.message} for k in s.links],
+            } for s in self.arithmetic.statements]
+            out["unread"] = [{"line": a, "text": b, "reason": c} for a, b, c in self.arithmetic.unread]
+        return out
 
 
 def _entry_fault(printed: str, correct: str, digit_fault) -> str:
@@ -408,5 +470,23 @@ def _arithmetic_erratum(token, arith, digit_fault) -> Erratum:
         fault = _entry_fault(link.printed[mine[0]], link.correct[mine[0]], digit_fault)
         return Erratum(token.line, printed, correct, fault, source, ", ".join(link.values[i] for i in mine),
                        token.context, kind="arithmetic")
-    return Erratum(token.line, token.text, "—", "wrong from its printed operands", f"page arithmetic, {token.reason}",
+    return Erratum(token.line, token.text, "—", "wrong from its printed operands", token.attribution.text(),
                    context=token.context, kind="arithmetic")
+
+
+def _statement_erratum(st) -> Erratum:
+    """The :class:`Erratum` of a statement wrong from its printed operands none of whose numbers is a quantity
+    token (a page with no derivation still fails on it): its first failing link."""
+    from .matching import digit_fault
+
+    link = st.wrong[0]
+    link = link.inner or link
+    source = f"page arithmetic, line {st.line}: {st.text}"
+    if link.kind != "result" or not link.correct:
+        return Erratum(st.line, st.text, "—", link.message or "the rewrite does not hold", source,
+                       ", ".join(link.values), st.text, kind="arithmetic")
+    printed = ", ".join(link.printed[i] for i in link.wrong)
+    correct = ", ".join(link.correct[i] for i in link.wrong)
+    return Erratum(st.line, printed, correct, _entry_fault(link.printed[link.wrong[0]], link.correct[link.wrong[0]],
+                                                           digit_fault),
+                   source, ", ".join(link.values[i] for i in link.wrong), st.text, kind="arithmetic")

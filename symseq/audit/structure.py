@@ -129,7 +129,7 @@ def script_reason(tok: Token) -> str | None:
 
 
 def classify(doc: Document) -> None:
-    """Set ``tier`` and ``reason`` of every structural token of ``doc`` (quantities keep tier "")."""
+    """Set ``tier`` and ``rule`` of every structural token of ``doc`` (quantities keep tier "")."""
     by_line: dict[int, list[Token]] = {}
     for t in doc.tokens:
         by_line.setdefault(t.line, []).append(t)
@@ -144,7 +144,7 @@ def classify(doc: Document) -> None:
         for i, t in enumerate(toks):
             verdict = _classify(doc, t, i, text, spans, table, line in heading_lines, cited)
             if verdict:
-                t.tier, t.reason = verdict
+                t.tier, t.rule = verdict
 
 
 def _classify(doc, t: Token, i: int, text: str, spans, table, heading: bool, cited):

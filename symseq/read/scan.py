@@ -73,6 +73,13 @@ class Token:
         entries: canonical entry strings (one for a scalar), row-major.
         shape: () for a scalar, (n,) for a vector, (rows, cols) for a matrix, (k,) of sizes for a shape.
         script: "" for a quantity position; sub, sup, ident or url (see the module docstring).
+        tier: "hard" or "soft" for a number that may not be a quantity, "" for a quantity position (set by
+            :func:`symseq.audit.structure.classify`).
+        rule: the name of the structural rule that set ``tier`` ("heading", "code", ...), "" with no tier.
+        attribution: the audit's verdict on the token and what accounts for it (a claim, an input, a statement of
+            the page's arithmetic, a structural rule: :class:`symseq.audit.attribution.Attribution`); None until
+            the audit attributes it.
+        context: the text around the token, as reports quote it.
     """
 
     line: int
@@ -85,8 +92,8 @@ class Token:
     script: str = ""
     # filled by the audit
     tier: str = ""  # "hard" or "soft" for a structural number (see symseq.audit.structure)
-    cls: str = ""  # covered, wrong, uncovered, structural, reported
-    reason: str = ""  # the structural or reported reason, or the claim id
+    rule: str = ""  # the structural rule that set tier
+    attribution: object = None  # symseq.audit.attribution.Attribution, once audited
     context: str = ""
     claim: object = field(default=None, repr=False)
 
