@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from symseq.errors import ClaimError
-from symseq.read.arithmetic import MAX_DEPTH, interval, numbers, parse, parse_statement, value
+from symseq.read import MAX_DEPTH, interval, numbers, parse, parse_statement, value
 from symseq.verify.steps import ends
 
 
@@ -171,7 +171,7 @@ def test_interval_contains_the_exact_value():
 
 
 def test_bound_names_read_as_their_printed_values_and_unbound_ones_are_refused():
-    from symseq.read.arithmetic import Ref, show
+    from symseq.read import Ref, show
     from symseq.verify.steps import inner_steps
 
     names = {"W_z": parse("[[0.3, 0.2], [0.1, 0.5]]"), "h_6^(0)": parse("[-0.579, 1.06]"), "D": parse("8")}

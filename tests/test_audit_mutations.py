@@ -15,7 +15,7 @@ import pytest
 
 from symseq.audit import audit_document, read
 from symseq.audit.mutate import KINDS, Mutation, judge, mutations, plan, sample
-from symseq.read.scan import scan
+from symseq.read import scan
 from test_audit import EXPECTED, SEEDS, needs_seeds
 from symseq.authoring import bundled
 

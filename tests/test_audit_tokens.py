@@ -5,7 +5,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symseq.read.scan import number_value, scan, scan_words
+from symseq.read import number_value, scan, scan_words
 
 
 def keys(text):
@@ -176,7 +176,7 @@ def _group_by_scan(s, i):
 def test_brackets_are_matched_as_a_scan_from_each_bracket_would(s):
     # the scanner reads bracket and brace depth from a table built once per line (a line of many brackets was
     # quadratic); it must agree with the count from each opening bracket
-    from symseq.read.scan import _group, _matching
+    from symseq.read.page import _group, _matching
 
     for i, c in enumerate(s):
         if c in "([":

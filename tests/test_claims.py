@@ -5,7 +5,7 @@ import sympy as sp
 
 from symseq import ClaimError, ClaimMismatch, Ledger, blocks
 from symseq.verify.claims import Claim
-from symseq.read.printed import read_number, read_printed
+from symseq.read import read_number, read_printed
 
 W = 1 / (1 + sp.exp(1 / sp.sqrt(2)))
 P = 1 / (1 + sp.exp(-2 * (1 - W)))
@@ -134,7 +134,7 @@ def test_integers_in_a_significant_digit_table_are_rounded():
 
 def test_declared_multi_letter_names_are_one_symbol():
     """Shapes such as T×Vocab, T_max×D and B×n_head×T^2 read declared names whole (Handout #11, Week 7)."""
-    from symseq.read.printed import read_printed
+    from symseq.read import read_printed
 
     assert read_printed("T×Vocab", {"T": 3, "Vocab": 5}, shape=True).entries == [3, 5]
     assert read_printed("B×n_head×T^2", {"B": 2, "n_head": 3, "T": 2}, shape=True).entries == [2, 3, 4]

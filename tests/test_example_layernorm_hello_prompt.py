@@ -338,7 +338,7 @@ def test_superscript_square_is_readable():
     """A printed square (0.364², (-0.15)²) reads as a claim's formula, exactly (the page's grammar)."""
     import sympy as sp
 
-    from symseq.read.printed import read_printed
+    from symseq.read import read_printed
 
     p = read_printed("0.364²")
     assert (p.kind, p.entries) == ("expr", [sp.Rational(364, 1000) ** 2])

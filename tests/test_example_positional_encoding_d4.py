@@ -233,7 +233,7 @@ def test_plain_sin_is_readable():
     """A formula printed with a plain function name (sin(1), as the page prints it) reads without the backslash."""
     import sympy as sp
 
-    from symseq.read.printed import read_printed
+    from symseq.read import read_printed
 
     p = read_printed("sin(1)")
     assert (p.kind, p.entries) == ("expr", [sp.sin(1)])

@@ -5,12 +5,8 @@ X is a mantissa (an integer, or a decimal, also ``.5``) with an optional sign (`
 optional exponent ``e±k`` (either minus), or an integer of at least 1000 with its thousands grouped (``,``, U+202F
 or U+2009), or either followed by ``%``. A sign belongs to X: in every context X follows a space (after ``is``,
 ``=``), ``(``, ``$``, ``|`` or the start of the line, where a sign is no subtraction.
-
-The forms the reader reads today are :func:`test_scanned_and_read`; each form it does not read yet is a case of
-:func:`test_form_not_read_yet`, strict xfail: it fails the suite (XPASS) once the reader learns the form.
 """
 
-import inspect
 from fractions import Fraction
 
 import pytest
@@ -18,15 +14,8 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import symseq.read as reader
+from symseq.read import parse, read_number, scan, value
 
-
-def _api(name):
-    obj = getattr(reader, name)  # the function, even while a submodule of its name shadows it (test_read_forms)
-    return getattr(obj, name) if inspect.ismodule(obj) else obj
-
-
-read_number, parse, value, scan = map(_api, ("read_number", "parse", "value", "scan"))
 
 MINUS = "\u2212"
 SENTENCE = "The value is {}."
@@ -36,9 +25,8 @@ SEPARATORS = (",", "\u202f", "\u2009")
 
 @st.composite
 def printed(draw, form: str = ""):
-    """(context, X, exact value of X). ``form`` forces one form the reader does not read yet: grouped, percent,
-    unicode exponent (``e−k``) or sentence exponent (an exponent before a sentence's full stop); "" draws only the
-    forms it reads."""
+    """(context, X, exact value of X). ``form`` forces one form: grouped, percent, unicode exponent (``e−k``) or
+    sentence exponent (an exponent before a sentence's full stop); "" draws the others."""
     others = CONTEXTS[1:] if form == "unicode exponent" else CONTEXTS  # (an exponent before "." is its own form)
     context = SENTENCE if form == "sentence exponent" else draw(st.sampled_from(others))
     sign = draw(st.sampled_from(("", "-", MINUS)))
@@ -82,26 +70,6 @@ def check(case):
 
 
 @settings(max_examples=200, deadline=None)
-@given(printed())
+@given(st.one_of(printed(), *(printed(f) for f in ("grouped", "percent", "unicode exponent", "sentence exponent"))))
 def test_scanned_and_read(case):
     check(case)
-
-
-NOT_YET = {
-    "grouped": "read_number gives None for 12,832 and 1 000 (U+202F, U+2009), parse stops at the separator, and scan "
-               "splits 1 000 in two, 12,832 after '=' into 12 and 832, and 1,000 before a full stop into 1 and 000",
-    "percent": "scan gives 35% as one token but read_number gives None for it",
-    "unicode exponent": "scan ends the number before e−k (2.5e−3 scans as 2.5 and 3)",
-    "sentence exponent": "scan drops an exponent before a full stop (The value is 1e-5. scans as 1 and 5)",
-}
-
-
-@pytest.mark.parametrize("form", [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=why))
-                                  for f, why in NOT_YET.items()])
-def test_form_not_read_yet(form):
-    @settings(max_examples=200, deadline=None)
-    @given(printed(form))
-    def run(case):
-        check(case)
-
-    run()

@@ -520,7 +520,7 @@ def test_the_claim_reader_reads_the_plain_unicode_formulas(name):
     """The package's own reader of printed formulas (``symseq.read.printed``, what claims use) reads the Unicode
     forms of plain algebra back as the expression (it reads no σ, ReLU, superscript digits or log: those Unicode
     forms are read through their LaTeX, above)."""
-    from symseq.read.printed import parse_expression
+    from symseq.read import parse_expression
 
     e = SCALARS.get(name, sp.Mul(a, -b, evaluate=False))
     n = Notation("unicode", LEDGER)

@@ -4,7 +4,7 @@ A worked example prints statements a reader can check by hand: chains ``(0.1 + 0
 1.0 / 4 = 0.25``, dot products written out (``1×1.131 + 1×0 = 1.131``), ``√64 = 8``, ``e^{0.5} ≈ 1.6487``,
 ``log 2 ≈ 0.693``, lists computed entry by entry (``[0.1 − 0.25, …] = [−0.15, …]``), ``softmax([1, 2]) =
 [0.269, 0.731]``, products of printed matrices. This module finds them in a handout's lines, reads each with
-:mod:`symseq.read.arithmetic`'s grammar (never as code), decides it link by link from its own printed
+:mod:`symseq.read.syntax`'s grammar (never as code), decides it link by link from its own printed
 operands (:mod:`symseq.verify.steps`) and reports what was checked, what is wrong (line, printed, correct
 rounding) and which numbers are left for a derivation.
 
@@ -29,7 +29,7 @@ from typing import NamedTuple
 import sympy as sp
 
 from ..errors import NotRealError, SymseqError
-from ..read.arithmetic import (NAME, Ref, Statement, Vec, is_number, is_word, name_key, numbers, parse,
+from ..read import (NAME, Ref, Statement, Vec, is_number, is_word, name_key, numbers, parse,
                                  result_parts, show, with_number, without_sign)
 from ..verify.steps import Link, decide, inner_steps
 from .attribution import WITHIN_ROUNDING, Attribution, PageStatement, Rule
@@ -376,7 +376,7 @@ def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
     [0.1, 0.5]]``, ``h_hat = tanh([0.55, 0.35]) = [0.500, 0.337]``) is bound to that printed value from there
     on (a later binding shadows an earlier one), and statements at most :data:`NAME_REACH` lines below that use
     the name (or an entry of it: ``r_{6,2}`` of ``r_6``) read its printed value
-    (:class:`symseq.read.arithmetic.Ref`); further down a page may use the symbol for something else."""
+    (:class:`symseq.read.tree.Ref`); further down a page may use the symbol for something else."""
     out = []
     bound: dict = {}  # key → (line, printed tree)
     for lg in _logical_lines(doc):
@@ -478,7 +478,7 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
       quoted label, the one list printed at most :data:`NEAR` lines above (``Mean: 0.250`` under ``features:
       tensor([0.1000, …])``) when no line between prints a list.
     """
-    from ..read.arithmetic import Bin, Call
+    from ..read import Bin, Call
 
     out = []
     labelled: dict = {}  # a quoted row label ("Hello") → the one list printed on its line
@@ -532,8 +532,8 @@ def _stats(text: str, start: int, node, where: list, lg) -> list:
     """The statistics ``mean = x`` (``average``, ``sum``, ``Range: ~x``, ``std``) stated after ``start`` about the
     printed list ``node``: [([readings], spans, lg)]. A standard deviation reads first as the population one (the
     LayerNorm convention), then as the sample one (:class:`Conventions`)."""
-    from ..read.arithmetic import Bin, Call, Num, Pow, Statement
-    from ..read.printed import PrintedNumber
+    from ..read import Bin, Call, Num, Pow, Statement
+    from ..read import PrintedNumber
 
     def k(n):
         return Num(PrintedNumber(str(n), sp.Integer(n), 0, False))
@@ -560,7 +560,7 @@ def _stats(text: str, start: int, node, where: list, lg) -> list:
 
 
 def _sign_value(node):
-    from ..read.arithmetic import value
+    from ..read import value
 
     return value(node)
 
@@ -681,7 +681,7 @@ def _repair(doc: Document, st, links: list, spans: list, rounded, dps: int) -> R
 
     Source: issue 13, build item 1 (which number of a wrong statement is the erratum).
     """
-    from ..read.printed import read_number
+    from ..read import read_number
 
     bad = [link for link in links if not link.ok and not (link.kind == "result" and link.within_rounding)]
     if not bad or bad[0].index >= len(spans):
@@ -786,7 +786,7 @@ def _one_edits(text: str) -> list[str]:
 def _printed_results(chains, doc: Document | None = None):
     """``rounded(line)``: the predicate :func:`~symseq.verify.steps.decide` takes for a statement that starts on
     ``line``: a printed operand may be a rounded value only when the page printed the same number as a result
-    (:func:`~symseq.read.arithmetic.result_parts`) on an earlier line. Any other printed number is an input,
+    (:func:`~symseq.read.tree.result_parts`) on an earlier line. Any other printed number is an input,
     exact as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within the rounding" of
     inputs read as ±0.05. A decimal list printed after the last ``=`` of a line whose left side cannot be read
     (``o = softmax(\\cdots) = [0.2118, 0.2584, …]``) is a result too."""

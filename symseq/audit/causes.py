@@ -14,7 +14,7 @@ operands (:mod:`symseq.verify.steps`):
   (or fewer of them: −0.481 again as −0.48), is propagated from its first printing;
 * **rounding drift**: the step is right from its printed inputs, none of them is an erratum, and the true value
   lies within the accumulated rounding of those inputs (each widened by half a unit of its last digit and carried
-  through the step with :mod:`mpmath` interval arithmetic, :func:`symseq.read.arithmetic.interval`).
+  through the step with :mod:`mpmath` interval arithmetic, :func:`symseq.read.evaluate.interval`).
 
 The root errata come first, each with the chain of errata it caused (directly or through others).
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import SymseqError
-from ..read.arithmetic import Ref, Vec, numbers
-from ..read.printed import read_number
+from ..read import Ref, Vec, numbers
+from ..read import read_number
 from ..verify.steps import decide
 from .arithmetic import statements_of, word_statements_of
 from .document import Document
@@ -283,7 +283,7 @@ def _own_entries_wrong(link, wanted) -> bool:
 
 
 def _through_names(node) -> list:
-    """The printed numbers a tree reaches through names (:class:`~symseq.read.arithmetic.Ref`): values the page
+    """The printed numbers a tree reaches through names (:class:`~symseq.read.tree.Ref`): values the page
     printed on an earlier line and uses here by name (``z_t * h_hat`` with ``h_hat = … = [0.500, 0.337]``)."""
     out, todo = [], [node]
     while todo:

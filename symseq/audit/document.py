@@ -29,7 +29,7 @@ from pathlib import Path
 from ..errors import AuditError, FileSystemError
 from . import formats
 from .formats import FORMATS, Rendering
-from ..read.scan import Token, WordNumber, scan, scan_words
+from ..read import Token, WordNumber, scan, scan_words
 
 _CAPTION = re.compile(r"^\s*(?:\\caption\{\s*)?(Table|Figure)\s+(\d+)\s*[:.]", re.IGNORECASE)
 # a notebook cell named by a claim's location: "In [11]", "Out[11]" (its execution count) or "cell 26"

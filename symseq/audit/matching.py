@@ -46,13 +46,13 @@ import sympy as sp
 
 from ..errors import SymseqError
 from ..verify.claims import Claim, entry_label, exact_value
-from ..read.printed import PrintedNumber, read_printed
+from ..read import PrintedNumber, read_printed
 from .attribution import Attribution, Given, Reported, Rule, Unchecked, verdict_of
 from .document import Document
 from .report import Ambiguous, AuditReport, Erratum, Missing
 from .sections import locate, span
 from .structure import HARD, SOFT, claim_tokens, classify
-from ..read.scan import MINUS, Token, canonical_number, in_value_range, number_value, scan_words
+from ..read import MINUS, Token, canonical_number, in_value_range, number_value, scan_words
 
 _LABEL_REASONS = ("position, row or feature number", "superscript or subscript label named in the text")
 _LABEL = re.compile(r"\b(Table|Figure)\s+\d+\b")
@@ -1817,7 +1817,7 @@ def _same_form(a: str, b: str) -> bool:
         return True  # a fraction or root: the edit distance alone decides
     if x == 0:
         return abs(y) <= sp.Integer(10) ** (-da) * 9
-    from ..read.printed import magnitude
+    from ..read import magnitude
 
     return abs(abs(y) - abs(x)) <= sp.Integer(10) ** magnitude(sp.Rational(abs(x)))
 
@@ -1849,7 +1849,7 @@ def _render_like(value, printed: str) -> str:
 @functools.lru_cache(maxsize=8192)
 def _rendered_like(value, printed: str) -> str:
     from ..verify.claims import round_like
-    from ..read.printed import read_number
+    from ..read import read_number
 
     p = read_number(printed.replace(MINUS, "-")) if in_value_range(canonical_number(printed)) else None
     if p is not None and value.is_number and value.is_real:

@@ -33,7 +33,7 @@ from .document import Document, relayout
 from .matching import _with_token
 from .report import AuditReport
 from .structure import claim_tokens
-from ..read.scan import MINUS, Token, scan
+from ..read import MINUS, Token, scan
 
 KINDS = ("last", "middle", "sign", "swap", "delete")
 _NUM = re.compile(r"[-\u2212]?\d+(?:\.\d+)?")

@@ -408,7 +408,7 @@ def _entry_fault(printed: str, correct: str, digit_fault) -> str:
     (``[1, 0, 1]`` for ``[1, 0, 0]``: "entry [2]: the units digit: printed 1, correct 0")."""
     from ..errors import SymseqError
     from ..verify.claims import entry_label
-    from ..read.printed import read_printed
+    from ..read import read_printed
 
     try:
         a, b = read_printed(printed), read_printed(correct)

@@ -20,7 +20,7 @@ import bisect
 import re
 
 from .document import Document
-from ..read.scan import Token
+from ..read import Token
 
 HARD, SOFT = "hard", "soft"
 
@@ -179,7 +179,7 @@ def _classify(doc, t: Token, i: int, text: str, spans, table, heading: bool, cit
 
 def claim_tokens(printed: str) -> list[Token]:
     """The quantity tokens of a claim's printed string (structural ones left out by the same rules as the text)."""
-    from ..read.scan import scan
+    from ..read import scan
 
     text = printed.strip().strip("$")
     toks = scan(text)

@@ -45,8 +45,8 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SymseqError
-from ..read.arithmetic import Bin, Call, Neg, Num, Pow, Statement, Vec
-from ..read.printed import PrintedNumber, magnitude, read_number
+from ..read import Bin, Call, Neg, Num, Pow, Statement, Vec
+from ..read import PrintedNumber, magnitude, read_number
 from ..verify.steps import decide
 from .document import Document, _separators
 
@@ -261,7 +261,7 @@ class Group:
 
 def table_statements(doc: Document, *, dps: int = 50, taken=(), notes: list | None = None):
     """The relations between ``doc``'s tables that hold (see the module docstring), each row as
-    ``(statement, links, span)``: the decided :class:`~symseq.read.arithmetic.Statement`, its
+    ``(statement, links, span)``: the decided :class:`~symseq.read.tree.Statement`, its
     :class:`~symseq.verify.steps.Link` list and the span of its printed result. ``taken`` holds spans of results
     other statements already check; they are not explained twice. When the search stops at :data:`BUDGET`
     candidates, a sentence saying so is appended to ``notes``."""

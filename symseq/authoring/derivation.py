@@ -338,7 +338,7 @@ class Section:
         ``a = b ≈ c`` is decided link by link (:mod:`symseq.verify.steps`). With ``result``, the printed
         result must also be its true value: give ``result=`` rather than a separate :meth:`claim` of the same
         printed number (the audit attributes each printed number to one claim). The statement is read by
-        :mod:`symseq.read.arithmetic`'s grammar (numbers, + − × · / ^ √, ``\\frac``, exp, log, tanh, σ,
+        :mod:`symseq.read.syntax`'s grammar (numbers, + − × · / ^ √, ``\\frac``, exp, log, tanh, σ,
         softmax, printed lists), never run as code.
 
         Args:

@@ -37,7 +37,7 @@ from ..values import DPS, Values, ledger_of
 
 def decimals_of(printed: str) -> int | None:
     """Digits after the decimal point of a printed decimal (``"0.150"`` → 3, ``"4"`` → 0); None if not a number."""
-    from ..read.printed import read_number
+    from ..read import read_number
 
     n = read_number(printed) if isinstance(printed, str) else None
     if n is None or n.decimals < 0:

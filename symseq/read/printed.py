@@ -1,6 +1,6 @@
 """Read what a handout prints: decimals, vectors, matrices, shapes and exact formulas.
 
-The reader is a small hand-written parser, never ``eval`` or ``sympify``:
+A claim's printed string is parsed, never run (no ``eval`` or ``sympify``):
 text from a handout is data. It understands the forms the handouts use:
 
 * decimals and integers, kept exact with their printed precision:
@@ -14,7 +14,7 @@ text from a handout is data. It understands the forms the handouts use:
 * formulas over declared names: ``1/(1+e^{1/√2})``, ``1/[1+e^{2w-1}]``,
   ``\\frac{1}{\\sqrt{2}}``, ``\\tfrac25`` (LaTeX's one-token arguments), ``I/√2``,
   ``3D^2``, ``T^2 d_k``, ``0.364²``, ``sin(1)``, ``1×1.131+1×0`` (× multiplies in a formula), read by the
-  grammar of the page's own arithmetic (:func:`symseq.read.arithmetic.formula`).
+  grammar of the page's own arithmetic (:func:`symseq.read.syntax.formula`).
 
 Names not declared by the claim are an error that names them.
 """
@@ -23,70 +23,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import sympy as sp
 
 from ..errors import ClaimError
-
-_DEC = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-
-
-@dataclass
-class PrintedNumber:
-    """One printed decimal: its text, exact value and printed precision."""
-
-    text: str
-    value: sp.Rational
-    decimals: int  # digits after the decimal point (negative with a positive exponent)
-    has_point: bool
-
-    @property
-    def is_zero(self) -> bool:
-        return self.value == 0
-
-    def sig_digits(self) -> int:
-        """Significant digits as printed (0.00930 → 3, 0.792412 → 6, 120 → 3)."""
-        t = self.text.lstrip("+-").split("e")[0].split("E")[0]
-        digits = t.replace(".", "").lstrip("0")
-        return max(len(digits), 1) if "." in t else max(len(digits.rstrip("0")), 1) if digits else 1
-
-    def half_unit(self, sig: int | None) -> sp.Rational:
-        """Half a unit of the last printed digit, or of the ``sig``-th significant digit."""
-        if sig is None:
-            return sp.Rational(1, 2) * sp.Rational(10) ** (-self.decimals)
-        if self.value == 0:
-            return sp.Rational(1, 2) * sp.Rational(10) ** (-self.decimals) if self.has_point else sp.S.Zero
-        e = magnitude(self.value)
-        return sp.Rational(1, 2) * sp.Rational(10) ** (e - sig + 1)
-
-
-def magnitude(x: sp.Rational) -> int:
-    """floor(log10 |x|) computed exactly for a nonzero rational."""
-    x = abs(Fraction(int(x.p), int(x.q)))
-    e = len(str(x.numerator)) - len(str(x.denominator))
-    while Fraction(10) ** e > x:
-        e -= 1
-    while Fraction(10) ** (e + 1) <= x:
-        e += 1
-    return e
-
-
-def read_number(text: str) -> PrintedNumber | None:
-    """Read a printed decimal or integer exactly; None when ``text`` is not one."""
-    t = text.strip().replace("\u2212", "-").replace("−", "-")
-    if t.startswith("+"):
-        t = t[1:]
-    if not _DEC.match(t):
-        return None
-    mant, _, exp = t.lower().partition("e")
-    has_point = "." in mant
-    decimals = len(mant.split(".")[1]) if has_point else 0
-    if exp:
-        decimals -= int(exp)
-    f = Fraction(t)
-    return PrintedNumber(text.strip(), sp.Rational(f.numerator, f.denominator), decimals, has_point)
-
+from .number import PrintedNumber, read_number
 
 @dataclass
 class Printed:
@@ -104,12 +45,12 @@ class Printed:
 
 def parse_expression(text: str, names: dict | None = None):
     """Parse a printed formula into an exact SymPy expression over ``names``, with the page's grammar
-    (:func:`symseq.read.arithmetic.formula`, the one reader of printed arithmetic).
+    (:func:`symseq.read.syntax.formula`, the one reader of printed arithmetic).
 
     Raises:
         ClaimError: naming the string and the part that could not be read.
     """
-    from .arithmetic import formula
+    from .syntax import formula
 
     return formula(text, names)
 
@@ -212,11 +153,13 @@ def read_printed(text: str, names: dict | None = None, *, shape: bool = False) -
     return Printed(text, "expr", [e], ())
 
 
-SHAPE_FORMS = ("4×3", "4 x 3", r"4 \times 3", "T×d_k", "[4, 3]", "(4, 3)", "torch.Size([4, 3])")
+SHAPE_FORMS = ("4×3", "4 x 3", r"4 \times 3", "T×d_k", "[4, 3]", "(4, 3)", "torch.Size([4, 3])", r"\mathbb R^{T\times D}")
 """The printed forms of a shape :func:`read_printed` reads (``shape=True``): sizes joined by ×, x or \\times, a
-list or tuple as NumPy's ``.shape`` prints it, and PyTorch's ``torch.Size([...])``; a size is an integer or a
+list or tuple as NumPy's ``.shape`` prints it, PyTorch's ``torch.Size([...])``, and the real space a matrix
+lies in (``\\mathbb R^{T\\times D}``, ``ℝ^{4×3}``); a size is an integer or a
 symbol given by ``dims``."""
 
+_REAL_SPACE = re.compile(r"^(?:\\mathbb\s*\{?\s*R\s*\}?|ℝ)\s*\^\s*(?:\{(.*)\}|(\S+))$", re.S)
 _TORCH_SIZE = re.compile(r"^torch\.Size\(\s*(\[.*\])\s*\)$", re.S)
 
 
@@ -226,6 +169,9 @@ def _shape_parts(text: str, t: str) -> list[str]:
     Raises:
         ClaimError: for any other form, listing the accepted ones.
     """
+    space = _REAL_SPACE.match(t)
+    if space:  # \mathbb R^{T\times D}: the shape of a member of that space
+        t = space.group(1) or space.group(2)
     m = _TORCH_SIZE.match(t)
     inner, bracketed = _strip_outer(m.group(1) if m else t)
     if bracketed:  # [3, 4], (3, 4), (3,) as NumPy prints a 1-D shape

@@ -31,7 +31,7 @@ import sympy as sp
 from .. import ops
 from ..errors import SymseqError
 from ..numbers import to_mpf
-from ..read.arithmetic import flat_entries, interval, numbers, parse_statement
+from ..read import flat_entries, interval, numbers, parse_statement
 from .claims import as_quantity
 from .steps import Step, ends, holds
 
@@ -179,7 +179,7 @@ def _within(statement: str, claim, dps: int) -> bool:
 def within_rounding(node, values) -> bool:
     """Whether each of ``values`` lies within the interval of ``node``, a tree of the arithmetic grammar: its printed
     decimal operands each widened by half a unit of their last digit and carried through its operations
-    (:func:`symseq.read.arithmetic.interval`), entry by entry in row order. The one rounding-of-operands test of
+    (:func:`symseq.read.evaluate.interval`), entry by entry in row order. The one rounding-of-operands test of
     the causes of ``symseq verify`` and of ``symseq audit`` (:mod:`symseq.audit.causes`).
 
     Args:
@@ -312,7 +312,7 @@ def _printed_rows(u, led, cache: dict):
     the printed value and the ends of its rounding, carried back to the entry when the claim prints a function of
     it (a standard deviation √v for the variance v); nothing for a claim that is not a plain printed value of one
     ledger row."""
-    from ..read.printed import PrintedNumber, read_printed
+    from ..read import PrintedNumber, read_printed
 
     qu, lu = _node(u)
     if qu is None:
@@ -384,7 +384,7 @@ def _gives(c, q, led, held: dict, dps: int, cache: dict) -> bool:
     each printed entry within half a unit of the value, or of the values the printed values' rounding allows (the
     page computed with the digits it did not print: each printed value moved to the ends of its rounding, one at a
     time, to first order, after a rough bound with all of them moved at once rules out what is far outside)."""
-    from ..read.printed import PrintedNumber, read_printed
+    from ..read import PrintedNumber, read_printed
 
     point = _recompute(q, led, {k: v[0][1] for k, v in held.items()}, dps, cache)
     p = read_printed(c.printed, c.names)

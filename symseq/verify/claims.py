@@ -31,7 +31,7 @@ import sympy as sp
 from ..errors import ClaimError, ClaimMismatch, SymseqError
 from ..numbers import decimal_text, rounded_like_scientific, rounded_text, short, to_mpf
 from ..values import is_node, ledger_of
-from ..read.printed import Printed, PrintedNumber, read_printed
+from ..read import Printed, PrintedNumber, read_printed
 
 STATUSES = ("ok", "mismatch", "error", "skipped")
 

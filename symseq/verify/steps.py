@@ -13,7 +13,7 @@ integer after ``=``; after ``≈`` an integer is rounded too). A chain ``a = b =
   each of its printed decimals widened by half a unit (``0.5·√2 = 0.5·1.414``).
 
 Each result that does not hold also says whether it lies within the accumulated rounding of its printed
-operands (:func:`symseq.read.arithmetic.interval`): the page's number could be right for operands that
+operands (:func:`symseq.read.evaluate.interval`): the page's number could be right for operands that
 print as these. That is the evidence the classification of errata uses (root, propagated, rounding drift).
 
 Source: issue 13, build item 1; the rounding rule is DESIGN.md's "Claims".
@@ -28,7 +28,7 @@ import sympy as sp
 
 from ..errors import ClaimError, SymseqError
 from ..numbers import decimal_text, to_mpf
-from ..read.arithmetic import (Bin, Call, Neg, Num, Pow, Ref, Statement, Vec, flat_entries, interval, is_number,
+from ..read import (Bin, Call, Neg, Num, Pow, Ref, Statement, Vec, flat_entries, interval, is_number,
                          numbers, parse_statement, result_parts, show, value)
 from .claims import Claim, _equal_exact, check_claim
 
@@ -81,7 +81,7 @@ def decide(statement, *, dps: int = 50, rounded=None) -> list[Link]:
 
     Args:
         statement: the text (``"2.0 · 0.4621 = 0.9242"``) or a parsed
-            :class:`~symseq.read.arithmetic.Statement` with at least one relation.
+            :class:`~symseq.read.tree.Statement` with at least one relation.
         dps: working digits of the rounding decisions (raised automatically near a rounding boundary).
         rounded: which printed operands may be rounded values, when a result does not hold: None for every printed
             decimal (an author's own step), or a predicate on a :class:`~symseq.read.printed.PrintedNumber`
@@ -122,7 +122,7 @@ def inner_steps(statement: Statement) -> list[tuple[int, Statement]]:
     in their outer form (``a·b = c + d``) states no inner result.
 
     Args:
-        statement: a parsed :class:`~symseq.read.arithmetic.Statement`.
+        statement: a parsed :class:`~symseq.read.tree.Statement`.
 
     Returns:
         (index of the rewrite link, the inner step as a one-relation statement), in reading order.
@@ -456,7 +456,7 @@ def _signed(entry) -> str:
 
 def _entries_of(node) -> list:
     """(text, PrintedNumber, sign) of every printed number of a tree, a negated number with its sign."""
-    from ..read.arithmetic import numbers
+    from ..read import numbers
 
     if is_number(node):
         return _entries(node)

@@ -37,13 +37,16 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from . import grammar
+from .number import canonical, read_number
+
 MINUS = "\u2212"
 _SPACING = re.compile(r"\\[,;:! ]|\\quad|\\qquad|~|\\thinspace|\\enspace")
-_NUMBER = re.compile(
-    r"(?P<dotted>\d+(?:\.\d+){2,}(?![\d]))"
-    r"|(?P<num>(?:\d{1,3}(?:,\d{3})+(?![\d.])|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![\d.]))?)"
-)
-_SIMPLE_NUM = re.compile(r"^[-+\u2212]?(\d+(\.\d+)?|\.\d+)$")
+# a number as the grammar defines it (printed.lark's NUMBER), or a dotted section number (3.4.1), which is no number
+_NUMBER = re.compile(r"(?P<dotted>\d+(?:\.\d+){2,}(?![\d]))|(?P<num>" + grammar.terminal("NUMBER") + ")")
+# a size of a shape is no group of a grouped number (256 × 1 024 is a product, not a shape)
+_NOT_GROUPED = r"(?!(?:,|\u202f|\u2009|\u00a0|\\,)\d{3}(?!\d))"
+_PLAIN = re.compile(r"[-+]?[\d.]+")
 # what a root may be taken of: an integer or a decimal (√2, √0.1325)
 _RADICAND = r"\d+(?:\.\d+)?"
 _LOG_ENTRY = re.compile(r"([-+]?)(\d+(?:\.\d+)?)?(?:(?:√|\\sqrt)(\d+))?\\(?:log|ln)\(?(\d+)\)?")
@@ -127,9 +130,9 @@ class WordNumber:
 
 
 def canonical_number(text: str) -> str:
-    """A printed number without its decoration: ``−0.5`` → ``-0.5``, ``4,096`` → ``4096``, ``+3`` → ``3``."""
-    t = text.replace(MINUS, "-").replace(",", "").strip()
-    return t[1:] if t.startswith("+") else t
+    """A printed number without its decoration, as a key: ``−0.5`` → ``-0.5``, ``4,096`` → ``4096``, ``+3`` →
+    ``3``, ``1.5×10^{-3}`` → ``1.5e-3``, ``12.5\\%`` → ``12.5%`` (:func:`symseq.read.number.canonical`)."""
+    return canonical(text)
 
 
 # the largest decimal exponent (1e1000, 10^{-1000}) and the most characters of an entry the audit gives a value;
@@ -156,30 +159,18 @@ def number_value(entry: str):
     out of range (:func:`in_value_range`: its exponent beyond ±:data:`VALUE_LIMIT`, or longer than that)."""
     if not in_value_range(entry):
         return None
-    t = entry.rstrip("%")
-    scale = sp.Rational(1, 100) if entry.endswith("%") else 1
-    m = re.fullmatch(r"(-?[\d.]+)(?:e([-+]?\d+))?", t)
-    if m and t.count(".") <= 1:
-        try:
-            v = sp.Rational(m.group(1))
-        except (TypeError, ValueError):
-            return None
-        if m.group(2):
-            v = v * sp.Integer(10) ** int(m.group(2))
-        return v * scale
-    m = re.fullmatch(r"(-?\d+)/(\d+)", t)
-    if m:
-        return sp.Rational(int(m.group(1)), int(m.group(2)))
-    m = re.fullmatch(r"(-?)([\d.]*)(?:√(\d+))?\\log(\d+)", t)
-    if m:
-        v = (sp.Rational(m.group(2)) if m.group(2) else 1) * (sp.sqrt(int(m.group(3))) if m.group(3) else 1)
-        return (-v if m.group(1) else v) * sp.log(int(m.group(4)))
-    m = re.fullmatch(r"(-?[\d.]*)(/)?√(" + _RADICAND + ")", t)
-    if m:
-        a = sp.Rational(m.group(1)) if m.group(1) not in ("", "-") else (sp.Integer(-1) if m.group(1) == "-" else 1)
-        r = sp.sqrt(sp.Rational(m.group(3)))
-        return a / r if m.group(2) else a * r
-    return None
+    n = read_number(entry)  # the one reader of a printed number
+    if n is not None:
+        return n.value
+    from ..errors import ClaimError
+    from .evaluate import value
+    from .syntax import parse
+
+    try:  # a fraction, a root or a logarithm (1/4, 0.2√2, 1/√2, √2\log2), read by the grammar
+        v = value(parse(entry))
+    except ClaimError:
+        return None
+    return v if isinstance(v, sp.Expr) else None
 
 
 # ---------------------------------------------------------------------------
@@ -230,7 +221,7 @@ def _entry(text: str) -> str | None:
     if not t:
         return None
     t = t.replace(MINUS, "-")
-    if _SIMPLE_NUM.match(t):
+    if _PLAIN.fullmatch(t) and read_number(t) is not None:  # an entry is a plain decimal: 1e-05 entries are apart
         return canonical_number(t)
     m = re.fullmatch(r"([-+]?)\\[td]?frac(\d)(\d)", t) or re.fullmatch(r"([-+]?)(\d+)/(\d+)", t)
     if m:
@@ -323,8 +314,8 @@ _IDENT_DIGITS = re.compile(r"[A-Za-z]+\d+(?:[A-Za-z]+\d*)*")
 _NAME_PART = re.compile(r"[A-Za-z0-9]+(?![\d.])")
 _NAME_TAIL = re.compile(r"[A-Za-z]+\d+(?:[A-Za-z]+\d*)*(?![\d.])")
 _LETTERS = re.compile(r"[^\W\d_]+")
-_TIMES_SIZE = re.compile(r"\s*(?:\\times|×|x)\s*(\d+)(?![\d.])")
-_MORE_SIZE = re.compile(r"\s*(?:\\times|×)\s*(\d+)(?![\d.])")
+_TIMES_SIZE = re.compile(r"\s*(?:\\times|×|x)\s*(\d+)(?![\d.])" + _NOT_GROUPED)
+_MORE_SIZE = re.compile(r"\s*(?:\\times|×)\s*(\d+)(?![\d.])" + _NOT_GROUPED)
 _TIMES = re.compile(r"\s*(?:\\times|×)")
 _TIMES_SYMBOL = re.compile(r"\s*(?:\\times|×)\s*([A-Za-z](?:_\{?[A-Za-z]+\}?)?)(?![A-Za-z(])")
 _OVER = re.compile(r"/(\d+)(?![\d./,])")
@@ -626,8 +617,8 @@ class _Scanner:
             self.emit(i, text_end, s[i:text_end], "number", [sign + m.group(0)])
             return text_end
         num = m.group("num")
-        if "," in num and (re.match(r"\d", s[text_end:text_end + 1] or " ") or _in_comma_list(s, j, text_end)):
-            num = num.split(",")[0]  # not a thousands separator after all
+        if "," in num and in_list(s, j, text_end):
+            num = num.split(",")[0]  # inside brackets a comma separates entries: [1,234] is two numbers
             text_end = j + len(num)
         k = text_end
         # 10^{-5}
@@ -702,15 +693,23 @@ def _simple_script(body: str) -> bool:
                              r"(?:(?<=[)\]])\s*(?:x|T|'|\*))?", b))
 
 
-_THOUSANDS_RATIO = re.compile(r"/\d{1,3},\d{3}")
-_CLOSE_AHEAD = re.compile(r"\s*[)\]]")
+_THOUSANDS_RATIO = re.compile(r"\s*/\s*[1-9]\d{0,2},\d{3}")
 
 
-def _in_comma_list(s: str, start: int, end: int) -> bool:
-    """Whether digits joined by a comma are a list (t=0,1,2 / (0,4)) rather than a thousands separator."""
-    if _THOUSANDS_RATIO.match(s, end):
-        return False  # 1,943/2,023/1,915
-    return _last_visible(s, start) in ("(", "[", "=") and not _CLOSE_AHEAD.match(s, end)
+def in_list(s: str, start: int, end: int) -> bool:
+    """Whether the digits ``s[start:end]``, joined by a comma, stand inside an open bracket of their line, where
+    a comma separates entries (``[1,234]``, ``(3,4)``), rather than group thousands (``= 12,832``); counts written
+    as a ratio (``(1,943/2,023)``) are grouped. The grammar's post-lexer applies the same rule."""
+    if _THOUSANDS_RATIO.match(s, end) or s[max(0, start - 8):start].rstrip().endswith("/"):
+        return False
+    depth = 0
+    for p in range(start):
+        c = s[p]
+        if c in "([" and not (p and s[p - 1] == "\\"):
+            depth += 1
+        elif c in ")]" and depth and not (p and s[p - 1] == "\\"):
+            depth -= 1
+    return depth > 0
 
 
 def scan(line: str, lineno: int = 0) -> list[Token]:
