@@ -2,7 +2,9 @@
 value, through the reader's public names only.
 """
 
+import csv
 import inspect
+from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -156,3 +158,39 @@ def test_hostile_text_raises_only_claim_error(what, entry):
     else:
         assert (what, entry) != ("√-exp1 = 2", "statement"), "√-exp1 is no real number"
     assert isinstance(scan(HOSTILE[what]), list)
+
+
+# -- the page of these forms, audited with no derivation, against labels made by hand ----------------------------
+
+FORMS = Path(__file__).parent / "data" / "forms"
+
+
+def _labels():
+    with open(FORMS / "number-forms.labels.tsv", encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def test_the_forms_page_has_no_false_erratum_and_every_wrong_line_is_reported_whole():
+    """``tests/data/forms/number-forms.md`` (grouped thousands, U+202F and U+2009 grouping, exponents at a
+    sentence's end and with U+2212, ×10^{k}, percentages, roots, sums of scaled vectors), labelled by hand in
+    ``number-forms.labels.tsv`` with true values from mpmath: no erratum on a line labelled right, and on each line
+    labelled wrong an erratum whose printed number is the page's printed result read whole (or, for a list, one of
+    its entries)."""
+    from symseq.audit.arithmetic import audit_page
+    from symseq.audit.document import read
+
+    rep = audit_page(read(FORMS / "number-forms.md"))
+    errata: dict = {}
+    for e in rep.errata:
+        errata.setdefault(e.line, []).append(e.printed.replace("\u2212", "-"))
+    labels = _labels()
+    assert len(labels) >= 40 and sum(r["verdict"] == "wrong" for r in labels) >= 10
+    for row in labels:
+        line, printed = int(row["line"]), row["printed"].replace("\u2212", "-")
+        if row["verdict"] == "ok":
+            assert line not in errata, (line, printed, errata.get(line))
+            continue
+        entries = [x.strip() for x in printed.strip("[]()").split(",")] if printed[:1] in "[(" else [printed]
+        assert any(p == printed or p in entries for p in errata.get(line, ())), (line, printed, errata.get(line))
+    labelled = {int(r["line"]) for r in labels}
+    assert not set(errata) - labelled, {k: v for k, v in errata.items() if k not in labelled}

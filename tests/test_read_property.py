@@ -9,7 +9,6 @@ or U+2009), or either followed by ``%``. A sign belongs to X: in every context X
 
 from fractions import Fraction
 
-import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -29,8 +29,8 @@ from typing import NamedTuple
 import sympy as sp
 
 from ..errors import NotRealError, SymseqError
-from ..read import (NAME, Ref, Statement, Vec, is_number, is_word, name_key, numbers, parse,
-                                 result_parts, show, with_number, without_sign)
+from ..read import (NAME, NUMBER, Ref, Statement, Vec, is_number, is_scientific, is_word, name_key, numbers, parse,
+                    read_number, result_parts, scan, show, with_number, without_sign)
 from ..verify.steps import Link, decide, inner_steps
 from .attribution import WITHIN_ROUNDING, Attribution, PageStatement, Rule
 from .document import Document
@@ -250,7 +250,7 @@ _OPERATORS = tuple("+-−*/·×÷@^([{") + ("\\cdot", "\\times")
 # what ends a factor written before a name with only a space between (a product: y_2 = W_y h_2 = 1.558 binds y_2,
 # not h_2): a number, or a letter with a short subscript (W_y, h_{t-1}, W_hh; a word such as "hidden" or "Let",
 # or a program's name such as prev_hidden, before a name is a label, and the name after it is bound; so is "(1)")
-_FACTOR_END = re.compile(r"(?:(?<![A-Za-z_])\d+(?:\.\d+)?|(?<![\\A-Za-z0-9_])[A-Za-z]_(?:\{[^{}\s]{1,8}\}|[A-Za-z0-9]{1,2})"
+_FACTOR_END = re.compile(r"(?:(?<![A-Za-z_])(?:" + NUMBER + r")|(?<![\\A-Za-z0-9_])[A-Za-z]_(?:\{[^{}\s]{1,8}\}|[A-Za-z0-9]{1,2})"
                          r"(?:\^\S+)?)$")
 
 
@@ -294,7 +294,7 @@ class Broken(NamedTuple):
     correct: str = "—"  # the number to print instead, when one sign slip explains it (−64 for 64 in √−64 = 8)
 
 
-_N = r"(?:\d+(?:\.\d+)?|\.\d+)"  # a printed number, unsigned
+_N = f"(?:{NUMBER})"  # a printed number, unsigned
 _TEX_OP = r"\\(?:cdot|times|div)(?![A-Za-z])"  # LaTeX's product and quotient signs, as · × ÷
 _MISSING = [  # (pattern over the cleaned line, reason); each needs a number beside the gap, so prose is not read
     (re.compile(rf"(?<=[\d)\]])\s*(?<![/:])(?<!\*\*)(?:(?:[*/·÷^]|{_TEX_OP})\s*(?=[+*/×·÷^=≈)\],]|\\approx|{_TEX_OP})"
@@ -449,7 +449,7 @@ _LIST = re.compile(r"[\[(][^\[\]()]*,[^\[\]()]*[\])]")
 _SOFTMAX_WORD = re.compile(r"\bsoftmax\b", re.IGNORECASE)
 _WEIGHT_WORD = re.compile(r"\b(probabilities|weights)\b", re.IGNORECASE)
 _STAT = re.compile(r"\b(mean|average|sum|range|std|standard deviation)\s*(=|≈|is|:)\s*(~|≈)?\s*"
-                   r"(-?\d+(?:\.\d+)?)(?![\d.])", re.IGNORECASE)
+                   r"(-?(?:" + NUMBER + r"))(?![\d.])", re.IGNORECASE)
 _QUOTED = re.compile(r"(?<![\w\"'])(\"[^\"\n]{1,30}\"|'[^'\n]{1,30}')(?![\w\"'])")
 NEAR = 3  # a statistic on a line of its own refers to a list printed at most this many lines above it
 
@@ -786,22 +786,28 @@ def _one_edits(text: str) -> list[str]:
 def _printed_results(chains, doc: Document | None = None):
     """``rounded(line)``: the predicate :func:`~symseq.verify.steps.decide` takes for a statement that starts on
     ``line``: a printed operand may be a rounded value only when the page printed the same number as a result
-    (:func:`~symseq.read.tree.result_parts`) on an earlier line. Any other printed number is an input,
+    (:func:`~symseq.read.tree.result_parts`) on an earlier line, and that result is not exact (``√0.25 = 0.5``
+    prints 0.5 in full), or printed it right after ``≈`` (``A_{6,:} ≈ (0.185, 0.146, …)``). Any other printed number is an input,
     exact as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within the rounding" of
     inputs read as ±0.05. A decimal list printed after the last ``=`` of a line whose left side cannot be read
     (``o = softmax(\\cdots) = [0.2118, 0.2584, …]``) is a result too."""
     first: dict = {}  # a number's text → the first line the page prints it as a result
     for st, spans, lg in chains:
         for k in result_parts(st):
-            if k < len(spans):
+            if k < len(spans) and not _exact_result(st, k):
                 for n in numbers(st.parts[k]):
                     key = _key(n.text)
                     first[key] = min(first.get(key, spans[k][0]), spans[k][0])
     for i, text in enumerate(doc.lines if doc is not None else (), start=1):
+        for t in _after_approx(text):  # x ≈ 0.185, A ≈ (0.185, 0.146): a value the page says it rounded
+            for e in t.entries:
+                key = _key(e)
+                first[key] = min(first.get(key, i), i)
         m = _ELIDED_RESULT.search(text)
-        if m:
+        if m and all(read_number(e) is not None for e in m.group(1).split(",")):
             for e in m.group(1).split(","):
-                if re.fullmatch(r"\s*-?\d*\.\d+\s*", e):
+                n = read_number(e)
+                if n is not None and n.has_point and not n.percent and not is_scientific(n):
                     key = _key(e.strip())
                     first[key] = min(first.get(key, i), i)
 
@@ -811,8 +817,30 @@ def _printed_results(chains, doc: Document | None = None):
     return rounded
 
 
+_APPROX = re.compile(r"(?:≈|≃|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z]))\s*")
+
+
+def _after_approx(text: str) -> list:
+    """The number or list of numbers printed right after each ``≈`` of a line (page tokens)."""
+    if not _APPROX.search(text):
+        return []
+    starts = {m.end() for m in _APPROX.finditer(text)}
+    return [t for t in scan(text) if t.start in starts and t.kind in ("number", "vector", "matrix")]
+
+
+def _exact_result(st, k: int) -> bool:
+    """Whether the result part ``k`` of a statement is exactly the value of the part before it (``0.01 × 0.03 =
+    3e-4``, ``√0.25 = 0.5``): a result printed in full, which is no rounded operand where the page uses it again."""
+    from ..read import value
+
+    try:
+        return value(st.parts[k - 1]) == value(st.parts[k])
+    except SymseqError:
+        return False
+
+
 # f(\cdots) = [0.2118, 0.2584, ...]: a result list whose computation the page elides
-_ELIDED_RESULT = re.compile(r"(?:\\cdots|\\ldots|\\dots|…)\s*\)\s*=\s*\[([-\d., ]+)\]")
+_ELIDED_RESULT = re.compile(r"(?:\\cdots|\\ldots|\\dots|…)\s*\)\s*=\s*\[([^\[\]=]+)\]")
 
 
 def _key(text: str) -> str:

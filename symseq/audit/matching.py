@@ -46,7 +46,7 @@ import sympy as sp
 
 from ..errors import SymseqError
 from ..verify.claims import Claim, entry_label, exact_value
-from ..read import PrintedNumber, read_printed
+from ..read import NUMBER, SIGNED_NUMBER, PrintedNumber, is_scientific, read_number
 from .attribution import Attribution, Given, Reported, Rule, Unchecked, verdict_of
 from .document import Document
 from .report import Ambiguous, AuditReport, Erratum, Missing
@@ -134,7 +134,7 @@ def _anchored(near: str, value) -> str:
     """The text (raw) that ``near`` puts before ``value`` when it ends with that number: "ratherthan" for
     near="rather than 3" and the value 3, so an input so anchored is the number printed there, not another 3 of
     the line (a deleted one is missing); "" otherwise."""
-    m = re.search(r"(?<![\w.])(-?\d+(?:\.\d+)?)\W*$", near)
+    m = re.search(r"(?<![\w.])(-?(?:" + NUMBER + r"))\W*$", near)
     return _raw(near[:m.start(1)]) if m and number_value(m.group(1)) == value and _raw(near[:m.start(1)]) else ""
 
 
@@ -565,7 +565,7 @@ class Auditor:
         1 after x_t=, not another 1 of the same line): the text before the first reads as the printed string
         before its first number, the text after the last as the printed string after its last (spacing, ``$``
         and braces aside)."""
-        if len(c.raw) < 3 or re.fullmatch(r"-?[\d.]+", c.raw):
+        if len(c.raw) < 3 or SIGNED_NUMBER.fullmatch(c.raw):
             return False
         first, last = self.toks[idx[0]], self.toks[idx[-1]]
         if first.line != last.line:
@@ -846,7 +846,7 @@ class Auditor:
         covered; if not, that entry is wrong, against the claim's own print of it."""
         ents = [e for i in idx for e in self.toks[i].entries]
         base = c.claim.printed.strip().strip("$")
-        nums = list(_NUMBER.finditer(base))
+        nums = list(SIGNED_NUMBER.finditer(base))
         if len(nums) != len(ents):
             return  # the printed string holds more than its entries: no safe restatement
         m = nums[k]
@@ -1664,7 +1664,7 @@ class Auditor:
         for i in c.hits:
             self.toks[i].attribution = Attribution("wrong", c.claim)
         try:
-            p = read_printed(claim.printed, claim.names)
+            p = claim.read()
         except SymseqError:
             p = None
         faults, printed, correct, bad = [], [], [], []
@@ -1743,7 +1743,6 @@ class Auditor:
 
 
 _ARRAY = ("number", "vector", "matrix")
-_NUMBER = re.compile(r"[-\u2212]?\d+(?:\.\d+)?")
 
 
 def _differ(x, v) -> bool:
@@ -1825,7 +1824,8 @@ def _same_form(a: str, b: str) -> bool:
 def fmt_decimal_str(v, digits: int = 12) -> str:
     """A claim's decimal value string rounded half up to ``digits`` significant digits (other text unchanged)."""
     s = str(v)
-    if not re.fullmatch(r"-?\d+\.\d+", s) or len(s.lstrip("-").replace(".", "").lstrip("0")) <= digits:
+    n = read_number(s)
+    if n is None or not n.has_point or is_scientific(n) or n.sig_digits() <= digits:
         return s
     from ..numbers import decimal_text
 
@@ -1849,7 +1849,6 @@ def _render_like(value, printed: str) -> str:
 @functools.lru_cache(maxsize=8192)
 def _rendered_like(value, printed: str) -> str:
     from ..verify.claims import round_like
-    from ..read import read_number
 
     p = read_number(printed.replace(MINUS, "-")) if in_value_range(canonical_number(printed)) else None
     if p is not None and value.is_number and value.is_real:

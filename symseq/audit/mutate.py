@@ -33,10 +33,10 @@ from .document import Document, relayout
 from .matching import _with_token
 from .report import AuditReport
 from .structure import claim_tokens
-from ..read import MINUS, Token, scan
+from ..read import MINUS, SIGNED_NUMBER, Token, scan
 
 KINDS = ("last", "middle", "sign", "swap", "delete")
-_NUM = re.compile(r"[-\u2212]?\d+(?:\.\d+)?")
+_NUM = SIGNED_NUMBER
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ from importlib import import_module
 
 # name → module of the reader that defines it (PEP 562: importing symseq.read loads nothing until a name is used)
 _LAZY = {
-    **dict.fromkeys(("PrintedNumber", "read_number", "magnitude"), "number"),
+    **dict.fromkeys(("PrintedNumber", "read_number", "magnitude", "NUMBER", "SIGNED_NUMBER", "canonical",
+                     "written_like", "is_scientific"), "number"),
     **dict.fromkeys(("Num", "Const", "Neg", "Bin", "Pow", "Call", "Vec", "Ref", "Statement", "numbers", "with_number",
                      "without_sign", "show", "computes", "result_parts", "is_number"), "tree"),
     **dict.fromkeys(("parse", "parse_statement", "formula", "name_key", "is_word", "NAME", "MAX_DEPTH",

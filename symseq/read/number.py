@@ -25,6 +25,11 @@ import sympy as sp
 
 from . import grammar
 
+NUMBER = grammar.terminal("NUMBER")
+"""The grammar's NUMBER terminal, as a regular expression: a printed number, unsigned (the module docstring)."""
+SIGNED_NUMBER = re.compile(r"[-\u2212]?(?:" + NUMBER + ")")
+"""A printed number with an optional minus sign (``-`` or U+2212), compiled."""
+
 _GROUP = re.compile(r",|\u202f|\u2009|\u00a0|\\,")
 _SCIENTIFIC = re.compile(r"\s*(?:×|·|⋅|\\times|\\cdot)\s*10\s*\^\s*\{?\s*([-+\u2212]?\d+)\s*\}?$")
 _NUMPY_WHOLE = re.compile(r"\d+\.(?:[eE][-+\u2212]?\d+)?$")
@@ -104,6 +109,30 @@ def canonical(text: str) -> str:
     if sci:
         body = f"{body[:sci.start()]}e{sci.group(1)}"
     return _GROUP.sub("", body) + ("%" if percent else "")
+
+
+def written_like(plain: str, printed: PrintedNumber) -> str:
+    """A plain decimal (``49152``, ``-0.75``, ``8e-3``) written in the notation of ``printed``: its thousands
+    separator (``49,152`` for a printed ``49,052``) and its scientific factor (``8 × 10^{-3}`` for a printed
+    ``8 × 10^{-2}``); anything else as it is. Used to show the correct value the way the page prints numbers."""
+    m = re.fullmatch(r"(-?)(\d+)(\.\d+)?(?:e([-+]?\d+))?", plain)
+    if m is None:
+        return plain
+    sign, whole, frac, exp = m.groups()
+    t = printed.text.strip()
+    sci = _SCIENTIFIC.search(t.removesuffix("%").removesuffix("\\"))
+    if sci and exp is not None:
+        factor = re.sub(r"[-+\u2212]?\d+(?=\s*\}?\s*$)", str(int(exp)), sci.group(0))
+        return f"{sign}{whole}{frac or ''}{factor}"
+    sep = next((g.group(1) for g in [re.search(r"\d(,|\u202f|\u2009|\u00a0|\\,)\d{3}", t)] if g), None)
+    if sep and exp is None and len(whole) > 3:
+        whole = f"{int(whole):,}".replace(",", sep)
+    return f"{sign}{whole}{frac or ''}" + (f"e{exp}" if exp is not None else "")
+
+
+def is_scientific(printed: PrintedNumber) -> bool:
+    """Whether a printed number is written with an exponent or a scientific factor (``1e-5``, ``8 × 10^{-2}``)."""
+    return bool(re.search(r"[eE]|10\s*\^", printed.text))
 
 
 # above this many characters, or beyond this decimal exponent, a printed number has no value here: it is decided

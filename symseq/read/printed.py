@@ -40,7 +40,8 @@ class Printed:
 
     @property
     def approximate(self) -> bool:
-        return any(isinstance(e, PrintedNumber) and e.has_point for e in self.entries)
+        """Whether a printed entry is a rounded value: a decimal, or a percentage (printed to its digits)."""
+        return any(isinstance(e, PrintedNumber) and (e.has_point or e.percent) for e in self.entries)
 
 
 def parse_expression(text: str, names: dict | None = None):

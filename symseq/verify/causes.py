@@ -312,7 +312,7 @@ def _printed_rows(u, led, cache: dict):
     the printed value and the ends of its rounding, carried back to the entry when the claim prints a function of
     it (a standard deviation √v for the variance v); nothing for a claim that is not a plain printed value of one
     ledger row."""
-    from ..read import PrintedNumber, read_printed
+    from ..read import PrintedNumber
 
     qu, lu = _node(u)
     if qu is None:
@@ -327,7 +327,7 @@ def _printed_rows(u, led, cache: dict):
         if not cache[id(lu), id(led), name]:
             return []
     try:
-        p = read_printed(u.printed, u.names)
+        p = u.read()
         entries = _values(cache).in_entries_of(qu, name)
     except SymseqError:
         return []
@@ -384,10 +384,10 @@ def _gives(c, q, led, held: dict, dps: int, cache: dict) -> bool:
     each printed entry within half a unit of the value, or of the values the printed values' rounding allows (the
     page computed with the digits it did not print: each printed value moved to the ends of its rounding, one at a
     time, to first order, after a rough bound with all of them moved at once rules out what is far outside)."""
-    from ..read import PrintedNumber, read_printed
+    from ..read import PrintedNumber
 
     point = _recompute(q, led, {k: v[0][1] for k, v in held.items()}, dps, cache)
-    p = read_printed(c.printed, c.names)
+    p = c.read()
     if point is None or len(p.entries) != len(point) or not all(isinstance(e, PrintedNumber) for e in p.entries):
         return False
     with mpmath.workdps(dps):

@@ -32,6 +32,7 @@ from ..errors import ClaimError, ClaimMismatch, SymseqError
 from ..numbers import decimal_text, rounded_like_scientific, rounded_text, short, to_mpf
 from ..values import is_node, ledger_of
 from ..read import Printed, PrintedNumber, read_printed
+from ..read.number import canonical, is_scientific, written_like
 
 STATUSES = ("ok", "mismatch", "error", "skipped")
 
@@ -145,6 +146,7 @@ class Claim:
     _results: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _last: Result | None = field(default=None, init=False, repr=False, compare=False)
     _record: dict | None = field(default=None, init=False, repr=False, compare=False)
+    _read: tuple | None = field(default=None, init=False, repr=False, compare=False)  # (key, Printed)
 
     def __post_init__(self):
         if isinstance(self.location, str):
@@ -169,6 +171,18 @@ class Claim:
 
             self.values = Values()
         return self.values
+
+    def read(self) -> Printed:
+        """The printed string as the reader reads it (:func:`symseq.read.read_printed`; a shape for a shape claim),
+        read once and kept: every check, cause and match of this claim uses this one tree.
+
+        Raises:
+            ClaimError: naming the string when it cannot be read.
+        """
+        key = (self.printed, id(self.names), self.kind)
+        if self._read is None or self._read[0] != key:
+            self._read = (key, read_printed(self.printed, self.names, shape=self.kind == "shape"))
+        return self._read[1]
 
     @property
     def result(self) -> Result | None:
@@ -266,7 +280,7 @@ class Claim:
         if self.digits is not None:
             return self.digits
         try:
-            p = read_printed(self.printed, self.names)
+            p = self.read()
         except SymseqError:
             return None
         nums = [e for e in p.entries if isinstance(e, PrintedNumber) and e.has_point]
@@ -319,8 +333,13 @@ def numeric_value(claim: Claim, dps: int):
 
 def round_like(x, p: PrintedNumber, sig: int | None) -> str:
     """Correct rendering of ``x`` at the printed precision (:func:`symseq.numbers.rounded_text`; in the printed
-    scientific form, ``8.68e-02``, when the printed string has an exponent), with the printed string's minus sign."""
-    s = rounded_like_scientific(x, p.text, sig) or rounded_text(x, decimals=p.decimals, digits=sig)
+    scientific form, ``8.68e-02``, when the printed string has an exponent; as a percentage, ``12.5%``, when it is
+    one), with the printed string's minus sign."""
+    if p.percent:  # a percentage: the value times 100, at the digits printed, with the page's percent sign
+        s = rounded_text(x * 100, decimals=p.decimals - 2, digits=sig) + ("\\%" if p.text.endswith("\\%") else "%")
+    else:  # in the printed notation: 8.68e-02, 8 × 10^{-3}, 49,152
+        plain = rounded_like_scientific(x, canonical(p.text), sig) or rounded_text(x, decimals=p.decimals, digits=sig)
+        s = written_like(plain, p)
     return s.replace("-", "−") if p.text.strip().startswith("−") else s
 
 
@@ -382,7 +401,7 @@ def check_claim(claim: Claim, dps: int = 50) -> Result:
 
 
 def _check_shape(claim: Claim) -> Result:
-    p = read_printed(claim.printed, claim.names, shape=True)
+    p = claim.read()
     want = tuple(int(d) for d in p.entries)
     got = tuple(claim.quantity)
     text = "×".join(str(g) for g in got)
@@ -404,7 +423,7 @@ def _check_property(claim: Claim) -> Result:
 
 
 def _check_value(claim: Claim, dps: int) -> Result:
-    p = read_printed(claim.printed, claim.names)
+    p = claim.read()
     exact_rel = _is_exact_relation(claim, p)
     vals, shape = numeric_value(claim, dps)
     n_printed = len(p.entries)
@@ -435,7 +454,8 @@ def _check_value(claim: Claim, dps: int) -> Result:
         else:
             target = e.value if isinstance(e, PrintedNumber) else e
             ok, how = _equal_exact(ex, target) if ex is not None else (_close(v, target, dps), f"{dps} digits")
-            rnd = (_show_exact(ex) if ex is not None else decimal_text(v, 12)) if not ok else (
+            shown = e if isinstance(e, PrintedNumber) else None
+            rnd = (_show_exact(ex, shown) if ex is not None else decimal_text(v, 12)) if not ok else (
                 e.text if isinstance(e, PrintedNumber) else str(e))
             err = None
         statuses.append(ok)
@@ -467,7 +487,29 @@ def _displayable(exact):
     return None
 
 
-def _show_exact(e) -> str:
+def _terminates(q: int) -> bool:
+    """Whether 1/q has a finite decimal expansion (q has no prime factor but 2 and 5)."""
+    q = int(q)
+    for f in (2, 5):
+        while q % f == 0:
+            q //= f
+    return q == 1
+
+
+def _show_exact(e, printed: PrintedNumber | None = None) -> str:
+    """An exact value as a correction shows it: a terminating decimal in the printed number's notation (``49,152``,
+    ``8 × 10^{-3}``), anything else as SymPy writes it (``1/3``, ``sqrt(2)/2``)."""
+    if printed is not None and isinstance(e, sp.Rational) and _terminates(e.q):
+        from decimal import Decimal, localcontext
+
+        with localcontext() as ctx:
+            ctx.prec = 1000
+            d = (Decimal(int(e.p)) / Decimal(int(e.q))).normalize()
+        if is_scientific(printed) and d:
+            plain = f"{format(d.scaleb(-d.adjusted()), 'f')}e{d.adjusted()}"
+        else:
+            plain = format(d, "f")
+        return written_like(plain, printed)
     return str(e)
 
 
