@@ -29,6 +29,7 @@ from typing import NamedTuple
 import sympy as sp
 
 from ..errors import NotRealError, SymseqError
+from ..read.grammar import terminal
 from ..read import (NAME, NUMBER, Ref, Statement, Vec, is_number, is_scientific, is_word, name_key, numbers, parse,
                     read_number, result_parts, scan, show, with_number, without_sign)
 from ..verify.steps import Link, decide, inner_steps
@@ -37,7 +38,8 @@ from .document import Document
 from .structure import HARD, classify
 
 # relation characters; ==, <=, >=, !=, +=, -=, *=, /=, := and => are not relations of arithmetic
-_REL = re.compile(r"(?<![=<>!+\-*/:≠])(=|≈|≃|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z]))(?![=>])")
+_REL = re.compile(r"(?<![=<>!+\-*/:≠])(" + terminal("REL") + r")(?![=>])")  # the grammar's relations
+_MATRIX = re.compile(r"\\begin\{(\w*matrix|array)\}.*?\\end\{\1\}")
 _BLANK = re.compile(r"\$|`|\*\*|__|\\\(|\\\)|\\\[|\\\]|&|\\\\|✅|✓|✔|❌|✗|→|⇒|\\quad|\\qquad")
 _TRAIL = ",.;:!?"
 
@@ -129,8 +131,15 @@ class PageArithmetic:
 
 
 def _clean(line: str, code: bool = False) -> str:
-    """``line`` with markup blanked out, every column kept."""
-    out = _BLANK.sub(lambda m: " " * len(m.group(0)), line)
+    """``line`` with markup blanked out, every column kept; the cell and row separators of a LaTeX matrix
+    environment (``&``, ``\\\\``) stay, as the grammar reads the matrix by them."""
+    matrices = [(m.start(), m.end()) for m in _MATRIX.finditer(line)]
+
+    def blank(m):
+        inside = any(a < m.start() < b for a, b in matrices) and m.group(0) in ("&", "\\\\")
+        return m.group(0) if inside else " " * len(m.group(0))
+
+    out = _BLANK.sub(blank, line)
     out = re.sub(r"\\mathrm\{([-+−\d.\s]*)\}", lambda m: " " * 8 + m.group(1) + " ", out)  # \mathrm{0.330238.}
     out = re.sub(r"^\s{0,3}#{1,6}\s", lambda m: " " * len(m.group(0)), out)  # a Markdown heading's marks
     out = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", lambda m: " " * len(m.group(0)), out)  # a list item's marker
@@ -787,29 +796,32 @@ def _printed_results(chains, doc: Document | None = None):
     """``rounded(line)``: the predicate :func:`~symseq.verify.steps.decide` takes for a statement that starts on
     ``line``: a printed operand may be a rounded value only when the page printed the same number as a result
     (:func:`~symseq.read.tree.result_parts`) on an earlier line, and that result is not exact (``√0.25 = 0.5``
-    prints 0.5 in full), or printed it right after ``≈`` (``A_{6,:} ≈ (0.185, 0.146, …)``). Any other printed number is an input,
-    exact as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within the rounding" of
+    prints 0.5 in full), or printed it right after ``≈`` (``A_{6,:} ≈ (0.185, 0.146, …)``). Any other printed
+    number is an input, exact as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within the rounding" of
     inputs read as ±0.05. A decimal list printed after the last ``=`` of a line whose left side cannot be read
     (``o = softmax(\\cdots) = [0.2118, 0.2584, …]``) is a result too."""
     first: dict = {}  # a number's text → the first line the page prints it as a result
-    for st, spans, lg in chains:
-        for k in result_parts(st):
-            if k < len(spans) and not _exact_result(st, k):
-                for n in numbers(st.parts[k]):
-                    key = _key(n.text)
-                    first[key] = min(first.get(key, spans[k][0]), spans[k][0])
+
+    def note(text: str, line: int):
+        key = _key(text)
+        first[key] = min(first.get(key, line), line)
+
     for i, text in enumerate(doc.lines if doc is not None else (), start=1):
         for t in _after_approx(text):  # x ≈ 0.185, A ≈ (0.185, 0.146): a value the page says it rounded
             for e in t.entries:
-                key = _key(e)
-                first[key] = min(first.get(key, i), i)
+                note(e, i)
         m = _ELIDED_RESULT.search(text)
         if m and all(read_number(e) is not None for e in m.group(1).split(",")):
             for e in m.group(1).split(","):
                 n = read_number(e)
                 if n is not None and n.has_point and not n.percent and not is_scientific(n):
-                    key = _key(e.strip())
-                    first[key] = min(first.get(key, i), i)
+                    note(e.strip(), i)
+    for st, spans, lg in sorted(chains, key=lambda c: c[1][0][0] if c[1] else 0):
+        start = spans[0][0] if spans else 0
+        for k in result_parts(st):
+            if k < len(spans) and not _exact_result(st, k, lambda n: first.get(_key(n.text), start) < start):
+                for n in numbers(st.parts[k]):
+                    note(n.text, spans[k][0])
 
     def rounded(line: int):
         return lambda number: first.get(_key(number.text), line) < line
@@ -828,11 +840,15 @@ def _after_approx(text: str) -> list:
     return [t for t in scan(text) if t.start in starts and t.kind in ("number", "vector", "matrix")]
 
 
-def _exact_result(st, k: int) -> bool:
-    """Whether the result part ``k`` of a statement is exactly the value of the part before it (``0.01 × 0.03 =
-    3e-4``, ``√0.25 = 0.5``): a result printed in full, which is no rounded operand where the page uses it again."""
+def _exact_result(st, k: int, rounded) -> bool:
+    """Whether the result part ``k`` of a statement is exactly the value of the part before it, computed from
+    operands none of which is ``rounded`` (``0.01 × 0.03 = 3e-4``, ``√0.25 = 0.5``): a result printed in full, which
+    is no rounded operand where the page uses it again. ``2.0 · 0.4621 = 0.9242`` is exact arithmetic, but of a
+    rounded 0.4621, so its 0.9242 is rounded too."""
     from ..read import value
 
+    if any(rounded(n) for part in st.parts[:k] for n in numbers(part)):
+        return False
     try:
         return value(st.parts[k - 1]) == value(st.parts[k])
     except SymseqError:
