@@ -46,7 +46,7 @@ import sympy as sp
 
 from ..errors import SymseqError
 from ..verify.claims import Claim, entry_label, exact_value
-from ..read import NUMBER, SIGNED_NUMBER, PrintedNumber, is_scientific, read_number
+from ..read import NUMBER, SIGNED_NUMBER, PrintedNumber, canonical, is_scientific, read_number
 from .attribution import Attribution, Given, Reported, Rule, Unchecked, verdict_of
 from .document import Document
 from .report import Ambiguous, AuditReport, Erratum, Missing
@@ -161,7 +161,14 @@ def _ordinal(n: int) -> str:
 
 def digit_fault(printed: str, correct: str) -> str:
     """Which digit of ``printed`` is at fault against ``correct``: "4th decimal: printed 5, correct 4"."""
-    p, c = printed.replace(MINUS, "-"), correct.replace(MINUS, "-")
+    # one printed number each: 12,832 → 12832, 35% → 35, 8 × 10^{k} → 8ek; other text with its minus signs made ASCII
+    p, c = (canonical(t).removesuffix("%") if read_number(t) is not None else t.replace(MINUS, "-")
+            for t in (printed, correct))
+    if "e" in p.lower() and "e" in c.lower():
+        (pm, _, pe), (cm, _, ce) = p.lower().partition("e"), c.lower().partition("e")
+        if int(pe) != int(ce):
+            return f"the exponent: printed {printed}, correct {correct}"
+        p, c = pm, cm
     if p.startswith("-") != c.startswith("-"):
         return f"the sign: printed {printed}, correct {correct}"
     p, c = p.lstrip("-"), c.lstrip("-")
