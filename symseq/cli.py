@@ -258,8 +258,11 @@ def _catalogue(args):
 def _cache(args):
     """The cache of derivations decided in earlier runs (:mod:`symseq.cache`), disabled by --no-cache."""
     from .cache import Cache
+    from .read.grammar import keep_tables
 
-    return Cache(enabled=False if args.no_cache else None)
+    cache = Cache(enabled=False if args.no_cache else None)
+    keep_tables(cache.root if cache.enabled else None)  # the grammar's parser tables too
+    return cache
 
 
 def _derivations(args, names=()):

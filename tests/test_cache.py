@@ -213,3 +213,20 @@ def test_a_pages_causes_come_back_from_the_cache(tmp_path):
     assert "ROOT attention-dog-ran-quickly-notebook.ipynb · 4. Step 2" in second.stdout
     assert first.stdout == second.stdout == fresh.stdout
     assert len(list((tmp_path / "cache").rglob("*.pickle"))) == 1
+
+
+def test_the_grammars_parser_tables_are_kept_in_the_cache_and_only_there(tmp_path):
+    """An audit keeps the LALR tables of the grammar of printed mathematics in the cache folder (one file, named by
+    the grammar's hash), and a later process reads them; with --no-cache nothing is written."""
+    page = tmp_path / "page.md"
+    page.write_text("A step: 2.0 · 0.4621 = 0.9242, and 12,832 = 12,832.\n", encoding="utf-8")
+    env = dict(os.environ, SYMSEQ_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("SYMSEQ_NO_CACHE", None)
+    run = [sys.executable, "-c", "import sys; from symseq.cli import main; sys.exit(main())", "audit", str(page)]
+    off = subprocess.run(run + ["--no-cache"], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert off.returncode == 0, off.stderr
+    assert not (tmp_path / "cache").exists()
+    for _ in range(2):
+        on = subprocess.run(run, env=env, capture_output=True, text=True, cwd=tmp_path)
+        assert on.returncode == 0 and on.stdout == off.stdout, on.stderr
+    assert len(list((tmp_path / "cache").rglob("grammar-*.lark-tables"))) == 1

@@ -19,6 +19,30 @@ def text() -> str:
     return resources.files(__package__).joinpath("printed.lark").read_text(encoding="utf-8")
 
 
+_TABLES: list = [None]  # the folder the parser's tables are kept in between runs, when the cache is on
+
+
+def keep_tables(folder) -> None:
+    """Keep the parser's LALR tables in ``folder`` (the cache of :mod:`symseq.cache`, when it is on), so that a
+    later process loads them instead of building them (about 0.05 s of CPU); None keeps nothing."""
+    _TABLES[0] = folder
+
+
+def tables_file() -> str | None:
+    """Where the parser's tables are kept (a file named by the grammar's SHA-256), or None."""
+    if _TABLES[0] is None:
+        return None
+    import hashlib
+    from pathlib import Path
+
+    folder = Path(_TABLES[0])
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return str(folder / f"grammar-{hashlib.sha256(text().encode()).hexdigest()[:16]}.lark-tables")
+
+
 @functools.cache
 def terminal(name: str) -> str:
     """The regular expression of the grammar's terminal ``name`` (``NUMBER``, ``NAME``, …), as written in the

@@ -369,8 +369,9 @@ def _builder():
 def _parser():
     from lark import Lark
 
+    tables = grammar.tables_file()  # lark checks the grammar's and its own version's hash in the file
     return Lark(grammar.text(), parser="lalr", lexer="basic", postlex=_PostLex(), transformer=_builder(),
-                maybe_placeholders=False)
+                maybe_placeholders=False, cache=tables or False)
 
 
 # ---------------------------------------------------------------------------------------------------------------
