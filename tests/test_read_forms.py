@@ -194,3 +194,19 @@ def test_the_forms_page_has_no_false_erratum_and_every_wrong_line_is_reported_wh
         assert any(p == printed or p in entries for p in errata.get(line, ())), (line, printed, errata.get(line))
     labelled = {int(r["line"]) for r in labels}
     assert not set(errata) - labelled, {k: v for k, v in errata.items() if k not in labelled}
+
+
+def test_a_number_in_scientific_form_is_a_product_written_out_and_a_grouped_erratum_is_a_root():
+    """``1\\,024 \\times 10^{-3} = 1.034`` computes 1.024 (a scientific factor is a product written out), and
+    ``12 \\times 1,536 = 18,532`` is wrong from its own printed operands, a root cause, read whole."""
+    from symseq.audit.arithmetic import audit_page
+    from symseq.audit.causes import classify
+    from symseq.audit.document import parse as page
+
+    doc = page("Scaling:\n$1\\,024 \\times 10^{-3} = 1.034$ and $2 \\times 10^{-3} = 0.002$\n"
+               "$12 \\times 1,536 = 18,532$\n", fmt="markdown")
+    rep = audit_page(doc)
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(2, "1.034", "1.024"), (3, "18,532", "18,432")]
+    causes = classify(doc, rep.errata)
+    assert [c.kind for c in causes] == ["root", "root"] and all(c.traced for c in causes)
+    assert all("gives" in c.reason for c in causes), [c.reason for c in causes]

@@ -30,7 +30,7 @@ import sympy as sp
 
 from ..errors import NotRealError, SymseqError
 from ..read.grammar import terminal
-from ..read import (NAME, NUMBER, Ref, Statement, Vec, is_number, is_scientific, is_word, name_key, numbers, parse,
+from ..read import (NAME, NUMBER, Ref, computes, Statement, Vec, is_number, is_scientific, is_word, name_key, numbers, parse,
                     read_number, result_parts, scan, show, with_number, without_sign)
 from ..verify.steps import Link, decide, inner_steps
 from .attribution import WITHIN_ROUNDING, Attribution, PageStatement, Rule
@@ -414,7 +414,7 @@ def statements_of(doc: Document) -> list[tuple[Statement, list, _Logical]]:
             if parts and isinstance(parts[0][0], Ref):  # q = q + 1 = 2 names what the chain computes
                 del parts[0]
                 del rel_used[:1]
-            if len(parts) >= 2 and any(not is_number(p[0]) and not isinstance(p[0], Ref) for p in parts):
+            if len(parts) >= 2 and any(computes(p[0]) for p in parts):
                 st = Statement(tuple(p[0] for p in parts), tuple(rel_used),
                                tuple(text[p[1]:p[2]] for p in parts))
                 spans = [lg.where(p[1]) + (lg.where(p[1])[1] + (p[2] - p[1]),) for p in parts]

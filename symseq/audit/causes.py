@@ -62,6 +62,10 @@ class Cause:
 
 
 def _entries(printed: str) -> list:
+    """The printed numbers of an erratum's printed text: one number (``18,532`` read whole), or a list."""
+    whole = read_number(printed)
+    if whole is not None:
+        return [whole]
     out = []
     for part in printed.replace("(", " ").replace(")", " ").replace("[", " ").replace("]", " ").split(","):
         n = read_number(part.strip())

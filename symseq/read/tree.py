@@ -191,9 +191,12 @@ def _wrap(node) -> str:
 def computes(node) -> bool:
     """Whether a part computes something (an operation or a function), rather than print a number, a list of
     numbers or a name: the part after it in a chain is then a printed result (``tanh(0.5) = 0.4621``), not an
-    input (``w = 0.3``)."""
+    input (``w = 0.3``). A number written with a scientific factor is a product written out: ``1\\,024 \\times
+    10^{-3} = 1.024`` computes 1.024."""
     if isinstance(node, Ref):
         return False
+    if isinstance(node, Num):
+        return "10^" in node.number.text.replace(" ", "")
     if isinstance(node, Vec):
         return any(computes(i) for i in node.items)
     return not is_number(node)
