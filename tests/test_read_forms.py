@@ -210,3 +210,9 @@ def test_a_number_in_scientific_form_is_a_product_written_out_and_a_grouped_erra
     causes = classify(doc, rep.errata)
     assert [c.kind for c in causes] == ["root", "root"] and all(c.traced for c in causes)
     assert all("gives" in c.reason for c in causes), [c.reason for c in causes]
+
+
+def test_a_statements_parts_carry_their_spans_in_the_line():
+    text = "e.g. (5*5*16+1)*32 = 12,832 \\approx 1.3e4"[5:]
+    st = parse_statement(text)
+    assert [text[a:b] for a, b in st.spans] == list(st.texts) == ["(5*5*16+1)*32", "12,832", "1.3e4"]

@@ -358,9 +358,9 @@ def _builder():
             parts = tuple(c[0::2])
             relations = tuple(RELATIONS[str(r)] for r in c[1::2])
             bounds = [i for i, t in enumerate(p.toks) if t.type == "REL"]
-            spans = zip([-1] + bounds, bounds + [len(p.toks)])
-            texts = tuple(p.text[p.toks[a + 1].start_pos:p.toks[b - 1].end_pos].strip() for a, b in spans)
-            return Statement(parts, relations, texts)
+            ends = [(p.toks[a + 1].start_pos, p.toks[b - 1].end_pos)
+                    for a, b in zip([-1] + bounds, bounds + [len(p.toks)])]
+            return Statement(parts, relations, tuple(p.text[a:b].strip() for a, b in ends), tuple(ends))
 
     return Build()
 

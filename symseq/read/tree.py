@@ -75,11 +75,13 @@ class Ref:
 @dataclass(frozen=True)
 class Statement:
     """A statement ``part₀ rel₁ part₁ rel₂ …``: ``parts`` are trees, ``relations`` "=" or "≈" (one fewer),
-    ``texts`` each part as printed."""
+    ``texts`` each part as printed, ``spans`` each part's (start, end) in the text it was read from (empty for a
+    statement built from parts read elsewhere)."""
 
     parts: tuple
     relations: tuple
     texts: tuple
+    spans: tuple = ()
 
 
 def numbers(node, *, signed: bool = False) -> list:
