@@ -260,6 +260,21 @@ def test_one_changed_digit_in_handout11(tmp_path, line, old, new, correct, fault
 
 
 @needs_seeds
+def test_a_line_repeated_with_a_false_value_fails_where_it_stands(tmp_path):
+    """Handout #11 with its head-1 weighted sum (line 57) repeated below it with 0.8 → 0.9: the copy's own arithmetic
+    is false (0.9·2 + 0.1·4 = 2.2, printed 2), and the audit with the derivation fails at the copy's line. The
+    weights 0.1 are the derivation's exact inputs, and the 2 printed after = is exact, so no rounding excuses it."""
+    lines = (SEEDS / H11).read_text(encoding="utf-8").split("\n")
+    assert "0.8[2,0]+0.1[0,2]+0.1[4,4]=[2,0.6]" in lines[56]
+    lines.insert(57, "Again, for head 1: $0.9[2,0]+0.1[0,2]+0.1[4,4]=[2,0.6]$.")
+    path = tmp_path / H11
+    path.write_text("\n".join(lines), encoding="utf-8")
+    rep = _audit(path, ["handout11-self-attention"])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(58, "2", "2.2")]
+    assert rep.failures()
+
+
+@needs_seeds
 def test_a_changed_input_of_week06_is_reported(tmp_path):
     # Table 8, row 1 (journey), j = 0: the embedding the derivation computes with is 0.5
     path = _copy(tmp_path, W6, 507, "journey\t0.5\t", "journey\t0.6\t")

@@ -99,3 +99,11 @@ def test_with_result_the_printed_result_is_also_its_true_value():
     assert r.status == "mismatch" and "not the true value" in r.message and "correct 1.3864" in r.message
     with mpmath.workdps(30):
         assert mpmath.nstr(3 * mpmath.tanh(mpmath.mpf("0.5")), 5) == "1.3864"
+
+
+def test_a_result_printed_as_an_integer_after_equals_is_exact():
+    """``= [2, 0.6]`` prints 2, not 1.5 to 2.5: a wrong 2 is no rounding of 2.2; after ≈ it is one."""
+    (link,) = decide("0.9 · [2, 0] + 0.1 · [0, 2] + 0.1 · [4, 4] = [2, 0.6]", rounded=lambda n: False)
+    assert not link.ok and not link.within_rounding and link.wrong == [0]
+    (link,) = decide("0.9 · [2, 0] + 0.1 · [0, 2] + 0.1 · [4, 4] ≈ [2, 0.6]", rounded=lambda n: False)
+    assert link.ok

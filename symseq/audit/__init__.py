@@ -75,8 +75,31 @@ def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmeti
     if arithmetic:
         from .arithmetic import audit_arithmetic
 
-        rep.add_arithmetic(audit_arithmetic(fresh, dps=dps))
+        rep.add_arithmetic(audit_arithmetic(fresh, dps=dps, exact=exact_as_printed(rep.tokens)))
     return rep
+
+
+def exact_as_printed(tokens) -> frozenset:
+    """The printed numbers a derivation holds to be exact as printed: the entries of each token covered by an input
+    it declares, or by a claim whose every entry is its true value exactly (no rounding). The page's own arithmetic
+    reads them as exact operands wherever the page uses them again (:func:`symseq.audit.arithmetic.audit_arithmetic`):
+    ``0.1`` is exact in ``0.9[2,0]+0.1[0,2]+0.1[4,4]`` when the derivation's weight is 1/10."""
+    from ..verify.claims import Claim
+    from .attribution import Given
+
+    out = set()
+    for t in tokens:
+        a = t.attribution
+        if a is None or a.verdict != "covered":
+            continue
+        if isinstance(a.by, Claim):
+            r = a.by.result
+            if r is None or r.status != "ok" or any(e not in (None, 0) for e in r.errors):
+                continue
+        elif not isinstance(a.by, Given):
+            continue
+        out.update(e.lstrip("+-\u2212") for e in t.entries)
+    return frozenset(out)
 
 
 __all__ = ["audit_file", "audit_document", "audit", "for_source", "read", "parse", "relayout", "Document",

@@ -579,12 +579,14 @@ def _sign_value(node):
 # ---------------------------------------------------------------------------
 
 
-def audit_arithmetic(doc: Document, *, dps: int = 50) -> PageArithmetic:
+def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozenset()) -> PageArithmetic:
     """Check every arithmetic statement of ``doc`` from its own printed operands (see the module docstring).
 
     Args:
         doc: a handout as :func:`symseq.audit.document.read` returns it.
         dps: working digits of the rounding decisions.
+        exact: the printed numbers (keys of :func:`_key`) a derivation holds to be exact as printed (an input it
+            declares, a claim whose true value is the printed number): never a rounded operand.
 
     Returns:
         a :class:`PageArithmetic`: each quantity token inside a checked statement is ``covered`` (or
@@ -597,7 +599,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50) -> PageArithmetic:
     checked, unread = [], []
     chains = list(statements_of(doc))
     words = list(word_statements_of(doc))
-    rounded = _printed_results(chains, doc)
+    rounded = _printed_results(chains, doc, exact)
     not_real: list[Broken] = []
     for st, spans, lg in chains:
         try:
@@ -792,7 +794,7 @@ def _one_edits(text: str) -> list[str]:
     return out
 
 
-def _printed_results(chains, doc: Document | None = None):
+def _printed_results(chains, doc: Document | None = None, exact: frozenset = frozenset()):
     """``rounded(line)``: the predicate :func:`~symseq.verify.steps.decide` takes for a statement that starts on
     ``line``: a printed operand may be a rounded value only when the page printed the same number as a result
     (:func:`~symseq.read.tree.result_parts`) on an earlier line, and that result is not exact (``√0.25 = 0.5``
@@ -824,7 +826,7 @@ def _printed_results(chains, doc: Document | None = None):
                     note(n.text, spans[k][0])
 
     def rounded(line: int):
-        return lambda number: first.get(_key(number.text), line) < line
+        return lambda number: _key(number.text) not in exact and first.get(_key(number.text), line) < line
 
     return rounded
 

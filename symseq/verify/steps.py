@@ -330,7 +330,7 @@ def _result(base: dict, left, right, a, rel: str, dps: int, may_round=None) -> L
     within = False
     message = ""
     if not ok:
-        within = _within_rounding(left, right, wrong, may_round)
+        within = _within_rounding(left, right, wrong, may_round, rel)
         bad = ", ".join(f"printed {printed[i]}, correct {correct[i]} (value {shown[i]})" for i in wrong[:4])
         more = f"; {len(wrong) - 4} more" if len(wrong) > 4 else ""
         message = (f"{base['left']} {base['relation']} {base['right']}: {bad}{more}"
@@ -351,9 +351,10 @@ def _as_percentage(exact, number, text: str, rounded: bool, dps: int, r) -> obje
     return figure if abs(to_mpf(figure, 20) - to_mpf(p, 20)) < abs(to_mpf(exact, 20) - to_mpf(p, 20)) else exact
 
 
-def _within_rounding(left, right, wrong: list, may_round=None) -> bool:
+def _within_rounding(left, right, wrong: list, may_round=None, rel: str = "≈") -> bool:
     """Whether each wrong printed entry's rounding interval meets the interval of the left side with its printed
-    decimals widened by half a unit."""
+    decimals widened by half a unit. A result printed as an integer after ``=`` is exact, as :func:`_result` decides
+    it (the 2 of ``= [2, 0.6]`` is 2, not 1.5 to 2.5)."""
     try:
         lo_hi = list(flat_entries(interval(left, widen=True if may_round is None else may_round)))
     except SymseqError:
@@ -361,7 +362,7 @@ def _within_rounding(left, right, wrong: list, may_round=None) -> bool:
     entries = _entries(right)
     for i in wrong:
         _, number, sign = entries[i]
-        h = number.half_unit(None)
+        h = number.half_unit(None) if rel == "≈" or number.has_point or number.percent else 0
         r = sign * number.value
         with mpmath.workdps(30):
             lo, hi = to_mpf(r - h, 30), to_mpf(r + h, 30)
