@@ -15,6 +15,7 @@ left out of the percentage.
     python benchmarks/audit_mutations.py                  # every mutation (minutes per seed)
     python benchmarks/audit_mutations.py --sample 40      # at most 40 of each kind per handout
     python benchmarks/audit_mutations.py --misses         # also list what was not caught
+    python benchmarks/audit_mutations.py --kinds repeat   # a held-out kind: a line repeated with a changed number
     python benchmarks/audit_mutations.py -j 2             # in two processes
     python benchmarks/audit_mutations.py --only 004       # one handout
 
@@ -79,9 +80,12 @@ def _derivations_by_name(path: Path, names: list[str]) -> list:
     return _CACHE[key]
 
 
-def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout, only: str = "") -> int:
+def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout, only: str = "",
+        kinds: tuple = ()) -> int:
     from symseq.audit import audit_document, read
     from symseq.audit.mutate import KINDS, plan
+
+    kinds = kinds or KINDS
     from symseq.audit.mutate import sample as draw
 
     bad = 0
@@ -97,7 +101,7 @@ def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout, 
             if seeded:  # a seed handout has no errata: its clean audit must pass
                 bad += 1
                 continue
-        muts = plan(clean, doc)
+        muts = plan(clean, doc, kinds=kinds)
         if sample:
             muts = draw(muts, sample, seed)
         work = [(path, [d.name for d in ds], m, clean) for m in muts]
@@ -106,7 +110,7 @@ def run(sample: int | None, jobs: int, seed: int, misses: bool, out=sys.stdout, 
                 verdicts = list(ex.map(_judge, work, chunksize=8))
         else:
             verdicts = [_judge(w) for w in work]
-        for kind in KINDS:
+        for kind in kinds:
             vs = [v for v in verdicts if v.mutation.kind == kind]
             if not vs:
                 continue
@@ -134,8 +138,11 @@ def main(argv=None) -> int:
     p.add_argument("-j", "--jobs", type=int, default=1, help="processes")
     p.add_argument("--misses", action="store_true", help="list the mutations that were not caught")
     p.add_argument("--only", metavar="PREFIX", default="", help="only the handouts whose file name starts so")
+    p.add_argument("--kinds", default="", help="comma-separated kinds (default: last,middle,sign,swap,delete; "
+                                                "held out: repeat)")
     a = p.parse_args(argv)
-    return run(a.sample, a.jobs, a.seed, a.misses, only=a.only)
+    kinds = tuple(k.strip() for k in a.kinds.split(",") if k.strip())
+    return run(a.sample, a.jobs, a.seed, a.misses, only=a.only, kinds=kinds)
 
 
 if __name__ == "__main__":

@@ -59,10 +59,17 @@ def test_the_kinds_of_edit():
     (tok,) = scan("x = [0.8,-0.4]")
     m = mutations(tok, "-")
     assert m == {"last": "[0.8,-0.5]", "middle": "[0.8,-1.4]", "sign": "[-0.8,-0.4]", "swap": "[-0.4,0.8]",
-                 "delete": ""}
+                 "delete": "", "repeat": "[0.8,-0.5]"}
     (tok,) = scan("d_k = 0")
-    assert set(mutations(tok)) == {"last", "delete"}  # zero has no sign; one digit has no middle
-    assert KINDS == ("last", "middle", "sign", "swap", "delete")
+    assert set(mutations(tok)) == {"last", "delete", "repeat"}  # zero has no sign; one digit has no middle
+    assert KINDS == ("last", "middle", "sign", "swap", "delete") and "repeat" not in KINDS
+
+
+def test_a_repeat_prints_the_line_again_below_it_with_the_number_changed():
+    lines = ["intro", "x = [0.8,-0.4] here", "outro"]
+    m = Mutation("repeat", 2, 4, 14, "[0.8,-0.4]", "[0.8,-0.5]")
+    assert m.apply(lines) == ["intro", "x = [0.8,-0.4] here", "x = [0.8,-0.5] here", "outro"] and m.target == 3
+    assert Mutation("last", 2, 4, 14, "[0.8,-0.4]", "[0.8,-0.5]").target == 2
 
 
 @needs_seeds

@@ -8,7 +8,9 @@ slip (or a careless edit) would:
 * ``middle``: the middle digit of a token of three digits or more (0.388 → 0.398);
 * ``sign``: the sign of its first non-zero number flipped (0.388 → −0.388, −0.144 → 0.144);
 * ``swap``: two neighbouring entries of a vector or matrix that differ, exchanged ([0.8,0.4] → [0.4,0.8]);
-* ``delete``: the token removed from its line.
+* ``delete``: the token removed from its line;
+* ``repeat`` (held out, :data:`HELD_OUT`): the token's line printed again just below it, with the token's last
+  digit one up in the copy: a second, false value of a quantity the page has just printed (issue 39).
 
 :func:`judge` audits the mutated text and says whether the mutation was
 caught: the audit fails (exit status 1) and names the mutated line, as an
@@ -36,6 +38,7 @@ from .structure import claim_tokens
 from ..read import MINUS, SIGNED_NUMBER, Token, scan
 
 KINDS = ("last", "middle", "sign", "swap", "delete")
+HELD_OUT = ("repeat",)  # kinds the benchmark runs on request (--kinds): edits the audit was not tuned to
 _NUM = SIGNED_NUMBER
 
 
@@ -51,11 +54,20 @@ class Mutation:
     after: str
 
     def apply(self, lines: list[str]) -> list[str]:
-        """The lines with this edit made (a new list)."""
+        """The lines with this edit made (a new list): for ``repeat``, the edited line inserted below the line."""
         out = list(lines)
         ln = out[self.line - 1]
-        out[self.line - 1] = ln[:self.start] + self.after + ln[self.end:]
+        edited = ln[:self.start] + self.after + ln[self.end:]
+        if self.kind == "repeat":
+            out.insert(self.line, edited)
+        else:
+            out[self.line - 1] = edited
         return out
+
+    @property
+    def target(self) -> int:
+        """The line the edited number stands on once the edit is made (the copy's, for ``repeat``)."""
+        return self.line + 1 if self.kind == "repeat" else self.line
 
     def __str__(self) -> str:
         return f"line {self.line}:{self.start} {self.kind}: {self.before!r} -> {self.after!r}"
@@ -96,6 +108,8 @@ def mutations(tok: Token, minus: str = MINUS) -> dict[str, str]:
                                + text[b.end():])
                 break
     out["delete"] = ""
+    if "last" in out:
+        out["repeat"] = out["last"]
     return out
 
 
@@ -116,7 +130,7 @@ def sample(muts: list[Mutation], per_kind: int, seed: int = 0) -> list[Mutation]
     """At most ``per_kind`` mutations of each kind, drawn with a fixed seed."""
     rng = random.Random(seed)
     out = []
-    for kind in KINDS:
+    for kind in dict.fromkeys(m.kind for m in muts):
         of_kind = [m for m in muts if m.kind == kind]
         out += of_kind if len(of_kind) <= per_kind else rng.sample(of_kind, per_kind)
     return out
@@ -149,7 +163,7 @@ def equivalent(m: Mutation, clean: AuditReport, derivations: list, *, dps: int =
     covered the token in the unedited audit ``clean``, with that token's text replaced by the edit, holds
     exactly (``-0.1+\\cos -3`` is ``-0.1+\\cos 3``). False when that cannot be told: the token not covered, its
     claim not found once, or its tokens not matched one for one with the claim's printed numbers."""
-    if m.kind == "delete":
+    if m.kind in ("delete", "repeat"):
         return False
     covered = [t for t in clean.tokens if t.attribution.verdict == "covered"]
     hit = next((t for t in covered if (t.line, t.start, t.end) == (m.line, m.start, m.end)), None)
@@ -183,10 +197,10 @@ def judge(m: Mutation, doc: Document, derivations: list, *, clean: AuditReport |
     baseline = clean if clean is not None and clean.failed else None
     old_errata = {(e.line, e.printed, e.source) for e in baseline.errata} if baseline else set()
     old_missing = {x.id for x in baseline.missing} if baseline else set()
-    at = [e for e in rep.errata if e.line == m.line and (e.line, e.printed, e.source) not in old_errata]
-    near = [x for x in rep.missing if x.lines and x.lines[0] <= m.line <= x.lines[1] and x.id not in old_missing]
+    at = [e for e in rep.errata if e.line == m.target and (e.line, e.printed, e.source) not in old_errata]
+    near = [x for x in rep.missing if x.lines and x.lines[0] <= m.target <= x.lines[1] and x.id not in old_missing]
     rounding = True
-    if m.kind in ("last", "middle", "sign") and at:
+    if m.kind in ("last", "middle", "sign") and at:  # a repeat is caught at the copy's line, whichever number of it
         before = _plain(m.before)
         canon = {_plain(x) for t in scan(m.before) for x in t.entries}  # 1/\sqrt{2} as 1/√2, \tfrac25 as 2/5
         rounding = any(_plain(e.correct) in before or before in _plain(e.correct) or
