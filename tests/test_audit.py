@@ -275,6 +275,22 @@ def test_a_line_repeated_with_a_false_value_fails_where_it_stands(tmp_path):
 
 
 @needs_seeds
+def test_a_claimed_number_printed_again_with_another_value_is_wrong_at_the_copy(tmp_path):
+    """Week 8's loss sentence (line 120, "about 0.232674 nats", a claim) printed again below it with 0.232675: the
+    copy says the same words of the same quantity with a second value, an erratum at the copy whose correct value
+    is the claimed one; the line printed again unchanged is no erratum."""
+    lines = (SEEDS / W8).read_text(encoding="utf-8").split("\n")
+    assert "0.232674" in lines[119]
+    path = tmp_path / W8
+    path.write_text("\n".join(lines[:120] + [lines[119].replace("0.232674", "0.232675")] + lines[120:]),
+                    encoding="utf-8")
+    rep = _audit(path, ["week08-decoder"])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(121, "0.232675", "0.232674")]
+    path.write_text("\n".join(lines[:120] + [lines[119]] + lines[120:]), encoding="utf-8")
+    assert _audit(path, ["week08-decoder"]).errata == []
+
+
+@needs_seeds
 def test_a_changed_input_of_week06_is_reported(tmp_path):
     # Table 8, row 1 (journey), j = 0: the embedding the derivation computes with is 0.5
     path = _copy(tmp_path, W6, 507, "journey\t0.5\t", "journey\t0.6\t")

@@ -76,6 +76,7 @@ def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmeti
         from .arithmetic import audit_arithmetic
 
         rep.add_arithmetic(audit_arithmetic(fresh, dps=dps, exact=exact_as_printed(rep.tokens)))
+    rep.add_repeats(doc.lines)
     return rep
 
 

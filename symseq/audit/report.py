@@ -30,6 +30,8 @@ from ..verify.claims import Location
 from .attribution import VERDICTS, Attribution
 
 CLASSES = VERDICTS
+REPEAT_REACH = 40  # lines below a line within which a line printed again is compared with it (add_repeats)
+REPEAT_WORDS = 12  # letters outside its numbers a line needs to be compared with another (add_repeats)
 SCHEMA = "symseq-audit/1"  # the name and version of the JSON documents of symseq audit (both modes)
 
 
@@ -326,6 +328,58 @@ class AuditReport:
                     continue
                 self.disagreements.append(Disagreement(t.line, t.text, t.attribution.text(), e.source, e.correct))
         self._add_cannot_hold(arith)
+        return self
+
+    def add_repeats(self, lines: list[str], *, reach: int = REPEAT_REACH) -> AuditReport:
+        """Check a line the page prints again: a line at most ``reach`` lines below another, with the same words and
+        the same numbers but one, where that number of the earlier line is an input or a claim's value and the
+        copy's is not accounted for, prints a second, false value of that quantity: an :class:`Erratum` at the
+        copy, whose correct value is the earlier line's (``0.8[2,0]+0.1[0,2]+0.1[4,4]=[2,0.6]`` printed again as
+        ``0.9[2,0]…``). Only lines with words (at least :data:`REPEAT_WORDS` letters outside their numbers) are
+        compared: rows of a table differ by a number as a matter of course. Returns ``self``.
+
+        Source: issue 39, "every printing of a bound quantity's value is checked".
+        """
+        from ..verify.claims import Claim
+        from .attribution import Given
+        from .matching import digit_fault
+
+        by_line: dict = {}
+        for t in self.tokens:
+            by_line.setdefault(t.line, []).append(t)
+        seen: dict = {}  # the words of a line (its text without its numbers) → the last line printing them
+        added = False
+        for line in sorted(by_line):
+            toks = sorted(by_line[line], key=lambda t: t.start)
+            text = lines[line - 1] if 0 < line <= len(lines) else ""
+            words, pos = [], 0
+            for t in toks:
+                words.append(" ".join(text[pos:t.start].split()))
+                pos = t.end
+            words.append(" ".join(text[pos:].split()))
+            key = tuple(words)
+            if sum(ch.isalpha() for w in words for ch in w) < REPEAT_WORDS:
+                continue
+            first = seen.get(key)
+            seen[key] = line
+            if first is None or line - first > reach:
+                continue
+            pairs = list(zip(sorted(by_line[first], key=lambda t: t.start), toks))
+            differ = [(a, b) for a, b in pairs if a.key != b.key]
+            if len(differ) != 1:
+                continue
+            a, b = differ[0]
+            if a.attribution.verdict != "covered" or not isinstance(a.attribution.by, (Claim, Given)) \
+                    or b.attribution.verdict != "uncovered":
+                continue
+            b.attribution = a.attribution.but("wrong")
+            source = a.attribution.by.id if isinstance(a.attribution.by, Claim) else a.attribution.by.source
+            self.errata.append(Erratum(line, b.text, a.text, digit_fault(b.text, a.text), source,
+                                       context=b.context, kind="claim" if isinstance(a.attribution.by, Claim)
+                                       else "input"))
+            added = True
+        if added:
+            self.errata.sort(key=lambda e: (e.line is None, e.line or 0))
         return self
 
     def _add_cannot_hold(self, arith) -> None:
