@@ -291,6 +291,19 @@ def test_a_claimed_number_printed_again_with_another_value_is_wrong_at_the_copy(
 
 
 @needs_seeds
+def test_a_table_row_printed_twice_with_one_value_changed_is_wrong_at_the_copy(tmp_path):
+    """Week 06's row "5: miles 0.197 0.154" (line 841) printed again just below it with 0.155: the copy is an
+    erratum, correct 0.154; rows with other labels are never compared."""
+    name = "004_daeab95066cb0286.txt"
+    lines = (SEEDS / name).read_text(encoding="utf-8").split("\n")
+    assert lines[840].startswith("5: miles") and lines[840].endswith("0.154")
+    path = tmp_path / name
+    path.write_text("\n".join(lines[:841] + [lines[840][:-1] + "5"] + lines[841:]), encoding="utf-8")
+    rep = _audit(path, ["week06-rnn", "week06-encoder"])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(842, "0.155", "0.154")]
+
+
+@needs_seeds
 def test_a_changed_input_of_week06_is_reported(tmp_path):
     # Table 8, row 1 (journey), j = 0: the embedding the derivation computes with is 0.5
     path = _copy(tmp_path, W6, 507, "journey\t0.5\t", "journey\t0.6\t")

@@ -335,8 +335,9 @@ class AuditReport:
         the same numbers but one, where that number of the earlier line is an input or a claim's value and the
         copy's is not accounted for, prints a second, false value of that quantity: an :class:`Erratum` at the
         copy, whose correct value is the earlier line's (``0.8[2,0]+0.1[0,2]+0.1[4,4]=[2,0.6]`` printed again as
-        ``0.9[2,0]…``). Only lines with words (at least :data:`REPEAT_WORDS` letters outside their numbers) are
-        compared: rows of a table differ by a number as a matter of course. Returns ``self``.
+        ``0.9[2,0]…``). A line with few words (fewer than :data:`REPEAT_WORDS` letters outside its numbers: a labelled
+        row of a table) is compared only with the line just above it (the same row printed twice); a line of numbers
+        alone is never compared (rows of a matrix differ by a number as a matter of course). Returns ``self``.
 
         Source: issue 39, "every printing of a bound quantity's value is checked".
         """
@@ -358,11 +359,12 @@ class AuditReport:
                 pos = t.end
             words.append(" ".join(text[pos:].split()))
             key = tuple(words)
-            if sum(ch.isalpha() for w in words for ch in w) < REPEAT_WORDS:
+            letters = sum(ch.isalpha() for w in words for ch in w)
+            if not letters:
                 continue
             first = seen.get(key)
             seen[key] = line
-            if first is None or line - first > reach:
+            if first is None or line - first > (reach if letters >= REPEAT_WORDS else 1):
                 continue
             pairs = list(zip(sorted(by_line[first], key=lambda t: t.start), toks))
             differ = [(a, b) for a, b in pairs if a.key != b.key]
