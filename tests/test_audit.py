@@ -371,6 +371,10 @@ def test_digit_at_fault():
     assert digit_fault("−0.849", "-0.839") == "2nd decimal: printed 4, correct 3"
     assert digit_fault("12.5", "13.5") == "the units digit: printed 2, correct 3"
     assert digit_fault("0.5", "-0.5").startswith("the sign")
+    assert digit_fault("35%", "30%") == "the units digit: printed 5, correct 0"
+    assert digit_fault("49,052", "49,152") == "the hundreds digit: printed 0, correct 1"
+    assert digit_fault("8 × 10^{-2}", "8 × 10^{-3}") == "the exponent: printed 8 × 10^{-2}, correct 8 × 10^{-3}"
+    assert digit_fault("2\\times e 5", "3\\times e 5")  # text that is no number, with an e in it: no error
 
 
 def test_markdown_and_latex_sources_are_read():

@@ -162,9 +162,9 @@ def _ordinal(n: int) -> str:
 def digit_fault(printed: str, correct: str) -> str:
     """Which digit of ``printed`` is at fault against ``correct``: "4th decimal: printed 5, correct 4"."""
     # one printed number each: 12,832 → 12832, 35% → 35, 8 × 10^{k} → 8ek; other text with its minus signs made ASCII
-    p, c = (canonical(t).removesuffix("%") if read_number(t) is not None else t.replace(MINUS, "-")
-            for t in (printed, correct))
-    if "e" in p.lower() and "e" in c.lower():
+    whole = read_number(printed) is not None and read_number(correct) is not None
+    p, c = (canonical(t).removesuffix("%") if whole else t.replace(MINUS, "-") for t in (printed, correct))
+    if whole and "e" in p.lower() and "e" in c.lower():
         (pm, _, pe), (cm, _, ce) = p.lower().partition("e"), c.lower().partition("e")
         if int(pe) != int(ce):
             return f"the exponent: printed {printed}, correct {correct}"
