@@ -130,7 +130,7 @@ def sample(muts: list[Mutation], per_kind: int, seed: int = 0) -> list[Mutation]
     """At most ``per_kind`` mutations of each kind, drawn with a fixed seed."""
     rng = random.Random(seed)
     out = []
-    for kind in dict.fromkeys(m.kind for m in muts):
+    for kind in KINDS + HELD_OUT:  # a fixed order: the same draws for the same kinds
         of_kind = [m for m in muts if m.kind == kind]
         out += of_kind if len(of_kind) <= per_kind else rng.sample(of_kind, per_kind)
     return out
