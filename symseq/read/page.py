@@ -4,9 +4,11 @@ One scanner reads plain text, Markdown and LaTeX alike (the handouts mix them:
 ``\\(0.2+\\sin 3\\approx0.341\\)``, ``$w\\simeq 0.330238$``, tab-separated
 tables). It never evaluates the text. A token is one of:
 
-* ``number``: a decimal or integer as printed, signed with ASCII ``-`` or
-  Unicode ``−`` when the sign is not a subtraction (``-0.579``, ``4,096``,
-  ``1e-5``, ``10^{-5}``, ``5%``, a dotted ``3.4.1``);
+* ``number``: a printed number as the grammar's ``NUMBER`` terminal defines it (``printed.lark``, the one
+  definition the parser and :func:`symseq.read.number.read_number` share), signed with ASCII ``-`` or Unicode
+  ``−`` when the sign is not a subtraction (``-0.579``, ``4,096``, ``1 000``, ``1e-5`` also before a full stop,
+  ``2.5e−3``, ``1.5 \\times 10^{-3}``, ``10^{-5}``, ``5%``), or a dotted ``3.4.1``; inside an open bracket a
+  comma separates entries (:func:`in_list`);
 * ``fraction``: ``1/4``, ``\\frac{1}{2}``, ``\\tfrac12``;
 * ``root``: ``√2``, ``\\sqrt{3}``, ``1/\\sqrt{2}``, ``0.2√2``;
 * ``vector``: a bracketed list whose entries are all numbers, one token
