@@ -350,6 +350,9 @@ class AuditReport:
             by_line.setdefault(t.line, []).append(t)
         seen: dict = {}  # the words of a line (its text without its numbers) → the last line printing them
         added = False
+        # a line where a claim expected its number but did not find it holds that claim's own quantity: the claim
+        # missing there says so, not the same words printed earlier of another quantity
+        expected = {n for x in self.missing if x.lines for n in range(x.lines[0], x.lines[1] + 1)}
         for line in sorted(by_line):
             toks = sorted(by_line[line], key=lambda t: t.start)
             text = lines[line - 1] if 0 < line <= len(lines) else ""
@@ -372,7 +375,7 @@ class AuditReport:
                 continue
             a, b = differ[0]
             if a.attribution.verdict != "covered" or not isinstance(a.attribution.by, (Claim, Given)) \
-                    or b.attribution.verdict != "uncovered":
+                    or b.attribution.verdict != "uncovered" or line in expected:
                 continue
             b.attribution = a.attribution.but("wrong")
             source = a.attribution.by.id if isinstance(a.attribution.by, Claim) else a.attribution.by.source
