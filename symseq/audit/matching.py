@@ -52,7 +52,7 @@ from .document import Document
 from .report import Ambiguous, AuditReport, Erratum, Missing
 from .sections import locate, span
 from .structure import HARD, SOFT, claim_tokens, classify
-from ..read import MINUS, Token, canonical_number, in_value_range, number_value, scan_words
+from ..read import MINUS, Token, in_value_range, number_value, scan_words
 
 _LABEL_REASONS = ("position, row or feature number", "superscript or subscript label named in the text")
 _LABEL = re.compile(r"\b(Table|Figure)\s+\d+\b")
@@ -161,7 +161,7 @@ def _ordinal(n: int) -> str:
 
 def digit_fault(printed: str, correct: str) -> str:
     """Which digit of ``printed`` is at fault against ``correct``: "4th decimal: printed 5, correct 4"."""
-    # one printed number each: 12,832 → 12832, 35% → 35, 8 × 10^{k} → 8ek; other text with its minus signs made ASCII
+    # one printed number each (12,832 → 12832, 35% → 35, 8 × 10^{k} → 8ek); other text: ASCII minus signs
     whole = read_number(printed) is not None and read_number(correct) is not None
     p, c = (canonical(t).removesuffix("%") if whole else t.replace(MINUS, "-") for t in (printed, correct))
     if whole and "e" in p.lower() and "e" in c.lower():
@@ -1857,7 +1857,7 @@ def _render_like(value, printed: str) -> str:
 def _rendered_like(value, printed: str) -> str:
     from ..verify.claims import round_like
 
-    p = read_number(printed.replace(MINUS, "-")) if in_value_range(canonical_number(printed)) else None
+    p = read_number(printed.replace(MINUS, "-")) if in_value_range(canonical(printed)) else None
     if p is not None and value.is_number and value.is_real:
         import mpmath
 

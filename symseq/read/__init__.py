@@ -19,7 +19,7 @@ _LAZY = {
                      "MAX_LENGTH", "RELATIONS", "FUNCTIONS"), "syntax"),
     **dict.fromkeys(("value", "interval", "flat_entries"), "evaluate"),
     **dict.fromkeys(("Printed", "read_printed", "read_array", "parse_expression", "SHAPE_FORMS"), "printed"),
-    **dict.fromkeys(("Token", "WordNumber", "scan", "scan_words", "MINUS", "canonical_number", "in_value_range",
+    **dict.fromkeys(("Token", "WordNumber", "scan", "scan_words", "MINUS", "in_value_range",
                      "number_value"), "page"),
 }
 __all__ = sorted(_LAZY)

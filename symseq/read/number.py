@@ -30,7 +30,10 @@ NUMBER = grammar.terminal("NUMBER")
 SIGNED_NUMBER = re.compile(r"[-\u2212]?(?:" + NUMBER + ")")
 """A printed number with an optional minus sign (``-`` or U+2212), compiled."""
 
-_GROUP = re.compile(r",|\u202f|\u2009|\u00a0|\\,")
+SEPARATOR = r"(?:,|\u202f|\u2009|\u00a0|\\,)"
+"""What may stand between groups of three digits (the grammar's rule): a comma, a narrow, thin or plain no-break
+space, LaTeX's ``\\,``."""
+_GROUP = re.compile(SEPARATOR)
 _SCIENTIFIC = re.compile(r"\s*(?:×|·|⋅|\\times|\\cdot)\s*10\s*\^\s*\{?\s*([-+\u2212]?\d+)\s*\}?$")
 _NUMPY_WHOLE = re.compile(r"\d+\.(?:[eE][-+\u2212]?\d+)?$")
 
@@ -87,13 +90,23 @@ def magnitude(x: sp.Rational) -> int:
     return e
 
 
+def _anatomy(t: str) -> tuple[str, str, str, bool]:
+    """The parts of an unsigned printed number: its mantissa (grouping removed), how its exponent is written ("e"
+    or "E", "10^" for a scientific factor, "" for none), the exponent as printed, and whether it is a percentage.
+    ``1,234.5e−3`` → (``1234.5``, ``e``, ``−3``, False); ``1.5 \\times 10^{-3}`` → (``1.5``, ``10^``, ``-3``,
+    False); ``35\\%`` → (``35``, ``""``, ``""``, True)."""
+    percent = t.endswith("%")
+    body = t.removesuffix("%").removesuffix("\\")
+    sci = _SCIENTIFIC.search(body)
+    if sci:
+        return _GROUP.sub("", body[:sci.start()]), "10^", sci.group(1), percent
+    body, marker, exponent = (re.split(r"([eE])", body, maxsplit=1) + ["", ""])[:3]
+    return _GROUP.sub("", body), marker, exponent, percent
+
+
 def _mantissa(text: str) -> str:
     """The digits and decimal point of a printed number: no sign, grouping, exponent, scientific factor or %."""
-    t = text.strip().lstrip("+-\u2212")
-    t = t.removesuffix("%").removesuffix("\\")
-    t = _SCIENTIFIC.sub("", t)
-    t = re.split(r"[eE]", t, maxsplit=1)[0]
-    return _GROUP.sub("", t)
+    return _anatomy(text.strip().lstrip("+-\u2212"))[0]
 
 
 def canonical(text: str) -> str:
@@ -101,14 +114,9 @@ def canonical(text: str) -> str:
     ``+3`` → ``3``, ``4,096`` and ``4 096`` → ``4096``, ``1.5×10^{-3}`` → ``1.5e-3``, ``2.5e−3`` → ``2.5e-3``,
     ``12.5\\%`` → ``12.5%``. Text that is no printed number is returned with only its minus signs made ASCII."""
     t = text.strip().replace("\u2212", "-")
-    if t.startswith("+"):
-        t = t[1:]
-    percent = t.endswith("%")
-    body = t.removesuffix("%").removesuffix("\\")
-    sci = _SCIENTIFIC.search(body)
-    if sci:
-        body = f"{body[:sci.start()]}e{sci.group(1)}"
-    return _GROUP.sub("", body) + ("%" if percent else "")
+    sign, t = ("-", t[1:]) if t.startswith("-") else ("", t.removeprefix("+"))
+    mantissa, marker, exponent, percent = _anatomy(t)
+    return f"{sign}{mantissa}{'e' if marker == '10^' else marker}{exponent}" + ("%" if percent else "")
 
 
 def written_like(plain: str, printed: PrintedNumber) -> str:
@@ -124,7 +132,7 @@ def written_like(plain: str, printed: PrintedNumber) -> str:
     if sci and exp is not None:
         factor = re.sub(r"[-+\u2212]?\d+(?=\s*\}?\s*$)", str(int(exp)), sci.group(0))
         return f"{sign}{whole}{frac or ''}{factor}"
-    sep = next((g.group(1) for g in [re.search(r"\d(,|\u202f|\u2009|\u00a0|\\,)\d{3}", t)] if g), None)
+    sep = next((g.group(1) for g in [re.search(rf"\d({SEPARATOR})\d{{3}}", t)] if g), None)
     if sep and exp is None and len(whole) > 3:
         whole = f"{int(whole):,}".replace(",", sep)
     return f"{sign}{whole}{frac or ''}" + (f"e{exp}" if exp is not None else "")
@@ -158,18 +166,10 @@ def read_number(text: str) -> PrintedNumber | None:
     m = grammar.compiled("NUMBER").fullmatch(t)
     if m is None and not _NUMPY_WHOLE.fullmatch(t):
         return None
-    percent = t.endswith("%")
-    body = t.removesuffix("%").removesuffix("\\")
-    exponent = 0
-    sci = _SCIENTIFIC.search(body)
-    if sci:
-        exponent, body = int(sci.group(1).replace("\u2212", "-")), body[:sci.start()]
-    elif re.search(r"[eE]", body):
-        body, _, e = re.split(r"([eE])", body, maxsplit=1)
-        exponent = int(e.replace("\u2212", "-"))
+    body, _, printed_exponent, percent = _anatomy(t)
+    exponent = int(printed_exponent.replace("\u2212", "-") or 0)
     if abs(exponent) > LIMIT:
         return None
-    body = _GROUP.sub("", body)
     has_point = "." in body
     decimals = len(body.split(".")[1]) if has_point else 0
     f = Fraction(sign + body.rstrip(".")) * Fraction(10) ** exponent

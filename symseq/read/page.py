@@ -40,14 +40,14 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from . import grammar
-from .number import canonical, read_number
+from .number import SEPARATOR, canonical, read_number
 
 MINUS = "\u2212"
 _SPACING = re.compile(r"\\[,;:! ]|\\quad|\\qquad|~|\\thinspace|\\enspace")
 # a number as the grammar defines it (printed.lark's NUMBER), or a dotted section number (3.4.1), which is no number
 _NUMBER = re.compile(r"(?P<dotted>\d+(?:\.\d+){2,}(?![\d]))|(?P<num>" + grammar.terminal("NUMBER") + ")")
 # a size of a shape is no group of a grouped number (256 × 1 024 is a product, not a shape)
-_NOT_GROUPED = r"(?!(?:,|\u202f|\u2009|\u00a0|\\,)\d{3}(?!\d))"
+_NOT_GROUPED = rf"(?!{SEPARATOR}\d{{3}}(?!\d))"
 _PLAIN = re.compile(r"[-+]?[\d.]+")
 # what a root may be taken of: an integer or a decimal (√2, √0.1325)
 _RADICAND = r"\d+(?:\.\d+)?"
@@ -129,12 +129,6 @@ class WordNumber:
     end: int
     text: str
     value: int
-
-
-def canonical_number(text: str) -> str:
-    """A printed number without its decoration, as a key: ``−0.5`` → ``-0.5``, ``4,096`` → ``4096``, ``+3`` →
-    ``3``, ``1.5×10^{-3}`` → ``1.5e-3``, ``12.5\\%`` → ``12.5%`` (:func:`symseq.read.number.canonical`)."""
-    return canonical(text)
 
 
 # the largest decimal exponent (1e1000, 10^{-1000}) and the most characters of an entry the audit gives a value;
@@ -224,7 +218,7 @@ def _entry(text: str) -> str | None:
         return None
     t = t.replace(MINUS, "-")
     if _PLAIN.fullmatch(t) and read_number(t) is not None:  # an entry is a plain decimal: 1e-05 entries are apart
-        return canonical_number(t)
+        return canonical(t)
     m = re.fullmatch(r"([-+]?)\\[td]?frac(\d)(\d)", t) or re.fullmatch(r"([-+]?)(\d+)/(\d+)", t)
     if m:
         return f"{'-' if m.group(1) == '-' else ''}{m.group(2)}/{m.group(3)}"
@@ -236,11 +230,11 @@ def _entry(text: str) -> str | None:
         return f"{m.group(1).lstrip('+')}{m.group(2)}√{m.group(3)}"
     m = re.fullmatch(r"([-+]?\d+(?:,\d{3})+)", t)
     if m:
-        return canonical_number(t)
+        return canonical(t)
     m = _LOG_ENTRY.fullmatch(t)
     if m:  # \log2, 2\ln 3, \sqrt2\log2: a (root times a) logarithm of an integer, natural as SymPy's log
         sign, coef, root, arg = m.groups()
-        return f"{'-' if sign == '-' else ''}{canonical_number(coef) if coef else ''}" \
+        return f"{'-' if sign == '-' else ''}{canonical(coef) if coef else ''}" \
                f"{'√' + root if root else ''}\\log{arg}"
     return None
 
@@ -627,15 +621,15 @@ class _Scanner:
         if num == "10" and s[k:k + 1] == "^":
             body, e = _group(s, k + 1)
             if re.fullmatch(r"\s*[-+\u2212]?\d+\s*", body):
-                exp = canonical_number(body.strip())
+                exp = canonical(body.strip())
                 self.emit(i, e, s[i:e], "number", [f"{sign}1e{exp}"])
                 return e
         # a percentage
         if s[k:k + 1] == "%" and not (k > 0 and s[k - 1] == "\\"):
-            self.emit(i, k + 1, s[i:k + 1], "number", [sign + canonical_number(num) + "%"])
+            self.emit(i, k + 1, s[i:k + 1], "number", [sign + canonical(num) + "%"])
             return k + 1
         if s[k:k + 2] == "\\%":
-            self.emit(i, k + 2, s[i:k + 2], "number", [sign + canonical_number(num) + "%"])
+            self.emit(i, k + 2, s[i:k + 2], "number", [sign + canonical(num) + "%"])
             return k + 2
         # a × b shapes (integers)
         shape = _TIMES_SIZE.match(s, k)
@@ -676,9 +670,9 @@ class _Scanner:
         root = _TIMES_ROOT.match(s, k)
         if root and not (root.group(1) == "" and s[k:k + 1] == " "):
             e = root.end()
-            self.emit(i, e, s[i:e], "root", [f"{sign}{canonical_number(num)}{root.group(1)}√{root.group(2)}"])
+            self.emit(i, e, s[i:e], "root", [f"{sign}{canonical(num)}{root.group(1)}√{root.group(2)}"])
             return e
-        self.emit(i, k, s[i:k], "number", [sign + canonical_number(num)])
+        self.emit(i, k, s[i:k], "number", [sign + canonical(num)])
         return k
 
 
