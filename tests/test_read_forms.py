@@ -216,3 +216,14 @@ def test_a_statements_parts_carry_their_spans_in_the_line():
     text = "e.g. (5*5*16+1)*32 = 12,832 \\approx 1.3e4"[5:]
     st = parse_statement(text)
     assert [text[a:b] for a, b in st.spans] == list(st.texts) == ["(5*5*16+1)*32", "12,832", "1.3e4"]
+
+
+def test_an_error_in_a_formula_quotes_it_as_printed():
+    """A declared name that is no plain name (``config.n_embd``) is read where it stands; an error quotes the
+    formula as the claim prints it, never the reader's stand-in for that name."""
+    from symseq.read import formula
+
+    with pytest.raises(ClaimError) as err:
+        formula("config.n_embd * q", {"config.n_embd": sp.Integer(4)})
+    assert "'config.n_embd * q'" in str(err.value) and "'q'" in str(err.value)
+    assert not any("\ue000" <= ch <= "\ue002" for ch in str(err.value))

@@ -103,8 +103,9 @@ def _clip(text: str, n: int = 80) -> str:
 
 
 class _Parse:
-    def __init__(self, text: str, names: dict, symbols: bool, verbatim: list):
+    def __init__(self, text: str, names: dict, symbols: bool, verbatim: list, shown: str | None = None):
         self.text = text
+        self.shown = text if shown is None else shown  # the text as errors quote it (declared names in place)
         self.names = names
         self.symbols = symbols
         self.verbatim = verbatim  # the declared names that are no plain name, by placeholder number
@@ -114,7 +115,7 @@ class _Parse:
         self.kept: list = []  # those nodes, kept alive while their ids are in use
 
     def fail(self, why: str):
-        raise ClaimError(f"cannot read {_clip(self.text)!r}: {why}")
+        raise ClaimError(f"cannot read {_clip(self.shown)!r}: {why}")
 
 
 _local = threading.local()
@@ -131,7 +132,6 @@ def _current() -> _Parse:
 _OPENING = {"LPAR", "LSQB", "LBRACE", "ROOTN", "BEGIN"}
 _CLOSING = {"RPAR", "RSQB", "RBRACE", "END"}
 _PREFIX = {"MINUS", "PLUS", "ROOT", "FUNC", "FRAC"}
-_GROUPED = re.compile(r",")
 
 
 class _PostLex:
@@ -224,7 +224,7 @@ class _PostLex:
         key = p.verbatim[int(v.group(1))] if v else _bound(tok, p.names) if tok not in _NAMES else None
         if key is None:
             if p.symbols:
-                raise ClaimError(_unknown_symbol(p.text, str(tok), p.names))
+                raise ClaimError(_unknown_symbol(p.shown, str(tok), p.names))
             p.fail(f"{str(tok)!r} is not a number or a function this reader knows ({', '.join(FUNCTIONS)}, e, π)")
         if not p.symbols and prev_end is not None and tok.start_pos != prev_end:
             tok = Token.new_borrow_pos("SNAME", str(tok), tok)
@@ -379,7 +379,8 @@ def _parser():
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _read(text: str, names: dict, *, symbols: bool = False, verbatim: list | None = None) -> Statement:
+def _read(text: str, names: dict, *, symbols: bool = False, verbatim: list | None = None,
+          shown: str | None = None) -> Statement:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
     if not isinstance(text, str):
@@ -387,7 +388,7 @@ def _read(text: str, names: dict, *, symbols: bool = False, verbatim: list | Non
     if len(text) > MAX_LENGTH:
         raise ClaimError(f"a printed statement of {len(text)} characters is longer than the {MAX_LENGTH} this "
                          f"reader takes; split it into steps")
-    p = _Parse(text, names, symbols, verbatim or [])
+    p = _Parse(text, names, symbols, verbatim or [], shown)
     outer = getattr(_local, "parse", None)
     _local.parse = p
     try:
@@ -467,6 +468,7 @@ def formula(text: str, names: dict | None = None):
     """
     if isinstance(text, str) and re.search("[\ue000-\ue002]", text):
         raise ClaimError(f"cannot read {_clip(text)!r}: it holds a private-use character")
+    printed = text
     given = {name_key(k) if NAME.fullmatch(k) else k: v for k, v in (names or {}).items()}
     verbatim = sorted((k for k in given if not NAME.fullmatch(k)), key=len, reverse=True)
     if isinstance(text, str):
@@ -476,11 +478,10 @@ def formula(text: str, names: dict | None = None):
             raise ClaimError(f"cannot read {_clip(text)!r}: derivatives (′) are not numbers")
         for i, k in enumerate(verbatim):  # a declared name that is not a plain one is one symbol where it stands
             text = re.sub(rf"(?<![\w\ue000]){re.escape(k)}(?![\w])", f"\ue000{i}\ue001", text)
-    st = _read(text, given, symbols=True, verbatim=verbatim)
-    original = text
+    st = _read(text, given, symbols=True, verbatim=verbatim, shown=printed)
     if st.relations:
-        raise ClaimError(f"cannot read {_clip(original)!r}: a printed value has no {st.relations[0]}")
-    return _symbolic(st.parts[0], original)
+        raise ClaimError(f"cannot read {_clip(printed)!r}: a printed value has no {st.relations[0]}")
+    return _symbolic(st.parts[0], printed)
 
 
 _SYMBOLIC = {"exp": sp.exp, "log": sp.log, "tanh": sp.tanh, "sin": sp.sin, "cos": sp.cos, "sqrt": sp.sqrt}
