@@ -99,7 +99,7 @@ def exact_as_printed(tokens) -> frozenset:
                 continue
         elif not isinstance(a.by, Given):
             continue
-        out.update(e.lstrip("+-\u2212") for e in t.entries)
+        out.update(t.entries)
     return frozenset(out)
 
 

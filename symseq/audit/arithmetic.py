@@ -29,9 +29,9 @@ from typing import NamedTuple
 import sympy as sp
 
 from ..errors import NotRealError, SymseqError
+from ..read import (NAME, NUMBER, Ref, Statement, Vec, computes, is_number, is_scientific, is_word, name_key,
+                    numbers, parse, read_number, result_parts, scan, show, with_number, without_sign)
 from ..read.grammar import terminal
-from ..read import (NAME, NUMBER, Ref, computes, Statement, Vec, is_number, is_scientific, is_word, name_key, numbers, parse,
-                    read_number, result_parts, scan, show, with_number, without_sign)
 from ..verify.steps import Link, decide, inner_steps
 from .attribution import WITHIN_ROUNDING, Attribution, PageStatement, Rule
 from .document import Document
@@ -259,7 +259,8 @@ _OPERATORS = tuple("+-−*/·×÷@^([{") + ("\\cdot", "\\times")
 # what ends a factor written before a name with only a space between (a product: y_2 = W_y h_2 = 1.558 binds y_2,
 # not h_2): a number, or a letter with a short subscript (W_y, h_{t-1}, W_hh; a word such as "hidden" or "Let",
 # or a program's name such as prev_hidden, before a name is a label, and the name after it is bound; so is "(1)")
-_FACTOR_END = re.compile(r"(?:(?<![A-Za-z_])(?:" + NUMBER + r")|(?<![\\A-Za-z0-9_])[A-Za-z]_(?:\{[^{}\s]{1,8}\}|[A-Za-z0-9]{1,2})"
+_FACTOR_END = re.compile(r"(?:(?<![A-Za-z_])(?:" + NUMBER + r")"
+                         r"|(?<![\\A-Za-z0-9_])[A-Za-z]_(?:\{[^{}\s]{1,8}\}|[A-Za-z0-9]{1,2})"
                          r"(?:\^\S+)?)$")
 
 
@@ -541,8 +542,7 @@ def _stats(text: str, start: int, node, where: list, lg) -> list:
     """The statistics ``mean = x`` (``average``, ``sum``, ``Range: ~x``, ``std``) stated after ``start`` about the
     printed list ``node``: [([readings], spans, lg)]. A standard deviation reads first as the population one (the
     LayerNorm convention), then as the sample one (:class:`Conventions`)."""
-    from ..read import Bin, Call, Num, Pow, Statement
-    from ..read import PrintedNumber
+    from ..read import Bin, Call, Num, Pow, PrintedNumber, Statement
 
     def k(n):
         return Num(PrintedNumber(str(n), sp.Integer(n), 0, False))
@@ -585,8 +585,8 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
     Args:
         doc: a handout as :func:`symseq.audit.document.read` returns it.
         dps: working digits of the rounding decisions.
-        exact: the printed numbers (keys of :func:`_key`) a derivation holds to be exact as printed (an input it
-            declares, a claim whose true value is the printed number): never a rounded operand.
+        exact: the printed numbers (entries of page tokens) a derivation holds to be exact as printed (an input
+            it declares, a claim whose true value is the printed number): never a rounded operand.
 
     Returns:
         a :class:`PageArithmetic`: each quantity token inside a checked statement is ``covered`` (or
@@ -599,7 +599,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
     checked, unread = [], []
     chains = list(statements_of(doc))
     words = list(word_statements_of(doc))
-    rounded = _printed_results(chains, doc, exact)
+    rounded = _printed_results(chains, doc, frozenset(_key(e) for e in exact))
     not_real: list[Broken] = []
     for st, spans, lg in chains:
         try:
@@ -799,8 +799,8 @@ def _printed_results(chains, doc: Document | None = None, exact: frozenset = fro
     ``line``: a printed operand may be a rounded value only when the page printed the same number as a result
     (:func:`~symseq.read.tree.result_parts`) on an earlier line, and that result is not exact (``√0.25 = 0.5``
     prints 0.5 in full), or printed it right after ``≈`` (``A_{6,:} ≈ (0.185, 0.146, …)``). Any other printed
-    number is an input, exact as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within the rounding" of
-    inputs read as ±0.05. A decimal list printed after the last ``=`` of a line whose left side cannot be read
+    number is an input, exact as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within
+    the rounding" of inputs read as ±0.05. A decimal list printed after the last ``=`` of a line whose left side cannot be read
     (``o = softmax(\\cdots) = [0.2118, 0.2584, …]``) is a result too."""
     first: dict = {}  # a number's text → the first line the page prints it as a result
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..verify.claims import Location
-from .attribution import VERDICTS, Attribution
+from .attribution import VERDICTS
 
 CLASSES = VERDICTS
 REPEAT_REACH = 40  # lines below a line within which a line printed again is compared with it (add_repeats)
@@ -341,15 +341,14 @@ class AuditReport:
 
         Source: issue 39, "every printing of a bound quantity's value is checked".
         """
-        from ..verify.claims import Claim
         from .attribution import Given
         from .matching import digit_fault
 
         by_line: dict = {}
         for t in self.tokens:
             by_line.setdefault(t.line, []).append(t)
-        seen: dict = {}  # the words of a line (its text without its numbers) → the last line printing them
-        added = False
+        seen: dict = {}  # a line's words (its text without its numbers) → (the last line printing them, its tokens)
+        before = len(self.errata)
         # a line where a claim expected its number but did not find it holds that claim's own quantity: the claim
         # missing there says so, not the same words printed earlier of another quantity
         expected = {n for x in self.missing if x.lines for n in range(x.lines[0], x.lines[1] + 1)}
@@ -361,31 +360,32 @@ class AuditReport:
                 words.append(" ".join(text[pos:t.start].split()))
                 pos = t.end
             words.append(" ".join(text[pos:].split()))
-            key = tuple(words)
             letters = sum(ch.isalpha() for w in words for ch in w)
             if not letters:
                 continue
-            first = seen.get(key)
-            seen[key] = line
-            if first is None or line - first > (reach if letters >= REPEAT_WORDS else 1):
+            first, first_toks = seen.get(tuple(words), (None, ()))
+            seen[tuple(words)] = line, toks
+            if first is None or line - first > (reach if letters >= REPEAT_WORDS else 1) or line in expected:
                 continue
-            pairs = list(zip(sorted(by_line[first], key=lambda t: t.start), toks))
-            differ = [(a, b) for a, b in pairs if a.key != b.key]
+            differ = [(a, b) for a, b in zip(first_toks, toks) if a.key != b.key]
             if len(differ) != 1:
                 continue
             a, b = differ[0]
-            if a.attribution.verdict != "covered" or not isinstance(a.attribution.by, (Claim, Given)) \
-                    or b.attribution.verdict != "uncovered" or line in expected:
+            by, claim = a.attribution.by, a.attribution.claim
+            if a.attribution.verdict != "covered" or b.attribution.verdict != "uncovered" or \
+                    claim is None and not isinstance(by, Given):
                 continue
             b.attribution = a.attribution.but("wrong")
-            source = a.attribution.by.id if isinstance(a.attribution.by, Claim) else a.attribution.by.source
-            self.errata.append(Erratum(line, b.text, a.text, digit_fault(b.text, a.text), source,
-                                       context=b.context, kind="claim" if isinstance(a.attribution.by, Claim)
-                                       else "input"))
-            added = True
-        if added:
-            self.errata.sort(key=lambda e: (e.line is None, e.line or 0))
+            self.errata.append(Erratum(line, b.text, a.text, digit_fault(b.text, a.text),
+                                       by.source if claim is None else claim.id, context=b.context,
+                                       kind="input" if claim is None else "claim"))
+        if len(self.errata) > before:
+            self._in_text_order()
         return self
+
+    def _in_text_order(self) -> None:
+        """Put the errata in the text's order (those with no line last)."""
+        self.errata.sort(key=lambda e: (e.line is None, e.line or 0))
 
     def _add_cannot_hold(self, arith) -> None:
         """Add an erratum for each statement of ``arith`` that cannot hold (a statement that lost a number, or prints
@@ -393,7 +393,7 @@ class AuditReport:
         for g in arith.cannot_hold:
             self.errata.append(Erratum(g.line, g.text, g.correct, g.reason,
                                        f"page arithmetic, line {g.line}", "", g.text, kind="arithmetic"))
-        self.errata.sort(key=lambda e: (e.line is None, e.line or 0))
+        self._in_text_order()
 
     def structural_reasons(self) -> dict:
         out: dict[str, int] = {}

@@ -314,11 +314,9 @@ def _result(base: dict, left, right, a, rel: str, dps: int, may_round=None) -> L
     entries = _entries(right)
     for i, ((text, number, sign), exact) in enumerate(zip(entries, lefts)):
         rounded = rel == "≈" or number.has_point or number.percent
-        claim = Claim(text, "value", exact, exact=None if not rounded else False)
-        r = check_claim(claim, dps)
+        r = check_claim(Claim(text, "value", exact, exact=None if not rounded else False), dps)
         if r.status == "mismatch" and number.percent and exact.is_number:
-            exact = _as_percentage(exact, number, text, rounded, dps, r)
-            r = check_claim(Claim(text, "value", exact, exact=None if not rounded else False), dps)
+            exact, r = _as_percentage(exact, r, number, text, rounded, dps)
         if r.status == "error":
             raise ClaimError(f"{base['left']!r}: {r.message}")
         printed.append(text)
@@ -339,16 +337,17 @@ def _result(base: dict, left, right, a, rel: str, dps: int, may_round=None) -> L
                 within_rounding=within, message=message)
 
 
-def _as_percentage(exact, number, text: str, rounded: bool, dps: int, r) -> object:
-    """The value a printed percentage stands for: ``0.3 × 100 = 30%`` computes the figure 30 and prints it with a
-    percent sign, ``0.125 = 12.5%`` prints the value 0.125 as a percentage. Of ``exact`` and ``exact``/100, the
-    one the printed percentage is right for, else the one nearer its value (what the correct figure is shown as)."""
+def _as_percentage(exact, r, number, text: str, rounded: bool, dps: int) -> tuple:
+    """The value a printed percentage stands for, and its check: ``0.3 × 100 = 30%`` computes the figure 30 and
+    prints it with a percent sign, ``0.125 = 12.5%`` prints the value 0.125 as a percentage. Of ``exact`` (checked
+    as ``r``) and ``exact``/100, the one the printed percentage is right for, else the one nearer its value (what
+    the correct figure is shown as)."""
     figure = exact / 100
     alt = check_claim(Claim(text, "value", figure, exact=None if not rounded else False), dps)
-    if alt.status == "ok":
-        return figure
     p = number.value
-    return figure if abs(to_mpf(figure, 20) - to_mpf(p, 20)) < abs(to_mpf(exact, 20) - to_mpf(p, 20)) else exact
+    if alt.status == "ok" or abs(to_mpf(figure, 20) - to_mpf(p, 20)) < abs(to_mpf(exact, 20) - to_mpf(p, 20)):
+        return figure, alt
+    return exact, r
 
 
 def _within_rounding(left, right, wrong: list, may_round=None, rel: str = "≈") -> bool:
