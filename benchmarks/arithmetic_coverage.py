@@ -91,7 +91,7 @@ def _norm(text: str) -> str:
 def score(path: Path) -> Score:
     """Audit ``path`` with no derivation and compare its statements with the labels."""
     from symseq.audit.arithmetic import audit_arithmetic
-    from symseq.audit.document import read
+    from symseq.read.document import read
 
     labels = load_labels(path)
     rep = audit_arithmetic(read(path))

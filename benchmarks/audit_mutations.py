@@ -52,7 +52,7 @@ def handouts() -> list[tuple[Path, list]]:
             out.append((SEEDS / name, [d for d in ds if d.name in names]))
     if (EXAMPLES / "derivations").is_dir():
         found = discover([EXAMPLES / "derivations"], include_bundled=False)
-        from symseq.audit.formats import SUFFIXES
+        from symseq.read.formats import SUFFIXES
 
         for f in sorted(p for p in EXAMPLES.iterdir() if p.suffix.lower() in SUFFIXES):
             mine = [d for d in found if d.source == f.name]

@@ -35,7 +35,7 @@ import os
 import sys
 from pathlib import Path
 
-from .audit.formats import FORMATS
+from .read.formats import FORMATS
 from .collector import without_cycle_collection
 from .errors import BackendUnavailable, FileSystemError, SymseqError
 

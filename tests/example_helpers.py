@@ -18,7 +18,7 @@ EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"
 def renditions(derivations) -> list[Path]:
     """The renditions in ``tests/data/examples`` that one of ``derivations`` names as its source, in every format the
     audit reads (``.md``, ``.ipynb``, ``.html``, ``.tex``, ``.txt``), sorted by name."""
-    from symseq.audit.formats import SUFFIXES
+    from symseq.read.formats import SUFFIXES
 
     return sorted(p for p in EXAMPLES.iterdir()
                   if p.suffix.lower() in SUFFIXES and any(d.source == p.name for d in derivations))

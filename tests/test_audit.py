@@ -13,7 +13,7 @@ import pytest
 
 from symseq.audit import AuditError, audit_file, digit_fault, for_source, parse
 from symseq.audit.attribution import Attribution, Unchecked
-from symseq.audit.sections import normalise, score
+from symseq.read.sections import normalise, score
 from symseq.cli import main
 from symseq.authoring import bundled
 
@@ -140,8 +140,8 @@ def test_week06_seed_is_fully_covered_and_passes():
 @needs_seeds
 def test_week06_rnn_numbers_are_covered_inside_their_own_sections():
     """Each token a week06-rnn claim or input covers lies in that claim's section, not in a section it borrowed from."""
-    from symseq.audit.document import read
-    from symseq.audit.sections import locate
+    from symseq.read.document import read
+    from symseq.read.sections import locate
 
     derivations = for_source(W6, DERIVATIONS)
     rnn = next(d for d in derivations if d.name == "week06-rnn")
@@ -392,7 +392,7 @@ def test_markdown_and_latex_sources_are_read():
 def test_a_seed_reads_the_same_as_markdown(seed):
     """A plain-text seed saved as Markdown has the same headings, the same located sections and the same
     class for every number (the seeds use no Markdown markup that would change them)."""
-    from symseq.audit.document import read
+    from symseq.read.document import read
 
     text, md = read(SEEDS / seed), read(SEEDS / seed, fmt="markdown")
     assert [(h.line, h.text) for h in md.headings] == [(h.line, h.text) for h in text.headings]
@@ -416,7 +416,7 @@ def test_markdown_headings_marked_and_plain():
 
 def test_a_marked_heading_places_a_section_before_a_plain_line_naming_it():
     from symseq import Derivation
-    from symseq.audit.sections import locate
+    from symseq.read.sections import locate
 
     d = Derivation("placing", title="placing", source="n.md")
     d.section("§4 The forward pass by hand")(lambda s: None)
@@ -435,7 +435,7 @@ def test_an_edited_number_is_found_when_no_section_heading_is(tmp_path, fmt):
     """Week 8 with every heading line blanked out: 0.792412 is printed three times (§4, checkpoint 2, the key
     claims), so §4's claim is placed by the numbers printed once around it (0.584075 of checkpoint 2 after
     it), and its edited occurrence on line 118 is still the one reported."""
-    from symseq.audit.document import read
+    from symseq.read.document import read
 
     heads = {h.line for h in read(SEEDS / W8).headings}
     lines = (SEEDS / W8).read_text(encoding="utf-8").splitlines()
@@ -669,7 +669,7 @@ def test_a_line_stating_a_quantity_is_never_a_heading():
 
 def test_a_section_title_is_found_without_blank_lines_around_it():
     from symseq import Derivation
-    from symseq.audit.sections import locate
+    from symseq.read.sections import locate
 
     d = Derivation("tight", title="t", source="t.txt")
 
@@ -1097,7 +1097,7 @@ def test_a_section_ends_at_the_next_heading_of_its_level_that_no_section_names(t
 
     from symseq import Derivation
     from symseq.audit import read
-    from symseq.audit.sections import level, locate
+    from symseq.read.sections import level, locate
 
     d = Derivation("levels", title="levels", source="levels.md")
 

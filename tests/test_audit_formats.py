@@ -20,8 +20,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 from symseq import Derivation, exact
 from symseq.audit import AuditError, audit, audit_file, parse, read
-from symseq.audit.document import relayout
-from symseq.audit.formats import SUFFIXES, Place, format_of
+from symseq.read.document import relayout
+from symseq.read.formats import SUFFIXES, Place, format_of
 from symseq.audit.mutate import Mutation, judge
 from symseq.audit.structure import classify
 from symseq.cli import main

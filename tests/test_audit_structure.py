@@ -2,7 +2,7 @@
 
 import textwrap
 
-from symseq.audit.document import parse
+from symseq.read.document import parse
 from symseq.audit.structure import HARD, SOFT, claim_tokens, classify
 
 TEXT = textwrap.dedent(r"""

@@ -261,7 +261,7 @@ def test_a_handout_over_the_size_limit_is_refused_at_once(tmp_path, capsys):
         err = capsys.readouterr().err
         assert f"has {size:,} bytes; the audit reads handouts of at most 500,000 bytes" in err
     from symseq.audit import parse
-    from symseq.audit.document import SIZE_LIMIT, AuditError
+    from symseq.read.document import SIZE_LIMIT, AuditError
 
     with pytest.raises(AuditError, match="characters; the audit reads handouts of at most"):
         parse("0.5 " * (SIZE_LIMIT // 4 + 1))

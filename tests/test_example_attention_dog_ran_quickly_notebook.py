@@ -68,7 +68,7 @@ def test_the_audit_passes_with_every_number_covered(report):
 
 def _edited(derivation, old, new):
     from symseq.audit import read
-    from symseq.audit.document import relayout
+    from symseq.read.document import relayout
 
     doc = read(MD)
     lines = [ln.replace(old, new, 1) if old in ln else ln for ln in doc.lines]

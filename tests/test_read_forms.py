@@ -177,7 +177,7 @@ def test_the_forms_page_has_no_false_erratum_and_every_wrong_line_is_reported_wh
     labelled wrong an erratum whose printed number is the page's printed result read whole (or, for a list, one of
     its entries)."""
     from symseq.audit.arithmetic import audit_page
-    from symseq.audit.document import read
+    from symseq.read.document import read
 
     rep = audit_page(read(FORMS / "number-forms.md"))
     errata: dict = {}
@@ -201,7 +201,7 @@ def test_a_number_in_scientific_form_is_a_product_written_out_and_a_grouped_erra
     ``12 \\times 1,536 = 18,532`` is wrong from its own printed operands, a root cause, read whole."""
     from symseq.audit.arithmetic import audit_page
     from symseq.audit.causes import classify
-    from symseq.audit.document import parse as page
+    from symseq.read.document import parse as page
 
     doc = page("Scaling:\n$1\\,024 \\times 10^{-3} = 1.034$ and $2 \\times 10^{-3} = 0.002$\n"
                "$12 \\times 1,536 = 18,532$\n", fmt="markdown")

@@ -57,7 +57,7 @@ def test_claims_stay_in_their_sections_and_quantities_are_not_headings(page):
     doc = read(page)
     assert not [h for h in doc.headings if not h.marked and ("=" in h.text or any(ch.isdigit() for ch in h.text)
                                                             and "[" in h.text)]
-    from symseq.audit.sections import locate
+    from symseq.read.sections import locate
 
     located = locate(doc, ds)
     ranges = {s.title: (loc.start, loc.end) for d in ds for s in d.sections

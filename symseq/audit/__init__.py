@@ -4,10 +4,10 @@
     report = audit_file("000_30e9e4099f2cd2dc.txt", derivations)
     report.counts.coverage, report.errata, report.uncovered()
 
-The pipeline: :mod:`.formats` (notebooks and HTML pages rendered as lines, each
-with its place in the file), :mod:`.tokens` (numeric tokens), :mod:`.document` (headings,
-tables, code), :mod:`.structure` (numbers that are not quantities),
-:mod:`.sections` (where each section of a derivation is), :mod:`.matching`
+The page is read by :mod:`symseq.read`: :mod:`symseq.read.formats` (notebooks and HTML pages rendered as
+lines, each with its place in the file), :mod:`symseq.read.page` (numeric tokens), :mod:`symseq.read.document`
+(headings, tables, code) and :mod:`symseq.read.sections` (where each section of a derivation is). The audit adds
+:mod:`.structure` (numbers that are not quantities), :mod:`.matching`
 (claims, inputs and reported numbers against tokens), :mod:`.report` (the
 result) and :mod:`.render` (the terminal report).
 """
@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING
 from ..errors import AuditError
 
 if TYPE_CHECKING:  # names of the annotations below; imported when first used (_LAZY)
-    from .document import Document
+    from ..read.document import Document
     from .report import AuditReport
 
-# the rest is imported when first used, so that importing symseq.audit.formats (the formats symseq's command line
+# the rest is imported when first used, so that importing symseq.read.formats (the formats symseq's command line
 # offers) does not load the whole audit into every symseq command
-_LAZY = {"Document": ".document", "parse": ".document", "read": ".document", "relayout": ".document",
+_LAZY = {"Document": "..read.document", "parse": "..read.document", "read": "..read.document",
+         "relayout": "..read.document",
          "audit": ".matching", "digit_fault": ".matching", "AuditReport": ".report", "Counts": ".report",
          "Erratum": ".report", "Missing": ".report"}
 
@@ -54,7 +55,7 @@ def audit_file(path: str | Path, derivations: list, *, fmt: str | None = None, d
     Raises:
         AuditError: when the file cannot be read or no derivation is given.
     """
-    from .document import read
+    from ..read.document import read
 
     if not derivations:
         raise AuditError(f"no derivation to audit {path} against; name one with --derivation NAME "
@@ -64,10 +65,10 @@ def audit_file(path: str | Path, derivations: list, *, fmt: str | None = None, d
 
 def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmetic: bool = True) -> AuditReport:
     """The audit of a document already read (:func:`read`, :func:`parse`, or an edited copy made by
-    :func:`symseq.audit.document.relayout`) against ``derivations``, with the page's own arithmetic counted in
+    :func:`symseq.read.document.relayout`) against ``derivations``, with the page's own arithmetic counted in
     it unless ``arithmetic=False``: what :func:`audit_file` and ``symseq audit`` report, and what
     :mod:`symseq.audit.mutate` judges an edit by."""
-    from .document import relayout
+    from ..read.document import relayout
     from .matching import audit
 
     fresh = relayout(doc, doc.lines) if arithmetic else None  # read before the claims classify doc's tokens

@@ -34,7 +34,7 @@ from ..read import (NAME, NUMBER, Ref, Statement, Vec, computes, is_number, is_s
 from ..read.grammar import terminal
 from ..verify.steps import Link, decide, inner_steps
 from .attribution import WITHIN_ROUNDING, Attribution, PageStatement, Rule
-from .document import Document
+from ..read.document import Document
 from .structure import HARD, classify
 
 # relation characters; ==, <=, >=, !=, +=, -=, *=, /=, := and => are not relations of arithmetic
@@ -583,7 +583,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
     """Check every arithmetic statement of ``doc`` from its own printed operands (see the module docstring).
 
     Args:
-        doc: a handout as :func:`symseq.audit.document.read` returns it.
+        doc: a handout as :func:`symseq.read.document.read` returns it.
         dps: working digits of the rounding decisions.
         exact: the printed numbers (entries of page tokens) a derivation holds to be exact as printed (an input
             it declares, a claim whose true value is the printed number): never a rounded operand.
@@ -665,7 +665,7 @@ def audit_page(doc: Document, *, dps: int = 50):
     (:meth:`~symseq.audit.report.AuditReport.of_page`).
 
     Args:
-        doc: a handout as :func:`symseq.audit.document.read` returns it.
+        doc: a handout as :func:`symseq.read.document.read` returns it.
         dps: working digits of the rounding decisions.
 
     Returns:

@@ -30,7 +30,7 @@ from ..read import Ref, Vec, numbers
 from ..read import read_number
 from ..verify.steps import decide
 from .arithmetic import statements_of, word_statements_of
-from .document import Document
+from ..read.document import Document
 
 KINDS = ("root", "propagated", "drift")
 

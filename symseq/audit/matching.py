@@ -48,9 +48,9 @@ from ..errors import SymseqError
 from ..verify.claims import Claim, entry_label, exact_value
 from ..read import NUMBER, SIGNED_NUMBER, PrintedNumber, canonical, is_scientific, read_number
 from .attribution import Attribution, Given, Reported, Rule, Unchecked, verdict_of
-from .document import Document
+from ..read.document import Document
 from .report import Ambiguous, AuditReport, Erratum, Missing
-from .sections import locate, span
+from ..read.sections import locate, span
 from .structure import HARD, SOFT, claim_tokens, classify
 from ..read import MINUS, Token, in_value_range, number_value, scan_words
 

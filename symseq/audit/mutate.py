@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import SymseqError
-from .document import Document, relayout
+from ..read.document import Document, relayout
 from .matching import _with_token
 from .report import AuditReport
 from .structure import claim_tokens

@@ -171,7 +171,7 @@ class AuditReport:
 
     def where(self, line: int | None) -> str:
         """Where line ``line`` of the audit is, as the author finds it: ``12`` in a text file, ``cell 7, line 3``
-        in a notebook, ``HTML line 212`` in a page (:meth:`symseq.audit.document.Document.where`); ``—`` for
+        in a notebook, ``HTML line 212`` in a page (:meth:`symseq.read.document.Document.where`); ``—`` for
         None."""
         if line is None:
             return "—"
@@ -254,7 +254,7 @@ class AuditReport:
 
         Args:
             arith: the :class:`~symseq.audit.arithmetic.PageArithmetic` of the page (its tokens become the report's).
-            places: :meth:`symseq.audit.document.Document.where` of a notebook or HTML page, else None.
+            places: :meth:`symseq.read.document.Document.where` of a notebook or HTML page, else None.
 
         Returns:
             an :class:`AuditReport` with no derivations: one :class:`Erratum` of kind ``"arithmetic"`` per wrong token

@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from .document import Document
+from ..read.document import Document
 from ..read import Token
 
 HARD, SOFT = "hard", "soft"

@@ -48,7 +48,7 @@ from ..errors import SymseqError
 from ..read import Bin, Call, Neg, Num, Pow, Statement, Vec
 from ..read import PrintedNumber, magnitude, read_number
 from ..verify.steps import decide
-from .document import Document, _separators
+from ..read.document import Document, _separators
 
 MIN_ROWS = 3  # a relation over tables needs at least this many rows
 ONE_WRONG = 5  # with at least this many rows, one row may fail (a wrong number) and the relation still stands

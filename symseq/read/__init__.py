@@ -3,8 +3,10 @@
 Everything a page or a claim prints is read here and nowhere else: the grammar of printed arithmetic
 (:mod:`symseq.read.syntax`, its terminals the one definition of a printed number, a name and an operator), the
 tree it builds (:mod:`symseq.read.tree`), exact and interval evaluation of that tree
-(:mod:`symseq.read.evaluate`), a claim's printed string (:mod:`symseq.read.printed`) and the page scanner
-(:mod:`symseq.read.page`). Text is data: it is parsed, never run.
+(:mod:`symseq.read.evaluate`), a claim's printed string (:mod:`symseq.read.printed`), the page scanner
+(:mod:`symseq.read.page`), and a page's layout: its formats (:mod:`symseq.read.formats`: notebooks and HTML
+rendered as lines), its headings, tables and code (:mod:`symseq.read.document`) and where a derivation's sections
+stand on it (:mod:`symseq.read.sections`). Text is data: it is parsed, never run.
 """
 
 from importlib import import_module

@@ -1,7 +1,7 @@
 """Notebooks and saved web pages as the audit reads them: lines of text, which of them are code, printed output or
 Markdown, and where each line is in the file.
 
-The audit reads every format as numbered lines (:mod:`symseq.audit.document`). Plain text, Markdown and LaTeX
+The audit reads every format as numbered lines (:mod:`symseq.read.document`). Plain text, Markdown and LaTeX
 are lines already; a notebook (``.ipynb``, read with nbformat) and an HTML page (read with the standard
 library's :class:`html.parser.HTMLParser`) are *rendered* into lines here, each line with its :class:`Place`
 in the file, so that a report can say "cell 7, line 3" or "HTML line 212" where the audit counts line 85.
@@ -100,7 +100,7 @@ class Place:
 
 @dataclass
 class Rendering:
-    """A notebook or page as lines. Line sets are 1-based, as :class:`~symseq.audit.document.Document` counts.
+    """A notebook or page as lines. Line sets are 1-based, as :class:`~symseq.read.document.Document` counts.
 
     Attributes:
         lines: the text, one string per line.
@@ -109,7 +109,7 @@ class Rendering:
         output: lines that are printed results (a code cell's outputs, a ``pre`` block of output).
         markdown: runs (first, last) of lines whose Markdown markup is read (markdown cells, HTML headings).
         pre: runs (first, last) of ``pre`` blocks without a language: code or printed output as the rule of an
-            unlabelled Markdown fence decides (:mod:`symseq.audit.document`).
+            unlabelled Markdown fence decides (:mod:`symseq.read.document`).
     """
 
     lines: list = field(default_factory=list)

@@ -3,7 +3,7 @@
 Plain text, Markdown and LaTeX sources are read the same way after a little
 format-specific preparation (LaTeX comments are dropped, Markdown fences and
 LaTeX ``verbatim``/``lstlisting`` blocks are code). Notebooks (``.ipynb``) and
-HTML pages are first rendered into lines by :mod:`symseq.audit.formats`, which
+HTML pages are first rendered into lines by :mod:`symseq.read.formats`, which
 says which lines are code, printed output or Markdown, and where each line is in
 the file (:meth:`Document.where`: "cell 7, line 3", "HTML line 212"). The layout
 found here is what locates claims: a heading line per section, a table per
@@ -15,7 +15,7 @@ Headings are *marked* (``# 4 The forward pass``, a setext underline, a lone
 standing alone between blank lines ("4. The forward pass by hand"), the only kind
 a text file has. Markdown reads both, so that a handout's headings do not depend on the
 suffix it is saved with; a section is placed at a plain heading only where no
-marked one names it (:func:`symseq.audit.sections.locate`).
+marked one names it (:func:`symseq.read.sections.locate`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 from ..errors import AuditError, FileSystemError
 from . import formats
 from .formats import FORMATS, Rendering
-from ..read import Token, WordNumber, scan, scan_words
+from .page import Token, WordNumber, scan, scan_words
 
 _CAPTION = re.compile(r"^\s*(?:\\caption\{\s*)?(Table|Figure)\s+(\d+)\s*[:.]", re.IGNORECASE)
 # a notebook cell named by a claim's location: "In [11]", "Out[11]" (its execution count) or "cell 26"
@@ -92,7 +92,7 @@ class Document:
     """A handout's text and layout; ``tokens`` in reading order, ``words`` the numbers written as words.
 
     ``lines`` are what the audit numbers (from 1) in every format; for a notebook or an HTML page they are the
-    rendered lines of :mod:`symseq.audit.formats`, and ``places`` gives each its place in the file (None for the
+    rendered lines of :mod:`symseq.read.formats`, and ``places`` gives each its place in the file (None for the
     blank lines put between cells): reports name a line by :meth:`where`."""
 
     path: Path
@@ -130,7 +130,7 @@ class Document:
     def cell_range(self, at: str) -> tuple[int, int] | None:
         """The lines (first, last) of the notebook cell that a claim's location names, or None (not a notebook, or
         no cell named): ``In [11]`` or ``Out[11]`` names the code cell run as the 11th (its source and output),
-        ``cell 26`` the 26th cell of the notebook (:class:`~symseq.audit.formats.Place`)."""
+        ``cell 26`` the 26th cell of the notebook (:class:`~symseq.read.formats.Place`)."""
         if self.places is None or self.format != "notebook":
             return None
         m = _CELL_NAME.search(at)
@@ -149,7 +149,7 @@ class Document:
 
     def where(self, line: int) -> str:
         """Where line ``line`` is, as its author finds it: ``line 12`` in a text, Markdown or LaTeX file; the
-        :class:`~symseq.audit.formats.Place` of a rendered line (``cell 7, line 3``, ``cell 7, output line 2``,
+        :class:`~symseq.read.formats.Place` of a rendered line (``cell 7, line 3``, ``cell 7, output line 2``,
         ``HTML line 212``); a blank line put between two cells is named by the next line that has a place."""
         if self.places is None or not 1 <= line <= len(self.places):
             return f"line {line}"
@@ -205,7 +205,7 @@ handout (121 kB). The audit's time grows about linearly with the text, up to abo
 the largest derivations, so a larger file is refused at once rather than audited for many minutes: split it at a
 heading and audit the parts.
 
-A notebook or an HTML page is rendered first (:mod:`symseq.audit.formats`): its file may be up to
+A notebook or an HTML page is rendered first (:mod:`symseq.read.formats`): its file may be up to
 :data:`RAW_LIMIT` bytes (a page saved from a browser carries its styles and scripts, a notebook its images), and
 the text it renders to is held to ``SIZE_LIMIT``."""
 
@@ -217,8 +217,8 @@ RAW_LIMIT = 8 * SIZE_LIMIT
 def read(path: str | Path, *, fmt: str | None = None) -> Document:
     """Read a handout file into a :class:`Document` with its numeric tokens.
 
-    ``fmt`` is one of :data:`~symseq.audit.formats.FORMATS` (text, markdown, latex, notebook, html); by default
-    it follows the file's suffix (:data:`~symseq.audit.formats.SUFFIXES`: .ipynb → notebook, .html/.htm → html,
+    ``fmt`` is one of :data:`~symseq.read.formats.FORMATS` (text, markdown, latex, notebook, html); by default
+    it follows the file's suffix (:data:`~symseq.read.formats.SUFFIXES`: .ipynb → notebook, .html/.htm → html,
     .md → markdown, .tex → latex, any other → text).
 
     Raises:
@@ -255,7 +255,7 @@ def read(path: str | Path, *, fmt: str | None = None) -> Document:
 def _too_large(path, size: str, limit: int = SIZE_LIMIT) -> str:
     name = "SIZE_LIMIT" if limit == SIZE_LIMIT else "RAW_LIMIT"
     return (f"{path} has {size}; the audit reads handouts of at most {limit:,} bytes ({name} in "
-            f"symseq.audit.document): split it at a heading and audit the parts")
+            f"symseq.read.document): split it at a heading and audit the parts")
 
 
 def parse(text: str, *, path: str | Path = "<text>", fmt: str | None = None) -> Document:

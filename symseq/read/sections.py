@@ -153,7 +153,7 @@ def level(doc: Document, line: int) -> int | None:
     """The rank of the heading on ``line`` (1-based): the number of ``#`` of a Markdown heading (1 to 6), or 0 to 5
     for LaTeX's ``\\part`` … ``\\paragraph``; None for any other line (a setext, bold or plain heading), whose
     section ends only at the next located heading. A notebook's markdown cells and a web page's headings are read
-    as Markdown (:meth:`~symseq.audit.document.Document.markup`). Ranks of the two kinds are compared only within one file, whose headings are of one kind.
+    as Markdown (:meth:`~symseq.read.document.Document.markup`). Ranks of the two kinds are compared only within one file, whose headings are of one kind.
 
     Source: CommonMark 0.31, §4.2 "ATX headings"; the LaTeX sectioning commands (Lamport, *LaTeX*, §C.4).
     """
