@@ -43,6 +43,9 @@ from ..verify.claims import Claim, Location
 from .displays import GradientPathsSpec, HeatmapSpec, PairedRowsSpec, TableSpec
 
 
+_FROM_PAGE = object()  # claim(value) without a printed string: the page's printing is read
+
+
 @dataclass
 class Reported:
     """Numbers a handout prints that no derivation can reproduce, such as results of trained models.
@@ -93,6 +96,7 @@ class Section:
     reported_numbers: list = field(default_factory=list)  # Reported, for symseq audit
     inputs: list = field(default_factory=list)  # Given, for symseq audit
     figures: list = field(default_factory=list)  # GradientPathsSpec: figures drawn only by symseq figure
+    _page: object = field(default=None, repr=False)  # the PageView this section reads, once asked for
 
     def __repr__(self) -> str:
         """One line: title, derivation and counts (its ledgers, claims and displays in full: Jupyter's display)."""
@@ -132,7 +136,7 @@ class Section:
             c.detach()
         self.derivation = None
         self.ledgers, self.objects, self.displays, self.figures = [], {}, [], []
-        self.inputs, self.reported_numbers = [], []
+        self.inputs, self.reported_numbers, self._page = [], [], None
         return self
 
     def detached(self, copies: dict | None = None) -> "Section":
@@ -157,6 +161,23 @@ class Section:
         """Keep named objects (blocks, gradients) for later sections, tests and presentation."""
         self.objects.update(objects)
 
+    @property
+    def page(self) -> "PageView":
+        """The lines of the derivation's page this section reads (:class:`~symseq.authoring.page.PageView`): from
+        its heading to the next, or the whole page when no heading names it. Read when first asked for.
+
+        Raises:
+            ClaimError: when the page is not found (:func:`~symseq.authoring.page.find_page` says where it looked).
+        """
+        if self._page is None:
+            from .page import PageView, section_lines
+
+            doc = self.derivation.page
+            span = section_lines(doc, [t for t, _, _ in self.derivation._builders], self.title)
+            first, last = span if span is not None else (1, doc.n)
+            self._page = PageView(doc, first, last, f"{self.title!r} of {self.derivation.source}")
+        return self._page
+
     def _location(self, at: str = "", **labels) -> Location:
         return Location.of(self.title, at, **labels)
 
@@ -179,10 +200,18 @@ class Section:
         self.claims.append(claim)
         return claim
 
-    def claim(self, printed: str, value: Any, *, what: str = "", at: str = "", digits: int | None = None,
-              exact: bool | None = None, names: dict | None = None, ledger: Ledger | None = None,
-              closed_form: bool = True, in_text: bool = True, near: str = "") -> Claim:
-        """State that the handout prints ``printed`` for ``value``.
+    def claim(self, printed: str | Any, value: Any = _FROM_PAGE, *, what: str = "", at: str = "",
+              digits: int | None = None, exact: bool | None = None, names: dict | None = None,
+              ledger: Ledger | None = None, closed_form: bool = True, in_text: bool = True, near: str = "",
+              name: str = "", index: int = -1) -> Claim | list[Claim]:
+        """State that the handout prints ``printed`` for ``value``; or, given the value alone, that what the page
+        prints for it holds.
+
+        ``s.claim(h_t)`` reads the printed text from the page (:attr:`page`): the final result of the statement
+        ``h_t = … = v`` in this section (the name is the node's ledger name, or ``name=`` as the page prints it;
+        ``index=`` picks another value of the chain, ``0`` the first), or with ``near=`` the ``index``-th value
+        printed on the line holding those words. ``s.claim(A, at="Table 16")`` claims every cell of the page's
+        table (:meth:`table`) and returns the list of claims.
 
         Args:
             printed: the string as the handout prints it: ``"0.792412"``,
@@ -209,7 +238,22 @@ class Section:
                 hold it, in its section when any there do, else anywhere in the
                 file. Use it when the text prints a value outside the section
                 that derives it, or where order alone cannot place it.
+            name, index: where the page prints the value, when ``printed`` is not given (see above).
+
+        Raises:
+            ClaimError: a printed value that is not a string; given the value alone, a place the page does not
+                print a value at (the error says what the page holds there).
         """
+        if value is _FROM_PAGE:
+            printed, value = None, printed
+        if printed is None:
+            if at.startswith("Table ") and self.derivation.page.table(at) is not None:
+                return self.table(at, None, value, digits=digits, exact=exact, what=what)
+            name = name or ("" if near else getattr(value, "name", ""))
+            if not name and not near:
+                raise ClaimError(f"{self.title}: claim() without a printed string reads it from the page: give the "
+                                 f"page's name of the value (name='h_t') or words of its line (near='Step 5')")
+            printed = self.page.printed(name, near=near, index=index)
         return self._value_claim(printed, value, self._location(at), what=what, digits=digits, exact=exact,
                                  names=names, ledger=ledger, closed_form=closed_form, in_text=in_text, near=near)
 
@@ -428,14 +472,31 @@ class Section:
         "is not the same"); arguments as for :meth:`agree`. Given two lists, every pair must differ."""
         return self.prove(statement, lambda: _compare(self, a, b, by=by), what=what, at=at, near=near)
 
-    def table(self, label: str, printed: list, value, *, rows: list | None = None, cols: list | None = None,
-              digits: int | None = None, exact: bool | None = None, what: str = "") -> list[Claim]:
+    def table(self, label: str, printed: list | None, value, *, rows: list | None = None,
+              cols: list | None = None, digits: int | None = None, exact: bool | None = None,
+              what: str = "") -> list[Claim]:
         """One claim per printed entry of a table (rows are positions), located by row and column label.
 
-        ``printed`` is a list of rows of printed strings; ``value`` a matrix
-        node of the same shape (or larger: the table shows its leading rows).
-        The table is also recorded for presentation (``symseq show``, LaTeX).
+        ``printed`` is a list of rows of printed strings, or None to read them from the page's table ``label``
+        (:meth:`~symseq.authoring.page.PageView.table`): of each data row, its last n cells for an m×n ``value``,
+        the cells before them joined as the row's label (when ``rows`` is not given). ``value`` is a matrix node
+        of the same shape (or larger: the table shows its leading rows). The table is also recorded for
+        presentation (``symseq show``, LaTeX).
+
+        Raises:
+            ClaimError: reading from the page, when it has no such table, or a row with fewer cells than ``value``
+                has columns.
         """
+        if printed is None:
+            n = value.shape[1] if len(getattr(value, "shape", ())) == 2 else 1
+            cells = self.page.table(label)
+            short = [k for k, c in enumerate(cells) if len(c) < n]
+            if short:
+                raise ClaimError(f"{self.title}: {label} of the page has rows with fewer than {n} cells "
+                                 f"(data rows {short}); the claimed value has {n} columns")
+            printed = [c[len(c) - n:] for c in cells]
+            if rows is None:
+                rows = [" ".join(c[:len(c) - n]) or str(k) for k, c in enumerate(cells)]
         self._show(TableSpec(label, value, printed, rows, cols, digits))
         out = []
         for i, row in enumerate(printed):
@@ -516,8 +577,13 @@ class Section:
         return out if more else out[0]
 
     def given(self, value: Any, *more: Any, what: str | tuple | list = "", at: str = "", near: str = "",
-              ledger: Ledger | None = None) -> Given | list[Given]:
+              ledger: Ledger | None = None, index: int = 0):
         """Record an input the handout prints, with the exact value the derivation computes with.
+
+        Given a name as the page prints it (``s.given("W_z")``), the input is read from the page: the first value
+        of the statement ``W_z = …`` in this section (``index=`` another; ``near=`` words of its line), recorded
+        as an input, and its exact value returned (a Rational, or an ImmutableMatrix: a flat list is one row)
+        for the ledger to compute with: ``L.parameter("W_z", s.given("W_z"))``. Several names return a list.
 
         Args:
             value: a ledger input or parameter: a matrix node (``L["W_1"]``,
@@ -541,13 +607,31 @@ class Section:
         ``symseq audit`` compares with the text.
 
         Returns:
-            the :class:`Given` of ``value``; given ``more``, the list of one per input, in order.
+            the :class:`Given` of ``value``; given ``more``, the list of one per input, in order. Given names,
+            the exact values read from the page (a list for several names).
 
         Raises:
             ClaimError: a scalar expression over names that no ledger of this
                 section defines, or over a leaf declared without a value; a ``what`` list whose length is not the
                 number of inputs, or whose items are not strings (nothing is recorded then).
         """
+        if isinstance(value, str):
+            names = (value, *more)
+            if not all(isinstance(m, str) for m in names):
+                raise ClaimError(f"{self.title}: given() takes names printed on the page or values, not both; got "
+                                 f"{names!r}")
+            from .page import exact_value, printed_parts
+
+            read, givens, whats = [], [], []
+            for k, m in enumerate(names):
+                text = self.page.printed(m, near=near, index=index)
+                read.append(exact_value(text, self.page.where))
+                w = what[k] if isinstance(what, (tuple, list)) else what or m
+                parts = printed_parts(text)  # as the audit reads the page: a nested list is one vector per row
+                givens += parts if len(parts) > 1 else [read[-1]]
+                whats += [w] * (len(parts) if len(parts) > 1 else 1)
+            self.given(*givens, what=whats, at=at, near=near, ledger=ledger)
+            return read if more else read[0]
         n = 1 + len(more)
         whats = list(what) if isinstance(what, (tuple, list)) else [what] * n
         if len(whats) != n or not all(isinstance(w, str) for w in whats):
@@ -657,6 +741,39 @@ class Derivation:
         self._sections: list[Section] | None = None
         self.module = None
         self.values = Values()  # every value of its sections' claims and displays is computed here
+        self._page_path: Path | None = None
+
+    def use_page(self, path: str | Path) -> None:
+        """Read the page from ``path`` instead of finding ``source`` on the search path (``symseq audit FILE``
+        reads FILE); takes effect for sections not built yet.
+
+        Raises:
+            ClaimError: when ``path`` is not a file.
+        """
+        if not Path(path).is_file():
+            raise ClaimError(f"{self.name}: the page {path} is not a file")
+        self._page_path = Path(path)
+
+    @property
+    def page_path(self) -> Path:
+        """The file of this derivation's page: the one :meth:`use_page` named, else ``source`` found on the
+        search path of :func:`~symseq.authoring.page.find_page`.
+
+        Raises:
+            ClaimError: when it is not found, naming the folders looked in.
+        """
+        from .page import find_page
+
+        if self._page_path is None:
+            self._page_path = find_page(self.source, getattr(self.module, "__file__", None))
+        return self._page_path
+
+    @property
+    def page(self):
+        """The derivation's page, as :func:`symseq.read.document.read` reads it (read once per content)."""
+        from .page import read_page
+
+        return read_page(self.page_path)
 
     def section(self, title: str, *, requires: Iterable[str] = ()):
         """Decorator registering a section builder ``f(section)``; ``requires`` names optional packages (torch)."""

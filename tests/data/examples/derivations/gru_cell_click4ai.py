@@ -11,19 +11,18 @@ from symseq import Derivation, exact_matrix, ops, sigmoid
 
 derivation = Derivation("gru-cell-click4ai", title="Click4Ai problem 131 — one GRU step by hand",
                         source="gru-cell-click4ai.md", description="gates, candidate and new state of one GRU step")
-W = {"W_z": [["0.3", "0.2", "0.1", "0.4"], ["0.1", "0.5", "0.3", "0.2"]],
-     "W_r": [["0.2", "0.4", "0.3", "0.1"], ["0.4", "0.1", "0.2", "0.3"]],
-     "W_h": [["0.5", "0.1", "0.2", "0.3"], ["0.2", "0.3", "0.4", "0.1"]]}
-X1, ZERO = [["1.0", "0.5"]], [["0.0", "0.0"]]  # the example's x and h (test case 1), and test case 2's x
+W = ("W_z", "W_r", "W_h")
+X1, ZERO = [[1, sp.Rational(1, 2)]], [[0, 0]]  # the example's x and h (test case 1), and test case 2's x
 Z, H_PREV, H_HAT, XS = sp.symbols("z_t h_prev h_hat x")
 MIX = (1 - Z) * H_PREV + Z * H_HAT  # the page's h_t
 
 
-def gru_step(s, title: str, x=X1, symbolic: bool = False):
-    """The page's GRU step on a new ledger from x and h = 0: combined, z_t, r_t, cand_in, a_h, h_hat and h_t."""
+def gru_step(s, title: str, x=X1, weights=None):
+    """The page's GRU step on a new ledger from x and h = 0 (symbolic weights without ``weights``): combined,
+    z_t, r_t, cand_in, a_h, h_hat and h_t."""
     L = s.ledger(title)
     x, h = L.input("x", x), L.input("h", ZERO)
-    W_z, W_r, W_h = (L.parameter(n, None if symbolic else v, shape=(2, 4)) for n, v in W.items())
+    W_z, W_r, W_h = (L.parameter(n, weights[n] if weights else None, shape=(2, 4)) for n in W)
     combined = L.define("combined", ops.Concat([x, h], axis=1), note="[x_t ; h_{t−1}]")
     z = L.define("z_t", ops.Map(sigmoid, combined @ W_z.T), note="update gate")
     r = L.define("r_t", ops.Map(sigmoid, combined @ W_r.T), note="reset gate")
@@ -44,14 +43,13 @@ def formula(s):
 
 @derivation.section("Example")
 def worked(s):
-    p = gru_step(s, "one GRU step of the example")
-    s.given(p["x"], p["h"], what=("input x", "prev_hidden h"))
-    s.given(*(p["L"].handle(n)[i, :] for n in W for i in range(2)), what="W_z, W_r, W_h as nested lists, row by row")
-    s.claim("[1.0, 0.5, 0.0, 0.0]", p["combined"], what="Step 1: combined = [x ; h]")
-    s.claim("[1.0, 0.5, 0, 0]", p["cand_in"], what="Step 4: [x ; reset_hidden]")
-    s.claim("[0.55, 0.35]", p["a_h"], what="Step 4: W_h @ [x ; reset_hidden]")
-    s.claim("[0.500, 0.337]", p["h_hat"], what="Step 4: h_hat = tanh(...)")
-    s.claim("[0.300, 0.198]", p["h_t"], what="Step 5: h_t")
+    x, h = s.given("x", "h", what=("input x", "prev_hidden h"))
+    p = gru_step(s, "one GRU step of the example", x, weights=dict(zip(W, s.given(*W))))
+    s.claim(p["combined"], what="Step 1: combined = [x ; h]")
+    s.claim(p["cand_in"], near="h_hat = tanh", index=0, what="Step 4: [x ; reset_hidden]")
+    s.claim(p["a_h"], near="h_hat = tanh", index=1, what="Step 4: W_h @ [x ; reset_hidden]")
+    s.claim(p["h_hat"], what="Step 4: h_hat = tanh(...)")
+    s.claim(p["h_t"], what="Step 5: h_t")
 
 
 @derivation.section("Explanation")
@@ -70,7 +68,7 @@ def constraints(s):  # numpy arrays: x and h_prev flat lists (one axis), each we
 
 @derivation.section("Test Cases")
 def test_cases(s):
-    q = gru_step(s, "test case 2: zero input, zero state, symbolic weights", ZERO, symbolic=True)  # for any W
+    q = gru_step(s, "test case 2: zero input, zero state, symbolic weights", ZERO)  # for any W
     s.given(exact_matrix(X1), exact_matrix(ZERO), what=("x of test case 1", "h of test case 1"), at="test case 1")
     s.given(exact_matrix(ZERO), exact_matrix(ZERO), what=("x of test case 2", "h of test case 2"), at="test case 2")
     s.claim("(2,4)", sp.ImmutableMatrix([list(q["W_z"].shape)]), what="shape of Wz, Wr, Wh", at="test case 1")
