@@ -12,9 +12,9 @@ the page prints there, instead of copying the digits::
         s.table("Table 16", None, A, cols=[...])        # every cell of the page's Table 16, one claim each
 
 A derivation's page is its ``source`` file, looked for (:func:`find_page`) in the folders of
-``$SYMSEQ_PAGES`` (separated by ``os.pathsep``), beside the derivation's module and in the folder above it, in
-the working folder, and in ``../shared/seeds`` of the working folder (where this project keeps the seed
-handouts; ``$SYMSEQ_SEEDS`` names another). It is read by :mod:`symseq.read.document`, as the audit reads it,
+``$SYMSEQ_PAGES`` (separated by ``os.pathsep``) and ``$SYMSEQ_SEEDS``, beside the derivation's module and in the
+folder above it, in the working folder, and in ``shared/seeds`` beside the working folder or beside the folder
+above the module (where this project keeps the seed handouts its bundled derivations read). It is read by :mod:`symseq.read.document`, as the audit reads it,
 and each section reads the lines from its heading to the next (:func:`symseq.read.sections.locate`); a section
 that no heading names reads the whole page.
 
@@ -44,13 +44,17 @@ _OPEN = {"[": "]", "(": ")", "{": "}"}
 def search_path(module_file: str | os.PathLike | None = None) -> list[Path]:
     """The folders a derivation's page is looked for in, in order (see the module docstring)."""
     out = [Path(p) for p in os.environ.get(PAGES_ENV, "").split(os.pathsep) if p]
+    seeds = os.environ.get("SYMSEQ_SEEDS")
+    if seeds:
+        out.append(Path(seeds))
+    projects = [Path.cwd()]
     if module_file:
         here = Path(module_file).resolve().parent
         out += [here, here.parent]
+        projects.append(here.parent)
     out.append(Path.cwd())
-    seeds = os.environ.get("SYMSEQ_SEEDS")
-    out.append(Path(seeds) if seeds else Path.cwd().parent / "shared" / "seeds")
-    return out
+    out += [p.parent / "shared" / "seeds" for p in projects]
+    return list(dict.fromkeys(out))
 
 
 def find_page(source: str, module_file: str | os.PathLike | None = None) -> Path:
@@ -66,7 +70,8 @@ def find_page(source: str, module_file: str | os.PathLike | None = None) -> Path
             return path
     raise ClaimError(f"the page {source!r} that this derivation reads was not found; looked in "
                      + ", ".join(str(f) for f in dict.fromkeys(folders))
-                     + f". Put the page beside the derivation, or name its folder in ${PAGES_ENV}")
+                     + f". Put the page beside the derivation, or name its folder in ${PAGES_ENV} (the seed "
+                     f"handouts' folder in $SYMSEQ_SEEDS)")
 
 
 def read_page(path: Path):
@@ -188,17 +193,17 @@ class PageView:
         Raises:
             ClaimError: when the section prints fewer.
         """
-        from ..read import scan
+        from ..read import read_printed, scan
 
         line = self.line(after, occurrence=occurrence)
         col = self.doc.line(line).index(after) + len(after)
         out = []
         for i in range(line, self.last + 1):
             for t in scan(self.doc.line(i), i):
-                if (i > line or t.start >= col) and not t.script and t.kind == "number":
-                    out.append(t.text)
-                    if len(out) == count:
-                        return out
+                if (i > line or t.start >= col) and not t.script and t.kind != "shape":
+                    out += [t.text] if t.is_scalar else [e.text for e in read_printed(t.text).entries]
+                    if len(out) >= count:
+                        return out[:count]
         raise ClaimError(f"{self.where}: the page prints {len(out)} number(s) after {after!r} in this section; "
                          f"expected {count}")
 
