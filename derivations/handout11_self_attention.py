@@ -47,10 +47,10 @@ LOG2 = sp.log(2)
 
 def _retrieval() -> tuple[Ledger, object, object]:
     """§2.1: one query q = [1,0] against k_0 = [√2 log 2, 0], k_1 = [0,1], k_2 = [0,−1]; values from §4.1."""
-    L = Ledger("§2.1 one query, three keys, d_k = 2")
+    L = Ledger("the retrieval: one query, three keys, d_k = 2")
     q = L.input("q", [[1, 0]])
     K = L.input("K", [[sp.sqrt(2) * LOG2, 0], [0, 1], [0, -1]], note="rows k_0, k_1, k_2")
-    V = L.input("V", [[2, 0], [0, 2], [4, 4]], note="rows v_0, v_1, v_2 (given in §4.1)")
+    V = L.input("V", [[2, 0], [0, 2], [4, 4]], note="rows v_0, v_1, v_2 (given with the two heads)")
     head = blocks.scaled_dot_product(L, q, K, V, names={"S": "s", "A": "a", "O": "y"})
     E = L.define("e^s", ops.Map(sp.exp, head.S), note="exponentials of the scaled scores")
     return L, head, E
@@ -59,7 +59,7 @@ def _retrieval() -> tuple[Ledger, object, object]:
 @derivation.section("1Content-dependent retrieval")
 def content_dependent(s):
     L, head, _ = _retrieval()
-    Lo = Ledger("§2.1's query against its keys in another order (k_1, k_0, k_2)")
+    Lo = Ledger("the retrieval's query against its keys in another order (k_1, k_0, k_2)")
     other = blocks.scaled_dot_product(Lo, Lo.input("q", [[1, 0]]),
                                       Lo.input("K", [[0, 1], [sp.sqrt(2) * LOG2, 0], [0, -1]]),
                                       Lo.input("V", [[0, 2], [2, 0], [4, 4]]), names={"S": "s", "A": "a", "O": "y"})
@@ -78,7 +78,7 @@ def retrieval(s):
     s.claim(r"[\log 2,0,0]", head.S, what="scaled scores q k_jᵀ/√2")
     s.claim("[2,1,1]", E, what="exponentials of the scaled scores")
     s.claim("[1/2,1/4,1/4]", head.A, what="attention weights")
-    s.claim("[2,1.5]", head.O, what="y = Σ_j a_j v_j")
+    s.claim(head.O, name="y", what="y = Σ_j a_j v_j")
     y, V = L.value(head.O.name), L.value("V")
     s.prove("the output need not equal any individual value", lambda: (
         all(y != V.row(j) for j in range(3)), f"y = {list(y)}; values {[list(V.row(j)) for j in range(3)]}"),
@@ -119,7 +119,7 @@ def routing(s):
     proof = grads_cf.prove_attention_gradients(1, 3, 2, 2)
     s.prove("value path and query/key path: ∇_V = AᵀḠ, ∇_Q = ∇_S K/√d_k, ∇_K = ∇_Sᵀ Q/√d_k", proof.check,
             at="both paths receive gradients")
-    Lg = Ledger("§2.2 gradients of ℓ = y·[1, 1] at the §2.1 point")
+    Lg = Ledger("gradients of ℓ = y·[1, 1] at the retrieval's point")
     q = Lg.input("q", [[1, 0]])
     K = Lg.input("K", [[sp.sqrt(2) * LOG2, 0], [0, 1], [0, -1]])
     V = Lg.input("V", [[2, 0], [0, 2], [4, 4]])
@@ -143,7 +143,7 @@ def scaling(s):
                    dot_product_variance(d_k, sigma2=sigma**2) - d_k * sigma**4, at="variance argument")
         s.identity(f"dividing by √d_k (d_k = {d_k}) gives variance σ⁴",
                    dot_product_variance(d_k, sigma2=sigma**2, scaled=True) - sigma**4, at="variance argument")
-    L = Ledger("§3.1 two scores [0, 8], raw and divided by √64")
+    L = Ledger("two scores [0, 8], raw and divided by √64")
     s.use(L)
     Sr = L.input("s", [[0, 8]])
     scale = sp.sqrt(64)  # √d_k with d_k = 64
@@ -151,11 +151,12 @@ def scaling(s):
     scaled = L.define("s/√64", Sr / ops.as_node(scale))
     a = L.define("a_scaled", ops.SoftmaxRows(scaled))
     s.given(L.handle("s"), what="the two scores", at="two scores")
-    s.claim("[0.000335,0.999665]", raw, what="softmax([0, 8])", at="two scores")
+    two = "For two scores"  # the line that prints the scores, their softmax, √64 and the scaled softmax
+    s.claim(raw, near=two, index=1, what="softmax([0, 8])", at="two scores")
     s.given(scale, what="the divisor √d_k, d_k = 64", at="two scores")
     s.claim("8", scale, what="√64", at="two scores")
     s.claim("[0,1]", scaled, what="scores divided by √64", at="two scores")
-    s.claim("[0.268941,0.731059]", a, what="softmax([0, 1])", at="two scores")
+    s.claim(a, near=two, index=5, what="softmax([0, 1])", at="two scores")
     J_raw = grads_cf.softmax_jacobian(L.value("a_raw"))
     J_scaled = grads_cf.softmax_jacobian(L.value("a_scaled"))
     s.prove("the second distribution has more room for score changes to alter its weights", lambda: (
@@ -166,7 +167,7 @@ def scaling(s):
 
 @derivation.section("§3.2 The full matrix operation")
 def full_matrix(s):
-    L = Ledger("§3.2 symbolic scores, T = 3")
+    L = Ledger("symbolic scores, T = 3")
     s.use(L)
     Sc = L.input("S", shape=(3, 3))
     A = L.define("A", ops.SoftmaxRows(Sc))
@@ -178,7 +179,7 @@ def full_matrix(s):
     s.prove("columns generally do not sum to one", lambda: (sp.N(col - 1, 30) != 0,
                                                            f"column 0 sums to {sp.N(col, 8)} at S = (0 1 2; 3 0 1; 2 3 0)"),
             at="columns are keys", near="columns generally do not")
-    Lb = Ledger("§3.2 a batch of two sequences")
+    Lb = Ledger("a batch of two sequences")
     s.use(Lb)
     Xs = [Lb.input(f"X^{{[{b}]}}", shape=(3, 2)) for b in range(2)]
     items = blocks.batched_self_attention(Lb, Xs, Lb.parameter("W_QKV", shape=(2, 6)), Lb.parameter("W_O", shape=(2, 2)),
@@ -199,7 +200,7 @@ def heads(s):
     D = 8
     counts = {}
     for H in (1, 2, 4, 8):
-        L = Ledger(f"§4 D = 8, H = {H}, no biases")
+        L = Ledger(f"D = 8, H = {H}, no biases")
         X = L.input("X", shape=(3, D))
         W = L.parameter("W_QKV", shape=(D, 3 * D))
         r = blocks.fused_self_attention(L, X, W, L.parameter("W_O", shape=(D, D)), n_heads=H, orientation="in_out")
@@ -227,15 +228,17 @@ def two_heads(s):
     s.note("The handout gives the two heads' weights but not their scores: any scores log a_j + c give these weights "
            "(c a constant per head), so the scores are checked only up to that constant and the outputs from the "
            "weights.")
-    L = Ledger("§4.1 two heads on one query, values of §2.1")
+    L = Ledger("two heads on one query, values of the retrieval")
     s.use(L)
     V = L.input("V", [[2, 0], [0, 2], [4, 4]])
-    A1 = L.input("a^(1)", [["0.8", "0.1", "0.1"]])
-    A2 = L.input("a^(2)", [["0.1", "0.8", "0.1"]])
+    sums = "For head 1, the sum is"  # each head's sum: "a_0 v_0 + a_1 v_1 + a_2 v_2 = answer", head 1 then head 2
+    weights = [[s.page.printed(near=sums, index=8 * h + 1 + 2 * j) for j in range(3)] for h in range(2)]
+    A1, A2 = (L.input(f"a^({h + 1})", [w]) for h, w in enumerate(weights))
+    at = "values of §2.1"
     for j in range(3):
-        s.given(V[j, :], what=f"v_{j}", at="values of §2.1")
-    s.differ("the two heads route differently: their weights on the positions differ", A1, A2, by="0.5",
-             at="values of §2.1", near="their routing differs")
+        s.given(V[j, :], what=f"v_{j}", at=at)
+    s.differ("the two heads route differently: their weights on the positions differ", A1, A2, by="0.5", at=at,
+             near="their routing differs")
     O1 = L.define("y^(1)", A1 @ V)
     O2 = L.define("y^(2)", A2 @ V)
     joined = ops.Concat([O1, O2], axis=1)
@@ -243,26 +246,26 @@ def two_heads(s):
     W_O = L.parameter("W_O", sp.eye(4))
     out = L.define("MHA", cat @ W_O)
     avg = L.define("mean", (O1 + O2) / 2)
-    for h, A, O, printed, sum_ in ((1, A1, O1, "[2,0.6]", "0.8 v_0 + 0.1 v_1 + 0.1 v_2"),
-                                   (2, A2, O2, "[0.6,2]", "0.1 v_0 + 0.8 v_1 + 0.1 v_2")):
+    answers = [s.page.printed(near=sums, index=8 * h + 7) for h in range(2)]
+    for h, (A, O, w) in enumerate(((A1, O1, weights[0]), (A2, O2, weights[1])), start=1):
         for j in range(3):  # each head's sum prints its weights and the three values again, then the sum
             s.given(A[0, j], what=f"head {h}'s weight on position {j}", at=f"head {h}'s sum")
             s.given(V[j, :], what=f"v_{j} in head {h}'s sum", at=f"head {h}'s sum")
-        s.claim(printed, O, what=f"head {h}: {sum_}")
-    s.claim("[2,0.6 | 0.6,2]", cat, what="concatenation", at="concatenation")
+        s.claim(answers[h - 1], O, what=f"head {h}: " + " + ".join(f"{a} v_{j}" for j, a in enumerate(w)))
+    joined_printed = f"[{answers[0][1:-1]} | {answers[1][1:-1]}]"  # the page's [2,0.6\;|\;0.6,2]: both answers
+    s.claim(joined_printed, cat, what="concatenation", at="concatenation")
     s.agree("after concatenation each head's answer is still there on its own columns", [cat[:, :2], cat[:, 2:]],
             [O1, O2], at="concatenation", near="separately available")
     s.claim("2", sp.Integer(len(joined.children)), what="H, the heads whose outputs are joined", at="H = 2")
     s.claim("2", sp.Integer(O1.shape[1]), what="d_h, the width of each head's output", at="d_h = 2")
     s.claim("4", sp.Integer(cat.shape[1]), what="D = H·d_h with H = 2, d_h = 2", at="D = 4")
-    s.claim("[2,0.6 | 0.6,2]", out, what="W_O = I_4 preserves the four features", at="concatenation")
+    s.claim(joined_printed, out, what="W_O = I_4 preserves the four features", at="concatenation")
     s.claim_shape(r"4\times4", W_O, what="a learned map that can mix the four features")
-    s.claim("[1.3,1.3]", avg, what="averaging the two answers")
+    s.claim(avg, near="Averaging the two answers", index=-1, what="averaging the two answers")
     Ls = Ledger("the heads swapped")
-    cat_s = Ls.define("y_cat_swapped", ops.Concat([Ls.input("y^(2)", [["0.6", 2]]), Ls.input("y^(1)", [[2, "0.6"]])],
-                                                  axis=1))
+    cat_s = Ls.define("y_cat_swapped", ops.Concat([Ls.input(n, L.value(n)) for n in ("y^(2)", "y^(1)")], axis=1))
     s.prove("concatenation is not averaging: swapping the heads changes the concatenation, not the average", lambda: (
-        Ls.value(cat_s.name) != L.value(cat.name), "the average [1.3, 1.3] is the same for both orders"),
+        Ls.value(cat_s.name) != L.value(cat.name), "the average is the same for both orders"),
         near="Concatenation is not averaging")
     a1, a2 = L.value("a^(1)"), L.value("a^(2)")
     s.prove("head 1 emphasizes position 0; head 2 emphasizes position 1", lambda: (
@@ -270,8 +273,7 @@ def two_heads(s):
     Lc = Ledger("scores consistent with the weights")
     s.use(Lc)
     c = Lc.input("c")
-    sc = Lc.define("s^(1)", Lc.input("ln_a^(1)", [[sp.log(sp.Rational(4, 5)), sp.log(sp.Rational(1, 10)),
-                                                     sp.log(sp.Rational(1, 10))]]) + c)
+    sc = Lc.define("s^(1)", Lc.input("ln_a^(1)", a1.applyfunc(sp.log)) + c)
     w = Lc.define("softmax(s^(1))", ops.SoftmaxRows(sc))
     s.prove("scores log a_j + c reproduce head 1's weights for every constant c", lambda: (
         vanishes(Lc.expand(w.name, values=True) - a1), "softmax(log a + c) = a"))
@@ -286,7 +288,7 @@ def two_heads(s):
 def fused(s):
     B, H, T, d_h = 2, 2, 3, 2
     D = H * d_h
-    L = Ledger("§4.2 fused W_QKV, B = 2, H = 2, T = 3, d_h = 2")
+    L = Ledger("fused W_QKV, B = 2, H = 2, T = 3, d_h = 2")
     s.use(L)
     Xs = [L.input(f"X^{{[{b}]}}", shape=(T, D)) for b in range(B)]
     W = L.parameter("W_QKV", shape=(D, 3 * D))
@@ -320,7 +322,7 @@ def fused(s):
     entries = sum(hd.A.shape[0] * hd.A.shape[1] for it in items for hd in it.heads)
     s.prove("storing all heads' weights takes B H T² entries", lambda: (entries == B * H * T**2,
                                                                           f"{entries} = {B}·{H}·{T}²"))
-    L1 = Ledger("§4.2 one head of the same width D = 4, B = 2, T = 3")
+    L1 = Ledger("one head of the same width D = 4, B = 2, T = 3")
     one = blocks.batched_self_attention(L1, [L1.input(f"X^{{[{b}]}}", shape=(T, D)) for b in range(B)],
                                         L1.parameter("W_QKV", shape=(D, 3 * D)), L1.parameter("W_O", shape=(D, D)),
                                         n_heads=1, orientation="in_out")
@@ -346,7 +348,7 @@ def _block_params(L, d, m, *, tag="(0)"):
 @derivation.section("§5 Build a block: mix positions, then transform features")
 def block(s):
     D = 3
-    L = Ledger("§5 feed-forward with D_ff = 4D")
+    L = Ledger("feed-forward with D_ff = 4D")
     s.use(L)
     X = L.input("X", shape=(4, D))
     W_1 = L.parameter("W_1", shape=(D, 4 * D))
@@ -392,7 +394,7 @@ def arrangements(s):
            "U = LN(X + MHA(X)), H = LN(U + FFN(U)) and U = X + MHA(LN(X)), H = U + FFN(LN(U)).")
     D, m = 3, 4
     for kind in ("post-norm", "pre-norm"):
-        L = Ledger(f"§5.1 {kind} block, T = 4, D = 3")
+        L = Ledger(f"{kind} block, T = 4, D = 3")
         s.use(L)
         X = L.input("X", shape=(4, D))
         p = _block_params(L, D, m)
@@ -424,7 +426,7 @@ def arrangements(s):
 @derivation.section("§6 Depth, positions, and a vocabulary head")
 def depth(s):
     T, D, Vocab = 3, 2, 5
-    L = Ledger("§6 two pre-norm blocks and a tied vocabulary head")
+    L = Ledger("two pre-norm blocks and a tied vocabulary head")
     s.use(L)
     E = L.parameter("E", shape=(Vocab, D), note="token embedding table")
     X = L.define("X", ops.TakeRows(E, [4, 0, 2], label="w"))
@@ -518,7 +520,7 @@ VOCAB = ["A", "B", "C"]
 def trace_ledger(tokens=("A", "B", "C"), *, p_extra=None, targets=("B", "C", "A")) -> tuple[Ledger, dict]:
     """§7.4: E, positions, one causal head (d_k = 1, d_v = 2), residual, ReLU FFN, untied vocabulary head, loss."""
     T = len(tokens)
-    L = Ledger("§7.4 A B C → B C A" if T == 3 else f"§7.1 {' '.join(tokens)}")
+    L = Ledger(f"{' '.join(tokens)} → {' '.join(targets)}" if targets else ' '.join(tokens))
     E = L.parameter("E", [[1, 0], [0, "1/2"], ["1/2", "1/2"]], note="rows E[A], E[B], E[C]")
     rows = [[0, 0], [0, "1/2"], ["1/2", "1/2"]]
     P = L.input("p", rows[:T], note="position rows p_0, p_1, p_2") if T <= 3 else None
@@ -605,9 +607,11 @@ def shifting(s):
 
 @derivation.section("§7.4 One sequence, from embeddings to loss")
 def trace(s):
+    factor = s.page.printed("H")  # the page's H = kU
     s.note("The matrices X, S, A, U, H and the logits are displayed tables missing from the text; they are derived "
            "and shown, and the numbers the text prints are checked. The FFN's weights are not printed: any "
-           "ReLU(U W_1) W_2 with W_1 W_2 = ½ I gives the stated H = 1.5 U when U ≥ 0; we take W_1 = I, W_2 = ½ I.")
+           f"ReLU(U W_1) W_2 with W_1 W_2 = ½ I gives the stated H = {factor} U when U ≥ 0; we take W_1 = I, "
+           "W_2 = ½ I.")
     L, r = trace_ledger()
     s.use(L)
     head, Ew, X = r["head"], r["E[w]"], r["X"]
@@ -650,18 +654,16 @@ def trace(s):
     s.heatmap("A (causal)", head.A, rows=["A@0", "B@1", "C@2"], cols=["0", "1", "2"], allowed=head.allowed)
     e2 = L.define("e^{S_2}", ops.Map(sp.exp, head.S[2, :]))
     s.claim("[2,1,2]", e2, what="row 2's exponentials", at="3 · retrieve")
-    s.claim(r"\tfrac25", head.A[2, 0], what="row 2's weight on key 0", at="3 · retrieve, a_20")
-    s.claim("[1,0]", head.V[0, :], what="v_0", at="3 · retrieve")
-    s.claim(r"\tfrac15", head.A[2, 1], what="row 2's weight on key 1", at="3 · retrieve, a_21")
-    s.claim("[0,1]", head.V[1, :], what="v_1", at="3 · retrieve")
-    s.claim(r"\tfrac25", head.A[2, 2], what="row 2's weight on key 2", at="3 · retrieve, a_22")
-    s.claim("[1,1]", head.V[2, :], what="v_2", at="3 · retrieve")
-    s.claim("[0.8,0.6]", head.O[2, :], what="row 2 retrieves ⅖v_0 + ⅕v_1 + ⅖v_2", at="3 · retrieve")
+    row2 = "Row 2, for example"  # its exponentials, then a_20 v_0 + a_21 v_1 + a_22 v_2 = its retrieval
+    for j in range(3):
+        s.claim(head.A[2, j], near=row2, index=2 + 2 * j, what=f"row 2's weight on key {j}", at=f"3 · retrieve, a_2{j}")
+        s.claim(head.V[j, :], near=row2, index=3 + 2 * j, what=f"v_{j}", at="3 · retrieve")
+    s.claim(head.O[2, :], near=row2, index=-1, what="row 2 retrieves ⅖v_0 + ⅕v_1 + ⅖v_2", at="3 · retrieve")
     U, H = L.value(r["U"].name), L.value(r["H"].name)
     s.prove("every entry of U is nonnegative, so ReLU(U) = U", lambda: (
         all(e >= 0 for e in U), f"U = {U.tolist()}"), at="4 · residual and FFN")
-    s.claim("1.5", H[0, 0] / U[0, 0], what="the factor H = 1.5U, at entry (0, 0)", at="4 · residual and FFN")
-    s.identity("the second residual produces H = 1.5U", H - sp.Rational(3, 2) * U, at="4 · residual and FFN")
+    s.claim(factor, H[0, 0] / U[0, 0], what=f"the factor H = {factor}U, at entry (0, 0)", at="4 · residual and FFN")
+    s.identity(f"the second residual produces H = {factor}U", H - s.page.value("H") * U, at="4 · residual and FFN")
     s.show_table("U", r["U"], digits=4)
     s.show_table("H", r["H"], digits=4)
     Lh = Ledger("logits of a symbolic row")
@@ -678,15 +680,17 @@ def trace(s):
         s.claim(r"-\log p", ce.per_position[i, 0], names={"p": Pv[i, c]},
                 what=f"ℓ_{i} = logsumexp(z_{i}) − z_{{{i},target}} = −log p_{i}({VOCAB[c]})", at="5 · logits and loss")
     s.show_table("ℓ_i (nats)", ce.per_position, rows=["A→B", "B→C", "C→A"], digits=6)
-    s.claim("3.02041", ce.loss, what="mean loss over the three scored rows, nats", at="5 · logits and loss")
+    s.claim(ce.loss, near="The mean loss over the three scored rows", index=0,
+            what="mean loss over the three scored rows, nats", at="5 · logits and loss")
     s.keep(ledger=L, parts=r)
 
 
 @derivation.section("§8 Optional lab: verify attention before building an LM")
 def lab(s):
     Lr, retrieval_head, _ = _retrieval()
-    s.claim("[2,1.5]", retrieval_head.O, what="the retrieval answer of §2.1 the lab verifies", ledger=Lr)
-    L = Ledger("§8 a batch of two, T = 3, d_k = 2, d_v = 2")
+    s.claim(retrieval_head.O, near="verifies the retrieval answer", index=0, what="the retrieval answer the lab verifies",
+            ledger=Lr)
+    L, axes = Ledger("a batch of two, T = 3, d_k = 2, d_v = 2"), "§8.1 name the tensor axes"
     s.use(L)
     Q = [L.input(f"Q^{{[{b}]}}", shape=(3, 2)) for b in range(2)]
     K = [L.input(f"K^{{[{b}]}}", shape=(3, 2)) for b in range(2)]
@@ -697,7 +701,7 @@ def lab(s):
     scores = np.einsum("bid,bjd->bij", q, k) / sp.sqrt(2)
     s.prove('einsum("bid,bjd->bij", q, k)/√d_k computes each batch item\'s scores Q Kᵀ/√d_k', lambda: (
         all(vanishes(sp.Matrix(scores[b].tolist()) - L.expand(heads_[b].S.name)) for b in range(2)),
-        "both items, symbolic"), at="§8.1 name the tensor axes")
+        "both items, symbolic"), at=axes)
     last_two = (-2, -1)  # the final two axes, counted from the end whatever the batch rank
     kt = np.swapaxes(k, *last_two)
     s.claim("(-2, -1)", sp.Matrix([last_two]), what="the axes the code swaps for Kᵀ",
@@ -711,18 +715,20 @@ def lab(s):
     y = np.einsum("bij,bje->bie", w, v)
     s.prove('einsum("bij,bje->bie", weights, v) computes each item\'s A V', lambda: (
         all(vanishes(sp.Matrix(y[b].tolist()) - L.expand(heads_[b].O.name)) for b in range(2)), "both items"),
-        at="§8.1 name the tensor axes")
+        at=axes)
 
 
 @derivation.section("§9 Implementation readings")
 def readings(s):
+    head_axis, pre_norm = "§9.1 head axis", "§9.2 pre-norm"
+    gated, rms_at, separate = (f"§9.3 {w}" for w in ("gated FFN", "RMSNorm", "separate heads"))  # workshop
     B, T, C, nh = 2, 3, 6, 2
     hs = C // nh
     # the excerpt names hs but prints no value for it (its "three families" are q, k and v)
-    s.claim("3", sp.Integer(hs), what="hs = C // nh at C = 6, nh = 2", at="§9.1 head axis", in_text=False)
+    s.claim("3", sp.Integer(hs), what="hs = C // nh at C = 6, nh = 2", at=head_axis, in_text=False)
     labels = np.arange(B * T * 3 * C).reshape(B, T, 3 * C)
     q, k, v = labels[..., :C], labels[..., C:2 * C], labels[..., 2 * C:]
-    Ll = Ledger("§9.1 column labels through the fused split")
+    Ll = Ledger("column labels through the fused split")
     qkv = blocks.split_qkv(Ll, Ll.input("I", sp.eye(T)), Ll.parameter("c_attn", sp.Matrix(labels[1].tolist())),
                            n_heads=nh, orientation="in_out")
     ok = True
@@ -737,8 +743,8 @@ def readings(s):
                 near=f"{g} = {g}.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)")
     s.prove("the view to (B, T, nh, hs) and the transpose give head i the i-th block of hs adjacent features of "
             "q, k, v",
-            lambda: (bool(ok), "labels of item 1 through split and reshape"), at="§9.1 head axis")
-    L = Ledger("§9.2 nanoGPT MLP, n_embd = 3")
+            lambda: (bool(ok), "labels of item 1 through split and reshape"), at=head_axis)
+    L = Ledger("nanoGPT MLP, n_embd = 3")
     s.use(L)
     X = L.input("x", shape=(4, 3))
     from symseq.functions import gelu
@@ -746,23 +752,23 @@ def readings(s):
     ff = blocks.mlp(L, X, L.parameter("c_fc", shape=(3, 12)), None, L.parameter("c_proj", shape=(12, 3)),
                     None, orientation="in_out", activation=gelu, names="mlp")
     s.claim("4 * config.n_embd", sp.Integer(ff.J.shape[1]), names={"config.n_embd": sp.Integer(3)},
-            what="width of the MLP's expansion, before GELU", at="§9.2 pre-norm")
-    s.claim_shape("T×D", ff.B, dims={"T": 4, "D": 3}, what="contraction back to D", at="§9.2 pre-norm")
-    Lg = Ledger("§9.3 gated FFN, D = 3, D_ff = 5")
+            what="width of the MLP's expansion, before GELU", at=pre_norm)
+    s.claim_shape("T×D", ff.B, dims={"T": 4, "D": 3}, what="contraction back to D", at=pre_norm)
+    Lg = Ledger("gated FFN, D = 3, D_ff = 5")
     s.use(Lg)
     Xg = Lg.input("x", shape=(4, 3))
     g = blocks.gated_feed_forward(Lg, Xg, Lg.parameter("W_gate", shape=(3, 5)), Lg.parameter("W_up", shape=(3, 5)),
                                   Lg.parameter("W_down", shape=(5, 3)), orientation="in_out")
-    s.claim_shape("T×D_ff", g.gate_pre, dims={"T": 4, "D_ff": 5}, what="gates", at="§9.3 gated FFN")
-    s.claim_shape("T×D_ff", g.up, dims={"T": 4, "D_ff": 5}, what="features", at="§9.3 gated FFN")
-    s.claim_shape("T×D", g.out, dims={"T": 4, "D": 3}, what="the D_ff → D map", at="§9.3 gated FFN")
+    s.claim_shape("T×D_ff", g.gate_pre, dims={"T": 4, "D_ff": 5}, what="gates", at=gated)
+    s.claim_shape("T×D_ff", g.up, dims={"T": 4, "D_ff": 5}, what="features", at=gated)
+    s.claim_shape("T×D", g.out, dims={"T": 4, "D": 3}, what="the D_ff → D map", at=gated)
     xs = Lg.entry_symbols("x")
     Wg, Wu = Lg.entry_symbols("W_gate"), Lg.entry_symbols("W_up")
     silu = lambda z: z / (1 + sp.exp(-z))  # noqa: E731
     want = (xs * Wg).applyfunc(silu).multiply_elementwise(xs * Wu)
     s.identity("features and gates are multiplied elementwise before the D_ff → D map",
-               (Lg.expand(g.hidden.name).applyfunc(lambda e: e.rewrite(sp.exp)) - want), at="§9.3 gated FFN")
-    Lr = Ledger("§9.3 RMSNorm and LayerNorm of a shifted row")
+               (Lg.expand(g.hidden.name).applyfunc(lambda e: e.rewrite(sp.exp)) - want), at=gated)
+    Lr = Ledger("RMSNorm and LayerNorm of a shifted row")
     x = Lr.input("x", shape=(1, 3))
     c = Lr.input("c")
     shifted = Lr.define("x+c", x + c)
@@ -771,14 +777,14 @@ def readings(s):
     ln = blocks.layer_norm(Lr, x, eps=0, name="LN")
     ln_c = blocks.layer_norm(Lr, shifted, eps=0, name="LN_c")
     s.identity("RMSNorm rescales by the root-mean-square: its output has mean square 1 (ε = 0)",
-               sum(e**2 for e in Lr.expand(rms.out.name)) / 3 - 1, at="§9.3 RMSNorm")
+               sum(e**2 for e in Lr.expand(rms.out.name)) / 3 - 1, at=rms_at)
     s.identity("LayerNorm subtracts the mean first: adding c to every feature changes nothing",
-               Lr.expand(ln_c.out.name) - Lr.expand(ln.out.name), at="§9.3 RMSNorm")
+               Lr.expand(ln_c.out.name) - Lr.expand(ln.out.name), at=rms_at)
     diff = Lr.expand(rms_c.out.name) - Lr.expand(rms.out.name)
     s.prove("RMSNorm does not subtract the mean: adding c to every feature changes its output", lambda: (
-        not vanishes(diff), "a nonzero difference at an exact point"), at="§9.3 RMSNorm",
+        not vanishes(diff), "a nonzero difference at an exact point"), at=rms_at,
         near="rather than subtracting their mean first")
-    Lh = Ledger("§9.3 separately parameterised heads against one fused projection")
+    Lh = Ledger("separately parameterised heads against one fused projection")
     Xh = Lh.input("X", shape=(2, 3))
     Ws = {f"{n}{i}": Lh.parameter(f"W_{n}^({i})", shape=(3, 1)) for n in "QKV" for i in (1, 2)}
     W_O = Lh.parameter("W_O", shape=(2, 3))
@@ -787,4 +793,4 @@ def readings(s):
     fused = Lh.define("W_QKV", ops.Concat([Ws[k] for k in ("Q1", "Q2", "K1", "K2", "V1", "V2")], axis=1))
     fz = blocks.fused_self_attention(Lh, Xh, fused, W_O, n_heads=2, orientation="in_out", tag="fused")
     s.identity("torch.cat([h(x) for h in heads]) equals the fused projection with the heads' weights side by side",
-               Lh.expand(sep.out.name) - Lh.expand(fz.out.name), at="§9.3 separate heads")
+               Lh.expand(sep.out.name) - Lh.expand(fz.out.name), at=separate)

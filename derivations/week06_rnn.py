@@ -56,6 +56,19 @@ scalar_rnn, vector_rnn, loss_factor = bptt_.scalar_rnn, bptt_.vector_rnn, bptt_.
 E = Ledger.entry_symbols  # E(L, "W_x"): the entry symbols [W_{x,00}, …] of a matrix row or leaf
 
 
+def chosen(**values) -> tuple[dict, str]:
+    """Values chosen here, where the handout prints none: their exact values, and "name = value, …" to cite them."""
+    return {k: exact(str(v)) for k, v in values.items()}, ", ".join(f"{k} = {v}" for k, v in values.items())
+
+
+def trajectory_value(s, name: str) -> str:
+    """A value printed for Figure 3's tanh trajectories (``w_h``, ``w_x``), which other sections reuse."""
+    from symseq.authoring.page import PageView
+
+    doc = s.derivation.page
+    return PageView(doc, 1, doc.n, "the page").printed(name, near="we compute actual tanh trajectories", index=0)
+
+
 def parameters(L: Ledger) -> list[str]:
     """The names of the trainable parameters of ``L`` (θ), in ledger order."""
     return [it.name for it in L.leaves if it.kind == "parameter"]
@@ -179,12 +192,11 @@ def shared_sums(s):
 
     # A concrete tanh instance (values chosen here; the handout assigns none): the first w_h contribution is
     # exactly zero, yet x_0 still reaches the loss, and contributions of opposite signs partly cancel.
-    vals = {"x_0": 1, "x_1": 1, "x_2": 1, "w_x": exact("0.5"), "w_h": exact("-0.5"), "w_o": 1, "y": 1}
-    Lt, run_t, bp_t = scalar_rnn("three-step tanh RNN at x = (1, 1, 1), w_x = 0.5, w_h = −0.5, w_o = 1, y = 1",
-                                 activation=sp.tanh, values=vals)
+    vals, point = chosen(x_0=1, x_1=1, x_2=1, w_x="0.5", w_h="-0.5", w_o=1, y=1)
+    Lt, run_t, bp_t = scalar_rnn(f"three-step tanh RNN at {point}", activation=sp.tanh, values=vals)
     s.use(Lt)
-    s.note("The handout assigns no numbers to this model; the tanh instance x = (1, 1, 1), w_x = 0.5, "
-           "w_h = −0.5, w_o = 1, y = 1 is chosen here to exhibit the statements that need a value.")
+    s.note(f"The handout assigns no numbers to this model; the tanh instance {point} is chosen here to exhibit the "
+           "statements that need a value.")
     ev = s.values.rows(Lt)
     contrib_x, dx0 = [ev[f"g_{t}^z"] * ev[f"x_{t}"] for t in range(3)], ev[bp_t.adjoint("x_0")]
     at = "pause and predict: which use has no recurrent input?"
@@ -218,16 +230,18 @@ def long_range(s):
                  - L.symbol(bp.g_h(q)) * bptt_.state_sensitivity(bp, s_, q) for q in range(1, T) for s_ in range(q)],
                at="product over q − s transitions")
     # The two bounds on that product, on twelve-step trajectories with values chosen here.
-    s.note("The bounds r < 1 and r > 1 are checked on two twelve-step trajectories chosen here: tanh with w_h = 0.9 "
-           "and inputs drawn from [−1, 1] (every factor at most 0.9), and ReLU with w_h = 1.2, w_x = 1 and x_t = 1 "
-           "(every preactivation positive, every factor exactly 1.2).")
+    small, large = "0.9", "1.2"
+    s.note(f"The bounds r < 1 and r > 1 are checked on two twelve-step trajectories chosen here: tanh with w_h = "
+           f"{small} and inputs drawn from [−1, 1] (every factor at most {small}), and ReLU with w_h = {large}, w_x = 1 "
+           f"and x_t = 1 (every preactivation positive, every factor exactly {large}).")
     inputs = [exact(f"{v:.2f}") for v in np.random.default_rng(12).uniform(-1, 1, size=12)]
     for statement, r, what, act, xs, lower in (
-            (r"r<1", exact("0.9"), "every factor at most r < 1: |∂ℒ/∂h_s| ≤ |∂ℒ/∂h_q| r^{q−s}, which shrinks "
-                                   "with the path length (tanh, w_h = r = 0.9)", sp.tanh, inputs, False),
-            (r"r>1", exact("1.2"), "a sustained lower bound r > 1: |∂ℒ/∂h_s| ≥ |∂ℒ/∂h_q| r^{q−s}, which grows with "
-                                   "the path length (ReLU on an active path, w_h = r = 1.2)", relu, [1] * 12, True)):
-        s.prove(statement, lambda r=r, act=act, xs=xs, lower=lower: bptt_.scalar_path_bound(act, r, xs, r, lower=lower),
+            (r"r<1", small, "every factor at most r < 1: |∂ℒ/∂h_s| ≤ |∂ℒ/∂h_q| r^{q−s}, which shrinks with the path "
+                            f"length (tanh, w_h = r = {small})", sp.tanh, inputs, False),
+            (r"r>1", large, "a sustained lower bound r > 1: |∂ℒ/∂h_s| ≥ |∂ℒ/∂h_q| r^{q−s}, which grows with the path "
+                            f"length (ReLU on an active path, w_h = r = {large})", relu, [1] * 12, True)):
+        s.prove(statement, lambda r=exact(r), act=act, xs=xs, lower=lower: bptt_.scalar_path_bound(act, r, xs, r,
+                                                                                                   lower=lower),
                 what=what, at=f"bound {statement}")
     # Numerically for T = 50: the path-product form equals the recursion (final-only loss, tanh).
     values = {f"x_{t}": sp.Rational(v) for t, v in enumerate(np.random.default_rng(6).normal(size=50))}
@@ -242,8 +256,8 @@ def long_range(s):
 
 @derivation.section("How the activation affects those factors (Table 4)")
 def activation_slopes(s):
-    # The slopes are taken at the actual preactivations: one w_h, two input sequences, very different sensitivities.
-    w_h = exact("1.2")
+    # The slopes are taken at the actual preactivations: one w_h, two input sequences, very different sensitivities
+    w_h = exact(trajectory_value(s, "w_h"))  # (Figure 3's trajectories)
     # |∂h_11/∂h_0| is the product of the eleven transition factors |w_h φ′(z_t)| along each trajectory
     path = {x: sp.Mul(*bptt_.final_loss_sensitivities(sp.tanh, w_h, [x] * 12)[1]) for x in (0, 1)}
     s.prove("one recurrent weight passes very different sensitivities along two input sequences (tanh, constant "
@@ -314,13 +328,13 @@ def why_tanh(s):
                                ("1", sp.oo, "tanh's upper bound (states stay in (−1, 1))")):
         s.claim(printed, sp.limit(sp.tanh(z), z, end), what=what, at="bounded states",
                 near=r"stays between \(-1\) and \(1\)")
-    w_h = exact("1.2")
+    w_h = exact(trajectory_value(s, "w_h"))  # Figure 3's trajectories
     g, f = bptt_.final_loss_sensitivities(sp.tanh, w_h, [1] * 12)
     detail = (f"w_h = {w_h}; factors from t = 4 on at most {short(max(f[3:]), 4)}; "
               f"|g_0|/|g_11| = {short(g[0] / g[-1], 4)}")
     s.prove(r"|w_h|>1", lambda: (w_h > 1 and max(f[3:]) < 1 and g[0] < g[-1] / 10 ** 6, detail),
-            what="repeated saturation suppresses the signal although |w_h| > 1 (tanh, w_h = 1.2, w_x = 1, x_t = 1, "
-                 "twelve steps)", at="saturation")
+            what=f"repeated saturation suppresses the signal although |w_h| > 1 (tanh, w_h = {trajectory_value(s, 'w_h')}, "
+                 "w_x = 1, x_t = 1, twelve steps)", at="saturation")
     Lz, run_z, _ = scalar_rnn("twelve-step tanh RNN, zero input", T=12, activation=sp.tanh,
                               values={**{f"x_{t}": 0 for t in range(12)}, "w_x": 1, "w_h": w_h, "w_o": 1, "y": 0})
     states = [Lz.value(h.name) for h in run_z.h]
@@ -335,12 +349,10 @@ def why_tanh(s):
 
 @derivation.section("Compute the complete gradient before an update")
 def gradient_update(s):
-    vals = {"x_0": exact("0.5"), "x_1": -1, "x_2": exact("0.25"), "w_x": exact("0.8"), "w_h": exact("0.6"),
-            "w_o": exact("1.5"), "y": 1}
+    vals, point = chosen(x_0="0.5", x_1=-1, x_2="0.25", w_x="0.8", w_h="0.6", w_o="1.5", y=1)
     L, run, bp = scalar_rnn("three-step tanh RNN at a chosen point", activation=sp.tanh, values=vals)
     s.use(L)
-    s.note("The point x = (0.5, −1, 0.25), w_x = 0.8, w_h = 0.6, w_o = 1.5, y = 1 is chosen here; the handout "
-           "states the update rule without numbers.")
+    s.note(f"The point {point} is chosen here; the handout states the update rule without numbers.")
     names, eta = ("w_x", "w_h", "w_o"), exact("0.01")
     ev = s.values.rows(L)
     grads = {n: sp.Float(ev[bp.grads.name(n)], 40) for n in names}
@@ -618,22 +630,24 @@ def figure_3(s):
     s.note(f"Figure 3 plots these quantities without printing them or its horizontal range; they are recomputed "
            f"here for path lengths 0–{N_FIG - 1} and T = 1–{N_FIG}.")
     # `symseq figure week06-rnn gradient-paths` draws both panels from these parameters.
-    s.gradient_paths("Figure 3", w_h="1.2", w_x=1, inputs=[0, 1], factors=["0.8", 1, "1.2"], length=N_FIG)
+    factors = [s.page.printed(near="hold a scalar transition derivative fixed at", index=k) for k in (1, 2, 3)]
+    w_h_text, w_x = s.page.printed("w_h", index=0), s.page.value("w_x")  # the right panel's trajectories
+    s.gradient_paths("Figure 3", w_h=w_h_text, w_x=w_x, inputs=[0, 1], factors=factors, length=N_FIG)
     # Left: a fixed factor raised to the number of transitions.
     ns = list(range(N_FIG))
-    left = sp.Matrix([[exact(r) ** n for r in ("0.8", "1", "1.2")] for n in ns])
-    s.show_table("Figure 3 (left): |factor|^n", left, rows=[str(n) for n in ns], cols=["0.8", "1", "1.2"])
-    s.prove("fixed factors 0.8, 1, 1.2: |factor|^n shrinks, stays at one, grows with every extra transition",
+    left = sp.Matrix([[exact(r) ** n for r in factors] for n in ns])
+    s.show_table("Figure 3 (left): |factor|^n", left, rows=[str(n) for n in ns], cols=factors)
+    s.prove(f"fixed factors {', '.join(factors)}: |factor|^n shrinks, stays at one, grows with every extra transition",
             lambda: (all(left[n + 1, 0] < left[n, 0] and left[n + 1, 2] > left[n, 2] for n in ns[:-1])
                      and all(left[n, 1] == 1 for n in ns),
                      f"at n = {N_FIG - 1}: {short(left[-1, 0])}, {left[-1, 1]}, {short(left[-1, 2])}"),
             at="Figure 3 (left)")
-    # Right: actual tanh trajectories with w_h = 1.2, w_x = 1, h_{−1} = 0 and constant inputs 0 and 1.
-    w_h, curves = exact("1.2"), {}
+    # Right: actual tanh trajectories with the printed w_h, w_x, h_{−1} = 0 and constant inputs 0 and 1.
+    w_h, curves = exact(w_h_text), {}
     for x in (0, 1):
-        L = s.ledger(f"tanh trajectory, w_h = 1.2, w_x = 1, x_t = {x}", exact_forms=False)
+        L = s.ledger(f"tanh trajectory, w_h = {w_h_text}, w_x = {w_x}, x_t = {x}", exact_forms=False)
         xs = [L.input(f"x_{t}", x) for t in range(N_FIG)]
-        run = cells.rnn(L, xs, L.parameter("w_x", 1), L.parameter("w_h", w_h), phi=sp.tanh)
+        run = cells.rnn(L, xs, L.parameter("w_x", w_x), L.parameter("w_h", w_h), phi=sp.tanh)
         curves[x] = (L, run, [jacobians.jacobian_product(L, run, T - 1, 0, name=f"S_{T}") for T in range(1, N_FIG + 1)])
     (L0, run0, _), (L1, run1, _) = curves[0], curves[1]
     v0, v1 = evaluate(L0, "exact"), s.values.rows(L1)
@@ -649,7 +663,8 @@ def figure_3(s):
     at0 = "Figure 3 (right), x_t = 0"
     s.prove("zero input: every state stays exactly zero", lambda: (all(v0[h.name] == 0 for h in run0.h), "h_t = 0"),
             at=at0, near="all states remain zero")
-    s.claim("1.2", L0.handle("J_1"), ledger=L0, what="every transition derivative w_h tanh′(0) with zero input", at=at0)
+    s.claim(s.page.printed(near="every transition derivative is", index=3), L0.handle("J_1"), ledger=L0,
+            what="every transition derivative w_h tanh′(0) with zero input", at=at0)
     s.prove("zero input: every transition derivative equals w_h exactly",
             lambda: (all(v0[f"J_{t}"] == w_h for t in range(1, N_FIG)), f"J_t = {w_h}"), at=at0)
     s.prove("zero input: |∂h_{T−1}/∂h_0| = w_h^{T−1} grows although the states are bounded",
@@ -667,8 +682,9 @@ def figure_3(s):
     s.show_table("Figure 3 (right): |∂h_{T−1}/∂h_0|", right, rows=[str(T) for T in range(1, N_FIG + 1)],
                  cols=["x_t = 0", "x_t = 1"])
     # A distant signal can vanish while the total shared-weight gradient stays substantial.
-    Lg, rung, bpg = scalar_rnn("ten-step tanh RNN, w_h = 1.2, w_x = 1, x_t = 1, final loss", T=10, activation=sp.tanh,
-                               values={**{f"x_{t}": 1 for t in range(10)}, "w_x": 1, "w_h": w_h, "w_o": 1, "y": 0})
+    Lg, rung, bpg = scalar_rnn(f"ten-step tanh RNN, w_h = {w_h_text}, w_x = {w_x}, x_t = 1, final loss", T=10,
+                               activation=sp.tanh,
+                               values={**{f"x_{t}": 1 for t in range(10)}, "w_x": w_x, "w_h": w_h, "w_o": 1, "y": 0})
     s.use(Lg)
     ev = s.values.rows(Lg)
     first, total = ev["g_0^z"] * ev["x_0"], ev[bpg.grads.name("w_x")]
@@ -708,9 +724,10 @@ def clip(s):
     s.prove("clipping cannot restore a vanished gradient: a tiny gradient comes out exactly as tiny", lambda: (
         not rt.clipped and rt.grads == tiny, f"‖g‖₂ = {sp.N(rt.norm, 4)}, unchanged by τ = 1"),
         at="vanished gradient", near="it cannot reconstruct information that vanished along an earlier path")
-    step = clipping.gradient_step({k: sp.zeros(*v.shape) for k, v in g.items()}, r.grads, exact("0.1"))
-    s.agree("the update length η‖g_clip‖₂ is at most ητ (η = 0.1, τ = 1: exactly 0.1)", clipping.global_norm(step),
-            "0.1", at="update length")
+    eta = "0.1"
+    step = clipping.gradient_step({k: sp.zeros(*v.shape) for k, v in g.items()}, r.grads, exact(eta))
+    s.agree(f"the update length η‖g_clip‖₂ is at most ητ (η = {eta}, τ = 1: exactly {eta})", clipping.global_norm(step),
+            eta, at="update length")
 
 
 @derivation.section("A GRU learns how much to retain and how much to write")
@@ -730,28 +747,30 @@ def gru_section(s):
                Lu.expand(run_u.h[0].name, keep=["u_0", "h̃_0", "h_{-1}"])
                - (uu.multiply_elementwise(hp) + (sp.ones(1, 2) - uu).multiply_elementwise(nn_)),
                what="the state update: retained old state plus written candidate", at="state update")
-    Lm = Ledger("one GRU coordinate at u = 0.9 and u = 0.1: old state 0.5, candidate −0.4")
-    old, new_ = Lm.input("h_{t-1}", exact("0.5")), Lm.input("h̃", exact("-0.4"))
+    # The one-coordinate example "u = 0.9, old state 0.5, candidate −0.4 give 0.9(0.5)+0.1(−0.4) = 0.410": its
+    # inputs, the mixture as printed (with 1 − u), and its value, in the order the line prints them.
+    ex = [s.page.printed(near="For one coordinate", index=k) for k in range(8)]
+    Lm = Ledger(f"one GRU coordinate at u = {ex[0]} and u = {ex[5]}: old state {ex[1]}, candidate {ex[2]}")
+    old, new_ = Lm.input("h_{t-1}", exact(ex[1])), Lm.input("h̃", exact(ex[2]))
     mixes = {u: Lm.value(Lm.define(f"h_t(u={u})", cells.gru_mix(Lm.input(f"u={u}", exact(u)), old, new_)).name)
-             for u in ("0.9", "0.1")}
-    near_old, near_new = (abs(mixes[u] - exact("0.5")) < abs(mixes[u] - exact("-0.4")) for u in ("0.9", "0.1"))
+             for u in (ex[0], ex[5])}
+    near_old, near_new = (abs(mixes[u] - exact(ex[1])) < abs(mixes[u] - exact(ex[2])) for u in (ex[0], ex[5]))
     s.prove("an update gate near one mostly keeps the old state; near zero it favours the candidate", lambda: (
-        near_old and not near_new, f"h_t = {mixes['0.9']} at u = 0.9, {mixes['0.1']} at u = 0.1 (old 0.5, "
-                                   "candidate −0.4)"),
+        near_old and not near_new, f"h_t = {mixes[ex[0]]} at u = {ex[0]}, {mixes[ex[5]]} at u = {ex[5]} (old "
+                                   f"{ex[1]}, candidate {ex[2]})"),
         at="state update", near="largely retains the corresponding old state")
-    # The one-coordinate example: its printed inputs, the mixture as printed, and its value.
-    L = s.ledger("one GRU coordinate: u = 0.9, old state 0.5, candidate −0.4")
-    u, h_prev, cand = L.input("u", exact("0.9")), L.input("h_{t-1}", exact("0.5")), L.input("h̃", exact("-0.4"))
+    L = s.ledger(f"one GRU coordinate: u = {ex[0]}, old state {ex[1]}, candidate {ex[2]}")
+    u, h_prev, cand = (L.input(n, exact(v)) for n, v in zip(("u", "h_{t-1}", "h̃"), ex))
     one_minus = L.define("1-u", 1 - u)
     mix = L.define("h_t", cells.gru_mix(u, h_prev, cand))
     at = "mixture example"
     for name, what in (("u", "u, the update gate's coordinate"), ("h_{t-1}", "the old state"), ("h̃", "the candidate")):
         s.given(L.value(name), what=what, at=at)
-    s.claim("0.9(0.5)+0.1(-0.4)", mix, what="u h_{t−1} + (1 − u) h̃ as printed, with 1 − u = 0.1 on the candidate",
-            at=at)
+    s.claim(f"{ex[3]}({ex[4]})+{ex[5]}({ex[6]})", mix,
+            what=f"u h_{{t−1}} + (1 − u) h̃ as printed, with 1 − u = {ex[5]} on the candidate", at=at)
     s.prove("the candidate's weight is 1 − u",
             lambda: (L.value(one_minus.name) == 1 - L.value("u"), f"1 − u = {L.value(one_minus.name)}"), at=at)
-    s.claim("0.410", mix, what="u h_{t−1} + (1 − u) h̃ = 0.9(0.5) + 0.1(−0.4)", at=at)
+    s.claim(ex[7], mix, what="u h_{t−1} + (1 − u) h̃, the mixture's value", at=at)
     v = sp.Symbol("v", real=True)
     s.identity(r"\sigma(v)=1/(1+e^{-v})", sigmoid(v).rewrite(sp.exp) - 1 / (1 + sp.exp(-v)),
                what="the logistic sigmoid of the gates, coordinatewise", at="gates")
@@ -814,15 +833,18 @@ def pytorch_example(s):
 
     torch.manual_seed(6)
     B, T, D, H, C = 1, 3, 2, 2, 1
-    X = torch.tensor([[[0.2, -0.1], [0.0, 0.3], [0.4, 0.1]]])
+    rows = [s.page.value(near="X = torch.tensor(", index=t) for t in range(T)]  # X's rows, exact
+    X = torch.tensor([[[float(v) for v in row] for row in rows]])
     rnn = nn.RNN(D, H, nonlinearity="tanh", bias=False, batch_first=True)
     head = nn.Linear(H, C, bias=False)
     output, final = rnn(X)
     prediction = head(final[0])
-    target = X.new_tensor([[0.5]])
-    loss = 0.5 * (prediction - target).square().sum()
+    y = s.page.value(near="target = X.new_tensor(")
+    target = X.new_tensor([[float(y)]])
+    loss = float(s.page.value(near="loss = ")) * (prediction - target).square().sum()  # the code's 0.5 * (…)
     loss.backward()
-    s.note(f"The handout ran PyTorch 2.8; this check ran torch {torch.__version__}. The weights below are the "
+    s.note(f"The handout ran PyTorch {s.page.printed(near='With PyTorch', index=0)}; this check ran torch "
+           f"{torch.__version__}. The weights below are the "
            f"module's own float32 initialisation after torch.manual_seed(6), read exactly.")
     # the code's sizes first (B, T, D, H, C = 1, 3, 2, 2, 1), then the shapes it asserts
     sizes = {"B": B, "T": T, "D": D, "H": H, "C": C}
@@ -846,23 +868,23 @@ def pytorch_example(s):
     values = cells.module_values(rnn, exact=True) | cells.module_values(head, exact=True, rename={"weight": "W_o"})
     L = s.ledger("nn.RNN(2, 2, bias=False) and nn.Linear(2, 1, bias=False) after torch.manual_seed(6)",
                  exact_forms=False)
-    xs = [L.input(f"x_{t}", [row]) for t, row in enumerate([["0.2", "-0.1"], ["0.0", "0.3"], ["0.4", "0.1"]])]
+    xs = [L.input(f"x_{t}", row) for t, row in enumerate(rows)]
     for t, x in enumerate(xs):
         s.given(x, what=f"x_{t}, row {t} of X", at="X")
     p = cells.rnn_parameters(L, D, H, bias=False, values=values)
     run = cells.rnn(L, xs, p.W_x, p.W_h, phi=sp.tanh)
     readout = heads.regression_head(L, run, L.parameter("W_o", values["W_o"]))
-    lossr = heads.squared_error(L, readout, [L.input("y", [["0.5"]])])
+    lossr = heads.squared_error(L, readout, [L.input("y", [[y]])])
     bp = bptt_.bptt(L, run, lossr)
-    for t, printed in enumerate(["[0.0128, 0.122]", "[0.00930, 0.0915]", "[0.0384, 0.314]"]):
-        s.claim(printed, run.h[t], digits=3, what=f"h_{t}", at="printed output")
-    s.claim("-0.144", readout.yhat[0][0, 0], digits=3, what="prediction", at="printed output")
-    s.claim("0.208", lossr.loss, ledger=L, digits=3, what="loss", at="printed output")
+    for t in range(T):  # the printed output (three significant digits)
+        s.claim(s.page.printed(f"h_{t}"), run.h[t], digits=3, what=f"h_{t}", at="printed output")
+    s.claim(s.page.printed("prediction"), readout.yhat[0][0, 0], digits=3, what="prediction", at="printed output")
+    s.claim(s.page.printed("loss", occurrence=1), lossr.loss, ledger=L, digits=3, what="loss", at="printed output")
     s.given(L.value("y")[0, 0], what="the target in the text", at="printed output",
-            near=r"comparing that prediction with the target \(0.5\)")
+            near="comparing that prediction with the target")
     s.given(L.value("y")[0, 0], what="target in the code", at="target", near="target = X.new_tensor(")
     s.claim("1/2", loss_factor(L), what="the factor the loss retains, as in the derivation", at="loss")
-    max_norm = "1.0"  # the handout's clip_grad_norm_(…, max_norm=1.0), after the loss in the text
+    max_norm = s.page.printed("max_norm")  # the handout's clip_grad_norm_(…, max_norm=…), after the loss
     s.given(exact(max_norm), what="max_norm, the clipping threshold τ of clip_grad_norm_", at="clipping")
     # torch's float32 results, read exactly; the gradients as they stand (clip_grad_norm_ below works in place)
     grads = {"weight_ih_l0": bp.grads.name("weight_ih_l0"), "weight_hh_l0": bp.grads.name("weight_hh_l0"),
@@ -906,11 +928,11 @@ def exercises(s):
                L[bp.grads.name("w_o")].node.expr - (S("e_1") * S("h_1") + S("e_2") * S("h_2")),
                L.expand(bp.grads.name("w_o"), keep=bptt_.forward_names(bp))
                - ((S("ŷ_1") - S("y_1")) * S("h_1") + (S("ŷ_2") - S("y_2")) * S("h_2")), at=at)
-    Li = s.ledger("identity-activation scalar RNN, w_h = −0.8")
-    xs = [Li.input(f"x_{t}") for t in range(6)]
-    runi = cells.rnn(Li, xs, Li.parameter("w_x"), Li.parameter("w_h", exact("-0.8")), phi="identity")
     at = "exercise 2"
-    s.given(Li.value("w_h"), what="w_h of the identity-activation RNN", at=at)
+    w_h = s.given("w_h", what="w_h of the identity-activation RNN", at=at)
+    Li = s.ledger(f"identity-activation scalar RNN, w_h = {w_h}")
+    xs = [Li.input(f"x_{t}") for t in range(6)]
+    runi = cells.rnn(Li, xs, Li.parameter("w_x"), Li.parameter("w_h", w_h), phi="identity")
     P = jacobians.jacobian_product(Li, runi, 5, 0, name="∂h_{s+5}/∂h_s")
     s.identity("∂h_{s+5}/∂h_s = w_h^5: one factor w_h for each of the five transitions",
                Li.value(P.name) - Li.value("w_h") ** 5, at=at)
@@ -918,4 +940,4 @@ def exercises(s):
     s.claim("-0.32768", P, exact=True, what="∂h_{s+5}/∂h_s", at=at, in_text=False)
     s.prove("its sign is negative (an odd number of negative factors)", lambda: (Li.value(P.name) < 0, "(−0.8)^5 < 0"),
             at=at)
-    s.claim("0.32768", sp.Abs(Li.value(P.name)), exact=True, what="its magnitude 0.8^5", at=at, in_text=False)
+    s.claim("0.32768", sp.Abs(Li.value(P.name)), exact=True, what="its magnitude |w_h|^5", at=at, in_text=False)
