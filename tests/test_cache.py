@@ -204,10 +204,13 @@ def test_a_pages_causes_come_back_from_the_cache(tmp_path):
 
     folder = tmp_path / "derivations"
     folder.mkdir()
-    example = Path(__file__).parent / "data" / "examples" / "derivations" / "attention_dog_ran_quickly_notebook.py"
-    text = example.read_text(encoding="utf-8")
-    assert text.count(r"\approx 0.42") == 1
-    (folder / "dog.py").write_text(text.replace(r"\approx 0.42", r"\approx 0.45"), encoding="utf-8")
+    examples = Path(__file__).parent / "data" / "examples"
+    (folder / "dog.py").write_text((examples / "derivations" / "attention_dog_ran_quickly_notebook.py").read_text(
+        encoding="utf-8"), encoding="utf-8")
+    page = (examples / "attention-dog-ran-quickly-notebook.ipynb").read_text(encoding="utf-8")
+    assert page.count(r"\\approx 0.42") == 1  # the derivation reads its step from the page beside it
+    (folder / "attention-dog-ran-quickly-notebook.ipynb").write_text(
+        page.replace(r"\\approx 0.42", r"\\approx 0.45"), encoding="utf-8")
     first, second, fresh = (run(tmp_path, "verify", "--failures", cache=c) for c in (True, True, False))
     assert first.returncode == second.returncode == fresh.returncode == 1
     assert "ROOT attention-dog-ran-quickly-notebook.ipynb · 4. Step 2" in second.stdout

@@ -5,32 +5,36 @@ Source: https://github.com/BugCatcherXO/Building-LLama4-from-Scratch/blob/42e98a
 
 The computation, as the page states it: the score of "dog" for the query of "quickly" is Q_quickly · K_dog; with
 the score of "quickly" itself taken as 1.2, softmax over the two scores gives the weights α_dog and α_quickly, and
-the output is α_dog V_dog + α_quickly V_quickly. The page writes its formulas with the score rounded to 0.889; the
-ledger computes from the exact score 0.8894, and every printed number holds either way. The page has no erratum,
-which makes it the kind of page where an edit the audit misses would pass (tests/test_audit_mutations.py).
+the output is α_dog V_dog + α_quickly V_quickly. The four vectors and the score of quickly are read where section 2
+and Step 2 print them, and each claim's printed text from its section. The page writes its formulas with the score
+rounded to 0.889; the ledger computes from the exact score 0.8894, and every printed number holds either way. The
+page has no erratum, which makes it the kind of page where an edit the audit misses would pass
+(tests/test_audit_mutations.py).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from symseq import Derivation, exact, ops
+from symseq import Derivation, ops
+from symseq.authoring.page import PageView
 
 derivation = Derivation(
     "attention-dog-ran-quickly-notebook",
     title="Self-attention by hand for one query and two tokens (a notebook)",
     source="attention-dog-ran-quickly-notebook.ipynb",
-    description="score Q·K, softmax over (0.8894, 1.2), the weighted sum of two values",
+    description="score Q·K, softmax over it and the score of quickly, the weighted sum of two values",
 )
-VECTORS = {"Q_quickly": ("0.22", "0.64", "0.73"), "K_dog": ("0.54", "0.36", "0.74"),
-           "V_dog": ("0.12", "0.84", "0.51"), "V_quickly": ("0.62", "0.24", "0.33")}
+VECTORS = {"Q_quickly": "Q_{quickly}", "K_dog": "K_{dog}", "V_dog": "V_{dog}", "V_quickly": "V_{quickly}"}
+SCORE_OF_QUICKLY = "the score of quickly to be"  # the words of the line that takes it as ≈ 1.2 (Step 2)
 
 
 def one_query(s, title: str):
     """The page's vectors on a ledger, the score, the two weights and the output."""
+    page = PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source)  # the inputs, wherever printed
     L = s.ledger(title)
-    v = {n: L.input(n, [[exact(x) for x in xs]]) for n, xs in VECTORS.items()}
-    s_quickly = L.input("s_quickly", exact("1.2"))
+    v = {n: L.input(n, page.value(printed)) for n, printed in VECTORS.items()}
+    s_quickly = L.input("s_quickly", page.value(near=SCORE_OF_QUICKLY))
     score = L.define("score", ops.Sum(v["Q_quickly"] * v["K_dog"], None))
     e_dog, e_quickly = sp.exp(L.symbol("score")), sp.exp(s_quickly)
     a_dog = L.define("alpha_dog", e_dog / (e_dog + e_quickly))
@@ -42,8 +46,7 @@ def one_query(s, title: str):
 @derivation.section('2. The example: "The dog ran quickly"')
 def vectors(s):
     L, v, *_ = one_query(s, "the four vectors")
-    for name, printed in (("Q_quickly", "Q_{quickly}"), ("K_dog", "K_{dog}"), ("V_dog", "V_{dog}"),
-                          ("V_quickly", "V_{quickly}")):
+    for name, printed in VECTORS.items():
         s.given(v[name], what=printed, at="Initial vectors")
 
 
@@ -51,25 +54,28 @@ def vectors(s):
 def similarity(s):
     L, v, score, *_ = one_query(s, "the score of dog for the query of quickly")
     q, k = v["Q_quickly"], v["K_dog"]
-    for i, printed in enumerate(("0.1188", "0.2304", "0.5402")):
-        s.claim(printed, q[0, i] * k[0, i], what=f"Q_{{quickly}}[{i}] K_{{dog}}[{i}]")
-    s.claim("0.889", score, what="score(dog, quickly) = Q_{quickly} · K_{dog}")
+    for i in range(3):  # = 0.1188 + 0.2304 + 0.5402 \approx 0.889, the products first
+        s.claim(s.page.printed(near=r"\approx", index=i), q[0, i] * k[0, i], what=f"Q_{{quickly}}[{i}] K_{{dog}}[{i}]")
+    s.claim(s.page.printed(near=r"\approx", index=3), score, what="score(dog, quickly) = Q_{quickly} · K_{dog}")
 
 
 @derivation.section("4. Step 2: Softmax → Attention Weights")
 def weights(s):
     L, v, score, a_dog, a_quickly, out = one_query(s, "softmax over the two scores")
-    s.given(L.value("s_quickly"), what="the score of quickly, taken as 1.2", near="the score of quickly to be")
-    # each weight as the page computes it, from its printed operands: the score it rounded to 0.889 and the 1.2
-    operands = {"0.889": score, "1.2": L.symbol("s_quickly")}
-    s.step(r"\frac{e^{0.889}}{e^{0.889} + e^{1.2}} \approx 0.42", result=a_dog, operands=operands, what="α_dog")
-    s.step(r"\frac{e^{1.2}}{e^{0.889} + e^{1.2}} \approx 0.58", result=a_quickly, operands=operands,
-           what="α_quickly")
-    s.note("The page's formulas use the score rounded to 0.889; from the exact 0.8894 the weights are 0.42297 "
-           "and 0.57703, which round the same.")
+    s.given(L.value("s_quickly"), what="the score of quickly, as Step 2 takes it", near=SCORE_OF_QUICKLY)
+    # each weight as the page computes it, from its printed operands: the score as Step 1 rounds it, and the score of
+    # quickly as printed above the formulas
+    rounded = PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source).printed(near=r"\approx", index=3)
+    operands = {rounded: score, s.page.printed(near=SCORE_OF_QUICKLY, index=0): L.symbol("s_quickly")}
+    for name, weight in ((r"\alpha_{dog} =", a_dog), (r"\alpha_{quickly} =", a_quickly)):
+        formula = s.page.doc.line(s.page.line(name)).split(name, 1)[1].strip()  # \frac{e^{…}}{…} \approx …
+        s.step(formula, result=weight, operands=operands, what=f"α_{name[8:-3]}")
+    s.note(f"The page's formulas use the score rounded to {rounded}; from the exact {float(L.value('score')):g} the "
+           f"weights are {sp.N(L.value('alpha_dog'), 5)} and {sp.N(L.value('alpha_quickly'), 5)}, which round the same.")
 
 
 @derivation.section("5. Step 3: Combining Values")
 def combining(s):
     L, v, score, a_dog, a_quickly, out = one_query(s, "the weighted sum of the values")
-    s.claim("[0.41, 0.49, 0.41]", out, what="output(quickly) = α_dog V_dog + α_quickly V_quickly")
+    s.claim(s.page.printed(near=r"\text{approx}", index=0), out,
+            what="output(quickly) = α_dog V_dog + α_quickly V_quickly")
