@@ -14,7 +14,7 @@ equivalent edit below).
 import pytest
 
 from symseq.audit import audit_document, read
-from symseq.audit.mutate import KINDS, Mutation, judge, mutations, plan, sample
+from symseq.audit.mutate import HELD_OUT, KINDS, PAGE_KINDS, Mutation, judge, mutations, plan, sample
 from symseq.read import scan
 from test_audit import EXPECTED, SEEDS, needs_seeds
 from symseq.authoring import bundled
@@ -63,6 +63,110 @@ def test_the_kinds_of_edit():
     (tok,) = scan("d_k = 0")
     assert set(mutations(tok)) == {"last", "delete", "repeat"}  # zero has no sign; one digit has no middle
     assert KINDS == ("last", "middle", "sign", "swap", "delete") and "repeat" not in KINDS
+
+
+# a small page for the edits of the page's other mathematics (audited with no derivation: its numbers uncovered)
+PAGE = r"""# Shapes
+
+Write the input as rows $X\in\mathbb R^{T\times D}$ and the values as $T\times d_v$; the table is 7×5, the mask 4×4 here.
+
+For \(t=T-1,\ldots,0\), \(h_{t-1}\) feeds \(x_2\) and \(e^{2w-1}\).
+
+1. In 2024 a larger score gives a Larger weight; see the table below, for more details.
+2. Is the weight larger? Weights below 0 are more rare than positive ones.
+
+# Numbers
+
+The score is 0.25 and the weight 0.75; the width is 3.
+
+# Other
+
+The bias is 0.5, the step 0.25.
+"""
+
+
+def _page(text=PAGE):
+    from symseq.read.document import parse
+
+    doc = parse(text, path="page.md")
+    return doc, audit_document(doc, [])
+
+
+def test_the_held_out_kinds_of_edit_of_the_page():
+    assert HELD_OUT == ("repeat", "shape", "integer", "word", "copy") and PAGE_KINDS == HELD_OUT[1:]
+    assert not set(PAGE_KINDS) & set(KINDS)
+
+
+def test_a_shape_edit_transposes_a_printed_shape_whose_sizes_differ():
+    doc, rep = _page()
+    line = doc.lines[2]
+    edits = [m.apply(doc.lines)[2] for m in plan(rep, doc, kinds=("shape",))]
+    assert edits == [line.replace(r"R^{T\times D}", r"R^{D\times T}"),
+                     line.replace(r"$T\times d_v$", r"$d_v\times T$"),
+                     line.replace("7×5", "5×7")]  # 4×4 is left alone: its sizes are equal
+    # a shape the reader reads (a number and a symbol) keeps a space after \times
+    doc, rep = _page("A column of size \\(H\\times1\\) and a row of size \\(1\\times D\\).\n")
+    assert [m.apply(doc.lines)[0] for m in plan(rep, doc, kinds=("shape",))] == [
+        "A column of size \\(1\\times H\\) and a row of size \\(1\\times D\\).",
+        "A column of size \\(H\\times1\\) and a row of size \\(D\\times 1\\)."]
+
+
+def test_an_integer_edit_changes_an_integer_of_a_formula_by_one():
+    doc, rep = _page()
+    muts = plan(rep, doc, kinds=("integer",))
+    assert {m.line for m in muts} == {5}  # not the list markers, the year, nor the numbers of prose
+    assert [m.apply(doc.lines)[4] for m in muts] == [
+        r"For \(t=T-2,\ldots,0\), \(h_{t-1}\) feeds \(x_2\) and \(e^{2w-1}\).",  # a loop bound
+        r"For \(t=T-1,\ldots,1\), \(h_{t-1}\) feeds \(x_2\) and \(e^{2w-1}\).",  # a loop bound
+        r"For \(t=T-1,\ldots,0\), \(h_{t-2}\) feeds \(x_2\) and \(e^{2w-1}\).",  # a time-step subscript
+        r"For \(t=T-1,\ldots,0\), \(h_{t-1}\) feeds \(x_3\) and \(e^{2w-1}\).",  # a position subscript
+        r"For \(t=T-1,\ldots,0\), \(h_{t-1}\) feeds \(x_2\) and \(e^{3w-1}\).",  # an exponent
+        r"For \(t=T-1,\ldots,0\), \(h_{t-1}\) feeds \(x_2\) and \(e^{2w-2}\)."]
+    assert [m.note for m in muts] == ["index value", "index value", "subscript", "subscript", "superscript",
+                                      "superscript"]
+    doc, rep = _page("Then \\(h_{09}\\) and \\(x_9\\).\n")
+    assert [m.after for m in plan(rep, doc, kinds=("integer",))] == ["10", "10"]
+
+
+def test_a_word_edit_flips_a_comparison_word_and_a_question_is_not_counted():
+    doc, rep = _page()
+    muts = plan(rep, doc, kinds=("word",))
+    assert [(m.line, m.apply(doc.lines)[m.line - 1]) for m in muts] == [
+        (7, "1. In 2024 a smaller score gives a Larger weight; see the table below, for more details."),
+        (7, "1. In 2024 a larger score gives a Smaller weight; see the table below, for more details."),
+        (8, "2. Is the weight smaller? Weights below 0 are more rare than positive ones."),
+        (8, "2. Is the weight larger? Weights above 0 are more rare than positive ones."),
+        (8, "2. Is the weight larger? Weights below 0 are less rare than positive ones."),
+        (8, "2. Is the weight larger? Weights below 0 are more rare than negative ones.")]
+    assert [m.excuse for m in muts] == ["", "", "a question: it states nothing true or false", "", "", ""]
+    # "the table below" is a place on the page and "more details" no comparison: neither is flipped
+    v = judge(muts[2], doc, [], clean=rep)  # the audit has nothing to say of a question: not counted, with why
+    assert not v.caught and v.equivalent and v.reason == muts[2].excuse
+
+
+def test_a_copy_edit_puts_another_number_of_the_same_section_and_kind():
+    doc, rep = _page()
+    muts = plan(rep, doc, kinds=("copy",))
+    # 0.25 and 0.75 take each other's place, and so do 0.5 and 0.25 of the last section (a copy comes from its
+    # own section: 0.75 is not taken there); the width 3 has no other integer of its section to take
+    assert [(m.line, m.apply(doc.lines)[m.line - 1]) for m in muts] == [
+        (12, "The score is 0.75 and the weight 0.75; the width is 3."),
+        (12, "The score is 0.25 and the weight 0.25; the width is 3."),
+        (16, "The bias is 0.25, the step 0.25."),
+        (16, "The bias is 0.5, the step 0.5.")]
+
+
+def test_a_plan_is_the_same_for_the_same_seed():
+    text = PAGE + "\n# More\n\nHere 0.1, 0.2, 0.3, 0.4, 0.5, 0.6 and 0.7 are printed.\n"
+    doc, rep = _page(text)
+    kinds = KINDS + HELD_OUT
+    first = plan(rep, doc, kinds=kinds, seed=7)
+    doc2, rep2 = _page(text)  # read and audited again
+    again = plan(rep2, doc2, kinds=kinds, seed=7)
+    assert first == again and {m.kind for m in first} >= set(PAGE_KINDS)
+    others = [plan(rep, doc, kinds=("copy",), seed=s) for s in range(5)]
+    assert len({tuple(m.after for m in p) for p in others}) > 1  # the seed draws what a copy puts in
+    assert sample(first, 2, seed=1) == sample(again, 2, seed=1)
 
 
 def test_a_repeat_prints_the_line_again_below_it_with_the_number_changed():
