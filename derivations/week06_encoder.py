@@ -1,51 +1,44 @@
 """Week 06 — the Transformer encoder, computed by hand: tokens, positions, attention, one block, task heads.
 
-Source: seed handout ``004_daeab95066cb0286.txt`` (Week 06 notes), from "Words
-become positioned token representations" to the end. Sections follow the
-handout: token IDs (Table 7), embedding lookup (Table 8), sinusoidal
-positions at the odd width D = 5, H^(0) = E_seq + P, one attention head
-(Tables 10–16), two heads of width 3 joined by a 6→5 output map
-(Tables 17–21), a pre-norm encoder block with LayerNorm and a ReLU MLP and
-the stack's final LayerNorm (Tables 23–31), why position is needed,
-pre-norm against post-norm, task heads and masks (Table 33), the tutorial's
-uniform baseline and the image-patch shapes.
+Source: seed handout ``004_daeab95066cb0286.txt`` (Week 06 notes), from "Words become positioned token
+representations" to the end, section by section: token IDs (Table 7), embedding lookup (Table 8), sinusoidal
+positions at the odd width D = 5, H^(0) = E_seq + P, one attention head (Tables 10–16), two heads of width 3 joined
+by a 6→5 output map (Tables 17–21), a pre-norm encoder block with LayerNorm and a ReLU MLP and the stack's final
+LayerNorm (Tables 23–31), why position is needed, pre-norm against post-norm, task heads and masks (Table 33), the
+tutorial's uniform baseline and the image-patch shapes.
 
-Conventions read from the handout: rows are positions; weights are stored
-output × input and right-multiplied by their transpose (``orientation="out_in"``,
-W_Q is 3×5); scores are divided by √d_k = √3; masks are exact −∞ before the
-row softmax; LayerNorm uses the population variance with ε = 10⁻⁵ inside the
-square root, γ = 1 and β = 0 as parameter values; ReLU'(0) = 0; embeddings
-are not scaled by √D; attention has no biases, the MLP has biases.
+The page's numbers are read from the page, not copied: the parameters (Table 8's embeddings, head 1's printed
+W_Qᵀ, W_Kᵀ, W_Vᵀ, head 2's maps, W_O, the MLP's W_1, b_1, W_2, b_2) by :func:`parameters`, and each claim's printed
+value from the line of its section that prints it (without LaTeX's thin spaces) or, a claim per cell, its table.
 
-Tables printed "to three significant digits" are checked entry by entry at
-three significant digits (a printed 2 stands for 2.00, a printed 0 for an
-exact zero). The deep ledgers are decided with mpmath at 50 digits from the
+Conventions read from the handout: rows are positions; weights are stored output × input and right-multiplied by
+their transpose (``orientation="out_in"``, W_Q is 3×5); scores are divided by √d_k = √3; masks are exact −∞ before
+the row softmax; LayerNorm uses the population variance with ε = 10⁻⁵ inside the square root, γ = 1 and β = 0 as
+parameter values; ReLU'(0) = 0; embeddings are not scaled by √D; attention has no biases, the MLP has biases.
+Tables printed "to three significant digits" are checked entry by entry at three significant digits (a printed 2
+stands for 2.00, a printed 0 for an exact zero); the deep ledgers are decided with mpmath at 50 digits from the
 exact inputs (sin 3, cos(3/10000^(2/5)), the handout's decimals as Rationals).
 
-Not claims (numbers that follow from no computation in the text), declared with
-``section.reported`` in the tutorial's section so that ``symseq audit`` counts them apart:
-* Table 34 (held-out cue-recall accuracy of trained RNN, GRU and Transformer
-  recipes, mean ± standard deviation over three seeds) reports stored results
-  of trained models;
-* the tutorial's parameter counts 1,943 / 2,023 / 1,915: the recipes are not
-  specified completely enough to recount them (output head width, biases and
-  the Transformer's normalisation parameters are not given);
-* the tutorial's split sizes (4,096 / 512 / 1,024 episodes), seeds
-  (6206–6208), epochs, learning rate and clipping threshold are inputs;
-* Figures 4–6 and 8–11 annotate values the text does not print: they are
-  recorded as heatmaps, and their entries are the checked rows of the ledgers.
+Not claims, declared with ``section.reported`` in the tutorial's section so that ``symseq audit`` counts them apart:
+Table 34 (cue-recall accuracy of trained RNN, GRU and Transformer recipes, mean ± standard deviation over three
+seeds), the parameter counts 1,943 / 2,023 / 1,915 (the recipes are not specified completely enough to recount
+them), and the tutorial's split sizes, seeds, epochs, learning rate and clipping threshold (inputs of its runs).
+Figures 4–6 and 8–11 annotate values the text does not print: they are recorded as heatmaps of the checked ledgers.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 
 import sympy as sp
 
 from symseq import Derivation, Ledger, MaskError, blocks, exact, ops, relu
+from symseq.authoring.page import PageView
 from symseq.derive import dot_product_variance, properties
 from symseq.functions import partial
 from symseq.numbers import short
+from symseq.read import read_printed
 
 derivation = Derivation(
     "week06-encoder",
@@ -54,47 +47,14 @@ derivation = Derivation(
     description="tokens, odd-width positions, one and two heads, a pre-norm block, final LayerNorm, masks and heads",
 )
 
-# ---------------------------------------------------------------------------
-# the handout's example: text, vocabulary, parameters
-# ---------------------------------------------------------------------------
+# --- the handout's example: text, sizes, and the parameters its page prints ---
 
 PREFIX = "A journey of a thousand miles begins"
 CONTINUATION = "with a single step."
 T, K, D, D_K = 7, 9, 5, 3
 EPS = "1e-5"
-
-# Table 8: the illustrative embedding table, rows are vocabulary IDs 0..8.
-E_VOCAB = [
-    ["0.2", "-0.1", "0.4", "0", "-0.2"],     # a
-    ["0.5", "0.3", "-0.2", "0.1", "0.4"],    # journey
-    ["-0.1", "0.2", "0", "-0.3", "0.1"],     # of
-    ["0.4", "-0.4", "0.2", "0.5", "-0.1"],   # thousand
-    ["0.1", "0.5", "-0.3", "0.2", "0.3"],    # miles
-    ["-0.3", "0.1", "0.5", "-0.2", "0.2"],   # begins
-    ["0", "-0.2", "0.1", "0.3", "-0.4"],     # with
-    ["0.3", "0", "-0.1", "0.4", "0.2"],      # single
-    ["-0.2", "0.4", "0.3", "-0.1", "0.5"],   # step
-]
-
-HALF = sp.Rational(1, 2)
-# Head 1: the handout prints the right multipliers W_Qᵀ, W_Kᵀ, W_Vᵀ (5×3); the stored maps are their transposes.
-W_Q1_T = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]]
-W_K1_T = [[HALF, 0, 0], [0, 1, 0], [0, 0, HALF], [HALF, 0, 0], [0, 0, HALF]]
-W_V1_T = [[1, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, HALF], [0, 0, HALF]]
-# Head 2: printed as stored 3×5 maps.
-W_Q2 = [[0, 0, 0, 1, 0], [0, 0, 0, 0, 1], ["0.5", "0.5", 0, 0, 0]]
-W_K2 = [[0, 0, 0, 1, 0], [0, 0, 1, 0, 0], [0, "0.5", 0, 0, "0.5"]]
-W_V2 = [[0, 1, 0, 0, 0], [0, 0, 0, 1, 0], ["0.5", 0, 0, 0, "0.5"]]
-# Output projection, stored 5×6.
-W_O = [[1, 0, 0, "0.5", 0, 0], [0, 1, 0, 0, "0.5", 0], [0, 0, 1, 0, 0, "0.5"], ["0.5", 0, 0, 0, 1, 0],
-       [0, "0.5", 0, 1, 0, 0]]
-# MLP, F = 4: W_1 is 4×5, W_2 is 5×4 (stored output × input), biases broadcast across rows.
-W_1 = [[1, 0, "-0.5", 0, 0], [0, 1, 0, 0, "-0.5"], [0, 0, 1, "0.5", 0], ["0.5", 0, 0, 0, 1]]
-B_1 = [["0.1", "-0.2", "0.15", "0.05"]]
-W_2 = [["0.5", 0, "0.2", 0], [0, "0.5", 0, "0.2"], ["0.2", 0, "0.5", 0], [0, "0.2", 0, "0.5"], ["0.3", 0, 0, "0.3"]]
-B_2 = [["0.05", "-0.05", "0", "0.1", "-0.1"]]
-
 ORIENT = "out_in"
+CLEARLY = "0.1"  # how far two values the text calls distinct are apart at least (by="0.01": a smaller change)
 FEATURES = [f"Feature {j}" for j in range(D)]
 HEAD_FEATURES = [f"Feature {j}" for j in range(D_K)]
 J_COLS = [f"j={j}" for j in range(D)]
@@ -105,6 +65,52 @@ IDS = VOCAB.ids(TOKENS)
 # the key mask of the padded prefix (right padding, two pad rows): 1 for a real token, 0 for padding
 PAD_MASK = [1] * T + [0, 0]
 ROWS = [f"{t}: {w}" for t, w in enumerate(TOKENS)]
+MLP = ("W_1", "b_1", "W_2", "b_2")
+
+
+def per_page(build):
+    """``build()`` once per page the derivation reads (``symseq audit FILE`` reads FILE)."""
+    cached = functools.cache(lambda page: build())
+    return functools.wraps(build)(lambda: cached(derivation.page_path))
+
+
+def quoted(text: str) -> str:
+    """A printed value as a claim quotes it: without LaTeX's thin spaces and blanks (``(1.06,\\;0.789)``)."""
+    return re.sub(r"\\[;,]|\s+", "", text)
+
+
+def matrix(text: str) -> sp.ImmutableMatrix:
+    """The exact value of a printed list or LaTeX matrix whose entries may be fractions (``\\tfrac12``)."""
+    p = read_printed(quoted(text))
+    rows, cols = p.shape if len(p.shape) == 2 else (1, len(p.entries))
+    return sp.ImmutableMatrix(rows, cols, [exact(e.value) if hasattr(e, "value") else e for e in p.entries])
+
+
+@per_page
+def parameters() -> dict:
+    """The example's untrained parameters as the page prints them: E_vocab (Table 8, rows are token IDs), the
+    heads' stored 3×5 maps (head 1's from its printed transposes), the stored 5×6 W_O and the MLP (F = 4)."""
+    doc = derivation.page
+    page = PageView(doc, 1, doc.n, derivation.source)
+    p = {"E_vocab": sp.ImmutableMatrix([[exact(c) for c in row[-D:]] for row in page.table("Table 8")])}
+    for n, near, k in (("W_Q", r"\mathbf W_Q^\top=", 0), ("W_K", r"\mathbf W_Q^\top=", 1),
+                       ("W_V", r"\mathbf W_V^\top=", 0)):
+        p[n + "^{[1]}"] = matrix(page.printed(near=near, index=k)).T
+    for n in ("W_Q^{[2]}", "W_K^{[2]}", "W_V^{[2]}", "W_O") + MLP:
+        p[n] = matrix(page.printed(n))
+    return p
+
+
+def line_values(s, near: str, *indices: int):
+    """The ``indices``-th values (numbers, lists, matrices) printed on the section's line holding ``near``, quoted."""
+    out = [quoted(s.page.printed(near=near, index=k)) for k in indices]
+    return out[0] if len(out) == 1 else out
+
+
+def approximations(s, near: str) -> list[tuple[str, str]]:
+    """(formula, value) of each ``\\(formula \\approx value\\)`` on the section's line holding ``near``."""
+    inline = r"((?:(?!\\[()]).)+?)"  # text of one inline formula, up to its \approx or its closing \)
+    return re.findall(r"\\\(" + inline + r"\\approx" + inline + r"\\\)", s.page.doc.line(s.page.line(near)))
 
 
 def sizes(s, *pairs, at: str = "sizes"):
@@ -113,60 +119,55 @@ def sizes(s, *pairs, at: str = "sizes"):
         s.given(sp.Integer(value), what=what, at=at)
 
 
-def table(s, label: str, text: str, value, cols: list[str], *, what: str = ""):
-    """Check a table printed to three significant digits, one claim per entry; ``text`` is copied as the handout
-    prints it, one row a line: its label, then ``len(cols)`` numbers."""
-    lines = [line.split() for line in text.strip().splitlines()]
-    rows, printed = [" ".join(f[:-len(cols)]) for f in lines], [f[-len(cols):] for f in lines]
-    return s.table(label, printed, value, rows=rows, cols=cols, digits=3, exact=False, what=what)
+def table(s, label: str, value, cols: list[str], *, what: str = ""):
+    """Check the page's table ``label``, printed to three significant digits, one claim per entry."""
+    return s.table(label, None, value, cols=cols, digits=3, exact=False, what=what)
 
 
-# ---------------------------------------------------------------------------
-# ledgers: positioned input, the heads on H^(0), the encoder block
-# ---------------------------------------------------------------------------
+# --- ledgers: positioned input, the heads on H^(0), the encoder block ---
 
 def positioned_input(L: Ledger, *, ids=None, token_order=None) -> dict:
     """E_vocab, E_seq (lookup by ID), P (sinusoidal, T×D) and H^(0) = E_seq + P on ledger ``L``.
 
-    ``ids`` replaces the prefix's token IDs (any length); ``token_order``
-    reorders them while positions stay where they are (the handout's
-    experiment in "Why position is still necessary").
+    ``ids`` replaces the prefix's token IDs (any length); ``token_order`` reorders them while positions stay where
+    they are (the handout's experiment in "Why position is still necessary").
     """
     ids = IDS if ids is None else list(ids)
     if token_order is not None:
         ids = [ids[i] for i in token_order]
-    E = L.parameter("E_vocab", E_VOCAB, note="Table 8, rows are token IDs")
+    E = L.parameter("E_vocab", parameters()["E_vocab"], note="Table 8, rows are token IDs")
     E_seq = blocks.embedding_lookup(L, E, ids)
     P = blocks.positions(L, len(ids), D)
     return {"ids": ids, "E_vocab": E, "E_seq": E_seq, "P": P, "H0": blocks.add_positions(L, E_seq, P)}
 
 
 def head_parameters(L: Ledger) -> tuple[list, object]:
-    """The two heads' stored 3×5 maps (head 1 from its printed transposes) and the stored 5×6 W_O."""
-    t = lambda m: sp.Matrix(m).T  # noqa: E731
-    heads = [
-        (L.parameter("W_Q^{[1]}", t(W_Q1_T)), L.parameter("W_K^{[1]}", t(W_K1_T)), L.parameter("W_V^{[1]}", t(W_V1_T))),
-        (L.parameter("W_Q^{[2]}", W_Q2), L.parameter("W_K^{[2]}", W_K2), L.parameter("W_V^{[2]}", W_V2)),
-    ]
-    return heads, L.parameter("W_O", W_O)
+    """The two heads' stored 3×5 maps (W_Q, W_K, W_V of each) and the stored 5×6 W_O."""
+    p = parameters()
+    heads = [tuple(L.parameter(f"{w}^{{[{i}]}}", p[f"{w}^{{[{i}]}}"]) for w in ("W_Q", "W_K", "W_V")) for i in (1, 2)]
+    return heads, L.parameter("W_O", p["W_O"])
+
+
+def mlp_parameters(L: Ledger) -> tuple:
+    """W_1 (4×5), b_1, W_2 (5×4), b_2 as the page prints them (stored output × input, biases broadcast)."""
+    return tuple(L.parameter(n, parameters()[n]) for n in MLP)
 
 
 def block_parameters(L: Ledger) -> blocks.BlockParams:
     """The block's parameters: both heads and W_O, the MLP (F = 4) and γ = 1, β = 0 for LN_1 and LN_2."""
     heads, W_Ov = head_parameters(L)
-    mlp = (L.parameter("W_1", W_1), L.parameter("b_1", B_1), L.parameter("W_2", W_2), L.parameter("b_2", B_2))
     ln = lambda k: (L.parameter(f"gamma_{k}", [[1] * D]), L.parameter(f"beta_{k}", [[0] * D]))  # noqa: E731
-    return blocks.BlockParams(heads, W_Ov, mlp, ln1=ln(1), ln2=ln(2))
+    return blocks.BlockParams(heads, W_Ov, mlp_parameters(L), ln1=ln(1), ln2=ln(2))
 
 
-@functools.cache
+@per_page
 def input_ledger() -> tuple[Ledger, dict]:
     """Tokens to H^(0): small and exact (closed forms such as 1/5 + sin 3 are shown beside the decimals)."""
     L = Ledger("positioned input: E_seq = E_vocab[k_t], P sinusoidal, H^(0) = E_seq + P")
     return L, positioned_input(L)
 
 
-@functools.cache
+@per_page
 def attention_ledger() -> tuple[Ledger, dict]:
     """The standalone heads on H^(0): head 1 (unrestricted and causal), head 2, C = [O^[1] | O^[2]], B_att = C W_Oᵀ."""
     L = Ledger("one and two heads on H^(0), d_k = d_v = 3", exact_forms=False)
@@ -200,42 +201,51 @@ def block_ledger(title: str, *, norm: str = "pre", permutation=None, token_order
     return L, r
 
 
-@functools.cache
+@per_page
 def walkthrough_block() -> tuple[Ledger, dict]:
     """The handout's pre-norm block on H^(0) with its final LayerNorm (N_layers = 1)."""
     return block_ledger("one pre-norm encoder block and the final LayerNorm")
 
 
-# ---------------------------------------------------------------------------
-# Words become positioned token representations
-# ---------------------------------------------------------------------------
+def symbolic_rows(s, title: str, row: str, maps, statements, *, at: str):
+    """The sparse maps read off on a symbolic input row (ledger ``title``): for each ``(statement, name, k, want,
+    then)``, the k-th of ``maps(L)`` sends the row x to ``want(x)``; ``then``, if not None, is a claim
+    ``(printed, value, what)`` the text prints after that statement."""
+    Ls = s.ledger(title)
+    h = Ls.input(row, shape=(1, D))
+    Ws, x = maps(Ls), list(Ls.entry_symbols(row))
+    for statement, name, k, want, then in statements:
+        out = blocks.linear(Ls, name, h, Ws[k], orientation=ORIENT)
+        s.identity(statement, Ls.expand(out.name, values=True) - sp.Matrix([want(x)]), at=at)
+        if then is not None:
+            s.claim(then[0], then[1], what=then[2], at=at)
+
+
+# --- Words become positioned token representations ---
 
 @derivation.section("Turn the completion into a sequence of token IDs")
 def token_ids(s):
     s.note("Tokenisation is the handout's declared rule (lowercase, split at spaces, drop punctuation), "
            "applied to the supplied prefix; the arrow before the continuation is not part of the input.")
+    printed = [row[1] for row in s.page.table("Table 7")]  # Table 7's input-token column
     s.prove("the rule turns the prefix into the seven printed tokens (Table 7's input-token column)",
-            lambda: (TOKENS == "a journey of a thousand miles begins".split(), f"tokens = {TOKENS}"),
-            at="input tokens")
-    s.claim("7", sp.Integer(len(TOKENS)), what="T, positions in the prefix", at="input tokens",
-            near=r"\(T=7\) positions")
-    s.claim("6", sp.Integer(len(set(TOKENS))), what="distinct types in the prefix", at="vocabulary",
-            near="six distinct token types")
-    s.claim("9", sp.Integer(len(VOCAB)), what="K, vocabulary size with with, single, step", at="vocabulary",
-            near=r"vocabulary size \(K=9\)")
-    s.claim("9", sp.Integer(len(VOCAB)), what="K, vocabulary entries", at="three counts",
-            near=r"\(K=9\) vocabulary entries")
+            lambda: (TOKENS == printed, f"tokens = {TOKENS}"), at="input tokens")
+    for count, n, what, at, near in (
+            ("7", len(TOKENS), "T, positions in the prefix", "input tokens", r"\(T=7\) positions"),
+            ("6", len(set(TOKENS)), "distinct types in the prefix", "vocabulary", "six distinct token types"),
+            ("9", len(VOCAB), "K, vocabulary size with with, single, step", "vocabulary", r"vocabulary size \(K=9\)"),
+            ("9", len(VOCAB), "K, vocabulary entries", "three counts", r"\(K=9\) vocabulary entries")):
+        s.claim(count, sp.Integer(n), what=what, at=at, near=near)
     sizes(s, ("D, representation features", D), at="three counts")
-    s.table("Table 7", [[str(k)] for k in (0, 1, 2, 0, 3, 4, 5)], sp.ImmutableMatrix(T, 1, IDS),
-            rows=[str(t) for t in range(T)], cols=["Token ID k_t"], what="token ID")
+    s.table("Table 7", None, sp.ImmutableMatrix(T, 1, IDS), rows=[str(t) for t in range(T)],
+            cols=["Token ID k_t"], what="token ID")
     s.prove("both occurrences of a have the same ID but different positions",
             lambda: (IDS[0] == IDS[3] and TOKENS[0] == TOKENS[3] == "a", f"k_0 = k_3 = {IDS[0]}"), at="Table 7",
             near="The two occurrences of a have the same ID")
-    # Another order of the vocabulary, with the lookup's IDs relabelled to match, selects the same rows.
-    order = [8, 6, 4, 2, 0, 1, 3, 5, 7]  # new ID i holds the old entry order[i]
-    Lv = Ledger("the vocabulary in another order, IDs relabelled")
-    relabelled = blocks.embedding_lookup(Lv, Lv.parameter("E_vocab", [E_VOCAB[k] for k in order]),
-                                         [order.index(k) for k in IDS])
+    # Another order of the vocabulary (new ID i holds the old entry order[i]), the lookup's IDs relabelled to match.
+    order, Lv = [8, 6, 4, 2, 0, 1, 3, 5, 7], Ledger("the vocabulary in another order, IDs relabelled")
+    relabelled = blocks.embedding_lookup(Lv, Lv.parameter("E_vocab", parameters()["E_vocab"].extract(
+        order, list(range(D)))), [order.index(k) for k in IDS])
     s.agree("the order of the vocabulary is arbitrary: reordered entries with matching IDs select the same rows",
             relabelled, input_ledger()[1]["E_seq"], at="three counts",
             near="The order of vocabulary entries is arbitrary")
@@ -254,7 +264,8 @@ def embeddings(s):
     s.given(r["E_vocab"], what="E_vocab, the embedding table", at="Table 8")
     s.claim_shape("7×5", r["E_seq"], what="E_seq, one row per occurrence", at="E_seq")
     for t, which in ((0, "first"), (3, "second")):
-        s.claim("(0.2,-0.1,0.4,0,-0.2)", r["E_seq"][t, :], exact=True, what=f"e_{t}, the {which} a", at="e_0 = e_3")
+        s.claim(line_values(s, r"\mathbf e_0=\mathbf e_3=", 0), r["E_seq"][t, :], exact=True,
+                what=f"e_{t}, the {which} a", at="e_0 = e_3")
     s.agree("the first and fourth rows of E_seq are equal (lookup alone carries no position)", r["E_seq"][0, :],
             r["E_seq"][3, :], at="e_0 = e_3", near="their values match exactly")
     s.heatmap("Figure 4", r["E_seq"], rows=ROWS, cols=J_COLS, title="Embedding lookup: seven rows of five features")
@@ -263,11 +274,10 @@ def embeddings(s):
 @derivation.section("Supply position as a second vector")
 def position_vectors(s):
     L, r = input_ledger()
-    P = r["P"]
-    omega = blocks.angular_frequencies(D)
-    s.differ("each position gets its own vector: every two rows of P differ",
-             [P[t, :] for t in range(T) for u in range(t + 1, T)], [P[u, :] for t in range(T) for u in range(t + 1, T)],
-             by="0.1", at="positional encoding",
+    P, omega = r["P"], blocks.angular_frequencies(D)
+    pairs = [(t, u) for t in range(T) for u in range(t + 1, T)]
+    s.differ("each position gets its own vector: every two rows of P differ", [P[t, :] for t, _ in pairs],
+             [P[u, :] for _, u in pairs], by=CLEARLY, at="positional encoding",
              near="a token appearing elsewhere receives a different position vector")
     halves = [sp.floor(sp.Rational(j, 2)) for j in range(D)]
     shared = all(omega[2 * m] == omega[2 * m + 1] for m in range(D // 2))
@@ -275,24 +285,20 @@ def position_vectors(s):
             lambda: (halves == [j // 2 for j in range(D)] and shared, f"⌊j/2⌋ = {halves} for j = 0, …, {D - 1}"),
             what="features 2m and 2m + 1 share the pair index m and so the frequency ω_j", at="angular frequencies",
             near="denote the integer part of")
-    s.prove("neighbouring sine and cosine features share a frequency", lambda: (
-        shared, f"ω = {omega}"), at="angular frequencies",
-        near="Neighboring sine/cosine coordinates share a frequency")
+    s.prove("neighbouring sine and cosine features share a frequency", lambda: (shared, f"ω = {omega}"),
+            at="angular frequencies", near="Neighboring sine/cosine coordinates share a frequency")
     s.identity(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
                *(omega[j] - sp.Integer(10000) ** sp.Rational(-2 * (j // 2), D) for j in range(D)),
                what=f"the angular frequencies at D = {D}", at="angular frequencies")
-    # the text sets the width (D = 5) and then prints p_t for every t in one formula
-    sizes(s, ("D, the odd width", D), at="p_t at D = 5")
-    formula = (r"(\sin t, \cos t, \sin\frac{t}{10000^{2/5}}, \cos\frac{t}{10000^{2/5}}, "
-               r"\sin\frac{t}{10000^{4/5}})")
+    sizes(s, ("D, the odd width", D), at="p_t at D = 5")  # the text sets the width, then prints every p_t at once
     for t in range(T):
-        s.claim(formula, P[t, :], names={"t": sp.Integer(t)}, what=f"p_{t} from ω_j = 10000^(−2⌊j/2⌋/5)",
-                at="p_t at D = 5")
+        s.claim(r"(\sin t, \cos t, \sin\frac{t}{10000^{2/5}}, \cos\frac{t}{10000^{2/5}}, \sin\frac{t}{10000^{4/5}})",
+                P[t, :], names={"t": sp.Integer(t)}, what=f"p_{t} from ω_j = 10000^(−2⌊j/2⌋/5)", at="p_t at D = 5")
     s.prove("the first pair turns fastest, the second pair more slowly and the last sine more slowly still", lambda: (
         omega[0] > omega[2] > omega[4], f"ω_0 = {omega[0]}, ω_2 = {omega[2]}, ω_4 = {omega[4]}"), at="position zero",
         near="The second pair changes more slowly")
-    s.claim("(0,1,0,1,0)", P[0, :], what="p_0", at="position zero")
-    s.claim("(0.141,-0.990,0.0753,0.997,0.00189)", P[3, :], digits=3, what="p_3", at="position three")
+    s.claim(quoted(s.page.printed("p_0")), P[0, :], what="p_0", at="position zero")
+    s.claim(quoted(s.page.printed("p_3")), P[3, :], digits=3, what="p_3", at="position three")
     # complete sin/cos pairs: (sin, cos) at angle (t + Δ)ω_j is the pair at tω_j turned by Δω_j
     tt = sp.Symbol("t", real=True)
     pair = lambda a: sp.Matrix([[sp.sin(a), sp.cos(a)]])  # noqa: E731
@@ -301,12 +307,11 @@ def position_vectors(s):
     s.identity("each complete pair at t + Δ is a linear map of the pair at t with coefficients depending on Δ only",
                *(m.applyfunc(lambda e: sp.expand_trig(sp.expand(e))) for m in shifts), at="even-width pairs")
     s.differ("the unpaired last sine has no fixed one-coordinate shift rule: P[t+1,4]/P[t,4] changes with t",
-             P[2, 4] / P[1, 4], P[3, 4] / P[2, 4], by="0.1", at="odd width")
+             P[2, 4] / P[1, 4], P[3, 4] / P[2, 4], by=CLEARLY, at="odd width")
     s.claim_shape("7×5", P, what="P, seven positions by five features", at="Figure 5")
-    Lo = Ledger("positions under other words")
     s.agree("the position vectors depend on the position, not on the word there",
-            positioned_input(Lo, ids=[8, 7, 6, 5, 4, 3, 2])["P"], P, at="Figure 5",
-            near="These vectors depend on position, not on which word")
+            positioned_input(Ledger("positions under other words"), ids=[8, 7, 6, 5, 4, 3, 2])["P"], P,
+            at="Figure 5", near="These vectors depend on position, not on which word")
     s.heatmap("Figure 5", P, rows=[str(t) for t in range(T)], cols=J_COLS,
               title="Sinusoidal positions, D = 5 (the last sine unpaired)")
 
@@ -314,21 +319,22 @@ def position_vectors(s):
 @derivation.section("Add token identity and position coordinate by coordinate")
 def add_position(s):
     L, r = input_ledger()
-    H0 = r["H0"]
+    H0, E_seq = r["H0"], r["E_seq"]
     s.claim_shape("7×5", H0, what="H^(0) = E_seq + P", at="H^(0)")
-    s.claim("(0.2,-0.1,0.4,0,-0.2)", r["E_seq"][0, :], exact=True, what="e_0", at="h_0^(0)")
-    s.claim("(0,1,0,1,0)", r["P"][0, :], what="p_0", at="h_0^(0)")
-    s.claim("(0.2,0.9,0.4,1,-0.2)", H0[0, :], exact=True, what="h_0^(0) = e_0 + p_0", at="h_0^(0)")
-    s.claim("(0.341,-1.09,0.475,0.997,-0.198)", H0[3, :], digits=3, what="h_3^(0)", at="h_3^(0)")
-    s.claim(r"0.2+\sin 3", H0[3, 0], what="h_{3,0}^(0)", at="h_3^(0)")
-    s.claim("0.341", H0[3, 0], what="0.2 + sin 3", at="h_3^(0)")
-    s.claim(r"-0.1+\cos 3", H0[3, 1], what="h_{3,1}^(0)", at="h_3^(0)")
-    s.claim("-1.09", H0[3, 1], what="−0.1 + cos 3", at="h_3^(0)")
-    s.differ("the two occurrences of a are now distinct rows", H0[0, :], H0[3, :], by="0.1", at="h_3^(0)",
+    # e_0 + p_0 = h_0^(0), printed on one line: (0.2, …) + (0, 1, 0, 1, 0) = (0.2, 0.9, …)
+    for k, (node, what) in enumerate(((E_seq[0, :], "e_0"), (r["P"][0, :], "p_0"), (H0[0, :], "h_0^(0) = e_0 + p_0"))):
+        s.claim(line_values(s, r"\mathbf h_0^{(0)} &=", k), node, exact=None if k == 1 else True, what=what,
+                at="h_0^(0)")
+    s.claim(quoted(s.page.printed("h_3^{(0)}")), H0[3, :], digits=3, what="h_3^(0)", at="h_3^(0)")
+    # "its first coordinate is 0.2 + sin 3 ≈ 0.341. Its second is −0.1 + cos 3 ≈ −1.09"
+    for j, (formula, value) in enumerate(approximations(s, "its first coordinate is")):
+        s.claim(formula, H0[3, j], what=f"h_{{3,{j}}}^(0)", at="h_3^(0)")
+        s.claim(value, H0[3, j], what=f"h_{{3,{j}}}^(0) = {formula}", at="h_3^(0)")
+    s.differ("the two occurrences of a are now distinct rows", H0[0, :], H0[3, :], by=CLEARLY, at="h_3^(0)",
              near="The two a occurrences are now distinct")
-    s.agree("… while their token embedding is still the one shared row", r["E_seq"][0, :], r["E_seq"][3, :],
+    s.agree("… while their token embedding is still the one shared row", E_seq[0, :], E_seq[3, :],
             at="h_3^(0)", near="their underlying token embedding is still shared")
-    Hv, Pv, Ev = (L.value(n) for n in (H0.name, r["P"].name, r["E_seq"].name))
+    Hv, Pv, Ev = (L.value(n) for n in (H0.name, r["P"].name, E_seq.name))
     s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)",
             lambda: (Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3),
                      "the shared a embedding meets two different position vectors"),
@@ -344,8 +350,7 @@ def ready(s):
     for name, key, printed in (("E_vocab", "E_vocab", "9×5"), ("E_seq", "E_seq", "7×5"), ("P", "P", "7×5"),
                                ("H^(0)", "H0", "7×5")):
         s.claim_shape(printed, r[key], what=name, at=f"Table 9, the {name} line")  # its own place: not shared
-    Lh = s.ledger("a vocabulary head's stored weight")
-    W_o = Lh.parameter("W_o", shape=(K, D))
+    W_o = s.ledger("a vocabulary head's stored weight").parameter("W_o", shape=(K, D))
     s.claim_shape("K×D", W_o, dims={"K": K, "D": D}, what="vocabulary head W_o (stored)", at="vocabulary head")
     s.claim_shape("9×5", W_o, what="vocabulary head W_o (stored)", at="vocabulary head")
     s.claim("6", sp.Integer(VOCAB.id("with")), what="ID of with, the first continuation token",
@@ -354,48 +359,14 @@ def ready(s):
     Le = Ledger("positioned rows from a symbolic embedding table")
     E_sym = Le.parameter("E_vocab", shape=(K, D))
     H_pos = blocks.add_positions(Le, blocks.embedding_lookup(Le, E_sym, IDS), blocks.positions(Le, T, D))
-    H_sym = Le.expand(H_pos.name, values=True)
-    E_rows = Le.entry_symbols("E_vocab")
+    H_sym, E_rows = Le.expand(H_pos.name, values=True), Le.entry_symbols("E_vocab")
     s.prove("each positioned row depends only on its own token's embedding and its position", lambda: (
         all(H_sym.row(t).free_symbols == set(E_rows.row(k)) for t, k in enumerate(IDS)),
         "row t of H^(0) involves row k_t of E_vocab and no other"), at="not yet contextual",
         near="each row depends only on its selected embedding and position")
 
 
-# ---------------------------------------------------------------------------
-# One attention head, one operation at a time
-# ---------------------------------------------------------------------------
-
-TABLE_10 = """
-0: a               0.2       0.9       0.4
-1: journey        1.34      0.84    -0.175
-2: of            0.809    -0.216    0.0502
-3: a             0.341     -1.09     0.475
-4: thousand     -0.357     -1.05       0.3
-5: miles        -0.859     0.784    -0.175
-6: begins       -0.579      1.06      0.65
-"""
-
-TABLE_11 = """
-0: a               0.6       0.9       0.1
-1: journey        1.22      0.84     0.113
-2: of            0.754    -0.216    0.0757
-3: a             0.669     -1.09     0.139
-4: thousand      0.569     -1.05     0.101
-5: miles         0.167     0.784    0.0642
-6: begins        0.105      1.06     0.427
-"""
-
-TABLE_12 = """
-0: a               0.2       0.4       0.4
-1: journey        1.34    -0.175      0.75
-2: of            0.809    0.0502       0.4
-3: a             0.341     0.475       0.4
-4: thousand     -0.357       0.3     0.699
-5: miles        -0.859    -0.175     0.748
-6: begins       -0.579      0.65     0.496
-"""
-
+# --- One attention head, one operation at a time ---
 
 @derivation.section("One attention head: give the same input three different roles")
 def three_roles(s):
@@ -420,132 +391,93 @@ def three_roles(s):
             near=r"divides the scores by \(\sqrt3\)")
     # Queries and keys make the weights; the values enter only the output (head 1's maps, W_V left symbolic).
     Lw = Ledger("head 1 on a symbolic input with symbolic value weights, T = 3")
-    Xw = Lw.input("X", shape=(3, D))
-    hw = blocks.attention_head(Lw, Xw, *head_parameters(Lw)[0][0][:2], Lw.parameter("W_V", shape=(D_K, D)),
-                               orientation=ORIENT)
+    hw = blocks.attention_head(Lw, Lw.input("X", shape=(3, D)), *head_parameters(Lw)[0][0][:2],
+                               Lw.parameter("W_V", shape=(D_K, D)), orientation=ORIENT)
     W_Vs = set(Lw.entry_symbols("W_V"))
     in_A, in_O = (set().union(*(e.free_symbols for e in Lw.expand(n.name, values=True))) for n in (hw.A, hw.O))
     s.prove("queries and keys alone make the weights; the values supply the content of the output", lambda: (
         not (in_A & W_Vs) and W_Vs <= in_O, "A involves no entry of W_V; O involves every one"),
         at="projection maps", near="Queries and keys together determine the weights")
-    # The sparse maps, on a symbolic input row.
-    Ls = s.ledger("the sparse maps on a symbolic row h_t")
-    h = Ls.input("h", shape=(1, D))
-    Ws = head_parameters(Ls)[0][0]
-    x = list(Ls.entry_symbols("h"))
-    for statement, name, k, want in (
-            ("q_t = (h_{t,0}, h_{t,1}, h_{t,2})", "q_t", 0, x[:3]),
-            ("k_t = ((h_{t,0}+h_{t,3})/2, h_{t,1}, (h_{t,2}+h_{t,4})/2)", "k_t", 1,
-             [(x[0] + x[3]) / 2, x[1], (x[2] + x[4]) / 2]),
-            ("v_t = (h_{t,0}, h_{t,2}, (h_{t,3}+h_{t,4})/2)", "v_t", 2, [x[0], x[2], (x[3] + x[4]) / 2])):
-        out = blocks.linear(Ls, name, h, Ws[k], orientation=ORIENT)
-        s.identity(statement, Ls.expand(out.name, values=True) - sp.Matrix([want]), at="projection maps")
-    s.claim("(0.2,0.9,0.4,1,-0.2)", r["H0"][0, :], exact=True, what="h_0^(0), the first a", at="first a")
-    s.claim("(0.6,0.9,0.1)", h1.K[0, :], exact=True, what="k_0", at="first a")
-    s.claim("(0.2,0.4,0.4)", h1.V[0, :], exact=True, what="v_0", at="first a")
-    table(s, "Table 10", TABLE_10, h1.Q, HEAD_FEATURES, what="query")
-    table(s, "Table 11", TABLE_11, h1.K, HEAD_FEATURES, what="key")
-    table(s, "Table 12", TABLE_12, h1.V, HEAD_FEATURES, what="value")
-
-
-TABLE_13 = """
-0: a              0.672     0.388     0.185
-1: journey        0.257     0.148     0.146
-2: of            -0.617    -0.356    0.0881
-3: a              -1.45    -0.839    0.0544
-4: thousand       -1.38    -0.797    0.0567
-5: miles          0.776     0.448     0.197
-6: begins          1.34     0.774     0.273
-"""
+    symbolic_rows(s, "the sparse maps on a symbolic row h_t", "h", lambda Ls: head_parameters(Ls)[0][0], (
+        ("q_t = (h_{t,0}, h_{t,1}, h_{t,2})", "q_t", 0, lambda x: x[:3], None),
+        ("k_t = ((h_{t,0}+h_{t,3})/2, h_{t,1}, (h_{t,2}+h_{t,4})/2)", "k_t", 1,
+         lambda x: [(x[0] + x[3]) / 2, x[1], (x[2] + x[4]) / 2], None),
+        ("v_t = (h_{t,0}, h_{t,2}, (h_{t,3}+h_{t,4})/2)", "v_t", 2, lambda x: [x[0], x[2], (x[3] + x[4]) / 2],
+         None)), at="projection maps")
+    # "the first a row is (…), so its key is (…) and its value is (…)"
+    for k, (node, what) in enumerate(((r["H0"][0, :], "h_0^(0), the first a"), (h1.K[0, :], "k_0"),
+                                      (h1.V[0, :], "v_0"))):
+        s.claim(line_values(s, "the first a row is", k), node, exact=True, what=what, at="first a")
+    for label, node, what in (("Table 10", h1.Q, "query"), ("Table 11", h1.K, "key"), ("Table 12", h1.V, "value")):
+        table(s, label, node, HEAD_FEATURES, what=what)
 
 
 @derivation.section("Follow the “begins” query through seven matches")
 def begins_query(s):
     L, r = attention_ledger()
     h1, raw = r["h1"], r["raw"]
-    s.claim("(-0.579,1.06,0.650)", h1.Q[6, :], what="q_6", at="begins query")
-    s.claim("(0.6,0.9,0.1)", h1.K[0, :], exact=True, what="k_0", at="score of source 0")
-    # (−0.579)(0.6)+(1.06)(0.9)+(0.650)(0.1): each query entry with its key entry, as the sum prints them
-    for j, (q, k) in enumerate((("-0.579", "0.6"), ("1.06", "0.9"), ("0.650", "0.1"))):
-        s.claim(q, h1.Q[6, j], what=f"q_{{6,{j}}}", at="score of source 0")
-        s.claim(k, h1.K[0, j], what=f"k_{{0,{j}}}", at="score of source 0")
-    s.claim("0.672", raw[6, 0], what="q_6 k_0ᵀ", at="score of source 0")
+    root3 = sp.sqrt(h1.Q.shape[1])
+    s.claim(quoted(s.page.printed("q_6")), h1.Q[6, :], what="q_6", at="begins query")
+    s.claim(line_values(s, r"\mathbf k_0=(", -1), h1.K[0, :], exact=True, what="k_0", at="score of source 0")
+    # (−0.579)(0.6)+(1.06)(0.9)+(0.650)(0.1) ≈ 0.672: each query entry with its key entry, then the sum
+    *terms, dot = line_values(s, r"\mathbf q_6\mathbf k_0^\top", *range(7))
+    for j in range(D_K):
+        s.claim(terms[2 * j], h1.Q[6, j], what=f"q_{{6,{j}}}", at="score of source 0")
+        s.claim(terms[2 * j + 1], h1.K[0, j], what=f"k_{{0,{j}}}", at="score of source 0")
+    s.claim(dot, raw[6, 0], what="q_6 k_0ᵀ", at="score of source 0")
     # √3 is printed three times (the scale, the S_6j formula, the S_60 value): three places, none shared
-    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k", at="scaled score, √d_k")
-    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="the divisor of S_6j", at="scaled score, S_6j")
-    s.claim("0.672", raw[6, 0], what="q_6 k_0ᵀ in S_60", at="scaled score")
-    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="the divisor of S_60", at="scaled score, S_60")
-    s.claim("0.388", h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0", near=r"S_{60}\approx")
+    s.claim("√3", root3, what="√d_k", at="scaled score, √d_k")
+    s.claim("√3", root3, what="the divisor of S_6j", at="scaled score, S_6j")
+    s.claim(line_values(s, r"S_{60}\approx", 1), raw[6, 0], what="q_6 k_0ᵀ in S_60", at="scaled score")
+    s.claim("√3", root3, what="the divisor of S_60", at="scaled score, S_60")
+    s.claim(line_values(s, r"S_{60}\approx", -1), h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0",
+            near=r"S_{60}\approx")
     s.agree("S = Q_att K_attᵀ/√d_k with d_k = 3, the query/key width", h1.S * sp.sqrt(3), raw, at="scaling")
     s.claim("d_k", dot_product_variance(D_K), names={"d_k": sp.Integer(D_K)},
             what="Var(q·k) for independent zero-mean unit-variance coordinates", at="scaling")
     s.claim("1", dot_product_variance(D_K, scaled=True), what="Var(q·k/√d_k)", at="scaling", near="gives variance one")
-    value = ops.Concat([raw[6, :].T, h1.S[6, :].T, h1.A[6, :].T], axis=1)
-    table(s, "Table 13", TABLE_13, value, ["Raw dot product", "S_6j", "A_6j"])
+    table(s, "Table 13", ops.Concat([raw[6, :].T, h1.S[6, :].T, h1.A[6, :].T], axis=1),
+          ["Raw dot product", "S_6j", "A_6j"])
 
 
 @derivation.section("Normalize across sources, not across features")
 def normalize_sources(s):
     L, r = attention_ledger()
     h1 = r["h1"]
-    s.claim("(0.185,0.146,0.0881,0.0544,0.0567,0.197,0.273)", h1.A[6, :], digits=3, what="A_{6,:}",
-            at="row softmax")
+    printed = quoted(s.page.printed("A_{6,:}"))
+    s.claim(printed, h1.A[6, :], digits=3, what="A_{6,:}", at="row softmax")
     shifted = h1.S[6, :] - h1.S[6, 6]  # m_6 = S_66: ReLU(S_6j − m_6) = 0 for every j says it is the row maximum
     e = ops.apply(sp.exp, shifted)
     s.agree("subtracting the row maximum m_6 gives the same distribution, with largest exponent 0",
             [e / ops.Sum(e, axis=1), ops.apply(relu, shifted)], [h1.A[6, :], sp.zeros(1, T)], at="stable softmax")
     s.agree("the full-precision weights of every query row sum to one", ops.Sum(h1.A, axis=1), sp.ones(T, 1),
             at="row softmax", near="Their full-precision sum is one")
-
-    def ranks(values):
-        return sorted(range(len(values)), key=lambda j: values[j])
-
+    by_score, by_weight = (sorted(range(T), key=s.values.numeric(x[6, :])[0].__getitem__) for x in (h1.S, h1.A))
     s.prove("a larger score receives a larger weight: the begins row's weights rank the sources as its scores do",
-            lambda: (ranks(s.values.numeric(h1.S[6, :])[0]) == ranks(s.values.numeric(h1.A[6, :])[0]),
-                     f"sources by score: {ranks(s.values.numeric(h1.S[6, :])[0])}"), at="row softmax",
+            lambda: (by_score == by_weight, f"sources by score: {by_score}"), at="row softmax",
             near="a larger score receives a larger weight")
-    bump = ops.Const(sp.Matrix([[sp.Rational(1, 10)] + [0] * (T - 1)]), label="0.1 e_0")
-    raised = ops.SoftmaxRows(h1.S[6, :] + bump)
+    raised = ops.SoftmaxRows(h1.S[6, :] + ops.Const(sp.Matrix([[sp.Rational(1, 10)] + [0] * (T - 1)]), label="e_0/10"))
     s.differ("raising the score of one source changes every other weight of the row too",
              [raised[0, j] for j in range(1, T)], [h1.A[6, j] for j in range(1, T)], by="1e-4", at="row softmax",
              near="Changing one source score changes the other normalized weights too")
-    printed = "(0.185,0.146,0.0881,0.0544,0.0567,0.197,0.273)".strip("()").split(",")
-    gap = sum(exact(x) for x in printed) - 1
+    gap = sum(matrix(printed)) - 1
     s.prove("the weights as printed, rounded, add up to slightly more than one", lambda: (
         0 < gap < sp.Rational(1, 1000), f"Σ printed A_6j − 1 = {gap}"), at="row softmax",
         near="a sum of rounded values may differ slightly")
-
-
-TABLE_14 = """
-0: a             0.0371    0.0741    0.0741
-1: journey        0.196   -0.0255     0.109
-2: of            0.0713   0.00442    0.0352
-3: a             0.0185    0.0258    0.0217
-4: thousand     -0.0202     0.017    0.0396
-5: miles         -0.169   -0.0344     0.147
-6: begins        -0.158     0.177     0.135
-"""
-
-TABLE_15 = """
-0: a             0.122     0.205     0.567
-1: journey       0.342      0.15     0.579
-2: of            0.237     0.206     0.556
-3: a              0.16     0.262     0.541
-4: thousand      0.103     0.268     0.543
-5: miles       -0.0337     0.228     0.563
-6: begins      -0.0248     0.239     0.563
-"""
 
 
 @derivation.section("Use each weight to scale an entire value vector")
 def weighted_values(s):
     L, r = attention_ledger()
     h1, contrib = r["h1"], r["contrib"]
-    s.claim("0.185", h1.A[6, 0], what="A_60", at="first source")
-    s.claim("(0.2,0.4,0.4)", h1.V[0, :], exact=True, what="v_0", at="first source")
-    s.claim("(0.0371,0.0741,0.0741)", contrib[0, :], digits=3, what="A_60 v_0", at="first source")
-    s.claim("(-0.0248,0.239,0.563)", h1.O[6, :], digits=3, what="o_6 = Σ_j A_6j v_j", at="begins output")
-    table(s, "Table 14", TABLE_14, contrib, [f"Contribution {j}" for j in range(D_K)], what="A_6j v_j")
+    # A_60 v_0 ≈ 0.185 (0.2, 0.4, 0.4) ≈ (0.0371, 0.0741, 0.0741)
+    for k, (node, what, digits) in enumerate(((h1.A[6, 0], "A_60", None), (h1.V[0, :], "v_0", None),
+                                              (contrib[0, :], "A_60 v_0", 3))):
+        s.claim(line_values(s, r"A_{60}\mathbf v_0", k), node, digits=digits, exact=True if k == 1 else None,
+                what=what, at="first source")
+    s.claim(quoted(s.page.printed("o_6", near=r"\mathbf o_6\approx")), h1.O[6, :], digits=3,
+            what="o_6 = Σ_j A_6j v_j", at="begins output")
+    table(s, "Table 14", contrib, [f"Contribution {j}" for j in range(D_K)], what="A_6j v_j")
     s.agree("the column sums of Table 14 are o_6", ops.Sum(contrib, axis=0), h1.O[6, :], at="Table 14")
     weights, col0 = s.values.numeric(h1.A[6, :])[0], s.values.numeric(contrib[:, 0])[0]
     s.prove("the weights are nonnegative but the contributions to a feature have both signs, so they cancel",
@@ -578,18 +510,7 @@ def all_queries(s):
              h1.A[6, :], by="0.01", at="matrix form", near="a different query induces different weights")
     s.heatmap("Figure 9", h1.S, rows=ROWS, cols=ROWS, title="Scaled scores S: queries × sources")
     s.heatmap("Figure 10", h1.A, rows=ROWS, cols=ROWS, title="Attention weights A = softmax_rows(S)")
-    table(s, "Table 15", TABLE_15, h1.O, HEAD_FEATURES, what="one-head output")
-
-
-TABLE_16 = """
-0: a             0.185     0.389
-1: journey       0.291     0.611
-2: of            0.122         0
-3: a            0.0742         0
-4: thousand     0.0701         0
-5: miles         0.126         0
-6: begins        0.132         0
-"""
+    table(s, "Table 15", h1.O, HEAD_FEATURES, what="one-head output")
 
 
 @derivation.section("Change visibility with a mask")
@@ -599,9 +520,9 @@ def causal_mask(s):
     s.given(sp.Integer(0), what="M_tj for a permitted source (j ≤ t)", at="mask")
     s.claim("0", causal.A[1, 2], what="exp(−∞) = 0: the weight of an excluded source", at="mask",
             near=r"\(\exp(-\infty)=0\)")
-    s.claim("(0.389,0.611,0,0,0,0,0)", causal.A[1, :], digits=3, what="causal A_{1,:}", at="journey query")
-    table(s, "Table 16", TABLE_16, ops.Concat([h1.A[1, :].T, causal.A[1, :].T], axis=1),
-          ["Unrestricted A_1j", "Causal A_1j"])
+    s.claim(line_values(s, "Its causal weights are approximately", -1), causal.A[1, :], digits=3,
+            what="causal A_{1,:}", at="journey query")
+    table(s, "Table 16", ops.Concat([h1.A[1, :].T, causal.A[1, :].T], axis=1), ["Unrestricted A_1j", "Causal A_1j"])
     s.agree("at begins (t = 6) the causal and unrestricted rows are identical", causal.A[6, :], h1.A[6, :],
             at="begins query")
     excluded = ops.Const(sp.Matrix(T, T, lambda t, j: 1 if j > t else 0))  # 1 where source j > t is excluded
@@ -609,16 +530,12 @@ def causal_mask(s):
             [causal.A * excluded, ops.Sum(causal.A, axis=1)], [sp.zeros(T, T), sp.ones(T, 1)], at="Figure 11",
             near="Allowed sources are renormalized to sum to one")
     s.differ("zeroing the excluded weights of the unrestricted journey row instead leaves a total well below one",
-             h1.A[1, 0] + h1.A[1, 1], 1, by="0.1", at="mask", near="would leave the wrong total")
+             h1.A[1, 0] + h1.A[1, 1], 1, by=CLEARLY, at="mask", near="would leave the wrong total")
     s.prove("every query may read itself, so the causal mask leaves no row without a source", lambda: (
         blocks.masks.empty_rows(blocks.masks.causal(T)) == [] and all(blocks.masks.causal(T)[t, t] for t in range(T)),
         "the diagonal of the 7×7 causal mask is allowed"), at="mask", near="so no row is fully masked")
     # Changing input rows after position one cannot change the causal output at position one: ∂o_1/∂x_j by reverse
     # mode, for head 1 on a symbolic input, is exactly zero for every later row j under the mask, nonzero without it.
-    def head_1(mask):
-        return lambda Ld, X: blocks.attention_head(Ld, X, *head_parameters(Ld)[0][0], orientation=ORIENT, tag="[1]",
-                                                   mask=mask).O
-
     dep_c, dep_u = (properties.dependence(head_1(mask), T, D).zero[1][2:] for mask in ("causal", None))
     s.prove("the causal output at position one does not depend on input rows 2–6; the unrestricted one does",
             lambda: (all(dep_c) and not any(dep_u), "∂o_1/∂x_j for j = 2, …, 6: exactly 0 with the causal mask, "
@@ -627,42 +544,13 @@ def causal_mask(s):
               title="Causal attention weights (crosses: excluded sources)")
 
 
-# ---------------------------------------------------------------------------
-# Multiple heads return a contextual representation of the same width
-# ---------------------------------------------------------------------------
+def head_1(mask=None):
+    """A builder ``f(L, X)`` of head 1's output on an input X (for :func:`properties.dependence`)."""
+    return lambda Ld, X: blocks.attention_head(Ld, X, *head_parameters(Ld)[0][0], orientation=ORIENT, tag="[1]",
+                                               mask=mask).O
 
-TABLE_17 = """
-0: a             0.185     0.147
-1: journey       0.146     0.149
-2: of           0.0881     0.116
-3: a            0.0544     0.129
-4: thousand     0.0567      0.16
-5: miles         0.197     0.154
-6: begins        0.273     0.143
-"""
 
-TABLE_18 = TABLE_15
-
-TABLE_19 = """
-0: a             0.277      1.06     0.104
-1: journey       0.382      1.05    0.0938
-2: of            0.218      1.05    0.0923
-3: a            0.0352      1.09    0.0776
-4: thousand    -0.0919      1.12    0.0523
-5: miles        0.0969      1.08    0.0689
-6: begins        0.196      1.06    0.0863
-"""
-
-TABLE_20 = """
-0: a              0.26     0.736     0.619      1.12     0.379
-1: journey       0.533     0.672     0.626      1.22     0.457
-2: of            0.346     0.733     0.602      1.17      0.32
-3: a             0.178     0.805      0.58      1.17     0.166
-4: thousand      0.057     0.826     0.569      1.17    0.0421
-5: miles        0.0147     0.767     0.598      1.06     0.211
-6: begins       0.0732     0.768     0.606      1.05     0.315
-"""
-
+# --- Multiple heads return a contextual representation of the same width ---
 
 @derivation.section("Two heads, two sets of projection parameters")
 def two_heads(s):
@@ -675,28 +563,24 @@ def two_heads(s):
         s.given(W, what=f"{n} as printed", at="head 2 maps")
     s.claim_shape("3×5", W_Q2v, what="each stored map of head 2", at="head 2 maps")
     s.claim_shape("5×3", W_Q2v.T, what="its right-multiplication transpose", at="head 2 maps")
-    Ls = s.ledger("head 2's maps on a symbolic row h_6")
-    h = Ls.input("h_6", shape=(1, D))
-    Ws = head_parameters(Ls)[0][1]
-    x = list(Ls.entry_symbols("h_6"))
-    for statement, name, k, want, printed, value, what in (
-            ("q_6^[2] = (h_63, h_64, 0.5 h_60 + 0.5 h_61)", "q_6^{[2]}", 0, [x[3], x[4], (x[0] + x[1]) / 2],
-             "(0.789,0.204,0.240)", h2.Q[6, :], "q_6^[2]"),
-            ("v_6^[2] = (h_61, h_63, 0.5 h_60 + 0.5 h_64)", "v_6^{[2]}", 2, [x[1], x[3], (x[0] + x[4]) / 2],
-             "(1.06,0.789,-0.188)", h2.V[6, :], "v_6^[2]")):
-        out = blocks.linear(Ls, name, h, Ws[k], orientation=ORIENT)
-        s.identity(statement, Ls.expand(out.name, values=True) - sp.Matrix([want]), at="begins row")
-        s.claim(printed, value, what=what, at="begins row")
+    # q_6^[2] and v_6^[2]: each map on a symbolic row, then its value for begins, as the display prints them
+    q6, v6 = line_values(s, r"\mathbf q_6^{[2]}&=", 2, 5)
+    symbolic_rows(s, "head 2's maps on a symbolic row h_6", "h_6", lambda Ls: head_parameters(Ls)[0][1], (
+        ("q_6^[2] = (h_63, h_64, 0.5 h_60 + 0.5 h_61)", "q_6^{[2]}", 0, lambda x: [x[3], x[4], (x[0] + x[1]) / 2],
+         (q6, h2.Q[6, :], "q_6^[2]")),
+        ("v_6^[2] = (h_61, h_63, 0.5 h_60 + 0.5 h_64)", "v_6^{[2]}", 2, lambda x: [x[1], x[3], (x[0] + x[4]) / 2],
+         (v6, h2.V[6, :], "v_6^[2]"))), at="begins row")
     weights = ops.Concat([h1.A[6, :].T, h2.A[6, :].T], axis=1)
-    table(s, "Table 17", TABLE_17, weights, ["Head 1 weight", "Head 2 weight"])
+    table(s, "Table 17", weights, ["Head 1 weight", "Head 2 weight"])
     s.agree("each column of Table 17 sums to one", ops.Sum(weights, axis=0), sp.ones(1, 2), at="Table 17")
     w1, w2 = (s.values.numeric(h.A[6, :])[0] for h in (h1, h2))
     s.prove("the second head spreads the begins query's weight more evenly than the first", lambda: (
         max(w2) - min(w2) < max(w1) - min(w1), f"max − min: head 2 {short(max(w2) - min(w2), 3)}, "
                                                f"head 1 {short(max(w1) - min(w1), 3)}"),
         at="Table 17", near="The second head assigns a more even distribution")
-    s.claim("(-0.0248,0.239,0.563)", h1.O[6, :], digits=3, what="o_6^[1]", at="begins outputs")
-    s.claim("(0.196,1.06,0.0863)", h2.O[6, :], digits=3, what="o_6^[2]", at="begins outputs")
+    for k, h in enumerate((h1, h2)):
+        s.claim(line_values(s, r"\mathbf o_6^{[1]}\approx", k), h.O[6, :], digits=3, what=f"o_6^[{k + 1}]",
+                at="begins outputs")
     s.differ("the two heads' outputs differ, and so do their source weights and their value rows",
              [h1.O[6, :], h1.A[6, :], h1.V], [h2.O[6, :], h2.A[6, :], h2.V], by="0.01", at="begins outputs",
              near="The values differ because both the source weights and the value projections differ")
@@ -705,8 +589,8 @@ def two_heads(s):
 @derivation.section("Inspect all seven output rows from both heads")
 def both_heads(s):
     L, r = attention_ledger()
-    table(s, "Table 18", TABLE_18, r["h1"].O, HEAD_FEATURES, what="head 1 output")
-    table(s, "Table 19", TABLE_19, r["h2"].O, HEAD_FEATURES, what="head 2 output")
+    table(s, "Table 18", r["h1"].O, HEAD_FEATURES, what="head 1 output")
+    table(s, "Table 19", r["h2"].O, HEAD_FEATURES, what="head 2 output")
 
 
 @derivation.section("Join features without joining positions")
@@ -714,7 +598,7 @@ def join_features(s):
     L, r = attention_ledger()
     C = r["C"]
     s.claim_shape("7×6", C, what="C = [O^[1] | O^[2]]", at="concatenation")
-    s.claim("(-0.0248,0.239,0.563,0.196,1.06,0.0863)", C[6, :], digits=3, what="c_6", at="concatenation")
+    s.claim(line_values(s, r"\mathbf c_6\approx", -1), C[6, :], digits=3, what="c_6", at="concatenation")
     s.agree("the first three columns of C are the first head's output, the next three the second head's",
             [C[:, :3], C[:, 3:]], [r["h1"].O, r["h2"].O], at="concatenation",
             near="The first three columns belong to head 1")
@@ -729,15 +613,17 @@ def output_projection(s):
     s.claim_shape("5×6", r["W_O"], what="W_O (stored)", at="output projection")
     s.claim_shape("7×5", B, what="B_att = C W_Oᵀ", at="output projection")
     s.given(r["W_O"], what="W_O as printed", at="output projection")
-    # The worked sum in its printed order: the formula, then c_{6,0}, the weight 0.5 of c_{6,3}, c_{6,3}, the result.
+    # The worked sum in its printed order: the formula, then c_{6,0}, the weight of c_{6,3}, c_{6,3}, the result.
     s.agree("B_{att,6,0} = c_{6,0} + 0.5 c_{6,3} (row 0 of W_O)", B[6, 0], C[6, 0] + C[6, 3] / 2, at="B_att,6,0",
             near=r"B_{\mathrm{att},6,0}=c_{6,0}+0.5c_{6,3}")
-    s.claim("-0.0248", C[6, 0], what="c_{6,0}", at="B_att,6,0")
-    s.claim("0.5", r["W_O"][0, 3], what="W_O,0,3, the weight of c_{6,3} in the worked sum", at="B_att,6,0")
-    s.claim("0.196", C[6, 3], what="c_{6,3}", at="B_att,6,0")
-    s.claim("0.0732", B[6, 0], what="B_att,6,0 = c_60 + 0.5 c_63", at="B_att,6,0")
-    s.claim("(0.0732,0.768,0.606,1.05,0.315)", B[6, :], digits=3, what="b_att,6", at="begins row")
-    table(s, "Table 20", TABLE_20, B, FEATURES, what="attention branch")
+    worked = line_values(s, r"B_{\mathrm{att},6,0}=c_{6,0}", 1, 2, 3, 4)
+    for printed, node, what in zip(worked, (C[6, 0], r["W_O"][0, 3], C[6, 3], B[6, 0]),
+                                   ("c_{6,0}", "W_O,0,3, the weight of c_{6,3} in the worked sum", "c_{6,3}",
+                                    "B_att,6,0 = c_60 + W_O,0,3 c_63")):
+        s.claim(printed, node, what=what, at="B_att,6,0")
+    s.claim(line_values(s, r"\mathbf b_{\mathrm{att},6}\approx", 0), B[6, :], digits=3, what="b_att,6",
+            at="begins row")
+    table(s, "Table 20", B, FEATURES, what="attention branch")
     # each stage's row of Table 21 prints one shape for every object of the stage (both heads)
     shapes = [("7×5", r["H0"], "positioned input H^(0)", "Positioned input")]
     for i, h in ((1, h1), (2, h2)):
@@ -764,93 +650,7 @@ def standard_implementations(s):
            "live with the attention blocks' tests.")
 
 
-# ---------------------------------------------------------------------------
-# Inside a complete Transformer encoder
-# ---------------------------------------------------------------------------
-
-TABLE_23 = """
-Input H⁽⁰⁾                    -0.579      1.06      0.65     0.789     0.204
-LN₁ input to attention         -1.75      1.11     0.393     0.635    -0.385
-Attention branch               -1.38     0.546     0.102     0.537    -0.299
-First sum U                    -1.96      1.61     0.752      1.33   -0.0954
-LN₂ input to MLP               -1.78     0.998     0.333      0.78    -0.327
-MLP branch                     0.224     0.431     0.436     0.292      -0.1
-Block output H⁽¹⁾              -1.74      2.04      1.19      1.62    -0.195
-Final LN (one-block stack)     -1.68      1.05     0.439      0.75    -0.562
-"""
-TABLE_24 = """
-0: a              0.46     0.198     0.494     0.775
-1: journey       0.701     0.289     0.951     0.914
-2: of            0.289     0.157      0.71      0.71
-3: a             0.105     0.502     0.498      1.12
-4: thousand     0.0575     0.711     0.348      1.71
-5: miles         0.249     0.517     0.164      1.88
-6: begins        0.425     0.329     0.325      1.65
-"""
-TABLE_25 = """
-0: a            -0.584     0.988    -0.135      1.21     -1.48
-1: journey        1.19     0.258     -1.63     0.741    -0.559
-2: of             1.31     -1.27    -0.601      1.03    -0.473
-3: a             0.333     -1.69     0.523      1.26    -0.428
-4: thousand     -0.491     -1.32     0.288       1.7    -0.184
-5: miles         -1.54     0.743    -0.589      1.31    0.0752
-6: begins        -1.75      1.11     0.393     0.635    -0.385
-"""
-TABLE_26 = """
-0: a            -0.817     0.315     0.131     0.686    -0.144
-1: journey       0.347    -0.107     0.022      1.28    -0.295
-2: of            0.398     0.378     0.221      1.42    -0.306
-3: a            0.0512     0.661      0.32      1.34    -0.413
-4: thousand     -0.212     0.643     0.303       1.3    -0.585
-5: miles         -1.18     0.454    0.0757     0.755    -0.528
-6: begins        -1.38     0.546     0.102     0.537    -0.299
-"""
-TABLE_27 = """
-0: a            -0.617      1.21     0.531      1.69    -0.344
-1: journey        1.69     0.733    -0.153      2.38     0.106
-2: of             1.21     0.162     0.271      2.11    -0.205
-3: a             0.392    -0.429     0.796      2.34    -0.611
-4: thousand     -0.569    -0.411     0.603       2.8    -0.683
-5: miles         -2.04      1.24   -0.0991      1.95    -0.225
-6: begins        -1.96      1.61     0.752      1.33   -0.0954
-"""
-TABLE_28 = """
-0: a             -1.26     0.818    0.0421      1.35    -0.952
-1: journey       0.771    -0.228     -1.15       1.5    -0.884
-2: of             0.59    -0.651    -0.521      1.67     -1.09
-3: a           -0.0998    -0.877     0.282      1.74     -1.05
-4: thousand     -0.701     -0.58     0.195      1.87    -0.788
-5: miles         -1.61     0.782    -0.192       1.3    -0.283
-6: begins        -1.78     0.998     0.333      0.78    -0.327
-"""
-TABLE_29 = """
-0: a             0.224     0.497     0.434     0.319      -0.1
-1: journey       0.774    -0.043      0.29     0.103     0.335
-2: of            0.618     -0.05     0.421       0.1     0.185
-3: a             0.311     -0.05     0.652       0.1      -0.1
-4: thousand      0.306     -0.05     0.641       0.1      -0.1
-5: miles         0.172     0.312     0.304     0.245      -0.1
-6: begins        0.224     0.431     0.436     0.292      -0.1
-"""
-TABLE_30 = """
-0: a            -0.393      1.71     0.966         2    -0.444
-1: journey        2.46      0.69     0.137      2.48      0.44
-2: of             1.83     0.112     0.692      2.21   -0.0194
-3: a             0.703    -0.479      1.45      2.44    -0.711
-4: thousand     -0.262    -0.461      1.24       2.9    -0.783
-5: miles         -1.87      1.55     0.205      2.19    -0.325
-6: begins        -1.74      2.04      1.19      1.62    -0.195
-"""
-TABLE_31 = """
-0: a             -1.13     0.918     0.192       1.2     -1.18
-1: journey         1.2    -0.542     -1.08      1.22    -0.787
-2: of            0.954    -0.945    -0.302      1.38     -1.09
-3: a            0.0193    -0.982      0.65      1.49     -1.18
-4: thousand     -0.574    -0.719     0.521      1.72    -0.953
-5: miles         -1.55     0.838    -0.102      1.29    -0.472
-6: begins        -1.68      1.05     0.439      0.75    -0.562
-"""
-
+# --- Inside a complete Transformer encoder ---
 
 @derivation.section("Inside a complete Transformer encoder: read the block as two updates")
 def block_updates(s):
@@ -867,7 +667,7 @@ def block_updates(s):
     s.differ("neither addition carries the normalized input of its branch", [blk.U, blk.out],
              [blk.ln1.out + blk.mha.out, blk.ln2.out + blk.mlp.B], by="0.01", at="block equations",
              near="Neither addition carries the normalized branch input")
-    W_1v, _, W_2v, _ = block_parameters(s.ledger("the MLP's stored weights")).mlp
+    W_1v, _, W_2v, _ = mlp_parameters(s.ledger("the MLP's stored weights"))
     s.claim_shape("4×5", W_1v, what="W_1 (F = 4 hidden features from D = 5)", at="MLP shapes",
                   near=r"\(W_1\) has shape")
     s.claim_shape("5×4", W_2v, what="W_2", at="MLP shapes", near=r"\(W_1\) has shape")
@@ -899,12 +699,14 @@ def layer_norm_row(s):
             what="σ_t² over Σ_c (h_{t,c} − μ_t)²", at="statistics, σ_t²")
     s.given(L.handle("gamma_1"), what="γ of LN_1", at="parameters")
     s.given(L.handle("beta_1"), what="β of LN_1", at="parameters")
-    s.claim("(-0.579,1.06,0.650,0.789,0.204)", H[6, :], what="h_6^(0)", at="begins row")
-    s.claim("0.425", ln1.mu[6, 0], what="μ_6", at="begins row")
-    s.claim("0.329", ln1.var[6, 0], what="σ_6²", at="begins row")
+    s.claim(line_values(s, r"\mathbf h_6^{(0)}\approx", 0), H[6, :], what="h_6^(0)", at="begins row")
+    (_, mean), (_, variance) = approximations(s, r"Its mean is \(\mu_6")
+    s.claim(mean, ln1.mu[6, 0], what="μ_6", at="begins row")
+    s.claim(variance, ln1.var[6, 0], what="σ_6²", at="begins row")
     s.given(exact(EPS), what="ε in X_60", at="begins row")
-    s.claim("-1.75", ln1.out[6, 0], what="X_60 = (h_60 − μ_6)/√(σ_6² + 10⁻⁵)", at="begins row")
-    s.claim("(-1.75,1.11,0.393,0.635,-0.385)", ln1.out[6, :], what="x_6", at="begins row")
+    s.claim(quoted(s.page.printed("X_{6,0}")), ln1.out[6, 0], what="X_60 = (h_60 − μ_6)/√(σ_6² + 10⁻⁵)",
+            at="begins row")
+    s.claim(quoted(s.page.printed("x_6")), ln1.out[6, :], what="x_6", at="begins row")
     X = ln1.out
     mean = ops.Sum(X, axis=1, mean=True)
     s.agree("with γ = 1, β = 0 each normalized row has mean 0 and variance σ_t²/(σ_t² + ε)",
@@ -941,14 +743,14 @@ def recompute_attention(s):
     before = [getattr(h, n) for h in (ra["h1"], ra["h2"]) for n in ("Q", "K", "V", "A")]
     s.differ("… and so the queries, keys, values and weights of both heads", inside, before, by="0.01",
              at="attention on X", near="so it changes the queries, keys, values, and resulting mixtures")
-    s.claim("(-1.38,0.546,0.102,0.537,-0.299)", blk.mha.out[6, :], what="b_att,6 inside the block",
-            at="attention on X")
-    s.claim("(0.0732,0.768,0.606,1.05,0.315)", ra["B_att"][6, :], digits=3, what="b_att,6 on H^(0) (earlier)",
-            at="attention on X")
-    s.differ("normalising the input changes the attention branch", blk.mha.out[6, :], ra["B_att"][6, :], by="0.1",
+    s.claim(line_values(s, r"\mathbf b_{\mathrm{att},6}\approx", 0), blk.mha.out[6, :],
+            what="b_att,6 inside the block", at="attention on X")
+    s.claim(line_values(s, "earlier unnormalized result", 0), ra["B_att"][6, :], digits=3,
+            what="b_att,6 on H^(0) (earlier)", at="attention on X")
+    s.differ("normalising the input changes the attention branch", blk.mha.out[6, :], ra["B_att"][6, :], by=CLEARLY,
              at="attention on X", near="This differs from the earlier unnormalized result")
-    s.claim("(-1.96,1.61,0.752,1.33,-0.0954)", blk.U[6, :], what="u_6 = h_6^(0) + b_att,6", at="first residual")
-    s.claim("-1.96", blk.U[6, 0], what="u_60 = h_60^(0) + B_att,60", at="first residual")
+    s.claim(line_values(s, r"\mathbf u_6=", 0), blk.U[6, :], what="u_6 = h_6^(0) + b_att,6", at="first residual")
+    s.claim(quoted(s.page.printed("u_{6,0}")), blk.U[6, 0], what="u_60 = h_60^(0) + B_att,60", at="first residual")
     s.differ("the bypass does not put the normalized begins row into the sum", blk.U[6, :],
              blk.ln1.out[6, :] + blk.mha.out[6, :], by="0.01", at="first residual", near="It does not copy")
 
@@ -962,49 +764,44 @@ def mlp_row(s):
     s.differ("the second normalization sees other statistics than the first", [ln2.mu, ln2.var],
              [blk.ln1.mu, blk.ln1.var], by="0.01", at="LN_2 of begins",
              near="whose statistics differ from those of the block input")
-    s.claim("0.325", ln2.mu[6, 0], what="mean of u_6", at="LN_2 of begins")
-    s.claim("1.65", ln2.var[6, 0], what="variance of u_6", at="LN_2 of begins")
-    s.claim("(-1.78,0.998,0.333,0.780,-0.327)", R[6, :], what="r_6 = LN_2(u_6)", at="LN_2 of begins")
-    for name, what in (("W_1", "W_1 as printed"), ("b_1", "b_1"), ("W_2", "W_2 as printed"), ("b_2", "b_2")):
+    mean, variance = line_values(s, "its mean is approximately", 0, 1)
+    s.claim(mean, ln2.mu[6, 0], what="mean of u_6", at="LN_2 of begins")
+    s.claim(variance, ln2.var[6, 0], what="variance of u_6", at="LN_2 of begins")
+    s.claim(line_values(s, r"\mathbf r_6=", 0), R[6, :], what="r_6 = LN_2(u_6)", at="LN_2 of begins")
+    for name, what in zip(MLP, ("W_1 as printed", "b_1", "W_2 as printed", "b_2")):
         s.given(L.handle(name), what=what, at="MLP parameters")
-    s.claim("(-1.85,0.962,0.872,-1.17)", m.Z[6, :], what="z_mlp,6 = r_6 W_1ᵀ + b_1", at="MLP of begins")
-    s.claim("(0,0.962,0.872,0)", J[6, :], digits=3, what="j_mlp,6 = ReLU(z_mlp,6)", at="MLP of begins")
-    # The three worked entries follow from rows of W_1, b_1, W_2, b_2: each formula as the text prints it, then
-    # its value.
-    for statement, formula, printed, value, what in (
-            (r"r_{6,0}-0.5r_{6,2}+0.1", R[6, 0] - R[6, 2] / 2 + exact("0.1"), "-1.85", m.Z[6, 0],
-             "z_mlp,6,0 = r_60 − 0.5 r_62 + 0.1"),
-            (r"r_{6,2}+0.5r_{6,3}+0.15", R[6, 2] + R[6, 3] / 2 + exact("0.15"), "0.872", m.Z[6, 2],
-             "z_mlp,6,2 = r_62 + 0.5 r_63 + 0.15"),
-            (r"0.5j_{6,0}+0.2j_{6,2}+0.05", J[6, 0] / 2 + J[6, 2] / 5 + exact("0.05"), "0.224", m.B[6, 0],
-             "B_mlp,6,0 = 0.5 j_60 + 0.2 j_62 + 0.05")):
+    s.claim(line_values(s, r"\mathbf z_{\mathrm{mlp},6}\approx", 0), m.Z[6, :], what="z_mlp,6 = r_6 W_1ᵀ + b_1",
+            at="MLP of begins")
+    s.claim(line_values(s, r"\mathbf j_{\mathrm{mlp},6}\approx", 0), J[6, :], digits=3,
+            what="j_mlp,6 = ReLU(z_mlp,6)", at="MLP of begins")
+    # The three worked entries, each formula as the text prints it (with W_1, b_1, W_2, b_2's entries), then its
+    # value: z_mlp,6,0 (row 0 of W_1), z_mlp,6,2 (row 2), B_mlp,6,0 (row 0 of W_2).
+    W1, b1, W2, b2 = (parameters()[n] for n in MLP)
+    formulas = (R[6, 0] + W1[0, 2] * R[6, 2] + b1[0], R[6, 2] + W1[2, 3] * R[6, 3] + b1[2],
+                W2[0, 0] * J[6, 0] + W2[0, 2] * J[6, 2] + b2[0])
+    for (statement, printed), formula, value, what in zip(
+            approximations(s, "the first preactivation is"), formulas, (m.Z[6, 0], m.Z[6, 2], m.B[6, 0]),
+            ("z_mlp,6,0, from row 0 of W_1 and b_1", "z_mlp,6,2, from row 2 of W_1 and b_1",
+             "B_mlp,6,0, from row 0 of W_2 and b_2")):
         s.agree(statement, value, formula, at="MLP of begins")
         s.claim(printed, value, what=what, at="MLP of begins")
-    s.claim("(0.224,0.431,0.436,0.292,-0.100)", m.B[6, :], what="b_mlp,6", at="MLP of begins")
+    s.claim(line_values(s, r"\mathbf b_{\mathrm{mlp},6}\approx", 0), m.B[6, :], what="b_mlp,6", at="MLP of begins")
     # Without ReLU the two maps compose to one affine map; with it, the begins row is not sent where that map sends it.
     La = Ledger("the MLP's two maps without ReLU, on a symbolic row")
     ra_ = La.input("r", shape=(1, D))
-    W1a, b1a, W2a, b2a = (La.parameter(n, v) for n, v in (("W_1", W_1), ("b_1", B_1), ("W_2", W_2), ("b_2", B_2)))
+    W1a, b1a, W2a, b2a = mlp_parameters(La)
     lin = blocks.linear(La, "B_lin", blocks.linear(La, "Z_lin", ra_, W1a, b1a, orientation=ORIENT), W2a, b2a,
                         orientation=ORIENT)
-    W1v, b1v, W2v, b2v = (La.value(n) for n in ("W_1", "b_1", "W_2", "b_2"))
     s.identity("without the activation the two maps compose to one affine map",
-               La.expand(lin.name, values=True) - (La.entry_symbols("r") * (W2v * W1v).T + (b1v * W2v.T + b2v)),
+               La.expand(lin.name, values=True) - (La.entry_symbols("r") * (W2 * W1).T + (b1 * W2.T + b2)),
                at="MLP of begins", near="their composition would remain affine")
-    W1n, b1n, W2n, b2n = (L.handle(n) for n in ("W_1", "b_1", "W_2", "b_2"))
+    W1n, b1n, W2n, b2n = (L.handle(n) for n in MLP)
     s.differ("ReLU makes the map nonlinear: the begins row's MLP output is not the affine composition's",
              m.B[6, :], (R[6, :] @ W1n.T + b1n) @ W2n.T + b2n, by="0.01", at="MLP of begins",
              near="ReLU makes this feature transformation nonlinear")
-
     # Position-wise: the MLP keeps rows apart, attention mixes them (the handout's maps on a symbolic input).
-    def mlp_only(Ld, X):
-        return blocks.mlp(Ld, X, Ld.parameter("W_1", W_1), Ld.parameter("b_1", B_1), Ld.parameter("W_2", W_2),
-                          Ld.parameter("b_2", B_2), orientation=ORIENT).B
-
-    def head_only(Ld, X):
-        return blocks.attention_head(Ld, X, *head_parameters(Ld)[0][0], orientation=ORIENT, tag="[1]").O
-
-    rows_mlp, rows_att = properties.dependence(mlp_only, 3, D), properties.dependence(head_only, 3, D)
+    rows_mlp = properties.dependence(lambda Ld, X: blocks.mlp(Ld, X, *mlp_parameters(Ld), orientation=ORIENT).B, 3, D)
+    rows_att = properties.dependence(head_1(), 3, D)
     s.prove("the MLP keeps each row to itself while attention mixes the rows", lambda: (
         all(rows_mlp.zero[i][j] == (i != j) for i in range(3) for j in range(3))
         and not any(rows_att.zero[i][j] for i in range(3) for j in range(3)),
@@ -1016,14 +813,15 @@ def mlp_row(s):
 def second_addition(s):
     L, r = walkthrough_block()
     blk, enc = r["blk"], r["enc"]
-    s.claim("(-1.74,2.04,1.19,1.62,-0.195)", blk.out[6, :], what="h_6^(1) = u_6 + b_mlp,6", at="block output")
-    s.claim("-1.74", blk.out[6, 0], what="h_60^(1) = u_60 + B_mlp,60", at="block output")
+    s.claim(line_values(s, r"\mathbf h_6^{(1)}=", 0), blk.out[6, :], what="h_6^(1) = u_6 + b_mlp,6",
+            at="block output")
+    s.claim(quoted(s.page.printed("h_{6,0}^{(1)}")), blk.out[6, 0], what="h_60^(1) = u_60 + B_mlp,60",
+            at="block output")
     s.differ("the second addition adds neither the normalized row nor the original input row to the MLP branch",
              [blk.out[6, :], blk.out[6, :]], [blk.ln2.out[6, :] + blk.mlp.B[6, :], r["H0"][6, :] + blk.mlp.B[6, :]],
              by="0.01", at="block output", near="We do not add the normalized row")
     stages = [r["H0"], blk.ln1.out, blk.mha.out, blk.U, blk.ln2.out, blk.mlp.B, blk.out, enc.out]
-    table(s, "Table 23", TABLE_23, ops.Concat([x[6, :] for x in stages], axis=0), FEATURES,
-          what="begins row by stage")
+    table(s, "Table 23", ops.Concat([x[6, :] for x in stages], axis=0), FEATURES, what="begins row by stage")
 
 
 @derivation.section("Inspect normalization statistics and all seven rows at each stage")
@@ -1031,15 +829,12 @@ def all_stages(s):
     L, r = walkthrough_block()
     blk, enc = r["blk"], r["enc"]
     stats = ops.Concat([blk.ln1.mu, blk.ln1.var, blk.ln2.mu, blk.ln2.var], axis=1)
-    table(s, "Table 24", TABLE_24, stats, ["LN₁ mean", "LN₁ variance", "LN₂ mean", "LN₂ variance"])
-    for label, text, node, what in (("Table 25", TABLE_25, blk.ln1.out, "normalized X"),
-                                    ("Table 26", TABLE_26, blk.mha.out, "attention B_att"),
-                                    ("Table 27", TABLE_27, blk.U, "residual1 U"),
-                                    ("Table 28", TABLE_28, blk.ln2.out, "mlp-normalized R"),
-                                    ("Table 29", TABLE_29, blk.mlp.B, "mlp B_mlp"),
-                                    ("Table 30", TABLE_30, blk.out, "output H^(1)"),
-                                    ("Table 31", TABLE_31, enc.out, "final H_enc")):
-        table(s, label, text, node, FEATURES, what=what)
+    table(s, "Table 24", stats, ["LN₁ mean", "LN₁ variance", "LN₂ mean", "LN₂ variance"])
+    for label, node, what in (("Table 25", blk.ln1.out, "normalized X"), ("Table 26", blk.mha.out, "attention B_att"),
+                              ("Table 27", blk.U, "residual1 U"), ("Table 28", blk.ln2.out, "mlp-normalized R"),
+                              ("Table 29", blk.mlp.B, "mlp B_mlp"), ("Table 30", blk.out, "output H^(1)"),
+                              ("Table 31", enc.out, "final H_enc")):
+        table(s, label, node, FEATURES, what=what)
 
 
 @derivation.section("Stack blocks along depth, then normalize the final representation")
@@ -1047,10 +842,10 @@ def stack(s):
     L, r = walkthrough_block()
     enc = r["enc"]
     s.given(sp.Integer(len(enc.blocks)), what="N_layers of the walkthrough", at="final LayerNorm")
-    s.claim("(-1.68,1.05,0.439,0.750,-0.562)", enc.out[6, :], what="final begins row, LN_final(h_6^(1))",
-            at="final LayerNorm")
+    s.claim(line_values(s, "the final begins row is approximately", -1), enc.out[6, :],
+            what="final begins row, LN_final(h_6^(1))", at="final LayerNorm")
     s.differ("the final normalization is a stage of its own: its begins row is not the block's", enc.out[6, :],
-             r["blk"].out[6, :], by="0.1", at="final LayerNorm", near="This is a different stage from")
+             r["blk"].out[6, :], by=CLEARLY, at="final LayerNorm", near="This is a different stage from")
     L2, r2 = block_ledger("two blocks: depth changes, sequence length does not", n_blocks=2)
     s.use(L2)
     H2 = r2["enc"].blocks[1].out
@@ -1060,9 +855,7 @@ def stack(s):
              at="stacking", near="A deeper stack would normalize the last block")
 
 
-# ---------------------------------------------------------------------------
-# Why position is still necessary; pre-norm and post-norm
-# ---------------------------------------------------------------------------
+# --- Why position is still necessary; pre-norm and post-norm ---
 
 PERMUTATION = (3, 0, 6, 1, 5, 2, 4)  # a fixed reordering of the seven rows: new row i is old row PERMUTATION[i]
 
@@ -1111,9 +904,7 @@ def pre_post(s):
            "with the closed-form gradients of the attention blocks, not on this example's numbers.")
 
 
-# ---------------------------------------------------------------------------
-# Task heads, information boundaries, and evidence
-# ---------------------------------------------------------------------------
+# --- Task heads, information boundaries, and evidence ---
 
 @derivation.section("Task heads: choose a readout for the task")
 def readout(s):
@@ -1146,7 +937,7 @@ def encoder_stack(masks):
 def padded_ledger(m) -> tuple[Ledger, dict]:
     """Head 1 on the prefix right-padded to nine rows (a zero pad embedding), with key padding ``m``."""
     L = Ledger("head 1 on the right-padded prefix (T = 9, two pad rows)", exact_forms=False)
-    E_seq = blocks.embedding_lookup(L, L.parameter("E_vocab", E_VOCAB), IDS)
+    E_seq = blocks.embedding_lookup(L, L.parameter("E_vocab", parameters()["E_vocab"]), IDS)
     E_pad = L.define("E_pad", ops.Concat([E_seq, ops.Const(sp.zeros(2, D), label="0")], axis=0),
                      note="pad rows have a zero embedding (the handout's vocabulary has no PAD token)")
     H0 = blocks.add_positions(L, E_pad, blocks.positions(L, T + 2, D))
@@ -1302,7 +1093,8 @@ def tutorial(s):
     ce = blocks.cross_entropy(L, Z, targets=[2], name="ell_uniform")
     s.claim("1/4", P[0, 2], what="expected accuracy of a uniform movement predictor", at="uniform baseline")
     s.claim(r"\log 4", ce.loss, what="its cross-entropy, nats", at="uniform baseline")
-    s.claim("1.39", ce.loss, what="log 4 in nats", at="uniform baseline")
+    s.claim(line_values(s, "a uniform movement predictor has", -1), ce.loss, what="log 4 in nats",
+            at="uniform baseline")
     s.note("Table 34 (cue-recall accuracy, mean ± sample standard deviation over three seeds) and the parameter "
            "counts 1,943 / 2,023 / 1,915 report trained recipes whose details the text does not fix; they are "
            "not claims, and are declared as reported numbers.")
