@@ -34,11 +34,10 @@ import re
 import sympy as sp
 
 from symseq import Derivation, Ledger, MaskError, blocks, exact, ops, relu
-from symseq.authoring.page import PageView
 from symseq.derive import dot_product_variance, properties
 from symseq.functions import partial
 from symseq.numbers import short
-from symseq.read import read_printed
+from symseq.authoring.page import exact_value
 
 derivation = Derivation(
     "week06-encoder",
@@ -81,17 +80,14 @@ def quoted(text: str) -> str:
 
 def matrix(text: str) -> sp.ImmutableMatrix:
     """The exact value of a printed list or LaTeX matrix whose entries may be fractions (``\\tfrac12``)."""
-    p = read_printed(quoted(text))
-    rows, cols = p.shape if len(p.shape) == 2 else (1, len(p.entries))
-    return sp.ImmutableMatrix(rows, cols, [exact(e.value) if hasattr(e, "value") else e for e in p.entries])
+    return exact_value(quoted(text), derivation.source)
 
 
 @per_page
 def parameters() -> dict:
     """The example's untrained parameters as the page prints them: E_vocab (Table 8, rows are token IDs), the
     heads' stored 3×5 maps (head 1's from its printed transposes), the stored 5×6 W_O and the MLP (F = 4)."""
-    doc = derivation.page
-    page = PageView(doc, 1, doc.n, derivation.source)
+    page = derivation.whole_page
     p = {"E_vocab": sp.ImmutableMatrix([[exact(c) for c in row[-D:]] for row in page.table("Table 8")])}
     for n, near, k in (("W_Q", r"\mathbf W_Q^\top=", 0), ("W_K", r"\mathbf W_Q^\top=", 1),
                        ("W_V", r"\mathbf W_V^\top=", 0)):

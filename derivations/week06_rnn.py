@@ -63,10 +63,7 @@ def chosen(**values) -> tuple[dict, str]:
 
 def trajectory_value(s, name: str) -> str:
     """A value printed for Figure 3's tanh trajectories (``w_h``, ``w_x``), which other sections reuse."""
-    from symseq.authoring.page import PageView
-
-    doc = s.derivation.page
-    return PageView(doc, 1, doc.n, "the page").printed(name, near="we compute actual tanh trajectories", index=0)
+    return s.derivation.whole_page.printed(name, near="we compute actual tanh trajectories", index=0)
 
 
 def parameters(L: Ledger) -> list[str]:

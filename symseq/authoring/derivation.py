@@ -28,7 +28,7 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import mpmath
 import sympy as sp
@@ -41,6 +41,9 @@ from ..numbers import exact as exact_number, short, to_mpf
 from ..values import Values
 from ..verify.claims import Claim, Location
 from .displays import GradientPathsSpec, HeatmapSpec, PairedRowsSpec, TableSpec
+
+if TYPE_CHECKING:  # the annotations' name; the page is read only when a section asks for it
+    from .page import PageView
 
 
 _FROM_PAGE = object()  # claim(value) without a printed string: the page's printing is read
@@ -774,6 +777,19 @@ class Derivation:
         from .page import read_page
 
         return read_page(self.page_path)
+
+    @property
+    def whole_page(self) -> "PageView":
+        """All the lines of the derivation's page (:class:`~symseq.authoring.page.PageView`), for what a section
+        reads outside its own lines: inputs printed once and used by every section's ledger.
+
+        Raises:
+            ClaimError: when the page is not found (as :attr:`page_path`).
+        """
+        from .page import PageView
+
+        doc = self.page
+        return PageView(doc, 1, doc.n, self.source)
 
     def section(self, title: str, *, requires: Iterable[str] = ()):
         """Decorator registering a section builder ``f(section)``; ``requires`` names optional packages (torch)."""

@@ -308,7 +308,7 @@ def printed_parts(text: str) -> list:
 
 def exact_value(text: str, where: str = "the page"):
     """The exact value of a printed number or list of numbers (``"0.2"`` → 1/5, ``"[[1, 0], [0, 1]]"`` → a 2×2
-    ImmutableMatrix, a flat list → 1×n).
+    ImmutableMatrix, a flat list → 1×n); an entry may be a printed fraction (``\\tfrac12``, ``1/4``).
 
     Raises:
         ClaimError: for text that is not a number or a list of numbers, quoting it.
@@ -318,9 +318,10 @@ def exact_value(text: str, where: str = "the page"):
     from ..read import read_printed
 
     p = read_printed(text)
-    if not all(hasattr(e, "value") for e in p.entries):
+    values = [e.value if hasattr(e, "value") else e for e in p.entries]
+    if not all(isinstance(v, sp.Rational) for v in values):
         raise ClaimError(f"{where}: {text!r} is not a printed number or list of numbers")
-    if p.kind == "number":
-        return exact_number(p.entries[0].value)
+    if not p.shape:  # one number, printed as a decimal or a fraction
+        return exact_number(values[0])
     rows, cols = p.shape if len(p.shape) == 2 else (1, len(p.entries))
-    return sp.ImmutableMatrix(rows, cols, [e.value for e in p.entries])
+    return sp.ImmutableMatrix(rows, cols, values)

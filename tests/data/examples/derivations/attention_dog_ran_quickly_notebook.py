@@ -17,7 +17,6 @@ from __future__ import annotations
 import sympy as sp
 
 from symseq import Derivation, ops
-from symseq.authoring.page import PageView
 
 derivation = Derivation(
     "attention-dog-ran-quickly-notebook",
@@ -31,7 +30,7 @@ SCORE_OF_QUICKLY = "the score of quickly to be"  # the words of the line that ta
 
 def one_query(s, title: str):
     """The page's vectors on a ledger, the score, the two weights and the output."""
-    page = PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source)  # the inputs, wherever printed
+    page = s.derivation.whole_page  # the inputs, wherever printed
     L = s.ledger(title)
     v = {n: L.input(n, page.value(printed)) for n, printed in VECTORS.items()}
     s_quickly = L.input("s_quickly", page.value(near=SCORE_OF_QUICKLY))
@@ -65,7 +64,7 @@ def weights(s):
     s.given(L.value("s_quickly"), what="the score of quickly, as Step 2 takes it", near=SCORE_OF_QUICKLY)
     # each weight as the page computes it, from its printed operands: the score as Step 1 rounds it, and the score of
     # quickly as printed above the formulas
-    rounded = PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source).printed(near=r"\approx", index=3)
+    rounded = s.derivation.whole_page.printed(near=r"\approx", index=3)
     operands = {rounded: score, s.page.printed(near=SCORE_OF_QUICKLY, index=0): L.symbol("s_quickly")}
     for name, weight in ((r"\alpha_{dog} =", a_dog), (r"\alpha_{quickly} =", a_quickly)):
         formula = s.page.doc.line(s.page.line(name)).split(name, 1)[1].strip()  # \frac{e^{…}}{…} \approx …

@@ -6,17 +6,13 @@ are read from the page, tensors printed in scientific notation cell by cell (a p
 import sympy as sp
 
 from symseq import Derivation, blocks, ops
-from symseq.authoring.page import PageView, exact_value
+from symseq.authoring.page import exact_value
 
 SETS = {"X": 3, "W_Q": 4, "W_K": 4, "W_V": 4, "T": 3}  # the code's inputs and their rows (4 entries each)
 
 
-def _whole(s):  # the page, all of it
-    return PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source)
-
-
 def _matrix(s, name, shift=0):  # the matrix the code sets as name = torch.tensor([…]), [0, 0] moved by shift
-    v = [exact_value(x) for x in _whole(s).numbers(f"{name} = torch.tensor([", 4 * SETS[name])]
+    v = [exact_value(x) for x in s.derivation.whole_page.numbers(f"{name} = torch.tensor([", 4 * SETS[name])]
     return sp.Matrix(SETS[name], 4, lambda i, j: v[4 * i + j] + (shift if (i, j) == (0, 0) else 0))
 
 
@@ -38,7 +34,7 @@ derivation = Derivation("attn-backprop-demo-notebook", title="Backpropagation Th
 @derivation.section("1. Tiny Self-Attention Setup")
 def setup(s):
     r = _head(s)
-    s.reported(_whole(s).printed(near="Using PyTorch version:", index=0),
+    s.reported(s.derivation.whole_page.printed(near="Using PyTorch version:", index=0),
                reason="the torch version the notebook ran with (printed above this section)")
     s.claim("3", sp.Integer(r["X"].shape[0]), what="n, the sequence length")
     s.claim("4", sp.Integer(r["X"].shape[1]), what="d_model = d_k = d_v")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import sympy as sp
 
 from symseq import Derivation
-from symseq.authoring.page import PageView
 from symseq.blocks import cells
 
 derivation = Derivation(
@@ -41,7 +40,7 @@ INPUTS = {"x_1": ("x_1", "Inputs"), "x_2": ("x_2", "Inputs"), "h_0": ("h_0", "In
 
 def two_steps(s, title: str):
     """The page's model on a ledger: a_t, h_t, y_t for t = 1, 2, the two losses, their sum and its adjoints."""
-    page = PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source)  # the inputs, in "Given Values"
+    page = s.derivation.whole_page  # the inputs, in "Given Values"
     L = s.ledger(title)
     v = {n: (L.parameter if n[0] in "Wb" else L.input)(n, page.value(printed)) for n, (printed, _) in INPUTS.items()}
     run = cells.rnn(L, [v["x_1"], v["x_2"]], v["W_x"], v["W_h"], v["b"], phi=sp.tanh, h_init=v["h_0"], start=1,

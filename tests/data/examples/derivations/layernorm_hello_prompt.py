@@ -29,7 +29,7 @@ ILLUSTRATIVE = "illustrative values of an analogy, not computed from any printed
 def _prompt(s, title: str = "the prompt, 6 tokens × 4 features; LayerNorm with ε = 0"):
     """X (the rows of ``embeddings = [`` under "Before Layer Normalization"), its LayerNorm at ε = 0, and per token
     the mean, population std and sample std of the normalized rows, and the population std of X."""
-    page = PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source)
+    page = s.derivation.whole_page
     L = s.ledger(title)
     X = L.input("X", sp.Matrix(6, D, [exact_value(c) for c in page.numbers("embeddings = [", 6 * D)]))
     n = blocks.layer_norm(L, X, eps=0, name="LN")

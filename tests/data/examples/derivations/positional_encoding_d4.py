@@ -11,7 +11,6 @@ from __future__ import annotations
 import sympy as sp
 
 from symseq import Derivation, blocks
-from symseq.authoring.page import PageView
 
 derivation = Derivation("positional-encoding-d4", title="Positional encoding at d_model = 4, computed by hand",
                         source="positional-encoding-d4.md", description="sinusoidal positions 0, 1, 2 at width 4, "
@@ -25,7 +24,7 @@ def _positions(s, title: str = "sinusoidal positions, d_model = 4, pos = 0, 1, 2
     P = blocks.positions(L, T, D)
     if not embedded:
         return L, P
-    page = PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source)
+    page = s.derivation.whole_page
     E = L.input("E", sp.Matrix.vstack(*(page.value(near=f"| {w} ") for w in WORDS)), note="rows India, is, great")
     return L, P, E, blocks.add_positions(L, E, P, name="Final")
 

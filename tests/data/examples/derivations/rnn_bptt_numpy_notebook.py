@@ -13,7 +13,6 @@ The arrays and η are read from the code that sets them, each result from the ou
 import sympy as sp
 
 from symseq import Derivation, blocks, ops
-from symseq.authoring.page import PageView
 from symseq.blocks import cells
 from symseq.read import scan
 
@@ -32,7 +31,7 @@ def out(s, k: int) -> str:
 
 def _notebook(s):
     """The notebook's forward pass, its loss, the true gradients and the step η they give."""
-    page = PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source)  # the code cells In [36] and [46]
+    page = s.derivation.whole_page  # the code cells In [36] and [46]
 
     def array(name, k=0):  # the k-th list of ``name = np.array(…)``
         return page.value(near=f"{name} = np.array(", index=k)

@@ -8,7 +8,6 @@ printed value is read from the page's lines, its 5×5 matrices as the bare cells
 import sympy as sp
 
 from symseq import Derivation, blocks, ops
-from symseq.authoring.page import PageView
 from symseq.blocks import cells
 
 derivation = Derivation("rnn-pos-tagging-notes", title="Worked Example 1 --- Vanilla RNN POS Tagging",
@@ -18,7 +17,7 @@ LABELS, I = (0, 1, 1, 2, 4), sp.Integer
 
 def _notes(s):
     """The page's rows: x^(t) (rows of X), h^(t), V h^(t), o^(t), the mean loss, its gradients and the step η."""
-    page = PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source)  # U = 0.5 I_5 …, η = 0.1
+    page = s.derivation.whole_page  # U = 0.5 I_5 …, η = 0.1
     L = s.ledger("h = tanh(U h_prev + W x), o = softmax(V h), L = mean −log o[label]")
     X, W = L.input("X", sp.eye(5)), L.parameter("W", sp.eye(5))
     U, V = (L.parameter(k, sp.eye(5) * page.value(k)) for k in "UV")

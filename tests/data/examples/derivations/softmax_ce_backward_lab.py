@@ -7,7 +7,6 @@ e^{−1.9} printed 0.149 (0.150) makes p_0 0.098 (0.099) and all after it wrong;
 import sympy as sp
 
 from symseq import Derivation, blocks, ops
-from symseq.authoring.page import PageView
 
 derivation = Derivation("softmax-ce-backward-lab", title="Softmax + cross-entropy, forward and backward by hand",
                         source="softmax-ce-backward-lab.md", description="z = XW, softmax, −log p_1 and its gradients")
@@ -22,7 +21,7 @@ def bmatrices(s, near: str) -> list[list[list[str]]]:
 
 def _page(s):
     """The page's quantities: X, W, z, the shifted logits, their exponentials and sum, p, the loss and its gradients."""
-    inputs = PageView(s.derivation.page, 1, s.derivation.page.n, derivation.source)  # printed in Setup and Section 5
+    inputs = s.derivation.whole_page  # printed in Setup and Section 5
     L = s.ledger("one sample: z = XW, p = softmax(z), Loss = −log p_1")
     r = dict(L=L, X=L.input("X", inputs.value("X")), y=inputs.value("y_true"), W=L.parameter("W", inputs.value("W")),
              lr=inputs.value(near="learning rate of"))
