@@ -457,7 +457,7 @@ def test_the_worked_example_with_a_number_deleted_fails_the_derivation_audit_at_
     lines = list(doc.lines)
     lines[k] = lines[k].replace("1 / 1.732 = 0.577", "1 /  = 0.577")
     rep = audit_document(parse("\n".join(lines), path="attn-course-cat-sat.md", fmt="markdown"), d)
-    assert rep.failed and [(e.line, e.correct, e.kind) for e in rep.errata] == [(k + 1, "—", "arithmetic")]
+    assert rep.failed and [(e.line, e.correct, e.kind) for e in rep.errata] == [(k + 1, "—", "statement")]
     assert rep.errata[0].fault == "an operator with no number after it"
 
 

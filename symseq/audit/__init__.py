@@ -78,7 +78,7 @@ def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmeti
 
         rep.add_arithmetic(audit_arithmetic(fresh, dps=dps, exact=exact_as_printed(rep.tokens)))
     rep.add_repeats(doc.lines)
-    return rep
+    return rep.add_comparisons(doc)
 
 
 def exact_as_printed(tokens) -> frozenset:

@@ -67,6 +67,8 @@ class Checked:
         spans: (line, start, end) of each part in the text.
         repair: when the statement is wrong at one of its operands rather than at its result, that operand's
             :class:`Repair` (:func:`_repair`); else None.
+        statement: the parsed :class:`~symseq.read.tree.Statement` (its names read with the values the page bound
+            to them), or None for a relation between tables.
     """
 
     line: int
@@ -75,6 +77,7 @@ class Checked:
     links: list
     spans: list = field(default_factory=list)
     repair: "Repair | None" = None
+    statement: "Statement | None" = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -107,7 +110,8 @@ class PageArithmetic:
     statements: list
     tokens: list  # the document's tokens, each attributed covered / wrong / uncovered / structural
     unread: list = field(default_factory=list)  # (line, text, reason) of statements that could not be decided
-    cannot_hold: list = field(default_factory=list)  # Broken: a statement that lost a number, or whose value is not real
+    cannot_hold: list = field(default_factory=list)  # Broken: a statement that lost a number, whose value is not
+    # real, that gives a name two values (numbered_runs), or a shape that does not fit (symseq.audit.shapes)
 
     @property
     def errata(self) -> list[Checked]:
@@ -368,6 +372,74 @@ def lost_numbers(doc: Document) -> list[Broken]:
     return out
 
 
+_INDEXED = re.compile(r"^(.+?)_(\d{1,3})$")  # a name key with a numeric index: k_1, v_{0} (key v_0)
+
+
+def _index_fault(indices: list[int]) -> tuple[int, int] | None:
+    """(position, index the run expects there) of the one index that breaks a run of consecutive indices
+    (ascending or descending), or None when they make a run or no single index explains the break."""
+    n = len(indices)
+    for step in (1, -1):
+        for start in (indices[0], indices[1] - step, indices[-1] - step * (n - 1)):
+            off = [j for j in range(n) if indices[j] != start + step * j]
+            if len(off) == 1:
+                return off[0], start + step * off[0]
+    return None
+
+
+def numbered_runs(doc: Document) -> list[Broken]:
+    r"""Names numbered in a row on one line whose numbers do not make a run: ``k_0=[…]``, ``k_1=[…]``, ``k_2=[…]``
+    printed as ``k_0``, ``k_2``, ``k_2`` gives ``k_2`` two values, and ``k_0``, ``k_1``, ``k_3`` skips a number.
+    One :class:`Broken` per line, at the name out of the run (its correct name in ``correct``), or, for two
+    definitions of one name with two values, at the first. A name printed again with the same value is a
+    restatement, not a slip; two or three definitions that are not in a row of one name are left alone.
+
+    Source: issue 39 ("a renamed vector, now defined twice").
+    """
+    out = []
+    for lg in _logical_lines(doc):
+        text = lg.text
+        rels = list(_REL.finditer(text))
+        if len(rels) < 2:
+            continue
+        bounds = [0] + [m.end() for m in rels]
+        defs: dict = {}  # base name -> [(index, name start, name end, printed value)]
+        for i, m in enumerate(rels):
+            seg = text[bounds[i]:m.start()]
+            name = _BOUND.search(seg)
+            if m.group(0) != "=" or name is None or _FACTOR_END.search(seg[:name.start(1)].rstrip()):
+                continue
+            k = _INDEXED.match(name_key(name.group(1)))
+            nxt = text[m.end():rels[i + 1].start() if i + 1 < len(rels) else len(text)]
+            head = _head(nxt, m.end(), numbers_only=False)
+            if k is None or head is None or not re.search(r"\d", text[head[1]:head[2]]):
+                continue
+            defs.setdefault(k.group(1), []).append((int(k.group(2)), bounds[i] + name.start(1),
+                                                    bounds[i] + name.end(1), text[head[1]:head[2]]))
+        for base, run in defs.items():
+            indices = [d[0] for d in run]
+            values: dict = {}
+            for d in run:
+                values.setdefault(d[0], set()).add(re.sub(r"\s+", "", d[3]))
+            twice = [d for d in run if len(values[d[0]]) > 1]
+            fault = _index_fault(indices) if len(run) >= 3 else None
+            if fault is None and not twice:
+                continue
+            j = fault[0] if fault is not None else None
+            line, col = lg.where(run[j][1] if j is not None else twice[0][1])
+            name = text[run[j][1]:run[j][2]] if j is not None else text[twice[0][1]:twice[0][2]]
+            if j is not None:
+                correct = f"{base}_{fault[1]}"
+                why = (f"{name} breaks the run of {base}'s numbers on this line "
+                       f"({', '.join(f'{base}_{i}' for i in indices)}): it names another quantity")
+            else:
+                correct = "—"
+                shown = " and ".join(sorted(values[twice[0][0]]))
+                why = f"{name} is given two values on this line ({shown}): one of them names another quantity"
+            out.append(Broken(line, col, col + len(name), name, why, correct))
+    return out
+
+
 def _closes_display(doc: Document, i: int) -> bool:
     """Whether the next line with text after line ``i`` closes display math (``\\]``, ``$$``, ``\\end{…}``): the
     display's formula ends on line ``i``."""
@@ -619,7 +691,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
             unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
             continue
         checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans,
-                               _repair(doc, st, links, spans, rounded(spans[0][0]), dps)))
+                               _repair(doc, st, links, spans, rounded(spans[0][0]), dps), st))
         for k, inner in inner_steps(st):
             try:
                 inner_links = decide(inner, dps=dps, rounded=rounded(spans[0][0]))
@@ -628,7 +700,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
                 continue
             part = [_within(spans[k], st.texts[k], inner.texts[0]), _within(spans[k + 1], st.texts[k + 1], inner.texts[1])]
             checked.append(Checked(spans[k + 1][0], spans[k][0], " ".join(_join(inner)), inner_links, part,
-                                   _repair(doc, inner, inner_links, part, rounded(spans[0][0]), dps)))
+                                   _repair(doc, inner, inner_links, part, rounded(spans[0][0]), dps), inner))
     for readings, spans, lg in words:
         decided = []
         for st in readings:
@@ -644,7 +716,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
                            "the printed list; the page does not say which it means"))
             continue
         st, links = (fits or decided)[0]
-        checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans))
+        checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans, statement=st))
     taken = {c.spans[-1] for c in checked if c.status != "drift"}
     notes: list = []
     if doc.tables:  # the relations between tables (and NumPy, which screens them) only for a page with one
@@ -655,7 +727,10 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
     unread += [(0, "tables", note) for note in notes]
     checked.sort(key=lambda c: (c.line, c.first))
     _classify_tokens(doc, checked)
-    return PageArithmetic(doc.path, checked, doc.tokens, unread, lost_numbers(doc) + not_real)
+    from .shapes import misfits
+
+    return PageArithmetic(doc.path, checked, doc.tokens, unread,
+                          lost_numbers(doc) + not_real + numbered_runs(doc) + misfits(doc))
 
 
 def audit_page(doc: Document, *, dps: int = 50):
@@ -673,7 +748,8 @@ def audit_page(doc: Document, *, dps: int = 50):
     """
     from .report import AuditReport
 
-    return AuditReport.of_page(audit_arithmetic(doc, dps=dps), places=doc.where if doc.places is not None else None)
+    rep = AuditReport.of_page(audit_arithmetic(doc, dps=dps), places=doc.where if doc.places is not None else None)
+    return rep.add_comparisons(doc)
 
 
 # a statement of more single-character edits than this is not searched for its one wrong operand

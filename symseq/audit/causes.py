@@ -99,7 +99,9 @@ def classify(doc: Document, errata: list, *, claims: list = (), dps: int = 50) -
                                   if len(readings) == 1]
     causes: dict[int, Cause] = _from_steps(errata, claims, dps)
     for e in sorted(located, key=lambda x: x.line):
-        if id(e) not in causes:
+        if getattr(e, "kind", "") == "statement":  # it cannot hold, or its own operands make it false
+            causes[id(e)] = Cause(e, "root", e.fault)
+        elif id(e) not in causes:
             causes[id(e)] = _classify_one(e, located, steps, causes, dps)
     for e in errata:
         if id(e) in causes:

@@ -403,9 +403,13 @@ class Auditor:
                     keys = [t.key for t in refs]
                     prop = c.kind == "property"
                     if not keys:  # a statement in words ("gives a different result"): its words must stay in the text
-                        if c.near and self._near(c.near, sect) is None:
-                            self.report.missing.append(Missing(c.id, c.printed, c.location, c.what,
-                                                               kind="claim", lines=sect, near=c.near))
+                        held = self._near(c.near, sect) if c.near else None
+                        if c.near and held is None:
+                            self.report.missing.append(Missing(c.id, c.printed, c.location, c.what, kind="claim",
+                                                               lines=self._reworded(c.near, sect) or sect,
+                                                               near=c.near))
+                        elif held:
+                            self.report.quotes.append((tuple(held), c.near, c.id))
                         continue
                     at = c.location.at
                     table = self.doc.table(c.location.table) if c.location.table else None
@@ -422,6 +426,7 @@ class Auditor:
                             self.report.missing.append(Missing(c.id, c.printed, c.location, c.what,
                                                                kind="claim", lines=sect, near=c.near))
                             continue
+                        self.report.quotes.append((tuple(rng), c.near, c.id))
                     weak = len(keys) == 1 and bool(re.fullmatch(r"-?\d+", keys[0]))
                     group = (d.name, c.location.table, row) if table else (d.name, id(s))
                     own = sect
@@ -505,6 +510,21 @@ class Auditor:
         first = [self.doc.line(r).strip().strip("|").split(table.sep)[0].lower() for r in table.rows]
         rows = [r for r, cell in zip(table.rows, first) if re.search(rf"(?<!\w){re.escape(want)}(?!\w)", cell)]
         return rows[0] if len(rows) == 1 else None
+
+    def _reworded(self, near: str, sect) -> tuple | None:
+        """(line, line) of the one line that holds the words of ``near`` but one (in the section when it is located):
+        where a statement in words whose word was changed ("larger" for "smaller") is still printed, so that its
+        missing claim names that line; None when no line or several do."""
+        want = [w.lower() for w in re.findall(r"[A-Za-z]{2,}", near)]
+        if len(want) < 3:
+            return None
+        lines = range(sect[0], sect[1] + 1) if sect is not None else range(1, self.doc.n + 1)
+        n, hits = len(want), []
+        for k in lines:
+            have = [w.lower() for w in re.findall(r"[A-Za-z]{2,}", self.doc.line(k))]
+            if any(sum(a != b for a, b in zip(have[i:i + n], want)) == 1 for i in range(len(have) - n + 1)):
+                hits.append(k)
+        return (hits[0], hits[0]) if len(hits) == 1 else None
 
     def _near(self, near: str, sect) -> list | None:
         """The lines holding the text ``near`` (spacing, ``$`` and braces aside; its numbers aside when no line

@@ -56,6 +56,7 @@ from ..read.document import Document, relayout
 from .matching import _with_token
 from .report import AuditReport
 from .structure import claim_tokens
+from .words import comparisons, display_lines, formula_line, math_spans, skipped
 from ..read import MINUS, SIGNED_NUMBER, Token, scan
 
 KINDS = ("last", "middle", "sign", "swap", "delete")
@@ -163,11 +164,6 @@ def plan(report: AuditReport, doc: Document, *, kinds=KINDS, seed: int = 0) -> l
 # edits of the page's other mathematics: shapes, integers of formulas, comparison words, copied numbers
 # ---------------------------------------------------------------------------------------------------------------
 
-# inline mathematics: $$…$$, $…$, \(…\), \[…\] on one line (the group is the formula)
-_MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
-_DISPLAY_ENV = re.compile(r"\\(begin|end)\{(equation|align|gather|multline|eqnarray|displaymath|math)\*?\}")
-_RELATION = re.compile(r"=|≈|≤|≥|<|>|\\approx|\\simeq|\\le|\\ge|\\in\b")
-_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 # the operator of a shape token's text: 7×5, 7\times5, 9 \times d_k, 16x16
 _TIMES_OP = re.compile(r"\s*(?:\\times(?![A-Za-z])|×)\s*|(?<=\d)x(?=\d)")
 # a size written with symbols: T, d_v, d_{\mathrm{model}}, h{d}_v (a product of at most three)
@@ -177,70 +173,13 @@ _SYMBOL_SHAPE = re.compile(rf"(?<![\w\\}}^_])((?:{_ATOM}){{1,3}})(\s*(?:\\times(
 _REALS_BEFORE = re.compile(r"(?:\\mathbb\s*\{?\s*R\s*\}?\}?|\\R|(?<![A-Za-z])R)\s*\^\s*\{\s*$")
 _ARRAY_AFTER = re.compile(r"\s*(?:\$|\\\))?\s*(?:matrix|matrices|array|arrays|block|tensor|grid|table)\b")
 
-# comparison words and what each becomes (greater becomes less; less becomes more)
-_FLIPS = dict([p for a, b in (("larger", "smaller"), ("increases", "decreases"), ("increase", "decrease"),
-                              ("increased", "decreased"), ("increasing", "decreasing"), ("same", "different"),
-                              ("positive", "negative"), ("more", "less"), ("largest", "smallest"),
-                              ("higher", "lower"), ("vanishes", "explodes"), ("vanish", "explode"),
-                              ("vanishing", "exploding"), ("above", "below")) for p in ((a, b), (b, a))]
-              + [("greater", "less")])
-_COMPARISON = re.compile(r"(?<![\\\w-])(" + "|".join(sorted(_FLIPS, key=len, reverse=True)) + r")(?![\w-])",
-                         re.IGNORECASE)
-_THAN_AFTER = re.compile(r"[^.?!;:]{0,40}?\bthan\b", re.IGNORECASE)  # more … than, less … than
-# above/below comparing: before a number, a formula or zero (not "the table below", "as above")
-_VALUE_AFTER = re.compile(r"\s*(?:\$|\\\(|[-−+]?\.?\d|zero\b|one\b|its\b|the (?:threshold|mean|average)\b)",
-                          re.IGNORECASE)
-_QUOTES = {"“": "”", "‘": "’", '"': '"', "'": "'", "`": "`"}
-
-
-def math_spans(line: str) -> list[tuple[int, int]]:
-    """The columns (start, end) of the formulas written inline on ``line``: ``$…$``, ``$$…$$``, ``\\(…\\)``,
-    ``\\[…\\]``."""
-    out = []
-    for m in _MATH.finditer(line):
-        g = next(k for k in range(1, 5) if m.group(k) is not None)
-        out.append((m.start(g), m.end(g)))
-    return out
-
-
-def _display_lines(doc: Document) -> set:
-    """Lines inside a displayed formula written over several lines (``$$`` or ``\\[`` alone on a line, or a
-    LaTeX ``equation``/``align`` environment)."""
-    out, inside, env = set(), False, 0
-    for k, ln in enumerate(doc.lines, 1):
-        s = ln.strip()
-        for m in _DISPLAY_ENV.finditer(ln):
-            env += 1 if m.group(1) == "begin" else -1
-        if s in ("$$", "\\[", "\\]"):
-            inside = not inside if s == "$$" else s == "\\["
-            continue
-        if inside or env > 0:
-            out.add(k)
-    return out
-
-
-def _formula_line(line: str) -> bool:
-    """Whether ``line`` (with no formula delimiters) is a formula: a relation and at most two words of prose."""
-    from ..read import FUNCTIONS
-
-    words = [w for w in _PROSE_WORD.findall(line) if w.lower() not in FUNCTIONS]
-    return bool(_RELATION.search(line)) and len(words) <= 2
-
-
-def _skipped(doc: Document) -> set:
-    """The lines whose text is not the page's mathematics: headings, code, printed output, references and the
-    column labels of tables."""
-    return ({h.line for h in doc.headings} | set(doc.code) | set(doc.output) | set(doc.references)
-            | {t.header for t in doc.tables})
-
-
 class _Page:
     """The layout a page edit reads: skipped lines, formula spans per line, display lines."""
 
     def __init__(self, doc: Document):
         self.doc = doc
-        self.skip = _skipped(doc)
-        self.display = _display_lines(doc)
+        self.skip = skipped(doc)
+        self.display = display_lines(doc)
         self._spans: dict = {}
 
     def spans(self, line: int) -> list[tuple[int, int]]:
@@ -254,7 +193,7 @@ class _Page:
         spans = self.spans(line)
         if any(a <= start and end <= b for a, b in spans):
             return True
-        return not spans and _formula_line(self.doc.lines[line - 1])
+        return not spans and formula_line(self.doc.lines[line - 1])
 
 
 def _verdict(tok: Token) -> str:
@@ -337,59 +276,10 @@ def _integers(report: AuditReport, page: _Page) -> list[Mutation]:
     return sorted(out, key=lambda m: (m.line, m.start))
 
 
-def _cased(word: str, new: str) -> str:
-    if len(word) > 1 and word.isupper():
-        return new.upper()
-    return new[0].upper() + new[1:] if word[0].isupper() else new
-
-
-def _sentence_end(line: str, k: int, spans) -> str:
-    """The mark that ends the sentence going on at column ``k`` of ``line`` (``.``, ``?``, ``!``), outside formulas
-    and decimals; the line's last character when none does."""
-    j = k
-    while j < len(line):
-        span = next((e for s, e in spans if s <= j < e), None)
-        if span is not None:
-            j = span
-            continue
-        c = line[j]
-        if c in "?!":
-            return c
-        if c == "." and (j + 1 == len(line) or line[j + 1] in " \t\"”’)*_"):
-            return c
-        j += 1
-    return line.rstrip()[-1:]
-
-
-def _words(report: AuditReport, page: _Page) -> list[Mutation]:
-    out = []
-    for k, ln in enumerate(page.doc.lines, 1):
-        if k in page.skip:
-            continue
-        spans = page.spans(k)
-        if k in page.display or (not spans and _formula_line(ln)):
-            continue
-        for m in _COMPARISON.finditer(ln):
-            if any(s <= m.start() < e for s, e in spans) or "://" in ln[max(0, m.start() - 60):m.start()]:
-                continue
-            word = m.group(1)
-            low = word.lower()
-            if low in ("more", "less") and not _THAN_AFTER.match(ln, m.end()):
-                continue  # "more details", "unless": no comparison
-            if low in ("above", "below") and not _VALUE_AFTER.match(ln, m.end()):
-                continue  # "the table below": a place on the page
-            after = _cased(word, _FLIPS[low])
-            end = _sentence_end(ln, m.end(), spans)
-            before_ch, after_ch = ln[m.start() - 1:m.start()], ln[m.end():m.end() + 1]
-            excuse = note = ""
-            if end == "?":
-                note, excuse = "question", "a question: it states nothing true or false"
-            elif before_ch in _QUOTES and after_ch == _QUOTES[before_ch]:
-                note, excuse = "quoted", "a quoted word: mentioned, not used"
-            else:
-                note = "statement"
-            out.append(Mutation("word", k, m.start(), m.end(), word, after, note=note, excuse=excuse))
-    return out
+def _words(page: _Page) -> list[Mutation]:
+    excuses = {"question": "a question: it states nothing true or false", "quoted": "a quoted word: mentioned, not used"}
+    return [Mutation("word", c.line, c.start, c.end, c.word, c.flipped, note=c.use, excuse=excuses.get(c.use, ""))
+            for c in comparisons(page.doc)]
 
 
 def _scalar_class(t: Token):
@@ -452,7 +342,7 @@ def page_mutations(report: AuditReport, doc: Document, *, kinds=PAGE_KINDS, seed
         elif kind == "integer":
             out += _integers(report, page)
         elif kind == "word":
-            out += _words(report, page)
+            out += _words(page)
         else:
             out += _copies(report, page, seed)
     return out

@@ -58,6 +58,8 @@ def summary_line(rep: AuditReport) -> str:
             f"{c.uncovered} uncovered; {c.structural} structural, {c.reported} reported; "
             f"coverage {c.coverage_text()}"
             + (f"; {len(rep.disagreements)} disagreement(s) with the page's arithmetic" if rep.disagreements else "")
+            + (f"; comparisons in words: {len(rep.comparisons) - len(rep.unchecked_comparisons)} of "
+               f"{len(rep.comparisons)} checked" if rep.comparisons else "")
             + against)
 
 
@@ -80,6 +82,20 @@ def render(rep: AuditReport, out, listing: str = "all", *, known=()) -> None:
         for x in rep.disagreements:
             _row(g, rep.where(x.line), x.printed, x.correct, x.statement, x.claim)
         out.print(g)
+    notes = rep.boundary_notes() if everything else []
+    if notes:
+        b = _table(f"printed decimals within 1% of a rounding boundary ({len(notes)}): right, but another order of "
+                   f"operations may print the other digit", [_LINE[rep.rendered], "claim", "note"])
+        for line, c, note in notes:
+            _row(b, rep.where(line), c, note)
+        out.print(b)
+    words = rep.unchecked_comparisons if everything else []
+    if words:
+        w = _table(f"comparisons in words no claim checks ({len(words)} of {len(rep.comparisons)}): a claim with "
+                   f"near= quoting the word checks one", [_LINE[rep.rendered], "word", "in the text"])
+        for c in words:
+            _row(w, rep.where(c.line), c.word, c.context)
+        out.print(w)
     unc = rep.uncovered() if everything else []
     if unc:
         u = _table(f"uncovered quantity tokens ({len(unc)})", [_LINE[rep.rendered], "token", "in the text", "note"])

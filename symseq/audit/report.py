@@ -23,6 +23,8 @@ and uncovered); structural and reported tokens are not in the denominator.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,7 +51,8 @@ class Erratum:
     source: str  # the claim id, or the input's location
     value: str = ""  # the exact or 12-digit value
     context: str = ""
-    kind: str = "claim"  # claim or input
+    kind: str = "claim"  # claim, input, arithmetic, or statement (one that cannot hold, or is false while its
+    # printed result is right): its ``fault`` says why
     also: tuple = ()  # other claims printed by the same text and wrong there for the same reason (p_1 … p_6)
 
 
@@ -81,6 +84,10 @@ class Ambiguous:
     printed: str
     line: int
     others: tuple
+
+
+# why a statement is wrong whose printed result a claim holds: a factor, exponent, index or name in it is wrong
+FALSE_STATEMENT = "the result is right but the statement is false even with every operand read as rounded"
 
 
 @dataclass
@@ -161,6 +168,8 @@ class AuditReport:
     claims_checked: int = 0
     claims_matched: int = 0
     disagreements: list = field(default_factory=list)  # Disagreement, from add_arithmetic
+    quotes: list = field(default_factory=list)  # (line ranges, near, claim id) of each claim anchored by its words
+    comparisons: list = field(default_factory=list)  # (symseq.audit.words.Comparison, claim id or None)
     arithmetic: object = field(default=None, repr=False)  # the page-arithmetic report added, or None
     places: object = field(default=None, repr=False)  # Document.where of a notebook or HTML page, else None
 
@@ -316,12 +325,11 @@ class AuditReport:
                 # the claim holds the printed result, yet the statement fails with every printed operand read as
                 # rounded: a number among its operands is wrong (1.88 / 4.56 = 0.39 for 1.78 / 4.56), unless a
                 # claim already names it (sin −3 for sin 3)
-                if mine == "covered" and inside and not any(u.attribution.verdict == "wrong" for u in inside) \
+                if inside and not any(u.attribution.verdict == "wrong" for u in inside) \
                         and _wrong_however_rounded(st):
                     self.errata.append(Erratum(
-                        st.line, st.text, "—", "the result is right (the claim holds it) but does not follow from "
-                        "the printed operands, even with each read as rounded: an operand is wrong", e.source,
-                        "", t.context, kind="arithmetic"))
+                        st.line, st.text, "—", f"{FALSE_STATEMENT}: its printed operands give {e.correct}, the "
+                        f"claim holds {t.text}", e.source, "", t.context, kind="statement"))
                     for u in inside:  # its operands no claim holds: one of them is the wrong number
                         if u is not t and u.attribution.verdict == "covered" and u.attribution.statement is not None:
                             u.attribution = u.attribution.but("wrong")
@@ -392,8 +400,50 @@ class AuditReport:
         one for a value that is not real), then put the errata in the text's order."""
         for g in arith.cannot_hold:
             self.errata.append(Erratum(g.line, g.text, g.correct, g.reason,
-                                       f"page arithmetic, line {g.line}", "", g.text, kind="arithmetic"))
+                                       f"page arithmetic, line {g.line}", "", g.text, kind="statement"))
         self._in_text_order()
+
+    def add_comparisons(self, doc) -> AuditReport:
+        """List the page's comparison words in its statements (:func:`symseq.audit.words.comparisons`), each with
+        the claim that checks it: one whose ``near=`` quotes the word on that line, so that the audit fails when
+        the word is changed; None for a statement no claim checks. Questions and quoted words are left out.
+        Returns ``self``."""
+        from .words import comparisons
+
+        def quotes_it(near: str, c) -> bool:  # near's words, found in order on the line, span the word
+            words = re.findall(r"[A-Za-z]+", near)
+            if not words:
+                return False
+            pattern = r"(?<![A-Za-z])" + r"[^A-Za-z]{1,40}?".join(map(re.escape, words)) + r"(?![A-Za-z])"
+            return any(m.start() <= c.start and c.end <= m.end()
+                       for m in re.finditer(pattern, doc.line(c.line), re.IGNORECASE))
+
+        for c in comparisons(doc):
+            if c.use != "statement":
+                continue
+            by = next((cid for ranges, near, cid in self.quotes
+                       if any(a <= c.line <= b for a, b in ranges) and quotes_it(near, c)), None)
+            self.comparisons.append((c, by))
+        return self
+
+    @property
+    def unchecked_comparisons(self) -> list:
+        """The comparisons in words no claim checks (:meth:`add_comparisons`)."""
+        return [c for c, by in self.comparisons if by is None]
+
+    def boundary_notes(self) -> list[tuple[int, str, str]]:
+        """(line, claim id, note) of each printed decimal a claim holds but whose value lies within 1% of a unit of
+        its last digit from a rounding boundary (:data:`symseq.verify.claims.FRAGILE_UNITS`): right, but another
+        order of operations may print the other digit. One per claim, at the first line that prints it; notes,
+        never failures (``symseq verify`` prints the same ones)."""
+        out, seen = [], set()
+        for t in self.tokens:
+            c = t.attribution.claim
+            if c is None or id(c) in seen or c.result is None or t.attribution.verdict != "covered":
+                continue
+            seen.add(id(c))
+            out += [(t.line, c.id, note) for note in c.result.fragile]
+        return out
 
     def structural_reasons(self) -> dict:
         out: dict[str, int] = {}
@@ -445,6 +495,9 @@ class AuditReport:
             "undecided_claims": [{"claim": c, "error": e} for c, e in self.undecided],
             "absent_derivations": list(self.absent),
             "disagreements": [vars(d) for d in self.disagreements],
+            "comparisons": [{"line": c.line, "column": c.start + 1, "word": c.word, "context": c.context, "checked_by": by}
+                            for c, by in self.comparisons],
+            "boundary_notes": [{"line": line, "claim": c, "note": note} for line, c, note in self.boundary_notes()],
             "tokens": [{
                 "line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind, "entries": list(t.entries),
                 "shape": list(t.shape), "class": t.attribution.verdict, "reason": t.attribution.text(),
@@ -494,13 +547,13 @@ def _failing_link(token, arith):
 
 def _wrong_however_rounded(st) -> bool:
     """Whether statement ``st`` (a :class:`~symseq.audit.arithmetic.Checked`) fails even with every printed decimal
-    operand read as rounded (:func:`~symseq.verify.steps.decide` with ``rounded=None``); False when its text alone
-    cannot be decided (it uses names the page bound elsewhere)."""
+    operand read as rounded (:func:`~symseq.verify.steps.decide` with ``rounded=None``), its names read with the
+    values the page bound to them (``3D^3 = 192`` with ``D = 8`` printed above); False when it cannot be decided."""
     from ..errors import SymseqError
     from ..verify.steps import decide
 
     try:
-        links = decide(st.text)
+        links = decide(st.statement if st.statement is not None else st.text)
     except SymseqError:
         return False
     return any(not link.ok and not (link.kind == "result" and link.within_rounding) for link in links)

@@ -79,6 +79,7 @@ class _Evaluator:
             f = (lambda x, y: _check(x + y)) if op == "+" else (lambda x, y: _check(x - y))
             return _zip(a, b, f, op)
         if op == "/":
+            b = _grouped(b)
             if isinstance(b, tuple):
                 raise ClaimError("division by a list is not defined; divide entry by entry in words")
             return _map(a, lambda x: _divide(x, b))
@@ -121,6 +122,12 @@ class _Evaluator:
             total = _check(sp.Add(*flat))
             return total if name == "sum" else total / len(flat)
         return _map(x, lambda v: _scalar_function(name, v))
+
+
+def _grouped(x):
+    """A divisor in square brackets that holds one number is that number: ``1/[1+e^{2w-1}]`` groups, as
+    brackets do in print (a list cannot divide)."""
+    return x[0] if isinstance(x, tuple) and len(x) == 1 and not isinstance(x[0], tuple) else x
 
 
 def flat_entries(x):
@@ -317,6 +324,7 @@ class _IntervalEvaluator(_Evaluator):
         if op in ("+", "-"):
             return _zip(a, b, (lambda x, y: x + y) if op == "+" else (lambda x, y: x - y), op)
         if op == "/":
+            b = _grouped(b)
             if isinstance(b, tuple):
                 raise ClaimError("division by a list is not defined")
             if b.a <= 0 <= b.b:

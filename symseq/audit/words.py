@@ -1,0 +1,157 @@
+"""Where a page states something in words and in formulas, as the audit and its benchmark read it.
+
+The page's mathematics is written inline (``$…$``, ``\\(…\\)``) or displayed; its statements in words compare
+(larger/smaller, increases/decreases, same/different, positive/negative, more/less … than, largest/smallest,
+higher/lower, vanishes/explodes, above/below a value). :func:`comparisons` finds the comparison words a page uses
+in its sentences (not inside formulas, headings, code or output; *more*/*less* only before *than*, *above*/*below*
+only before a value), each marked a statement, a question or a quoted word. A derivation checks such a sentence
+when a claim quotes the word with ``near=``: the audit then fails when the word changes. The audit lists the
+others as statements no claim checks.
+
+Source: issue 39, "claim words".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..read.document import Document
+
+# inline mathematics: $$…$$, $…$, \(…\), \[…\] on one line (the group is the formula)
+MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
+_DISPLAY_ENV = re.compile(r"\\(begin|end)\{(equation|align|gather|multline|eqnarray|displaymath|math)\*?\}")
+_RELATION = re.compile(r"=|≈|≤|≥|<|>|\\approx|\\simeq|\\le|\\ge|\\in\b")
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+
+# comparison words and what each becomes (greater becomes less; less becomes more)
+FLIPS = dict([p for a, b in (("larger", "smaller"), ("increases", "decreases"), ("increase", "decrease"),
+                              ("increased", "decreased"), ("increasing", "decreasing"), ("same", "different"),
+                              ("positive", "negative"), ("more", "less"), ("largest", "smallest"),
+                              ("higher", "lower"), ("vanishes", "explodes"), ("vanish", "explode"),
+                              ("vanishing", "exploding"), ("above", "below")) for p in ((a, b), (b, a))]
+              + [("greater", "less")])
+COMPARISON = re.compile(r"(?<![\\\w-])(" + "|".join(sorted(FLIPS, key=len, reverse=True)) + r")(?![\w-])",
+                         re.IGNORECASE)
+_THAN_AFTER = re.compile(r"[^.?!;:]{0,40}?\bthan\b", re.IGNORECASE)  # more … than, less … than
+# above/below comparing: before a number, a formula or zero (not "the table below", "as above")
+_VALUE_AFTER = re.compile(r"\s*(?:\$|\\\(|[-−+]?\.?\d|zero\b|one\b|its\b|the (?:threshold|mean|average)\b)",
+                          re.IGNORECASE)
+_QUOTES = {"“": "”", "‘": "’", '"': '"', "'": "'", "`": "`"}
+
+
+
+def math_spans(line: str) -> list[tuple[int, int]]:
+    """The columns (start, end) of the formulas written inline on ``line``: ``$…$``, ``$$…$$``, ``\\(…\\)``,
+    ``\\[…\\]``."""
+    out = []
+    for m in MATH.finditer(line):
+        g = next(k for k in range(1, 5) if m.group(k) is not None)
+        out.append((m.start(g), m.end(g)))
+    return out
+
+
+def display_lines(doc: Document) -> set:
+    """Lines inside a displayed formula written over several lines (``$$`` or ``\\[`` alone on a line, or a
+    LaTeX ``equation``/``align`` environment)."""
+    out, inside, env = set(), False, 0
+    for k, ln in enumerate(doc.lines, 1):
+        s = ln.strip()
+        for m in _DISPLAY_ENV.finditer(ln):
+            env += 1 if m.group(1) == "begin" else -1
+        if s in ("$$", "\\[", "\\]"):
+            inside = not inside if s == "$$" else s == "\\["
+            continue
+        if inside or env > 0:
+            out.add(k)
+    return out
+
+
+def formula_line(line: str) -> bool:
+    """Whether ``line`` (with no formula delimiters) is a formula: a relation and at most two words of prose."""
+    from ..read import FUNCTIONS
+
+    words = [w for w in _PROSE_WORD.findall(line) if w.lower() not in FUNCTIONS]
+    return bool(_RELATION.search(line)) and len(words) <= 2
+
+
+def skipped(doc: Document) -> set:
+    """The lines whose text is not the page's mathematics: headings, code, printed output, references and the
+    column labels of tables."""
+    return ({h.line for h in doc.headings} | set(doc.code) | set(doc.output) | set(doc.references)
+            | {t.header for t in doc.tables})
+
+
+
+def sentence_end(line: str, k: int, spans) -> str:
+    """The mark that ends the sentence going on at column ``k`` of ``line`` (``.``, ``?``, ``!``), outside formulas
+    and decimals; the line's last character when none does."""
+    j = k
+    while j < len(line):
+        span = next((e for s, e in spans if s <= j < e), None)
+        if span is not None:
+            j = span
+            continue
+        c = line[j]
+        if c in "?!":
+            return c
+        if c == "." and (j + 1 == len(line) or line[j + 1] in " \t\"”’)*_"):
+            return c
+        j += 1
+    return line.rstrip()[-1:]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A comparison word of the page: its line, columns (``end`` exclusive), the word as printed, and whether its
+    sentence is a ``"statement"``, a ``"question"`` (it states nothing true or false) or the word is ``"quoted"``
+    (mentioned, not used)."""
+
+    line: int
+    start: int
+    end: int
+    word: str
+    use: str
+    context: str = ""  # the words around it, as printed
+
+    @property
+    def flipped(self) -> str:
+        """The opposite word (larger → smaller), its case kept."""
+        new, word = FLIPS[self.word.lower()], self.word
+        if len(word) > 1 and word.isupper():
+            return new.upper()
+        return new[0].upper() + new[1:] if word[0].isupper() else new
+
+
+CONTEXT = 30  # characters shown on either side of a comparison word
+
+
+def comparisons(doc: Document) -> list[Comparison]:
+    """The comparison words of the page's sentences, in reading order (see the module docstring)."""
+    out = []
+    skip, display = skipped(doc), display_lines(doc)
+    for k, ln in enumerate(doc.lines, 1):
+        if k in skip:
+            continue
+        spans = math_spans(ln)
+        if k in display or (not spans and formula_line(ln)):
+            continue
+        for m in COMPARISON.finditer(ln):
+            if any(s <= m.start() < e for s, e in spans) or "://" in ln[max(0, m.start() - 60):m.start()]:
+                continue
+            low = m.group(1).lower()
+            if low in ("more", "less") and not _THAN_AFTER.match(ln, m.end()):
+                continue  # "more details", "unless": no comparison
+            if low in ("above", "below") and not _VALUE_AFTER.match(ln, m.end()):
+                continue  # "the table below": a place on the page
+            before_ch, after_ch = ln[m.start() - 1:m.start()], ln[m.end():m.end() + 1]
+            if sentence_end(ln, m.end(), spans) == "?":
+                use = "question"
+            elif before_ch in _QUOTES and after_ch == _QUOTES[before_ch]:
+                use = "quoted"
+            else:
+                use = "statement"
+            a, b = max(0, m.start() - CONTEXT), min(len(ln), m.end() + CONTEXT)
+            context = ("…" if a else "") + ln[a:b].strip() + ("…" if b < len(ln) else "")
+            out.append(Comparison(k, m.start(), m.end(), m.group(1), use, context))
+    return out

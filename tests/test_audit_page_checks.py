@@ -1,0 +1,157 @@
+"""The page's own mathematics checked beyond its arithmetic: shapes written with symbols against the formulas that
+use them, numbered names defined in a row, and a statement whose printed result a claim holds but whose own
+operands make it false. Each check is tried on the seed handouts unedited (nothing flagged) and with the edit it
+exists to catch (caught at the edited line)."""
+
+from __future__ import annotations
+
+import pytest
+
+from symseq.audit import audit_document, parse, read
+from symseq.audit.arithmetic import numbered_runs
+from symseq.audit.shapes import misfits
+from symseq.authoring import bundled
+from test_audit import SEEDS, needs_seeds
+
+WEEK8 = "000_30e9e4099f2cd2dc.txt"
+HANDOUT11 = "001_d42a515eb3cd140c.txt"
+ALL_SEEDS = [WEEK8, HANDOUT11, "003_b76f00753924d0c1.txt", "004_daeab95066cb0286.txt"]
+
+
+def _edited(seed: str, line: int, before: str, after: str):
+    lines = (SEEDS / seed).read_text(encoding="utf-8").split("\n")
+    assert before in lines[line - 1], (line, before)
+    lines[line - 1] = lines[line - 1].replace(before, after, 1)
+    return parse("\n".join(lines), path=seed, fmt="text")
+
+
+@needs_seeds
+@pytest.mark.parametrize("seed", ALL_SEEDS)
+def test_the_unedited_seeds_have_no_misfitting_shape_and_no_broken_run(seed):
+    doc = read(SEEDS / seed)
+    assert misfits(doc) == []
+    assert numbered_runs(doc) == []
+
+
+# Week 8's table of objects and its formulas: each shape transposed is blamed where it is declared, and the shape
+# that fits Q = HW_Q, O = AV, FF(h) = ReLU(hW_1 + b_1)W_2 + b_2 and Z = LN_f(H^L)W_out + b_out is named
+@needs_seeds
+@pytest.mark.parametrize("line, before, after, correct", [
+    (29, r"T\times d", r"d\times T", "T×d"),
+    (30, r"d\times d_k", r"d_k\times d", "d×d_k"),
+    (31, r"d\times d_v", r"d_v\times d", "d×d_v"),
+    (32, r"T\times d_k", r"d_k\times T", "T×d_k"),
+    (33, r"T\times d_v", r"d_v\times T", "T×d_v"),
+    (35, r"T\times d_v", r"d_v\times T", "—"),  # the row of AV: an expression, checked as an equation
+    (36, r"T\times v", r"v\times T", "T×v"),
+    (92, r"d\times m", r"m\times d", "d×m"),
+    (96, r"d\times v", r"v\times d", "d×v"),
+])
+def test_a_transposed_symbolic_shape_is_caught_where_it_is_declared(line, before, after, correct):
+    found = misfits(_edited(WEEK8, line, before, after))
+    assert [(m.line, m.correct) for m in found] == [(line, correct)], found
+    assert "does not fit" in found[0].reason
+
+
+@needs_seeds
+def test_two_shapes_on_one_line_either_of_which_may_be_wrong_are_named_together():
+    found = misfits(_edited(WEEK8, 92, r"$m\times d$", r"$d\times m$"))  # W_2 written as W_1's shape
+    assert [(m.line, m.correct) for m in found] == [(92, "—")]
+    assert "W_1 (d×m) or W_2 (d×m)" in found[0].reason
+
+
+def test_the_product_rule_in_words_is_checked():
+    ok = parse(r"Multiplying an $a\times b$ matrix by a $b\times c$ matrix produces an $a\times c$ matrix.",
+               path="p.md", fmt="markdown")
+    assert misfits(ok) == []
+    bad = parse(r"Multiplying an $a\times b$ matrix by a $b\times c$ matrix produces an $c\times a$ matrix.",
+                path="p.md", fmt="markdown")
+    assert [(m.line, m.correct) for m in misfits(bad)] == [(1, "a×c")]
+
+
+def test_shapes_of_names_no_formula_uses_and_formulas_of_unknown_functions_flag_nothing():
+    text = "\n".join([r"Let $X\in\mathbb R^{T\times D}$ and $W\in\mathbb R^{D\times H}$.",
+                      r"Then $Y=\mathrm{Attn}(X)W$ and $Z=g(X)+b$.",  # unknown functions: shapes unknown
+                      r"Elsewhere $P\in\mathbb R^{K\times K}$."])
+    assert misfits(parse(text, path="p.md", fmt="markdown")) == []
+    wrong = text.replace(r"$Y=\mathrm{Attn}(X)W$", r"$Y=WX$")  # (D×H)(T×D): inner sizes H and T differ
+    found = misfits(parse(wrong, path="p.md", fmt="markdown"))
+    # either declaration, both on line 1, would make Y = WX fit: the two are named there
+    assert [m.line for m in found] == [1] and "X (T×D) or W (D×H)" in found[0].reason, found
+
+
+@needs_seeds
+@pytest.mark.parametrize("line, before, after, correct", [
+    (23, "$k_1=", "$k_2=", "k_1"),   # k_2 now given two values
+    (55, "$v_0=", "$v_1=", "v_0"),
+    (119, "$p_2=", "$p_3=", "p_2"),  # the run p_0, p_1, p_3 skips a number
+])
+def test_a_renamed_vector_in_a_run_of_definitions_is_caught_at_its_line(line, before, after, correct):
+    found = numbered_runs(_edited(HANDOUT11, line, before, after))
+    assert [(b.line, b.correct) for b in found] == [(line, correct)], found
+
+
+def test_a_name_restated_with_its_value_or_two_separate_names_are_no_broken_run():
+    doc = parse("Take $x_1=2$, $x_1=2$ again, and $y_1=1$, $y_3=4$.\n", path="p.md", fmt="markdown")
+    assert numbered_runs(doc) == []
+
+
+def _derivation(name: str):
+    return [d for d in bundled() if d.name == name]
+
+
+@needs_seeds
+@pytest.mark.parametrize("seed, derivation, line, before, after, gives", [
+    (HANDOUT11, "handout11-self-attention", 51, "3D^2=192", "3D^3=192", "1536"),  # an exponent changed
+    (WEEK8, "week08-decoder", 132, "e^{2w-1}", "e^{2w-2}", "0.792412"),
+])
+def test_a_false_statement_whose_result_a_claim_holds_fails_at_its_line(seed, derivation, line, before, after, gives):
+    ds = _derivation(derivation)
+    assert not audit_document(read(SEEDS / seed), ds).failed
+    rep = audit_document(_edited(seed, line, before, after), ds)
+    assert rep.failed
+    wrong = [e for e in rep.errata if e.kind == "statement"]
+    assert [e.line for e in wrong] == [line]
+    assert f"its printed operands give {gives}" in wrong[0].fault
+
+
+def test_a_one_number_bracket_as_a_divisor_groups():
+    from symseq.verify.steps import decide
+
+    assert [k.ok for k in decide("1/[1+e^{0}] = 0.5")] == [True]
+
+
+@needs_seeds
+def test_the_audit_shows_a_printed_decimal_near_its_rounding_boundary_at_each_line_that_prints_it():
+    # p(B|AB) = 0.792411504249…: printed 0.792412, 0.42% of a unit from the boundary 0.7924115 (a note, no failure)
+    rep = audit_document(read(SEEDS / WEEK8), _derivation("week08-decoder"))
+    notes = rep.boundary_notes()
+    assert not rep.failed
+    assert [line for line, _, _ in notes] == [118, 132, 159, 180]
+    assert all("0.7924115" in note for _, _, note in notes)
+    assert rep.as_json()["boundary_notes"][0]["line"] == 118
+
+
+@needs_seeds
+def test_a_comparison_word_a_claim_quotes_is_caught_at_its_line_when_flipped_and_the_others_are_listed():
+    seed = "003_b76f00753924d0c1.txt"
+    ds = _derivation("week07-attention")
+    rep = audit_document(read(SEEDS / seed), ds)
+    checked = [c for c, by in rep.comparisons if by is not None]
+    assert checked and len(rep.unchecked_comparisons) == len(rep.comparisons) - len(checked) > 0
+    assert all(c.use == "statement" for c, _ in rep.comparisons)
+    assert rep.as_json()["comparisons"][0]["word"] == rep.comparisons[0][0].word
+    for c in checked:  # each flipped: the claim quoting it is missing, expected at the word's own line
+        lines = (SEEDS / seed).read_text(encoding="utf-8").split("\n")
+        lines[c.line - 1] = lines[c.line - 1][:c.start] + c.flipped + lines[c.line - 1][c.end:]
+        got = audit_document(parse("\n".join(lines), path=seed, fmt="text"), ds)
+        assert got.failed and (c.line, c.line) in [m.lines for m in got.missing], (c, got.missing)
+
+
+def test_questions_and_quoted_words_are_no_comparisons_to_check():
+    from symseq.audit.words import comparisons
+
+    doc = parse('Is the loss larger? The word "smaller" is a label. The mean is larger than 2.\n', path="p.md",
+                fmt="markdown")
+    assert [(c.word, c.use) for c in comparisons(doc)] == [("larger", "question"), ("smaller", "quoted"),
+                                                           ("larger", "statement")]
