@@ -66,8 +66,9 @@ def without(s):
 @derivation.section("With Layer Normalization")
 def with_ln(s):
     L, X, n, std, (mean, pop, _) = _prompt(s)
-    s.claim("0", mean[0, 0], what="mean of LN(Hello)", at="Mean ≈ 0")
-    s.claim("1", pop[0, 0], what="standard deviation of LN(Hello)", at="Standard deviation ≈ 1")
+    s.claim(mean[0, 0], near="**Mean ≈", what="mean of LN(Hello)", at="Mean ≈ 0")
+    s.claim(pop[0, 0], near="**Standard deviation ≈", what="standard deviation of LN(Hello)",
+            at="Standard deviation ≈ 1")
     s.claim(n.out[0, :], near="Layer 1:", what="Layer 1: LN(Hello) to two decimals", at="Layer 1")
     s.reported(*(s.page.printed(near=f"Layer {k}:") for k in (5, 10, 15)),
                reason=ILLUSTRATIVE + " (normalized activations of later layers)")
@@ -83,8 +84,8 @@ def step1(s):
 @derivation.section("Step 6: Verify the Result")
 def step6(s):  # new_mean = (−0.412 + 0.137 + (−1.236) + 1.511) / 4 ≈ 0.000 is the page's own arithmetic
     L, X, n, std, (mean, pop, _) = _prompt(s)  # Hello is row 0
-    s.claim("0", mean[0, 0], what="the mean the rescaled features should have", at="comment")
-    s.claim("1", pop[0, 0], what="the std the rescaled features should have", at="comment")
+    s.claim(mean[0, 0], near="should have", index=0, what="the mean the rescaled features should have", at="comment")
+    s.claim(pop[0, 0], near="should have", index=1, what="the std the rescaled features should have", at="comment")
     s.claim(pop[0, 0], name="new_std", what="new_std (population)", at="new_std")
 
 
@@ -113,8 +114,8 @@ def when(s):
     s.reported("12+ layers", reason="a typical depth named in passing, not a quantity of the example")
     layers = sp.Integer(12)
     s.given(layers, what="a 12-layer transformer", at="count")
-    s.claim("24", 2 * layers, what="two LayerNorms per layer (before attention and before the feed-forward)",
-            at="count")
+    s.claim(2 * layers, near="Hence in a", index=1, what="two LayerNorms per layer (before attention and before the "
+            "feed-forward)", at="count")
 
 
 @derivation.section("The Solution: Standard Scale")
@@ -126,16 +127,15 @@ def solution(s):  # Hello's row and its range 2.75 are checked by the audit from
             row = list(L.value(X.name).row(t))
             s.claim((max(row, key=sp.N) - min(row, key=sp.N)) / L.value(std.name)[t, 0], near=f'"{w}"', index=1,
                     what=f"range of LN({w!r})", at=f"row {t}")
-        s.claim("0", mean[t, 0], what=f"LN({w!r}) is balanced around 0", at=f"row {t}", near=f'"{w}"')
+        s.claim(mean[t, 0], near=f'"{w}"', what=f"LN({w!r}) is balanced around 0", at=f"row {t}")
 
 
 @derivation.section("**Standard Deviation = 1 (Consistent)**")
 def std1(s):  # 1000mm, 2m, 0.5km in metres
-    mm, m, km = (exact_value(c) for c in s.page.numbers("different_units", 3))
+    mm, m, km = (s.page.value(near="different_units", index=k) for k in range(3))
     s.given(mm, m, km, what=("1000 mm", "2 m", "half a km"), at="different_units")
-    for printed, metres, what in zip(s.page.numbers("same_units", 3), (mm / 1000, m, km * 1000), ("1000 mm", "2 m",
-                                                                                                   "half a km")):
-        s.claim(printed, metres, what=f"{what} in metres", at="same_units")
+    for k, (metres, what) in enumerate(zip((mm / 1000, m, km * 1000), ("1000 mm", "2 m", "half a km"))):
+        s.claim(metres, near="same_units", index=k, what=f"{what} in metres", at="same_units")
 
 
 @derivation.section("Training Stability")
@@ -196,13 +196,14 @@ def expected(s):
 @derivation.section("🎯 **What Layer Normalization Does**")
 def takeaways(s):
     L, X, n, std, (mean, pop, _) = _prompt(s)
-    s.claim("0", mean[0, 0], what="the mean after LayerNorm (Hello)")
-    s.claim("1", pop[0, 0], what="the standard deviation after LayerNorm (Hello)")
+    s.claim(mean[0, 0], near="Brings the mean", index=0, what="the mean after LayerNorm (Hello)")
+    s.claim(pop[0, 0], near="Brings the mean", index=1, what="the standard deviation after LayerNorm (Hello)")
 
 
 @derivation.section("🎯 **When It Happens**")
 def when_takeaway(s):
     per_layer, layers = sp.Integer(2), sp.Integer(12)
-    s.claim("2", per_layer, what="LayerNorms per layer: before attention and before the feed-forward")
-    s.claim("24", per_layer * layers, what="LayerNorms in a 12-layer model")
+    s.claim(per_layer, near="per layer, across", index=0, what="LayerNorms per layer: before attention and before "
+            "the feed-forward")
+    s.claim(per_layer * layers, near="per layer, across", index=1, what="LayerNorms in a 12-layer model")
     s.given(layers, what="a 12-layer model")
