@@ -77,14 +77,15 @@ def available_context(s):
     xs = [L.input(f"x_{t}") for t in range(4)]
     run = cells.rnn(L, xs[:3], L.parameter("w_x"), L.parameter("w_h"), phi=phi)
     heads.squared_error(L, heads.regression_head(L, run, L.parameter("w_o")), [xs[3]])
-    used, at = {sym.name for sym in L.expand("ŷ").free_symbols}, "pause and predict: what may a forecast use?"
+    used = {sym.name for sym in L.expand("ŷ").free_symbols}
+    at = "pause and predict: what may a forecast use?"
     s.prove("the forecast ŷ uses the observed prefix x_0, x_1, x_2 and not x_3",
             lambda: ({"x_0", "x_1", "x_2"} <= used and "x_3" not in used, "ŷ depends on " + ", ".join(sorted(used))),
             at=at)
     s.identity("the true x_3 supplies the target of the loss: ℒ = ½(ŷ − x_3)²", half_square(L, y="x_3"), at=at)
     # Sharing across time: a longer sequence adds uses of the same weights, not new weights.
-    (n3, u3), (n10, u10) = [(len(parameters(Lt)), Lt[bp.grads.name("w_h")].meta["uses"])
-                            for Lt, _, bp in (scalar_rnn(f"{T}-step scalar RNN", T=T) for T in (3, 10))]
+    models = [scalar_rnn(f"{T}-step scalar RNN", T=T) for T in (3, 10)]
+    (n3, u3), (n10, u10) = [(len(parameters(Lt)), Lt[bp.grads.name("w_h")].meta["uses"]) for Lt, _, bp in models]
     s.prove("T = 3 and T = 10 have the same three parameters; w_h is used T times",
             lambda: (n3 == n10 == 3 and u3 == 3 and u10 == 10, f"parameters {n3} and {n10}; uses of w_h {u3}, {u10}"),
             at="carry a representation through the sequence")
@@ -141,7 +142,8 @@ def table_3(s):
 @derivation.section("Why shared-weight gradients contain sums")
 def shared_sums(s):
     L, run, bp = scalar_rnn("three-step scalar RNN, general φ")
-    S, g, h_in = s.use(L).symbol, bp.grads.name, ["h_{-1}", "h_0", "h_1"]  # h_in: the local inputs of w_h's uses
+    S, g = s.use(L).symbol, bp.grads.name
+    h_in = ["h_{-1}", "h_0", "h_1"]  # the local inputs of w_h's three uses
     s.claim("3", sp.Integer(L[g("w_x")].meta["uses"]), what="uses of w_x, one contribution each", at="sum over uses")
     s.identity("∂ℒ/∂w_x = g_0^z x_0 + g_1^z x_1 + g_2^z x_2", L[g("w_x")].node.expr
                - sum(S(f"g_{t}^z") * S(f"x_{t}") for t in range(3)), at="boxed gradient for w_x")
@@ -154,8 +156,10 @@ def shared_sums(s):
                    f"(T = 3, general φ)", bptt_.expanded_equals_path_sum(bp, w), at=f"bracketed path sum for {w}")
     s.identity("∂ℒ/∂x_0 = g_0^z w_x", L[bp.adjoint("x_0")].node.expr - S("g_0^z") * S("w_x"), at="input gradient")
     # Labelling the three uses of w_x separately and summing their gradients gives the shared gradient.
-    (Lu, per_use), (Ls, _, bp_s) = bptt_.labelled_uses(), scalar_rnn("three-step RNN, h_{−1} left out", h_init=False)
-    relabel, at = {Lu.symbol(f"w_x^[{t}]"): S("w_x") for t in range(3)}, "use labels w_x^[0], w_x^[1], w_x^[2]"
+    Lu, per_use = bptt_.labelled_uses()
+    Ls, _, bp_s = scalar_rnn("three-step scalar RNN, h_{−1} left out", h_init=False)
+    relabel = {Lu.symbol(f"w_x^[{t}]"): S("w_x") for t in range(3)}
+    at = "use labels w_x^[0], w_x^[1], w_x^[2]"
     s.identity("with w_x^[t] = w_x for every use, Σ_t ∂ℒ/∂w_x^[t] equals the shared ∂ℒ/∂w_x",
                sum(per_use).xreplace(relabel) - Ls.expand(bp_s.grads.name("w_x")), at=at)
     s.identity(r"\frac{\partial w_x^{[t]}}{\partial w_x}=1", *[sp.diff(u.xreplace(relabel), S("w_x")) - 1 for u in
@@ -325,12 +329,13 @@ def gradient_update(s):
 def two_coordinates(s):
     L, run, bp = vector_rnn("two-coordinate RNN, D = H = 2, C = 1, general φ")
     Wx, Wh, Wo, x1, h0, z1, h2 = (E(s.use(L), n) for n in ("W_x", "W_h", "W_o", "x_1", "h_0", "z_1", "h_2"))
-    z, h, at = L.expand("z_1", keep=["h_0"]), L.expand("h_1", keep=["z_1"]), "coordinate equations"
+    z, h = L.expand("z_1", keep=["h_0"]), L.expand("h_1", keep=["z_1"])
+    at = "coordinate equations"
     for i in (0, 1):
         s.identity(f"z_{{t,{i}}} = W_{{x,{i}0}} x_{{t,0}} + W_{{x,{i}1}} x_{{t,1}} + W_{{h,{i}0}} h_{{t−1,0}} "
                    f"+ W_{{h,{i}1}} h_{{t−1,1}} (t = 1)", z[0, i] - Wx[i, :].dot(x1) - Wh[i, :].dot(h0), at=at)
-    identities(s, at, ("the activation acts on each coordinate: h_{t,i} = φ(z_{t,i})",
-                       *[h[0, i] - phi(z1[i]) for i in (0, 1)]))
+    s.identity("the activation acts on each coordinate: h_{t,i} = φ(z_{t,i})", *[h[0, i] - phi(z1[i]) for i in (0, 1)],
+               at=at)
     s.identity("ŷ = W_{o,00} h_{T−1,0} + W_{o,01} h_{T−1,1}", L.expand("ŷ", keep=["h_2"])[0, 0] - Wo.dot(h2),
                at="scalar head")
     s.identity(r"\mathcal L=\tfrac12(\widehat y-y)^2", half_square(L), what="one prediction from two hidden features",
@@ -399,9 +404,9 @@ def vector_backward(s):
                down_to(L, bp, bp.g_h(1), bp.g_z(2))[0, 0] - Gz[2].dot(Wh[:, 0]), at="two-coordinate example")
     # The gradients, with every g_t^z and e kept as symbols.
     G = {n: down_to(L, bp, n, *[bp.g_z(t) for t in range(T)], "e") for n in bp.grads.map.values()}
-    gWx, g = G[bp.grads.name("W_x")], lambda n: G[bp.grads.name(n)]  # noqa: E731
+    g = lambda leaf: G[bp.grads.name(leaf)]  # noqa: E731  (the gradient of a parameter)
     s.identity("∂ℒ/∂W_{x,ij} = Σ_t g_{t,i}^z x_{t,j} for every entry (i, j)",
-               *[gWx[i, j] - sum(Gz[t][i] * xs[t][j] for t in range(T)) for i in range(2) for j in range(3)],
+               *[g("W_x")[i, j] - sum(Gz[t][i] * xs[t][j] for t in range(T)) for i in range(2) for j in range(3)],
                at="entry gradient")
     gz, x0 = L.handle(bp.g_z(0)), L.handle("x_0")
     for printed, shape, what in (("H×1", gz.T.shape, "(g_t^z)ᵀ, a column"), ("1×D", x0.shape, "x_t, a row"),
@@ -409,7 +414,7 @@ def vector_backward(s):
         s.claim_shape(printed, shape, dims={"D": 3, "H": 2}, what=what, at="outer product")
     rows = sp.Matrix.vstack  # Σ_t (g_t^z)ᵀ r_t is Gᵀ R, with the g_t^z stacked as the rows of G and the r_t of R
     identities(s, "gradient formulas",
-               ("∇_{W_x} ℒ = Σ_t (g_t^z)ᵀ x_t (outer products, H×D)", gWx - rows(*Gz).T * rows(*xs)),
+               ("∇_{W_x} ℒ = Σ_t (g_t^z)ᵀ x_t (outer products, H×D)", g("W_x") - rows(*Gz).T * rows(*xs)),
                ("∇_{W_h} ℒ = Σ_t (g_t^z)ᵀ h_{t−1} (h_{−1} = 0)", g("W_h") - rows(*Gz[1:]).T * rows(*hs[:-1])),
                ("∇_{W_o} ℒ = eᵀ h_{T−1}", g("W_o") - e.T * hs[T - 1]),
                ("∇_{b_h} ℒ = Σ_t g_t^z and ∇_{b_o} ℒ = e", g("b_h") - sp.ones(1, T) * rows(*Gz), g("b_o") - e))
@@ -506,7 +511,8 @@ def matrix_paths(s):
     rng = np.random.default_rng(20)
     vals = {it.name: sp.Matrix(rng.normal(size=it.shape) * 0.9).applyfunc(sp.Rational) for it in Ln.leaves}
     vals["W_h"] = sp.Matrix(rng.normal(size=(3, 3)) * 1.2).applyfunc(sp.Rational)
-    ev, norm = evaluate(Ln, "mpmath", dps=30, values=vals), (lambda M: jacobians.spectral_norm(M, dps=30))
+    ev = evaluate(Ln, "mpmath", dps=30, values=vals)
+    norm = lambda M: jacobians.spectral_norm(M, dps=30)  # noqa: E731
     gn, Jn = [norm(ev[bpn.g_h(t)]) for t in range(6)], [norm(ev[n]) for n in J_names[1:]]
     s.prove("‖g_s^h‖₂ ≤ ‖g_q^h‖₂ Π_{t=s+1}^{q} ‖J_t‖₂ for every s < q (tanh, H = 3, T = 6)",
             lambda: jacobians.path_bound(gn, Jn, rtol="1e-25"), at="spectral-norm bound")
@@ -538,27 +544,27 @@ def figure_3(s):
             lambda: (all(left[k + 1, 0] < left[k, 0] and left[k + 1, 2] > left[k, 2] for k in range(n - 1))
                      and set(left[:, 1]) == {1}, f"at n = {n - 1}: {short(left[-1, 0])}, 1, {short(left[-1, 2])}"),
             at="Figure 3 (left)")
-    # Right: actual tanh trajectories with the printed w_h, w_x, h_{−1} = 0 and constant inputs 0 and 1; S_T is
-    # ∂h_{T−1}/∂h_0.
-    w_h, runs = exact(w_h_text), {}
+    # Right: tanh trajectories with the printed w_h, w_x, h_{−1} = 0 and constant inputs 0 (ledger L0) and 1 (L1);
+    # S_T is |∂h_{T−1}/∂h_0|.
+    w_h = exact(w_h_text)
     for x in (0, 1):
         L = s.ledger(f"tanh trajectory, w_h = {w_h_text}, w_x = {w_x}, x_t = {x}", exact_forms=False)
-        runs[x] = cells.rnn(L, [L.input(f"x_{t}", x) for t in range(n)], L.parameter("w_x", w_x),
-                            L.parameter("w_h", w_h), phi=sp.tanh)
+        run = cells.rnn(L, [L.input(f"x_{t}", x) for t in range(n)], L.parameter("w_x", w_x),
+                        L.parameter("w_h", w_h), phi=sp.tanh)
         for T in range(1, n + 1):
-            jacobians.jacobian_product(L, runs[x], T - 1, 0, name=f"S_{T}")
+            jacobians.jacobian_product(L, run, T - 1, 0, name=f"S_{T}")
     L0, L1 = s.ledgers
-    v0, v1 = evaluate(L0, "exact"), s.values.rows(L1)
-    h1, s1 = [v1[h.name] for h in runs[1].h], [abs(v1[f"S_{T}"]) for T in range(1, n + 1)]
     at, at0 = "Figure 3 (right)", "Figure 3 (right), x_t = 0"
+    v0, v1 = evaluate(L0, "exact"), s.values.rows(L1)
+    h1, s1 = [v1[f"h_{t}"] for t in range(n)], [abs(v1[f"S_{T}"]) for T in range(1, n + 1)]
     s.given(w_h, what="w_h, the recurrent weight of both trajectories", at=at)
     s.prove("the same recurrent weight w_h amplifies with zero input and suppresses with input one",
             lambda: (L0.value("w_h") == L1.value("w_h") == w_h and v0[f"S_{n}"] > 1 > s1[-1],
                      f"|∂h_{n - 1}/∂h_0| = {short(v0[f'S_{n}'])} and {short(s1[-1], 4)}"), at=at,
             near="the same recurrent weight can amplify or suppress sensitivity")
     s.given(L0.value("w_x"), what="w_x, the input weight of both trajectories", at=at)
-    s.given(sp.Integer(0), what="h_{−1}: both trajectories start from the zero state (cells.rnn without h_init)", at=at)
-    s.prove("zero input: every state stays exactly zero", lambda: (all(v0[h.name] == 0 for h in runs[0].h), "h_t = 0"),
+    s.given(sp.Integer(0), what="h_{−1}: both trajectories start from the zero state", at=at)
+    s.prove("zero input: every state stays exactly zero", lambda: (all(v0[f"h_{t}"] == 0 for t in range(n)), "h_t = 0"),
             at=at0, near="all states remain zero")
     s.claim(s.page.printed(near="every transition derivative is", index=3), L0.handle("J_1"), ledger=L0,
             what="every transition derivative w_h tanh′(0) with zero input", at=at0)
@@ -566,21 +572,20 @@ def figure_3(s):
             lambda: (all(v0[f"J_{t}"] == w_h for t in range(1, n)), f"J_t = {w_h}"), at=at0)
     s.prove("zero input: |∂h_{T−1}/∂h_0| = w_h^{T−1} grows although the states are bounded",
             lambda: (all(v0[f"S_{T}"] == w_h ** (T - 1) for T in range(1, n + 1)), f"at T = {n}: "
-                     f"{short(v0[f'S_{n}'])}"),
-            at=at0)
+                     f"{short(v0[f'S_{n}'])}"), at=at0)
     s.prove(r"x_t=1", lambda: (all(a < b < 1 for a, b in zip(h1, h1[1:])) and all(b < a for a, b in zip(s1, s1[1:]))
                                and s1[-1] < 1e-30, f"h_0 = {short(h1[0])}, h_{n - 1} = {short(h1[-1])}; "
                                f"|∂h_{{T−1}}/∂h_0| at T = 2: {short(s1[1], 4)}, T = {n}: {short(s1[-1], 4)}"),
-            what="input one: the states rise toward saturation (increasing, below one) and |∂h_{T−1}/∂h_0| shrinks "
-                 "with T although w_h > 1", at="Figure 3 (right), x_t = 1")
+            what="input one: the states rise toward saturation and |∂h_{T−1}/∂h_0| shrinks with T although w_h > 1",
+            at="Figure 3 (right), x_t = 1")
     s.prove(r"T=1", lambda: (v0["S_1"] == 1 and L1.value("S_1") == 1, "|∂h_0/∂h_0| = 1"),
             what="at T = 1 there are no transitions from h_0 to itself: the sensitivity is one for both inputs", at=at)
     s.show_table("Figure 3 (right): |∂h_{T−1}/∂h_0|", sp.Matrix([[v0[f"S_{T}"], sp.Float(s1[T - 1], 15)] for T in
                  range(1, n + 1)]), rows=[str(T) for T in range(1, n + 1)], cols=["x_t = 0", "x_t = 1"])
     # A distant signal can vanish while the total shared-weight gradient stays substantial.
+    values = {**{f"x_{t}": 1 for t in range(10)}, "w_x": w_x, "w_h": w_h, "w_o": 1, "y": 0}
     Lg, _, bpg = scalar_rnn(f"ten-step tanh RNN, w_h = {w_h_text}, w_x = {w_x}, x_t = 1, final loss", T=10,
-                            activation=sp.tanh,
-                            values={**{f"x_{t}": 1 for t in range(10)}, "w_x": w_x, "w_h": w_h, "w_o": 1, "y": 0})
+                            activation=sp.tanh, values=values)
     ev = s.values.rows(s.use(Lg))
     first, total = ev["g_0^z"] * ev["x_0"], ev[bpg.grads.name("w_x")]
     s.prove("the t = 0 contribution to ∂ℒ/∂w_x is below 10⁻⁸ of the total, which is not small",
@@ -591,10 +596,12 @@ def figure_3(s):
 
 @derivation.section("Clipping limits a large gradient; it cannot recover a lost one")
 def clip(s):
-    g, norm = {"W": sp.Matrix([[3, 0], [0, 0]]), "b": sp.Matrix([[0, 4]])}, clipping.global_norm
+    g = {"W": sp.Matrix([[3, 0], [0, 0]]), "b": sp.Matrix([[0, 4]])}
+    norm = clipping.global_norm
     s.note("The handout prints no numbers in this section; the joined gradient g = (3, 0, 0, 0, 0, 4) and the "
            "thresholds are chosen here, so the worked values are stated as properties, not as printed claims.")
-    r, at = clipping.clip_by_global_norm(g, 1), "norm clipping, τ = 1"
+    r, r10 = (clipping.clip_by_global_norm(g, tau) for tau in (1, 10))
+    at = "norm clipping, τ = 1"
     s.agree("‖g‖₂ = 5 for the joined gradient (3, 0, 0, 0, 0, 4)", r.norm, 5, at=at)
     s.agree("τ g/‖g‖₂ = (3/5, 0, 0, 0, 0, 4/5) with τ = 1", sp.Matrix([[*r.grads["W"], *r.grads["b"]]]),
             sp.Matrix([[3, 0, 0, 0, 0, 4]]) / 5, at=at)
@@ -604,7 +611,6 @@ def clip(s):
             near="keeps its direction")
     s.prove("a gradient longer than the threshold comes out shorter", lambda: (
         norm(r.grads) < r.norm, f"‖g_clip‖₂ = {norm(r.grads)} < ‖g‖₂ = {r.norm}"), at=at, near="has its length reduced")
-    r10 = clipping.clip_by_global_norm(g, 10)
     s.prove("‖g‖₂ ≤ τ: the gradient is unchanged", lambda: (not r10.clipped and r10.grads == g, "τ = 10"),
             at="first branch")
     rz = clipping.clip_by_global_norm({"W": sp.zeros(2, 2)}, 1)
@@ -622,20 +628,16 @@ def clip(s):
             at="update length")
 
 
-def gru_step(s, variant: str, **tag):
-    """One GRU step with D = 1, H = 2, symbolic parameters and a given h_{−1}, on a new ledger of ``s``."""
-    L = s.ledger(f"one GRU step, D = 1, H = 2, h_{{−1}} given ({variant})", exact_forms=False)
-    return L, cells.gru(L, cells.sequence_inputs(L, 1, width=1), cells.gru_parameters(L, 1, 2, packed=False),
-                        variant=variant, h_init=L.input("h_{-1}", shape=(1, 2)))
-
-
 @derivation.section("A GRU learns how much to retain and how much to write")
 def gru_section(s):
-    z = sp.Symbol("z", real=True)
+    z, v = sp.Symbol("z", real=True), sp.Symbol("v", real=True)
     s.claim("(0,1)", sp.Matrix([[sp.limit(sigmoid(z), z, -sp.oo), sp.limit(sigmoid(z), z, sp.oo)]]),
             what="a gate's range: the limits of σ, which no gate value reaches", at="gates")
-    # One step of each variant; torch's (the handout's) gives the shapes and the state update as printed.
-    steps = {variant: gru_step(s, variant) for variant in cells.GRU_VARIANTS}
+    steps = {}  # one step of each variant, D = 1, H = 2, symbolic parameters, h_{−1} given; torch's is the handout's
+    for variant in cells.GRU_VARIANTS:
+        Lg = s.ledger(f"one GRU step, D = 1, H = 2, h_{{−1}} given ({variant})", exact_forms=False)
+        steps[variant] = Lg, cells.gru(Lg, cells.sequence_inputs(Lg, 1, width=1), cells.gru_parameters(
+            Lg, 1, 2, packed=False), variant=variant, h_init=Lg.input("h_{-1}", shape=(1, 2)))
     Lu, run_u = steps["torch"]
     for name, what in (("u_0", "u_t, the retention/update gate"), ("r_0", "r_t, the reset gate"),
                        ("h̃_0", "h̃_t, the candidate")):
@@ -650,25 +652,23 @@ def gru_section(s):
     ex = [s.page.printed(near="For one coordinate", index=k) for k in range(8)]
     mixes = {u: cells.gru_mix(exact(u), exact(ex[1]), exact(ex[2])) for u in (ex[0], ex[5])}
     near_old, near_new = (abs(mixes[u] - exact(ex[1])) < abs(mixes[u] - exact(ex[2])) for u in (ex[0], ex[5]))
-    s.prove("an update gate near one mostly keeps the old state; near zero it favours the candidate", lambda: (
-        near_old and not near_new, f"h_t = {mixes[ex[0]]} at u = {ex[0]}, {mixes[ex[5]]} at u = {ex[5]} (old "
-                                   f"{ex[1]}, candidate {ex[2]})"),
-        at="state update", near="largely retains the corresponding old state")
+    s.prove("an update gate near one mostly keeps the old state; near zero it favours the candidate",
+            lambda: (near_old and not near_new, f"h_t = {mixes[ex[0]]} at u = {ex[0]}, {mixes[ex[5]]} at u = "
+                     f"{ex[5]} (old {ex[1]}, candidate {ex[2]})"),
+            at="state update", near="largely retains the corresponding old state")
     L = s.ledger(f"one GRU coordinate: u = {ex[0]}, old state {ex[1]}, candidate {ex[2]}")
-    u, h_prev, cand = (L.input(n, exact(v)) for n, v in zip(("u", "h_{t-1}", "h̃"), ex))
-    one_minus, mix, at = L.define("1-u", 1 - u), L.define("h_t", cells.gru_mix(u, h_prev, cand)), "mixture example"
-    for name, what in (("u", "u, the update gate's coordinate"), ("h_{t-1}", "the old state"), ("h̃", "the candidate")):
-        s.given(L.value(name), what=what, at=at)
-    s.claim(f"{ex[3]}({ex[4]})+{ex[5]}({ex[6]})", mix,
-            what=f"u h_{{t−1}} + (1 − u) h̃ as printed, with 1 − u = {ex[5]} on the candidate", at=at)
+    u, h_prev, cand = (L.input(n, exact(x)) for n, x in zip(("u", "h_{t-1}", "h̃"), ex))
+    one_minus, mix = L.define("1-u", 1 - u), L.define("h_t", cells.gru_mix(u, h_prev, cand))
+    at = "mixture example"
+    s.given(u, h_prev, cand, what=("u, the update gate's coordinate", "the old state", "the candidate"), at=at)
+    s.claim(f"{ex[3]}({ex[4]})+{ex[5]}({ex[6]})", mix, what=f"u h_{{t−1}} + (1 − u) h̃ as printed (1 − u = {ex[5]})",
+            at=at)
     s.prove("the candidate's weight is 1 − u",
             lambda: (L.value(one_minus.name) == 1 - L.value("u"), f"1 − u = {L.value(one_minus.name)}"), at=at)
     s.claim(ex[7], mix, what="u h_{t−1} + (1 − u) h̃, the mixture's value", at=at)
-    v = sp.Symbol("v", real=True)
     s.identity(r"\sigma(v)=1/(1+e^{-v})", sigmoid(v).rewrite(sp.exp) - 1 / (1 + sp.exp(-v)),
                what="the logistic sigmoid of the gates, coordinatewise", at="gates")
-    # Direct carry and full Jacobian of one step, in both variants.
-    for variant, (Lg, run) in steps.items():
+    for variant, (Lg, run) in steps.items():  # the direct carry and the full Jacobian of one step
         C, J = jacobians.gru_carry(Lg, run, 0), jacobians.gru_jacobian(Lg, run, 0)
         full = jacobians.state_jacobian(Lg, "h_0", "h_{-1}")
         s.identity(f"holding gates and candidate fixed, ∂h_t/∂h_{{t−1}} = diag(u_t) ({variant})",
@@ -709,10 +709,9 @@ def lstm_section(s):
     dc_dh = jacobians.state_jacobian(L, "c_0", "h_{-1}")
     s.prove("dependencies through h_{t−1} add other paths: ∂c_t/∂h_{t−1} ≠ 0",
             lambda: (any(sp.expand(e) != 0 for e in dc_dh), "gates and candidate read h_{t−1}"), at="full Jacobian")
-    s.note("Without peephole connections the gates do not read c_{t−1}, so within one step the full "
-           "∂c_t/∂c_{t−1} is diag(f_t) as well; the other routes run through h_{t−1}.")
-    s.note("Table 6 (what each cell carries between positions) is descriptive: the simple RNN carries h_t, the GRU "
-           "h_t, the LSTM (c_t, h_t), as the recurrences built here do.")
+    s.note("Without peephole connections the gates do not read c_{t−1}, so within one step the full ∂c_t/∂c_{t−1} "
+           "is diag(f_t) as well; the other routes run through h_{t−1}. Table 6 (what each cell carries between "
+           "positions) is descriptive: h_t, h_t and (c_t, h_t), as the recurrences built here do.")
 
 
 @derivation.section("PyTorch: a recurrent layer and a separate prediction head", requires=("torch",))
@@ -724,19 +723,16 @@ def pytorch_example(s):
     sizes = dict(zip("BTDHC", (int(k) for k in s.page.numbers("B, T, D, H, C =", 5))))  # the code's sizes
     B, T, D, H, C = sizes.values()
     rows = [s.page.value(near="X = torch.tensor(", index=t) for t in range(T)]  # X's rows, exact
-    X = torch.tensor([[[float(v) for v in row] for row in rows]])
-    rnn = nn.RNN(D, H, nonlinearity="tanh", bias=False, batch_first=True)
-    head = nn.Linear(H, C, bias=False)
-    output, final = rnn(X)
+    rnn, head = nn.RNN(D, H, nonlinearity="tanh", bias=False, batch_first=True), nn.Linear(H, C, bias=False)
+    output, final = rnn(torch.tensor([[[float(v) for v in row] for row in rows]]))
     prediction = head(final[0])
     y = s.page.value(near="target = X.new_tensor(")
-    loss = float(s.page.value(near="loss = ")) * (prediction - X.new_tensor([[float(y)]])).square().sum()
+    loss = float(s.page.value(near="loss = ")) * (prediction - float(y)).square().sum()
     loss.backward()
     s.note(f"The handout ran PyTorch {s.page.printed(near='With PyTorch', index=0)}; this check ran torch "
            f"{torch.__version__}. The weights below are the module's own float32 initialisation after "
            "torch.manual_seed(6), read exactly.")
-    for what, size in sizes.items():
-        s.given(sp.Integer(size), what=f"{what} in the code", at="sizes")
+    s.given(*[sp.Integer(n) for n in sizes.values()], what=[f"{k} in the code" for k in sizes], at="sizes")
 
     def shape(printed, value, what):  # a shape the code asserts or comments, in the sizes it names
         s.claim_shape(printed, tuple(value.shape), dims={k: sizes[k] for k in sizes if k in printed}, what=what,
@@ -795,24 +791,20 @@ def pytorch_example(s):
 @derivation.section("Optional exercises 1 and 2")
 def exercises(s):
     s.note("The handout prints no answers to its exercises; exercises 1 and 2 follow from this half's text and are "
-           "stated here with their answers. Exercises 3–6 concern attention and the encoder. The values −0.32768 and "
-           "0.32768 below are this derivation's own worked answers: the handout does not print them, so symseq audit "
-           "lists them as claims missing from the text.")
+           "stated here with their answers (3–6 concern attention and the encoder). The values −0.32768 and 0.32768 "
+           "are this derivation's own answers, which symseq audit lists as claims missing from the text.")
     L, run, bp = scalar_rnn("three-step scalar RNN, losses at positions 1 and 2", positions=[1, 2])
     S, at = s.use(L).symbol, "exercise 1"
-    s.identity(r"\mathcal L=\tfrac12(\widehat y_1-y_1)^2+\tfrac12(\widehat y_2-y_2)^2",
-               L["ℒ"].node.expr - ((S("ŷ_1") - S("y_1")) ** 2 + (S("ŷ_2") - S("y_2")) ** 2) / 2,
-               what="the loss with ŷ_t = w_o h_t at positions 1 and 2", at=at)
-    for statement, t, expected in (
-            ("direct head contributions: e_1 w_o into g_1^h and e_2 w_o into g_2^h (g_2^h = e_2 w_o)", 2,
-             S("e_2") * S("w_o")),
-            ("g_1^h = e_1 w_o + g_2^z w_h", 1, S("e_1") * S("w_o") + S("g_2^z") * S("w_h")),
-            ("g_0^h = g_1^z w_h (no loss at position 0)", 0, S("g_1^z") * S("w_h"))):
-        s.identity(statement, L[bp.g_h(t)].node.expr - expected, at=at)
-    s.identity("the shared w_o now has two uses: ∂ℒ/∂w_o = e_1 h_1 + e_2 h_2 = (ŷ_1 − y_1) h_1 + (ŷ_2 − y_2) h_2",
-               L[bp.grads.name("w_o")].node.expr - (S("e_1") * S("h_1") + S("e_2") * S("h_2")),
-               down_to(L, bp, bp.grads.name("w_o")) - sum((S(f"ŷ_{t}") - S(f"y_{t}")) * S(f"h_{t}") for t in (1, 2)),
-               at=at)
+    s.identity(r"\mathcal L=\tfrac12(\widehat y_1-y_1)^2+\tfrac12(\widehat y_2-y_2)^2", L["ℒ"].node.expr
+               - sum((S(f"ŷ_{t}") - S(f"y_{t}")) ** 2 for t in (1, 2)) / 2, what="with ŷ_t = w_o h_t", at=at)
+    g_h = {t: L[bp.g_h(t)].node.expr for t in range(3)}
+    identities(s, at, ("direct head contributions: e_1 w_o into g_1^h and e_2 w_o into g_2^h (g_2^h = e_2 w_o)",
+                       g_h[2] - S("e_2") * S("w_o")),
+               ("g_1^h = e_1 w_o + g_2^z w_h", g_h[1] - (S("e_1") * S("w_o") + S("g_2^z") * S("w_h"))),
+               ("g_0^h = g_1^z w_h (no loss at position 0)", g_h[0] - S("g_1^z") * S("w_h")),
+               ("the shared w_o now has two uses: ∂ℒ/∂w_o = e_1 h_1 + e_2 h_2 = (ŷ_1 − y_1) h_1 + (ŷ_2 − y_2) h_2",
+                L[bp.grads.name("w_o")].node.expr - (S("e_1") * S("h_1") + S("e_2") * S("h_2")),
+                down_to(L, bp, bp.grads.name("w_o")) - sum((S(f"ŷ_{t}") - S(f"y_{t}")) * S(f"h_{t}") for t in (1, 2))))
     at = "exercise 2"
     w_h = s.given("w_h", what="w_h of the identity-activation RNN", at=at)
     Li = s.ledger(f"identity-activation scalar RNN, w_h = {w_h}")
