@@ -162,8 +162,9 @@ def shared_sums(s):
     at = "use labels w_x^[0], w_x^[1], w_x^[2]"
     s.identity("with w_x^[t] = w_x for every use, Σ_t ∂ℒ/∂w_x^[t] equals the shared ∂ℒ/∂w_x",
                sum(per_use).xreplace(relabel) - Ls.expand(bp_s.grads.name("w_x")), at=at)
-    s.identity(r"\frac{\partial w_x^{[t]}}{\partial w_x}=1", *[sp.diff(u.xreplace(relabel), S("w_x")) - 1 for u in
-               relabel], what="sharing sets each use w_x^[t] to w_x: it changes one for one with w_x", at=at)
+    s.identity(r"\frac{\partial w_x^{[t]}}{\partial w_x}=1",
+               *[sp.diff(u.xreplace(relabel), S("w_x")) - 1 for u in relabel],
+               what="sharing sets each use w_x^[t] to w_x: it changes one for one with w_x", at=at)
     # A tanh instance at values chosen here: the first w_h contribution vanishes, yet x_0 still reaches the loss,
     # and contributions of opposite signs partly cancel.
     vals, point = chosen(x_0=1, x_1=1, x_2=1, w_x="0.5", w_h="-0.5", w_o=1, y=1)
@@ -223,8 +224,9 @@ def activation_slopes(s):
     w_h = exact(s.derivation.whole_page.printed("w_h", near="we compute actual tanh trajectories", index=0))
     path = {x: sp.Mul(*bptt_.final_loss_sensitivities(sp.tanh, w_h, [x] * 12)[1]) for x in (0, 1)}
     s.prove("one recurrent weight passes very different sensitivities along two input sequences (tanh, constant "
-            "inputs zero and one, twelve steps)", lambda: (path[0] > 1 and path[1] < sp.Rational(1, 10**6),
-            f"w_h = {w_h}: |∂h_11/∂h_0| = {short(path[0], 4)} with x_t = 0, {short(path[1], 4)} with x_t = 1"),
+            "inputs zero and one, twelve steps)",
+            lambda: (path[0] > 1 and path[1] < sp.Rational(1, 10**6), f"w_h = {w_h}: |∂h_11/∂h_0| = "
+                     f"{short(path[0], 4)} with x_t = 0, {short(path[1], 4)} with x_t = 1"),
             at="slopes at the actual preactivations",
             near="The same recurrent weight can therefore transmit very different sensitivities")
     z, p, u = sp.Symbol("z", real=True), sp.Symbol("p", positive=True), sp.Symbol("u", positive=True)
@@ -280,8 +282,9 @@ def why_tanh(s):
     w_h = exact(w_h_text)
     g, f = bptt_.final_loss_sensitivities(sp.tanh, w_h, [1] * 12)
     f0 = bptt_.final_loss_sensitivities(sp.tanh, w_h, [0] * 12)[1]
-    s.prove(r"|w_h|>1", lambda: (w_h > 1 and max(f[3:]) < 1 and g[0] < g[-1] / 10 ** 6, f"w_h = {w_h}; factors from "
-                                 f"t = 4 on at most {short(max(f[3:]), 4)}; |g_0|/|g_11| = {short(g[0] / g[-1], 4)}"),
+    s.prove(r"|w_h|>1", lambda: (w_h > 1 and max(f[3:]) < 1 and g[0] < g[-1] / 10 ** 6,
+                                 f"w_h = {w_h}; factors from t = 4 on at most {short(max(f[3:]), 4)}; "
+                                 f"|g_0|/|g_11| = {short(g[0] / g[-1], 4)}"),
             what=f"repeated saturation suppresses the signal although |w_h| > 1 (w_h = {w_h_text}, x_t = 1)",
             at="saturation")
     Lz, run_z, _ = scalar_rnn("twelve-step tanh RNN, zero input", T=12, activation=sp.tanh,
@@ -319,8 +322,9 @@ def gradient_update(s):
     s.identity("at zero weights ∂ℒ/∂w_x, ∂ℒ/∂w_h and ∂ℒ/∂w_o all vanish: a zero gradient", *zeros_.values(),
                at="zero gradient")
     stepped = clipping.gradient_step({n: sp.S.Zero for n in names}, zeros_, exact("0.1"))
-    s.prove("a zero gradient leaves every weight unchanged", lambda: (all(v == 0 for v in stepped.values()),
-            str(stepped)), at="zero gradient", near="A zero gradient gives no update under this rule")
+    s.prove("a zero gradient leaves every weight unchanged",
+            lambda: (all(v == 0 for v in stepped.values()), str(stepped)), at="zero gradient",
+            near="A zero gradient gives no update under this rule")
 
 
 # --- More coordinates, longer paths, and gated memory ---
@@ -440,8 +444,9 @@ def per_position(s):
                             head_bias=True, positions="all")
     Wh, Wo, es = E(s.use(L), "W_h"), E(L, "W_o"), [E(L, bp.e(t)) for t in range(T)]
     err = lambda L, t: E(L, f"ŷ_{t}") - E(L, f"y_{t}")  # noqa: E731  (ŷ_t − y_t, entry by entry)
-    s.identity(r"\ell_t=\tfrac12\sum_{c=0}^{C-1}(\widehat y_{t,c}-y_{t,c})^2", L.expand("ℒ", keep=[f"ŷ_{t}" for t in
-               range(T)]) - sum(sum(err(L, t).applyfunc(lambda d: d ** 2)) for t in range(T)) / 2,
+    per_loss = sum(sum(err(L, t).applyfunc(lambda d: d ** 2)) for t in range(T)) / 2
+    s.identity(r"\ell_t=\tfrac12\sum_{c=0}^{C-1}(\widehat y_{t,c}-y_{t,c})^2",
+               L.expand("ℒ", keep=[f"ŷ_{t}" for t in range(T)]) - per_loss,
                what="ℒ = Σ_t ℓ_t, each ℓ_t half the squared error over the C = 2 output coordinates",
                at="per-position loss")
     for t in range(T - 1):
@@ -580,8 +585,9 @@ def figure_3(s):
             at="Figure 3 (right), x_t = 1")
     s.prove(r"T=1", lambda: (v0["S_1"] == 1 and L1.value("S_1") == 1, "|∂h_0/∂h_0| = 1"),
             what="at T = 1 there are no transitions from h_0 to itself: the sensitivity is one for both inputs", at=at)
-    s.show_table("Figure 3 (right): |∂h_{T−1}/∂h_0|", sp.Matrix([[v0[f"S_{T}"], sp.Float(s1[T - 1], 15)] for T in
-                 range(1, n + 1)]), rows=[str(T) for T in range(1, n + 1)], cols=["x_t = 0", "x_t = 1"])
+    right = sp.Matrix([[v0[f"S_{T}"], sp.Float(s1[T - 1], 15)] for T in range(1, n + 1)])
+    s.show_table("Figure 3 (right): |∂h_{T−1}/∂h_0|", right, rows=[str(T) for T in range(1, n + 1)],
+                 cols=["x_t = 0", "x_t = 1"])
     # A distant signal can vanish while the total shared-weight gradient stays substantial.
     values = {**{f"x_{t}": 1 for t in range(10)}, "w_x": w_x, "w_h": w_h, "w_o": 1, "y": 0}
     Lg, _, bpg = scalar_rnn(f"ten-step tanh RNN, w_h = {w_h_text}, w_x = {w_x}, x_t = 1, final loss", T=10,
@@ -636,8 +642,8 @@ def gru_section(s):
     steps = {}  # one step of each variant, D = 1, H = 2, symbolic parameters, h_{−1} given; torch's is the handout's
     for variant in cells.GRU_VARIANTS:
         Lg = s.ledger(f"one GRU step, D = 1, H = 2, h_{{−1}} given ({variant})", exact_forms=False)
-        steps[variant] = Lg, cells.gru(Lg, cells.sequence_inputs(Lg, 1, width=1), cells.gru_parameters(
-            Lg, 1, 2, packed=False), variant=variant, h_init=Lg.input("h_{-1}", shape=(1, 2)))
+        xs, p = cells.sequence_inputs(Lg, 1, width=1), cells.gru_parameters(Lg, 1, 2, packed=False)
+        steps[variant] = Lg, cells.gru(Lg, xs, p, variant=variant, h_init=Lg.input("h_{-1}", shape=(1, 2)))
     Lu, run_u = steps["torch"]
     for name, what in (("u_0", "u_t, the retention/update gate"), ("r_0", "r_t, the reset gate"),
                        ("h̃_0", "h̃_t, the candidate")):
@@ -761,9 +767,9 @@ def pytorch_example(s):
     readout = heads.regression_head(L, run, L.parameter("W_o", values["W_o"]))
     lossr = heads.squared_error(L, readout, [L.input("y", [[y]])])
     bp = bptt_.bptt(L, run, lossr)
-    for t in range(T):  # the printed output (three significant digits)
-        s.claim(s.page.printed(f"h_{t}"), run.h[t], digits=3, what=f"h_{t}", at="printed output")
-    s.claim(s.page.printed("prediction"), readout.yhat[0][0, 0], digits=3, what="prediction", at="printed output")
+    for t in range(T):  # the printed output (three significant digits), each value read after its name
+        s.claim(run.h[t], name=f"h_{t}", digits=3, what=f"h_{t}", at="printed output")
+    s.claim(readout.yhat[0][0, 0], name="prediction", digits=3, what="prediction", at="printed output")
     s.claim(s.page.printed("loss", occurrence=1), lossr.loss, ledger=L, digits=3, what="loss", at="printed output")
     s.given(L.value("y")[0, 0], what="the target in the text", at="printed output",
             near="comparing that prediction with the target")
@@ -794,7 +800,8 @@ def exercises(s):
            "stated here with their answers (3–6 concern attention and the encoder). The values −0.32768 and 0.32768 "
            "are this derivation's own answers, which symseq audit lists as claims missing from the text.")
     L, run, bp = scalar_rnn("three-step scalar RNN, losses at positions 1 and 2", positions=[1, 2])
-    S, at = s.use(L).symbol, "exercise 1"
+    S = s.use(L).symbol
+    at = "exercise 1"
     s.identity(r"\mathcal L=\tfrac12(\widehat y_1-y_1)^2+\tfrac12(\widehat y_2-y_2)^2", L["ℒ"].node.expr
                - sum((S(f"ŷ_{t}") - S(f"y_{t}")) ** 2 for t in (1, 2)) / 2, what="with ŷ_t = w_o h_t", at=at)
     g_h = {t: L[bp.g_h(t)].node.expr for t in range(3)}
