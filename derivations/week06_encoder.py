@@ -1,28 +1,22 @@
 """Week 06 — the Transformer encoder, computed by hand: tokens, positions, attention, one block, task heads.
 
 Source: seed handout ``004_daeab95066cb0286.txt`` (Week 06 notes), from "Words become positioned token
-representations" to the end, section by section: token IDs (Table 7), embedding lookup (Table 8), sinusoidal
-positions at the odd width D = 5, H^(0) = E_seq + P, one attention head (Tables 10–16), two heads of width 3 joined
-by a 6→5 output map (Tables 17–21), a pre-norm encoder block with LayerNorm and a ReLU MLP and the stack's final
-LayerNorm (Tables 23–31), why position is needed, pre-norm against post-norm, task heads and masks (Table 33), the
-tutorial's uniform baseline and the image-patch shapes.
+representations" to the end, section by section: token IDs (Table 7), embeddings (Table 8), sinusoidal positions at
+the odd width D = 5, H^(0) = E_seq + P, one attention head (Tables 10–16), two heads joined by a 6→5 output map
+(Tables 17–21), a pre-norm encoder block and the stack's final LayerNorm (Tables 23–31), why position is needed,
+pre-norm against post-norm, task heads and masks (Table 33), the tutorial's uniform baseline and image patches.
 
-The page's numbers are read from the page, not copied: the parameters (Table 8's embeddings, head 1's printed
-W_Qᵀ, W_Kᵀ, W_Vᵀ, head 2's maps, W_O, the MLP's W_1, b_1, W_2, b_2) by :func:`parameters`, and each claim's printed
-value from the line of its section that prints it (without LaTeX's thin spaces) or, a claim per cell, its table.
+Nothing the page prints is typed here: :func:`parameters` reads the example's parameters, and each claim reads its
+printed value from the line or table of its section that prints it.
 
 Conventions read from the handout: rows are positions; weights are stored output × input and right-multiplied by
-their transpose (``orientation="out_in"``, W_Q is 3×5); scores are divided by √d_k = √3; masks are exact −∞ before
-the row softmax; LayerNorm uses the population variance with ε = 10⁻⁵ inside the square root, γ = 1 and β = 0 as
-parameter values; ReLU'(0) = 0; embeddings are not scaled by √D; attention has no biases, the MLP has biases.
-Tables printed "to three significant digits" are checked entry by entry at three significant digits (a printed 2
-stands for 2.00, a printed 0 for an exact zero); the deep ledgers are decided with mpmath at 50 digits from the
-exact inputs (sin 3, cos(3/10000^(2/5)), the handout's decimals as Rationals).
+their transpose (``orientation="out_in"``); scores are divided by √d_k = √3; masks are exact −∞ before the row
+softmax; LayerNorm uses the population variance with ε = 10⁻⁵ inside the root, γ = 1 and β = 0 as parameter values;
+ReLU'(0) = 0; embeddings are not scaled by √D; attention has no biases, the MLP has. Tables printed "to three
+significant digits" are checked entry by entry at three; the deep ledgers are decided by mpmath at 50 digits.
 
-Not claims, declared with ``section.reported`` in the tutorial's section so that ``symseq audit`` counts them apart:
-Table 34 (cue-recall accuracy of trained RNN, GRU and Transformer recipes, mean ± standard deviation over three
-seeds), the parameter counts 1,943 / 2,023 / 1,915 (the recipes are not specified completely enough to recount
-them), and the tutorial's split sizes, seeds, epochs, learning rate and clipping threshold (inputs of its runs).
+Declared with ``section.reported``, not claimed: Table 34 (cue-recall accuracy of trained RNN, GRU and Transformer
+recipes over three seeds), the parameter counts 1,943 / 2,023 / 1,915 and the tutorial's training settings.
 Figures 4–6 and 8–11 annotate values the text does not print: they are recorded as heatmaps of the checked ledgers.
 """
 
@@ -37,7 +31,6 @@ from symseq import Derivation, Ledger, MaskError, blocks, exact, ops, relu
 from symseq.derive import dot_product_variance, properties
 from symseq.functions import partial
 from symseq.numbers import short
-from symseq.authoring.page import exact_value
 
 derivation = Derivation(
     "week06-encoder",
@@ -46,12 +39,12 @@ derivation = Derivation(
     description="tokens, odd-width positions, one and two heads, a pre-norm block, final LayerNorm, masks and heads",
 )
 
-# --- the handout's example: text, sizes, and the parameters its page prints ---
+# --- the handout's example: text, sizes and names ---
 
 PREFIX = "A journey of a thousand miles begins"
 CONTINUATION = "with a single step."
 T, K, D, D_K = 7, 9, 5, 3
-EPS = "1e-5"
+EPS = exact("1e-5")
 ORIENT = "out_in"
 CLEARLY = "0.1"  # how far two values the text calls distinct are apart at least (by="0.01": a smaller change)
 FEATURES = [f"Feature {j}" for j in range(D)]
@@ -61,10 +54,11 @@ TOKENS = blocks.tokenize(PREFIX)  # the seven input tokens by the handout's decl
 # six distinct prefix types, then the continuation words with, single, step: K = 9, IDs from 0
 VOCAB = blocks.Vocabulary.from_sequences(TOKENS, blocks.tokenize(CONTINUATION))
 IDS = VOCAB.ids(TOKENS)
-# the key mask of the padded prefix (right padding, two pad rows): 1 for a real token, 0 for padding
-PAD_MASK = [1] * T + [0, 0]
+PAD_MASK = [1] * T + [0, 0]  # the prefix right-padded by two rows: 1 for a real token, 0 for padding
 ROWS = [f"{t}: {w}" for t, w in enumerate(TOKENS)]
+HEADS = [[f"W_{w}^{{[{i}]}}" for w in "QKV"] for i in (1, 2)]  # the page's names of each head's maps
 MLP = ("W_1", "b_1", "W_2", "b_2")
+PERMUTATION = (3, 0, 6, 1, 5, 2, 4)  # a fixed reordering of the seven rows: new row i is old row PERMUTATION[i]
 
 
 def per_page(build):
@@ -73,34 +67,34 @@ def per_page(build):
     return functools.wraps(build)(lambda: cached(derivation.page_path))
 
 
-def quoted(text: str) -> str:
-    """A printed value as a claim quotes it: without LaTeX's thin spaces and blanks (``(1.06,\\;0.789)``)."""
-    return re.sub(r"\\[;,]|\s+", "", text)
-
-
-def matrix(text: str) -> sp.ImmutableMatrix:
-    """The exact value of a printed list or LaTeX matrix whose entries may be fractions (``\\tfrac12``)."""
-    return exact_value(quoted(text), derivation.source)
-
-
 @per_page
 def parameters() -> dict:
     """The example's untrained parameters as the page prints them: E_vocab (Table 8, rows are token IDs), the
     heads' stored 3×5 maps (head 1's from its printed transposes), the stored 5×6 W_O and the MLP (F = 4)."""
     page = derivation.whole_page
     p = {"E_vocab": sp.ImmutableMatrix([[exact(c) for c in row[-D:]] for row in page.table("Table 8")])}
-    for n, near, k in (("W_Q", r"\mathbf W_Q^\top=", 0), ("W_K", r"\mathbf W_Q^\top=", 1),
-                       ("W_V", r"\mathbf W_V^\top=", 0)):
-        p[n + "^{[1]}"] = matrix(page.printed(near=near, index=k)).T
-    for n in ("W_Q^{[2]}", "W_K^{[2]}", "W_V^{[2]}", "W_O") + MLP:
-        p[n] = matrix(page.printed(n))
+    for n, k in zip(HEADS[0], (0, 1, 2)):  # W_Qᵀ and W_Kᵀ share a line, W_Vᵀ has its own
+        p[n] = page.value(near=r"\mathbf W_Q^\top=" if k < 2 else r"\mathbf W_V^\top=", index=k % 2).T
+    p.update((n, page.value(n)) for n in HEADS[1] + ["W_O", *MLP])
     return p
 
 
-def line_values(s, near: str, *indices: int):
-    """The ``indices``-th values (numbers, lists, matrices) printed on the section's line holding ``near``, quoted."""
-    out = [quoted(s.page.printed(near=near, index=k)) for k in indices]
-    return out[0] if len(out) == 1 else out
+def on(L: Ledger, *names: str) -> list:
+    """The page's parameters ``names`` (see :func:`parameters`) as parameters of ledger ``L``."""
+    return [L.parameter(n, parameters()[n]) for n in names]
+
+
+def printed(s, name: str = "", **where) -> str:
+    """What the section's page prints for ``name`` (or on the line ``near=``, its ``index=``-th value) as a claim
+    quotes it: without LaTeX's thin spaces and blanks (``(1.06,\\;0.789)`` is ``(1.06,0.789)``)."""
+    return re.sub(r"\\[;,]|\s+", "", s.page.printed(name, **where))
+
+
+def on_line(s, near: str, at: str, *items, first: int = 0, **options):
+    """Claim the values printed on the section's line holding ``near``, from its ``first``-th on: one per
+    ``(node, what)`` of ``items``, in order."""
+    for k, (node, what) in enumerate(items, first):
+        s.claim(printed(s, near=near, index=k), node, what=what, at=at, **options)
 
 
 def approximations(s, near: str) -> list[tuple[str, str]]:
@@ -109,7 +103,7 @@ def approximations(s, near: str) -> list[tuple[str, str]]:
     return re.findall(r"\\\(" + inline + r"\\approx" + inline + r"\\\)", s.page.doc.line(s.page.line(near)))
 
 
-def sizes(s, *pairs, at: str = "sizes"):
+def sizes(s, *pairs, at: str):
     """Declare sizes the section prints as inputs (``symseq audit`` finds each printed occurrence)."""
     for what, value in pairs:
         s.given(sp.Integer(value), what=what, at=at)
@@ -123,11 +117,8 @@ def table(s, label: str, value, cols: list[str], *, what: str = ""):
 # --- ledgers: positioned input, the heads on H^(0), the encoder block ---
 
 def positioned_input(L: Ledger, *, ids=None, token_order=None) -> dict:
-    """E_vocab, E_seq (lookup by ID), P (sinusoidal, T×D) and H^(0) = E_seq + P on ledger ``L``.
-
-    ``ids`` replaces the prefix's token IDs (any length); ``token_order`` reorders them while positions stay where
-    they are (the handout's experiment in "Why position is still necessary").
-    """
+    """E_vocab, E_seq (lookup by ID), P (sinusoidal, T×D) and H^(0) = E_seq + P on ledger ``L``; ``ids`` replaces
+    the prefix's token IDs, ``token_order`` reorders them while positions stay where they are."""
     ids = IDS if ids is None else list(ids)
     if token_order is not None:
         ids = [ids[i] for i in token_order]
@@ -135,25 +126,6 @@ def positioned_input(L: Ledger, *, ids=None, token_order=None) -> dict:
     E_seq = blocks.embedding_lookup(L, E, ids)
     P = blocks.positions(L, len(ids), D)
     return {"ids": ids, "E_vocab": E, "E_seq": E_seq, "P": P, "H0": blocks.add_positions(L, E_seq, P)}
-
-
-def head_parameters(L: Ledger) -> tuple[list, object]:
-    """The two heads' stored 3×5 maps (W_Q, W_K, W_V of each) and the stored 5×6 W_O."""
-    p = parameters()
-    heads = [tuple(L.parameter(f"{w}^{{[{i}]}}", p[f"{w}^{{[{i}]}}"]) for w in ("W_Q", "W_K", "W_V")) for i in (1, 2)]
-    return heads, L.parameter("W_O", p["W_O"])
-
-
-def mlp_parameters(L: Ledger) -> tuple:
-    """W_1 (4×5), b_1, W_2 (5×4), b_2 as the page prints them (stored output × input, biases broadcast)."""
-    return tuple(L.parameter(n, parameters()[n]) for n in MLP)
-
-
-def block_parameters(L: Ledger) -> blocks.BlockParams:
-    """The block's parameters: both heads and W_O, the MLP (F = 4) and γ = 1, β = 0 for LN_1 and LN_2."""
-    heads, W_Ov = head_parameters(L)
-    ln = lambda k: (L.parameter(f"gamma_{k}", [[1] * D]), L.parameter(f"beta_{k}", [[0] * D]))  # noqa: E731
-    return blocks.BlockParams(heads, W_Ov, mlp_parameters(L), ln1=ln(1), ln2=ln(2))
 
 
 @per_page
@@ -168,30 +140,32 @@ def attention_ledger() -> tuple[Ledger, dict]:
     """The standalone heads on H^(0): head 1 (unrestricted and causal), head 2, C = [O^[1] | O^[2]], B_att = C W_Oᵀ."""
     L = Ledger("one and two heads on H^(0), d_k = d_v = 3", exact_forms=False)
     r = positioned_input(L)
-    heads, W_Ov = head_parameters(L)
+    heads, (W_O,) = [on(L, *h) for h in HEADS], on(L, "W_O")
     h1 = blocks.attention_head(L, r["H0"], *heads[0], orientation=ORIENT, tag="[1]")
     raw = L.define("QK^T", h1.Q @ h1.K.T, note="raw dot products q_t k_jᵀ, before dividing by √3")
     contrib = L.define("contrib_6", h1.A[6, :].T * h1.V, note="A_{6j} v_j for each source j (Table 14)")
     causal = blocks.scaled_dot_product(L, h1.Q, h1.K, h1.V, mask=blocks.masks.causal(T), tag="causal")
     h2 = blocks.attention_head(L, r["H0"], *heads[1], orientation=ORIENT, tag="[2]")
     C = L.define("C", ops.Concat([h1.O, h2.O], axis=1), note="head outputs side by side, T×6")
-    B = blocks.linear(L, "B_att", C, W_Ov, orientation=ORIENT, note="attention branch C W_Oᵀ, T×5")
-    r.update(h1=h1, h2=h2, raw=raw, contrib=contrib, causal=causal, C=C, B_att=B, heads=heads, W_O=W_Ov)
+    B = blocks.linear(L, "B_att", C, W_O, orientation=ORIENT, note="attention branch C W_Oᵀ, T×5")
+    r.update(h1=h1, h2=h2, raw=raw, contrib=contrib, causal=causal, C=C, B_att=B, heads=heads, W_O=W_O)
     return L, r
 
 
 def block_ledger(title: str, *, norm: str = "pre", permutation=None, token_order=None, block_masks=None,
                  n_blocks: int = 1, ids=None) -> tuple[Ledger, dict]:
-    """The encoder on H^(0) (or on Π H^(0), or on reordered tokens with positions kept), with its final LayerNorm."""
+    """The encoder on H^(0) (or on Π H^(0), or on reordered tokens with positions kept) and its final LayerNorm;
+    a deeper stack reuses the one block's parameters at every depth."""
     L = Ledger(title, exact_forms=False)
     r = positioned_input(L, ids=ids, token_order=token_order)
     H_in = r["H0"]
     if permutation is not None:
         Pi = ops.Const(properties.permutation_matrix(permutation), label="Π")
         H_in = L.define("ΠH^(0)", Pi @ r["H0"], note="rows of H^(0) reordered")
-    params = [block_parameters(L)] * n_blocks  # deeper demonstrations reuse one block's parameters at every depth
-    ln_f = (L.parameter("gamma_f", [[1] * D]), L.parameter("beta_f", [[0] * D]))
-    enc = blocks.encoder(L, H_in, params, orientation=ORIENT, eps=exact(EPS), norm=norm, ln_final=ln_f,
+    heads, (W_O,), mlp = [on(L, *h) for h in HEADS], on(L, "W_O"), on(L, *MLP)
+    ln = [tuple(L.parameter(f"{n}_{k}", [[v] * D]) for n, v in (("gamma", 1), ("beta", 0))) for k in (1, 2, "f")]
+    block = blocks.BlockParams(heads, W_O, tuple(mlp), ln1=ln[0], ln2=ln[1])
+    enc = blocks.encoder(L, H_in, [block] * n_blocks, orientation=ORIENT, eps=EPS, norm=norm, ln_final=ln[2],
                          names=blocks.ENCODER_NAMES, final=True, block_masks=block_masks)
     r.update(enc=enc, blk=enc.blocks[0], H_in=H_in)
     return L, r
@@ -203,13 +177,18 @@ def walkthrough_block() -> tuple[Ledger, dict]:
     return block_ledger("one pre-norm encoder block and the final LayerNorm")
 
 
-def symbolic_rows(s, title: str, row: str, maps, statements, *, at: str):
-    """The sparse maps read off on a symbolic input row (ledger ``title``): for each ``(statement, name, k, want,
-    then)``, the k-th of ``maps(L)`` sends the row x to ``want(x)``; ``then``, if not None, is a claim
-    ``(printed, value, what)`` the text prints after that statement."""
+def head_1(mask=None):
+    """A builder ``f(L, X)`` of head 1's output on an input X (for :func:`properties.dependence`)."""
+    return lambda L, X: blocks.attention_head(L, X, *on(L, *HEADS[0]), orientation=ORIENT, tag="[1]", mask=mask).O
+
+
+def symbolic_rows(s, title: str, row: str, head: int, statements, *, at: str):
+    """The sparse maps of head ``head`` on a symbolic input row (ledger ``title``): for each ``(statement, name, k,
+    want, then)``, map k sends the row x to ``want(x)``; ``then``, if not None, is a claim ``(printed, value,
+    what)`` the text prints after that statement."""
     Ls = s.ledger(title)
     h = Ls.input(row, shape=(1, D))
-    Ws, x = maps(Ls), list(Ls.entry_symbols(row))
+    Ws, x = on(Ls, *HEADS[head - 1]), list(Ls.entry_symbols(row))
     for statement, name, k, want, then in statements:
         out = blocks.linear(Ls, name, h, Ws[k], orientation=ORIENT)
         s.identity(statement, Ls.expand(out.name, values=True) - sp.Matrix([want(x)]), at=at)
@@ -223,9 +202,9 @@ def symbolic_rows(s, title: str, row: str, maps, statements, *, at: str):
 def token_ids(s):
     s.note("Tokenisation is the handout's declared rule (lowercase, split at spaces, drop punctuation), "
            "applied to the supplied prefix; the arrow before the continuation is not part of the input.")
-    printed = [row[1] for row in s.page.table("Table 7")]  # Table 7's input-token column
+    column = [row[1] for row in s.page.table("Table 7")]  # Table 7's input-token column
     s.prove("the rule turns the prefix into the seven printed tokens (Table 7's input-token column)",
-            lambda: (TOKENS == printed, f"tokens = {TOKENS}"), at="input tokens")
+            lambda: (TOKENS == column, f"tokens = {TOKENS}"), at="input tokens")
     for count, n, what, at, near in (
             ("7", len(TOKENS), "T, positions in the prefix", "input tokens", r"\(T=7\) positions"),
             ("6", len(set(TOKENS)), "distinct types in the prefix", "vocabulary", "six distinct token types"),
@@ -238,13 +217,12 @@ def token_ids(s):
     s.prove("both occurrences of a have the same ID but different positions",
             lambda: (IDS[0] == IDS[3] and TOKENS[0] == TOKENS[3] == "a", f"k_0 = k_3 = {IDS[0]}"), at="Table 7",
             near="The two occurrences of a have the same ID")
-    # Another order of the vocabulary (new ID i holds the old entry order[i]), the lookup's IDs relabelled to match.
+    # The vocabulary in another order (new ID i holds the old entry order[i]), the lookup's IDs relabelled to match.
     order, Lv = [8, 6, 4, 2, 0, 1, 3, 5, 7], Ledger("the vocabulary in another order, IDs relabelled")
-    relabelled = blocks.embedding_lookup(Lv, Lv.parameter("E_vocab", parameters()["E_vocab"].extract(
-        order, list(range(D)))), [order.index(k) for k in IDS])
+    E = Lv.parameter("E_vocab", parameters()["E_vocab"].extract(order, list(range(D))))
     s.agree("the order of the vocabulary is arbitrary: reordered entries with matching IDs select the same rows",
-            relabelled, input_ledger()[1]["E_seq"], at="three counts",
-            near="The order of vocabulary entries is arbitrary")
+            blocks.embedding_lookup(Lv, E, [order.index(k) for k in IDS]), input_ledger()[1]["E_seq"],
+            at="three counts", near="The order of vocabulary entries is arbitrary")
 
 
 @derivation.section("Look up a five-coordinate embedding for each token")
@@ -260,8 +238,7 @@ def embeddings(s):
     s.given(r["E_vocab"], what="E_vocab, the embedding table", at="Table 8")
     s.claim_shape("7×5", r["E_seq"], what="E_seq, one row per occurrence", at="E_seq")
     for t, which in ((0, "first"), (3, "second")):
-        s.claim(line_values(s, r"\mathbf e_0=\mathbf e_3=", 0), r["E_seq"][t, :], exact=True,
-                what=f"e_{t}, the {which} a", at="e_0 = e_3")
+        on_line(s, r"\mathbf e_0=\mathbf e_3=", "e_0 = e_3", (r["E_seq"][t, :], f"e_{t}, the {which} a"), exact=True)
     s.agree("the first and fourth rows of E_seq are equal (lookup alone carries no position)", r["E_seq"][0, :],
             r["E_seq"][3, :], at="e_0 = e_3", near="their values match exactly")
     s.heatmap("Figure 4", r["E_seq"], rows=ROWS, cols=J_COLS, title="Embedding lookup: seven rows of five features")
@@ -293,8 +270,8 @@ def position_vectors(s):
     s.prove("the first pair turns fastest, the second pair more slowly and the last sine more slowly still", lambda: (
         omega[0] > omega[2] > omega[4], f"ω_0 = {omega[0]}, ω_2 = {omega[2]}, ω_4 = {omega[4]}"), at="position zero",
         near="The second pair changes more slowly")
-    s.claim(quoted(s.page.printed("p_0")), P[0, :], what="p_0", at="position zero")
-    s.claim(quoted(s.page.printed("p_3")), P[3, :], digits=3, what="p_3", at="position three")
+    s.claim(printed(s, "p_0"), P[0, :], what="p_0", at="position zero")
+    s.claim(printed(s, "p_3"), P[3, :], digits=3, what="p_3", at="position three")
     # complete sin/cos pairs: (sin, cos) at angle (t + Δ)ω_j is the pair at tω_j turned by Δω_j
     tt = sp.Symbol("t", real=True)
     pair = lambda a: sp.Matrix([[sp.sin(a), sp.cos(a)]])  # noqa: E731
@@ -315,13 +292,13 @@ def position_vectors(s):
 @derivation.section("Add token identity and position coordinate by coordinate")
 def add_position(s):
     L, r = input_ledger()
-    H0, E_seq = r["H0"], r["E_seq"]
+    H0, E_seq, P = r["H0"], r["E_seq"], r["P"]
     s.claim_shape("7×5", H0, what="H^(0) = E_seq + P", at="H^(0)")
     # e_0 + p_0 = h_0^(0), printed on one line: (0.2, …) + (0, 1, 0, 1, 0) = (0.2, 0.9, …)
-    for k, (node, what) in enumerate(((E_seq[0, :], "e_0"), (r["P"][0, :], "p_0"), (H0[0, :], "h_0^(0) = e_0 + p_0"))):
-        s.claim(line_values(s, r"\mathbf h_0^{(0)} &=", k), node, exact=None if k == 1 else True, what=what,
-                at="h_0^(0)")
-    s.claim(quoted(s.page.printed("h_3^{(0)}")), H0[3, :], digits=3, what="h_3^(0)", at="h_3^(0)")
+    on_line(s, r"\mathbf h_0^{(0)} &=", "h_0^(0)", (E_seq[0, :], "e_0"), exact=True)
+    on_line(s, r"\mathbf h_0^{(0)} &=", "h_0^(0)", (P[0, :], "p_0"), first=1)
+    on_line(s, r"\mathbf h_0^{(0)} &=", "h_0^(0)", (H0[0, :], "h_0^(0) = e_0 + p_0"), first=2, exact=True)
+    s.claim(printed(s, "h_3^{(0)}"), H0[3, :], digits=3, what="h_3^(0)", at="h_3^(0)")
     # "its first coordinate is 0.2 + sin 3 ≈ 0.341. Its second is −0.1 + cos 3 ≈ −1.09"
     for j, (formula, value) in enumerate(approximations(s, "its first coordinate is")):
         s.claim(formula, H0[3, j], what=f"h_{{3,{j}}}^(0)", at="h_3^(0)")
@@ -330,7 +307,7 @@ def add_position(s):
              near="The two a occurrences are now distinct")
     s.agree("… while their token embedding is still the one shared row", E_seq[0, :], E_seq[3, :],
             at="h_3^(0)", near="their underlying token embedding is still shared")
-    Hv, Pv, Ev = (L.value(n) for n in (H0.name, r["P"].name, E_seq.name))
+    Hv, Pv, Ev = (L.value(n.name) for n in (H0, P, E_seq))
     s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)",
             lambda: (Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3),
                      "the shared a embedding meets two different position vectors"),
@@ -343,9 +320,9 @@ def add_position(s):
 @derivation.section("What this matrix is ready to do—and what it has not done")
 def ready(s):
     L, r = input_ledger()
-    for name, key, printed in (("E_vocab", "E_vocab", "9×5"), ("E_seq", "E_seq", "7×5"), ("P", "P", "7×5"),
-                               ("H^(0)", "H0", "7×5")):
-        s.claim_shape(printed, r[key], what=name, at=f"Table 9, the {name} line")  # its own place: not shared
+    for name, key, shape in (("E_vocab", "E_vocab", "9×5"), ("E_seq", "E_seq", "7×5"), ("P", "P", "7×5"),
+                             ("H^(0)", "H0", "7×5")):
+        s.claim_shape(shape, r[key], what=name, at=f"Table 9, the {name} line")  # its own place: not shared
     W_o = s.ledger("a vocabulary head's stored weight").parameter("W_o", shape=(K, D))
     s.claim_shape("K×D", W_o, dims={"K": K, "D": D}, what="vocabulary head W_o (stored)", at="vocabulary head")
     s.claim_shape("9×5", W_o, what="vocabulary head W_o (stored)", at="vocabulary head")
@@ -353,8 +330,8 @@ def ready(s):
             at="desired continuation")
     s.claim_shape("7×5", r["H0"], what="the positioned input H^(0), the start of Figure 7's route", at="Figure 7")
     Le = Ledger("positioned rows from a symbolic embedding table")
-    E_sym = Le.parameter("E_vocab", shape=(K, D))
-    H_pos = blocks.add_positions(Le, blocks.embedding_lookup(Le, E_sym, IDS), blocks.positions(Le, T, D))
+    H_pos = blocks.add_positions(Le, blocks.embedding_lookup(Le, Le.parameter("E_vocab", shape=(K, D)), IDS),
+                                 blocks.positions(Le, T, D))
     H_sym, E_rows = Le.expand(H_pos.name, values=True), Le.entry_symbols("E_vocab")
     s.prove("each positioned row depends only on its own token's embedding and its position", lambda: (
         all(H_sym.row(t).free_symbols == set(E_rows.row(k)) for t, k in enumerate(IDS)),
@@ -376,8 +353,7 @@ def three_roles(s):
     for W, n in maps:
         s.claim_shape("3×5", W, what=f"{n} stored output × input", at="projection maps")
         s.claim_shape("5×3", W.T, what=f"{n}ᵀ, the right multiplier", at="projection maps")
-    for W, n in maps:
-        s.given(W.T, what=f"{n}ᵀ as printed", at="projection maps")
+    s.given(*(W.T for W, _ in maps), what=tuple(f"{n}ᵀ as printed" for _, n in maps), at="projection maps")
     s.claim_shape("7×5", r["H0"], what="the positioned input H^(0)", at="route of Figure 7")
     s.claim_shape("5×3", maps[0][0].T, what="Wᵀ, the right factor of each product (7×5)(5×3)", at="route of Figure 7")
     for M, n in ((h1.Q, "Q_att"), (h1.K, "K_att"), (h1.V, "V_att")):
@@ -387,23 +363,22 @@ def three_roles(s):
             near=r"divides the scores by \(\sqrt3\)")
     # Queries and keys make the weights; the values enter only the output (head 1's maps, W_V left symbolic).
     Lw = Ledger("head 1 on a symbolic input with symbolic value weights, T = 3")
-    hw = blocks.attention_head(Lw, Lw.input("X", shape=(3, D)), *head_parameters(Lw)[0][0][:2],
+    hw = blocks.attention_head(Lw, Lw.input("X", shape=(3, D)), *on(Lw, *HEADS[0][:2]),
                                Lw.parameter("W_V", shape=(D_K, D)), orientation=ORIENT)
     W_Vs = set(Lw.entry_symbols("W_V"))
     in_A, in_O = (set().union(*(e.free_symbols for e in Lw.expand(n.name, values=True))) for n in (hw.A, hw.O))
     s.prove("queries and keys alone make the weights; the values supply the content of the output", lambda: (
         not (in_A & W_Vs) and W_Vs <= in_O, "A involves no entry of W_V; O involves every one"),
         at="projection maps", near="Queries and keys together determine the weights")
-    symbolic_rows(s, "the sparse maps on a symbolic row h_t", "h", lambda Ls: head_parameters(Ls)[0][0], (
+    symbolic_rows(s, "the sparse maps on a symbolic row h_t", "h", 1, (
         ("q_t = (h_{t,0}, h_{t,1}, h_{t,2})", "q_t", 0, lambda x: x[:3], None),
         ("k_t = ((h_{t,0}+h_{t,3})/2, h_{t,1}, (h_{t,2}+h_{t,4})/2)", "k_t", 1,
          lambda x: [(x[0] + x[3]) / 2, x[1], (x[2] + x[4]) / 2], None),
         ("v_t = (h_{t,0}, h_{t,2}, (h_{t,3}+h_{t,4})/2)", "v_t", 2, lambda x: [x[0], x[2], (x[3] + x[4]) / 2],
          None)), at="projection maps")
     # "the first a row is (…), so its key is (…) and its value is (…)"
-    for k, (node, what) in enumerate(((r["H0"][0, :], "h_0^(0), the first a"), (h1.K[0, :], "k_0"),
-                                      (h1.V[0, :], "v_0"))):
-        s.claim(line_values(s, "the first a row is", k), node, exact=True, what=what, at="first a")
+    on_line(s, "the first a row is", "first a", (r["H0"][0, :], "h_0^(0), the first a"), (h1.K[0, :], "k_0"),
+            (h1.V[0, :], "v_0"), exact=True)
     for label, node, what in (("Table 10", h1.Q, "query"), ("Table 11", h1.K, "key"), ("Table 12", h1.V, "value")):
         table(s, label, node, HEAD_FEATURES, what=what)
 
@@ -413,20 +388,17 @@ def begins_query(s):
     L, r = attention_ledger()
     h1, raw = r["h1"], r["raw"]
     root3 = sp.sqrt(h1.Q.shape[1])
-    s.claim(quoted(s.page.printed("q_6")), h1.Q[6, :], what="q_6", at="begins query")
-    s.claim(line_values(s, r"\mathbf k_0=(", -1), h1.K[0, :], exact=True, what="k_0", at="score of source 0")
+    s.claim(printed(s, "q_6"), h1.Q[6, :], what="q_6", at="begins query")
+    s.claim(printed(s, near=r"\mathbf k_0=("), h1.K[0, :], exact=True, what="k_0", at="score of source 0")
     # (−0.579)(0.6)+(1.06)(0.9)+(0.650)(0.1) ≈ 0.672: each query entry with its key entry, then the sum
-    *terms, dot = line_values(s, r"\mathbf q_6\mathbf k_0^\top", *range(7))
-    for j in range(D_K):
-        s.claim(terms[2 * j], h1.Q[6, j], what=f"q_{{6,{j}}}", at="score of source 0")
-        s.claim(terms[2 * j + 1], h1.K[0, j], what=f"k_{{0,{j}}}", at="score of source 0")
-    s.claim(dot, raw[6, 0], what="q_6 k_0ᵀ", at="score of source 0")
+    terms = [(x[i, j], f"{n}_{{{i},{j}}}") for j in range(D_K) for x, n, i in ((h1.Q, "q", 6), (h1.K, "k", 0))]
+    on_line(s, r"\mathbf q_6\mathbf k_0^\top", "score of source 0", *terms, (raw[6, 0], "q_6 k_0ᵀ"))
     # √3 is printed three times (the scale, the S_6j formula, the S_60 value): three places, none shared
     s.claim("√3", root3, what="√d_k", at="scaled score, √d_k")
     s.claim("√3", root3, what="the divisor of S_6j", at="scaled score, S_6j")
-    s.claim(line_values(s, r"S_{60}\approx", 1), raw[6, 0], what="q_6 k_0ᵀ in S_60", at="scaled score")
+    on_line(s, r"S_{60}\approx", "scaled score", (raw[6, 0], "q_6 k_0ᵀ in S_60"), first=1)
     s.claim("√3", root3, what="the divisor of S_60", at="scaled score, S_60")
-    s.claim(line_values(s, r"S_{60}\approx", -1), h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0",
+    s.claim(printed(s, near=r"S_{60}\approx"), h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0",
             near=r"S_{60}\approx")
     s.agree("S = Q_att K_attᵀ/√d_k with d_k = 3, the query/key width", h1.S * sp.sqrt(3), raw, at="scaling")
     s.claim("d_k", dot_product_variance(D_K), names={"d_k": sp.Integer(D_K)},
@@ -440,8 +412,7 @@ def begins_query(s):
 def normalize_sources(s):
     L, r = attention_ledger()
     h1 = r["h1"]
-    printed = quoted(s.page.printed("A_{6,:}"))
-    s.claim(printed, h1.A[6, :], digits=3, what="A_{6,:}", at="row softmax")
+    s.claim(printed(s, "A_{6,:}"), h1.A[6, :], digits=3, what="A_{6,:}", at="row softmax")
     shifted = h1.S[6, :] - h1.S[6, 6]  # m_6 = S_66: ReLU(S_6j − m_6) = 0 for every j says it is the row maximum
     e = ops.apply(sp.exp, shifted)
     s.agree("subtracting the row maximum m_6 gives the same distribution, with largest exponent 0",
@@ -456,7 +427,7 @@ def normalize_sources(s):
     s.differ("raising the score of one source changes every other weight of the row too",
              [raised[0, j] for j in range(1, T)], [h1.A[6, j] for j in range(1, T)], by="1e-4", at="row softmax",
              near="Changing one source score changes the other normalized weights too")
-    gap = sum(matrix(printed)) - 1
+    gap = sum(s.page.value("A_{6,:}")) - 1
     s.prove("the weights as printed, rounded, add up to slightly more than one", lambda: (
         0 < gap < sp.Rational(1, 1000), f"Σ printed A_6j − 1 = {gap}"), at="row softmax",
         near="a sum of rounded values may differ slightly")
@@ -467,12 +438,12 @@ def weighted_values(s):
     L, r = attention_ledger()
     h1, contrib = r["h1"], r["contrib"]
     # A_60 v_0 ≈ 0.185 (0.2, 0.4, 0.4) ≈ (0.0371, 0.0741, 0.0741)
-    for k, (node, what, digits) in enumerate(((h1.A[6, 0], "A_60", None), (h1.V[0, :], "v_0", None),
-                                              (contrib[0, :], "A_60 v_0", 3))):
-        s.claim(line_values(s, r"A_{60}\mathbf v_0", k), node, digits=digits, exact=True if k == 1 else None,
-                what=what, at="first source")
-    s.claim(quoted(s.page.printed("o_6", near=r"\mathbf o_6\approx")), h1.O[6, :], digits=3,
-            what="o_6 = Σ_j A_6j v_j", at="begins output")
+    near = r"A_{60}\mathbf v_0"
+    on_line(s, near, "first source", (h1.A[6, 0], "A_60"))
+    on_line(s, near, "first source", (h1.V[0, :], "v_0"), first=1, exact=True)
+    on_line(s, near, "first source", (contrib[0, :], "A_60 v_0"), first=2, digits=3)
+    s.claim(printed(s, "o_6", near=r"\mathbf o_6\approx"), h1.O[6, :], digits=3, what="o_6 = Σ_j A_6j v_j",
+            at="begins output")
     table(s, "Table 14", contrib, [f"Contribution {j}" for j in range(D_K)], what="A_6j v_j")
     s.agree("the column sums of Table 14 are o_6", ops.Sum(contrib, axis=0), h1.O[6, :], at="Table 14")
     weights, col0 = s.values.numeric(h1.A[6, :])[0], s.values.numeric(contrib[:, 0])[0]
@@ -489,19 +460,19 @@ def all_queries(s):
     L, r = attention_ledger()
     h1 = r["h1"]
     s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k in S = Q Kᵀ/√3", at="matrix form")
-    # in the order the text prints them: S, A and O in the display, the two products' factors, then O's size
-    # S and A print one 7×7 each, on one line: each names its own
+    # in the order the text prints them: S, A and O in the display (S and A each print their own 7×7 on one
+    # line), the two products' factors, then O's size
     s.claim_shape("7×7", h1.S, what="S = Q_att K_attᵀ/√3", at="matrix form",
                   near=r"{\sqrt3} \in\mathbb R^{7\times7}")
     s.claim_shape("7×7", h1.A, what="A = softmax_rows(S)", at="matrix form",
                   near=r"\operatorname{softmax}_{\mathrm{rows}}(\mathbf S) \in\mathbb R^{7\times7}")
-    for printed, M, what, at in (("7×3", h1.O, "O = A V_att", "matrix form"),
-                                 ("7×3", h1.Q, "Q_att in the score product (7×3)(3×7)", "score product"),
-                                 ("3×7", h1.K.T, "K_attᵀ in the score product", "score product"),
-                                 ("7×7", h1.A, "A in the value product (7×7)(7×3)", "value product"),
-                                 ("7×3", h1.V, "V_att in the value product", "value product"),
-                                 ("7×3", h1.O, "the features this one head returns", "one head's output")):
-        s.claim_shape(printed, M, what=what, at=at)
+    for shape, M, what, at in (("7×3", h1.O, "O = A V_att", "matrix form"),
+                               ("7×3", h1.Q, "Q_att in the score product (7×3)(3×7)", "score product"),
+                               ("3×7", h1.K.T, "K_attᵀ in the score product", "score product"),
+                               ("7×7", h1.A, "A in the value product (7×7)(7×3)", "value product"),
+                               ("7×3", h1.V, "V_att in the value product", "value product"),
+                               ("7×3", h1.O, "the features this one head returns", "one head's output")):
+        s.claim_shape(shape, M, what=what, at=at)
     s.differ("another query over the same keys and values gets other weights (miles against begins)", h1.A[5, :],
              h1.A[6, :], by="0.01", at="matrix form", near="a different query induces different weights")
     s.heatmap("Figure 9", h1.S, rows=ROWS, cols=ROWS, title="Scaled scores S: queries × sources")
@@ -516,7 +487,7 @@ def causal_mask(s):
     s.given(sp.Integer(0), what="M_tj for a permitted source (j ≤ t)", at="mask")
     s.claim("0", causal.A[1, 2], what="exp(−∞) = 0: the weight of an excluded source", at="mask",
             near=r"\(\exp(-\infty)=0\)")
-    s.claim(line_values(s, "Its causal weights are approximately", -1), causal.A[1, :], digits=3,
+    s.claim(printed(s, near="Its causal weights are approximately"), causal.A[1, :], digits=3,
             what="causal A_{1,:}", at="journey query")
     table(s, "Table 16", ops.Concat([h1.A[1, :].T, causal.A[1, :].T], axis=1), ["Unrestricted A_1j", "Causal A_1j"])
     s.agree("at begins (t = 6) the causal and unrestricted rows are identical", causal.A[6, :], h1.A[6, :],
@@ -530,8 +501,7 @@ def causal_mask(s):
     s.prove("every query may read itself, so the causal mask leaves no row without a source", lambda: (
         blocks.masks.empty_rows(blocks.masks.causal(T)) == [] and all(blocks.masks.causal(T)[t, t] for t in range(T)),
         "the diagonal of the 7×7 causal mask is allowed"), at="mask", near="so no row is fully masked")
-    # Changing input rows after position one cannot change the causal output at position one: ∂o_1/∂x_j by reverse
-    # mode, for head 1 on a symbolic input, is exactly zero for every later row j under the mask, nonzero without it.
+    # ∂o_1/∂x_j by reverse mode, for head 1 on a symbolic input: exactly zero for every later row j under the mask
     dep_c, dep_u = (properties.dependence(head_1(mask), T, D).zero[1][2:] for mask in ("causal", None))
     s.prove("the causal output at position one does not depend on input rows 2–6; the unrestricted one does",
             lambda: (all(dep_c) and not any(dep_u), "∂o_1/∂x_j for j = 2, …, 6: exactly 0 with the causal mask, "
@@ -540,32 +510,25 @@ def causal_mask(s):
               title="Causal attention weights (crosses: excluded sources)")
 
 
-def head_1(mask=None):
-    """A builder ``f(L, X)`` of head 1's output on an input X (for :func:`properties.dependence`)."""
-    return lambda Ld, X: blocks.attention_head(Ld, X, *head_parameters(Ld)[0][0], orientation=ORIENT, tag="[1]",
-                                               mask=mask).O
-
-
 # --- Multiple heads return a contextual representation of the same width ---
 
 @derivation.section("Two heads, two sets of projection parameters")
 def two_heads(s):
     L, r = attention_ledger()
     h1, h2 = r["h1"], r["h2"]
-    W_Q2v = r["heads"][1][0]
     sizes(s, ("T", T), ("D", D), ("d_k of head 2", h2.Q.shape[1]), ("d_v of head 2", h2.V.shape[1]), at="head 2")
     s.claim("√3", sp.sqrt(h2.Q.shape[1]), what="√d_k of both heads", at="two heads")
-    for W, n in zip(r["heads"][1], ("W_Q^[2]", "W_K^[2]", "W_V^[2]")):
-        s.given(W, what=f"{n} as printed", at="head 2 maps")
-    s.claim_shape("3×5", W_Q2v, what="each stored map of head 2", at="head 2 maps")
-    s.claim_shape("5×3", W_Q2v.T, what="its right-multiplication transpose", at="head 2 maps")
+    s.given(*r["heads"][1], what=("W_Q^[2] as printed", "W_K^[2] as printed", "W_V^[2] as printed"),
+            at="head 2 maps")
+    s.claim_shape("3×5", r["heads"][1][0], what="each stored map of head 2", at="head 2 maps")
+    s.claim_shape("5×3", r["heads"][1][0].T, what="its right-multiplication transpose", at="head 2 maps")
     # q_6^[2] and v_6^[2]: each map on a symbolic row, then its value for begins, as the display prints them
-    q6, v6 = line_values(s, r"\mathbf q_6^{[2]}&=", 2, 5)
-    symbolic_rows(s, "head 2's maps on a symbolic row h_6", "h_6", lambda Ls: head_parameters(Ls)[0][1], (
+    near = r"\mathbf q_6^{[2]}&="
+    symbolic_rows(s, "head 2's maps on a symbolic row h_6", "h_6", 2, (
         ("q_6^[2] = (h_63, h_64, 0.5 h_60 + 0.5 h_61)", "q_6^{[2]}", 0, lambda x: [x[3], x[4], (x[0] + x[1]) / 2],
-         (q6, h2.Q[6, :], "q_6^[2]")),
+         (printed(s, near=near, index=2), h2.Q[6, :], "q_6^[2]")),
         ("v_6^[2] = (h_61, h_63, 0.5 h_60 + 0.5 h_64)", "v_6^{[2]}", 2, lambda x: [x[1], x[3], (x[0] + x[4]) / 2],
-         (v6, h2.V[6, :], "v_6^[2]"))), at="begins row")
+         (printed(s, near=near, index=5), h2.V[6, :], "v_6^[2]"))), at="begins row")
     weights = ops.Concat([h1.A[6, :].T, h2.A[6, :].T], axis=1)
     table(s, "Table 17", weights, ["Head 1 weight", "Head 2 weight"])
     s.agree("each column of Table 17 sums to one", ops.Sum(weights, axis=0), sp.ones(1, 2), at="Table 17")
@@ -574,9 +537,8 @@ def two_heads(s):
         max(w2) - min(w2) < max(w1) - min(w1), f"max − min: head 2 {short(max(w2) - min(w2), 3)}, "
                                                f"head 1 {short(max(w1) - min(w1), 3)}"),
         at="Table 17", near="The second head assigns a more even distribution")
-    for k, h in enumerate((h1, h2)):
-        s.claim(line_values(s, r"\mathbf o_6^{[1]}\approx", k), h.O[6, :], digits=3, what=f"o_6^[{k + 1}]",
-                at="begins outputs")
+    on_line(s, r"\mathbf o_6^{[1]}\approx", "begins outputs", (h1.O[6, :], "o_6^[1]"), (h2.O[6, :], "o_6^[2]"),
+            digits=3)
     s.differ("the two heads' outputs differ, and so do their source weights and their value rows",
              [h1.O[6, :], h1.A[6, :], h1.V], [h2.O[6, :], h2.A[6, :], h2.V], by="0.01", at="begins outputs",
              near="The values differ because both the source weights and the value projections differ")
@@ -594,7 +556,7 @@ def join_features(s):
     L, r = attention_ledger()
     C = r["C"]
     s.claim_shape("7×6", C, what="C = [O^[1] | O^[2]]", at="concatenation")
-    s.claim(line_values(s, r"\mathbf c_6\approx", -1), C[6, :], digits=3, what="c_6", at="concatenation")
+    s.claim(printed(s, near=r"\mathbf c_6\approx"), C[6, :], digits=3, what="c_6", at="concatenation")
     s.agree("the first three columns of C are the first head's output, the next three the second head's",
             [C[:, :3], C[:, 3:]], [r["h1"].O, r["h2"].O], at="concatenation",
             near="The first three columns belong to head 1")
@@ -605,31 +567,29 @@ def join_features(s):
 @derivation.section("A linear output projection returns to model width")
 def output_projection(s):
     L, r = attention_ledger()
-    C, B, h1, h2 = r["C"], r["B_att"], r["h1"], r["h2"]
-    s.claim_shape("5×6", r["W_O"], what="W_O (stored)", at="output projection")
+    C, B, W_O, h1, h2 = r["C"], r["B_att"], r["W_O"], r["h1"], r["h2"]
+    s.claim_shape("5×6", W_O, what="W_O (stored)", at="output projection")
     s.claim_shape("7×5", B, what="B_att = C W_Oᵀ", at="output projection")
-    s.given(r["W_O"], what="W_O as printed", at="output projection")
+    s.given(W_O, what="W_O as printed", at="output projection")
     # The worked sum in its printed order: the formula, then c_{6,0}, the weight of c_{6,3}, c_{6,3}, the result.
     s.agree("B_{att,6,0} = c_{6,0} + 0.5 c_{6,3} (row 0 of W_O)", B[6, 0], C[6, 0] + C[6, 3] / 2, at="B_att,6,0",
             near=r"B_{\mathrm{att},6,0}=c_{6,0}+0.5c_{6,3}")
-    worked = line_values(s, r"B_{\mathrm{att},6,0}=c_{6,0}", 1, 2, 3, 4)
-    for printed, node, what in zip(worked, (C[6, 0], r["W_O"][0, 3], C[6, 3], B[6, 0]),
-                                   ("c_{6,0}", "W_O,0,3, the weight of c_{6,3} in the worked sum", "c_{6,3}",
-                                    "B_att,6,0 = c_60 + W_O,0,3 c_63")):
-        s.claim(printed, node, what=what, at="B_att,6,0")
-    s.claim(line_values(s, r"\mathbf b_{\mathrm{att},6}\approx", 0), B[6, :], digits=3, what="b_att,6",
+    on_line(s, r"B_{\mathrm{att},6,0}=c_{6,0}", "B_att,6,0", (C[6, 0], "c_{6,0}"),
+            (W_O[0, 3], "W_O,0,3, the weight of c_{6,3} in the worked sum"), (C[6, 3], "c_{6,3}"),
+            (B[6, 0], "B_att,6,0 = c_60 + W_O,0,3 c_63"), first=1)
+    s.claim(printed(s, near=r"\mathbf b_{\mathrm{att},6}\approx", index=0), B[6, :], digits=3, what="b_att,6",
             at="begins row")
     table(s, "Table 20", B, FEATURES, what="attention branch")
     # each stage's row of Table 21 prints one shape for every object of the stage (both heads)
+    both = ((1, h1), (2, h2))
     shapes = [("7×5", r["H0"], "positioned input H^(0)", "Positioned input")]
-    for i, h in ((1, h1), (2, h2)):
-        shapes += [("7×3", M, f"{n}^[{i}]", "queries") for M, n in ((h.Q, "Q"), (h.K, "K"), (h.V, "V"))]
-    shapes += [("7×7", h1.A, "A^[1]", "attention weights"), ("7×7", h2.A, "A^[2]", "attention weights"),
-               ("7×3", h1.O, "O^[1]", "Each head’s output"), ("7×3", h2.O, "O^[2]", "Each head’s output"),
-               ("7×6", C, "C", "Concatenated outputs"), ("6×5", r["W_O"].T, "W_Oᵀ", "right multiplier"),
+    shapes += [("7×3", getattr(h, n), f"{n}^[{i}]", "queries") for i, h in both for n in "QKV"]
+    shapes += [("7×7", h.A, f"A^[{i}]", "attention weights") for i, h in both]
+    shapes += [("7×3", h.O, f"O^[{i}]", "Each head’s output") for i, h in both]
+    shapes += [("7×6", C, "C", "Concatenated outputs"), ("6×5", W_O.T, "W_Oᵀ", "right multiplier"),
                ("7×5", B, "B_att", "Attention branch")]
-    for printed, obj, what, stage in shapes:
-        s.claim_shape(printed, obj, what=what, at=f"Table 21, {stage}")
+    for shape, obj, what, stage in shapes:
+        s.claim_shape(shape, obj, what=what, at=f"Table 21, {stage}")
 
 
 @derivation.section("How this teaching example relates to standard implementations")
@@ -663,17 +623,16 @@ def block_updates(s):
     s.differ("neither addition carries the normalized input of its branch", [blk.U, blk.out],
              [blk.ln1.out + blk.mha.out, blk.ln2.out + blk.mlp.B], by="0.01", at="block equations",
              near="Neither addition carries the normalized branch input")
-    W_1v, _, W_2v, _ = mlp_parameters(s.ledger("the MLP's stored weights"))
-    s.claim_shape("4×5", W_1v, what="W_1 (F = 4 hidden features from D = 5)", at="MLP shapes",
-                  near=r"\(W_1\) has shape")
-    s.claim_shape("5×4", W_2v, what="W_2", at="MLP shapes", near=r"\(W_1\) has shape")
+    W_1, _, W_2, _ = on(s.ledger("the MLP's stored weights"), *MLP)
+    s.claim_shape("4×5", W_1, what="W_1 (F = 4 hidden features from D = 5)", at="MLP shapes", near=r"\(W_1\) has shape")
+    s.claim_shape("5×4", W_2, what="W_2", at="MLP shapes", near=r"\(W_1\) has shape")
     F = sp.Integer(blk.mlp.Z.shape[1])  # the MLP hidden width (rows of W_1), stated in the caption and the text
     s.claim("4", F, what="F in Figure 13", near="two width-three heads, and F = 4")
     s.claim("4", F, what="F, the MLP hidden width (rows of W_1)", near=r"an MLP hidden width \(F=4\)")
     for fig, after in (("Figure 13", "; the numerical walkthrough"), ("Figure 14", ". Original course figure")):
         s.claim("7", sp.Integer(blk.out.shape[0]), what=f"T in {fig}", near="Here T = 7 and D = 5" + after)
         s.claim("5", sp.Integer(blk.out.shape[1]), what=f"D in {fig}", near="Here T = 7 and D = 5" + after)
-    s.given(exact(EPS), what="ε", at="notation")
+    s.given(EPS, what="ε", at="notation")
     s.note("LN_1, LN_2 and the final LayerNorm each get their own γ = (1,1,1,1,1) and β = (0,0,0,0,0) "
            "parameters; attention has no biases, the MLP has b_1 and b_2; there is no dropout.")
 
@@ -693,27 +652,24 @@ def layer_norm_row(s):
     s.claim(r"\frac15", partial(mu, hs[0]), what="the weight of each feature in μ_t", at="statistics, μ_t")
     s.claim(r"\frac15", sp.simplify(var / sum((h - mu) ** 2 for h in hs)),
             what="σ_t² over Σ_c (h_{t,c} − μ_t)²", at="statistics, σ_t²")
-    s.given(L.handle("gamma_1"), what="γ of LN_1", at="parameters")
-    s.given(L.handle("beta_1"), what="β of LN_1", at="parameters")
-    s.claim(line_values(s, r"\mathbf h_6^{(0)}\approx", 0), H[6, :], what="h_6^(0)", at="begins row")
+    s.given(L.handle("gamma_1"), L.handle("beta_1"), what=("γ of LN_1", "β of LN_1"), at="parameters")
+    on_line(s, r"\mathbf h_6^{(0)}\approx", "begins row", (H[6, :], "h_6^(0)"))
     (_, mean), (_, variance) = approximations(s, r"Its mean is \(\mu_6")
     s.claim(mean, ln1.mu[6, 0], what="μ_6", at="begins row")
     s.claim(variance, ln1.var[6, 0], what="σ_6²", at="begins row")
-    s.given(exact(EPS), what="ε in X_60", at="begins row")
-    s.claim(quoted(s.page.printed("X_{6,0}")), ln1.out[6, 0], what="X_60 = (h_60 − μ_6)/√(σ_6² + 10⁻⁵)",
-            at="begins row")
-    s.claim(quoted(s.page.printed("x_6")), ln1.out[6, :], what="x_6", at="begins row")
+    s.given(EPS, what="ε in X_60", at="begins row")
+    s.claim(printed(s, "X_{6,0}"), ln1.out[6, 0], what="X_60 = (h_60 − μ_6)/√(σ_6² + 10⁻⁵)", at="begins row")
+    s.claim(printed(s, "x_6"), ln1.out[6, :], what="x_6", at="begins row")
     X = ln1.out
     mean = ops.Sum(X, axis=1, mean=True)
     s.agree("with γ = 1, β = 0 each normalized row has mean 0 and variance σ_t²/(σ_t² + ε)",
             [mean, ops.Sum((X - mean) * (X - mean), axis=1, mean=True)],
-            [sp.zeros(T, 1), ln1.var / (ln1.var + exact(EPS))], at="normalized rows")
+            [sp.zeros(T, 1), ln1.var / (ln1.var + EPS)], at="normalized rows")
     Lc = s.ledger("LayerNorm of a constant row")
     c = Lc.input("c", note="the common value of the row")
     Xc = Lc.define("h", c * ops.Const(sp.ones(1, D)), note="a constant row (c, c, c, c, c)")
     eps = Lc.input("epsilon", note="ε > 0")
-    beta = Lc.parameter("beta", shape=(1, D))
-    gamma = Lc.parameter("gamma", shape=(1, D))
+    beta, gamma = (Lc.parameter(n, shape=(1, D)) for n in ("beta", "gamma"))
     n = blocks.layer_norm(Lc, Xc, gamma, beta, eps=eps, name="LN")
     s.identity("a constant row is mapped to β (ε > 0 keeps the denominator nonzero)",
                sp.Matrix(Lc.expand(n.out.name, values=True)) - Lc.entry_symbols("beta"), at="constant row")
@@ -739,14 +695,13 @@ def recompute_attention(s):
     before = [getattr(h, n) for h in (ra["h1"], ra["h2"]) for n in ("Q", "K", "V", "A")]
     s.differ("… and so the queries, keys, values and weights of both heads", inside, before, by="0.01",
              at="attention on X", near="so it changes the queries, keys, values, and resulting mixtures")
-    s.claim(line_values(s, r"\mathbf b_{\mathrm{att},6}\approx", 0), blk.mha.out[6, :],
-            what="b_att,6 inside the block", at="attention on X")
-    s.claim(line_values(s, "earlier unnormalized result", 0), ra["B_att"][6, :], digits=3,
-            what="b_att,6 on H^(0) (earlier)", at="attention on X")
+    on_line(s, r"\mathbf b_{\mathrm{att},6}\approx", "attention on X", (blk.mha.out[6, :], "b_att,6 inside the block"))
+    on_line(s, "earlier unnormalized result", "attention on X", (ra["B_att"][6, :], "b_att,6 on H^(0) (earlier)"),
+            digits=3)
     s.differ("normalising the input changes the attention branch", blk.mha.out[6, :], ra["B_att"][6, :], by=CLEARLY,
              at="attention on X", near="This differs from the earlier unnormalized result")
-    s.claim(line_values(s, r"\mathbf u_6=", 0), blk.U[6, :], what="u_6 = h_6^(0) + b_att,6", at="first residual")
-    s.claim(quoted(s.page.printed("u_{6,0}")), blk.U[6, 0], what="u_60 = h_60^(0) + B_att,60", at="first residual")
+    on_line(s, r"\mathbf u_6=", "first residual", (blk.U[6, :], "u_6 = h_6^(0) + b_att,6"))
+    s.claim(printed(s, "u_{6,0}"), blk.U[6, 0], what="u_60 = h_60^(0) + B_att,60", at="first residual")
     s.differ("the bypass does not put the normalized begins row into the sum", blk.U[6, :],
              blk.ln1.out[6, :] + blk.mha.out[6, :], by="0.01", at="first residual", near="It does not copy")
 
@@ -760,34 +715,29 @@ def mlp_row(s):
     s.differ("the second normalization sees other statistics than the first", [ln2.mu, ln2.var],
              [blk.ln1.mu, blk.ln1.var], by="0.01", at="LN_2 of begins",
              near="whose statistics differ from those of the block input")
-    mean, variance = line_values(s, "its mean is approximately", 0, 1)
-    s.claim(mean, ln2.mu[6, 0], what="mean of u_6", at="LN_2 of begins")
-    s.claim(variance, ln2.var[6, 0], what="variance of u_6", at="LN_2 of begins")
-    s.claim(line_values(s, r"\mathbf r_6=", 0), R[6, :], what="r_6 = LN_2(u_6)", at="LN_2 of begins")
-    for name, what in zip(MLP, ("W_1 as printed", "b_1", "W_2 as printed", "b_2")):
-        s.given(L.handle(name), what=what, at="MLP parameters")
-    s.claim(line_values(s, r"\mathbf z_{\mathrm{mlp},6}\approx", 0), m.Z[6, :], what="z_mlp,6 = r_6 W_1ᵀ + b_1",
-            at="MLP of begins")
-    s.claim(line_values(s, r"\mathbf j_{\mathrm{mlp},6}\approx", 0), J[6, :], digits=3,
-            what="j_mlp,6 = ReLU(z_mlp,6)", at="MLP of begins")
+    on_line(s, "its mean is approximately", "LN_2 of begins", (ln2.mu[6, 0], "mean of u_6"),
+            (ln2.var[6, 0], "variance of u_6"))
+    on_line(s, r"\mathbf r_6=", "LN_2 of begins", (R[6, :], "r_6 = LN_2(u_6)"))
+    s.given(*(L.handle(n) for n in MLP), what=("W_1 as printed", "b_1", "W_2 as printed", "b_2"), at="MLP parameters")
+    on_line(s, r"\mathbf z_{\mathrm{mlp},6}\approx", "MLP of begins", (m.Z[6, :], "z_mlp,6 = r_6 W_1ᵀ + b_1"))
+    on_line(s, r"\mathbf j_{\mathrm{mlp},6}\approx", "MLP of begins", (J[6, :], "j_mlp,6 = ReLU(z_mlp,6)"), digits=3)
     # The three worked entries, each formula as the text prints it (with W_1, b_1, W_2, b_2's entries), then its
     # value: z_mlp,6,0 (row 0 of W_1), z_mlp,6,2 (row 2), B_mlp,6,0 (row 0 of W_2).
     W1, b1, W2, b2 = (parameters()[n] for n in MLP)
     formulas = (R[6, 0] + W1[0, 2] * R[6, 2] + b1[0], R[6, 2] + W1[2, 3] * R[6, 3] + b1[2],
                 W2[0, 0] * J[6, 0] + W2[0, 2] * J[6, 2] + b2[0])
-    for (statement, printed), formula, value, what in zip(
+    for (statement, value), formula, node, what in zip(
             approximations(s, "the first preactivation is"), formulas, (m.Z[6, 0], m.Z[6, 2], m.B[6, 0]),
             ("z_mlp,6,0, from row 0 of W_1 and b_1", "z_mlp,6,2, from row 2 of W_1 and b_1",
              "B_mlp,6,0, from row 0 of W_2 and b_2")):
-        s.agree(statement, value, formula, at="MLP of begins")
-        s.claim(printed, value, what=what, at="MLP of begins")
-    s.claim(line_values(s, r"\mathbf b_{\mathrm{mlp},6}\approx", 0), m.B[6, :], what="b_mlp,6", at="MLP of begins")
+        s.agree(statement, node, formula, at="MLP of begins")
+        s.claim(value, node, what=what, at="MLP of begins")
+    on_line(s, r"\mathbf b_{\mathrm{mlp},6}\approx", "MLP of begins", (m.B[6, :], "b_mlp,6"))
     # Without ReLU the two maps compose to one affine map; with it, the begins row is not sent where that map sends it.
     La = Ledger("the MLP's two maps without ReLU, on a symbolic row")
-    ra_ = La.input("r", shape=(1, D))
-    W1a, b1a, W2a, b2a = mlp_parameters(La)
-    lin = blocks.linear(La, "B_lin", blocks.linear(La, "Z_lin", ra_, W1a, b1a, orientation=ORIENT), W2a, b2a,
-                        orientation=ORIENT)
+    W1a, b1a, W2a, b2a = on(La, *MLP)
+    lin = blocks.linear(La, "B_lin", blocks.linear(La, "Z_lin", La.input("r", shape=(1, D)), W1a, b1a,
+                                                   orientation=ORIENT), W2a, b2a, orientation=ORIENT)
     s.identity("without the activation the two maps compose to one affine map",
                La.expand(lin.name, values=True) - (La.entry_symbols("r") * (W2 * W1).T + (b1 * W2.T + b2)),
                at="MLP of begins", near="their composition would remain affine")
@@ -796,7 +746,7 @@ def mlp_row(s):
              m.B[6, :], (R[6, :] @ W1n.T + b1n) @ W2n.T + b2n, by="0.01", at="MLP of begins",
              near="ReLU makes this feature transformation nonlinear")
     # Position-wise: the MLP keeps rows apart, attention mixes them (the handout's maps on a symbolic input).
-    rows_mlp = properties.dependence(lambda Ld, X: blocks.mlp(Ld, X, *mlp_parameters(Ld), orientation=ORIENT).B, 3, D)
+    rows_mlp = properties.dependence(lambda Ld, X: blocks.mlp(Ld, X, *on(Ld, *MLP), orientation=ORIENT).B, 3, D)
     rows_att = properties.dependence(head_1(), 3, D)
     s.prove("the MLP keeps each row to itself while attention mixes the rows", lambda: (
         all(rows_mlp.zero[i][j] == (i != j) for i in range(3) for j in range(3))
@@ -809,10 +759,8 @@ def mlp_row(s):
 def second_addition(s):
     L, r = walkthrough_block()
     blk, enc = r["blk"], r["enc"]
-    s.claim(line_values(s, r"\mathbf h_6^{(1)}=", 0), blk.out[6, :], what="h_6^(1) = u_6 + b_mlp,6",
-            at="block output")
-    s.claim(quoted(s.page.printed("h_{6,0}^{(1)}")), blk.out[6, 0], what="h_60^(1) = u_60 + B_mlp,60",
-            at="block output")
+    on_line(s, r"\mathbf h_6^{(1)}=", "block output", (blk.out[6, :], "h_6^(1) = u_6 + b_mlp,6"))
+    s.claim(printed(s, "h_{6,0}^{(1)}"), blk.out[6, 0], what="h_60^(1) = u_60 + B_mlp,60", at="block output")
     s.differ("the second addition adds neither the normalized row nor the original input row to the MLP branch",
              [blk.out[6, :], blk.out[6, :]], [blk.ln2.out[6, :] + blk.mlp.B[6, :], r["H0"][6, :] + blk.mlp.B[6, :]],
              by="0.01", at="block output", near="We do not add the normalized row")
@@ -838,7 +786,7 @@ def stack(s):
     L, r = walkthrough_block()
     enc = r["enc"]
     s.given(sp.Integer(len(enc.blocks)), what="N_layers of the walkthrough", at="final LayerNorm")
-    s.claim(line_values(s, "the final begins row is approximately", -1), enc.out[6, :],
+    s.claim(printed(s, near="the final begins row is approximately"), enc.out[6, :],
             what="final begins row, LN_final(h_6^(1))", at="final LayerNorm")
     s.differ("the final normalization is a stage of its own: its begins row is not the block's", enc.out[6, :],
              r["blk"].out[6, :], by=CLEARLY, at="final LayerNorm", near="This is a different stage from")
@@ -852,9 +800,6 @@ def stack(s):
 
 
 # --- Why position is still necessary; pre-norm and post-norm ---
-
-PERMUTATION = (3, 0, 6, 1, 5, 2, 4)  # a fixed reordering of the seven rows: new row i is old row PERMUTATION[i]
-
 
 @derivation.section("Why position is still necessary")
 def position_needed(s):
@@ -905,15 +850,14 @@ def pre_post(s):
 @derivation.section("Task heads: choose a readout for the task")
 def readout(s):
     # masked mean pooling weighs each row by m_t: 1 for a real input token, 0 for padding
-    s.given(sp.Integer(PAD_MASK[0]), what="m_t for a real input token", at="masked mean pooling")
-    s.given(sp.Integer(PAD_MASK[-1]), what="m_t for padding", at="masked mean pooling")
+    s.given(sp.Integer(PAD_MASK[0]), sp.Integer(PAD_MASK[-1]), what=("m_t for a real input token", "m_t for padding"),
+            at="masked mean pooling")
 
 
 def encoder_stack(masks):
-    """A builder ``f(L, X)`` for :func:`symseq.derive.properties.dependence`: blocks of one attention head, a
-    residual, a ReLU MLP and a second residual on a T×2 input, one block per entry of ``masks`` (True: causal,
-    False: unrestricted), with small fixed weights chosen here (stored output × input). LayerNorm, row-wise like
-    the MLP, is left out: with it the reverse-mode rows grow about forty times slower to decide."""
+    """A builder ``f(L, X)`` for :func:`properties.dependence`: on a T×2 input, one block per entry of ``masks``
+    (True: causal) of one attention head, a residual, a ReLU MLP and a residual, with small weights chosen here.
+    LayerNorm, row-wise like the MLP, is left out: it makes the reverse-mode rows about forty times slower."""
     def build(L, X):
         H = X
         for i, masked in enumerate(masks):
@@ -930,36 +874,30 @@ def encoder_stack(masks):
     return build
 
 
-def padded_ledger(m) -> tuple[Ledger, dict]:
-    """Head 1 on the prefix right-padded to nine rows (a zero pad embedding), with key padding ``m``."""
-    L = Ledger("head 1 on the right-padded prefix (T = 9, two pad rows)", exact_forms=False)
-    E_seq = blocks.embedding_lookup(L, L.parameter("E_vocab", parameters()["E_vocab"]), IDS)
-    E_pad = L.define("E_pad", ops.Concat([E_seq, ops.Const(sp.zeros(2, D), label="0")], axis=0),
-                     note="pad rows have a zero embedding (the handout's vocabulary has no PAD token)")
-    H0 = blocks.add_positions(L, E_pad, blocks.positions(L, T + 2, D))
-    heads, _ = head_parameters(L)
-    head = blocks.attention_head(L, H0, *heads[0], orientation=ORIENT, tag="[1]", mask=blocks.masks.key_padding(m))
-    return L, {"H0": H0, "head": head}
-
-
 @derivation.section("Padding changes visibility and output selection")
 def padding(s):
     s.note("The handout's padding figure is schematic and adds no PAD token; here the seven-token prefix is "
            "right-padded to nine rows with a zero pad embedding to check its statements on head 1.")
     m = PAD_MASK
-    s.given(sp.Integer(0), what="M_tj for a permitted source", at="mask values")
-    s.given(sp.Integer(m[0]), what="m_j of a permitted source", at="mask values")
+    s.given(sp.Integer(0), sp.Integer(m[0]), what=("M_tj for a permitted source", "m_j of a permitted source"),
+            at="mask values")
     _, valid = blocks.next_token_targets(IDS)
     s.prove(r"\sum_t v_t>0", lambda: (sum(valid) > 0, f"Σ_t v_t = {sum(valid)} valid targets in the prefix"),
             what="the token-loss mean has a positive denominator: the prefix has valid targets", at="token-loss mean")
-    L, r = padded_ledger(m)
-    s.use(L)
-    head, O = r["head"], r["head"].O
+    # head 1 on the prefix right-padded to nine rows, with a zero pad embedding and key padding m
+    L = s.ledger("head 1 on the right-padded prefix (T = 9, two pad rows)", exact_forms=False)
+    E_seq = blocks.embedding_lookup(L, on(L, "E_vocab")[0], IDS)
+    E_pad = L.define("E_pad", ops.Concat([E_seq, ops.Const(sp.zeros(2, D), label="0")], axis=0),
+                     note="pad rows have a zero embedding (the handout's vocabulary has no PAD token)")
+    H0 = blocks.add_positions(L, E_pad, blocks.positions(L, T + 2, D))
+    head = blocks.attention_head(L, H0, *on(L, *HEADS[0]), orientation=ORIENT, tag="[1]",
+                                 mask=blocks.masks.key_padding(m))
+    A, O = head.A, head.O
     s.differ("a zero pad embedding becomes nonzero after adding its position vector",
-             [r["H0"][T, :], r["H0"][T + 1, :]], [sp.zeros(1, D)] * 2, by="0.01", at="padding",
+             [H0[T, :], H0[T + 1, :]], [sp.zeros(1, D)] * 2, by="0.01", at="padding",
              near="Even a zero pad embedding can become nonzero")
     s.agree("with key padding, pad sources get weight zero and the real rows are unchanged",
-            [head.A[:, T:], O[:T, :]], [sp.zeros(T + 2, 2), attention_ledger()[1]["h1"].O], at="padding")
+            [A[:, T:], O[:T, :]], [sp.zeros(T + 2, 2), attention_ledger()[1]["h1"].O], at="padding")
     s.differ("a source mask does not remove a padded query's output row", [O[T, :], O[T + 1, :]],
              [sp.zeros(1, D_K)] * 2, by="0.01", at="padding", near="A source mask does not remove a padded query")
     s.agree("masked mean pooling averages the real rows only", blocks.masked_mean_pool(L, O, m, name="o_bar"),
@@ -1011,10 +949,9 @@ def valid_targets(s):
 @derivation.section("Task heads: shift the target one position ahead")
 def next_token(s):
     Lh = s.ledger("the vocabulary head's shapes")
-    H_enc = Lh.input("H_enc", shape=(T, D))
     W_o = Lh.parameter("W_o", shape=(K, D))
-    b_o = Lh.parameter("b_o", shape=(1, K))
-    logits = blocks.next_token_logits(Lh, H_enc, W_o, b_o, orientation=ORIENT)
+    logits = blocks.next_token_logits(Lh, Lh.input("H_enc", shape=(T, D)), W_o, Lh.parameter("b_o", shape=(1, K)),
+                                      orientation=ORIENT)
     s.claim("9", sp.Integer(W_o.shape[0]), what="C = K, the vocabulary head's classes", at="vocabulary head")
     sizes(s, ("D, the contextual feature width", W_o.shape[1]), at="vocabulary head")
     s.claim_shape("9×5", W_o, what="W_o of the vocabulary head, C = K = 9", at="vocabulary head")
@@ -1089,8 +1026,7 @@ def tutorial(s):
     ce = blocks.cross_entropy(L, Z, targets=[2], name="ell_uniform")
     s.claim("1/4", P[0, 2], what="expected accuracy of a uniform movement predictor", at="uniform baseline")
     s.claim(r"\log 4", ce.loss, what="its cross-entropy, nats", at="uniform baseline")
-    s.claim(line_values(s, "a uniform movement predictor has", -1), ce.loss, what="log 4 in nats",
-            at="uniform baseline")
+    s.claim(printed(s, near="a uniform movement predictor has"), ce.loss, what="log 4 in nats", at="uniform baseline")
     s.note("Table 34 (cue-recall accuracy, mean ± sample standard deviation over three seeds) and the parameter "
            "counts 1,943 / 2,023 / 1,915 report trained recipes whose details the text does not fix; they are "
            "not claims, and are declared as reported numbers.")
@@ -1114,12 +1050,10 @@ def cost(s):
         not any(one.zero[i][j] for i in range(3) for j in range(3)), one.pattern().replace("\n", " / ")),
         at="shorter path", near="full attention can connect any allowed pair in one layer")
     dims = {"T": sp.Integer(T), "d_k": sp.Integer(D_K), "d_v": sp.Integer(D_K)}
-    s.claim("T^2", sp.Integer(h1.S.shape[0] * h1.S.shape[1]), names=dims, what="entries of one score array",
-            at="cost")
-    s.claim("T^2 d_k", sp.Integer(h1.Q.shape[0] * h1.K.shape[0] * h1.Q.shape[1]), names=dims,
-            what="multiplications in Q Kᵀ", at="cost")
-    s.claim("T^2 d_v", sp.Integer(h1.A.shape[0] * h1.A.shape[1] * h1.V.shape[1]), names=dims,
-            what="multiplications in A V", at="cost")
+    for formula, count, what in (("T^2", h1.S.shape[0] * h1.S.shape[1], "entries of one score array"),
+                                 ("T^2 d_k", h1.Q.shape[0] * h1.K.shape[0] * h1.Q.shape[1], "multiplications in Q Kᵀ"),
+                                 ("T^2 d_v", h1.A.shape[0] * h1.A.shape[1] * h1.V.shape[1], "multiplications in A V")):
+        s.claim(formula, sp.Integer(count), names=dims, what=what, at="cost")
 
 
 @derivation.section("Images can supply tokens too")
@@ -1127,18 +1061,14 @@ def image_tokens(s):
     H_img, W_img, C_img, p, D_vit = 6, 6, 1, 3, 4
     L = s.ledger("a 6×6 grayscale image as four patch tokens")
     img = L.input("I", shape=(H_img, W_img))
-    patches = []
-    for a in range(H_img // p):
-        for b in range(W_img // p):
-            rows = [img[a * p + i, b * p:(b + 1) * p] for i in range(p)]
-            patches.append(ops.Concat(rows, axis=1))
+    patches = [ops.Concat([img[a * p + i, b * p:(b + 1) * p] for i in range(p)], axis=1)
+               for a in range(H_img // p) for b in range(W_img // p)]
     X = L.define("X_patch", ops.Concat(patches, axis=0), note="flattened patches, one row each")
-    W_p = L.parameter("W_patch", shape=(D_vit, p * p * C_img))
-    E_p = blocks.linear(L, "E_patch", X, W_p, orientation=ORIENT)
-    cls = L.parameter("x_class", shape=(1, D_vit))
-    seq = L.define("X_seq", ops.Concat([cls, E_p], axis=0), note="class token prepended")
-    P = blocks.learned_positions(L, L.parameter("P_table", shape=(8, D_vit)), seq.shape[0])
-    H0 = blocks.add_positions(L, seq, P)
+    E_p = blocks.linear(L, "E_patch", X, L.parameter("W_patch", shape=(D_vit, p * p * C_img)), orientation=ORIENT)
+    seq = L.define("X_seq", ops.Concat([L.parameter("x_class", shape=(1, D_vit)), E_p], axis=0),
+                   note="class token prepended")
+    H0 = blocks.add_positions(L, seq, blocks.learned_positions(L, L.parameter("P_table", shape=(8, D_vit)),
+                                                               seq.shape[0]))
     dims = {"H_{img}": sp.Integer(H_img), "W_{img}": sp.Integer(W_img), "p": sp.Integer(p),
             "C_{img}": sp.Integer(C_img)}
     s.claim("(H_{img}/p)(W_{img}/p)", sp.Integer(X.shape[0]), names=dims, what="N_patch", at="patches")
@@ -1149,8 +1079,7 @@ def image_tokens(s):
     s.prove("D=4", lambda: (E_p.shape == (4, D_vit) == (4, 4), f"E_patch is {E_p.shape[0]}×{E_p.shape[1]}"),
             what="projection to D = 4 gives four feature rows of width D", at="Figure 17")
     s.claim("5", sp.Integer(H0.shape[0]), what="T with the class token", at="Figure 17")
-    flat = L.expand(X.name)
-    img_sym = L.entry_symbols("I")
+    flat, img_sym = L.expand(X.name), L.entry_symbols("I")
     s.prove("patch 1 (top right) holds image columns 3–5 of rows 0–2, row by row",
             lambda: (list(flat.row(1)) == [img_sym[i, j] for i in range(3) for j in range(3, 6)], "row-major"),
             at="patches")
@@ -1166,8 +1095,7 @@ def exercises(s):
     o = L.define("o", a @ v)
     masked = L.define("a_masked", ops.SoftmaxRows(scores, blocks.masks.causal(3)[1:2, :]))
     o_masked = L.define("o_masked", masked @ v)
-    s.given(L.handle("s"), what="the scores (0, log 2, log 3)", at="exercise 3")
-    s.given(L.handle("v").T, what="the scalar values (2, −1, 4)", at="exercise 3")
+    s.given(scores, v.T, what=("the scores (0, log 2, log 3)", "the scalar values (2, −1, 4)"), at="exercise 3")
     weights, renorm = L.value(a.name), L.value(masked.name)
     zeroed = sp.Matrix([[weights[0, 0], weights[0, 1], 0]])
     s.prove("excluding source 2 renormalises the two allowed weights; zeroing its normalised weight does not",
