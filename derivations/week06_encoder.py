@@ -1,23 +1,16 @@
 """Week 06 — the Transformer encoder, computed by hand: tokens, positions, attention, one block, task heads.
 
 Source: seed handout ``004_daeab95066cb0286.txt`` (Week 06 notes), from "Words become positioned token
-representations" to the end, section by section: token IDs (Table 7), embeddings (Table 8), sinusoidal positions at
-the odd width D = 5, H^(0) = E_seq + P, one attention head (Tables 10–16), two heads joined by a 6→5 output map
-(Tables 17–21), a pre-norm encoder block and the stack's final LayerNorm (Tables 23–31), why position is needed,
-pre-norm against post-norm, task heads and masks (Table 33), the tutorial's uniform baseline and image patches.
+representations" to the end, one section per heading: token IDs and embeddings (Tables 7–8), sinusoidal positions at
+the odd width D = 5, one attention head, then two joined by a 6→5 map (Tables 10–21), a pre-norm block and the stack's
+final LayerNorm (Tables 23–31), position, norm placement, task heads and masks (Table 33), the tutorial and patches.
+The parameters (:func:`parameters`) and every printed value are read from the page, each claim's from its section.
 
-Nothing the page prints is typed here: :func:`parameters` reads the example's parameters, and each claim reads its
-printed value from the line or table of its section that prints it.
-
-Conventions read from the handout: rows are positions; weights are stored output × input and right-multiplied by
-their transpose (``orientation="out_in"``); scores are divided by √d_k = √3; masks are exact −∞ before the row
-softmax; LayerNorm uses the population variance with ε = 10⁻⁵ inside the root, γ = 1 and β = 0 as parameter values;
-ReLU'(0) = 0; embeddings are not scaled by √D; attention has no biases, the MLP has. Tables printed "to three
-significant digits" are checked entry by entry at three; the deep ledgers are decided by mpmath at 50 digits.
-
-Declared with ``section.reported``, not claimed: Table 34 (cue-recall accuracy of trained RNN, GRU and Transformer
-recipes over three seeds), the parameter counts 1,943 / 2,023 / 1,915 and the tutorial's training settings.
-Figures 4–6 and 8–11 annotate values the text does not print: they are recorded as heatmaps of the checked ledgers.
+Conventions read from the handout: rows are positions; weights are stored output × input (``orientation="out_in"``);
+scores are divided by √3; masks are exact −∞; LayerNorm takes the population variance, ε = 10⁻⁵ inside the root,
+γ = 1, β = 0; ReLU'(0) = 0; no √D embedding scale; only the MLP has biases. Tables printed to three significant
+digits are checked at three. Table 34, the parameter counts 1,943 / 2,023 / 1,915 and the tutorial's settings come
+from trained runs and are declared with ``section.reported``; Figures 4–6 and 8–11 are heatmaps of the ledgers.
 """
 
 from __future__ import annotations
@@ -32,30 +25,22 @@ from symseq.derive import dot_product_variance, properties
 from symseq.functions import partial
 from symseq.numbers import short
 
-derivation = Derivation(
-    "week06-encoder",
-    title="Week 06 — Inside a Transformer encoder, computed by hand",
-    source="004_daeab95066cb0286.txt",
-    description="tokens, odd-width positions, one and two heads, a pre-norm block, final LayerNorm, masks and heads",
-)
+derivation = Derivation("week06-encoder", title="Week 06 — Inside a Transformer encoder, computed by hand",
+                        source="004_daeab95066cb0286.txt", description="tokens, odd-width positions, one and two "
+                        "heads, a pre-norm block, final LayerNorm, masks and heads")
 
-# --- the handout's example: text, sizes and names ---
-
-PREFIX = "A journey of a thousand miles begins"
-CONTINUATION = "with a single step."
+# --- the handout's example: its text, sizes and names ---
+PREFIX, CONTINUATION = "A journey of a thousand miles begins", "with a single step."
 T, K, D, D_K = 7, 9, 5, 3
-EPS = exact("1e-5")
-ORIENT = "out_in"
-CLEARLY = "0.1"  # how far two values the text calls distinct are apart at least (by="0.01": a smaller change)
-FEATURES = [f"Feature {j}" for j in range(D)]
-HEAD_FEATURES = [f"Feature {j}" for j in range(D_K)]
+EPS, ORIENT = exact("1e-5"), "out_in"
+CLEARLY = "0.1"  # the least gap of two values the text calls distinct (by="0.01": a smaller change)
+FEATURES, HEAD_FEATURES = [f"Feature {j}" for j in range(D)], [f"Feature {j}" for j in range(D_K)]
 J_COLS = [f"j={j}" for j in range(D)]
-TOKENS = blocks.tokenize(PREFIX)  # the seven input tokens by the handout's declared rule
-# six distinct prefix types, then the continuation words with, single, step: K = 9, IDs from 0
-VOCAB = blocks.Vocabulary.from_sequences(TOKENS, blocks.tokenize(CONTINUATION))
+TOKENS = blocks.tokenize(PREFIX)  # the handout's rule: lowercase, split at spaces, drop punctuation
+VOCAB = blocks.Vocabulary.from_sequences(TOKENS, blocks.tokenize(CONTINUATION))  # K = 9, IDs from 0
 IDS = VOCAB.ids(TOKENS)
-PAD_MASK = [1] * T + [0, 0]  # the prefix right-padded by two rows: 1 for a real token, 0 for padding
 ROWS = [f"{t}: {w}" for t, w in enumerate(TOKENS)]
+PAD_MASK = [1] * T + [0, 0]  # the prefix right-padded by two rows: 1 for a real token, 0 for padding
 HEADS = [[f"W_{w}^{{[{i}]}}" for w in "QKV"] for i in (1, 2)]  # the page's names of each head's maps
 MLP = ("W_1", "b_1", "W_2", "b_2")
 PERMUTATION = (3, 0, 6, 1, 5, 2, 4)  # a fixed reordering of the seven rows: new row i is old row PERMUTATION[i]
@@ -69,14 +54,13 @@ def per_page(build):
 
 @per_page
 def parameters() -> dict:
-    """The example's untrained parameters as the page prints them: E_vocab (Table 8, rows are token IDs), the
-    heads' stored 3×5 maps (head 1's from its printed transposes), the stored 5×6 W_O and the MLP (F = 4)."""
+    """The untrained parameters the page prints: E_vocab (Table 8, rows are token IDs), the heads' stored 3×5 maps
+    (head 1's from its printed transposes, W_Qᵀ and W_Kᵀ on one line), the stored 5×6 W_O and the MLP (F = 4)."""
     page = derivation.whole_page
     p = {"E_vocab": sp.ImmutableMatrix([[exact(c) for c in row[-D:]] for row in page.table("Table 8")])}
-    for n, k in zip(HEADS[0], (0, 1, 2)):  # W_Qᵀ and W_Kᵀ share a line, W_Vᵀ has its own
-        p[n] = page.value(near=r"\mathbf W_Q^\top=" if k < 2 else r"\mathbf W_V^\top=", index=k % 2).T
-    p.update((n, page.value(n)) for n in HEADS[1] + ["W_O", *MLP])
-    return p
+    for n, near, k in zip(HEADS[0], (r"\mathbf W_Q^\top=", r"\mathbf W_Q^\top=", r"\mathbf W_V^\top="), (0, 1, 0)):
+        p[n] = page.value(near=near, index=k).T
+    return p | {n: page.value(n) for n in HEADS[1] + ["W_O", *MLP]}
 
 
 def on(L: Ledger, *names: str) -> list:
@@ -104,9 +88,8 @@ def approximations(s, near: str) -> list[tuple[str, str]]:
 
 
 def sizes(s, *pairs, at: str):
-    """Declare sizes the section prints as inputs (``symseq audit`` finds each printed occurrence)."""
-    for what, value in pairs:
-        s.given(sp.Integer(value), what=what, at=at)
+    """Declare the sizes ``(what, value)`` the section prints as inputs (the audit finds each printed occurrence)."""
+    s.given(*(sp.Integer(v) for _, v in pairs), what=tuple(w for w, _ in pairs), at=at)
 
 
 def table(s, label: str, value, cols: list[str], *, what: str = ""):
@@ -115,17 +98,11 @@ def table(s, label: str, value, cols: list[str], *, what: str = ""):
 
 
 # --- ledgers: positioned input, the heads on H^(0), the encoder block ---
-
-def positioned_input(L: Ledger, *, ids=None, token_order=None) -> dict:
-    """E_vocab, E_seq (lookup by ID), P (sinusoidal, T×D) and H^(0) = E_seq + P on ledger ``L``; ``ids`` replaces
-    the prefix's token IDs, ``token_order`` reorders them while positions stay where they are."""
-    ids = IDS if ids is None else list(ids)
-    if token_order is not None:
-        ids = [ids[i] for i in token_order]
+def positioned_input(L: Ledger, ids=IDS) -> dict:
+    """E_vocab, E_seq (lookup by ID), P (sinusoidal, T×D) and H^(0) = E_seq + P for the token IDs ``ids``."""
     E = L.parameter("E_vocab", parameters()["E_vocab"], note="Table 8, rows are token IDs")
-    E_seq = blocks.embedding_lookup(L, E, ids)
-    P = blocks.positions(L, len(ids), D)
-    return {"ids": ids, "E_vocab": E, "E_seq": E_seq, "P": P, "H0": blocks.add_positions(L, E_seq, P)}
+    E_seq, P = blocks.embedding_lookup(L, E, ids), blocks.positions(L, len(ids), D)
+    return {"E_vocab": E, "E_seq": E_seq, "P": P, "H0": blocks.add_positions(L, E_seq, P)}
 
 
 @per_page
@@ -148,16 +125,14 @@ def attention_ledger() -> tuple[Ledger, dict]:
     h2 = blocks.attention_head(L, r["H0"], *heads[1], orientation=ORIENT, tag="[2]")
     C = L.define("C", ops.Concat([h1.O, h2.O], axis=1), note="head outputs side by side, T×6")
     B = blocks.linear(L, "B_att", C, W_O, orientation=ORIENT, note="attention branch C W_Oᵀ, T×5")
-    r.update(h1=h1, h2=h2, raw=raw, contrib=contrib, causal=causal, C=C, B_att=B, heads=heads, W_O=W_O)
-    return L, r
+    return L, r | dict(h1=h1, h2=h2, raw=raw, contrib=contrib, causal=causal, C=C, B_att=B, heads=heads, W_O=W_O)
 
 
-def block_ledger(title: str, *, norm: str = "pre", permutation=None, token_order=None, block_masks=None,
-                 n_blocks: int = 1, ids=None) -> tuple[Ledger, dict]:
-    """The encoder on H^(0) (or on Π H^(0), or on reordered tokens with positions kept) and its final LayerNorm;
-    a deeper stack reuses the one block's parameters at every depth."""
+def block_ledger(title: str, *, norm="pre", permutation=None, block_masks=None, n_blocks=1, ids=IDS):
+    """The encoder on H^(0) for the token IDs ``ids`` (or on Π H^(0)) with its final LayerNorm; a deeper stack
+    reuses the one block's parameters at every depth."""
     L = Ledger(title, exact_forms=False)
-    r = positioned_input(L, ids=ids, token_order=token_order)
+    r = positioned_input(L, ids)
     H_in = r["H0"]
     if permutation is not None:
         Pi = ops.Const(properties.permutation_matrix(permutation), label="Π")
@@ -167,8 +142,7 @@ def block_ledger(title: str, *, norm: str = "pre", permutation=None, token_order
     block = blocks.BlockParams(heads, W_O, tuple(mlp), ln1=ln[0], ln2=ln[1])
     enc = blocks.encoder(L, H_in, [block] * n_blocks, orientation=ORIENT, eps=EPS, norm=norm, ln_final=ln[2],
                          names=blocks.ENCODER_NAMES, final=True, block_masks=block_masks)
-    r.update(enc=enc, blk=enc.blocks[0], H_in=H_in)
-    return L, r
+    return L, r | dict(enc=enc, blk=enc.blocks[0])
 
 
 @per_page
@@ -182,27 +156,19 @@ def head_1(mask=None):
     return lambda L, X: blocks.attention_head(L, X, *on(L, *HEADS[0]), orientation=ORIENT, tag="[1]", mask=mask).O
 
 
-def symbolic_rows(s, title: str, row: str, head: int, statements, *, at: str):
-    """The sparse maps of head ``head`` on a symbolic input row (ledger ``title``): for each ``(statement, name, k,
-    want, then)``, map k sends the row x to ``want(x)``; ``then``, if not None, is a claim ``(printed, value,
-    what)`` the text prints after that statement."""
-    Ls = s.ledger(title)
-    h = Ls.input(row, shape=(1, D))
-    Ws, x = on(Ls, *HEADS[head - 1]), list(Ls.entry_symbols(row))
-    for statement, name, k, want, then in statements:
-        out = blocks.linear(Ls, name, h, Ws[k], orientation=ORIENT)
-        s.identity(statement, Ls.expand(out.name, values=True) - sp.Matrix([want(x)]), at=at)
-        if then is not None:
-            s.claim(then[0], then[1], what=then[2], at=at)
+def sparse_maps(s, head: int, row: str, at: str, *statements):
+    """Head ``head``'s sparse maps on a symbolic input row ``row``: for each ``(statement, k, want)``, map k (W_Q,
+    W_K, W_V) sends the row x to ``want(x)``."""
+    x = sp.Matrix([sp.symbols(f"{row}_:{D}", real=True)])
+    for statement, k, want in statements:
+        s.identity(statement, x * parameters()[HEADS[head - 1][k]].T - sp.Matrix([want(list(x))]), at=at)
 
 
 # --- Words become positioned token representations ---
-
 @derivation.section("Turn the completion into a sequence of token IDs")
 def token_ids(s):
-    s.note("Tokenisation is the handout's declared rule (lowercase, split at spaces, drop punctuation), "
-           "applied to the supplied prefix; the arrow before the continuation is not part of the input.")
-    column = [row[1] for row in s.page.table("Table 7")]  # Table 7's input-token column
+    s.note("The arrow before the continuation is not part of the input: the prefix alone is tokenised.")
+    column = [row[1] for row in s.page.table("Table 7")]
     s.prove("the rule turns the prefix into the seven printed tokens (Table 7's input-token column)",
             lambda: (TOKENS == column, f"tokens = {TOKENS}"), at="input tokens")
     for count, n, what, at, near in (
@@ -212,12 +178,12 @@ def token_ids(s):
             ("9", len(VOCAB), "K, vocabulary entries", "three counts", r"\(K=9\) vocabulary entries")):
         s.claim(count, sp.Integer(n), what=what, at=at, near=near)
     sizes(s, ("D, representation features", D), at="three counts")
-    s.table("Table 7", None, sp.ImmutableMatrix(T, 1, IDS), rows=[str(t) for t in range(T)],
-            cols=["Token ID k_t"], what="token ID")
-    s.prove("both occurrences of a have the same ID but different positions",
-            lambda: (IDS[0] == IDS[3] and TOKENS[0] == TOKENS[3] == "a", f"k_0 = k_3 = {IDS[0]}"), at="Table 7",
-            near="The two occurrences of a have the same ID")
-    # The vocabulary in another order (new ID i holds the old entry order[i]), the lookup's IDs relabelled to match.
+    s.table("Table 7", None, sp.ImmutableMatrix(T, 1, IDS), rows=[str(t) for t in range(T)], cols=["Token ID k_t"],
+            what="token ID")
+    s.prove("both occurrences of a have the same ID but different positions", lambda: (
+        IDS[0] == IDS[3] and TOKENS[0] == TOKENS[3] == "a", f"k_0 = k_3 = {IDS[0]}"), at="Table 7",
+        near="The two occurrences of a have the same ID")
+    # the vocabulary in another order (new ID i holds the old entry order[i]), the lookup's IDs relabelled to match
     order, Lv = [8, 6, 4, 2, 0, 1, 3, 5, 7], Ledger("the vocabulary in another order, IDs relabelled")
     E = Lv.parameter("E_vocab", parameters()["E_vocab"].extract(order, list(range(D))))
     s.agree("the order of the vocabulary is arbitrary: reordered entries with matching IDs select the same rows",
@@ -229,40 +195,37 @@ def token_ids(s):
 def embeddings(s):
     L, r = input_ledger()
     s.use(L)
-    s.note("Table 8 is the handout's chosen, untrained embedding table: an input, recorded for presentation "
-           "and not checked against itself.")
+    E_seq = r["E_seq"]
+    s.note("Table 8 is the handout's chosen, untrained embedding table: an input, shown and not checked against itself.")
     s.show_table("Table 8", r["E_vocab"], rows=[f"{k} {w}" for k, w in enumerate(VOCAB.tokens)], cols=J_COLS,
                  digits=None)
-    # in the text's order: the lookup's row shape, Table 8, the stacked matrix, then its repeated row
-    s.claim_shape("1×D", r["E_seq"][0, :], dims={"D": D}, what="e_t, one row of E_seq", at="lookup")
+    s.claim_shape("1×D", E_seq[0, :], dims={"D": D}, what="e_t, one row of E_seq", at="lookup")
     s.given(r["E_vocab"], what="E_vocab, the embedding table", at="Table 8")
-    s.claim_shape("7×5", r["E_seq"], what="E_seq, one row per occurrence", at="E_seq")
+    s.claim_shape("7×5", E_seq, what="E_seq, one row per occurrence", at="E_seq")
     for t, which in ((0, "first"), (3, "second")):
-        on_line(s, r"\mathbf e_0=\mathbf e_3=", "e_0 = e_3", (r["E_seq"][t, :], f"e_{t}, the {which} a"), exact=True)
-    s.agree("the first and fourth rows of E_seq are equal (lookup alone carries no position)", r["E_seq"][0, :],
-            r["E_seq"][3, :], at="e_0 = e_3", near="their values match exactly")
-    s.heatmap("Figure 4", r["E_seq"], rows=ROWS, cols=J_COLS, title="Embedding lookup: seven rows of five features")
+        on_line(s, r"\mathbf e_0=\mathbf e_3=", "e_0 = e_3", (E_seq[t, :], f"e_{t}, the {which} a"), exact=True)
+    s.agree("the first and fourth rows of E_seq are equal (lookup alone carries no position)", E_seq[0, :],
+            E_seq[3, :], at="e_0 = e_3", near="their values match exactly")
+    s.heatmap("Figure 4", E_seq, rows=ROWS, cols=J_COLS, title="Embedding lookup: seven rows of five features")
 
 
 @derivation.section("Supply position as a second vector")
 def position_vectors(s):
-    L, r = input_ledger()
-    P, omega = r["P"], blocks.angular_frequencies(D)
+    P, omega = input_ledger()[1]["P"], blocks.angular_frequencies(D)
     pairs = [(t, u) for t in range(T) for u in range(t + 1, T)]
     s.differ("each position gets its own vector: every two rows of P differ", [P[t, :] for t, _ in pairs],
              [P[u, :] for _, u in pairs], by=CLEARLY, at="positional encoding",
              near="a token appearing elsewhere receives a different position vector")
     halves = [sp.floor(sp.Rational(j, 2)) for j in range(D)]
     shared = all(omega[2 * m] == omega[2 * m + 1] for m in range(D // 2))
-    s.prove(r"\lfloor j/2\rfloor is the integer part of j/2",
-            lambda: (halves == [j // 2 for j in range(D)] and shared, f"⌊j/2⌋ = {halves} for j = 0, …, {D - 1}"),
-            what="features 2m and 2m + 1 share the pair index m and so the frequency ω_j", at="angular frequencies",
-            near="denote the integer part of")
+    s.prove(r"\lfloor j/2\rfloor is the integer part of j/2", lambda: (
+        halves == [j // 2 for j in range(D)] and shared, f"⌊j/2⌋ = {halves} for j = 0, …, {D - 1}"),
+        what="features 2m and 2m + 1 share the pair index m, so the frequency ω_j", at="angular frequencies",
+        near="denote the integer part of")
     s.prove("neighbouring sine and cosine features share a frequency", lambda: (shared, f"ω = {omega}"),
             at="angular frequencies", near="Neighboring sine/cosine coordinates share a frequency")
-    s.identity(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
-               *(omega[j] - sp.Integer(10000) ** sp.Rational(-2 * (j // 2), D) for j in range(D)),
-               what=f"the angular frequencies at D = {D}", at="angular frequencies")
+    s.identity(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}", *(omega[j] - sp.Integer(10000) ** sp.Rational(
+        -2 * (j // 2), D) for j in range(D)), what=f"the angular frequencies at D = {D}", at="angular frequencies")
     sizes(s, ("D, the odd width", D), at="p_t at D = 5")  # the text sets the width, then prints every p_t at once
     for t in range(T):
         s.claim(r"(\sin t, \cos t, \sin\frac{t}{10000^{2/5}}, \cos\frac{t}{10000^{2/5}}, \sin\frac{t}{10000^{4/5}})",
@@ -272,19 +235,18 @@ def position_vectors(s):
         near="The second pair changes more slowly")
     s.claim(printed(s, "p_0"), P[0, :], what="p_0", at="position zero")
     s.claim(printed(s, "p_3"), P[3, :], digits=3, what="p_3", at="position three")
-    # complete sin/cos pairs: (sin, cos) at angle (t + Δ)ω_j is the pair at tω_j turned by Δω_j
-    tt = sp.Symbol("t", real=True)
-    pair = lambda a: sp.Matrix([[sp.sin(a), sp.cos(a)]])  # noqa: E731
+    # a complete (sin, cos) pair at angle (t + Δ)ω is the pair at tω turned by the angle Δω
+    t, pair = sp.Symbol("t", real=True), lambda a: sp.Matrix([[sp.sin(a), sp.cos(a)]])
     turn = lambda a: sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])  # noqa: E731
-    shifts = [pair((tt + d) * w) - pair(tt * w) * turn(d * w) for w in (omega[0], omega[2]) for d in (1, 2, 3)]
     s.identity("each complete pair at t + Δ is a linear map of the pair at t with coefficients depending on Δ only",
-               *(m.applyfunc(lambda e: sp.expand_trig(sp.expand(e))) for m in shifts), at="even-width pairs")
+               *((pair((t + d) * w) - pair(t * w) * turn(d * w)).applyfunc(lambda e: sp.expand_trig(sp.expand(e)))
+                 for w in (omega[0], omega[2]) for d in (1, 2, 3)), at="even-width pairs")
     s.differ("the unpaired last sine has no fixed one-coordinate shift rule: P[t+1,4]/P[t,4] changes with t",
              P[2, 4] / P[1, 4], P[3, 4] / P[2, 4], by=CLEARLY, at="odd width")
     s.claim_shape("7×5", P, what="P, seven positions by five features", at="Figure 5")
-    s.agree("the position vectors depend on the position, not on the word there",
-            positioned_input(Ledger("positions under other words"), ids=[8, 7, 6, 5, 4, 3, 2])["P"], P,
-            at="Figure 5", near="These vectors depend on position, not on which word")
+    s.agree("the position vectors depend on the position, not on the word there", positioned_input(
+        Ledger("positions under other words"), [8, 7, 6, 5, 4, 3, 2])["P"], P, at="Figure 5",
+        near="These vectors depend on position, not on which word")
     s.heatmap("Figure 5", P, rows=[str(t) for t in range(T)], cols=J_COLS,
               title="Sinusoidal positions, D = 5 (the last sine unpaired)")
 
@@ -295,9 +257,8 @@ def add_position(s):
     H0, E_seq, P = r["H0"], r["E_seq"], r["P"]
     s.claim_shape("7×5", H0, what="H^(0) = E_seq + P", at="H^(0)")
     # e_0 + p_0 = h_0^(0), printed on one line: (0.2, …) + (0, 1, 0, 1, 0) = (0.2, 0.9, …)
-    on_line(s, r"\mathbf h_0^{(0)} &=", "h_0^(0)", (E_seq[0, :], "e_0"), exact=True)
-    on_line(s, r"\mathbf h_0^{(0)} &=", "h_0^(0)", (P[0, :], "p_0"), first=1)
-    on_line(s, r"\mathbf h_0^{(0)} &=", "h_0^(0)", (H0[0, :], "h_0^(0) = e_0 + p_0"), first=2, exact=True)
+    for k, (node, what) in enumerate(((E_seq[0, :], "e_0"), (P[0, :], "p_0"), (H0[0, :], "h_0^(0) = e_0 + p_0"))):
+        on_line(s, r"\mathbf h_0^{(0)} &=", "h_0^(0)", (node, what), first=k, exact=None if k == 1 else True)
     s.claim(printed(s, "h_3^{(0)}"), H0[3, :], digits=3, what="h_3^(0)", at="h_3^(0)")
     # "its first coordinate is 0.2 + sin 3 ≈ 0.341. Its second is −0.1 + cos 3 ≈ −1.09"
     for j, (formula, value) in enumerate(approximations(s, "its first coordinate is")):
@@ -305,50 +266,43 @@ def add_position(s):
         s.claim(value, H0[3, j], what=f"h_{{3,{j}}}^(0) = {formula}", at="h_3^(0)")
     s.differ("the two occurrences of a are now distinct rows", H0[0, :], H0[3, :], by=CLEARLY, at="h_3^(0)",
              near="The two a occurrences are now distinct")
-    s.agree("… while their token embedding is still the one shared row", E_seq[0, :], E_seq[3, :],
-            at="h_3^(0)", near="their underlying token embedding is still shared")
+    s.agree("… while their token embedding is still the one shared row", E_seq[0, :], E_seq[3, :], at="h_3^(0)",
+            near="their underlying token embedding is still shared")
     Hv, Pv, Ev = (L.value(n.name) for n in (H0, P, E_seq))
-    s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)",
-            lambda: (Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3),
-                     "the shared a embedding meets two different position vectors"),
-            at="Pause and predict: the second a")
-    s.note("The embeddings are not multiplied by √D before adding positions (the original Transformer does); "
-           "the handout omits that scaling throughout.")
+    s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)", lambda: (
+        Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3),
+        "the shared a embedding meets two different position vectors"), at="Pause and predict: the second a")
+    s.note("The embeddings are not multiplied by √D before adding positions, as the original Transformer does.")
     s.heatmap("Figure 6", H0, rows=ROWS, cols=J_COLS, title="H^(0) = E_seq + P: positioned inputs")
 
 
 @derivation.section("What this matrix is ready to do—and what it has not done")
 def ready(s):
-    L, r = input_ledger()
+    r = input_ledger()[1]
     for name, key, shape in (("E_vocab", "E_vocab", "9×5"), ("E_seq", "E_seq", "7×5"), ("P", "P", "7×5"),
                              ("H^(0)", "H0", "7×5")):
         s.claim_shape(shape, r[key], what=name, at=f"Table 9, the {name} line")  # its own place: not shared
     W_o = s.ledger("a vocabulary head's stored weight").parameter("W_o", shape=(K, D))
     s.claim_shape("K×D", W_o, dims={"K": K, "D": D}, what="vocabulary head W_o (stored)", at="vocabulary head")
     s.claim_shape("9×5", W_o, what="vocabulary head W_o (stored)", at="vocabulary head")
-    s.claim("6", sp.Integer(VOCAB.id("with")), what="ID of with, the first continuation token",
-            at="desired continuation")
+    s.claim("6", sp.Integer(VOCAB.id("with")), what="ID of with, the first continuation", at="desired continuation")
     s.claim_shape("7×5", r["H0"], what="the positioned input H^(0), the start of Figure 7's route", at="Figure 7")
     Le = Ledger("positioned rows from a symbolic embedding table")
-    H_pos = blocks.add_positions(Le, blocks.embedding_lookup(Le, Le.parameter("E_vocab", shape=(K, D)), IDS),
-                                 blocks.positions(Le, T, D))
-    H_sym, E_rows = Le.expand(H_pos.name, values=True), Le.entry_symbols("E_vocab")
+    E_seq = blocks.embedding_lookup(Le, Le.parameter("E_vocab", shape=(K, D)), IDS)
+    H = Le.expand(blocks.add_positions(Le, E_seq, blocks.positions(Le, T, D)).name, values=True)
     s.prove("each positioned row depends only on its own token's embedding and its position", lambda: (
-        all(H_sym.row(t).free_symbols == set(E_rows.row(k)) for t, k in enumerate(IDS)),
+        all(H.row(t).free_symbols == set(Le.entry_symbols("E_vocab").row(k)) for t, k in enumerate(IDS)),
         "row t of H^(0) involves row k_t of E_vocab and no other"), at="not yet contextual",
         near="each row depends only on its selected embedding and position")
 
 
 # --- One attention head, one operation at a time ---
-
 @derivation.section("One attention head: give the same input three different roles")
 def three_roles(s):
     L, r = attention_ledger()
     s.use(L)
-    h1 = r["h1"]
-    maps = tuple(zip(r["heads"][0], ("W_Q", "W_K", "W_V")))
-    # in the order the text prints them: the widths (set in the lead-in), the maps' shapes, the maps as printed,
-    # the product's shapes (7×5)(5×3) = 7×3, then K beside K_att
+    h1, maps = r["h1"], tuple(zip(r["heads"][0], ("W_Q", "W_K", "W_V")))
+    # in the text's order: the widths, the maps' shapes, the maps as printed, the products' shapes, K beside K_att
     sizes(s, ("d_k", h1.Q.shape[1]), ("d_v", h1.V.shape[1]), at="one head")
     for W, n in maps:
         s.claim_shape("3×5", W, what=f"{n} stored output × input", at="projection maps")
@@ -359,24 +313,21 @@ def three_roles(s):
     for M, n in ((h1.Q, "Q_att"), (h1.K, "K_att"), (h1.V, "V_att")):
         s.claim_shape("7×3", M, what=f"{n} = H^(0) Wᵀ, (7×5)(5×3)", at="projection maps")
     sizes(s, ("K, beside K_att", K), at="one head")
-    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k, the divisor of the scores", at="route of Figure 7",
+    s.claim("√3", sp.sqrt(D_K), what="√d_k, the divisor of the scores", at="route of Figure 7",
             near=r"divides the scores by \(\sqrt3\)")
-    # Queries and keys make the weights; the values enter only the output (head 1's maps, W_V left symbolic).
+    # head 1 with W_V left symbolic: the weights involve none of its entries, the output all of them
     Lw = Ledger("head 1 on a symbolic input with symbolic value weights, T = 3")
     hw = blocks.attention_head(Lw, Lw.input("X", shape=(3, D)), *on(Lw, *HEADS[0][:2]),
                                Lw.parameter("W_V", shape=(D_K, D)), orientation=ORIENT)
-    W_Vs = set(Lw.entry_symbols("W_V"))
+    W_V = set(Lw.entry_symbols("W_V"))
     in_A, in_O = (set().union(*(e.free_symbols for e in Lw.expand(n.name, values=True))) for n in (hw.A, hw.O))
     s.prove("queries and keys alone make the weights; the values supply the content of the output", lambda: (
-        not (in_A & W_Vs) and W_Vs <= in_O, "A involves no entry of W_V; O involves every one"),
-        at="projection maps", near="Queries and keys together determine the weights")
-    symbolic_rows(s, "the sparse maps on a symbolic row h_t", "h", 1, (
-        ("q_t = (h_{t,0}, h_{t,1}, h_{t,2})", "q_t", 0, lambda x: x[:3], None),
-        ("k_t = ((h_{t,0}+h_{t,3})/2, h_{t,1}, (h_{t,2}+h_{t,4})/2)", "k_t", 1,
-         lambda x: [(x[0] + x[3]) / 2, x[1], (x[2] + x[4]) / 2], None),
-        ("v_t = (h_{t,0}, h_{t,2}, (h_{t,3}+h_{t,4})/2)", "v_t", 2, lambda x: [x[0], x[2], (x[3] + x[4]) / 2],
-         None)), at="projection maps")
-    # "the first a row is (…), so its key is (…) and its value is (…)"
+        not (in_A & W_V) and W_V <= in_O, "A involves no entry of W_V; O involves every one"), at="projection maps",
+        near="Queries and keys together determine the weights")
+    sparse_maps(s, 1, "h", "projection maps", ("q_t = (h_{t,0}, h_{t,1}, h_{t,2})", 0, lambda x: x[:3]),
+                ("k_t = ((h_{t,0}+h_{t,3})/2, h_{t,1}, (h_{t,2}+h_{t,4})/2)", 1,
+                 lambda x: [(x[0] + x[3]) / 2, x[1], (x[2] + x[4]) / 2]),
+                ("v_t = (h_{t,0}, h_{t,2}, (h_{t,3}+h_{t,4})/2)", 2, lambda x: [x[0], x[2], (x[3] + x[4]) / 2]))
     on_line(s, "the first a row is", "first a", (r["H0"][0, :], "h_0^(0), the first a"), (h1.K[0, :], "k_0"),
             (h1.V[0, :], "v_0"), exact=True)
     for label, node, what in (("Table 10", h1.Q, "query"), ("Table 11", h1.K, "key"), ("Table 12", h1.V, "value")):
@@ -385,9 +336,8 @@ def three_roles(s):
 
 @derivation.section("Follow the “begins” query through seven matches")
 def begins_query(s):
-    L, r = attention_ledger()
-    h1, raw = r["h1"], r["raw"]
-    root3 = sp.sqrt(h1.Q.shape[1])
+    r = attention_ledger()[1]
+    h1, raw, root3 = r["h1"], r["raw"], sp.sqrt(D_K)
     s.claim(printed(s, "q_6"), h1.Q[6, :], what="q_6", at="begins query")
     s.claim(printed(s, near=r"\mathbf k_0=("), h1.K[0, :], exact=True, what="k_0", at="score of source 0")
     # (−0.579)(0.6)+(1.06)(0.9)+(0.650)(0.1) ≈ 0.672: each query entry with its key entry, then the sum
@@ -400,9 +350,9 @@ def begins_query(s):
     s.claim("√3", root3, what="the divisor of S_60", at="scaled score, S_60")
     s.claim(printed(s, near=r"S_{60}\approx"), h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0",
             near=r"S_{60}\approx")
-    s.agree("S = Q_att K_attᵀ/√d_k with d_k = 3, the query/key width", h1.S * sp.sqrt(3), raw, at="scaling")
-    s.claim("d_k", dot_product_variance(D_K), names={"d_k": sp.Integer(D_K)},
-            what="Var(q·k) for independent zero-mean unit-variance coordinates", at="scaling")
+    s.agree("S = Q_att K_attᵀ/√d_k with d_k = 3, the query/key width", h1.S * root3, raw, at="scaling")
+    s.claim("d_k", dot_product_variance(D_K), names={"d_k": sp.Integer(D_K)}, what="Var(q·k), unit coordinates",
+            at="scaling")
     s.claim("1", dot_product_variance(D_K, scaled=True), what="Var(q·k/√d_k)", at="scaling", near="gives variance one")
     table(s, "Table 13", ops.Concat([raw[6, :].T, h1.S[6, :].T, h1.A[6, :].T], axis=1),
           ["Raw dot product", "S_6j", "A_6j"])
@@ -410,8 +360,7 @@ def begins_query(s):
 
 @derivation.section("Normalize across sources, not across features")
 def normalize_sources(s):
-    L, r = attention_ledger()
-    h1 = r["h1"]
+    h1 = attention_ledger()[1]["h1"]
     s.claim(printed(s, "A_{6,:}"), h1.A[6, :], digits=3, what="A_{6,:}", at="row softmax")
     shifted = h1.S[6, :] - h1.S[6, 6]  # m_6 = S_66: ReLU(S_6j − m_6) = 0 for every j says it is the row maximum
     e = ops.apply(sp.exp, shifted)
@@ -435,44 +384,40 @@ def normalize_sources(s):
 
 @derivation.section("Use each weight to scale an entire value vector")
 def weighted_values(s):
-    L, r = attention_ledger()
+    r = attention_ledger()[1]
     h1, contrib = r["h1"], r["contrib"]
     # A_60 v_0 ≈ 0.185 (0.2, 0.4, 0.4) ≈ (0.0371, 0.0741, 0.0741)
-    near = r"A_{60}\mathbf v_0"
-    on_line(s, near, "first source", (h1.A[6, 0], "A_60"))
-    on_line(s, near, "first source", (h1.V[0, :], "v_0"), first=1, exact=True)
-    on_line(s, near, "first source", (contrib[0, :], "A_60 v_0"), first=2, digits=3)
-    s.claim(printed(s, "o_6", near=r"\mathbf o_6\approx"), h1.O[6, :], digits=3, what="o_6 = Σ_j A_6j v_j",
-            at="begins output")
+    for k, (node, what, options) in enumerate(((h1.A[6, 0], "A_60", {}), (h1.V[0, :], "v_0", {"exact": True}),
+                                               (contrib[0, :], "A_60 v_0", {"digits": 3}))):
+        on_line(s, r"A_{60}\mathbf v_0", "first source", (node, what), first=k, **options)
+    s.claim(printed(s, "o_6", near=r"\mathbf o_6\approx"), h1.O[6, :], digits=3, what="o_6", at="begins output")
     table(s, "Table 14", contrib, [f"Contribution {j}" for j in range(D_K)], what="A_6j v_j")
     s.agree("the column sums of Table 14 are o_6", ops.Sum(contrib, axis=0), h1.O[6, :], at="Table 14")
     weights, col0 = s.values.numeric(h1.A[6, :])[0], s.values.numeric(contrib[:, 0])[0]
     s.prove("the weights are nonnegative but the contributions to a feature have both signs, so they cancel",
-            lambda: (min(weights) >= 0 and min(col0) < 0 < max(col0) and abs(sum(col0)) < sum(abs(c) for c in col0),
+            lambda: (min(weights) >= 0 and min(col0) < 0 < max(col0) and abs(sum(col0)) < sum(map(abs, col0)),
                      f"feature 0: |Σ_j A_6j v_j0| = {short(abs(sum(col0)), 3)} < Σ_j |A_6j v_j0| = "
-                     f"{short(sum(abs(c) for c in col0), 3)}"), at="Table 14", near="so contributions can cancel")
+                     f"{short(sum(map(abs, col0)), 3)}"), at="Table 14", near="so contributions can cancel")
     s.heatmap("Figure 8", ops.Concat([contrib, h1.O[6, :]], axis=0), rows=ROWS + ["sum: o_6"], cols=HEAD_FEATURES,
               title="Weighted value vectors for the begins query")
 
 
 @derivation.section("Stack the same calculation for all seven queries")
 def all_queries(s):
-    L, r = attention_ledger()
-    h1 = r["h1"]
-    s.claim("√3", sp.sqrt(h1.Q.shape[1]), what="√d_k in S = Q Kᵀ/√3", at="matrix form")
-    # in the order the text prints them: S, A and O in the display (S and A each print their own 7×7 on one
-    # line), the two products' factors, then O's size
-    s.claim_shape("7×7", h1.S, what="S = Q_att K_attᵀ/√3", at="matrix form",
-                  near=r"{\sqrt3} \in\mathbb R^{7\times7}")
-    s.claim_shape("7×7", h1.A, what="A = softmax_rows(S)", at="matrix form",
-                  near=r"\operatorname{softmax}_{\mathrm{rows}}(\mathbf S) \in\mathbb R^{7\times7}")
-    for shape, M, what, at in (("7×3", h1.O, "O = A V_att", "matrix form"),
-                               ("7×3", h1.Q, "Q_att in the score product (7×3)(3×7)", "score product"),
-                               ("3×7", h1.K.T, "K_attᵀ in the score product", "score product"),
-                               ("7×7", h1.A, "A in the value product (7×7)(7×3)", "value product"),
-                               ("7×3", h1.V, "V_att in the value product", "value product"),
-                               ("7×3", h1.O, "the features this one head returns", "one head's output")):
-        s.claim_shape(shape, M, what=what, at=at)
+    h1 = attention_ledger()[1]["h1"]
+    s.claim("√3", sp.sqrt(D_K), what="√d_k in S = Q Kᵀ/√3", at="matrix form")
+    # in the text's order: S, A and O in the display (S and A each print a 7×7 of their own), the products' factors
+    for shape, M, what, at, near in (
+            ("7×7", h1.S, "S = Q_att K_attᵀ/√3", "matrix form", r"{\sqrt3} \in\mathbb R^{7\times7}"),
+            ("7×7", h1.A, "A = softmax_rows(S)", "matrix form",
+             r"\operatorname{softmax}_{\mathrm{rows}}(\mathbf S) \in\mathbb R^{7\times7}"),
+            ("7×3", h1.O, "O = A V_att", "matrix form", ""),
+            ("7×3", h1.Q, "Q_att in the score product (7×3)(3×7)", "score product", ""),
+            ("3×7", h1.K.T, "K_attᵀ in the score product", "score product", ""),
+            ("7×7", h1.A, "A in the value product (7×7)(7×3)", "value product", ""),
+            ("7×3", h1.V, "V_att in the value product", "value product", ""),
+            ("7×3", h1.O, "the features this one head returns", "one head's output", "")):
+        s.claim_shape(shape, M, what=what, at=at, near=near)
     s.differ("another query over the same keys and values gets other weights (miles against begins)", h1.A[5, :],
              h1.A[6, :], by="0.01", at="matrix form", near="a different query induces different weights")
     s.heatmap("Figure 9", h1.S, rows=ROWS, cols=ROWS, title="Scaled scores S: queries × sources")
@@ -482,13 +427,13 @@ def all_queries(s):
 
 @derivation.section("Change visibility with a mask")
 def causal_mask(s):
-    L, r = attention_ledger()
-    h1, causal = r["h1"], r["causal"]
+    r = attention_ledger()[1]
+    h1, causal, allowed = r["h1"], r["causal"], blocks.masks.causal(T)
     s.given(sp.Integer(0), what="M_tj for a permitted source (j ≤ t)", at="mask")
     s.claim("0", causal.A[1, 2], what="exp(−∞) = 0: the weight of an excluded source", at="mask",
             near=r"\(\exp(-\infty)=0\)")
-    s.claim(printed(s, near="Its causal weights are approximately"), causal.A[1, :], digits=3,
-            what="causal A_{1,:}", at="journey query")
+    s.claim(printed(s, near="Its causal weights are approximately"), causal.A[1, :], digits=3, what="causal A_{1,:}",
+            at="journey query")
     table(s, "Table 16", ops.Concat([h1.A[1, :].T, causal.A[1, :].T], axis=1), ["Unrestricted A_1j", "Causal A_1j"])
     s.agree("at begins (t = 6) the causal and unrestricted rows are identical", causal.A[6, :], h1.A[6, :],
             at="begins query")
@@ -499,43 +444,40 @@ def causal_mask(s):
     s.differ("zeroing the excluded weights of the unrestricted journey row instead leaves a total well below one",
              h1.A[1, 0] + h1.A[1, 1], 1, by=CLEARLY, at="mask", near="would leave the wrong total")
     s.prove("every query may read itself, so the causal mask leaves no row without a source", lambda: (
-        blocks.masks.empty_rows(blocks.masks.causal(T)) == [] and all(blocks.masks.causal(T)[t, t] for t in range(T)),
+        blocks.masks.empty_rows(allowed) == [] and all(allowed[t, t] for t in range(T)),
         "the diagonal of the 7×7 causal mask is allowed"), at="mask", near="so no row is fully masked")
     # ∂o_1/∂x_j by reverse mode, for head 1 on a symbolic input: exactly zero for every later row j under the mask
     dep_c, dep_u = (properties.dependence(head_1(mask), T, D).zero[1][2:] for mask in ("causal", None))
     s.prove("the causal output at position one does not depend on input rows 2–6; the unrestricted one does",
             lambda: (all(dep_c) and not any(dep_u), "∂o_1/∂x_j for j = 2, …, 6: exactly 0 with the causal mask, "
                      "nonzero without it"), at="information boundary")
-    s.heatmap("Figure 11", causal.A, rows=ROWS, cols=ROWS, allowed=blocks.masks.causal(T),
+    s.heatmap("Figure 11", causal.A, rows=ROWS, cols=ROWS, allowed=allowed,
               title="Causal attention weights (crosses: excluded sources)")
 
 
 # --- Multiple heads return a contextual representation of the same width ---
-
 @derivation.section("Two heads, two sets of projection parameters")
 def two_heads(s):
-    L, r = attention_ledger()
-    h1, h2 = r["h1"], r["h2"]
+    r = attention_ledger()[1]
+    h1, h2, maps = r["h1"], r["h2"], r["heads"][1]
     sizes(s, ("T", T), ("D", D), ("d_k of head 2", h2.Q.shape[1]), ("d_v of head 2", h2.V.shape[1]), at="head 2")
     s.claim("√3", sp.sqrt(h2.Q.shape[1]), what="√d_k of both heads", at="two heads")
-    s.given(*r["heads"][1], what=("W_Q^[2] as printed", "W_K^[2] as printed", "W_V^[2] as printed"),
-            at="head 2 maps")
-    s.claim_shape("3×5", r["heads"][1][0], what="each stored map of head 2", at="head 2 maps")
-    s.claim_shape("5×3", r["heads"][1][0].T, what="its right-multiplication transpose", at="head 2 maps")
+    s.given(*maps, what=tuple(f"W_{w}^[2] as printed" for w in "QKV"), at="head 2 maps")
+    s.claim_shape("3×5", maps[0], what="each stored map of head 2", at="head 2 maps")
+    s.claim_shape("5×3", maps[0].T, what="its right-multiplication transpose", at="head 2 maps")
     # q_6^[2] and v_6^[2]: each map on a symbolic row, then its value for begins, as the display prints them
-    near = r"\mathbf q_6^{[2]}&="
-    symbolic_rows(s, "head 2's maps on a symbolic row h_6", "h_6", 2, (
-        ("q_6^[2] = (h_63, h_64, 0.5 h_60 + 0.5 h_61)", "q_6^{[2]}", 0, lambda x: [x[3], x[4], (x[0] + x[1]) / 2],
-         (printed(s, near=near, index=2), h2.Q[6, :], "q_6^[2]")),
-        ("v_6^[2] = (h_61, h_63, 0.5 h_60 + 0.5 h_64)", "v_6^{[2]}", 2, lambda x: [x[1], x[3], (x[0] + x[4]) / 2],
-         (printed(s, near=near, index=5), h2.V[6, :], "v_6^[2]"))), at="begins row")
+    sparse_maps(s, 2, "h_6", "begins row", ("q_6^[2] = (h_63, h_64, 0.5 h_60 + 0.5 h_61)", 0,
+                                            lambda x: [x[3], x[4], (x[0] + x[1]) / 2]))
+    on_line(s, r"\mathbf q_6^{[2]}&=", "begins row", (h2.Q[6, :], "q_6^[2]"), first=2)
+    sparse_maps(s, 2, "h_6", "begins row", ("v_6^[2] = (h_61, h_63, 0.5 h_60 + 0.5 h_64)", 2,
+                                            lambda x: [x[1], x[3], (x[0] + x[4]) / 2]))
+    on_line(s, r"\mathbf q_6^{[2]}&=", "begins row", (h2.V[6, :], "v_6^[2]"), first=5)
     weights = ops.Concat([h1.A[6, :].T, h2.A[6, :].T], axis=1)
     table(s, "Table 17", weights, ["Head 1 weight", "Head 2 weight"])
     s.agree("each column of Table 17 sums to one", ops.Sum(weights, axis=0), sp.ones(1, 2), at="Table 17")
-    w1, w2 = (s.values.numeric(h.A[6, :])[0] for h in (h1, h2))
+    spread = [max(w) - min(w) for w in (s.values.numeric(h.A[6, :])[0] for h in (h1, h2))]
     s.prove("the second head spreads the begins query's weight more evenly than the first", lambda: (
-        max(w2) - min(w2) < max(w1) - min(w1), f"max − min: head 2 {short(max(w2) - min(w2), 3)}, "
-                                               f"head 1 {short(max(w1) - min(w1), 3)}"),
+        spread[1] < spread[0], f"max − min: head 2 {short(spread[1], 3)}, head 1 {short(spread[0], 3)}"),
         at="Table 17", near="The second head assigns a more even distribution")
     on_line(s, r"\mathbf o_6^{[1]}\approx", "begins outputs", (h1.O[6, :], "o_6^[1]"), (h2.O[6, :], "o_6^[2]"),
             digits=3)
@@ -546,14 +488,14 @@ def two_heads(s):
 
 @derivation.section("Inspect all seven output rows from both heads")
 def both_heads(s):
-    L, r = attention_ledger()
+    r = attention_ledger()[1]
     table(s, "Table 18", r["h1"].O, HEAD_FEATURES, what="head 1 output")
     table(s, "Table 19", r["h2"].O, HEAD_FEATURES, what="head 2 output")
 
 
 @derivation.section("Join features without joining positions")
 def join_features(s):
-    L, r = attention_ledger()
+    r = attention_ledger()[1]
     C = r["C"]
     s.claim_shape("7×6", C, what="C = [O^[1] | O^[2]]", at="concatenation")
     s.claim(printed(s, near=r"\mathbf c_6\approx"), C[6, :], digits=3, what="c_6", at="concatenation")
@@ -566,12 +508,12 @@ def join_features(s):
 
 @derivation.section("A linear output projection returns to model width")
 def output_projection(s):
-    L, r = attention_ledger()
+    r = attention_ledger()[1]
     C, B, W_O, h1, h2 = r["C"], r["B_att"], r["W_O"], r["h1"], r["h2"]
     s.claim_shape("5×6", W_O, what="W_O (stored)", at="output projection")
     s.claim_shape("7×5", B, what="B_att = C W_Oᵀ", at="output projection")
     s.given(W_O, what="W_O as printed", at="output projection")
-    # The worked sum in its printed order: the formula, then c_{6,0}, the weight of c_{6,3}, c_{6,3}, the result.
+    # the worked sum in its printed order: the formula, then c_{6,0}, the weight of c_{6,3}, c_{6,3}, the result
     s.agree("B_{att,6,0} = c_{6,0} + 0.5 c_{6,3} (row 0 of W_O)", B[6, 0], C[6, 0] + C[6, 3] / 2, at="B_att,6,0",
             near=r"B_{\mathrm{att},6,0}=c_{6,0}+0.5c_{6,3}")
     on_line(s, r"B_{\mathrm{att},6,0}=c_{6,0}", "B_att,6,0", (C[6, 0], "c_{6,0}"),
@@ -594,20 +536,18 @@ def output_projection(s):
 
 @derivation.section("How this teaching example relates to standard implementations")
 def standard_implementations(s):
-    L, r = attention_ledger()
+    r = attention_ledger()[1]
     # in the text's order: D = 5, embed_dim, num_heads, the 5→3 maps, then the joined width in 6→5
     sizes(s, ("D", D), ("embed_dim", D), ("num_heads", len(r["heads"])), ("D in D→3", D),
           ("d_k in 5→3", r["h1"].Q.shape[1]), at="D = 5, two heads")
     s.claim("6", sp.Integer(r["C"].shape[1]), what="joined width of two width-3 heads", at="D = 5, two heads",
             near=r"a \(6\to5\) output linear map")
     sizes(s, ("D in 6→5", r["B_att"].shape[1]), at="D = 5, two heads")
-    s.note("torch's nn.MultiheadAttention splits embed_dim equally across heads and refuses embed_dim=5, "
-           "num_heads=2; the ledger's heads take any widths. The torch cross-checks of multi-head attention "
-           "live with the attention blocks' tests.")
+    s.note("torch's nn.MultiheadAttention splits embed_dim equally across heads and refuses embed_dim=5, num_heads=2; "
+           "the ledger's heads take any widths (the torch cross-checks live with the attention blocks' tests).")
 
 
 # --- Inside a complete Transformer encoder ---
-
 @derivation.section("Inside a complete Transformer encoder: read the block as two updates")
 def block_updates(s):
     L, r = walkthrough_block()
@@ -633,71 +573,62 @@ def block_updates(s):
         s.claim("7", sp.Integer(blk.out.shape[0]), what=f"T in {fig}", near="Here T = 7 and D = 5" + after)
         s.claim("5", sp.Integer(blk.out.shape[1]), what=f"D in {fig}", near="Here T = 7 and D = 5" + after)
     s.given(EPS, what="ε", at="notation")
-    s.note("LN_1, LN_2 and the final LayerNorm each get their own γ = (1,1,1,1,1) and β = (0,0,0,0,0) "
-           "parameters; attention has no biases, the MLP has b_1 and b_2; there is no dropout.")
+    s.note("LN_1, LN_2 and the final LayerNorm each have their own γ and β; there is no dropout.")
 
 
 @derivation.section("LayerNorm looks across features within one word")
 def layer_norm_row(s):
     L, r = walkthrough_block()
-    ln1, H = r["blk"].ln1, r["H0"]
+    ln1, H, X = r["blk"].ln1, r["H0"], r["blk"].ln1.out
     s.agree("μ_t and σ_t² are the mean and the population variance of row t over its five features",
             [ln1.mu, ln1.var], [ops.Sum(H, axis=1, mean=True), ops.Sum((H - ln1.mu) * (H - ln1.mu), axis=1, mean=True)],
             at="statistics")
     # the weight 1/D of each feature in both statistics, read off LayerNorm of a symbolic row of width D = 5
     Ls = Ledger("LayerNorm of a symbolic row, D = 5")
     n = blocks.layer_norm(Ls, Ls.input("h", shape=(1, 5)), eps=0, name="LN")
-    hs = list(Ls.entry_symbols("h"))
-    mu, var = Ls.expand(n.mu.name)[0, 0], Ls.expand(n.var.name)[0, 0]
+    hs, mu, var = list(Ls.entry_symbols("h")), Ls.expand(n.mu.name)[0, 0], Ls.expand(n.var.name)[0, 0]
     s.claim(r"\frac15", partial(mu, hs[0]), what="the weight of each feature in μ_t", at="statistics, μ_t")
-    s.claim(r"\frac15", sp.simplify(var / sum((h - mu) ** 2 for h in hs)),
-            what="σ_t² over Σ_c (h_{t,c} − μ_t)²", at="statistics, σ_t²")
+    s.claim(r"\frac15", sp.simplify(var / sum((h - mu) ** 2 for h in hs)), what="σ_t² over Σ_c (h_{t,c} − μ_t)²",
+            at="statistics, σ_t²")
     s.given(L.handle("gamma_1"), L.handle("beta_1"), what=("γ of LN_1", "β of LN_1"), at="parameters")
     on_line(s, r"\mathbf h_6^{(0)}\approx", "begins row", (H[6, :], "h_6^(0)"))
     (_, mean), (_, variance) = approximations(s, r"Its mean is \(\mu_6")
     s.claim(mean, ln1.mu[6, 0], what="μ_6", at="begins row")
     s.claim(variance, ln1.var[6, 0], what="σ_6²", at="begins row")
     s.given(EPS, what="ε in X_60", at="begins row")
-    s.claim(printed(s, "X_{6,0}"), ln1.out[6, 0], what="X_60 = (h_60 − μ_6)/√(σ_6² + 10⁻⁵)", at="begins row")
-    s.claim(printed(s, "x_6"), ln1.out[6, :], what="x_6", at="begins row")
-    X = ln1.out
+    s.claim(printed(s, "X_{6,0}"), X[6, 0], what="X_60 = (h_60 − μ_6)/√(σ_6² + 10⁻⁵)", at="begins row")
+    s.claim(printed(s, "x_6"), X[6, :], what="x_6", at="begins row")
     mean = ops.Sum(X, axis=1, mean=True)
     s.agree("with γ = 1, β = 0 each normalized row has mean 0 and variance σ_t²/(σ_t² + ε)",
             [mean, ops.Sum((X - mean) * (X - mean), axis=1, mean=True)],
             [sp.zeros(T, 1), ln1.var / (ln1.var + EPS)], at="normalized rows")
-    Lc = s.ledger("LayerNorm of a constant row")
-    c = Lc.input("c", note="the common value of the row")
-    Xc = Lc.define("h", c * ops.Const(sp.ones(1, D)), note="a constant row (c, c, c, c, c)")
-    eps = Lc.input("epsilon", note="ε > 0")
-    beta, gamma = (Lc.parameter(n, shape=(1, D)) for n in ("beta", "gamma"))
-    n = blocks.layer_norm(Lc, Xc, gamma, beta, eps=eps, name="LN")
+    Lc = s.ledger("LayerNorm of a constant row (c, c, c, c, c), ε > 0")
+    row = Lc.define("h", Lc.input("c") * ops.Const(sp.ones(1, D)))
+    eps, beta, gamma = Lc.input("epsilon"), Lc.parameter("beta", shape=(1, D)), Lc.parameter("gamma", shape=(1, D))
+    n = blocks.layer_norm(Lc, row, gamma, beta, eps=eps, name="LN")
     s.identity("a constant row is mapped to β (ε > 0 keeps the denominator nonzero)",
                sp.Matrix(Lc.expand(n.out.name, values=True)) - Lc.entry_symbols("beta"), at="constant row")
-    Lp = s.ledger("LayerNorm of two symbolic rows")
-    npos = blocks.layer_norm(Lp, Lp.input("H", shape=(2, 3)), eps=Lp.input("epsilon"), name="LN")
-    row0, second = Lp.expand(npos.out.name).row(0), set(Lp.entry_symbols("H").row(1))
+    rows = properties.dependence(lambda Ld, X: blocks.layer_norm(Ld, X, eps=EPS, name="LN").out, 2, 3)
     s.prove("LayerNorm moves no information between positions: row 0 of LN(H) uses only row 0 of H",
-            lambda: (not (set().union(*(e.free_symbols for e in row0)) & second), "row-wise statistics"),
+            lambda: (rows.zero[0][1], "row-wise statistics: " + rows.pattern().replace("\n", " / ")),
             at="normalized rows")
 
 
 @derivation.section("Recompute attention, then add the original input")
 def recompute_attention(s):
-    L, r = walkthrough_block()
-    La, ra = attention_ledger()
+    r, ra = walkthrough_block()[1], attention_ledger()[1]
     blk = r["blk"]
     s.claim("√3", sp.sqrt(blk.mha.heads[0].Q.shape[1]), what="the divisor of the scores inside the block",
             at="attention on X")
     s.differ("normalization changes every one of the seven input rows", [blk.ln1.out[t, :] for t in range(T)],
              [r["H0"][t, :] for t in range(T)], by="0.01", at="attention on X",
              near="normalization changes all seven input rows")
-    inside = [getattr(h, n) for h in blk.mha.heads for n in ("Q", "K", "V", "A")]
-    before = [getattr(h, n) for h in (ra["h1"], ra["h2"]) for n in ("Q", "K", "V", "A")]
-    s.differ("… and so the queries, keys, values and weights of both heads", inside, before, by="0.01",
-             at="attention on X", near="so it changes the queries, keys, values, and resulting mixtures")
+    s.differ("… and so the queries, keys, values and weights of both heads",
+             [getattr(h, n) for h in blk.mha.heads for n in "QKVA"],
+             [getattr(h, n) for h in (ra["h1"], ra["h2"]) for n in "QKVA"], by="0.01", at="attention on X",
+             near="so it changes the queries, keys, values, and resulting mixtures")
     on_line(s, r"\mathbf b_{\mathrm{att},6}\approx", "attention on X", (blk.mha.out[6, :], "b_att,6 inside the block"))
-    on_line(s, "earlier unnormalized result", "attention on X", (ra["B_att"][6, :], "b_att,6 on H^(0) (earlier)"),
-            digits=3)
+    on_line(s, "earlier unnormalized result", "attention on X", (ra["B_att"][6, :], "b_att,6 on H^(0)"), digits=3)
     s.differ("normalising the input changes the attention branch", blk.mha.out[6, :], ra["B_att"][6, :], by=CLEARLY,
              at="attention on X", near="This differs from the earlier unnormalized result")
     on_line(s, r"\mathbf u_6=", "first residual", (blk.U[6, :], "u_6 = h_6^(0) + b_att,6"))
@@ -710,8 +641,7 @@ def recompute_attention(s):
 def mlp_row(s):
     L, r = walkthrough_block()
     blk = r["blk"]
-    ln2, m = blk.ln2, blk.mlp
-    R, J = ln2.out, m.J
+    ln2, m, R, J = blk.ln2, blk.mlp, blk.ln2.out, blk.mlp.J
     s.differ("the second normalization sees other statistics than the first", [ln2.mu, ln2.var],
              [blk.ln1.mu, blk.ln1.var], by="0.01", at="LN_2 of begins",
              near="whose statistics differ from those of the block input")
@@ -721,23 +651,20 @@ def mlp_row(s):
     s.given(*(L.handle(n) for n in MLP), what=("W_1 as printed", "b_1", "W_2 as printed", "b_2"), at="MLP parameters")
     on_line(s, r"\mathbf z_{\mathrm{mlp},6}\approx", "MLP of begins", (m.Z[6, :], "z_mlp,6 = r_6 W_1ᵀ + b_1"))
     on_line(s, r"\mathbf j_{\mathrm{mlp},6}\approx", "MLP of begins", (J[6, :], "j_mlp,6 = ReLU(z_mlp,6)"), digits=3)
-    # The three worked entries, each formula as the text prints it (with W_1, b_1, W_2, b_2's entries), then its
-    # value: z_mlp,6,0 (row 0 of W_1), z_mlp,6,2 (row 2), B_mlp,6,0 (row 0 of W_2).
+    # the three worked entries, each formula as printed (with entries of W_1, b_1, W_2, b_2), then its value
     W1, b1, W2, b2 = (parameters()[n] for n in MLP)
     formulas = (R[6, 0] + W1[0, 2] * R[6, 2] + b1[0], R[6, 2] + W1[2, 3] * R[6, 3] + b1[2],
                 W2[0, 0] * J[6, 0] + W2[0, 2] * J[6, 2] + b2[0])
     for (statement, value), formula, node, what in zip(
             approximations(s, "the first preactivation is"), formulas, (m.Z[6, 0], m.Z[6, 2], m.B[6, 0]),
-            ("z_mlp,6,0, from row 0 of W_1 and b_1", "z_mlp,6,2, from row 2 of W_1 and b_1",
-             "B_mlp,6,0, from row 0 of W_2 and b_2")):
+            ("z_mlp,6,0 (row 0 of W_1)", "z_mlp,6,2 (row 2 of W_1)", "B_mlp,6,0 (row 0 of W_2)")):
         s.agree(statement, node, formula, at="MLP of begins")
         s.claim(value, node, what=what, at="MLP of begins")
     on_line(s, r"\mathbf b_{\mathrm{mlp},6}\approx", "MLP of begins", (m.B[6, :], "b_mlp,6"))
-    # Without ReLU the two maps compose to one affine map; with it, the begins row is not sent where that map sends it.
     La = Ledger("the MLP's two maps without ReLU, on a symbolic row")
     W1a, b1a, W2a, b2a = on(La, *MLP)
-    lin = blocks.linear(La, "B_lin", blocks.linear(La, "Z_lin", La.input("r", shape=(1, D)), W1a, b1a,
-                                                   orientation=ORIENT), W2a, b2a, orientation=ORIENT)
+    Z_lin = blocks.linear(La, "Z_lin", La.input("r", shape=(1, D)), W1a, b1a, orientation=ORIENT)
+    lin = blocks.linear(La, "B_lin", Z_lin, W2a, b2a, orientation=ORIENT)
     s.identity("without the activation the two maps compose to one affine map",
                La.expand(lin.name, values=True) - (La.entry_symbols("r") * (W2 * W1).T + (b1 * W2.T + b2)),
                at="MLP of begins", near="their composition would remain affine")
@@ -745,7 +672,7 @@ def mlp_row(s):
     s.differ("ReLU makes the map nonlinear: the begins row's MLP output is not the affine composition's",
              m.B[6, :], (R[6, :] @ W1n.T + b1n) @ W2n.T + b2n, by="0.01", at="MLP of begins",
              near="ReLU makes this feature transformation nonlinear")
-    # Position-wise: the MLP keeps rows apart, attention mixes them (the handout's maps on a symbolic input).
+    # position-wise: the MLP keeps rows apart, attention mixes them (the handout's maps on a symbolic input)
     rows_mlp = properties.dependence(lambda Ld, X: blocks.mlp(Ld, X, *on(Ld, *MLP), orientation=ORIENT).B, 3, D)
     rows_att = properties.dependence(head_1(), 3, D)
     s.prove("the MLP keeps each row to itself while attention mixes the rows", lambda: (
@@ -757,39 +684,38 @@ def mlp_row(s):
 
 @derivation.section("The second addition completes the block")
 def second_addition(s):
-    L, r = walkthrough_block()
-    blk, enc = r["blk"], r["enc"]
+    r = walkthrough_block()[1]
+    blk = r["blk"]
     on_line(s, r"\mathbf h_6^{(1)}=", "block output", (blk.out[6, :], "h_6^(1) = u_6 + b_mlp,6"))
     s.claim(printed(s, "h_{6,0}^{(1)}"), blk.out[6, 0], what="h_60^(1) = u_60 + B_mlp,60", at="block output")
     s.differ("the second addition adds neither the normalized row nor the original input row to the MLP branch",
              [blk.out[6, :], blk.out[6, :]], [blk.ln2.out[6, :] + blk.mlp.B[6, :], r["H0"][6, :] + blk.mlp.B[6, :]],
              by="0.01", at="block output", near="We do not add the normalized row")
-    stages = [r["H0"], blk.ln1.out, blk.mha.out, blk.U, blk.ln2.out, blk.mlp.B, blk.out, enc.out]
+    stages = [r["H0"], blk.ln1.out, blk.mha.out, blk.U, blk.ln2.out, blk.mlp.B, blk.out, r["enc"].out]
     table(s, "Table 23", ops.Concat([x[6, :] for x in stages], axis=0), FEATURES, what="begins row by stage")
 
 
 @derivation.section("Inspect normalization statistics and all seven rows at each stage")
 def all_stages(s):
-    L, r = walkthrough_block()
-    blk, enc = r["blk"], r["enc"]
+    r = walkthrough_block()[1]
+    blk = r["blk"]
     stats = ops.Concat([blk.ln1.mu, blk.ln1.var, blk.ln2.mu, blk.ln2.var], axis=1)
     table(s, "Table 24", stats, ["LN₁ mean", "LN₁ variance", "LN₂ mean", "LN₂ variance"])
     for label, node, what in (("Table 25", blk.ln1.out, "normalized X"), ("Table 26", blk.mha.out, "attention B_att"),
                               ("Table 27", blk.U, "residual1 U"), ("Table 28", blk.ln2.out, "mlp-normalized R"),
                               ("Table 29", blk.mlp.B, "mlp B_mlp"), ("Table 30", blk.out, "output H^(1)"),
-                              ("Table 31", enc.out, "final H_enc")):
+                              ("Table 31", r["enc"].out, "final H_enc")):
         table(s, label, node, FEATURES, what=what)
 
 
 @derivation.section("Stack blocks along depth, then normalize the final representation")
 def stack(s):
-    L, r = walkthrough_block()
-    enc = r["enc"]
+    enc, blk = (walkthrough_block()[1][k] for k in ("enc", "blk"))
     s.given(sp.Integer(len(enc.blocks)), what="N_layers of the walkthrough", at="final LayerNorm")
-    s.claim(printed(s, near="the final begins row is approximately"), enc.out[6, :],
-            what="final begins row, LN_final(h_6^(1))", at="final LayerNorm")
+    s.claim(printed(s, near="the final begins row is approximately"), enc.out[6, :], what="LN_final(h_6^(1))",
+            at="final LayerNorm")
     s.differ("the final normalization is a stage of its own: its begins row is not the block's", enc.out[6, :],
-             r["blk"].out[6, :], by=CLEARLY, at="final LayerNorm", near="This is a different stage from")
+             blk.out[6, :], by=CLEARLY, at="final LayerNorm", near="This is a different stage from")
     L2, r2 = block_ledger("two blocks: depth changes, sequence length does not", n_blocks=2)
     s.use(L2)
     H2 = r2["enc"].blocks[1].out
@@ -800,21 +726,21 @@ def stack(s):
 
 
 # --- Why position is still necessary; pre-norm and post-norm ---
-
 @derivation.section("Why position is still necessary")
 def position_needed(s):
-    L, r = walkthrough_block()
+    r = walkthrough_block()[1]
     Lp, rp = block_ledger("the block on Π H^(0): positioned rows reordered together", permutation=PERMUTATION)
-    Lt, rt = block_ledger("tokens reordered, position vectors kept in place", token_order=PERMUTATION)
-    s.use(Lp, Lt)
-    s.note(f"Π is a fixed reordering of the seven rows, {PERMUTATION}; the statements hold for any reordering, "
-           "and are checked here on the handout's numbers at 50 digits.")
+    Lt, rt = block_ledger("tokens reordered, position vectors kept in place", ids=[IDS[i] for i in PERMUTATION])
+    Lc, rc = block_ledger("causal block on H^(0)", block_masks=["causal"])
+    Lcp, rcp = block_ledger("causal block on Π H^(0)", permutation=PERMUTATION, block_masks=["causal"])
+    s.use(Lp, Lt, Lc, Lcp)
+    s.note(f"Π is a fixed reordering of the seven rows, {PERMUTATION}; the statements hold for any reordering, and "
+           "are checked here on the handout's numbers at 50 digits.")
     blk, blk_p, Pi = r["blk"], rp["blk"], ops.Const(properties.permutation_matrix(PERMUTATION), label="Π")
     s.agree("without a mask, reordering the positioned rows reorders every output row the same way "
-            "(A(ΠH) = ΠA(H)Πᵀ, O(ΠH) = ΠO(H))",
-            [h.A for h in blk_p.mha.heads] + [blk_p.mha.out, blk_p.out, rp["enc"].out],
-            [Pi @ h.A @ Pi.T for h in blk.mha.heads] + [Pi @ blk.mha.out, Pi @ blk.out, Pi @ r["enc"].out],
-            at="permutation equivariance")
+            "(A(ΠH) = ΠA(H)Πᵀ, O(ΠH) = ΠO(H))", [h.A for h in blk_p.mha.heads] + [blk_p.mha.out, blk_p.out,
+            rp["enc"].out], [Pi @ h.A @ Pi.T for h in blk.mha.heads] + [Pi @ blk.mha.out, Pi @ blk.out,
+            Pi @ r["enc"].out], at="permutation equivariance")
     s.agree("LayerNorm and the shared MLP act row by row and commute with the reordering",
             [blk_p.ln1.out, blk_p.ln2.out, blk_p.mlp.B], [Pi @ blk.ln1.out, Pi @ blk.ln2.out, Pi @ blk.mlp.B],
             at="permutation equivariance", near="so both commute with that reordering")
@@ -823,9 +749,6 @@ def position_needed(s):
     s.differ("reordering the token embeddings while positions stay in place is not a mere reordering of the outputs",
              rt["enc"].out, Pi @ r["enc"].out, by="0.01", at="positions break the symmetry",
              near="changes the combinations entering the block")
-    Lc, rc = block_ledger("causal block on H^(0)", block_masks=["causal"])
-    Lcp, rcp = block_ledger("causal block on Π H^(0)", permutation=PERMUTATION, block_masks=["causal"])
-    s.use(Lc, Lcp)
     A, A_p = rc["blk"].mha.heads[0].A, rcp["blk"].mha.heads[0].A
     s.differ("a causal mask tied to position indices does not survive the reordering", A_p, Pi @ A @ Pi.T,
              by="0.01", at="permutation equivariance", near="does not generally survive an arbitrary permutation")
@@ -833,20 +756,19 @@ def position_needed(s):
 
 @derivation.section("Pre-norm, post-norm, and the backward path")
 def pre_post(s):
-    L, r = walkthrough_block()
+    blk = walkthrough_block()[1]["blk"]
     Lq, rq = block_ledger("post-norm block with the same parameters", norm="post")
     s.use(Lq)
-    s.differ("the same parameters give different intermediate numbers under post-norm",
-             [r["blk"].mha.out, r["blk"].out], [rq["blk"].mha.out, rq["blk"].out], by="0.01",
-             at="normalization placement", near="the same parameters do not produce the same intermediate numbers")
+    s.differ("the same parameters give different intermediate numbers under post-norm", [blk.mha.out, blk.out],
+             [rq["blk"].mha.out, rq["blk"].out], by="0.01", at="normalization placement",
+             near="the same parameters do not produce the same intermediate numbers")
     s.agree("a post-norm block ends on a LayerNorm (its output rows have mean 0 with γ = 1, β = 0)",
             ops.Sum(rq["blk"].out, axis=1, mean=True), sp.zeros(T, 1), at="normalization placement")
-    s.note("The residual gradient ∂L/∂h_i = g_i + Σ_j g_j ∂f_j/∂h_i (identity plus branch Jacobian) is checked "
-           "with the closed-form gradients of the attention blocks, not on this example's numbers.")
+    s.note("The residual gradient ∂L/∂h_i = g_i + Σ_j g_j ∂f_j/∂h_i (identity plus branch Jacobian) is checked with "
+           "the closed-form gradients of the attention blocks, not on this example's numbers.")
 
 
 # --- Task heads, information boundaries, and evidence ---
-
 @derivation.section("Task heads: choose a readout for the task")
 def readout(s):
     # masked mean pooling weighs each row by m_t: 1 for a real input token, 0 for padding
@@ -884,7 +806,6 @@ def padding(s):
     _, valid = blocks.next_token_targets(IDS)
     s.prove(r"\sum_t v_t>0", lambda: (sum(valid) > 0, f"Σ_t v_t = {sum(valid)} valid targets in the prefix"),
             what="the token-loss mean has a positive denominator: the prefix has valid targets", at="token-loss mean")
-    # head 1 on the prefix right-padded to nine rows, with a zero pad embedding and key padding m
     L = s.ledger("head 1 on the right-padded prefix (T = 9, two pad rows)", exact_forms=False)
     E_seq = blocks.embedding_lookup(L, on(L, "E_vocab")[0], IDS)
     E_pad = L.define("E_pad", ops.Concat([E_seq, ops.Const(sp.zeros(2, D), label="0")], axis=0),
@@ -892,24 +813,22 @@ def padding(s):
     H0 = blocks.add_positions(L, E_pad, blocks.positions(L, T + 2, D))
     head = blocks.attention_head(L, H0, *on(L, *HEADS[0]), orientation=ORIENT, tag="[1]",
                                  mask=blocks.masks.key_padding(m))
-    A, O = head.A, head.O
-    s.differ("a zero pad embedding becomes nonzero after adding its position vector",
-             [H0[T, :], H0[T + 1, :]], [sp.zeros(1, D)] * 2, by="0.01", at="padding",
-             near="Even a zero pad embedding can become nonzero")
+    s.differ("a zero pad embedding becomes nonzero after adding its position vector", [H0[T, :], H0[T + 1, :]],
+             [sp.zeros(1, D)] * 2, by="0.01", at="padding", near="Even a zero pad embedding can become nonzero")
     s.agree("with key padding, pad sources get weight zero and the real rows are unchanged",
-            [A[:, T:], O[:T, :]], [sp.zeros(T + 2, 2), attention_ledger()[1]["h1"].O], at="padding")
-    s.differ("a source mask does not remove a padded query's output row", [O[T, :], O[T + 1, :]],
+            [head.A[:, T:], head.O[:T, :]], [sp.zeros(T + 2, 2), attention_ledger()[1]["h1"].O], at="padding")
+    s.differ("a source mask does not remove a padded query's output row", [head.O[T, :], head.O[T + 1, :]],
              [sp.zeros(1, D_K)] * 2, by="0.01", at="padding", near="A source mask does not remove a padded query")
-    s.agree("masked mean pooling averages the real rows only", blocks.masked_mean_pool(L, O, m, name="o_bar"),
-            ops.Sum(O[:T, :], axis=0, mean=True), at="padding")
-    s.prove("right padding with a causal mask leaves every row a source",
-            lambda: (blocks.masks.empty_rows(blocks.masks.padding_causal(m)) == [], "source 0 is real"),
-            at="padding", near="leaves real sources available to the padded queries")
+    s.agree("masked mean pooling averages the real rows only", blocks.masked_mean_pool(L, head.O, m, name="o_bar"),
+            ops.Sum(head.O[:T, :], axis=0, mean=True), at="padding")
+    s.prove("right padding with a causal mask leaves every row a source", lambda: (
+        blocks.masks.empty_rows(blocks.masks.padding_causal(m)) == [], "source 0 is real"), at="padding",
+        near="leaves real sources available to the padded queries")
 
     def left_padding():
+        Lx = Ledger("left padding")
+        Q = Lx.input("Q", shape=(T + 2, 2))
         try:
-            Lx = Ledger("left padding")
-            Q = Lx.input("Q", shape=(T + 2, 2))
             blocks.scaled_dot_product(Lx, Q, Q, Q, mask=blocks.masks.padding_causal([0, 0] + [1] * T))
         except MaskError as exc:
             return "query position 0" in str(exc), str(exc).split(";")[0]
@@ -920,14 +839,14 @@ def padding(s):
     s.prove("target validity is not input validity: the last real token has no next-token target", lambda: (
         m[T - 1] == 1 and not valid[T - 1], f"m = {m[:T]}, v = {[int(v) for v in valid]}"), at="token-loss mean",
         near="need not equal input-validity")
-    # Two sequences of different lengths (token losses chosen here): one mean over all valid targets against the
-    # mean of the per-sequence means.
+    # two sequences with three and one valid targets (losses chosen here): one mean over all targets against the
+    # mean of the per-sequence means
     Lw = Ledger("token losses of two sequences, three and one valid targets (values chosen here)")
     long_, short_ = Lw.input("ℓ^{[0]}", [[1, 2, 3]]), Lw.input("ℓ^{[1]}", [[6]])
-    pooled = (ops.Sum(long_, None) + ops.Sum(short_, None)) / 4
-    per_sequence = (ops.Sum(long_, None, mean=True) + ops.Sum(short_, None, mean=True)) / 2
-    s.differ("averaging each sequence first weights the targets differently when the lengths differ", pooled,
-             per_sequence, by="0.5", at="token-loss mean", near="gives different weighting when lengths differ")
+    s.differ("averaging each sequence first weights the targets differently when the lengths differ",
+             (ops.Sum(long_, None) + ops.Sum(short_, None)) / 4,
+             (ops.Sum(long_, None, mean=True) + ops.Sum(short_, None, mean=True)) / 2, by="0.5",
+             at="token-loss mean", near="gives different weighting when lengths differ")
 
 
 @derivation.section("Masked mean over valid targets")
@@ -936,12 +855,12 @@ def valid_targets(s):
     s.use(L)
     s.note("The handout leaves the vocabulary head's weights unspecified; tying it to E_vocab makes the loss "
            "computable, so the masked mean is checked as a property, not against printed numbers.")
-    targets, valid = blocks.next_token_targets(r["ids"])
+    targets, valid = blocks.next_token_targets(IDS)
     logits = blocks.tied_logits(L, r["enc"].out, r["E_vocab"])
-    ce = blocks.masked_cross_entropy(L, logits, targets, valid)
     rows = [t for t in range(T) if valid[t]]
     Z = logits[rows, :]  # −log p_{t,y_t} = log Σ_c exp Z_tc − Z_{t,y_t} on each row with a target
-    s.agree("ℒ = Σ_t v_t[−log p_{t,y_t}] / Σ_t v_t over the six rows with a target", ce.loss,
+    s.agree("ℒ = Σ_t v_t[−log p_{t,y_t}] / Σ_t v_t over the six rows with a target",
+            blocks.masked_cross_entropy(L, logits, targets, valid).loss,
             ops.Sum(ops.LogSumExpRows(Z) - ops.TakeAlong(Z, [targets[t] for t in rows]), mean=True),
             at="token-loss mean")
 
@@ -957,32 +876,30 @@ def next_token(s):
     s.claim_shape("9×5", W_o, what="W_o of the vocabulary head, C = K = 9", at="vocabulary head")
     s.prove("the head gives one row of nine logits per position", lambda: (logits.shape == (T, K), f"{logits.shape}"),
             at="vocabulary head")
-    targets, valid = blocks.next_token_targets(IDS, continuation=VOCAB.id("with"))
+    targets, _ = blocks.next_token_targets(IDS, continuation=VOCAB.id("with"))
     allowed = blocks.masks.causal(T)
     for t, nxt, seen in ((0, "journey", "a"), (1, "of", "a journey"), (5, "begins", "a journey of a thousand miles"),
                          (6, "with", "a journey of a thousand miles begins")):
-        s.prove(f"position {t} ({TOKENS[t]}) predicts {nxt}",
-                lambda t=t, nxt=nxt: (VOCAB.token(targets[t]) == nxt, f"y_{t} = k_{t + 1} = {targets[t]}"),
-                at=f"Table 33, row {t}")
-        s.prove(f"position {t} may use '{seen}'",
-                lambda t=t, seen=seen: (" ".join(w for w, a in zip(TOKENS, allowed[t]) if a) == seen,
-                                        f"causal row {t} allows sources 0..{t}"),
-                at=f"Table 33, row {t}")
+        s.prove(f"position {t} ({TOKENS[t]}) predicts {nxt}", lambda t=t, nxt=nxt: (
+            VOCAB.token(targets[t]) == nxt, f"y_{t} = k_{t + 1} = {targets[t]}"), at=f"Table 33, row {t}")
+        s.prove(f"position {t} may use '{seen}'", lambda t=t, seen=seen: (
+            " ".join(w for w, a in zip(TOKENS, allowed[t]) if a) == seen, f"causal row {t} allows sources 0..{t}"),
+            at=f"Table 33, row {t}")
     bare_targets, bare_valid = blocks.next_token_targets(IDS)
     s.claim("6", sp.Integer(sum(bare_valid)), what="rows with a next-token target without the continuation",
             at="targets without a continuation", near="first six rows")
-    s.prove("without the continuation the begins row has no target",
-            lambda: (bare_targets[6] is None and not bare_valid[6], "y_6 undefined"),
-            at="targets without a continuation", near="the begins row does not")
-    # Visibility through a stack of blocks (three positions, two features).
+    s.prove("without the continuation the begins row has no target", lambda: (
+        bare_targets[6] is None and not bare_valid[6], "y_6 undefined"), at="targets without a continuation",
+        near="the begins row does not")
+    # visibility through a stack of blocks (three positions, two features)
     open_dep = properties.dependence(encoder_stack([False]), 3, 2)
+    late = properties.leakage(encoder_stack([False, True]), 3, 2)
+    every = properties.causal_independence(encoder_stack([True, True]), 3, 2)
     s.prove("with unrestricted attention an earlier row reads a later input, its own target among them", lambda: (
         not open_dep.zero[1][2], "∂o_1/∂x_2 ≠ 0 without a mask"), at="causal stack",
         near="could read the future input begins")
-    late = properties.leakage(encoder_stack([False, True]), 3, 2)
     s.prove("a causal mask in the last block only cannot undo what an unrestricted first block mixed in", late.check,
             at="causal stack", near="A causal mask only in the last block cannot undo future information")
-    every = properties.causal_independence(encoder_stack([True, True]), 3, 2)
     s.prove("with a causal mask in every block no output reads a later input; the MLP and the residual paths alone "
             "make no boundary", lambda: (bool(every) and not open_dep.zero[0][1], every.detail), at="causal stack",
             near="they do not establish it on their own")
@@ -992,13 +909,13 @@ def next_token(s):
 
 @derivation.section("Teacher forcing is not the generation loop")
 def generation(s):
-    # Teacher forcing: the whole record under a causal mask gives every row what its own prefix alone gives.
-    Lf, rf = block_ledger("the causal encoder on the whole prefix", block_masks=["causal"])
-    prefixes = [block_ledger(f"the causal encoder on the first {n} tokens", ids=IDS[:n], block_masks=["causal"])[1]
-                for n in (3, 6)]
+    # teacher forcing: the whole record under a causal mask gives every row what its own prefix alone gives
+    whole = block_ledger("the causal encoder on the whole prefix", block_masks=["causal"])[1]["enc"].out
+    alone = [block_ledger(f"the causal encoder on the first {n} tokens", ids=IDS[:n], block_masks=["causal"])[1]
+             for n in (3, 6)]
     s.agree("under a causal mask all rows of a known record are computed together: each row equals the last row of "
-            "its own prefix computed alone", [rf["enc"].out[n - 1, :] for n in (3, 6)],
-            [rp["enc"].out[n - 1, :] for n, rp in zip((3, 6), prefixes)], at="teacher forcing",
+            "its own prefix computed alone", [whole[n - 1, :] for n in (3, 6)],
+            [r["enc"].out[n - 1, :] for n, r in zip((3, 6), alone)], at="teacher forcing",
             near="All rows of a known record can be calculated together under a causal mask")
     seen = []
 
@@ -1010,26 +927,22 @@ def generation(s):
     generated = blocks.greedy_generate(next_logits, IDS, steps=2)
     s.claim("8", sp.Integer(seen[1]), what="prefix read by the second step, after one selected token is appended",
             at="generation loop")
-    s.prove("each step appends its selection to the inputs and predicts again from the longer prefix",
-            lambda: (len(generated) == 9 and seen == [7, 8], f"prefix lengths {seen}, IDs {generated}"),
-            at="generation loop")
-    s.note("No end-of-sequence token is defined, so the generation length is chosen outside the model (two "
-           "steps here). The head is tied to E_vocab for the loop's sake; the handout does not claim that these "
-           "untrained parameters select with.")
+    s.prove("each step appends its selection to the inputs and predicts again from the longer prefix", lambda: (
+        len(generated) == 9 and seen == [7, 8], f"prefix lengths {seen}, IDs {generated}"), at="generation loop")
+    s.note("No end-of-sequence token is defined, so the generation length (two steps here) is chosen outside the "
+           "model; the head is tied to E_vocab for the loop's sake, and the text does not claim it selects with.")
 
 
 @derivation.section("What does the tutorial experiment establish?")
 def tutorial(s):
     L = s.ledger("a uniform predictor over four movements")
     Z = L.input("z", [[0, 0, 0, 0]])
-    P = blocks.probabilities(L, Z, name="p")
-    ce = blocks.cross_entropy(L, Z, targets=[2], name="ell_uniform")
+    P, ce = blocks.probabilities(L, Z, name="p"), blocks.cross_entropy(L, Z, targets=[2], name="ell_uniform")
     s.claim("1/4", P[0, 2], what="expected accuracy of a uniform movement predictor", at="uniform baseline")
     s.claim(r"\log 4", ce.loss, what="its cross-entropy, nats", at="uniform baseline")
     s.claim(printed(s, near="a uniform movement predictor has"), ce.loss, what="log 4 in nats", at="uniform baseline")
-    s.note("Table 34 (cue-recall accuracy, mean ± sample standard deviation over three seeds) and the parameter "
-           "counts 1,943 / 2,023 / 1,915 report trained recipes whose details the text does not fix; they are "
-           "not claims, and are declared as reported numbers.")
+    s.note("Table 34 (cue-recall accuracy, mean ± sample standard deviation over three seeds) and the parameter counts "
+           "1,943 / 2,023 / 1,915 report trained recipes the text does not fix: declared as reported, not claimed.")
     s.reported("The stored comparison uses", paragraph=True,
                reason="the tutorial's training settings (split sizes, epochs, learning rate, clipping threshold): "
                       "inputs of runs this chapter does not carry out")
@@ -1043,8 +956,7 @@ def tutorial(s):
 
 @derivation.section("Attention's shorter path has a computation cost")
 def cost(s):
-    L, r = attention_ledger()
-    h1 = r["h1"]
+    h1 = attention_ledger()[1]["h1"]
     one = properties.dependence(encoder_stack([False]), 3, 2)
     s.prove("one unrestricted attention block connects every pair of positions", lambda: (
         not any(one.zero[i][j] for i in range(3) for j in range(3)), one.pattern().replace("\n", " / ")),
@@ -1069,52 +981,45 @@ def image_tokens(s):
                    note="class token prepended")
     H0 = blocks.add_positions(L, seq, blocks.learned_positions(L, L.parameter("P_table", shape=(8, D_vit)),
                                                                seq.shape[0]))
-    dims = {"H_{img}": sp.Integer(H_img), "W_{img}": sp.Integer(W_img), "p": sp.Integer(p),
-            "C_{img}": sp.Integer(C_img)}
-    s.claim("(H_{img}/p)(W_{img}/p)", sp.Integer(X.shape[0]), names=dims, what="N_patch", at="patches")
-    s.claim("4", sp.Integer(X.shape[0]), what="patches", at="Figure 17")
-    s.claim("p^2 C_{img}", sp.Integer(X.shape[1]), names=dims, what="numbers per flattened patch", at="patches")
-    s.claim("9", sp.Integer(X.shape[1]), what="input features per patch", at="Figure 17")
-    s.claim("4", sp.Integer(E_p.shape[0]), what="feature rows after projection", at="Figure 17")
+    dims = dict(zip(("H_{img}", "W_{img}", "p", "C_{img}"), map(sp.Integer, (H_img, W_img, p, C_img))))
+    for formula, n, what, at in (("(H_{img}/p)(W_{img}/p)", X.shape[0], "N_patch", "patches"),
+                                 ("4", X.shape[0], "patches", "Figure 17"),
+                                 ("p^2 C_{img}", X.shape[1], "numbers per flattened patch", "patches"),
+                                 ("9", X.shape[1], "input features per patch", "Figure 17"),
+                                 ("4", E_p.shape[0], "feature rows after projection", "Figure 17")):
+        s.claim(formula, sp.Integer(n), names=dims, what=what, at=at)
     s.prove("D=4", lambda: (E_p.shape == (4, D_vit) == (4, 4), f"E_patch is {E_p.shape[0]}×{E_p.shape[1]}"),
             what="projection to D = 4 gives four feature rows of width D", at="Figure 17")
     s.claim("5", sp.Integer(H0.shape[0]), what="T with the class token", at="Figure 17")
-    flat, img_sym = L.expand(X.name), L.entry_symbols("I")
-    s.prove("patch 1 (top right) holds image columns 3–5 of rows 0–2, row by row",
-            lambda: (list(flat.row(1)) == [img_sym[i, j] for i in range(3) for j in range(3, 6)], "row-major"),
-            at="patches")
+    flat, pixel = L.expand(X.name), L.entry_symbols("I")
+    s.prove("patch 1 (top right) holds image columns 3–5 of rows 0–2, row by row", lambda: (
+        list(flat.row(1)) == [pixel[i, j] for i in range(3) for j in range(3, 6)], "row-major"), at="patches")
 
 
 @derivation.section("Optional exercises 3 and 4")
 def exercises(s):
-    # Exercise 3: one query, scores (0, log 2, log 3), scalar values (2, −1, 4); the answers are not printed.
+    # exercise 3: one query, scores (0, log 2, log 3), scalar values (2, −1, 4); the answers are not printed
     L = s.ledger("exercise 3: one query over three sources")
     scores = L.input("s", sp.Matrix([[0, sp.log(2), sp.log(3)]]), note="the scores (0, log 2, log 3)")
     v = L.input("v", [[2], [-1], [4]], note="the scalar values of sources 0, 1, 2")
     a = L.define("a", ops.SoftmaxRows(scores))
-    o = L.define("o", a @ v)
-    masked = L.define("a_masked", ops.SoftmaxRows(scores, blocks.masks.causal(3)[1:2, :]))
-    o_masked = L.define("o_masked", masked @ v)
+    masked = L.define("a_masked", ops.SoftmaxRows(scores, blocks.masks.causal(3)[1:2, :]))  # source 2 excluded
     s.given(scores, v.T, what=("the scores (0, log 2, log 3)", "the scalar values (2, −1, 4)"), at="exercise 3")
-    weights, renorm = L.value(a.name), L.value(masked.name)
+    weights, renorm, values = L.value(a.name), L.value(masked.name), L.value(v.name)
     zeroed = sp.Matrix([[weights[0, 0], weights[0, 1], 0]])
     s.prove("excluding source 2 renormalises the two allowed weights; zeroing its normalised weight does not",
             lambda: (sp.simplify(sum(renorm) - 1) == 0 and sp.simplify(sum(zeroed) - 1) != 0,
                      f"weights {list(weights)}, renormalised {list(renorm)}, zeroed {list(zeroed)} "
                      f"(sum {sum(zeroed)})"), at="exercise 3")
-    out_renorm, out_zeroed = L.value(o_masked.name)[0, 0], (zeroed * L.value(v.name))[0, 0]
-    s.note(f"Exercise 3: with these values the renormalised output ({out_renorm}) and the zeroed-weight output "
-           f"({out_zeroed}) coincide (unrestricted output {L.value(o.name)[0, 0]}); the two rules differ in their "
-           f"weights (sums {sum(renorm)} and {sum(zeroed)}), not in this particular output.")
-    # Exercise 4: three heads with d_k = 2, d_v = 4 on D = 5 inputs at seven positions.
+    s.note(f"Exercise 3: here the renormalised output ({(renorm * values)[0, 0]}) and the zeroed-weight output "
+           f"({(zeroed * values)[0, 0]}) coincide (unrestricted {(weights * values)[0, 0]}); the two rules differ in "
+           f"their weights (sums {sum(renorm)} and {sum(zeroed)}), not in this particular output.")
+    # exercise 4: three heads with d_k = 2, d_v = 4 on D = 5 inputs at seven positions
     L4 = s.ledger("exercise 4: three heads, d_k = 2, d_v = 4, D = 5, T = 7")
-    H = L4.input("H", shape=(T, D))
-    heads = [(L4.parameter(f"W_Q^[{i}]", shape=(2, D)), L4.parameter(f"W_K^[{i}]", shape=(2, D)),
-              L4.parameter(f"W_V^[{i}]", shape=(4, D))) for i in (1, 2, 3)]
+    heads = [[L4.parameter(f"W_{w}^[{i}]", shape=(n, D)) for w, n in (("Q", 2), ("K", 2), ("V", 4))] for i in (1, 2, 3)]
     W_O4 = L4.parameter("W_O", shape=(D, 12))
-    mha = blocks.multi_head(L4, H, heads, W_O4, orientation=ORIENT)
-    first = mha.heads[0]
-    sizes(s, ("d_k", first.Q.shape[1]), ("d_v", first.V.shape[1]), ("D, the input width", H.shape[1]), at="exercise 4")
-    s.prove("three heads of width d_v = 4 join to 12 features, not the equal partition of D = 5",
-            lambda: (mha.concat.shape == (T, 12) and 12 != D, f"concatenation {mha.concat.shape}, W_O {W_O4.shape}"),
-            at="exercise 4")
+    mha = blocks.multi_head(L4, L4.input("H", shape=(T, D)), heads, W_O4, orientation=ORIENT)
+    sizes(s, ("d_k", mha.heads[0].Q.shape[1]), ("d_v", mha.heads[0].V.shape[1]), ("D, the input width", D),
+          at="exercise 4")
+    s.prove("three heads of width d_v = 4 join to 12 features, not the equal partition of D = 5", lambda: (
+        mha.concat.shape == (T, 12) and 12 != D, f"concatenation {mha.concat.shape}, W_O {W_O4.shape}"), at="exercise 4")
