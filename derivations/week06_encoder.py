@@ -196,7 +196,7 @@ def embeddings(s):
     L, r = input_ledger()
     s.use(L)
     E_seq = r["E_seq"]
-    s.note("Table 8 is the handout's chosen, untrained embedding table: an input, shown and not checked against itself.")
+    s.note("Table 8 is the handout's chosen, untrained embedding table: an input, not checked against itself.")
     s.show_table("Table 8", r["E_vocab"], rows=[f"{k} {w}" for k, w in enumerate(VOCAB.tokens)], cols=J_COLS,
                  digits=None)
     s.claim_shape("1×D", E_seq[0, :], dims={"D": D}, what="e_t, one row of E_seq", at="lookup")
@@ -256,11 +256,9 @@ def add_position(s):
     L, r = input_ledger()
     H0, E_seq, P = r["H0"], r["E_seq"], r["P"]
     s.claim_shape("7×5", H0, what="H^(0) = E_seq + P", at="H^(0)")
-    # e_0 + p_0 = h_0^(0), printed on one line: (0.2, …) + (0, 1, 0, 1, 0) = (0.2, 0.9, …)
     for k, (node, what) in enumerate(((E_seq[0, :], "e_0"), (P[0, :], "p_0"), (H0[0, :], "h_0^(0) = e_0 + p_0"))):
         on_line(s, r"\mathbf h_0^{(0)} &=", "h_0^(0)", (node, what), first=k, exact=None if k == 1 else True)
     s.claim(printed(s, "h_3^{(0)}"), H0[3, :], digits=3, what="h_3^(0)", at="h_3^(0)")
-    # "its first coordinate is 0.2 + sin 3 ≈ 0.341. Its second is −0.1 + cos 3 ≈ −1.09"
     for j, (formula, value) in enumerate(approximations(s, "its first coordinate is")):
         s.claim(formula, H0[3, j], what=f"h_{{3,{j}}}^(0)", at="h_3^(0)")
         s.claim(value, H0[3, j], what=f"h_{{3,{j}}}^(0) = {formula}", at="h_3^(0)")
@@ -340,7 +338,7 @@ def begins_query(s):
     h1, raw, root3 = r["h1"], r["raw"], sp.sqrt(D_K)
     s.claim(printed(s, "q_6"), h1.Q[6, :], what="q_6", at="begins query")
     s.claim(printed(s, near=r"\mathbf k_0=("), h1.K[0, :], exact=True, what="k_0", at="score of source 0")
-    # (−0.579)(0.6)+(1.06)(0.9)+(0.650)(0.1) ≈ 0.672: each query entry with its key entry, then the sum
+    # q_6 k_0ᵀ as the text writes it out: each query entry with its key entry, then the sum
     terms = [(x[i, j], f"{n}_{{{i},{j}}}") for j in range(D_K) for x, n, i in ((h1.Q, "q", 6), (h1.K, "k", 0))]
     on_line(s, r"\mathbf q_6\mathbf k_0^\top", "score of source 0", *terms, (raw[6, 0], "q_6 k_0ᵀ"))
     # √3 is printed three times (the scale, the S_6j formula, the S_60 value): three places, none shared
@@ -386,7 +384,6 @@ def normalize_sources(s):
 def weighted_values(s):
     r = attention_ledger()[1]
     h1, contrib = r["h1"], r["contrib"]
-    # A_60 v_0 ≈ 0.185 (0.2, 0.4, 0.4) ≈ (0.0371, 0.0741, 0.0741)
     for k, (node, what, options) in enumerate(((h1.A[6, 0], "A_60", {}), (h1.V[0, :], "v_0", {"exact": True}),
                                                (contrib[0, :], "A_60 v_0", {"digits": 3}))):
         on_line(s, r"A_{60}\mathbf v_0", "first source", (node, what), first=k, **options)
@@ -798,18 +795,16 @@ def encoder_stack(masks):
 
 @derivation.section("Padding changes visibility and output selection")
 def padding(s):
-    s.note("The handout's padding figure is schematic and adds no PAD token; here the seven-token prefix is "
-           "right-padded to nine rows with a zero pad embedding to check its statements on head 1.")
-    m = PAD_MASK
+    s.note("The handout's padding figure is schematic and adds no PAD token; here the prefix is right-padded to nine "
+           "rows with a zero pad embedding to check its statements on head 1.")
+    m, (_, valid) = PAD_MASK, blocks.next_token_targets(IDS)
     s.given(sp.Integer(0), sp.Integer(m[0]), what=("M_tj for a permitted source", "m_j of a permitted source"),
             at="mask values")
-    _, valid = blocks.next_token_targets(IDS)
     s.prove(r"\sum_t v_t>0", lambda: (sum(valid) > 0, f"Σ_t v_t = {sum(valid)} valid targets in the prefix"),
             what="the token-loss mean has a positive denominator: the prefix has valid targets", at="token-loss mean")
-    L = s.ledger("head 1 on the right-padded prefix (T = 9, two pad rows)", exact_forms=False)
+    L = s.ledger("head 1 on the right-padded prefix (T = 9, two pad rows with a zero embedding)", exact_forms=False)
     E_seq = blocks.embedding_lookup(L, on(L, "E_vocab")[0], IDS)
-    E_pad = L.define("E_pad", ops.Concat([E_seq, ops.Const(sp.zeros(2, D), label="0")], axis=0),
-                     note="pad rows have a zero embedding (the handout's vocabulary has no PAD token)")
+    E_pad = L.define("E_pad", ops.Concat([E_seq, ops.Const(sp.zeros(2, D), label="0")], axis=0))
     H0 = blocks.add_positions(L, E_pad, blocks.positions(L, T + 2, D))
     head = blocks.attention_head(L, H0, *on(L, *HEADS[0]), orientation=ORIENT, tag="[1]",
                                  mask=blocks.masks.key_padding(m))
@@ -825,27 +820,20 @@ def padding(s):
         blocks.masks.empty_rows(blocks.masks.padding_causal(m)) == [], "source 0 is real"), at="padding",
         near="leaves real sources available to the padded queries")
 
-    def left_padding():
-        Lx = Ledger("left padding")
-        Q = Lx.input("Q", shape=(T + 2, 2))
+    def left_padding():  # the mask check the attention blocks make, on a causal mask padded on the left
         try:
-            blocks.scaled_dot_product(Lx, Q, Q, Q, mask=blocks.masks.padding_causal([0, 0] + [1] * T))
+            blocks.masks.check(blocks.masks.padding_causal([0, 0] + [1] * T))
         except MaskError as exc:
             return "query position 0" in str(exc), str(exc).split(";")[0]
         return False, "no error"
-
     s.prove("left padding with a causal mask leaves the first rows with no source, which is refused",
             left_padding, at="padding", near="padded query rows with no allowed source need explicit handling")
     s.prove("target validity is not input validity: the last real token has no next-token target", lambda: (
         m[T - 1] == 1 and not valid[T - 1], f"m = {m[:T]}, v = {[int(v) for v in valid]}"), at="token-loss mean",
         near="need not equal input-validity")
-    # two sequences with three and one valid targets (losses chosen here): one mean over all targets against the
-    # mean of the per-sequence means
-    Lw = Ledger("token losses of two sequences, three and one valid targets (values chosen here)")
-    long_, short_ = Lw.input("ℓ^{[0]}", [[1, 2, 3]]), Lw.input("ℓ^{[1]}", [[6]])
+    losses = [[1, 2, 3], [6]]  # token losses of two sequences with three and one valid targets, chosen here
     s.differ("averaging each sequence first weights the targets differently when the lengths differ",
-             (ops.Sum(long_, None) + ops.Sum(short_, None)) / 4,
-             (ops.Sum(long_, None, mean=True) + ops.Sum(short_, None, mean=True)) / 2, by="0.5",
+             sp.Rational(sum(map(sum, losses)), 4), sum(sp.Rational(sum(x), len(x)) for x in losses) / 2, by="0.5",
              at="token-loss mean", near="gives different weighting when lengths differ")
 
 
@@ -1022,4 +1010,5 @@ def exercises(s):
     sizes(s, ("d_k", mha.heads[0].Q.shape[1]), ("d_v", mha.heads[0].V.shape[1]), ("D, the input width", D),
           at="exercise 4")
     s.prove("three heads of width d_v = 4 join to 12 features, not the equal partition of D = 5", lambda: (
-        mha.concat.shape == (T, 12) and 12 != D, f"concatenation {mha.concat.shape}, W_O {W_O4.shape}"), at="exercise 4")
+        mha.concat.shape == (T, 12) and 12 != D, f"concatenation {mha.concat.shape}, W_O {W_O4.shape}"),
+        at="exercise 4")
