@@ -224,8 +224,9 @@ def position_vectors(s):
         near="denote the integer part of")
     s.prove("neighbouring sine and cosine features share a frequency", lambda: (shared, f"ω = {omega}"),
             at="angular frequencies", near="Neighboring sine/cosine coordinates share a frequency")
-    s.identity(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}", *(omega[j] - sp.Integer(10000) ** sp.Rational(
-        -2 * (j // 2), D) for j in range(D)), what=f"the angular frequencies at D = {D}", at="angular frequencies")
+    s.identity(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
+               *(omega[j] - sp.Integer(10000) ** sp.Rational(-2 * (j // 2), D) for j in range(D)),
+               what=f"the angular frequencies at D = {D}", at="angular frequencies")
     sizes(s, ("D, the odd width", D), at="p_t at D = 5")  # the text sets the width, then prints every p_t at once
     for t in range(T):
         s.claim(r"(\sin t, \cos t, \sin\frac{t}{10000^{2/5}}, \cos\frac{t}{10000^{2/5}}, \sin\frac{t}{10000^{4/5}})",
@@ -236,10 +237,11 @@ def position_vectors(s):
     s.claim(printed(s, "p_0"), P[0, :], what="p_0", at="position zero")
     s.claim(printed(s, "p_3"), P[3, :], digits=3, what="p_3", at="position three")
     # a complete (sin, cos) pair at angle (t + Δ)ω is the pair at tω turned by the angle Δω
-    t, pair = sp.Symbol("t", real=True), lambda a: sp.Matrix([[sp.sin(a), sp.cos(a)]])
+    tt = sp.Symbol("t", real=True)
+    pair = lambda a: sp.Matrix([[sp.sin(a), sp.cos(a)]])  # noqa: E731
     turn = lambda a: sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])  # noqa: E731
     s.identity("each complete pair at t + Δ is a linear map of the pair at t with coefficients depending on Δ only",
-               *((pair((t + d) * w) - pair(t * w) * turn(d * w)).applyfunc(lambda e: sp.expand_trig(sp.expand(e)))
+               *((pair((tt + d) * w) - pair(tt * w) * turn(d * w)).applyfunc(lambda e: sp.expand_trig(sp.expand(e)))
                  for w in (omega[0], omega[2]) for d in (1, 2, 3)), at="even-width pairs")
     s.differ("the unpaired last sine has no fixed one-coordinate shift rule: P[t+1,4]/P[t,4] changes with t",
              P[2, 4] / P[1, 4], P[3, 4] / P[2, 4], by=CLEARLY, at="odd width")
@@ -707,7 +709,8 @@ def all_stages(s):
 
 @derivation.section("Stack blocks along depth, then normalize the final representation")
 def stack(s):
-    enc, blk = (walkthrough_block()[1][k] for k in ("enc", "blk"))
+    r = walkthrough_block()[1]
+    enc, blk = r["enc"], r["blk"]
     s.given(sp.Integer(len(enc.blocks)), what="N_layers of the walkthrough", at="final LayerNorm")
     s.claim(printed(s, near="the final begins row is approximately"), enc.out[6, :], what="LN_final(h_6^(1))",
             at="final LayerNorm")
@@ -797,7 +800,8 @@ def encoder_stack(masks):
 def padding(s):
     s.note("The handout's padding figure is schematic and adds no PAD token; here the prefix is right-padded to nine "
            "rows with a zero pad embedding to check its statements on head 1.")
-    m, (_, valid) = PAD_MASK, blocks.next_token_targets(IDS)
+    m = PAD_MASK
+    _, valid = blocks.next_token_targets(IDS)
     s.given(sp.Integer(0), sp.Integer(m[0]), what=("M_tj for a permitted source", "m_j of a permitted source"),
             at="mask values")
     s.prove(r"\sum_t v_t>0", lambda: (sum(valid) > 0, f"Σ_t v_t = {sum(valid)} valid targets in the prefix"),
