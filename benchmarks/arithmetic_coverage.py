@@ -40,7 +40,7 @@ LABELS = ROOT / "tests" / "data" / "arithmetic_labels"
 @dataclass
 class Label:
     line: int
-    verdict: str  # ok, wrong or drift
+    verdict: str  # ok, wrong, drift or propagated (right from an earlier wrong number it uses)
     result: str
     text: str
 
@@ -68,14 +68,16 @@ def files() -> list[Path]:
     return out
 
 
-def load_labels(path: Path) -> list[Label]:
-    lab = LABELS / (path.name + ".txt")
+def load_labels(path: Path, folder: Path = LABELS) -> list[Label]:
+    """The labels of the page ``path``: ``folder/<file name>.txt``, one tab-separated line per statement (line,
+    verdict, result as printed, the statement; a fifth column, the value recomputed, is not read)."""
+    lab = folder / (path.name + ".txt")
     out = []
     for raw in lab.read_text(encoding="utf-8").splitlines():
         if not raw.strip() or raw.startswith("#"):
             continue
-        line, verdict, result, text = raw.split("\t", 3)
-        assert verdict in ("ok", "wrong", "drift"), raw
+        line, verdict, result, text = raw.split("\t")[:4]
+        assert verdict in ("ok", "wrong", "drift", "propagated"), raw
         out.append(Label(int(line), verdict, result.strip(), text))
     return out
 
