@@ -298,9 +298,18 @@ def test_an_operand_is_rounded_only_where_the_page_printed_it_as_a_result():
     assert mpmath.mpf("0.3") * mpmath.mpf("0.1") + mpmath.mpf("0.4") * mpmath.mpf("0.3") + \
         mpmath.mpf("0.1") * mpmath.mpf("0.6") - mpmath.mpf("0.21") < mpmath.mpf("1e-25")
     # 3 × 0.4621 = 1.3863, printed 1.3864: wrong from an input 0.4621, within rounding from a result 0.4621
-    assert _audit("Take h = 0.4621.\n\n3 · 0.4621 = 1.3864\n").statements[-1].status == "wrong"
+    assert _audit("Take 0.4621.\n\n3 · 0.4621 = 1.3864\n").statements[-1].status == "wrong"
     drift = _audit("h = tanh(0.5) = 0.4621\n\n3 · 0.4621 = 1.3864\n").statements
     assert [s.status for s in drift] == ["ok", "drift"]
+    # a named value printed with three decimals or more is a result the page rounded (h = 0.4621 is tanh(0.5));
+    # one printed with fewer is an input, exact as printed
+    assert _audit("Take h = 0.4621.\n\n3 · 0.4621 = 1.3864\n").statements[-1].status == "drift"
+    assert _audit("Take w = 0.46.\n\n3 · 0.46 = 1.39\n").statements[-1].status == "wrong"
+    # a result printed after a computation the grammar cannot read is a rounded result too
+    assert _audit("var = ((0.1474 - 0.035146)^2 + ... )/16 = 0.008837\n\n"
+                  "√(0.008837 + 0.00001) = 0.094056\n").statements[-1].status == "drift"
+    lo, hi = (mpmath.sqrt(mpmath.mpf(v) + mpmath.mpf("0.00001")) for v in ("0.0088365", "0.0088375"))
+    assert lo < mpmath.mpf("0.094056") < hi and mpmath.sqrt(mpmath.mpf("0.008847")) > mpmath.mpf("0.0940565")
     # within one chain, a result the chain printed may be rounded: tanh(0.5) = 0.4621, then 3 · 0.4621
     assert [k.ok or k.within_rounding for k in _audit("3 tanh(0.5) = 3 · 0.4621 = 1.3864\n").statements[0].links] \
         == [True, True]

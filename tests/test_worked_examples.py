@@ -147,7 +147,8 @@ def test_where_a_claim_and_the_page_arithmetic_disagree_the_claim_decides_and_th
         s.claim("0.4741", -sp.log(1 / (1 + sp.exp(-sp.Rational(1, 2)))), what="the loss")
 
     path = tmp_path / "loss.md"
-    path.write_text("# 1. The loss\n\nWith p = 0.6225, the loss is $-\\log(0.6225) = 0.4741$.\n", encoding="utf-8")
+    # (0.6225 printed in place, an input exact as printed: a named p = 0.6225 would be a rounded result)
+    path.write_text("# 1. The loss\n\nThe loss is $-\\log(0.6225) = 0.4741$.\n", encoding="utf-8")
     rep = audit_file(path, [d])
     (g,) = rep.disagreements
     assert (g.line, g.printed, g.correct) == (3, "0.4741", "0.4740") and g.claim.endswith("the loss")

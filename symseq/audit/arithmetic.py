@@ -208,6 +208,10 @@ def _readable(text: str, names: dict | None = None):
 SIDE = 400  # at most this many characters of a part are tried as one side of a statement (bounded work)
 
 
+# an operator before a tail's start: the tail is its right operand, and the side goes on to the left
+_LEFT_OPERAND = tuple("+-−*/·×⊙∘⊗^") + ("\\cdot", "\\times", "\\odot", "\\circ", "\\otimes")
+
+
 def _tail(seg: str, base: int, names: dict | None = None):
     """The longest readable tail of a part (starting after a space or a colon): (node, start, end) or None."""
     end = len(seg.rstrip())
@@ -215,8 +219,8 @@ def _tail(seg: str, base: int, names: dict | None = None):
     starts = ([0] if first == 0 else []) + [i + 1 for i, ch in enumerate(seg[:end]) if ch in " :" and i >= first]
     for s in starts:
         body = seg[s:end]
-        if not body.strip():
-            continue
+        if not body.strip() or seg[:s].rstrip().endswith(_LEFT_OPERAND):
+            continue  # the right operand of a product the grammar does not read (dL/dh ⊙ (1 - h²)): not a side
         node = _readable(body, names)
         if node is not None:
             lead = len(body) - len(body.lstrip())
@@ -675,10 +679,10 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
     not_real: list[Broken] = []
     for st, spans, lg in chains:
         try:
-            links = decide(st, dps=dps, rounded=rounded(spans[0][0]))
+            links = decide(st, dps=dps, rounded=rounded(*spans[0][:2]))
         except NotRealError as exc:  # a number printed for a value that has none
             line, a, _ = spans[-1]
-            slip = _sign_slip(doc, st, spans, rounded(spans[0][0]), dps)
+            slip = _sign_slip(doc, st, spans, rounded(*spans[0][:2]), dps)
             if slip is not None:  # √−64 = 8: without the minus sign of −64 the statement holds
                 not_real.append(Broken(slip.line, slip.start, slip.end, slip.printed,
                                        f"{exc}: with {slip.correct} for {slip.printed} the statement "
@@ -691,21 +695,21 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
             unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
             continue
         checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans,
-                               _repair(doc, st, links, spans, rounded(spans[0][0]), dps), st))
+                               _repair(doc, st, links, spans, rounded(*spans[0][:2]), dps), st))
         for k, inner in inner_steps(st):
             try:
-                inner_links = decide(inner, dps=dps, rounded=rounded(spans[0][0]))
+                inner_links = decide(inner, dps=dps, rounded=rounded(*spans[0][:2]))
             except SymseqError as exc:
                 unread.append((spans[k + 1][0], " ".join(_join(inner)), str(exc)))
                 continue
             part = [_within(spans[k], st.texts[k], inner.texts[0]), _within(spans[k + 1], st.texts[k + 1], inner.texts[1])]
             checked.append(Checked(spans[k + 1][0], spans[k][0], " ".join(_join(inner)), inner_links, part,
-                                   _repair(doc, inner, inner_links, part, rounded(spans[0][0]), dps), inner))
+                                   _repair(doc, inner, inner_links, part, rounded(*spans[0][:2]), dps), inner))
     for readings, spans, lg in words:
         decided = []
         for st in readings:
             try:
-                decided.append((st, decide(st, dps=dps, rounded=rounded(spans[0][0]))))
+                decided.append((st, decide(st, dps=dps, rounded=rounded(*spans[0][:2]))))
             except SymseqError as exc:
                 unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
         if not decided:
@@ -871,40 +875,83 @@ def _one_edits(text: str) -> list[str]:
 
 
 def _printed_results(chains, doc: Document | None = None, exact: frozenset = frozenset()):
-    """``rounded(line)``: the predicate :func:`~symseq.verify.steps.decide` takes for a statement that starts on
-    ``line``: a printed operand may be a rounded value only when the page printed the same number as a result
-    (:func:`~symseq.read.tree.result_parts`) on an earlier line, and that result is not exact (``√0.25 = 0.5``
-    prints 0.5 in full), or printed it right after ``≈`` (``A_{6,:} ≈ (0.185, 0.146, …)``). Any other printed
-    number is an input, exact as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within
-    the rounding" of inputs read as ±0.05. A decimal list printed after the last ``=`` of a line whose left side cannot be read
-    (``o = softmax(\\cdots) = [0.2118, 0.2584, …]``) is a result too."""
-    first: dict = {}  # a number's text → the first line the page prints it as a result
+    """``rounded(line, column)``: the predicate :func:`~symseq.verify.steps.decide` takes for a statement that
+    starts at ``column`` of ``line``: a printed operand may be a rounded value only when the page printed the same
+    number as a result (:func:`~symseq.read.tree.result_parts`) before it (on an earlier line, or earlier on the
+    same line: ``z = … = 0.864 ⇒ σ(0.864) ≈ 0.704``), and that result is not exact (``√0.25 = 0.5`` prints 0.5 in
+    full), or printed it right after ``≈`` (``A_{6,:} ≈ (0.185, 0.146, …)``). Any other printed number is an
+    input, exact as printed: ``0.3×0.1+0.4×0.3+0.1×0.6=0.13`` is wrong (the sum is 0.21), not "within the
+    rounding" of inputs read as ±0.05. A decimal list printed after the last ``=`` of a line whose left side cannot
+    be read (``o = softmax(\\cdots) = [0.2118, 0.2584, …]``) is a result too."""
+    first: dict = {}  # a number's text → (line, column) where the page first prints it as a result
 
-    def note(text: str, line: int):
+    def note(text: str, line: int, column: int = 0):
         key = _key(text)
-        first[key] = min(first.get(key, line), line)
+        first[key] = min(first.get(key, (line, column)), (line, column))
 
     for i, text in enumerate(doc.lines if doc is not None else (), start=1):
         for t in _after_approx(text):  # x ≈ 0.185, A ≈ (0.185, 0.146): a value the page says it rounded
             for e in t.entries:
-                note(e, i)
+                note(e, i, t.start)
         m = _ELIDED_RESULT.search(text)
         if m and all(read_number(e) is not None for e in m.group(1).split(",")):
             for e in m.group(1).split(","):
                 n = read_number(e)
                 if n is not None and n.has_point and not n.percent and not is_scientific(n):
-                    note(e.strip(), i)
-    for st, spans, lg in sorted(chains, key=lambda c: c[1][0][0] if c[1] else 0):
-        start = spans[0][0] if spans else 0
+                    note(e.strip(), i, m.start(1))
+    read = {(line, a) for _, spans, _ in chains for line, a, _ in spans}  # parts the loop below decides
+    for lg in _logical_lines(doc) if doc is not None else ():  # results the statements do not read
+        for line, column, entries in _results_after_relations(lg):
+            if (line, column) not in read:
+                for e in entries:
+                    note(e, line, column)
+    for st, spans, lg in sorted(chains, key=lambda c: tuple(c[1][0][:2]) if c[1] else (0, 0)):
+        start = tuple(spans[0][:2]) if spans else (0, 0)
         for k in result_parts(st):
             if k < len(spans) and not _exact_result(st, k, lambda n: first.get(_key(n.text), start) < start):
                 for n in numbers(st.parts[k]):
-                    note(n.text, spans[k][0])
+                    note(n.text, spans[k][0], spans[k][1])
 
-    def rounded(line: int):
-        return lambda number: _key(number.text) not in exact and first.get(_key(number.text), line) < line
+    def rounded(line: int, column: int = 0):
+        return lambda number: _key(number.text) not in exact and first.get(_key(number.text), (line, column)) < (
+            line, column)
 
     return rounded
+
+
+# what shows that the text before a relation computed its value: an operator, a function applied (softmax(…), not
+# a label such as "Query (sitting)"), an ellipsis
+_COMPUTED = re.compile(r"[+*/·×⊙∘^√²]|(?<![\w.])-|[A-Za-z]\(|\\(?:frac|sqrt|cdot|times|sum|odot)|\.\.\.|…|\\[lc]?dots")
+_GOES_ON = re.compile(r"\s*(?:[-+*/·×^−(\[√]|\\(?:cdot|times|frac|sqrt)|\d)")
+NAMED_DECIMALS = 3  # an entry of a named value printed with at least this many decimals is a rounded result
+
+
+def _results_after_relations(lg) -> list[tuple[int, int, list[str]]]:
+    """(line, column, entries) of each number or list a logical line prints right after ``=`` or ``≈``, taken as a
+    result the page rounded: after a computation (``σ² = ((0.1474 − 0.035146)² + … )/16 = 0.008837``, even one
+    the grammar cannot read), or, as the value of a name (``multi_head_output[0] = [0.0016, 0.0317, …]``), the
+    entries printed with :data:`NAMED_DECIMALS` decimals or more, which no input is typed with."""
+    text = lg.text
+    rels = list(_REL.finditer(text))
+    out = []
+    for i, m in enumerate(rels):
+        before = text[rels[i - 1].end() if i else 0:m.start()]
+        after = text[m.end():]
+        end = rels[i + 1].start() - m.end() if i + 1 < len(rels) else len(after)
+        toks = [t for t in scan(after[:end]) if t.kind in ("number", "vector", "matrix")]
+        if not toks or after[:toks[0].start].strip() not in ("", "[", "(", "[[") \
+                or _GOES_ON.match(after, toks[0].end, end):
+            continue  # not a printed value: the first operand of an expression (= 0.3×0.1 + …)
+        # a list printed whole, or one whose rows go on to the next lines (its numbers one by one)
+        printed = toks[:1] if not after[:toks[0].start].strip() else [t for t in toks if t.kind == "number"]
+        computed = bool(_COMPUTED.search(before.strip()))
+        for t in printed:
+            entries = [e for e in t.entries
+                       if computed or ("." in e and len(e.split(".")[-1].rstrip("%")) >= NAMED_DECIMALS)]
+            if entries:
+                line, col = lg.where(m.end() + t.start)
+                out.append((line, col, entries))
+    return out
 
 
 _APPROX = re.compile(r"(?:≈|≃|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z]))\s*")

@@ -313,7 +313,7 @@ def _result(base: dict, left, right, a, rel: str, dps: int, may_round=None) -> L
     lefts = list(flat_entries(a))
     entries = _entries(right)
     for i, ((text, number, sign), exact) in enumerate(zip(entries, lefts)):
-        rounded = rel == "≈" or number.has_point or number.percent
+        rounded = _printed_rounded(rel, number, exact)
         r = check_claim(Claim(text, "value", exact, exact=None if not rounded else False), dps)
         if r.status == "mismatch" and number.percent and exact.is_number:
             exact, r = _as_percentage(exact, r, number, text, rounded, dps)
@@ -350,6 +350,19 @@ def _as_percentage(exact, r, number, text: str, rounded: bool, dps: int) -> tupl
     return exact, r
 
 
+ROUNDED_INTEGER = 100  # an integer at least this large printed for a value that is not rational was rounded
+
+
+def _printed_rounded(rel: str, number, value=None) -> bool:
+    """Whether a printed result stands for a rounded value: after ``≈``, with a decimal point or as a percentage,
+    or an integer of three digits or more printed for a value no integer can be (``e^{10} = 22,026``: an exponential
+    printed to the unit). Any other integer after ``=`` is exact (the 2 of ``= [2, 0.6]`` is 2, ``√2 = 1`` is
+    wrong)."""
+    if rel == "≈" or number.has_point or number.percent:
+        return True
+    return value is not None and value.is_rational is not True and abs(number.value) >= ROUNDED_INTEGER
+
+
 def _within_rounding(left, right, wrong: list, may_round=None, rel: str = "≈") -> bool:
     """Whether each wrong printed entry's rounding interval meets the interval of the left side with its printed
     decimals widened by half a unit. A result printed as an integer after ``=`` is exact, as :func:`_result` decides
@@ -361,7 +374,7 @@ def _within_rounding(left, right, wrong: list, may_round=None, rel: str = "≈")
     entries = _entries(right)
     for i in wrong:
         _, number, sign = entries[i]
-        h = number.half_unit(None) if rel == "≈" or number.has_point or number.percent else 0
+        h = number.half_unit(None) if _printed_rounded(rel, number) else 0
         r = sign * number.value
         with mpmath.workdps(30):
             lo, hi = to_mpf(r - h, 30), to_mpf(r + h, 30)
