@@ -155,3 +155,39 @@ def test_questions_and_quoted_words_are_no_comparisons_to_check():
                 fmt="markdown")
     assert [(c.word, c.use) for c in comparisons(doc)] == [("larger", "question"), ("smaller", "quoted"),
                                                            ("larger", "statement")]
+
+
+def _page(text: str):
+    from symseq.audit.arithmetic import audit_arithmetic
+
+    return audit_arithmetic(parse(text, path="page.md", fmt="markdown"))
+
+
+def test_a_softmax_printed_under_its_labelled_scores_is_checked():
+    import mpmath
+
+    rep = _page("- Scaled scores: [1.25, 0, -0.625]\n- Softmax: [0.6011, 0.1711, 0.2278]\n")
+    (st,) = rep.statements
+    assert st.line == 2 and st.status == "wrong"
+    mpmath.mp.dps = 30
+    e = [mpmath.exp(x) for x in (mpmath.mpf("1.25"), 0, mpmath.mpf("-0.625"))]
+    assert mpmath.nstr(e[0] / sum(e), 4) == "0.6945"
+    assert _page("- Scaled scores: [1.25, 0, -0.625]\n- Softmax: [0.6945, 0.1990, 0.1065]\n").statements[0].ok
+    # a list not labelled as scores is not taken as the softmax's input
+    assert _page("- Values: [1.25, 0, -0.625]\n- Softmax: [0.6011, 0.1711, 0.2278]\n").statements == []
+
+
+def test_a_chain_whose_head_cannot_be_evaluated_is_checked_from_its_next_part():
+    # softmax of one number is no arithmetic; the chain after it is: 22026.4658 / 22027.4725 = 0.99995430…
+    rep = _page(r"$$\text{softmax}(10) = \frac{22026.4658}{22027.4725} = 0.9999545$$" + "\n")
+    (st,) = rep.statements
+    assert st.status == "wrong" and "correct 0.9999543" in st.links[-1].message
+
+
+def test_a_truncated_result_is_said_to_be_truncated():
+    from symseq.verify.steps import decide
+
+    (link,) = decide("e^{10}/(e^{10}+e^0+e^{-5}) = 0.9999")
+    assert not link.ok and "correct 1.0000" in link.message and "truncated" in link.message
+    (link,) = decide("1/3 = 0.34")
+    assert not link.ok and "truncated" not in link.message

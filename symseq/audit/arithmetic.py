@@ -550,6 +550,11 @@ def _lists(text: str) -> list:
     return out
 
 
+# a list labelled as scores (what a softmax takes), and a list labelled as their softmax on a line below it
+_SCORES_LABEL = re.compile(r"\b(?:scores?|logits?)\b[^\[(]*$", re.IGNORECASE)
+_SOFTMAX_LABEL = re.compile(r"^\W*(?:softmax|attention weights)\b[^\[(]*[:=]\s*$", re.IGNORECASE)
+
+
 def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
     """Statements a page makes in words about printed lists: ([candidate statements], spans, logical line).
 
@@ -557,6 +562,9 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
     * a list, the word *probabilities* or *weights*, then a list of the same length whose entries lie in
       [0, 1]: the second is the softmax of the first, or the first normalised to sum 1 (either reading may
       hold; when neither does, the statement is left unread, as the page does not say which it means);
+    * a list labelled as scores or logits (``Scaled scores: [1.25, 0, -0.625]``) and, at most :data:`NEAR` lines
+      below it, a line labelled softmax (``Softmax: [0.6011, 0.1711, 0.2278]``) printing a list of the same length
+      with entries in [0, 1]: the second is the softmax of the first;
     * one list on a line and ``mean = x`` (``average``, ``sum``, ``Range: ~x``, ``std``) after it: the mean (sum,
       largest minus smallest entry, standard deviation) of its entries;
     * the same statistics on a line with no list, about a list printed above it: the row a quoted label names
@@ -568,7 +576,7 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
 
     out = []
     labelled: dict = {}  # a quoted row label ("Hello") → the one list printed on its line
-    recent = None  # (line, list, span) of the last line that printed one list
+    recent = None  # (line, list, span, labelled as scores, text) of the last line that printed one list
     for lg in _logical_lines(doc):
         text = lg.text
         lists = _lists(text)
@@ -592,8 +600,14 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
         if len(lists) == 1:
             node, a0, a1 = lists[0]
             where = [lg.where(a0) + (lg.where(a0)[1] + a1 - a0,)]
+            label = text[:a0]
+            # "Scaled scores: [1.25, 0, -0.625]" then, on a line just below, "Softmax: [0.6011, 0.1711, 0.2278]"
+            if recent and recent[3] and 0 < lg.pieces[0][1] - recent[0] <= NEAR and _SOFTMAX_LABEL.search(label) \
+                    and len(recent[1].items) == len(node.items) >= 2 and all(0 <= _sign_value(i) <= 1 for i in node.items):
+                out.append(([Statement((Call("softmax", recent[1]), node), ("≈",),
+                                       (f"softmax({recent[4]})", text[a0:a1]))], recent[2] + where, lg))
             out += _stats(text, a1, node, where, lg)
-            recent = (lg.pieces[-1][1], node, where)
+            recent = (lg.pieces[-1][1], node, where, bool(_SCORES_LABEL.search(label)), text[a0:a1])
         elif not lists:
             indent = len(text) - len(text.lstrip())
             lead = _QUOTED.match(text, indent)
@@ -692,8 +706,17 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
                                    " ".join(_join(st)), f"{exc}: the statement prints a number for it"))
             continue
         except SymseqError as exc:
-            unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
-            continue
+            if len(st.parts) < 3:
+                unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
+                continue
+            # a head the arithmetic cannot evaluate names what the chain computes (\text{softmax}(10) = \frac{…}{…}
+            # = 0.9999545): the chain is checked from its next part on
+            st, spans = Statement(st.parts[1:], st.relations[1:], st.texts[1:]), spans[1:]
+            try:
+                links = decide(st, dps=dps, rounded=rounded(*spans[0][:2]))
+            except SymseqError:
+                unread.append((spans[-1][0], " ".join(_join(st)), str(exc)))
+                continue
         checked.append(Checked(spans[-1][0], spans[0][0], " ".join(_join(st)), links, spans,
                                _repair(doc, st, links, spans, rounded(*spans[0][:2]), dps), st))
         for k, inner in inner_steps(st):

@@ -329,7 +329,8 @@ def _result(base: dict, left, right, a, rel: str, dps: int, may_round=None) -> L
     message = ""
     if not ok:
         within = _within_rounding(left, right, wrong, may_round, rel)
-        bad = ", ".join(f"printed {printed[i]}, correct {correct[i]} (value {shown[i]})" for i in wrong[:4])
+        bad = ", ".join(f"printed {printed[i]}, correct {correct[i]} (value {shown[i]}"
+                        + (", truncated" if _truncated(printed[i], shown[i]) else "") + ")" for i in wrong[:4])
         more = f"; {len(wrong) - 4} more" if len(wrong) > 4 else ""
         message = (f"{base['left']} {base['relation']} {base['right']}: {bad}{more}"
                    + (" — within the rounding of the printed operands" if within else ""))
@@ -337,6 +338,21 @@ def _result(base: dict, left, right, a, rel: str, dps: int, may_round=None) -> L
                 within_rounding=within, message=message)
 
 
+def _truncated(printed: str, value: str) -> bool:
+    """Whether ``printed`` is ``value`` (a decimal text) cut after the printed digits instead of rounded (0.9999 for
+    0.99995430…): the usual slip of a value copied by hand from a longer one."""
+    from ..read import read_number
+
+    p = read_number(printed)
+    if p is None or p.percent or not p.has_point:
+        return False
+    try:
+        v = sp.Rational(value)
+    except (TypeError, ValueError, sp.SympifyError):  # a value shown as a formula: no decimal to cut
+        return False
+    unit = sp.Rational(1, 10 ** p.decimals)
+    cut = sp.floor(abs(v) / unit) * unit * (1 if v >= 0 else -1)
+    return cut == p.value and cut != v
 def _as_percentage(exact, r, number, text: str, rounded: bool, dps: int) -> tuple:
     """The value a printed percentage stands for, and its check: ``0.3 × 100 = 30%`` computes the figure 30 and
     prints it with a percent sign, ``0.125 = 12.5%`` prints the value 0.125 as a percentage. Of ``exact`` (checked
