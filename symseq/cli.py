@@ -520,11 +520,10 @@ def _audit(args, out, ds: list, known=()) -> int:
     if args.json == "-":
         out = _console(args, sys.stderr)
     if ds:
-        from .audit import audit_file
+        from .audit import audit_file, for_source
 
-        for d in ds:  # what a derivation reads from its page, it reads from the page audited
-            if d.source == Path(args.file).name and Path(args.file).is_file():
-                d.use_page(args.file)
+        for d in for_source(args.file, ds):  # what a derivation reads from its page, it reads from the page audited
+            d.use_page(args.file)
         rep = audit_file(args.file, ds, fmt=args.format)
     else:
         from .audit.arithmetic import audit_page

@@ -191,3 +191,42 @@ def test_a_truncated_result_is_said_to_be_truncated():
     assert not link.ok and "correct 1.0000" in link.message and "truncated" in link.message
     (link,) = decide("1/3 = 0.34")
     assert not link.ok and "truncated" not in link.message
+
+
+def test_a_statement_that_says_its_value_is_undefined_is_no_erratum():
+    for text in ("The normalized value is (3.0 − 3.0)/√0 = 0 / 0 = undefined.\n",
+                 "So (3.0 − 3.0)/√0 = 0 / 0 is NaN\n"):
+        assert _page(text).cannot_hold == []
+    assert [b.line for b in _page("Then 1 / 0 = 5 here.\n").cannot_hold] == [1]  # a number printed for it
+
+
+def test_a_derivation_whose_source_is_a_relative_path_is_attached_to_that_page(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from symseq.audit import for_source
+
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "derivations").mkdir()
+    page = tmp_path / "pages" / "x.md"
+    page.write_text("1 + 1 = 2\n", encoding="utf-8")
+    other = tmp_path / "x.md"
+    other.write_text("1 + 1 = 2\n", encoding="utf-8")
+    mine = SimpleNamespace(source="pages/x.md", file=str(tmp_path / "derivations" / "mine.py"))
+    beside = SimpleNamespace(source="../pages/x.md", file=str(tmp_path / "derivations" / "mine.py"))
+    plain = SimpleNamespace(source="x.md", file=None)
+    monkeypatch.chdir(tmp_path)
+    assert for_source("pages/x.md", [mine, beside, plain]) == [mine, beside, plain]
+    assert for_source(str(page), [mine, beside]) == [mine, beside]
+    assert for_source("x.md", [mine, beside]) == []  # another file of the same name
+    assert for_source(other, [plain]) == [plain]
+
+
+def test_a_line_that_restarts_with_the_name_completes_the_statement_above_it():
+    import mpmath
+
+    (st,) = _page("z = 0.3(0.574) + 0.2(0.3) + 0.1\nz = 0.151\n").statements
+    assert (st.first, st.line, st.status) == (1, 2, "wrong")
+    assert mpmath.mpf("0.3") * mpmath.mpf("0.574") + mpmath.mpf("0.2") * mpmath.mpf("0.3") + mpmath.mpf("0.1") \
+        == mpmath.mpf("0.3322")
+    assert _page("z = 0.3(0.574) + 0.2(0.3) + 0.1\nz = 0.3322\n").statements[0].ok
+    assert _page("z = 0.5\nz = 0.7\n").statements == []  # two values, no computation: nothing to check

@@ -40,9 +40,25 @@ def __getattr__(name: str):
 
 
 def for_source(path: str | Path, derivations: list) -> list:
-    """The derivations whose ``source`` is the file name of ``path``."""
-    name = Path(path).name
-    return [d for d in derivations if d.source == name]
+    """The derivations whose ``source`` is the page at ``path``: a ``source`` that is its file name, or a relative
+    path (``pages/x.md``) that names it from the current folder or from the folder of the derivation's module.
+
+    ``derivations`` are :class:`~symseq.authoring.derivation.Derivation` objects or catalogue entries
+    (:class:`~symseq.authoring.discovery.Entry`, whose ``file`` is the module's file)."""
+    target = Path(path)
+    name = target.name
+
+    def names_it(d) -> bool:
+        src = Path(d.source)
+        if d.source == name:
+            return True
+        if src.name != name or src.is_absolute() or not target.is_file():
+            return False
+        module = getattr(d, "file", None) or getattr(getattr(d, "module", None), "__file__", None)
+        folders = [Path.cwd()] + ([Path(module).resolve().parent] if module else [])
+        return any((f / src).is_file() and (f / src).resolve() == target.resolve() for f in folders)
+
+    return [d for d in derivations if names_it(d)]
 
 
 def audit_file(path: str | Path, derivations: list, *, fmt: str | None = None, dps: int = 50,

@@ -164,6 +164,22 @@ class _Logical:
         return line, offset - base
 
 
+_RESTART = re.compile(r"^\s*(" + NAME.pattern + r")\s*(?==(?!=)|≈)")
+
+
+def _restarts(before: str, text: str) -> int:
+    """The column where ``text`` goes on after repeating the name that the line ``before`` set to a computation
+    with no printed result (``z = 0.3(0.574) + 0.2(0.3) + 0.1`` then ``z = 0.151``): the two lines are one
+    statement; 0 when they are not."""
+    m, first = _RESTART.match(text), _RESTART.match(before)
+    if m is None or first is None or name_key(m.group(1)) != name_key(first.group(1)) or is_word(m.group(1)):
+        return 0
+    rest = before[first.end():]
+    if len(_REL.findall(rest)) != 1 or not re.search(r"[-+*/·×(]", rest):
+        return 0  # before prints a result already, or no computation
+    return m.end()
+
+
 def _logical_lines(doc: Document) -> list[_Logical]:
     """The page's lines as statements read them: a line that starts with a relation continues the line before it;
     in display math (``\\[ … \\]``, ``$$ … $$``) it continues the last line of the display before it too, blank
@@ -184,10 +200,11 @@ def _logical_lines(doc: Document) -> list[_Logical]:
             continue
         stripped = text.lstrip()
         joins = not prev_blank or (math and last_in_display)
-        if out and joins and re.match(r"(=|≈|\\approx)(?!=)", stripped):
+        again = _restarts(out[-1].text, text) if out and joins else 0
+        if out and joins and (re.match(r"(=|≈|\\approx)(?!=)", stripped) or again):
             last = out[-1]
             off = len(last.text) + 1
-            last.text += " " + text
+            last.text += " " + " " * again + text[again:]  # z = 0.3(0.574) + … / z = 0.151: the name once
             last.pieces.append((off, i))
         else:
             out.append(_Logical(text, [(0, i)]))
@@ -550,6 +567,20 @@ def _lists(text: str) -> list:
     return out
 
 
+# a result in words: the statement says its value does not exist (… = 0 / 0 = undefined, … is NaN)
+_WORD_RESULT = re.compile(r"^[^.;\n]{0,24}?(?:=|\bis\b|→|\bgives\b)\s*\**\s*(?:undefined|not defined|nan|does not exist|"
+                          r"∞|infinite|infinity|indeterminate)\b", re.IGNORECASE)
+
+
+def _text_after(lg, span) -> str:
+    """The text of logical line ``lg`` after a statement part at ``span`` (line, start, end)."""
+    line, _, end = span
+    for off, ln in reversed(lg.pieces):
+        if ln == line:
+            return lg.text[off + end:]
+    return ""
+
+
 # a list labelled as scores (what a softmax takes), and a list labelled as their softmax on a line below it
 _SCORES_LABEL = re.compile(r"\b(?:scores?|logits?)\b[^\[(]*$", re.IGNORECASE)
 _SOFTMAX_LABEL = re.compile(r"^\W*(?:softmax|attention weights)\b[^\[(]*[:=]\s*$", re.IGNORECASE)
@@ -696,6 +727,8 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
             links = decide(st, dps=dps, rounded=rounded(*spans[0][:2]))
         except NotRealError as exc:  # a number printed for a value that has none
             line, a, _ = spans[-1]
+            if _WORD_RESULT.match(_text_after(lg, spans[-1])):  # … = 0 / 0 = undefined: says it has none
+                continue
             slip = _sign_slip(doc, st, spans, rounded(*spans[0][:2]), dps)
             if slip is not None:  # √−64 = 8: without the minus sign of −64 the statement holds
                 not_real.append(Broken(slip.line, slip.start, slip.end, slip.printed,
