@@ -230,3 +230,18 @@ def test_a_line_that_restarts_with_the_name_completes_the_statement_above_it():
         == mpmath.mpf("0.3322")
     assert _page("z = 0.3(0.574) + 0.2(0.3) + 0.1\nz = 0.3322\n").statements[0].ok
     assert _page("z = 0.5\nz = 0.7\n").statements == []  # two values, no computation: nothing to check
+
+
+@needs_seeds
+def test_text_printed_twice_or_with_merge_conflict_markers_fails_at_its_line():
+    from symseq.audit.arithmetic import audit_page, repeated_text
+
+    lines = (SEEDS / HANDOUT11).read_text(encoding="utf-8").split("\n")
+    assert repeated_text(read(SEEDS / HANDOUT11)) == []
+    twice = parse("\n".join(lines + lines[20:40]), path=HANDOUT11, fmt="text")
+    (b,) = repeated_text(twice)
+    assert b.line == len(lines) + 1 and "print lines 21–" in b.reason
+    merged = lines[:10] + ["<<<<<<< HEAD"] + lines[10:12] + ["======="] + lines[12:14] + [">>>>>>> fix"] + lines[14:]
+    rep = audit_page(parse("\n".join(merged), path=HANDOUT11, fmt="text"))
+    assert rep.failed and [e.line for e in rep.errata if "merge-conflict" in e.fault] == [11]
+    assert repeated_text(parse("a\n=======\nb\n", path="p.md", fmt="markdown")) == []  # a rule of = signs

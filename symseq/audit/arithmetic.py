@@ -393,6 +393,47 @@ def lost_numbers(doc: Document) -> list[Broken]:
     return out
 
 
+_CONFLICT = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(?:\s|$)")
+REPEATED_LINES = 8  # a run of at least this many lines printed twice, word for word, is the page repeated
+REPEATED_CHARS = 300  # … holding at least this many characters
+
+
+def repeated_text(doc: Document) -> list[Broken]:
+    """Text the page holds twice: merge-conflict markers (``<<<<<<<``, ``=======``, ``>>>>>>>``: two versions of
+    the lines between them, one :class:`Broken` at the first marker) and a run of :data:`REPEATED_LINES` lines or
+    more (outside code) printed again word for word further down (at the copy's first line). A page in either
+    state was not meant to be read as it stands.
+
+    Source: issue 40, "a repeated text is recognised and said"."""
+    out = []
+    marks = [k for k, ln in enumerate(doc.lines, 1) if _CONFLICT.match(ln)]
+    if any(doc.lines[k - 1].startswith("<<<<<<<") for k in marks) and \
+            any(doc.lines[k - 1].startswith(">>>>>>>") for k in marks):
+        out.append(Broken(marks[0], 0, len(doc.lines[marks[0] - 1]), doc.lines[marks[0] - 1].strip(),
+                          f"merge-conflict markers at lines {', '.join(map(str, marks))}: the page holds two "
+                          f"versions of the text between them; keep one"))
+    text = [ln.strip() if k not in doc.code else "" for k, ln in enumerate(doc.lines, 1)]
+    first: dict = {}
+    k = 0
+    while k < len(text):
+        run = next((j for j in first.get(text[k], ()) if j < k), None) if text[k] else None
+        n = 0
+        if run is not None:
+            while k + n < len(text) and run + n < k and text[run + n] == text[k + n]:
+                n += 1
+        lines = [t for t in text[k:k + n] if t]
+        if run is not None and len(lines) >= REPEATED_LINES and sum(map(len, lines)) >= REPEATED_CHARS:
+            out.append(Broken(k + 1, 0, len(doc.lines[k]), doc.lines[k].strip(),
+                              f"lines {k + 1}–{k + n} print lines {run + 1}–{run + n} again, word for word: the "
+                              f"page (or a part of it) is repeated"))
+            k += n
+            continue
+        if text[k]:
+            first.setdefault(text[k], []).append(k)
+        k += 1
+    return out
+
+
 _INDEXED = re.compile(r"^(.+?)_(\d{1,3})$")  # a name key with a numeric index: k_1, v_{0} (key v_0)
 
 
@@ -790,7 +831,7 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
     from .shapes import misfits
 
     return PageArithmetic(doc.path, checked, doc.tokens, unread,
-                          lost_numbers(doc) + not_real + numbered_runs(doc) + misfits(doc))
+                          lost_numbers(doc) + not_real + numbered_runs(doc) + misfits(doc) + repeated_text(doc))
 
 
 def audit_page(doc: Document, *, dps: int = 50):
