@@ -120,8 +120,12 @@ def _classify_step(c, steps, by_key, dps) -> ClaimCause:
     """A failing step claim: root when it fails from its printed operands; else (its printed result is not the true
     value) propagated from a wrong operand, or drift within the operands' rounding, or a root."""
     step: Step = c.quantity
-    if not holds(step.statement, dps=dps)[0]:
+    verdict = holds(step.statement, dps=dps)[0]
+    if verdict is False:  # wrong even allowing the rounding of its printed operands
         return ClaimCause(c, "root", c.check(dps).message)
+    if verdict is None and step.truths.get("result") is None:
+        return ClaimCause(c, "drift", f"{step.statement!r} holds only from unrounded operands: its printed result "
+                                      f"lies within the rounding of the printed operands (give result= to decide it)")
     for text, truth in step.truths.items():
         if text == "result" or truth.check(dps).status == "ok":
             continue

@@ -170,8 +170,14 @@ def _together(a, b, pairs: list, pair, top: bool = False) -> bool:
     return False
 
 
-def holds(statement, *, dps: int = 50) -> tuple[bool, str]:
-    """(whether every link of ``statement`` holds, a one-line detail): the check of a step claim."""
+WITHIN_ROUNDING_NOTE = "holds only from unrounded operands"
+
+
+def holds(statement, *, dps: int = 50) -> tuple[bool | None, str]:
+    """(verdict, a one-line detail): the check of a step claim, one of three verdicts worded once: True, it holds
+    from its printed operands; None, it *holds only from unrounded operands* (every failing result lies within the
+    rounding of the printed operands: the page may have computed from more digits than it printed, and only the
+    true value, ``result=``, decides it); False, it is wrong even allowing the operands' rounding (a root erratum)."""
     try:
         links = decide(statement, dps=dps)
     except SymseqError as exc:
@@ -179,6 +185,8 @@ def holds(statement, *, dps: int = 50) -> tuple[bool, str]:
     bad = [link for link in links if not link.ok]
     if not bad:
         return True, f"{len(links)} link(s) hold from the printed operands"
+    if all(link.kind == "result" and link.within_rounding for link in bad):
+        return None, f"{WITHIN_ROUNDING_NOTE}: " + "; ".join(link.message for link in bad)
     return False, "; ".join(link.message for link in bad)
 
 
@@ -474,13 +482,16 @@ class Step:
         """(holds, detail): the statement holds from its own printed operands and, when ``truths`` holds a claim
         of the result (``result=`` of :meth:`Section.step`), the printed result is also its true value."""
         ok, detail = holds(self.statement)
-        if not ok:
-            return False, f"wrong from its own printed operands: {detail}"
         truth = self.truths.get("result")
+        if ok is False:
+            return False, f"wrong from its own printed operands: {detail}"
+        if ok is None and truth is None:  # nothing tells whether the page computed from unrounded values
+            return False, f"{detail}; give result= to decide it by the true value"
         if truth is not None:
             r = truth.check()
             if r.status != "ok":
-                return False, f"right from its printed operands, but not the true value: {r.message}"
+                return False, (f"right from its printed operands, but not the true value: {r.message}" if ok else
+                               f"{detail}, and not the true value either: {r.message}")
             detail += f"; the printed result is the true value ({r.method})"
         return True, detail
 
