@@ -281,3 +281,26 @@ def test_a_step_computed_from_more_digits_than_it_prints_holds_with_its_true_val
 
     rep = audit_file(path, [d2])
     assert not rep.failed and rep.errata == []
+
+
+def test_a_display_line_that_starts_with_an_operator_is_not_a_statement_of_its_own():
+    # the sum 0.2840[1 0] + 0.1400[1 1] + 0.5760[2 1] = [1.5760, 0.7160] over three lines of an aligned display:
+    # its last line alone (+0.5760[2 1] ≈ [1.5760 0.7160]) is no statement
+    page = ("$$\n\\begin{aligned}\no\n&=0.2840\\begin{bmatrix}1&0\\end{bmatrix}\n+0.1400\\begin{bmatrix}1&1\\end{bmatrix}\n"
+            "+0.5760\\begin{bmatrix}2&1\\end{bmatrix}\\\\\n&\\approx\\begin{bmatrix}1.5760&0.7160\\end{bmatrix}.\n"
+            "\\end{aligned}\n$$\n")
+    assert _page(page).errata == []
+    # a bullet is no operator
+    assert [s.line for s in _page("- a\n+ 2 + 2 = 4\n").statements] == [2]
+
+
+def test_a_named_value_followed_by_a_remark_in_brackets_is_a_rounded_result():
+    import mpmath
+
+    # P = 0.4315 (rounded), then −ln(0.4315) = 0.8404: within the rounding of 0.4315 (the page computed from more
+    # digits), so no erratum
+    rep = _page('P("shoe")_new = 0.4315   (up from 0.2012)\nLoss_new = -ln(0.4315) = 0.8404   (down)\n')
+    assert rep.errata == [] and [s.status for s in rep.statements] == ["drift"]
+    lo, hi = (-mpmath.log(mpmath.mpf(v)) for v in ("0.43155", "0.43145"))
+    assert lo < mpmath.mpf("0.84045") and hi > mpmath.mpf("0.84035")
+    assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.4315")), 4) == "0.8405"

@@ -8,7 +8,7 @@ A worked example prints statements a reader can check by hand: chains ``(0.1 + 0
 operands (:mod:`symseq.verify.steps`) and reports what was checked, what is wrong (line, printed, correct
 rounding) and which numbers are left for a derivation.
 
-Finding statements: lines are cleaned of markup (``$``, backticks, ``**``, ``&``, ``\\\\``, list markers) without moving any column; a line that starts with ``=`` or ``≈`` continues the statement of the line
+Finding statements: lines are cleaned of markup (``$``, backticks, ``**``, ``&``, ``\\\\``, list markers) without moving any column; a line that starts with ``=`` or ``≈`` (or an operator) continues the statement of the line
 before. Each line is cut at its relations (``=``, ``≈``, ``\\approx``; never ``==``, ``<=``, ``+=``). The part
 before the first relation is the longest tail of its text that the grammar reads and that starts after a space
 or a colon (so ``h1 = …`` and ``the sum 0.2 + 0.3 = …`` start at the arithmetic); a middle part must be read
@@ -164,6 +164,9 @@ class _Logical:
         return line, offset - base
 
 
+# a line that starts with an operator continues the expression of the line above (+0.5760[2 1] under 0.1400[1 1]);
+# a bullet (+ item, * item) has a space after its mark
+_GOES_ON_FROM = re.compile(r"(?:[+*](?=\S)|[·×/]|\\cdot(?![A-Za-z])|\\times(?![A-Za-z]))")
 _RESTART = re.compile(r"^\s*(" + NAME.pattern + r")\s*(?==(?!=)|≈)")
 
 
@@ -201,7 +204,7 @@ def _logical_lines(doc: Document) -> list[_Logical]:
         stripped = text.lstrip()
         joins = not prev_blank or (math and last_in_display)
         again = _restarts(out[-1].text, text) if out and joins else 0
-        if out and joins and (re.match(r"(=|≈|\\approx)(?!=)", stripped) or again):
+        if out and joins and (re.match(r"(=|≈|\\approx)(?!=)", stripped) or _GOES_ON_FROM.match(stripped) or again):
             last = out[-1]
             off = len(last.text) + 1
             last.text += " " + " " * again + text[again:]  # z = 0.3(0.574) + … / z = 0.151: the name once
@@ -849,8 +852,7 @@ def audit_page(doc: Document, *, dps: int = 50):
     """
     from .report import AuditReport
 
-    rep = AuditReport.of_page(audit_arithmetic(doc, dps=dps), places=doc.where if doc.places is not None else None)
-    return rep.add_comparisons(doc)
+    return AuditReport.of_page(audit_arithmetic(doc, dps=dps), places=doc.where if doc.places is not None else None)
 
 
 # a statement of more single-character edits than this is not searched for its one wrong operand
@@ -1019,7 +1021,7 @@ def _printed_results(chains, doc: Document | None = None, exact: frozenset = fro
 # what shows that the text before a relation computed its value: an operator, a function applied (softmax(…), not
 # a label such as "Query (sitting)"), an ellipsis
 _COMPUTED = re.compile(r"[+*/·×⊙∘^√²]|(?<![\w.])-|[A-Za-z]\(|\\(?:frac|sqrt|cdot|times|sum|odot)|\.\.\.|…|\\[lc]?dots")
-_GOES_ON = re.compile(r"\s*(?:[-+*/·×^−(\[√]|\\(?:cdot|times|frac|sqrt)|\d)")
+_GOES_ON = re.compile(r"\s*(?:[-+*/·×^−√]|\\(?:cdot|times|frac|sqrt)|\d)|[(\[]")  # an operand, not a printed value
 NAMED_DECIMALS = 3  # an entry of a named value printed with at least this many decimals is a rounded result
 
 

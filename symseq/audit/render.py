@@ -50,7 +50,8 @@ def summary_line(rep: AuditReport) -> str:
     if rep.page_only:
         a = rep.arithmetic
         ok = sum(s.status == "ok" for s in a.statements)
-        against = (f" (the page's own arithmetic: {len(a.statements)} statements — {ok} right, {len(a.errata)} wrong, "
+        n = len(a.statements)
+        against = (f" (the page's own arithmetic: {n} statement{'' if n == 1 else 's'} — {ok} right, {len(a.errata)} wrong, "
                    f"{len(a.drift)} for a derivation)")
     else:
         against = f" (against {', '.join(rep.derivations)})"
