@@ -304,3 +304,23 @@ def test_a_named_value_followed_by_a_remark_in_brackets_is_a_rounded_result():
     lo, hi = (-mpmath.log(mpmath.mpf(v)) for v in ("0.43155", "0.43145"))
     assert lo < mpmath.mpf("0.84045") and hi > mpmath.mpf("0.84035")
     assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.4315")), 4) == "0.8405"
+
+
+def test_a_list_printed_over_lines_and_labelled_as_its_layer_norm_is_checked():
+    import mpmath
+
+    x = ["1.0", "2.0", "3.0", "6.0"]
+    mpmath.mp.dps = 30
+    xs = [mpmath.mpf(v) for v in x]
+    mu = sum(xs) / 4
+    sd = mpmath.sqrt(sum((v - mu) ** 2 for v in xs) / 4 + mpmath.mpf("1e-5"))
+    right = [round(float((v - mu) / sd), 4) for v in xs]
+    assert right == [-1.069, -0.5345, 0.0, 1.6036]
+    page = ("Before:\n```python\nresidual = [ 1.0, 2.0,\n              3.0, 6.0]\n```\n\n**After (layer norm):**\n"
+            "```python\nout = [ -1.0690, -0.5345,\n         0.0000, 1.6036]\n```\n")
+    assert [s.status for s in _page(page).statements] == ["ok"]
+    wrong = page.replace("1.6036", "1.6063")
+    rep = _page(wrong)
+    assert [s.status for s in rep.statements] == ["wrong"] and rep.statements[0].line in (9, 10)  # the list's lines
+    # two normalised lists in a row: the second is no layer norm of the first
+    assert _page(page.replace("Before:", "Normalized:")).statements == []

@@ -318,8 +318,14 @@ def test_ranges_are_wrong_even_from_the_printed_rows(report):
     found = {(s.line, s.links[-1].correct[0]) for s in bare.errata}
     assert wanted <= found
     # the others: the population standard deviations of five rows (lines 134-138, e.g. 0.208 for √0.035 = 0.187)
-    # and of the printed normalized row (429: 1.000692), wrong from their printed operands
-    assert {line for line, _ in found - wanted} == {134, 135, 136, 137, 138, 429}
+    # and of the printed normalized row (429: 1.000692), wrong from their printed operands, and the normalized
+    # 'Hello' row printed under its features (427: LayerNorm of [0.1, 0.3, -0.2, 0.8] with ε = 0 starts −0.4121)
+    assert {line for line, _ in found - wanted} == {134, 135, 136, 137, 138, 427, 429}
+    with mpmath.workdps(30):
+        hello = [mpmath.mpf(v) for v in ("0.1", "0.3", "-0.2", "0.8")]
+        mu = sum(hello) / 4
+        first = (hello[0] - mu) / mpmath.sqrt(sum((v - mu) ** 2 for v in hello) / 4)
+        assert mpmath.nstr(first, 4) == "-0.4121"
     causes = {(c.erratum.line, c.erratum.printed): c for c in classify(read(DOC), report.errata)}
     for line, printed in zip(rows, ("2.88", "2.94")):
         assert causes[(line, printed)].kind == "root"

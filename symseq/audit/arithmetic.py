@@ -183,8 +183,20 @@ def _restarts(before: str, text: str) -> int:
     return m.end()
 
 
+MAX_LIST_LINES = 8  # a list of numbers printed over at most this many lines is read as one
+
+
+def _unclosed(text: str) -> bool:
+    """Whether ``text`` ends inside a list of numbers it opened (``= [ 0.1495, -0.0236,`` with the rest on the next
+    line)."""
+    k = max(text.rfind("["), text.rfind("("))
+    return k >= 0 and "]" not in text[k:] and ")" not in text[k:] and bool(
+        re.fullmatch(r"[\[(]\s*(?:[-−+]?\d[\d.eE+-]*\s*,\s*)+[-−+]?\d?[\d.eE+-]*\s*,?\s*", text[k:]))
+
+
 def _logical_lines(doc: Document) -> list[_Logical]:
-    """The page's lines as statements read them: a line that starts with a relation continues the line before it;
+    """The page's lines as statements read them: a line that starts with a relation continues the line before it, and
+    so does the rest of a list of numbers opened on the line before it;
     in display math (``\\[ … \\]``, ``$$ … $$``) it continues the last line of the display before it too, blank
     lines and delimiters between them or not, when no prose comes between (a chain written one display per step)."""
     out: list[_Logical] = []
@@ -204,7 +216,9 @@ def _logical_lines(doc: Document) -> list[_Logical]:
         stripped = text.lstrip()
         joins = not prev_blank or (math and last_in_display)
         again = _restarts(out[-1].text, text) if out and joins else 0
-        if out and joins and (re.match(r"(=|≈|\\approx)(?!=)", stripped) or _GOES_ON_FROM.match(stripped) or again):
+        open_list = out and not prev_blank and _unclosed(out[-1].text) and len(out[-1].pieces) < MAX_LIST_LINES
+        if out and (open_list or joins and (re.match(r"(=|≈|\\approx)(?!=)", stripped) or _GOES_ON_FROM.match(stripped)
+                                            or again)):
             last = out[-1]
             off = len(last.text) + 1
             last.text += " " + " " * again + text[again:]  # z = 0.3(0.574) + … / z = 0.151: the name once
@@ -630,6 +644,43 @@ _SCORES_LABEL = re.compile(r"\b(?:scores?|logits?)\b[^\[(]*$", re.IGNORECASE)
 _SOFTMAX_LABEL = re.compile(r"^\W*(?:softmax|attention weights)\b[^\[(]*[:=]\s*$", re.IGNORECASE)
 
 
+# a list said to be the layer normalisation of a list printed just above it
+_NORM_LABEL = re.compile(r"layer[ _-]?norm|\bnormali[sz]ed\b|\bx_norm\b|\bLN\b", re.IGNORECASE)
+NORM_NEAR = 6  # lines between the list and its layer normalisation (a heading, a code fence between)
+NORM_EPS = ("0", "1e-5", "1e-6")  # the ε a page may add to the variance
+
+
+CENTRED = sp.Rational(1, 20)  # |Σ x| at most this share of Σ |x|: a list centred on zero (one slip may unbalance it)
+
+
+def _centred(node) -> bool:
+    """Whether the printed entries of a list sum to zero, within their rounding or :data:`CENTRED` of their size: a
+    layer normalisation with no gain or shift (a row shown in part, or shifted by a learned β, is not checked as
+    one)."""
+    from ..read import numbers
+
+    nums = numbers(node, signed=True)
+    if not nums or len(nums) != len(node.items):
+        return False
+    size = sum(abs(n.value) for n in nums)
+    return abs(sum(n.value for n in nums)) <= max(sum(n.half_unit(None) for n in nums), CENTRED * size)
+
+
+def _layer_norms(x, y, shown_x: str, shown_y: str) -> "Conventions":
+    """``y = LN(x)`` (no gain or shift, population variance) under each ε of :data:`NORM_EPS`: the statement holds
+    when one of them does (:class:`Conventions`)."""
+    from ..read import Bin, Call, Num, Pow, PrintedNumber
+
+    def num(text: str):
+        return Num(PrintedNumber(text, sp.Rational(sp.Float(text, 30)) if "e" in text else sp.Integer(text), 0,
+                                 False))
+
+    centred = Bin("-", x, Call("mean", x))
+    var = Call("mean", Pow(centred, num("2")))
+    return Conventions(Statement((Bin("/", centred, Call("sqrt", Bin("+", var, num(eps)))), y), ("≈",),
+                                 (f"layernorm({shown_x}, ε={eps})", shown_y)) for eps in NORM_EPS)
+
+
 def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
     """Statements a page makes in words about printed lists: ([candidate statements], spans, logical line).
 
@@ -640,6 +691,9 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
     * a list labelled as scores or logits (``Scaled scores: [1.25, 0, -0.625]``) and, at most :data:`NEAR` lines
       below it, a line labelled softmax (``Softmax: [0.6011, 0.1711, 0.2278]``) printing a list of the same length
       with entries in [0, 1]: the second is the softmax of the first;
+    * a list labelled as a layer normalisation (``layer_norm_output[1] = [...]``, or "After (layer norm):" above
+      it) at most :data:`NORM_NEAR` lines below a list of the same length: its LayerNorm with no gain or shift,
+      population variance, under each ε of :data:`NORM_EPS` (:class:`Conventions`);
     * one list on a line and ``mean = x`` (``average``, ``sum``, ``Range: ~x``, ``std``) after it: the mean (sum,
       largest minus smallest entry, standard deviation) of its entries;
     * the same statistics on a line with no list, about a list printed above it: the row a quoted label names
@@ -651,7 +705,7 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
 
     out = []
     labelled: dict = {}  # a quoted row label ("Hello") → the one list printed on its line
-    recent = None  # (line, list, span, labelled as scores, text) of the last line that printed one list
+    recent = None  # (line, list, span, labelled as scores, text, labelled as normalised) of the last line printing a list
     for lg in _logical_lines(doc):
         text = lg.text
         lists = _lists(text)
@@ -681,8 +735,14 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
                     and len(recent[1].items) == len(node.items) >= 2 and all(0 <= _sign_value(i) <= 1 for i in node.items):
                 out.append(([Statement((Call("softmax", recent[1]), node), ("≈",),
                                        (f"softmax({recent[4]})", text[a0:a1]))], recent[2] + where, lg))
+            first = lg.pieces[0][1]
+            above = " ".join(doc.lines[max(0, first - 4):first - 1])  # "**After (layer norm):**" above the list
+            normed = bool(_NORM_LABEL.search(label) or _NORM_LABEL.search(above))
+            if recent and 0 < first - recent[0] <= NORM_NEAR and len(recent[1].items) == len(node.items) >= 3 \
+                    and normed and not recent[5] and _centred(node):  # the list above is not itself normalised
+                out.append((_layer_norms(recent[1], node, recent[4], text[a0:a1]), recent[2] + where, lg))
             out += _stats(text, a1, node, where, lg)
-            recent = (lg.pieces[-1][1], node, where, bool(_SCORES_LABEL.search(label)), text[a0:a1])
+            recent = (lg.pieces[-1][1], node, where, bool(_SCORES_LABEL.search(label)), text[a0:a1], normed)
         elif not lists:
             indent = len(text) - len(text.lstrip())
             lead = _QUOTED.match(text, indent)
