@@ -1188,6 +1188,10 @@ def _classify_tokens(doc: Document, checked: list[Checked]) -> None:
                 if len(toks) > at[0] and all(len(t.entries or (t.text,)) == 1 for t in toks):
                     only = {("at", toks[at[0]].start)}
             by_line.setdefault(line, []).append((a, b, bad, c, only))
+            while b > len(doc.lines[line - 1]) and line < len(doc.lines):  # a list printed over several lines
+                b -= len(doc.lines[line - 1]) + 1  # (its logical line joins them with one space)
+                line += 1
+                by_line.setdefault(line, []).append((0, b, bad, c, only))
     for t in doc.tokens:
         if (t.line, t.start) in repaired:  # the one operand whose edit of a digit (or sign) makes it hold
             c = repaired[t.line, t.start]
