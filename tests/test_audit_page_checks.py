@@ -323,3 +323,24 @@ def test_a_list_printed_over_lines_and_labelled_as_its_layer_norm_is_checked():
     assert [s.status for s in rep.statements] == ["wrong"] and rep.statements[0].line in (9, 10)  # the list's lines
     # two normalised lists in a row: the second is no layer norm of the first
     assert _page(page.replace("Before:", "Normalized:")).statements == []
+
+
+@needs_seeds
+@pytest.mark.parametrize("before, after", [("[0.1,0.4]", "[0.4,0.1]"), ("[0.8,0.4]", "[0.8,1.4]")])
+def test_a_value_printed_with_one_slip_where_its_claim_is_expected_is_named_wrong_at_its_line(before, after):
+    seed = "003_b76f00753924d0c1.txt"
+    ds = _derivation("week07-attention")
+    rep = audit_document(_edited(seed, 23, before, after), ds)
+    assert rep.failed and rep.missing == []
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(23, after, before)]
+
+
+@needs_seeds
+def test_a_claim_whose_value_is_printed_right_but_not_placed_is_no_erratum(tmp_path):
+    # Week 8 with its headings blanked: claims that cannot be placed stay missing, none is turned into an erratum
+    # at a token that prints the claim's own value
+    heads = {h.line for h in read(SEEDS / WEEK8).headings}
+    lines = (SEEDS / WEEK8).read_text(encoding="utf-8").splitlines()
+    lines = ["Part" if i in heads else ln for i, ln in enumerate(lines, start=1)]
+    rep = audit_document(parse("\n".join(lines), path=WEEK8, fmt="text"), _derivation("week08-decoder"))
+    assert all(e.printed != e.correct for e in rep.errata)

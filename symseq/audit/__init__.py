@@ -88,7 +88,7 @@ def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmeti
     from .matching import audit
 
     fresh = relayout(doc, doc.lines) if arithmetic else None  # read before the claims classify doc's tokens
-    rep = audit(doc, derivations, dps=dps)
+    rep = audit(doc, derivations, dps=dps).place_missing(derivations)
     if arithmetic:
         from .arithmetic import audit_arithmetic
 

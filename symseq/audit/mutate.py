@@ -427,7 +427,9 @@ def judge(m: Mutation, doc: Document, derivations: list, *, clean: AuditReport |
     if m.kind in ("last", "middle", "sign") and at:  # a repeat is caught at the copy's line, whichever number of it
         before = _plain(m.before)
         canon = {_plain(x) for t in scan(m.before) for x in t.entries}  # 1/\sqrt{2} as 1/√2, \tfrac25 as 2/5
+        entries = [x for t in scan(m.before) for x in t.entries]  # the value as printed before, entry by entry
         rounding = any(_plain(e.correct) in before or before in _plain(e.correct) or
+                       [x for t in scan(e.correct) for x in t.entries] == entries or
                        any(_plain(c) in before or _plain(c) in canon for c in e.correct.split(", ")) for e in at)
     said = "; ".join([f"line {e.line}: printed {e.printed}, correct {e.correct}" for e in rep.errata[:3]] +
                      [f"missing {x.printed} ({x.location})" for x in rep.missing[:3]])

@@ -403,6 +403,44 @@ class AuditReport:
                                        f"page arithmetic, line {g.line}", "", g.text, kind="statement"))
         self._in_text_order()
 
+    def place_missing(self, derivations: list) -> AuditReport:
+        """Name the wrong number where a claim is missing: when a claim's printed value is missing from the text
+        and the lines where it was expected hold exactly one quantity token of its kind and shape that nothing
+        accounts for and that reads as the value with one slip (two entries swapped, or a decimal with at most two
+        characters edited: :func:`_near_copy`), that token is the claim's number printed wrongly (``[0.4,0.8]`` for
+        ``[0.8,0.4]``, ``0.0023`` for ``0.0923``): an :class:`Erratum` at its line, printed against the claim's
+        value, instead of "claim missing". Returns ``self``.
+
+        Source: issue 39, "a wrong number the audit can place is reported as wrong, printed against correct, at
+        its line"."""
+        from ..errors import SymseqError
+        from .attribution import Attribution
+        from .structure import claim_tokens
+
+        kept = []
+        for x in self.missing:
+            try:
+                want = claim_tokens(x.printed) if x.kind == "claim" and x.lines else []
+            except SymseqError:
+                want = []
+            if len(want) != 1:
+                kept.append(x)
+                continue
+            w = want[0]
+            free = [t for t in self.tokens if x.lines[0] <= t.line <= x.lines[1] and t.attribution.verdict == "uncovered"
+                    and t.shape == w.shape and (t.kind == w.kind or not w.shape) and _near_copy(t, w)]
+            if len(free) != 1:
+                kept.append(x)
+                continue
+            t = free[0]
+            claim = next((c for d in derivations for c in d.claims if c.id == x.id), None)
+            t.attribution = Attribution("wrong", claim, "printed where the claim expects its value")
+            self.errata.append(Erratum(t.line, t.text, x.printed, "printed where the claim expects its value "
+                                       f"{x.printed}", x.id, "", t.context))
+        self.missing = kept
+        self._in_text_order()
+        return self
+
     def add_comparisons(self, doc) -> AuditReport:
         """List the page's comparison words in its statements (:func:`symseq.audit.words.comparisons`), each with
         the claim that checks it: one whose ``near=`` quotes the word on that line, so that the audit fails when
@@ -543,6 +581,18 @@ def _failing_link(token, arith):
                 if line == token.line and a <= token.start < b:
                     return st, link
     return None, None
+
+
+def _near_copy(t, w) -> bool:
+    """Whether token ``t`` looks like the value ``w`` printed with one slip: the same entries in another order (two
+    swapped), or at most two characters edited (a digit, a sign, a decimal point)."""
+    from .matching import _levenshtein
+
+    if t.entries == w.entries:  # the value itself, printed where the claim was not placed: not a slip
+        return False
+    if sorted(t.entries) == sorted(w.entries):
+        return True
+    return _levenshtein(",".join(t.entries), ",".join(w.entries)) <= 2 and any("." in e for e in w.entries)
 
 
 def _wrong_however_rounded(st) -> bool:
