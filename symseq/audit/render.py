@@ -15,6 +15,9 @@ from rich.text import Text
 from .report import AuditReport
 
 
+WHOLE = 16  # a word (a number, a LaTeX command) at most this long is never folded across lines in a column
+
+
 def _table(title: str, cols: list[str]) -> Table:
     t = Table(title=escape(title), title_justify="left", show_lines=False)
     for c in cols:
@@ -23,7 +26,13 @@ def _table(title: str, cols: list[str]) -> Table:
 
 
 def _row(t: Table, *cells) -> None:
-    """Add a row of plain-text cells (no markup is read in them)."""
+    """Add a row of plain-text cells (no markup is read in them). Each column is kept at least as wide as the
+    longest word of its cells, up to :data:`WHOLE` characters, so that prose wraps between words and no number or
+    LaTeX command is cut across lines."""
+    for col, c in zip(t.columns, cells):
+        words = [len(w.rstrip(",;")) for w in str(c).split()]
+        longest = min(max(words, default=0), WHOLE)
+        col.min_width = max(col.min_width or 0, longest)
     t.add_row(*(Text(str(c)) for c in cells))
 
 
