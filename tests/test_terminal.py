@@ -176,3 +176,21 @@ def test_a_section_that_did_not_build_shows_error_in_the_status_column(width):
     verify([d])
     table = verify_table(d, width=width)
     assert [c._cells[1] for c in table.columns][-1].plain == "error"  # the status column, not the value column
+
+
+def test_audit_errata_at_80_and_60_columns_split_no_number(monkeypatch, capsys, tmp_path):
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent / "data" / "examples" / "rnn-forward-tanh-notebook.md"
+
+    def render(columns: int) -> str:
+        monkeypatch.setenv("COLUMNS", str(columns))
+        monkeypatch.chdir(tmp_path)  # no ./derivations: the page's own arithmetic
+        assert main(["--no-color", "audit", str(page), "--all", "--no-local"]) == 1  # two wrong tanh values
+        return capsys.readouterr().out
+
+    wide = render(1000)
+    for narrow in (render(80), render(60)):
+        # no number is cut (the coverage table's headings may still wrap inside a word at these widths)
+        assert [p for p in split_tokens(narrow, wide) if any(ch.isdigit() for ch in p)] == []
+    assert "0.809817989965" in narrow and "0.708666534436" in narrow
