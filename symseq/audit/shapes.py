@@ -37,13 +37,13 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..read import NUMBER
-from ..read.document import Document
+from ..read.document import Document, row_cells
 from .arithmetic import Broken
+from .words import math_bodies
 
 REACH = 120  # lines: a formula reads a name's shape declared at most this far away (a table of objects above)
 MAX_FORMULAS = 400  # formulas checked per page (bounded work)
 
-_MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
 _WRAP = re.compile(r"\\(?:mathbf|boldsymbol|bm|mathit|mathrm|mathsf|operatorname|text|vec|widehat|hat|tilde|"
                    r"widetilde|bar|overline)\s*")
 _TIMES = re.compile(r"\\times(?![A-Za-z])|×")
@@ -146,14 +146,6 @@ def _names(text: str) -> tuple:
     return tuple(out)
 
 
-def _math(line: str) -> list[tuple[int, int, str]]:
-    out = []
-    for m in _MATH.finditer(line):
-        g = next(k for k in range(1, 5) if m.group(k) is not None)
-        out.append((m.start(g), m.end(g), m.group(g)))
-    return out
-
-
 _IS = re.compile(r"^\s*(?:is|are|has shape|have shape|has size|of shape|with shape)\s+(?:an?\s+)?$")
 
 
@@ -164,7 +156,7 @@ def declarations(doc: Document) -> list[Declaration]:
     for k, line in enumerate(doc.lines, 1):
         if k in doc.code:
             continue
-        spans = _math(line)
+        spans = math_bodies(line)
         for a, b, body in spans:
             for m in _REALS.finditer(body):
                 names = []  # the names just before \in: W_Q,W_K\in…; Z=…,W_{\mathrm{out}}\in…
@@ -188,18 +180,18 @@ def declarations(doc: Document) -> list[Declaration]:
             except _Unread:
                 continue
     for t in doc.tables:
-        head = _cells(doc.lines[t.header - 1], t.sep)
+        head = row_cells(doc.lines[t.header - 1], t.sep)
         col = next((j for j, (_, _, c) in enumerate(head) if re.search(r"\bshapes?\b|\bdimensions?\b", c, re.I)), None)
         if col is None or col == 0:
             continue
         for r in t.rows:
-            cells = _cells(doc.lines[r - 1], t.sep)
+            cells = row_cells(doc.lines[r - 1], t.sep)
             if len(cells) <= col:
                 continue
             _, _, obj = cells[0]
             a, _, cell = cells[col]
-            shapes = [(a + s, a + e, body) for s, e, body in _math(cell)] or [(a, a + len(cell), cell)]
-            objs = [body for _, _, body in _math(obj)] or [obj]
+            shapes = [(a + s, a + e, body) for s, e, body in math_bodies(cell)] or [(a, a + len(cell), cell)]
+            objs = [body for _, _, body in math_bodies(obj)] or [obj]
             try:
                 obj_text = objs[0]
                 shaped = [(s, e, body, _shape(body)) for s, e, body in shapes]
@@ -217,19 +209,6 @@ def declarations(doc: Document) -> list[Declaration]:
             elif len(shaped) == 1:
                 s, e, body, shape = shaped[0]
                 out.append(Declaration(r, s, e, body, names, shape))
-    return out
-
-
-def _cells(line: str, sep: str) -> list[tuple[int, int, str]]:
-    """(start, end, text) of each cell of a table row."""
-    out, pos = [], 0
-    parts = line.split(sep)
-    if sep == "|":
-        parts = parts[1:-1] if line.strip().startswith("|") else parts
-        pos = line.index("|") + 1 if line.strip().startswith("|") else 0
-    for p in parts:
-        out.append((pos, pos + len(p), p.strip()))
-        pos += len(p) + len(sep)
     return out
 
 
@@ -261,7 +240,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         if m is None or m.end() == pos:
             raise _Unread(text[pos:])
         pos = m.end()
-        kind = m.lastgroup if m.lastgroup not in ("fname",) else "func"
+        kind = m.lastgroup
         if m.group("gfunc"):
             out.append(("func", m.group("gfunc")))
         elif m.group("func"):
@@ -413,7 +392,7 @@ def formulas(doc: Document) -> list[Formula]:
     for k, line in enumerate(doc.lines, 1):
         if k in doc.code:
             continue
-        for _, _, body in _math(line):
+        for _, _, body in math_bodies(line):
             if re.search(r"\\begin", body):
                 continue
             for piece in re.split(r",(?![^{}()]*[})])|\\quad|\\qquad|;", body):

@@ -41,14 +41,19 @@ _QUOTES = {"“": "”", "‘": "’", '"': '"', "'": "'", "`": "`"}
 
 
 
-def math_spans(line: str) -> list[tuple[int, int]]:
-    """The columns (start, end) of the formulas written inline on ``line``: ``$…$``, ``$$…$$``, ``\\(…\\)``,
-    ``\\[…\\]``."""
+def math_bodies(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each formula written inline on ``line``: ``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``
+    (the text between its delimiters)."""
     out = []
     for m in MATH.finditer(line):
         g = next(k for k in range(1, 5) if m.group(k) is not None)
-        out.append((m.start(g), m.end(g)))
+        out.append((m.start(g), m.end(g), m.group(g)))
     return out
+
+
+def math_spans(line: str) -> list[tuple[int, int]]:
+    """The columns (start, end) of the formulas written inline on ``line`` (:func:`math_bodies`)."""
+    return [(a, b) for a, b, _ in math_bodies(line)]
 
 
 def display_lines(doc: Document) -> set:

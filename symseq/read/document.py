@@ -192,6 +192,18 @@ def _norm_label(label: str) -> str:
     return re.sub(r"\s+", " ", label.strip().lower())
 
 
+def row_cells(text: str, sep: str) -> list[tuple[int, int, str]]:
+    """(start, end, text without its surrounding blanks) of each cell of a table row, between its separators
+    (:func:`_separators`); a Markdown row's outer pipes open and close it and hold no cell."""
+    cuts = [-1] + _separators(text, sep) + [len(text)]
+    cells = [(a + 1, b, text[a + 1:b].strip()) for a, b in zip(cuts, cuts[1:])]
+    if sep == "|" and text.strip().startswith("|"):
+        cells = cells[1:]
+    if sep == "|" and text.strip().endswith("|"):
+        cells = cells[:-1]
+    return cells
+
+
 def _separators(text: str, sep: str) -> list[int]:
     """The columns of the cell separators of a table row (an escaped ``\\&`` is none), in order."""
     if sep == "&":
