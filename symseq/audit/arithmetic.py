@@ -669,11 +669,10 @@ def _centred(node) -> bool:
 def _layer_norms(x, y, shown_x: str, shown_y: str) -> "Conventions":
     """``y = LN(x)`` (no gain or shift, population variance) under each ε of :data:`NORM_EPS`: the statement holds
     when one of them does (:class:`Conventions`)."""
-    from ..read import Bin, Call, Num, Pow, PrintedNumber
+    from ..read import Bin, Call, Num, Pow
 
-    def num(text: str):
-        return Num(PrintedNumber(text, sp.Rational(sp.Float(text, 30)) if "e" in text else sp.Integer(text), 0,
-                                 False))
+    def num(text: str):  # read by the one reader: 1e-5 is exactly 1/100000
+        return Num(read_number(text))
 
     centred = Bin("-", x, Call("mean", x))
     var = Call("mean", Pow(centred, num("2")))
