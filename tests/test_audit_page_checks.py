@@ -344,3 +344,57 @@ def test_a_claim_whose_value_is_printed_right_but_not_placed_is_no_erratum(tmp_p
     lines = ["Part" if i in heads else ln for i, ln in enumerate(lines, start=1)]
     rep = audit_document(parse("\n".join(lines), path=WEEK8, fmt="text"), _derivation("week08-decoder"))
     assert all(e.printed != e.correct for e in rep.errata)
+
+
+_PE_PAGE = """The encoding:
+
+$$P_{pos,2i} = \\sin\\Big(\\frac{pos}{10000^{2i/d}}\\Big), \\quad P_{pos,2i+1} = \\cos\\Big(\\frac{pos}{10000^{2i/d}}\\Big)$$
+
+Take $d = 4$.
+
+| Position | PE vector |
+| -------- | --------- |
+| 0        | \\[0.0, 1.0, 0.0, 1.0] |
+| 1        | \\[ROW1] |
+
+PE(2) = [ROW2]
+"""
+
+
+def _pe_page(row1: str, row2: str) -> str:
+    return _PE_PAGE.replace("ROW1", row1).replace("ROW2", row2)
+
+
+def test_rows_of_a_stated_sinusoidal_positional_encoding_are_checked_entry_by_entry():
+    import mpmath
+
+    mpmath.mp.dps = 30
+
+    def pe(pos, j, d=4):  # Vaswani et al. 2017, §3.5, computed here on its own
+        angle = mpmath.mpf(pos) / mpmath.power(10000, mpmath.mpf(2 * (j // 2)) / d)
+        return mpmath.cos(angle) if j % 2 else mpmath.sin(angle)
+
+    right1 = ", ".join(mpmath.nstr(pe(1, j), 3, strip_zeros=False) for j in range(4))
+    right2 = ", ".join(mpmath.nstr(pe(2, j), 3, strip_zeros=False) for j in range(4))
+    assert right1 == "0.841, 0.540, 0.0100, 1.00" and right2 == "0.909, -0.416, 0.0200, 1.00"
+    rep = _page(_pe_page(right1, right2))
+    assert [(s.line, s.status) for s in rep.statements] == [(9, "ok"), (10, "ok"), (12, "ok")]
+    # the row of position 1 with sin(1) repeated in dimension 2 (the slip of a stranger's page), and cos(2) unsigned
+    rep = _page(_pe_page("0.841, 0.540, 0.841, 1.00", "0.909, 0.416, 0.0200, 1.00"))
+    assert [(s.line, s.status) for s in rep.statements] == [(9, "ok"), (10, "wrong"), (12, "wrong")]
+    # a page that does not state the cosine at the odd indices (another layout) is not read as this encoding
+    other = _pe_page(right1, right2).replace("P_{pos,2i+1}", "P_{pos,i+d/2}")
+    assert _page(other).statements == []
+
+
+def test_a_softmax_labelled_list_is_checked_against_scores_a_few_lines_above_it():
+    import mpmath
+
+    page = ("Scaled scores: $\\frac{[10, 0, -5]}{2} = [5, 0, -2.5]$\n\n- $e^5 = 148.41$\n- $e^0 = 1.00$\n"
+            "- $e^{-2.5} = 0.082$\n\nSum = 149.492\n\nSoftmax output: [0.9929, 0.0067, 0.0005]\n")
+    mpmath.mp.dps = 30
+    e = [mpmath.exp(x) for x in (5, 0, mpmath.mpf("-2.5"))]
+    assert mpmath.nstr(e[0] / sum(e), 4) == "0.9928"  # the page's 0.9929 is wrong
+    line = page.split("\n").index("Softmax output: [0.9929, 0.0067, 0.0005]") + 1
+    assert [s.status for s in _page(page).statements if s.line == line] == ["wrong"]
+    assert [s.status for s in _page(page.replace("0.9929", "0.9928")).statements if s.line == line] == ["ok"]

@@ -34,7 +34,7 @@ from ..read import (NAME, NUMBER, Ref, Statement, Vec, computes, is_number, is_s
 from ..read.grammar import terminal
 from ..verify.steps import Link, decide, inner_steps
 from .attribution import WITHIN_ROUNDING, Attribution, PageStatement, Rule
-from ..read.document import Document
+from ..read.document import Document, row_cells
 from .structure import HARD, classify
 
 # relation characters; ==, <=, >=, !=, +=, -=, *=, /=, := and => are not relations of arithmetic
@@ -143,6 +143,8 @@ def _clean(line: str, code: bool = False) -> str:
         inside = any(a < m.start() < b for a, b in matrices) and m.group(0) in ("&", "\\\\")
         return m.group(0) if inside else " " * len(m.group(0))
 
+    if "\\]" not in line:  # Markdown's escaped bracket, \[0.1, 0.2], is a bracket, not LaTeX's display math
+        line = re.sub(r"\\\[(?=[^\[\]]*\])", " [", line)
     out = _BLANK.sub(blank, line)
     out = re.sub(r"\\mathrm\{([-+−\d.\s]*)\}", lambda m: " " * 8 + m.group(1) + " ", out)  # \mathrm{0.330238.}
     out = re.sub(r"^\s{0,3}#{1,6}\s", lambda m: " " * len(m.group(0)), out)  # a Markdown heading's marks
@@ -646,6 +648,7 @@ _SOFTMAX_LABEL = re.compile(r"^\W*(?:softmax|attention weights)\b[^\[(]*[:=]\s*$
 
 # a list said to be the layer normalisation of a list printed just above it
 _NORM_LABEL = re.compile(r"layer[ _-]?norm|\bnormali[sz]ed\b|\bx_norm\b|\bLN\b", re.IGNORECASE)
+SOFTMAX_NEAR = 12  # lines between a list of scores and the softmax-labelled list (the exponentials and their sum between)
 NORM_NEAR = 6  # lines between the list and its layer normalisation (a heading, a code fence between)
 NORM_EPS = ("0", "1e-5", "1e-6")  # the ε a page may add to the variance
 
@@ -680,6 +683,71 @@ def _layer_norms(x, y, shown_x: str, shown_y: str) -> "Conventions":
                                  (f"layernorm({shown_x}, ε={eps})", shown_y)) for eps in NORM_EPS)
 
 
+# the sinusoidal positional encoding (Vaswani et al. 2017, §3.5) a page states, and the rows it prints of it
+_PE_BASE = re.compile(r"(\d+)\s*\^\s*\{?\s*(?:\\[dt]?frac\s*\{\s*2\s*i\s*\}|\(?\s*2\s*i\s*/)")  # 10000^{2i/d}
+_PE_ODD = re.compile(r"2\s*i\s*\+\s*1\b[^\n]*\\?cos|\bcos\b[^\n]*2\s*i\s*\+\s*1\b")  # odd 2i+1 take the cosine
+_PE_WIDTH = re.compile(r"(?<![A-Za-z\\])d(?:_\{?\s*(?:\\(?:text|mathrm)\s*\{)?\s*model\s*\}?\s*\}?)?\s*=\s*(\d+)(?![\d.])")
+_PE_LABEL = re.compile(r"(?<![A-Za-z])(?:PE|P)\s*(?:\(\s*(\d+)\s*\)|_\{?\s*(\d+)\s*\}?)\s*[=:]\s*$")
+_PE_HEADER = (re.compile(r"^\s*(?:position|pos)\b", re.IGNORECASE),
+              re.compile(r"(?<![A-Za-z])(?:P|PE)(?![A-Za-z])|positional", re.IGNORECASE))
+MAX_POSITION = 100_000
+
+
+@dataclass(frozen=True)
+class PositionalEncoding:
+    """A page's statement of the sinusoidal positional encoding, ``P_{pos,2i} = sin(pos / B^{2i/d})``,
+    ``P_{pos,2i+1} = cos(pos / B^{2i/d})`` (Vaswani et al. 2017, "Attention Is All You Need", §3.5): its base
+    ``B`` (10000 in the paper) as printed in the formula, and the widths ``d`` the page declares (``d = 5``,
+    ``d_{\\text{model}} = 4``)."""
+
+    base: int
+    widths: frozenset
+
+    @classmethod
+    def of(cls, doc: Document) -> "PositionalEncoding | None":
+        """The encoding ``doc`` states, or None: it must print the formula's base, the cosine at the odd indices
+        ``2i+1`` (the interleaved layout; a page that concatenates the sines and the cosines is not read) and at
+        least one width."""
+        text = "\n".join(doc.lines)
+        base = _PE_BASE.search(text)
+        widths = frozenset(int(m.group(1)) for m in _PE_WIDTH.finditer(text))
+        if not base or not _PE_ODD.search(text) or not widths or "sin" not in text:
+            return None
+        return cls(int(base.group(1)), widths)
+
+    def row(self, pos: int, width: int):
+        """``P_pos`` of a ``width``-dimensional encoding as a tree: entry ``j`` is the sine (``j`` even) or cosine
+        (``j`` odd) of ``pos / B^{2⌊j/2⌋/width}``."""
+        from ..read import Bin, Call, Num, Pow, PrintedNumber
+
+        def k(n):
+            return Num(PrintedNumber(str(n), sp.Integer(n), 0, False))
+
+        return Vec(tuple(Call("cos" if j % 2 else "sin",
+                              Bin("/", k(pos), Pow(k(self.base), Bin("/", k(2 * (j // 2)), k(width)))))
+                         for j in range(width)))
+
+
+def _position(doc: Document, line: int, label: str) -> tuple[int, int, int] | None:
+    """(position, start, end in ``label``) of the encoding row printed after ``label`` on ``line``: ``PE(1) =``,
+    ``P_2:``, or the row of a table whose first column is headed "Position" and whose next column names the
+    encoding (``P_i``, "PE vector", "Positional Encoding"); the span is the label's or the position cell's."""
+    m = _PE_LABEL.search(label)
+    if m:
+        pos = int(m.group(1) or m.group(2))
+        return (pos, m.start(), m.end()) if pos <= MAX_POSITION else None
+    cell = re.fullmatch(r"\s*\|\s*(\d+)\s*\|\s*", label)
+    if not cell or int(cell.group(1)) > MAX_POSITION:
+        return None
+    top = line
+    while top > 1 and doc.lines[top - 2].lstrip().startswith("|"):
+        top -= 1
+    header = [c for _, _, c in row_cells(doc.lines[top - 1], "|")]
+    if top == line or len(header) < 2 or not _PE_HEADER[0].search(header[0]) or not _PE_HEADER[1].search(header[1]):
+        return None
+    return int(cell.group(1)), cell.start(1), cell.end(1)
+
+
 def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
     """Statements a page makes in words about printed lists: ([candidate statements], spans, logical line).
 
@@ -687,12 +755,16 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
     * a list, the word *probabilities* or *weights*, then a list of the same length whose entries lie in
       [0, 1]: the second is the softmax of the first, or the first normalised to sum 1 (either reading may
       hold; when neither does, the statement is left unread, as the page does not say which it means);
-    * a list labelled as scores or logits (``Scaled scores: [1.25, 0, -0.625]``) and, at most :data:`NEAR` lines
-      below it, a line labelled softmax (``Softmax: [0.6011, 0.1711, 0.2278]``) printing a list of the same length
+    * a list labelled as scores or logits (``Scaled scores: [1.25, 0, -0.625]``, or the last list of a line so
+      labelled, ``Scaled scores: [10, 0, -5]/2 = [5, 0, -2.5]``) and, at most :data:`SOFTMAX_NEAR` lines below it
+      with no list printed between, a line labelled softmax (``Softmax: [0.6011, 0.1711, 0.2278]``) printing a list of the same length
       with entries in [0, 1]: the second is the softmax of the first;
     * a list labelled as a layer normalisation (``layer_norm_output[1] = [...]``, or "After (layer norm):" above
       it) at most :data:`NORM_NEAR` lines below a list of the same length: its LayerNorm with no gain or shift,
       population variance, under each ε of :data:`NORM_EPS` (:class:`Conventions`);
+    * on a page that states the sinusoidal positional encoding (:class:`PositionalEncoding`), a list of ``d``
+      entries labelled with a position (``PE(1) = [...]``, or the row of a table headed "Position" and "P_i"):
+      that row of the encoding;
     * one list on a line and ``mean = x`` (``average``, ``sum``, ``Range: ~x``, ``std``) after it: the mean (sum,
       largest minus smallest entry, standard deviation) of its entries;
     * the same statistics on a line with no list, about a list printed above it: the row a quoted label names
@@ -703,6 +775,7 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
     from ..read import Bin, Call
 
     out = []
+    encoding = PositionalEncoding.of(doc)
     labelled: dict = {}  # a quoted row label ("Hello") → the one list printed on its line
     recent = None  # (line, list, span, labelled as scores, text, labelled as normalised) of the last line printing a list
     for lg in _logical_lines(doc):
@@ -730,7 +803,7 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
             where = [lg.where(a0) + (lg.where(a0)[1] + a1 - a0,)]
             label = text[:a0]
             # "Scaled scores: [1.25, 0, -0.625]" then, on a line just below, "Softmax: [0.6011, 0.1711, 0.2278]"
-            if recent and recent[3] and 0 < lg.pieces[0][1] - recent[0] <= NEAR and _SOFTMAX_LABEL.search(label) \
+            if recent and recent[3] and 0 < lg.pieces[0][1] - recent[0] <= SOFTMAX_NEAR and _SOFTMAX_LABEL.search(label) \
                     and len(recent[1].items) == len(node.items) >= 2 and all(0 <= _sign_value(i) <= 1 for i in node.items):
                 out.append(([Statement((Call("softmax", recent[1]), node), ("≈",),
                                        (f"softmax({recent[4]})", text[a0:a1]))], recent[2] + where, lg))
@@ -740,6 +813,12 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
             if recent and 0 < first - recent[0] <= NORM_NEAR and len(recent[1].items) == len(node.items) >= 3 \
                     and normed and not recent[5] and _centred(node):  # the list above is not itself normalised
                 out.append((_layer_norms(recent[1], node, recent[4], text[a0:a1]), recent[2] + where, lg))
+            at = _position(doc, first, label) if encoding else None
+            if at is not None and len(node.items) in encoding.widths:
+                pos, p0, p1 = at
+                out.append(([Statement((encoding.row(pos, len(node.items)), node), ("≈",),
+                                       (f"PE({pos}) (d = {len(node.items)}, base {encoding.base})", text[a0:a1]))],
+                            [lg.where(p0) + (lg.where(p0)[1] + p1 - p0,)] + where, lg))
             out += _stats(text, a1, node, where, lg)
             recent = (lg.pieces[-1][1], node, where, bool(_SCORES_LABEL.search(label)), text[a0:a1], normed)
         elif not lists:
@@ -753,6 +832,10 @@ def word_statements_of(doc: Document) -> list[tuple[list, list, _Logical]]:
                 out += _stats(text, 0, recent[1], recent[2], lg)
         else:
             recent = None
+            node, a0, a1 = lists[-1]
+            if _SCORES_LABEL.search(text[:lists[0][1]]):  # Scaled scores: [10, 0, -5]/2 = [5, 0, -2.5]
+                where = [lg.where(a0) + (lg.where(a0)[1] + a1 - a0,)]
+                recent = (lg.pieces[-1][1], node, where, True, text[a0:a1], False)
     return out
 
 
