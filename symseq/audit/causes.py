@@ -215,6 +215,9 @@ def _classify_one(e, errata, steps, causes, dps, line: int | None = None) -> Cau
         if not link.ok and link.inner is not None and link.inner.copy:  # a name's value printed again wrongly
             return Cause(e, "root", "wrong where it is printed: " + link.inner.message.split(": ", 1)[-1])
         if not link.ok and _own_entries_wrong(link, wanted):
+            again = _printed_again(e, errata, same_quantity_only=True)
+            if again is not None:  # a table restating the wrong row computed above it
+                return Cause(e, "propagated", f"the wrong value of line {again.line}, printed again", source=again)
             shown = link.inner or link
             got = ", ".join(shown.correct) if shown.correct else ", ".join(shown.values)
             return Cause(e, "root", f"wrong even from the page's own printed operands: {link.left} gives {got}")
@@ -233,22 +236,32 @@ def _classify_one(e, errata, steps, causes, dps, line: int | None = None) -> Cau
 def _copied(e, errata, causes, where: str, alone: bool = False) -> Cause:
     """An erratum printed as an input (or with no step): propagated from an earlier erratum printing the same
     number, else a root."""
+    other = _printed_again(e, errata, same_quantity_only=alone)
+    if other is not None:
+        return Cause(e, "propagated", f"the wrong value of line {other.line}, printed again"
+                     + (f" ({where})" if where else ""), source=other)
+    if alone:
+        return Cause(e, "root", "the page prints no computation of it on its line: a root unless a step "
+                                "(s.step) says how it was computed", traced=False)
+    return Cause(e, "root", f"wrong where it is first printed ({where})", traced=False)
+
+
+def _printed_again(e, errata, *, same_quantity_only: bool):
+    """The earlier erratum whose printed numbers erratum ``e`` prints again (each of its entries one of the other's,
+    or one of them rounded to fewer digits when both are the same quantity), or None; with ``same_quantity_only``
+    only an erratum of the same quantity (the same true value, or ``e``'s value one entry of it)."""
     wanted = _entries(e.printed)
     for other in errata:
         if other is e or other.line is None or e.line is None or other.line >= e.line:
             continue
         same_quantity = _same_value(e.value, other.value)
-        if alone and not same_quantity:  # with no step, only the same quantity printed again
+        if same_quantity_only and not same_quantity:
             continue
         theirs = _entries(other.printed)
         if theirs and all(any(_same(w, o) or (same_quantity and _rounded_from(w, o)) for o in theirs)
                           for w in wanted):
-            return Cause(e, "propagated", f"the wrong value of line {other.line}, printed again"
-                         + (f" ({where})" if where else ""), source=other)
-    if alone:
-        return Cause(e, "root", "the page prints no computation of it on its line: a root unless a step "
-                                "(s.step) says how it was computed", traced=False)
-    return Cause(e, "root", f"wrong where it is first printed ({where})", traced=False)
+            return other
+    return None
 
 
 def _same_value(mine, theirs) -> bool:
