@@ -1138,3 +1138,16 @@ def test_a_section_ends_at_the_next_heading_of_its_level_that_no_section_names(t
     pdoc = read(tmp_path / "levels.txt")
     (loc,) = locate(pdoc, [p]).values()
     assert level(pdoc, loc.heading) is None and loc.end == pdoc.n
+
+
+@needs_seeds
+@pytest.mark.parametrize("name", ["000_30e9e4099f2cd2dc.txt", "001_d42a515eb3cd140c.txt", "003_b76f00753924d0c1.txt",
+                                  "004_daeab95066cb0286.txt"])
+def test_the_pages_shipped_with_the_bundled_derivations_are_the_seed_handouts(name):
+    """The bundled derivations read their pages from copies shipped beside them (so that ``symseq verify`` runs on a
+    machine without the seeds); each copy is the seed handout byte for byte."""
+    from symseq.authoring.page import find_page
+
+    shipped = Path(__file__).resolve().parents[1] / "derivations" / name
+    assert shipped.read_bytes() == (SEEDS / name).read_bytes()
+    assert find_page(name, shipped.parent / "week08_decoder.py").read_bytes() == shipped.read_bytes()

@@ -13,8 +13,8 @@ the page prints there, instead of copying the digits::
 
 A derivation's page is its ``source`` file, looked for (:func:`find_page`) in the folders of
 ``$SYMSEQ_PAGES`` (separated by ``os.pathsep``) and ``$SYMSEQ_SEEDS``, beside the derivation's module and in the
-folder above it, in the working folder, and in ``shared/seeds`` beside the working folder or beside the folder
-above the module (where this project keeps the seed handouts its bundled derivations read). It is read by :mod:`symseq.read.document`, as the audit reads it,
+folder above it (the bundled derivations ship the seed handouts they read beside their modules), in the working
+folder, and in ``shared/seeds`` beside the working folder or beside the folder above the module. It is read by :mod:`symseq.read.document`, as the audit reads it,
 and each section reads the lines from its heading to the next (:func:`symseq.read.sections.locate`); a section
 that no heading names reads the whole page.
 
