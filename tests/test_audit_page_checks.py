@@ -398,3 +398,41 @@ def test_a_softmax_labelled_list_is_checked_against_scores_a_few_lines_above_it(
     line = page.split("\n").index("Softmax output: [0.9929, 0.0067, 0.0005]") + 1
     assert [s.status for s in _page(page).statements if s.line == line] == ["wrong"]
     assert [s.status for s in _page(page.replace("0.9929", "0.9928")).statements if s.line == line] == ["ok"]
+
+
+_CODE_PAGE = """Weights times values:
+
+```python
+import torch
+
+attn_weights = torch.tensor([[0.5, 0.3, 0.2],
+                             [0.1, 0.7, 0.2]])
+V = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+output = attn_weights @ V
+print(output)
+# tensor([[ROW0],
+#         [3.2000, 4.2000]])
+print(torch.softmax(torch.tensor([1.0, 2.0]), dim=-1))
+# tensor([SOFT])
+```
+"""
+
+
+def test_what_a_code_block_prints_under_print_is_checked_against_its_literals():
+    import mpmath
+
+    mpmath.mp.dps = 30
+    row0 = [0.5 * 1.0 + 0.3 * 3.0 + 0.2 * 5.0, 0.5 * 2.0 + 0.3 * 4.0 + 0.2 * 6.0]
+    assert [mpmath.nstr(mpmath.mpf(x), 2) for x in row0] == ["2.4", "3.4"]
+    soft = mpmath.exp(1) / (mpmath.exp(1) + mpmath.exp(2))
+    assert mpmath.nstr(soft, 4) == "0.2689"
+    page = _CODE_PAGE.replace("ROW0", "2.4000, 3.4000").replace("SOFT", "0.2689, 0.7311")
+    rep = _page(page)
+    assert [(s.line, s.status) for s in rep.statements] == [(11, "ok"), (14, "ok")]
+    assert rep.statements[0].text.startswith("output = attn_weights @ V")
+    # the printed product of a stranger's page (2.2 for 2.4), and a softmax printed in the wrong order
+    page = _CODE_PAGE.replace("ROW0", "2.2000, 3.2000").replace("SOFT", "0.7311, 0.2689")
+    assert [(s.line, s.status) for s in _page(page).statements] == [(11, "wrong"), (14, "wrong")]
+    # a name bound inside a loop is not known after it: its print is not read
+    loop = page.replace("output = attn_weights @ V", "for _ in range(2):\n    output = attn_weights @ V")
+    assert [s.line for s in _page(loop).statements] == [15]

@@ -906,6 +906,10 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
     checked, unread = [], []
     chains = list(statements_of(doc))
     words = list(word_statements_of(doc))
+    if doc.format == "markdown":  # what a code block prints under print(x), against what its literals give
+        from .code import code_statements
+
+        words += [([st], spans, None) for st, spans in code_statements(doc)]
     rounded = _printed_results(chains, doc, frozenset(_key(e) for e in exact))
     not_real: list[Broken] = []
     for st, spans, lg in chains:
