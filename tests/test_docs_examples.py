@@ -43,8 +43,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 EXAMPLE = ROOT / "docs" / "example"
+PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if EXAMPLE not in p.parents)]
 SEEDS = Path(os.environ.get("SYMSEQ_SEEDS") or ROOT.parent / "shared" / "seeds")
 UPDATE = os.environ.get("SYMSEQ_DOCS_UPDATE") == "1"
 WIDTH = 80
