@@ -29,13 +29,16 @@ ILLUSTRATIVE = "illustrative values of an analogy, not computed from any printed
 
 
 def _prompt(s, title: str = "the prompt, 6 tokens × 4 features; LayerNorm with ε = 0"):
-    """The prompt X (the rows of ``embeddings = [`` under "Before Layer Normalization") and its LayerNorm n at ε = 0,
-    with the mean, population std and sample std of each normalized row (Hello is row 0)."""
+    """The section's ledger of the prompt X (the rows of ``embeddings = [`` under "Before Layer Normalization") and its
+    LayerNorm n at ε = 0, with the mean, population std and sample std of each normalized row (Hello is row 0)."""
+    if "prompt" in s.objects:
+        return s.objects["prompt"]
     L = s.ledger(title)
     X = L.input("X", sp.Matrix(6, D, [exact_value(c) for c in s.derivation.whole_page.numbers("embeddings = [", 24)]))
     n = blocks.layer_norm(L, X, eps=0, name="LN")
-    return SimpleNamespace(L=L, X=X, n=n, std=L.define("sigma", ops.Map(ops.SQRT, n.var), note="population std"),
-                           stats=_row_stats(L, n.out, "LN"))
+    std = L.define("sigma", ops.Map(ops.SQRT, n.var), note="population standard deviation of each row")
+    s.keep(prompt=SimpleNamespace(L=L, X=X, n=n, std=std, stats=_row_stats(L, n.out, "LN")))
+    return s.objects["prompt"]
 
 
 def _row_stats(L, M, name: str):
