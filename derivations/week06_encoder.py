@@ -74,22 +74,10 @@ def printed(s, name: str = "", **where) -> str:
     return re.sub(r"\\[;,]|\s+", "", s.page.printed(name, **where))
 
 
-def on_line(s, near: str, at: str, *items, first: int = 0, **options):
-    """Claim the values printed on the section's line holding ``near``, from its ``first``-th on: one per
-    ``(node, what)`` of ``items``, in order."""
-    for k, (node, what) in enumerate(items, first):
-        s.claim(printed(s, near=near, index=k), node, what=what, at=at, **options)
-
-
 def approximations(s, near: str) -> list[tuple[str, str]]:
     """(formula, value) of each ``\\(formula \\approx value\\)`` on the section's line holding ``near``."""
     inline = r"((?:(?!\\[()]).)+?)"  # text of one inline formula, up to its \approx or its closing \)
     return re.findall(r"\\\(" + inline + r"\\approx" + inline + r"\\\)", s.page.doc.line(s.page.line(near)))
-
-
-def sizes(s, *pairs, at: str):
-    """Declare the sizes ``(what, value)`` the section prints as inputs (the audit finds each printed occurrence)."""
-    s.given(*(sp.Integer(v) for _, v in pairs), what=tuple(w for w, _ in pairs), at=at)
 
 
 def table(s, label: str, value, cols: list[str], *, what: str = ""):
@@ -176,8 +164,8 @@ def token_ids(s):
             ("6", len(set(TOKENS)), "distinct types in the prefix", "vocabulary", "six distinct token types"),
             ("9", len(VOCAB), "K, vocabulary size with with, single, step", "vocabulary", r"vocabulary size \(K=9\)"),
             ("9", len(VOCAB), "K, vocabulary entries", "three counts", r"\(K=9\) vocabulary entries")):
-        s.claim(count, sp.Integer(n), what=what, at=at, near=near)
-    sizes(s, ("D, representation features", D), at="three counts")
+        s.claim(count, n, what=what, at=at, near=near)
+    s.given(D, what="D, representation features", at="three counts")
     s.table("Table 7", None, sp.ImmutableMatrix(T, 1, IDS), rows=[str(t) for t in range(T)], cols=["Token ID k_t"],
             what="token ID")
     s.prove("both occurrences of a have the same ID but different positions", lambda: (
@@ -203,7 +191,7 @@ def embeddings(s):
     s.given(r["E_vocab"], what="E_vocab, the embedding table", at="Table 8")
     s.claim_shape("7×5", E_seq, what="E_seq, one row per occurrence", at="E_seq")
     for t, which in ((0, "first"), (3, "second")):
-        on_line(s, r"\mathbf e_0=\mathbf e_3=", "e_0 = e_3", (E_seq[t, :], f"e_{t}, the {which} a"), exact=True)
+        s.claim_line(r"\mathbf e_0=\mathbf e_3=", (E_seq[t, :], f"e_{t}, the {which} a"), at="e_0 = e_3", exact=True)
     s.agree("the first and fourth rows of E_seq are equal (lookup alone carries no position)", E_seq[0, :],
             E_seq[3, :], at="e_0 = e_3", near="their values match exactly")
     s.heatmap("Figure 4", E_seq, rows=ROWS, cols=J_COLS, title="Embedding lookup: seven rows of five features")
@@ -227,7 +215,7 @@ def position_vectors(s):
     s.identity(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
                *(omega[j] - sp.Integer(10000) ** sp.Rational(-2 * (j // 2), D) for j in range(D)),
                what=f"the angular frequencies at D = {D}", at="angular frequencies")
-    sizes(s, ("D, the odd width", D), at="p_t at D = 5")  # the text sets the width, then prints every p_t at once
+    s.given(D, what="D, the odd width", at="p_t at D = 5")  # the text sets the width, then prints every p_t at once
     for t in range(T):
         s.claim(r"(\sin t, \cos t, \sin\frac{t}{10000^{2/5}}, \cos\frac{t}{10000^{2/5}}, \sin\frac{t}{10000^{4/5}})",
                 P[t, :], names={"t": sp.Integer(t)}, what=f"p_{t} from ω_j = 10000^(−2⌊j/2⌋/5)", at="p_t at D = 5")
@@ -259,7 +247,7 @@ def add_position(s):
     H0, E_seq, P = r["H0"], r["E_seq"], r["P"]
     s.claim_shape("7×5", H0, what="H^(0) = E_seq + P", at="H^(0)")
     for k, (node, what) in enumerate(((E_seq[0, :], "e_0"), (P[0, :], "p_0"), (H0[0, :], "h_0^(0) = e_0 + p_0"))):
-        on_line(s, r"\mathbf h_0^{(0)} &=", "h_0^(0)", (node, what), first=k, exact=None if k == 1 else True)
+        s.claim_line(r"\mathbf h_0^{(0)} &=", (node, what), at="h_0^(0)", first=k, exact=None if k == 1 else True)
     s.claim(printed(s, "h_3^{(0)}"), H0[3, :], digits=3, what="h_3^(0)", at="h_3^(0)")
     for j, (formula, value) in enumerate(approximations(s, "its first coordinate is")):
         s.claim(formula, H0[3, j], what=f"h_{{3,{j}}}^(0)", at="h_3^(0)")
@@ -285,7 +273,7 @@ def ready(s):
     W_o = s.ledger("a vocabulary head's stored weight").parameter("W_o", shape=(K, D))
     s.claim_shape("K×D", W_o, dims={"K": K, "D": D}, what="vocabulary head W_o (stored)", at="vocabulary head")
     s.claim_shape("9×5", W_o, what="vocabulary head W_o (stored)", at="vocabulary head")
-    s.claim("6", sp.Integer(VOCAB.id("with")), what="ID of with, the first continuation", at="desired continuation")
+    s.claim("6", VOCAB.id("with"), what="ID of with, the first continuation", at="desired continuation")
     s.claim_shape("7×5", r["H0"], what="the positioned input H^(0), the start of Figure 7's route", at="Figure 7")
     Le = Ledger("positioned rows from a symbolic embedding table")
     E_seq = blocks.embedding_lookup(Le, Le.parameter("E_vocab", shape=(K, D)), IDS)
@@ -303,7 +291,7 @@ def three_roles(s):
     s.use(L)
     h1, maps = r["h1"], tuple(zip(r["heads"][0], ("W_Q", "W_K", "W_V")))
     # in the text's order: the widths, the maps' shapes, the maps as printed, the products' shapes, K beside K_att
-    sizes(s, ("d_k", h1.Q.shape[1]), ("d_v", h1.V.shape[1]), at="one head")
+    s.given(h1.Q.shape[1], h1.V.shape[1], what=("d_k", "d_v"), at="one head")
     for W, n in maps:
         s.claim_shape("3×5", W, what=f"{n} stored output × input", at="projection maps")
         s.claim_shape("5×3", W.T, what=f"{n}ᵀ, the right multiplier", at="projection maps")
@@ -312,7 +300,7 @@ def three_roles(s):
     s.claim_shape("5×3", maps[0][0].T, what="Wᵀ, the right factor of each product (7×5)(5×3)", at="route of Figure 7")
     for M, n in ((h1.Q, "Q_att"), (h1.K, "K_att"), (h1.V, "V_att")):
         s.claim_shape("7×3", M, what=f"{n} = H^(0) Wᵀ, (7×5)(5×3)", at="projection maps")
-    sizes(s, ("K, beside K_att", K), at="one head")
+    s.given(K, what="K, beside K_att", at="one head")
     s.claim("√3", sp.sqrt(D_K), what="√d_k, the divisor of the scores", at="route of Figure 7",
             near=r"divides the scores by \(\sqrt3\)")
     # head 1 with W_V left symbolic: the weights involve none of its entries, the output all of them
@@ -328,8 +316,8 @@ def three_roles(s):
                 ("k_t = ((h_{t,0}+h_{t,3})/2, h_{t,1}, (h_{t,2}+h_{t,4})/2)", 1,
                  lambda x: [(x[0] + x[3]) / 2, x[1], (x[2] + x[4]) / 2]),
                 ("v_t = (h_{t,0}, h_{t,2}, (h_{t,3}+h_{t,4})/2)", 2, lambda x: [x[0], x[2], (x[3] + x[4]) / 2]))
-    on_line(s, "the first a row is", "first a", (r["H0"][0, :], "h_0^(0), the first a"), (h1.K[0, :], "k_0"),
-            (h1.V[0, :], "v_0"), exact=True)
+    s.claim_line("the first a row is", (r["H0"][0, :], "h_0^(0), the first a"), (h1.K[0, :], "k_0"),
+                 (h1.V[0, :], "v_0"), at="first a", exact=True)
     for label, node, what in (("Table 10", h1.Q, "query"), ("Table 11", h1.K, "key"), ("Table 12", h1.V, "value")):
         table(s, label, node, HEAD_FEATURES, what=what)
 
@@ -342,11 +330,11 @@ def begins_query(s):
     s.claim(printed(s, near=r"\mathbf k_0=("), h1.K[0, :], exact=True, what="k_0", at="score of source 0")
     # q_6 k_0ᵀ as the text writes it out: each query entry with its key entry, then the sum
     terms = [(x[i, j], f"{n}_{{{i},{j}}}") for j in range(D_K) for x, n, i in ((h1.Q, "q", 6), (h1.K, "k", 0))]
-    on_line(s, r"\mathbf q_6\mathbf k_0^\top", "score of source 0", *terms, (raw[6, 0], "q_6 k_0ᵀ"))
+    s.claim_line(r"\mathbf q_6\mathbf k_0^\top", *terms, (raw[6, 0], "q_6 k_0ᵀ"), at="score of source 0")
     # √3 is printed three times (the scale, the S_6j formula, the S_60 value): three places, none shared
     s.claim("√3", root3, what="√d_k", at="scaled score, √d_k")
     s.claim("√3", root3, what="the divisor of S_6j", at="scaled score, S_6j")
-    on_line(s, r"S_{60}\approx", "scaled score", (raw[6, 0], "q_6 k_0ᵀ in S_60"), first=1)
+    s.claim_line(r"S_{60}\approx", (raw[6, 0], "q_6 k_0ᵀ in S_60"), at="scaled score", first=1)
     s.claim("√3", root3, what="the divisor of S_60", at="scaled score, S_60")
     s.claim(printed(s, near=r"S_{60}\approx"), h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0",
             near=r"S_{60}\approx")
@@ -388,7 +376,7 @@ def weighted_values(s):
     h1, contrib = r["h1"], r["contrib"]
     for k, (node, what, options) in enumerate(((h1.A[6, 0], "A_60", {}), (h1.V[0, :], "v_0", {"exact": True}),
                                                (contrib[0, :], "A_60 v_0", {"digits": 3}))):
-        on_line(s, r"A_{60}\mathbf v_0", "first source", (node, what), first=k, **options)
+        s.claim_line(r"A_{60}\mathbf v_0", (node, what), **options, at="first source", first=k)
     s.claim(printed(s, "o_6", near=r"\mathbf o_6\approx"), h1.O[6, :], digits=3, what="o_6", at="begins output")
     table(s, "Table 14", contrib, [f"Contribution {j}" for j in range(D_K)], what="A_6j v_j")
     s.agree("the column sums of Table 14 are o_6", ops.Sum(contrib, axis=0), h1.O[6, :], at="Table 14")
@@ -428,7 +416,7 @@ def all_queries(s):
 def causal_mask(s):
     r = attention_ledger()[1]
     h1, causal, allowed = r["h1"], r["causal"], blocks.masks.causal(T)
-    s.given(sp.Integer(0), what="M_tj for a permitted source (j ≤ t)", at="mask")
+    s.given(0, what="M_tj for a permitted source (j ≤ t)", at="mask")
     s.claim("0", causal.A[1, 2], what="exp(−∞) = 0: the weight of an excluded source", at="mask",
             near=r"\(\exp(-\infty)=0\)")
     s.claim(printed(s, near="Its causal weights are approximately"), causal.A[1, :], digits=3, what="causal A_{1,:}",
@@ -459,7 +447,7 @@ def causal_mask(s):
 def two_heads(s):
     r = attention_ledger()[1]
     h1, h2, maps = r["h1"], r["h2"], r["heads"][1]
-    sizes(s, ("T", T), ("D", D), ("d_k of head 2", h2.Q.shape[1]), ("d_v of head 2", h2.V.shape[1]), at="head 2")
+    s.given(T, D, h2.Q.shape[1], h2.V.shape[1], what=("T", "D", "d_k of head 2", "d_v of head 2"), at="head 2")
     s.claim("√3", sp.sqrt(h2.Q.shape[1]), what="√d_k of both heads", at="two heads")
     s.given(*maps, what=tuple(f"W_{w}^[2] as printed" for w in "QKV"), at="head 2 maps")
     s.claim_shape("3×5", maps[0], what="each stored map of head 2", at="head 2 maps")
@@ -467,10 +455,10 @@ def two_heads(s):
     # q_6^[2] and v_6^[2]: each map on a symbolic row, then its value for begins, as the display prints them
     sparse_maps(s, 2, "h_6", "begins row", ("q_6^[2] = (h_63, h_64, 0.5 h_60 + 0.5 h_61)", 0,
                                             lambda x: [x[3], x[4], (x[0] + x[1]) / 2]))
-    on_line(s, r"\mathbf q_6^{[2]}&=", "begins row", (h2.Q[6, :], "q_6^[2]"), first=2)
+    s.claim_line(r"\mathbf q_6^{[2]}&=", (h2.Q[6, :], "q_6^[2]"), at="begins row", first=2)
     sparse_maps(s, 2, "h_6", "begins row", ("v_6^[2] = (h_61, h_63, 0.5 h_60 + 0.5 h_64)", 2,
                                             lambda x: [x[1], x[3], (x[0] + x[4]) / 2]))
-    on_line(s, r"\mathbf q_6^{[2]}&=", "begins row", (h2.V[6, :], "v_6^[2]"), first=5)
+    s.claim_line(r"\mathbf q_6^{[2]}&=", (h2.V[6, :], "v_6^[2]"), at="begins row", first=5)
     weights = ops.Concat([h1.A[6, :].T, h2.A[6, :].T], axis=1)
     table(s, "Table 17", weights, ["Head 1 weight", "Head 2 weight"])
     s.agree("each column of Table 17 sums to one", ops.Sum(weights, axis=0), sp.ones(1, 2), at="Table 17")
@@ -478,8 +466,8 @@ def two_heads(s):
     s.prove("the second head spreads the begins query's weight more evenly than the first", lambda: (
         spread[1] < spread[0], f"max − min: head 2 {short(spread[1], 3)}, head 1 {short(spread[0], 3)}"),
         at="Table 17", near="The second head assigns a more even distribution")
-    on_line(s, r"\mathbf o_6^{[1]}\approx", "begins outputs", (h1.O[6, :], "o_6^[1]"), (h2.O[6, :], "o_6^[2]"),
-            digits=3)
+    s.claim_line(r"\mathbf o_6^{[1]}\approx", (h1.O[6, :], "o_6^[1]"), (h2.O[6, :], "o_6^[2]"), at="begins outputs",
+                 digits=3)
     s.differ("the two heads' outputs differ, and so do their source weights and their value rows",
              [h1.O[6, :], h1.A[6, :], h1.V], [h2.O[6, :], h2.A[6, :], h2.V], by="0.01", at="begins outputs",
              near="The values differ because both the source weights and the value projections differ")
@@ -501,7 +489,7 @@ def join_features(s):
     s.agree("the first three columns of C are the first head's output, the next three the second head's",
             [C[:, :3], C[:, 3:]], [r["h1"].O, r["h2"].O], at="concatenation",
             near="The first three columns belong to head 1")
-    s.claim("14", sp.Integer(ops.Concat([r["h1"].O, r["h2"].O], axis=0).shape[0]),
+    s.claim("14", ops.Concat([r["h1"].O, r["h2"].O], axis=0).shape[0],
             what="rows if the heads were stacked along positions instead", at="concatenation")
 
 
@@ -515,9 +503,9 @@ def output_projection(s):
     # the worked sum in its printed order: the formula, then c_{6,0}, the weight of c_{6,3}, c_{6,3}, the result
     s.agree("B_{att,6,0} = c_{6,0} + 0.5 c_{6,3} (row 0 of W_O)", B[6, 0], C[6, 0] + C[6, 3] / 2, at="B_att,6,0",
             near=r"B_{\mathrm{att},6,0}=c_{6,0}+0.5c_{6,3}")
-    on_line(s, r"B_{\mathrm{att},6,0}=c_{6,0}", "B_att,6,0", (C[6, 0], "c_{6,0}"),
-            (W_O[0, 3], "W_O,0,3, the weight of c_{6,3} in the worked sum"), (C[6, 3], "c_{6,3}"),
-            (B[6, 0], "B_att,6,0 = c_60 + W_O,0,3 c_63"), first=1)
+    s.claim_line(r"B_{\mathrm{att},6,0}=c_{6,0}", (C[6, 0], "c_{6,0}"),
+                 (W_O[0, 3], "W_O,0,3, the weight of c_{6,3} in the worked sum"), (C[6, 3], "c_{6,3}"),
+                 (B[6, 0], "B_att,6,0 = c_60 + W_O,0,3 c_63"), at="B_att,6,0", first=1)
     s.claim(printed(s, near=r"\mathbf b_{\mathrm{att},6}\approx", index=0), B[6, :], digits=3, what="b_att,6",
             at="begins row")
     table(s, "Table 20", B, FEATURES, what="attention branch")
@@ -537,11 +525,11 @@ def output_projection(s):
 def standard_implementations(s):
     r = attention_ledger()[1]
     # in the text's order: D = 5, embed_dim, num_heads, the 5→3 maps, then the joined width in 6→5
-    sizes(s, ("D", D), ("embed_dim", D), ("num_heads", len(r["heads"])), ("D in D→3", D),
-          ("d_k in 5→3", r["h1"].Q.shape[1]), at="D = 5, two heads")
-    s.claim("6", sp.Integer(r["C"].shape[1]), what="joined width of two width-3 heads", at="D = 5, two heads",
+    s.given(D, D, len(r["heads"]), D, r["h1"].Q.shape[1], what=("D", "embed_dim", "num_heads", "D in D→3",
+                                                                "d_k in 5→3"), at="D = 5, two heads")
+    s.claim("6", r["C"].shape[1], what="joined width of two width-3 heads", at="D = 5, two heads",
             near=r"a \(6\to5\) output linear map")
-    sizes(s, ("D in 6→5", r["B_att"].shape[1]), at="D = 5, two heads")
+    s.given(r["B_att"].shape[1], what="D in 6→5", at="D = 5, two heads")
     s.note("torch's nn.MultiheadAttention splits embed_dim equally across heads and refuses embed_dim=5, num_heads=2; "
            "the ledger's heads take any widths (the torch cross-checks live with the attention blocks' tests).")
 
@@ -569,8 +557,8 @@ def block_updates(s):
     s.claim("4", F, what="F in Figure 13", near="two width-three heads, and F = 4")
     s.claim("4", F, what="F, the MLP hidden width (rows of W_1)", near=r"an MLP hidden width \(F=4\)")
     for fig, after in (("Figure 13", "; the numerical walkthrough"), ("Figure 14", ". Original course figure")):
-        s.claim("7", sp.Integer(blk.out.shape[0]), what=f"T in {fig}", near="Here T = 7 and D = 5" + after)
-        s.claim("5", sp.Integer(blk.out.shape[1]), what=f"D in {fig}", near="Here T = 7 and D = 5" + after)
+        s.claim("7", blk.out.shape[0], what=f"T in {fig}", near="Here T = 7 and D = 5" + after)
+        s.claim("5", blk.out.shape[1], what=f"D in {fig}", near="Here T = 7 and D = 5" + after)
     s.given(EPS, what="ε", at="notation")
     s.note("LN_1, LN_2 and the final LayerNorm each have their own γ and β; there is no dropout.")
 
@@ -590,7 +578,7 @@ def layer_norm_row(s):
     s.claim(r"\frac15", sp.simplify(var / sum((h - mu) ** 2 for h in hs)), what="σ_t² over Σ_c (h_{t,c} − μ_t)²",
             at="statistics, σ_t²")
     s.given(L.handle("gamma_1"), L.handle("beta_1"), what=("γ of LN_1", "β of LN_1"), at="parameters")
-    on_line(s, r"\mathbf h_6^{(0)}\approx", "begins row", (H[6, :], "h_6^(0)"))
+    s.claim_line(r"\mathbf h_6^{(0)}\approx", (H[6, :], "h_6^(0)"), at="begins row")
     (_, mean), (_, variance) = approximations(s, r"Its mean is \(\mu_6")
     s.claim(mean, ln1.mu[6, 0], what="μ_6", at="begins row")
     s.claim(variance, ln1.var[6, 0], what="σ_6²", at="begins row")
@@ -626,11 +614,12 @@ def recompute_attention(s):
              [getattr(h, n) for h in blk.mha.heads for n in "QKVA"],
              [getattr(h, n) for h in (ra["h1"], ra["h2"]) for n in "QKVA"], by="0.01", at="attention on X",
              near="so it changes the queries, keys, values, and resulting mixtures")
-    on_line(s, r"\mathbf b_{\mathrm{att},6}\approx", "attention on X", (blk.mha.out[6, :], "b_att,6 inside the block"))
-    on_line(s, "earlier unnormalized result", "attention on X", (ra["B_att"][6, :], "b_att,6 on H^(0)"), digits=3)
+    s.claim_line(r"\mathbf b_{\mathrm{att},6}\approx", (blk.mha.out[6, :], "b_att,6 inside the block"),
+                 at="attention on X")
+    s.claim_line("earlier unnormalized result", (ra["B_att"][6, :], "b_att,6 on H^(0)"), at="attention on X", digits=3)
     s.differ("normalising the input changes the attention branch", blk.mha.out[6, :], ra["B_att"][6, :], by=CLEARLY,
              at="attention on X", near="This differs from the earlier unnormalized result")
-    on_line(s, r"\mathbf u_6=", "first residual", (blk.U[6, :], "u_6 = h_6^(0) + b_att,6"))
+    s.claim_line(r"\mathbf u_6=", (blk.U[6, :], "u_6 = h_6^(0) + b_att,6"), at="first residual")
     s.claim(printed(s, "u_{6,0}"), blk.U[6, 0], what="u_60 = h_60^(0) + B_att,60", at="first residual")
     s.differ("the bypass does not put the normalized begins row into the sum", blk.U[6, :],
              blk.ln1.out[6, :] + blk.mha.out[6, :], by="0.01", at="first residual", near="It does not copy")
@@ -644,12 +633,13 @@ def mlp_row(s):
     s.differ("the second normalization sees other statistics than the first", [ln2.mu, ln2.var],
              [blk.ln1.mu, blk.ln1.var], by="0.01", at="LN_2 of begins",
              near="whose statistics differ from those of the block input")
-    on_line(s, "its mean is approximately", "LN_2 of begins", (ln2.mu[6, 0], "mean of u_6"),
-            (ln2.var[6, 0], "variance of u_6"))
-    on_line(s, r"\mathbf r_6=", "LN_2 of begins", (R[6, :], "r_6 = LN_2(u_6)"))
+    s.claim_line("its mean is approximately", (ln2.mu[6, 0], "mean of u_6"), (ln2.var[6, 0], "variance of u_6"),
+                 at="LN_2 of begins")
+    s.claim_line(r"\mathbf r_6=", (R[6, :], "r_6 = LN_2(u_6)"), at="LN_2 of begins")
     s.given(*(L.handle(n) for n in MLP), what=("W_1 as printed", "b_1", "W_2 as printed", "b_2"), at="MLP parameters")
-    on_line(s, r"\mathbf z_{\mathrm{mlp},6}\approx", "MLP of begins", (m.Z[6, :], "z_mlp,6 = r_6 W_1ᵀ + b_1"))
-    on_line(s, r"\mathbf j_{\mathrm{mlp},6}\approx", "MLP of begins", (J[6, :], "j_mlp,6 = ReLU(z_mlp,6)"), digits=3)
+    s.claim_line(r"\mathbf z_{\mathrm{mlp},6}\approx", (m.Z[6, :], "z_mlp,6 = r_6 W_1ᵀ + b_1"), at="MLP of begins")
+    s.claim_line(r"\mathbf j_{\mathrm{mlp},6}\approx", (J[6, :], "j_mlp,6 = ReLU(z_mlp,6)"), at="MLP of begins",
+                 digits=3)
     # the three worked entries, each formula as printed (with entries of W_1, b_1, W_2, b_2), then its value
     W1, b1, W2, b2 = (parameters()[n] for n in MLP)
     formulas = (R[6, 0] + W1[0, 2] * R[6, 2] + b1[0], R[6, 2] + W1[2, 3] * R[6, 3] + b1[2],
@@ -659,7 +649,7 @@ def mlp_row(s):
             ("z_mlp,6,0 (row 0 of W_1)", "z_mlp,6,2 (row 2 of W_1)", "B_mlp,6,0 (row 0 of W_2)")):
         s.agree(statement, node, formula, at="MLP of begins")
         s.claim(value, node, what=what, at="MLP of begins")
-    on_line(s, r"\mathbf b_{\mathrm{mlp},6}\approx", "MLP of begins", (m.B[6, :], "b_mlp,6"))
+    s.claim_line(r"\mathbf b_{\mathrm{mlp},6}\approx", (m.B[6, :], "b_mlp,6"), at="MLP of begins")
     La = Ledger("the MLP's two maps without ReLU, on a symbolic row")
     W1a, b1a, W2a, b2a = on(La, *MLP)
     Z_lin = blocks.linear(La, "Z_lin", La.input("r", shape=(1, D)), W1a, b1a, orientation=ORIENT)
@@ -685,7 +675,7 @@ def mlp_row(s):
 def second_addition(s):
     r = walkthrough_block()[1]
     blk = r["blk"]
-    on_line(s, r"\mathbf h_6^{(1)}=", "block output", (blk.out[6, :], "h_6^(1) = u_6 + b_mlp,6"))
+    s.claim_line(r"\mathbf h_6^{(1)}=", (blk.out[6, :], "h_6^(1) = u_6 + b_mlp,6"), at="block output")
     s.claim(printed(s, "h_{6,0}^{(1)}"), blk.out[6, 0], what="h_60^(1) = u_60 + B_mlp,60", at="block output")
     s.differ("the second addition adds neither the normalized row nor the original input row to the MLP branch",
              [blk.out[6, :], blk.out[6, :]], [blk.ln2.out[6, :] + blk.mlp.B[6, :], r["H0"][6, :] + blk.mlp.B[6, :]],
@@ -711,7 +701,7 @@ def all_stages(s):
 def stack(s):
     r = walkthrough_block()[1]
     enc, blk = r["enc"], r["blk"]
-    s.given(sp.Integer(len(enc.blocks)), what="N_layers of the walkthrough", at="final LayerNorm")
+    s.given(len(enc.blocks), what="N_layers of the walkthrough", at="final LayerNorm")
     s.claim(printed(s, near="the final begins row is approximately"), enc.out[6, :], what="LN_final(h_6^(1))",
             at="final LayerNorm")
     s.differ("the final normalization is a stage of its own: its begins row is not the block's", enc.out[6, :],
@@ -772,7 +762,7 @@ def pre_post(s):
 @derivation.section("Task heads: choose a readout for the task")
 def readout(s):
     # masked mean pooling weighs each row by m_t: 1 for a real input token, 0 for padding
-    s.given(sp.Integer(PAD_MASK[0]), sp.Integer(PAD_MASK[-1]), what=("m_t for a real input token", "m_t for padding"),
+    s.given(PAD_MASK[0], PAD_MASK[-1], what=("m_t for a real input token", "m_t for padding"),
             at="masked mean pooling")
 
 
@@ -802,7 +792,7 @@ def padding(s):
            "rows with a zero pad embedding to check its statements on head 1.")
     m = PAD_MASK
     _, valid = blocks.next_token_targets(IDS)
-    s.given(sp.Integer(0), sp.Integer(m[0]), what=("M_tj for a permitted source", "m_j of a permitted source"),
+    s.given(0, m[0], what=("M_tj for a permitted source", "m_j of a permitted source"),
             at="mask values")
     s.prove(r"\sum_t v_t>0", lambda: (sum(valid) > 0, f"Σ_t v_t = {sum(valid)} valid targets in the prefix"),
             what="the token-loss mean has a positive denominator: the prefix has valid targets", at="token-loss mean")
@@ -863,8 +853,8 @@ def next_token(s):
     W_o = Lh.parameter("W_o", shape=(K, D))
     logits = blocks.next_token_logits(Lh, Lh.input("H_enc", shape=(T, D)), W_o, Lh.parameter("b_o", shape=(1, K)),
                                       orientation=ORIENT)
-    s.claim("9", sp.Integer(W_o.shape[0]), what="C = K, the vocabulary head's classes", at="vocabulary head")
-    sizes(s, ("D, the contextual feature width", W_o.shape[1]), at="vocabulary head")
+    s.claim("9", W_o.shape[0], what="C = K, the vocabulary head's classes", at="vocabulary head")
+    s.given(W_o.shape[1], what="D, the contextual feature width", at="vocabulary head")
     s.claim_shape("9×5", W_o, what="W_o of the vocabulary head, C = K = 9", at="vocabulary head")
     s.prove("the head gives one row of nine logits per position", lambda: (logits.shape == (T, K), f"{logits.shape}"),
             at="vocabulary head")
@@ -878,7 +868,7 @@ def next_token(s):
             " ".join(w for w, a in zip(TOKENS, allowed[t]) if a) == seen, f"causal row {t} allows sources 0..{t}"),
             at=f"Table 33, row {t}")
     bare_targets, bare_valid = blocks.next_token_targets(IDS)
-    s.claim("6", sp.Integer(sum(bare_valid)), what="rows with a next-token target without the continuation",
+    s.claim("6", sum(bare_valid), what="rows with a next-token target without the continuation",
             at="targets without a continuation", near="first six rows")
     s.prove("without the continuation the begins row has no target", lambda: (
         bare_targets[6] is None and not bare_valid[6], "y_6 undefined"), at="targets without a continuation",
@@ -917,7 +907,7 @@ def generation(s):
         return s.values.numeric(blocks.tied_logits(L, r["enc"].out, r["E_vocab"])[len(prefix) - 1, :])[0]
 
     generated = blocks.greedy_generate(next_logits, IDS, steps=2)
-    s.claim("8", sp.Integer(seen[1]), what="prefix read by the second step, after one selected token is appended",
+    s.claim("8", seen[1], what="prefix read by the second step, after one selected token is appended",
             at="generation loop")
     s.prove("each step appends its selection to the inputs and predicts again from the longer prefix", lambda: (
         len(generated) == 9 and seen == [7, 8], f"prefix lengths {seen}, IDs {generated}"), at="generation loop")
@@ -982,7 +972,7 @@ def image_tokens(s):
         s.claim(formula, sp.Integer(n), names=dims, what=what, at=at)
     s.prove("D=4", lambda: (E_p.shape == (4, D_vit) == (4, 4), f"E_patch is {E_p.shape[0]}×{E_p.shape[1]}"),
             what="projection to D = 4 gives four feature rows of width D", at="Figure 17")
-    s.claim("5", sp.Integer(H0.shape[0]), what="T with the class token", at="Figure 17")
+    s.claim("5", H0.shape[0], what="T with the class token", at="Figure 17")
     flat, pixel = L.expand(X.name), L.entry_symbols("I")
     s.prove("patch 1 (top right) holds image columns 3–5 of rows 0–2, row by row", lambda: (
         list(flat.row(1)) == [pixel[i, j] for i in range(3) for j in range(3, 6)], "row-major"), at="patches")
@@ -1011,8 +1001,8 @@ def exercises(s):
     heads = [[L4.parameter(f"W_{w}^[{i}]", shape=(n, D)) for w, n in (("Q", 2), ("K", 2), ("V", 4))] for i in (1, 2, 3)]
     W_O4 = L4.parameter("W_O", shape=(D, 12))
     mha = blocks.multi_head(L4, L4.input("H", shape=(T, D)), heads, W_O4, orientation=ORIENT)
-    sizes(s, ("d_k", mha.heads[0].Q.shape[1]), ("d_v", mha.heads[0].V.shape[1]), ("D, the input width", D),
-          at="exercise 4")
+    s.given(mha.heads[0].Q.shape[1], mha.heads[0].V.shape[1], D, what=("d_k", "d_v", "D, the input width"),
+            at="exercise 4")
     s.prove("three heads of width d_v = 4 join to 12 features, not the equal partition of D = 5", lambda: (
         mha.concat.shape == (T, 12) and 12 != D, f"concatenation {mha.concat.shape}, W_O {W_O4.shape}"),
         at="exercise 4")

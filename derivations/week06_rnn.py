@@ -62,12 +62,6 @@ def half_square(L: Ledger, yhat: str = "ŷ", y: str = "y"):
     return L.expand("ℒ", keep=[yhat]) - (E(L, yhat)[0] - E(L, y)[0]) ** 2 / 2
 
 
-def identities(s, at: str, *items):
-    """One identity per ``(statement, difference, …)`` of ``items``, all at the place ``at`` of the section."""
-    for statement, *differences in items:
-        s.identity(statement, *differences, at=at)
-
-
 # --- One scalar recurrent model: forward pass, prediction, loss, and learning ---
 
 @derivation.section("Why order and available context matter")
@@ -95,8 +89,8 @@ def available_context(s):
 def three_step_problem(s):
     L, run, bp = scalar_rnn("three-step scalar RNN, general φ")
     S = s.use(L).symbol
-    s.claim("3", sp.Integer(run.T), what="T, the sequence length (time steps t = 0, 1, 2)", at="T = 3")
-    s.claim("3", sp.Integer(len(parameters(L))), what="trainable parameters θ = (w_x, w_h, w_o), biases fixed at 0",
+    s.claim("3", run.T, what="T, the sequence length (time steps t = 0, 1, 2)", at="T = 3")
+    s.claim("3", len(parameters(L)), what="trainable parameters θ = (w_x, w_h, w_o), biases fixed at 0",
             near="The trainable parameters are the three weights")
     s.given(L.value("h_{-1}"), what="h_{−1}, the fixed initial state", at="initial state")
     s.identity("z_0 = w_x x_0 + w_h h_{−1} = w_x x_0 at h_{−1} = 0", L.expand("z_0", values=True) - S("w_x") * S("x_0"),
@@ -144,7 +138,7 @@ def shared_sums(s):
     L, run, bp = scalar_rnn("three-step scalar RNN, general φ")
     S, g = s.use(L).symbol, bp.grads.name
     h_in = ["h_{-1}", "h_0", "h_1"]  # the local inputs of w_h's three uses
-    s.claim("3", sp.Integer(L[g("w_x")].meta["uses"]), what="uses of w_x, one contribution each", at="sum over uses")
+    s.claim("3", L[g("w_x")].meta["uses"], what="uses of w_x, one contribution each", at="sum over uses")
     s.identity("∂ℒ/∂w_x = g_0^z x_0 + g_1^z x_1 + g_2^z x_2", L[g("w_x")].node.expr
                - sum(S(f"g_{t}^z") * S(f"x_{t}") for t in range(3)), at="boxed gradient for w_x")
     s.identity("∂ℒ/∂w_h = g_0^z h_{−1} + g_1^z h_0 + g_2^z h_1", L[g("w_h")].node.expr
@@ -345,8 +339,8 @@ def two_coordinates(s):
     s.identity(r"\mathcal L=\tfrac12(\widehat y-y)^2", half_square(L), what="one prediction from two hidden features",
                at="scalar head")
     loss_diff, grad_diffs = bptt_.widths_one()  # widths of one recover the scalar model exactly
-    identities(s, "widths of one", ("setting D = H = C = 1 recovers the scalar model: the same loss", loss_diff),
-               ("… and the same three weight gradients", *grad_diffs))
+    s.identities(("setting D = H = C = 1 recovers the scalar model: the same loss", loss_diff),
+                 ("… and the same three weight gradients", *grad_diffs), at="widths of one")
 
 
 DIMS = {"D": 5, "H": 3, "C": 2}
@@ -364,7 +358,7 @@ def shapes(s):
         s.claim_shape(printed, L.shape(name), dims=DIMS, what=what, at=f"Table 5, {'y' if what == 'ŷ' else what}")
     # The forward equation as printed: the zero initial state, the loss, then each product's shape in turn.
     at = "forward equation"
-    s.given(sp.Integer(0), what="h_{−1}, the zero initial state of the vector model", at=at)
+    s.given(0, what="h_{−1}, the zero initial state of the vector model", at=at)
     s.identity(r"\mathcal L=\tfrac12\sum_{c=0}^{C-1}(\widehat y_c-y_c)^2",
                L.expand("ℒ", keep=["ŷ"]) - sum((E(L, "ŷ") - E(L, "y")).applyfunc(lambda d: d ** 2)) / 2,
                what="half the squared errors summed over the C = 2 output coordinates; no mean", at=at)
@@ -417,11 +411,11 @@ def vector_backward(s):
                                  ("H×D", (gz.T @ x0).shape, "the outer product (g_t^z)ᵀ x_t: (H×1)(1×D)")):
         s.claim_shape(printed, shape, dims={"D": 3, "H": 2}, what=what, at="outer product")
     rows = sp.Matrix.vstack  # Σ_t (g_t^z)ᵀ r_t is Gᵀ R, with the g_t^z stacked as the rows of G and the r_t of R
-    identities(s, "gradient formulas",
-               ("∇_{W_x} ℒ = Σ_t (g_t^z)ᵀ x_t (outer products, H×D)", g("W_x") - rows(*Gz).T * rows(*xs)),
-               ("∇_{W_h} ℒ = Σ_t (g_t^z)ᵀ h_{t−1} (h_{−1} = 0)", g("W_h") - rows(*Gz[1:]).T * rows(*hs[:-1])),
-               ("∇_{W_o} ℒ = eᵀ h_{T−1}", g("W_o") - e.T * hs[T - 1]),
-               ("∇_{b_h} ℒ = Σ_t g_t^z and ∇_{b_o} ℒ = e", g("b_h") - sp.ones(1, T) * rows(*Gz), g("b_o") - e))
+    s.identities(("∇_{W_x} ℒ = Σ_t (g_t^z)ᵀ x_t (outer products, H×D)", g("W_x") - rows(*Gz).T * rows(*xs)),
+                 ("∇_{W_h} ℒ = Σ_t (g_t^z)ᵀ h_{t−1} (h_{−1} = 0)", g("W_h") - rows(*Gz[1:]).T * rows(*hs[:-1])),
+                 ("∇_{W_o} ℒ = eᵀ h_{T−1}", g("W_o") - e.T * hs[T - 1]),
+                 ("∇_{b_h} ℒ = Σ_t g_t^z and ∇_{b_o} ℒ = e", g("b_h") - sp.ones(1, T) * rows(*Gz), g("b_o") - e),
+                 at="gradient formulas")
     s.identity("∂ℒ/∂x_t = g_t^z W_x", *[G[bp.adjoint(f"x_{t}")] - Gz[t] * Wx for t in range(T)], at="input gradients")
     # A zero-valued trainable bias receives a nonzero derivative (tanh, at values drawn here, exactly as drawn).
     Lb, _, bpb = vector_rnn("vector tanh RNN with b_h = 0 at a chosen point", D=3, H=2, C=2, bias=True,
@@ -460,8 +454,8 @@ def per_position(s):
     s.identity("∇_{W_o} ℒ = Σ_t e_tᵀ h_t and ∇_{b_o} ℒ = Σ_t e_t",
                G("W_o") - sp.Matrix.vstack(*es).T * sp.Matrix.vstack(*[E(L, f"h_{t}") for t in range(T)]),
                G("b_o") - sp.ones(1, T) * sp.Matrix.vstack(*es), at="shared head")
-    identities(s, "error signals", *[(f"e_{t} = ŷ_{t} − y_{t}", L.expand(bp.e(t), keep=[f"ŷ_{t}"]) - err(L, t))
-                                     for t in range(T)])
+    s.identities(*[(f"e_{t} = ŷ_{t} − y_{t}", L.expand(bp.e(t), keep=[f"ŷ_{t}"]) - err(L, t)) for t in range(T)],
+                 at="error signals")
     # The recursion counts every later loss once: it equals differentiating the unrolled loss (scalar, general φ).
     Ls, _, bps = scalar_rnn("three-step scalar RNN, a loss at every position", positions="all")
     s.identity("the two-path recursion equals direct differentiation of the unrolled ℒ = Σ_t ℓ_t (each loss once)",
@@ -471,8 +465,8 @@ def per_position(s):
     Lm, _, bpm = vector_rnn("vector RNN, mean over T = 3 positions and B = 2 examples", D=3, H=2, C=2, B=2,
                             positions="all", loss_positions="mean", batch="mean")
     at = "1/T and 1/B scaling"
-    identities(s, at, *[(f"mean over positions and examples: ∂ℒ/∂ŷ_{t} = (ŷ_{t} − y_{t})/(T B) = e_{t}/6",
-                         s.use(Lm).expand(bpm.e(t), keep=[f"ŷ_{t}"]) - err(Lm, t) / 6) for t in range(T)])
+    s.identities(*[(f"mean over positions and examples: ∂ℒ/∂ŷ_{t} = (ŷ_{t} − y_{t})/(T B) = e_{t}/6",
+                    s.use(Lm).expand(bpm.e(t), keep=[f"ŷ_{t}"]) - err(Lm, t) / 6) for t in range(T)], at=at)
     s.identity("the recurrent signal is not divided again: g_t^h = ∂ℒ/∂ŷ_t W_o + g_{t+1}^z W_h, "
                "with no 1/T on the second term", down_to(Lm, bpm, bpm.g_h(0), bpm.e(0), bpm.g_z(1))
                - (E(Lm, bpm.e(0)) * E(Lm, "W_o") + E(Lm, bpm.g_z(1)) * E(Lm, "W_h")), at=at)
@@ -505,8 +499,8 @@ def matrix_paths(s):
     J = {t: down_to(s.use(L), bp, jacobians.elman_jacobian(L, run, t).name) for t in range(4)}
     s.identity("(J_t)_ij = ∂h_{t,i}/∂h_{t−1,j} equals diag(φ′(z_t)) W_h (t = 2)",
                jacobians.state_jacobian(L, "h_2", "h_1") - L.expand("J_2", keep=["h_1"]), at="Jacobian")
-    identities(s, "row sensitivity", *[(f"g_{t - 1}^h = g_{t}^h J_{t}", down_to(L, bp, bp.g_h(t - 1), bp.g_h(t))
-                                        - E(L, bp.g_h(t)) * J[t]) for t in (1, 2, 3)])
+    s.identities(*[(f"g_{t - 1}^h = g_{t}^h J_{t}", down_to(L, bp, bp.g_h(t - 1), bp.g_h(t)) - E(L, bp.g_h(t)) * J[t])
+                   for t in (1, 2, 3)], at="row sensitivity")
     P = jacobians.jacobian_product(L, run, 3, 0)
     s.identity("g_0^h = g_3^h J_3 J_2 J_1 (no losses in between)", down_to(L, bp, bp.g_h(0), bp.g_h(3))
                - E(L, bp.g_h(3)) * down_to(L, bp, P.name), at="Jacobian products")
@@ -568,7 +562,7 @@ def figure_3(s):
                      f"|∂h_{n - 1}/∂h_0| = {short(v0[f'S_{n}'])} and {short(s1[-1], 4)}"), at=at,
             near="the same recurrent weight can amplify or suppress sensitivity")
     s.given(L0.value("w_x"), what="w_x, the input weight of both trajectories", at=at)
-    s.given(sp.Integer(0), what="h_{−1}: both trajectories start from the zero state", at=at)
+    s.given(0, what="h_{−1}: both trajectories start from the zero state", at=at)
     s.prove("zero input: every state stays exactly zero", lambda: (all(v0[f"h_{t}"] == 0 for t in range(n)), "h_t = 0"),
             at=at0, near="all states remain zero")
     s.claim(s.page.printed(near="every transition derivative is", index=3), L0.handle("J_1"), ledger=L0,
@@ -738,7 +732,7 @@ def pytorch_example(s):
     s.note(f"The handout ran PyTorch {s.page.printed(near='With PyTorch', index=0)}; this check ran torch "
            f"{torch.__version__}. The weights below are the module's own float32 initialisation after "
            "torch.manual_seed(6), read exactly.")
-    s.given(*[sp.Integer(n) for n in sizes.values()], what=[f"{k} in the code" for k in sizes], at="sizes")
+    s.given(*sizes.values(), what=[f"{k} in the code" for k in sizes], at="sizes")
 
     def shape(printed, value, what):  # a shape the code asserts or comments, in the sizes it names
         s.claim_shape(printed, tuple(value.shape), dims={k: sizes[k] for k in sizes if k in printed}, what=what,
@@ -747,7 +741,7 @@ def pytorch_example(s):
     shape("B×T×H", output, "output")
     s.prove("final.shape == (1, B, H)", lambda: (final.shape == (1, B, H), f"final.shape = {tuple(final.shape)}"),
             what="final: one layer (and one direction) × batch × hidden", at="shapes")
-    s.claim("1", sp.Integer(final.shape[0]), what="final's first axis: one layer × one direction",
+    s.claim("1", final.shape[0], what="final's first axis: one layer × one direction",
             near="assert final.shape == (1, B, H)")
     shape("B×C", prediction, "head(final[0])")
     shape("B×H", final[0], "final[0]")
@@ -805,13 +799,15 @@ def exercises(s):
     s.identity(r"\mathcal L=\tfrac12(\widehat y_1-y_1)^2+\tfrac12(\widehat y_2-y_2)^2", L["ℒ"].node.expr
                - sum((S(f"ŷ_{t}") - S(f"y_{t}")) ** 2 for t in (1, 2)) / 2, what="with ŷ_t = w_o h_t", at=at)
     g_h = {t: L[bp.g_h(t)].node.expr for t in range(3)}
-    identities(s, at, ("direct head contributions: e_1 w_o into g_1^h and e_2 w_o into g_2^h (g_2^h = e_2 w_o)",
-                       g_h[2] - S("e_2") * S("w_o")),
-               ("g_1^h = e_1 w_o + g_2^z w_h", g_h[1] - (S("e_1") * S("w_o") + S("g_2^z") * S("w_h"))),
-               ("g_0^h = g_1^z w_h (no loss at position 0)", g_h[0] - S("g_1^z") * S("w_h")),
-               ("the shared w_o now has two uses: ∂ℒ/∂w_o = e_1 h_1 + e_2 h_2 = (ŷ_1 − y_1) h_1 + (ŷ_2 − y_2) h_2",
-                L[bp.grads.name("w_o")].node.expr - (S("e_1") * S("h_1") + S("e_2") * S("h_2")),
-                down_to(L, bp, bp.grads.name("w_o")) - sum((S(f"ŷ_{t}") - S(f"y_{t}")) * S(f"h_{t}") for t in (1, 2))))
+    s.identities(("direct head contributions: e_1 w_o into g_1^h and e_2 w_o into g_2^h (g_2^h = e_2 w_o)",
+                  g_h[2] - S("e_2") * S("w_o")),
+                 ("g_1^h = e_1 w_o + g_2^z w_h", g_h[1] - (S("e_1") * S("w_o") + S("g_2^z") * S("w_h"))),
+                 ("g_0^h = g_1^z w_h (no loss at position 0)", g_h[0] - S("g_1^z") * S("w_h")),
+                 ("the shared w_o now has two uses: ∂ℒ/∂w_o = e_1 h_1 + e_2 h_2 = (ŷ_1 − y_1) h_1 + (ŷ_2 − y_2) h_2",
+                  L[bp.grads.name("w_o")].node.expr - (S("e_1") * S("h_1") + S("e_2") * S("h_2")),
+                  down_to(L, bp, bp.grads.name("w_o"))
+                  - sum((S(f"ŷ_{t}") - S(f"y_{t}")) * S(f"h_{t}") for t in (1, 2))),
+                 at=at)
     at = "exercise 2"
     w_h = s.given("w_h", what="w_h of the identity-activation RNN", at=at)
     Li = s.ledger(f"identity-activation scalar RNN, w_h = {w_h}")

@@ -21,9 +21,11 @@ without stopping the others.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import importlib.util
+import re
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -100,6 +102,7 @@ class Section:
     inputs: list = field(default_factory=list)  # Given, for symseq audit
     figures: list = field(default_factory=list)  # GradientPathsSpec: figures drawn only by symseq figure
     _page: object = field(default=None, repr=False)  # the PageView this section reads, once asked for
+    _place: str = field(default="", repr=False)  # the default at= of a `with s.place(...)` block
 
     def __repr__(self) -> str:
         """One line: title, derivation and counts (its ledgers, claims and displays in full: Jupyter's display)."""
@@ -182,7 +185,31 @@ class Section:
         return self._page
 
     def _location(self, at: str = "", **labels) -> Location:
-        return Location.of(self.title, at, **labels)
+        return Location.of(self.title, at or self._place, **labels)
+
+    @contextlib.contextmanager
+    def place(self, at: str):
+        """A block of statements made at one place of the section: ``at`` is the default ``at=`` of every claim,
+        input, proof and identity stated inside it (an explicit ``at=`` still wins)::
+
+            with s.place("Table 3, backward column"):
+                s.identity("g_2^h = e w_o", ...)
+                s.identity("g_2^z = g_2^h φ′(z_2)", ...)
+
+        is the same as giving ``at="Table 3, backward column"`` to each call. Blocks nest; the outer place is back
+        after the block, also when it raises.
+
+        Raises:
+            ClaimError: for a place that is not a non-empty string.
+        """
+        if not isinstance(at, str) or not at.strip():
+            raise ClaimError(f"{self.title}: place() takes the place as the section names it (a non-empty string, "
+                             f"such as 'Table 3, backward column'); got {at!r}")
+        outer, self._place = self._place, at
+        try:
+            yield self
+        finally:
+            self._place = outer
 
     @property
     def values(self):
@@ -224,9 +251,10 @@ class Section:
                 see :func:`symseq.read.printed.read_array`), each entry to its printed digits.
             value: a node over a ledger (``A[1, 0]``, ``H_prime[1, :]``), a
                 SymPy expression over one ledger's scalar names (pass
-                ``ledger``), or an exact SymPy number or matrix.
+                ``ledger``), or an exact SymPy number or matrix; a Python int (a size, a count) is an Integer.
             what: a short description ("p(B|AB)").
-            at: the place within the section ("Table 13, row 0: a").
+            at: the place within the section ("Table 13, row 0: a"); by default the place of the enclosing
+                :meth:`place` block, if any.
             digits: significant digits of a table that rounds that way; None
                 means half a unit of the last printed digit.
             exact: force an exact (True) or rounded (False) comparison.
@@ -249,6 +277,7 @@ class Section:
         """
         if value is _FROM_PAGE:
             printed, value = None, printed
+        at = at or self._place
         if printed is None:
             if at.startswith("Table ") and self.derivation.page.table(at) is not None:
                 return self.table(at, None, value, digits=digits, exact=exact, what=what)
@@ -262,6 +291,7 @@ class Section:
 
     def _value_claim(self, printed, value, location: Location, *, names=None, ledger=None, **kw) -> Claim:
         _check_printed(printed)
+        value = _integer(value)
         if isinstance(value, sp.Basic) and not isinstance(value, sp.MatrixBase) and value.free_symbols and ledger is None:
             ledger = self._ledger_for(value)
         return self._add(Claim(printed, "value", value, location=location, names=dict(names or {}), ledger=ledger,
@@ -288,6 +318,7 @@ class Section:
                 length than ``rows``; nothing is claimed then.
         """
         rows = list(rows)
+        at = at or self._place
         whats = self._per_item(what, rows, "what", lambda t, w: f"{w}, row {t}" if w else f"row {t}", start)
         ats = self._per_item(at, rows, "at", lambda t, a: f"{a}, row {t}" if a else "", start)
         m = getattr(matrix, "shape", (0,))[0] if getattr(matrix, "shape", ()) != () else 0
@@ -324,6 +355,34 @@ class Section:
         n = shape[1]
         return [self.claim(p, matrix[k // n, k % n], what=f"{what}[{k // n},{k % n}]", **options)
                 for k, p in enumerate(cells)]
+
+    def claim_line(self, near: str, *items, first: int = 0, at: str = "", **options) -> list[Claim]:
+        """State the values the page prints on one line, in the order the line prints them.
+
+        ``s.claim_line(r"\\mathbf o_6^{[1]}\\approx", (O1[6, :], "o_6^[1]"), (O2[6, :], "o_6^[2]"))`` claims the
+        first value printed on the section's line holding those words for ``O1[6, :]`` and the second for
+        ``O2[6, :]``: item k is ``(value, what)`` and takes the ``first + k``-th number, list or matrix of the line
+        (:meth:`~symseq.authoring.page.PageView.printed` with ``near``). The text is claimed as printed, except
+        that LaTeX spacing commands (``\\,`` ``\\;`` ``\\:`` ``\\!``) and the blanks around them are dropped:
+        ``(1.06,\\;0.789)`` is claimed as ``(1.06,0.789)``.
+
+        Args:
+            near: words of the line, as the page prints them (the first line of the section holding them).
+            items: ``(value, what)`` pairs, ``value`` as for :meth:`claim`.
+            first: the index on the line of the value of the first item (0: the line's first value).
+            at, options: as for :meth:`claim` (``digits``, ``exact``, ...), for every item.
+
+        Returns the claims, in order.
+
+        Raises:
+            ClaimError: an item that is not a (value, what) pair, or a line that prints fewer values (the error
+                says what the line holds); nothing is claimed then.
+        """
+        if not all(isinstance(it, tuple) and len(it) == 2 and isinstance(it[1], str) for it in items):
+            raise ClaimError(f"{self.title}: claim_line({near!r}, ...) takes (value, what) pairs, one per value of "
+                             f"the line; got {items!r}")
+        texts = [_quoted(self.page.printed(near=near, index=first + k)) for k in range(len(items))]
+        return [self.claim(text, value, what=what, at=at, **options) for text, (value, what) in zip(texts, items)]
 
     def _per_item(self, given, items: list, arg: str, single: Callable, start: int) -> list[str]:
         """One string per item: ``single(t, given)`` for a string ``given``, else ``given`` itself (checked)."""
@@ -449,6 +508,25 @@ class Section:
             return identity_proof(diffs, sides=sides, owners=owners).check()
 
         return self.prove(statement, check, what=what, at=at, near=near)
+
+    def identities(self, *items, at: str = "", near: str = "") -> list[Claim]:
+        """Several identities stated at one place: ``s.identities(("ŷ = w_o h_2", d1), ("g_2^h = e w_o", d2),
+        at="Table 3")`` is :meth:`identity` once per item, in order.
+
+        Args:
+            items: tuples ``(statement, difference, ...)``, each as the arguments of :meth:`identity`.
+            at, near: as for :meth:`identity`, for every item.
+
+        Returns the claims, in order.
+
+        Raises:
+            ClaimError: an item that is not a tuple of a statement (a string) and at least one difference; nothing
+                is stated then.
+        """
+        bad = [it for it in items if not (isinstance(it, tuple) and len(it) >= 2 and isinstance(it[0], str))]
+        if bad:
+            raise ClaimError(f"{self.title}: identities() takes (statement, difference, ...) tuples; got {bad[0]!r}")
+        return [self.identity(statement, *differences, at=at, near=near) for statement, *differences in items]
 
     def agree(self, statement: str, a, b, *, tol=None, what: str = "", at: str = "", near: str = "") -> Claim:
         """A property: ``a`` and ``b`` have the same value, entry by entry, within ``tol`` (10⁻⁴⁰ by default).
@@ -592,7 +670,7 @@ class Section:
             value: a ledger input or parameter: a matrix node (``L["W_1"]``,
                 ``W_Q.T``) or a scalar leaf's symbol (``x = L.input("x", exact("0.7"))``,
                 then ``s.given(x)``), a SymPy expression over one ledger's scalar
-                names, or an exact SymPy number or matrix.
+                names, or an exact SymPy number or matrix; a Python int (a size) is an Integer.
             more: further inputs the page prints after ``value``, in the order it prints them, with the same
                 ``what``, ``at``, ``near`` and ``ledger``: ``s.given(X[0, :], X[1, :], X[2, :], what="rows of X")``
                 is three calls, one per printed row (each printed occurrence is its own input).
@@ -635,7 +713,8 @@ class Section:
                 whats += [w] * (len(parts) if len(parts) > 1 else 1)
             self.given(*givens, what=whats, at=at, near=near, ledger=ledger)
             return read if more else read[0]
-        n = 1 + len(more)
+        n, at = 1 + len(more), at or self._place
+        value, more = _integer(value), tuple(_integer(m) for m in more)
         whats = list(what) if isinstance(what, (tuple, list)) else [what] * n
         if len(whats) != n or not all(isinstance(w, str) for w in whats):
             raise ClaimError(f"{self.title}: given() of {n} input(s) takes one description (what='...') or one per "
@@ -715,6 +794,17 @@ def _difference(left, right):
         raise ClaimError(f"identity(): the two sides of a pair must be two expressions or two matrices of one shape; "
                          f"got {getattr(left, 'shape', 'a scalar')} and {getattr(right, 'shape', 'a scalar')}")
     return left - right
+
+
+def _quoted(text: str) -> str:
+    """A printed value as a claim quotes it: without LaTeX spacing commands (``\\,`` ``\\;`` ``\\:`` ``\\!``) and the
+    blanks around them (``(1.06,\\;0.789)`` → ``(1.06,0.789)``); any other text unchanged."""
+    return re.sub(r"\s*\\[,;:!]\s*", "", text)
+
+
+def _integer(value):
+    """A Python int as a SymPy Integer (a size or a count the page prints); any other value unchanged."""
+    return sp.Integer(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def _check_printed(printed):
