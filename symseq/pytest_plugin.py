@@ -11,8 +11,13 @@ section, then the claim::
 
 Every part of that node id is a pytest-safe name (:func:`node_name`): never a
 ``::`` or a bracket inside a name (a bracket becomes a parenthesis, ``E[A]`` →
-``E(A)``), so ``pytest 'derivations/week08_mine.py::week08-mine::§4 The forward
-pass by hand::p(B|AB)'`` runs that one claim, a section or a derivation id runs
+``E(A)``), nor a colon at either end (``Step 2:`` → ``Step 2``), so the id that
+``pytest --collect-only -q`` and ``pytest -v`` print, whatever dots, colons,
+brackets and spaces the titles hold, pasted back as ``pytest 'derivations/
+week08_mine.py::week08-mine::§4 The forward pass by hand::p(B|AB)'``, runs that
+one claim (``pytest -v`` prints the id itself: an item's report title, the
+claim's readable id, starts ``[claim]`` so that pytest does not rewrite the
+dots of the id it ends as "::"), a section or a derivation id runs
 its claims, ``--lf``/``--ff`` rerun the claims that failed last, and ``-k``
 selects by any word of a derivation, section or claim name (``-k "forward and
 loss"``). A claim is named by its place within the section and what it is
@@ -124,10 +129,21 @@ _UNSAFE = re.compile(r"\s+|::")
 
 
 def node_name(text: str) -> str:
-    """``text`` as one part of a pytest node id: no ``::`` (pytest's separator) and no bracket (pytest reads
-    ``[...]`` as parameters), whitespace collapsed: ``"E[A]"`` → ``"E(A)"``, ``"a::b"`` → ``"a: b"``."""
+    """``text`` as one part of a pytest node id: no ``::`` (pytest's separator), no bracket (pytest reads
+    ``[...]`` as parameters) and no colon at either end (``Step 2:`` followed by the separator would read
+    ``Step 2:::x``, which pytest splits as ``Step 2`` and ``:x``), whitespace collapsed: ``"E[A]"`` → ``"E(A)"``,
+    ``"a::b"`` → ``"a: b"``, ``"Step 2:"`` → ``"Step 2"``."""
     text = text.replace("[", "(").replace("]", ")")
-    return _UNSAFE.sub(lambda m: ": " if m.group(0) == "::" else " ", text).strip() or "claim"
+    text = " ".join(_UNSAFE.sub(lambda m: ": " if m.group(0) == "::" else " ", text).split())
+    return text.strip(": ") or "claim"
+
+
+def title(kind: str, readable_id: str) -> str:
+    """An item's report title (pytest's "domain": the head of its failure report): ``[claim] week08-mine::§4 …``.
+    It holds a bracket, which no node id holds, so it never ends a node id: ``pytest -v`` shows an id that ends
+    with its item's title with the title's dots as "::" (``1. One tanh step`` as ``1:: One tanh step``), which
+    does not paste back."""
+    return f"[{kind}] {readable_id}"
 
 
 def claim_name(claim) -> str:
@@ -183,7 +199,7 @@ class DerivationNode(pytest.Collector):
             yield SectionNode.from_parent(self, name=name, section=s)
 
     def reportinfo(self):
-        return self.path, None, self.derivation.name
+        return self.path, None, title("derivation", self.derivation.name)
 
 
 class SectionNode(pytest.Collector):
@@ -201,7 +217,7 @@ class SectionNode(pytest.Collector):
             yield ClaimItem.from_parent(self, name=name, claim=c)
 
     def reportinfo(self):
-        return self.path, None, f"{self.section.derivation.name}::{self.section.title}"
+        return self.path, None, title("section", f"{self.section.derivation.name}::{self.section.title}")
 
 
 class ClaimFailed(AssertionError):
@@ -232,11 +248,11 @@ class ClaimItem(pytest.Item):
 
     def reportinfo(self):
         """(file, 0-based line, title): the line of the derivation module that states the claim (the module itself
-        when the claim does not know it), and the claim's readable id."""
+        when the claim does not know it), and the claim's readable id as its :func:`title`."""
         if self.claim.written is None:
-            return self.path, None, self.claim.id
+            return self.path, None, title("claim", self.claim.id)
         file, line = self.claim.written
-        return Path(file), line - 1, self.claim.id
+        return Path(file), line - 1, title("claim", self.claim.id)
 
 
 class SectionItem(pytest.Item):
@@ -258,7 +274,7 @@ class SectionItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, f"{self.section.derivation.name}::{self.section.title}"
+        return self.path, None, title("section", f"{self.section.derivation.name}::{self.section.title}")
 
 
 def _place(config, path, line) -> str:
