@@ -32,7 +32,10 @@ that states the claim: ``derivations/week08_mine.py:23: claim 'p(B|AB)' …``
 (:meth:`ClaimItem.reportinfo` gives the same place, 0-based, to pytest). An item
 is skipped when the claim is (for instance when it needs torch and torch is
 missing). A section that fails to build, or is not checked, is one item named
-``build`` in that section.
+``build`` in that section; a section that fails does so with its error headed by
+the file and line of the author's code that raised it (``derivations/mine.py:17:
+NameError: name 'h' is not defined``), whether the error is an exception,
+``sys.exit`` or a KeyboardInterrupt the code raised itself.
 
 Nothing else changes: symseq's own bundled ``derivations/`` folder is never
 collected as a folder (one of its modules named on the command line is: ``pytest
@@ -265,8 +268,11 @@ class SectionItem(pytest.Item):
     def runtest(self):
         if self.section.skipped:
             pytest.skip(self.section.skipped)
+        error = self.section.error.splitlines()[0]
+        if getattr(self.section, "error_at", None):  # the error begins with the author's file and line
+            raise ClaimFailed(f"{error} (section {self.section.title!r} did not build)")
         raise ClaimFailed(f"{_place(self.config, self.path, None)}: section {self.section.title!r} did not build: "
-                          f"{self.section.error.splitlines()[0]}")
+                          f"{error}")
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ClaimFailed):
@@ -274,7 +280,10 @@ class SectionItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, title("section", f"{self.section.derivation.name}::{self.section.title}")
+        """(file, 0-based line, title): the author's line that raised the section's error, when known."""
+        name = title("section", f"{self.section.derivation.name}::{self.section.title}")
+        at = getattr(self.section, "error_at", None)
+        return (Path(at[0]), at[1] - 1, name) if at else (self.path, None, name)
 
 
 def _place(config, path, line) -> str:

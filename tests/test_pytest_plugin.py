@@ -214,7 +214,8 @@ def test_a_section_that_does_not_build_is_a_failing_item(pytester):
     '''), encoding="utf-8")
     result = pytester.runpytest("-q")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["derivations/broken.py: section '§1 A typo' did not build: NameError*",
+    result.stdout.fnmatch_lines(["derivations/broken.py:7: NameError: name 'undefined_name' is not defined "
+                                 "(section '§1 A typo' did not build)",
                                  "FAILED derivations/broken.py::broken::§1 A typo::build*"])
 
 
