@@ -17,7 +17,9 @@ only when it is a terminal.
 
 Exit status (:data:`EXIT_CODES`): 0 when everything checked holds; 1 when a claim or a number of the handout is
 wrong (or missing from it, or the audit's coverage is below ``--fail-under``); 2 for bad usage or input (an
-unknown name, a file that cannot be audited, an output path refused); 3 when the environment fails (a file or
+unknown name, a file that cannot be audited, an output path refused, a derivation module that does not load or a
+section that does not build: its claims are not decided, whatever else the report holds, which it still prints
+and writes); 3 when the environment fails (a file or
 folder the system will not read or write, a missing package); 4 for an internal error (a bug in symseq, never
 taken for a wrong claim). ``verify`` skips claims that need an optional package (reported, not failing). Errors
 print one message, without a traceback (``--traceback`` shows it). A reader that closes the output early
@@ -40,7 +42,8 @@ from .collector import without_cycle_collection
 from .errors import BackendUnavailable, FileSystemError, SymseqError
 
 EXIT_CODES = {0: "every claim and number checked holds", 1: "a claim or a number of the handout is wrong",
-              2: "bad usage or input", 3: "an environment error (file system, missing package)",
+              2: "bad usage or input (a derivation that does not load or build)",
+              3: "an environment error (file system, missing package)",
               4: "an internal error of symseq (a bug: --traceback shows where)"}
 TRUST = ("Every command imports the Python modules of ./derivations in the current folder (and of --path DIR), "
          "which runs their code: use symseq only where you trust those files, or pass --no-local to skip "
@@ -321,7 +324,7 @@ def cmd_verify(args, out) -> int:
     print_line(out, summary(report, notes_listed=listing == "all"), "green" if report.ok else "bold red")
     if args.json:
         _write_json(args, report.as_json(), _inputs(ds))
-    return 0 if report.ok else 1
+    return 2 if report.broken else 0 if report.ok else 1
 
 
 def _listing(args, out) -> str:
@@ -545,7 +548,7 @@ def _audit(args, out, ds: list, known=()) -> int:
     why = rep.failures(args.fail_under)
     if why:
         out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)
-    return 1 if why else 0
+    return 2 if rep.broken else 1 if why else 0
 
 
 def cmd_new(args, out) -> int:

@@ -97,7 +97,10 @@ def import_optional(package: str, *, needed_by: str, otherwise: str, label: str 
 
 
 class PrecisionWarning(UserWarning):
-    """A check ran at another precision than the data it was given (float32 values checked in float64)."""
+    """Numbers meet a precision that does not hold them: a check ran at another precision than the data it was
+    given (float32 values checked in float64, floats given to mpmath), or exact inputs are distinct but a backend
+    converts them to the same number (3·10⁸⁴ + 1 and 3·10⁸⁴ − 1 in float64 or at 50 digits:
+    :func:`symseq.ledger.warn_indistinct`), so what depends on their difference is lost there."""
 
 
 class FileSystemError(SymseqError, OSError):

@@ -48,7 +48,7 @@ import sympy.tensor.tensor  # noqa: F401
 from . import ops
 from .arrays import EXACT, user_shape
 from .collector import without_cycle_collection
-from .errors import EvaluationError, LedgerError, ShapeError
+from .errors import ConventionError, EvaluationError, LedgerError, PrecisionWarning, ShapeError
 from .functions import partial, require_explicit_relu
 from .numbers import exact, exact_matrix
 
@@ -202,6 +202,7 @@ class Ledger:
             else:
                 value = exact(value, what=name)
                 vshape = ()
+            _check_defined(value, name)
             if shape is not None and tuple(shape) != vshape:
                 raise ShapeError(f"{name}: the value has shape {ops._fmt_shape(vshape)} but shape={tuple(shape)} was given")
             shape = vshape
@@ -222,6 +223,12 @@ class Ledger:
 
         Values are read exactly (``"0.2"`` → 1/5, ints, Fractions, SymPy);
         floats are refused. A nested list is a matrix whose rows are positions.
+
+        Raises:
+            ConventionError: a float, text that is no decimal or fraction, a division by zero (``"1/0"``) or a
+                value that is no number (SymPy's nan or zoo, as ``sympy.Rational(1, 0)`` gives).
+            ShapeError: a value whose shape is not ``shape``, or a shape that is not () or (rows, columns).
+            LedgerError: a name this ledger already holds.
         """
         return self._leaf("input", name, value, shape, display, latex, note)
 
@@ -462,7 +469,8 @@ class Ledger:
         Raises:
             LedgerError: when a needed leaf has no value.
             EvaluationError: when a row evaluates to an undefined or infinite
-                value (naming the row and the entry).
+                value (naming the row and the entry). NumPy's floating-point warnings (an infinity minus an
+                infinity, an overflow) are not shown: the row they make undefined is this error.
         """
         names = self.order if targets is None else self.needed(targets, stop=given.keys())
         missing = [n for n in names if self.items[n].is_leaf and n not in given]
@@ -472,24 +480,32 @@ class Ledger:
                 "(or evaluate symbolically with expand())"
             )
         env: dict = {}
-        for n in names:
-            if n in given:
-                env[n] = given[n]
-                continue
-            it = self.items[n]
-            try:
-                env[n] = ops.evaluate(it.node, kernel, env)
-            except ZeroDivisionError:  # mpmath divides exactly and refuses 0/0 where arrays give nan
-                hint = _hint(it, kernel)
-                raise EvaluationError(f"row {it.name} divides by zero"
-                                      + (f": {hint}" if hint else "; check the inputs of this row")) from None
-            if check:
-                _check_value(kernel, it, env[n])
+        with np.errstate(all="ignore"):  # an undefined row is an EvaluationError naming it, not a NumPy warning
+            for n in names:
+                if n in given:
+                    env[n] = given[n]
+                    continue
+                it = self.items[n]
+                try:
+                    env[n] = ops.evaluate(it.node, kernel, env)
+                except ZeroDivisionError:  # mpmath divides exactly and refuses 0/0 where arrays give nan
+                    hint = _hint(it, kernel)
+                    raise EvaluationError(f"row {it.name} divides by zero"
+                                          + (f": {hint}" if hint else "; check the inputs of this row")) from None
+                if check:
+                    _check_value(kernel, it, env[n])
         return env
 
     def leaf_values(self, kernel=EXACT) -> dict:
-        """The leaves that have exact values, as ``kernel`` values (the ``given`` of :meth:`run`)."""
-        return {it.name: kernel.const(it.value) for it in self.leaves if it.value is not None}
+        """The leaves that have exact values, as ``kernel`` values (the ``given`` of :meth:`run`).
+
+        Warns:
+            PrecisionWarning: when two of these exact values are distinct but ``kernel`` holds them as one number
+                (:func:`warn_indistinct`).
+        """
+        out = {it.name: kernel.const(it.value) for it in self.leaves if it.value is not None}
+        warn_indistinct(kernel, {n: (self.items[n].value, v) for n, v in out.items()})
+        return out
 
     def symbolic_value(self, name: str, kernel=EXACT):
         item = self[name]
@@ -637,3 +653,88 @@ def to_sympy(value):
     if isinstance(value, np.ndarray):
         return sp.ImmutableMatrix(value.tolist())
     return value
+
+
+def _check_defined(value, name: str) -> None:
+    """Refuse a leaf value that holds SymPy's nan or zoo (a quotient by zero): no backend can evaluate it, and a
+    row over it would be undefined far from the input that made it so.
+
+    Raises:
+        ConventionError: naming the leaf and the undefined value.
+    """
+    bad = [u for u in (sp.nan, sp.zoo) if value.has(u)]
+    if bad:
+        raise ConventionError(f"{name}: the value holds {bad[0]}, which is no number (SymPy's result of a division "
+                              f"by zero such as 1/0 or 0/0); give a finite number, or oo / -oo where an infinity "
+                              f"is meant")
+
+
+def warn_indistinct(kernel, leaves: dict, *, stacklevel: int = 4) -> None:
+    """Warn when exact leaf values need more digits than ``kernel`` carries to be told apart.
+
+    The rule: two entries of the leaves (of one leaf or of two) whose exact values are distinct numbers (SymPy
+    decides that their difference is not zero) but whose ``kernel`` values are equal. Every result that depends on
+    their difference is then lost on this backend: a softmax of 3·10⁸⁴ + 1 and 3·10⁸⁴ − 1 comes back uniform from
+    NumPy and torch (float64) and from mpmath at 50 digits, where the exact softmax gives e²/(1 + e²) to the first.
+    Exact values that are not numbers (symbols) are not compared; the exact backend carries every digit.
+
+    Args:
+        kernel: the backend kernel the leaves were converted for (its ``precision`` names what it carries; None:
+            exact).
+        leaves: name → (exact value, the kernel's value): a SymPy number or matrix, and the scalar, array or
+            tensor ``kernel.const`` made of it.
+
+    Warns:
+        PrecisionWarning: naming the first such pair of entries, their difference, how many pairs there are, and
+            the digits that tell them apart (the exact backend, or mpmath with ``dps`` at least that).
+    """
+    precision = getattr(kernel, "precision", None)
+    if precision is None:
+        return
+    seen: dict = {}
+    pairs = []
+    for name, (value, converted) in leaves.items():
+        matrix = isinstance(value, sp.MatrixBase)
+        exacts = list(value) if matrix else [value]
+        entries = _entries(converted)
+        if len(entries) != len(exacts):
+            continue
+        for k, (e, c) in enumerate(zip(exacts, entries)):
+            if not (isinstance(e, sp.Expr) and e.is_number and e.is_finite):
+                continue
+            where = f"{name}[{k // value.shape[1]}, {k % value.shape[1]}]" if matrix else name
+            first = seen.setdefault(c, (where, e))
+            if first[1] is not e and first[1] != e and (first[1] - e).is_zero is False:
+                pairs.append((first, (where, e)))
+    if not pairs:
+        return
+    import warnings
+
+    (n1, a), (n2, b) = pairs[0]
+    diff = abs(a - b)
+    digits = int(sp.ceiling(sp.log(sp.Max(abs(a), abs(b)) / diff, 10).evalf(15))) + 2
+    more = f" ({len(pairs)} such pairs of inputs)" if len(pairs) > 1 else ""
+    warnings.warn(
+        f"the {getattr(kernel, 'name', 'backend')} backend ({precision}) holds the exact inputs {n1} = {_shown(a)} "
+        f"and {n2} = {_shown(b)}, which differ by {_shown(diff)}, as the same number{more}: every result that "
+        f"depends on their difference is lost there (a softmax of the two comes back uniform). Telling them apart "
+        f"takes about {digits} significant digits: evaluate with the exact backend, or mpmath with dps={digits} "
+        f"or more", PrecisionWarning, stacklevel=stacklevel)
+
+
+def _entries(converted) -> list:
+    """The entries of a kernel value, row by row, as hashable numbers (floats, mpf): a scalar, a NumPy array or a
+    torch tensor."""
+    if hasattr(converted, "detach"):  # torch
+        return converted.detach().reshape(-1).tolist()
+    if isinstance(converted, np.ndarray):
+        return converted.reshape(-1).tolist()
+    if isinstance(converted, np.generic):
+        return [converted.item()]
+    return [converted]
+
+
+def _shown(x) -> str:
+    """An exact number as a warning shows it: as it is when short, else to 8 significant digits."""
+    text = str(x)
+    return text if len(text) <= 24 else f"{sp.N(x, 8)}"

@@ -38,8 +38,8 @@ def exact(value: Any, *, what: str = "value") -> sp.Expr:
     (kept as they are, so ``sqrt(2)`` and ``-oo`` stay exact).
 
     Raises:
-        ConventionError: for a Python float (inexact) or a string that is not
-            a plain decimal or fraction. Strings are never passed to
+        ConventionError: for a Python float (inexact), a string that is not
+            a plain decimal or fraction, or a fraction whose denominator is 0 (``"1/0"``). Strings are never passed to
             ``sympify``: only the two numeric patterns above are read.
 
     >>> exact("0.2"), exact("-1.5e-3"), exact("1/4")
@@ -70,7 +70,11 @@ def exact(value: Any, *, what: str = "value") -> sp.Expr:
     if isinstance(value, str):
         text = value.strip().replace("\u2212", "-")
         if _DECIMAL.fullmatch(text) or _FRACTION.fullmatch(text):
-            f = Fraction(text)
+            try:
+                f = Fraction(text)
+            except ZeroDivisionError:
+                raise ConventionError(f"{what}: {value!r} divides by zero; a fraction needs a denominator other "
+                                      f"than 0") from None
             return sp.Rational(f.numerator, f.denominator)
         raise ConventionError(
             f"{what}: cannot read {value!r} as a number; expected a decimal such as '0.2' "

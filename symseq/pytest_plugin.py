@@ -11,8 +11,13 @@ section, then the claim::
 
 Every part of that node id is a pytest-safe name (:func:`node_name`): never a
 ``::`` or a bracket inside a name (a bracket becomes a parenthesis, ``E[A]`` →
-``E(A)``), so ``pytest 'derivations/week08_mine.py::week08-mine::§4 The forward
-pass by hand::p(B|AB)'`` runs that one claim, a section or a derivation id runs
+``E(A)``), nor a colon at either end (``Step 2:`` → ``Step 2``), so the id that
+``pytest --collect-only -q`` and ``pytest -v`` print, whatever dots, colons,
+brackets and spaces the titles hold, pasted back as ``pytest 'derivations/
+week08_mine.py::week08-mine::§4 The forward pass by hand::p(B|AB)'``, runs that
+one claim (``pytest -v`` prints the id itself: an item's report title, the
+claim's readable id, starts ``[claim]`` so that pytest does not rewrite the
+dots of the id it ends as "::"), a section or a derivation id runs
 its claims, ``--lf``/``--ff`` rerun the claims that failed last, and ``-k``
 selects by any word of a derivation, section or claim name (``-k "forward and
 loss"``). A claim is named by its place within the section and what it is
@@ -27,7 +32,10 @@ that states the claim: ``derivations/week08_mine.py:23: claim 'p(B|AB)' …``
 (:meth:`ClaimItem.reportinfo` gives the same place, 0-based, to pytest). An item
 is skipped when the claim is (for instance when it needs torch and torch is
 missing). A section that fails to build, or is not checked, is one item named
-``build`` in that section.
+``build`` in that section; a section that fails does so with its error headed by
+the file and line of the author's code that raised it (``derivations/mine.py:17:
+NameError: name 'h' is not defined``), whether the error is an exception,
+``sys.exit`` or a KeyboardInterrupt the code raised itself.
 
 Nothing else changes: symseq's own bundled ``derivations/`` folder is never
 collected as a folder (one of its modules named on the command line is: ``pytest
@@ -124,10 +132,21 @@ _UNSAFE = re.compile(r"\s+|::")
 
 
 def node_name(text: str) -> str:
-    """``text`` as one part of a pytest node id: no ``::`` (pytest's separator) and no bracket (pytest reads
-    ``[...]`` as parameters), whitespace collapsed: ``"E[A]"`` → ``"E(A)"``, ``"a::b"`` → ``"a: b"``."""
+    """``text`` as one part of a pytest node id: no ``::`` (pytest's separator), no bracket (pytest reads
+    ``[...]`` as parameters) and no colon at either end (``Step 2:`` followed by the separator would read
+    ``Step 2:::x``, which pytest splits as ``Step 2`` and ``:x``), whitespace collapsed: ``"E[A]"`` → ``"E(A)"``,
+    ``"a::b"`` → ``"a: b"``, ``"Step 2:"`` → ``"Step 2"``."""
     text = text.replace("[", "(").replace("]", ")")
-    return _UNSAFE.sub(lambda m: ": " if m.group(0) == "::" else " ", text).strip() or "claim"
+    text = " ".join(_UNSAFE.sub(lambda m: ": " if m.group(0) == "::" else " ", text).split())
+    return text.strip(": ") or "claim"
+
+
+def title(kind: str, readable_id: str) -> str:
+    """An item's report title (pytest's "domain": the head of its failure report): ``[claim] week08-mine::§4 …``.
+    It holds a bracket, which no node id holds, so it never ends a node id: ``pytest -v`` shows an id that ends
+    with its item's title with the title's dots as "::" (``1. One tanh step`` as ``1:: One tanh step``), which
+    does not paste back."""
+    return f"[{kind}] {readable_id}"
 
 
 def claim_name(claim) -> str:
@@ -183,7 +202,7 @@ class DerivationNode(pytest.Collector):
             yield SectionNode.from_parent(self, name=name, section=s)
 
     def reportinfo(self):
-        return self.path, None, self.derivation.name
+        return self.path, None, title("derivation", self.derivation.name)
 
 
 class SectionNode(pytest.Collector):
@@ -201,7 +220,7 @@ class SectionNode(pytest.Collector):
             yield ClaimItem.from_parent(self, name=name, claim=c)
 
     def reportinfo(self):
-        return self.path, None, f"{self.section.derivation.name}::{self.section.title}"
+        return self.path, None, title("section", f"{self.section.derivation.name}::{self.section.title}")
 
 
 class ClaimFailed(AssertionError):
@@ -232,11 +251,11 @@ class ClaimItem(pytest.Item):
 
     def reportinfo(self):
         """(file, 0-based line, title): the line of the derivation module that states the claim (the module itself
-        when the claim does not know it), and the claim's readable id."""
+        when the claim does not know it), and the claim's readable id as its :func:`title`."""
         if self.claim.written is None:
-            return self.path, None, self.claim.id
+            return self.path, None, title("claim", self.claim.id)
         file, line = self.claim.written
-        return Path(file), line - 1, self.claim.id
+        return Path(file), line - 1, title("claim", self.claim.id)
 
 
 class SectionItem(pytest.Item):
@@ -249,8 +268,11 @@ class SectionItem(pytest.Item):
     def runtest(self):
         if self.section.skipped:
             pytest.skip(self.section.skipped)
+        error = self.section.error.splitlines()[0]
+        if getattr(self.section, "error_at", None):  # the error begins with the author's file and line
+            raise ClaimFailed(f"{error} (section {self.section.title!r} did not build)")
         raise ClaimFailed(f"{_place(self.config, self.path, None)}: section {self.section.title!r} did not build: "
-                          f"{self.section.error.splitlines()[0]}")
+                          f"{error}")
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ClaimFailed):
@@ -258,7 +280,10 @@ class SectionItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, f"{self.section.derivation.name}::{self.section.title}"
+        """(file, 0-based line, title): the author's line that raised the section's error, when known."""
+        name = title("section", f"{self.section.derivation.name}::{self.section.title}")
+        at = getattr(self.section, "error_at", None)
+        return (Path(at[0]), at[1] - 1, name) if at else (self.path, None, name)
 
 
 def _place(config, path, line) -> str:

@@ -949,10 +949,10 @@ def test_a_section_that_does_not_build_fails_the_audit():
     # its claims were never stated, so the 3 it should have checked is not an all-clear
     assert rep.failed and rep.failures()[0].startswith("1 section(s) of the derivation did not build: broken · 2 Scores")
     (three,) = [t for t in rep.tokens if t.text == "3"]
-    assert three.attribution == Attribution("uncovered", Unchecked("broken", "2 Scores",
-                                                                   "RuntimeError: a bug in the derivation"))
-    assert rep.as_json()["broken_sections"] == [{"derivation": "broken", "section": "2 Scores",
-                                                 "error": "RuntimeError: a bug in the derivation"}]
+    error = d.sections[1].error.splitlines()[0]  # headed by the author's file and line
+    assert error.endswith(f"test_audit.py:{scores.__code__.co_firstlineno + 2}: RuntimeError: a bug in the derivation")
+    assert three.attribution == Attribution("uncovered", Unchecked("broken", "2 Scores", error))
+    assert rep.as_json()["broken_sections"] == [{"derivation": "broken", "section": "2 Scores", "error": error}]
 
 
 def test_a_claim_that_cannot_be_checked_fails_the_audit():

@@ -92,7 +92,9 @@ def test_use_refuses_what_is_not_a_ledger():
     def build(s):
         s.use("not a ledger")
 
-    assert d.sections[0].error == "ClaimError: one section: use() registers ledgers; got a str"
+    error = d.sections[0].error  # headed by the author's file and line
+    assert error.endswith(f"test_authoring.py:{build.__code__.co_firstlineno + 2}: ClaimError: one section: use() "
+                          f"registers ledgers; got a str")
 
 
 def test_a_statement_in_words_is_decided_by_the_numbers_and_its_words_must_stay_in_the_text(tmp_path):

@@ -242,7 +242,7 @@ def test_an_empty_sequence_says_T_must_be_at_least_one():
     L = Ledger()
     with pytest.raises(ShapeError, match="T must be at least 1"):
         cells.rnn(L, [], L.parameter("w_x"), L.parameter("w_h"))
-    with pytest.raises(ShapeError, match="T must be at least 1"):
+    with pytest.raises(ShapeError, match="T, the number of positions, must be an integer ≥ 1"):
         cells.sequence_inputs(L, 0)
 
 

@@ -124,7 +124,8 @@ def test_printed_must_be_a_string():
     def s(sec):
         sec.claim(0.330238, 1)
 
-    assert d.sections[0].error.startswith("ClaimError") and "must be the string" in d.sections[0].error
+    line = s.__code__.co_firstlineno + 2  # its decorator, then its def: the line of the claim heads the error
+    assert f"test_cli.py:{line}: ClaimError: " in d.sections[0].error and "must be the string" in d.sections[0].error
 
 
 def test_the_source_tree_derivations_are_not_loaded_twice(monkeypatch):
@@ -288,16 +289,99 @@ EXITS = textwrap.dedent('''
 ''')
 
 
+def _line(text: str, code: str) -> int:
+    """The 1-based line of ``text`` that holds ``code``."""
+    return next(i for i, ln in enumerate(text.splitlines(), start=1) if code in ln)
+
+
 def test_a_derivation_that_calls_sys_exit_never_passes(tmp_path, capsys):
     """sys.exit(0) in a section ended the run with status 0, nothing printed and the wrong claim undecided (a false
-    pass); it is the section's error now, and the other sections are still decided. At import it is a module that
-    does not load (status 2)."""
+    pass); it is the section's error now, and the other sections are still decided. A section that does not build
+    leaves claims undecided: status 2 (it was 1, which says a claim is wrong), whatever else fails. At import it is
+    a module that does not load (status 2)."""
     d = _folder(tmp_path, EXITS)
-    assert main(["verify", "--no-bundled", "--no-cache", "--path", str(d)]) == 1
+    assert main(["verify", "--no-bundled", "--no-cache", "--path", str(d)]) == 2
     out = capsys.readouterr().out
-    assert "ERROR ex.md · Two: the section did not build: SystemExit: the section called sys.exit(0)" in out
+    assert (f"ERROR ex.md · Two: the section did not build: {d / 'mine.py'}:{_line(EXITS, 'sys.exit(0)')}: "
+            f"SystemExit: the section called sys.exit(0)") in out
     assert "MISMATCH ex.md · One · a half, printed wrong: printed 0.6, correct 0.5" in out
     exits = tmp_path / "exits_at_import.py"
     exits.write_text("import sys\nsys.exit(0)\n")
     assert main(["verify", "--no-bundled", "--no-cache", "--path", str(exits)]) == 2
-    assert "exits_at_import.py (line 2): SystemExit: 0" in capsys.readouterr().err
+    assert "exits_at_import.py (line 2): SystemExit: the module called sys.exit(0)" in capsys.readouterr().err
+
+
+STOPS = textwrap.dedent('''
+    import sympy as sp
+
+    from symseq import Derivation
+
+    derivation = Derivation("stops", title="Stops", source="stops.md")
+
+
+    @derivation.section("One")
+    def one(s):
+        s.claim("0.5", sp.Rational(1, 2), what="a half")
+
+
+    @derivation.section("Two")
+    def two(s):
+        raise SystemExit("x")
+
+
+    @derivation.section("Three")
+    def three(s):
+        raise KeyboardInterrupt
+
+
+    @derivation.section("Four")
+    def four(s):
+        s.claim("0.5", undefined_name, what="a typo")
+''')
+
+
+def test_a_section_that_exits_or_interrupts_is_its_error_and_status_2(tmp_path, capsys):
+    """raise SystemExit("x") in a section exited 1 (which says a claim is wrong) and a KeyboardInterrupt raised by a
+    section ended the run with 130 and nothing printed. Each is its section's error, with the file and line of the
+    author's code, as a NameError is without --traceback; the run prints and writes its report and exits 2."""
+    d = _folder(tmp_path, STOPS)
+    out_json = tmp_path / "out.json"
+    assert main(["verify", "--no-bundled", "--no-cache", "--path", str(d), "--json", str(out_json)]) == 2
+    out, err = capsys.readouterr()
+    file = d / "mine.py"
+    assert (f"ERROR stops.md · Two: the section did not build: {file}:{_line(STOPS, 'SystemExit')}: SystemExit: "
+            f"the section called sys.exit('x')") in out
+    assert (f"ERROR stops.md · Three: the section did not build: {file}:{_line(STOPS, 'KeyboardInterrupt')}: "
+            f"KeyboardInterrupt: the section raised KeyboardInterrupt, and no Ctrl-C was pressed") in out
+    assert (f"ERROR stops.md · Four: the section did not build: {file}:{_line(STOPS, 'undefined_name')}: NameError: "
+            f"name 'undefined_name' is not defined") in out
+    assert "Traceback" not in out + err and "1 claims in 1 derivation(s): 1 ok, 3 section(s) failed to build" in out
+    doc = json.loads(out_json.read_text())
+    assert [b["section"] for b in doc["broken_sections"]] == ["Two", "Three", "Four"] and not doc["ok"]
+    page = tmp_path / "stops.md"
+    page.write_text("# One\n\nA half is 0.5.\n")
+    assert main(["--no-color", "audit", str(page), "--no-bundled", "--no-cache", "--path", str(d)]) == 2
+    assert "3 section(s) of the derivation did not build" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("raised, said", [("raise KeyboardInterrupt", "KeyboardInterrupt: the module raised "
+                                           "KeyboardInterrupt (no Ctrl-C was pressed)"),
+                                          ("raise SystemExit('x')", "SystemExit: the module called sys.exit('x')")])
+def test_a_module_that_exits_or_interrupts_at_import_does_not_load(tmp_path, capsys, raised, said):
+    module = tmp_path / "stops_at_import.py"
+    module.write_text(f"import sys\n{raised}\n")
+    assert main(["verify", "--no-bundled", "--no-cache", "--path", str(module)]) == 2
+    assert f"cannot load {module} (line 2): {said}" in capsys.readouterr().err
+
+
+def test_a_real_ctrl_c_while_a_section_builds_still_stops_the_run(tmp_path, capsys):
+    """Only a KeyboardInterrupt that no Ctrl-C caused is a section's error: SIGINT itself stops the run (130)."""
+    import signal
+
+    d = _folder(tmp_path, STOPS.replace("raise KeyboardInterrupt", "import signal; signal.raise_signal(signal.SIGINT)"))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a shell (a test runner may differ)
+    try:
+        assert main(["verify", "--no-bundled", "--no-cache", "--path", str(d)]) == 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert "ERROR" not in capsys.readouterr().out

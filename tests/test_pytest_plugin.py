@@ -8,6 +8,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import hypothesis  # noqa: F401  (loaded before the in-process runs below, whose plugin would import it afresh each)
+from symseq import Derivation  # noqa: F401  (loaded before them too: a run that imported it first would
+                                 # leave its class behind, and the next run's modules would define "no Derivation")
 import pytest
 
 from symseq.pytest_plugin import claim_name, node_name
@@ -162,7 +164,7 @@ def test_a_failure_names_the_file_and_line_that_state_the_claim(shared, pytester
     info = {i.name: i.reportinfo() for i in items}
     path, lineno, title = info["p(B|AB)"]
     assert (Path(path).resolve(), lineno) == ((shared / "derivations/week08_mine.py").resolve(), line)
-    assert title == "week08-mine::§4 The forward pass by hand::p(B|AB)"  # the readable id heads the report
+    assert title == "[claim] week08-mine::§4 The forward pass by hand::p(B|AB)"  # the readable id heads the report
     assert info["AV"][1] == next(i for i, ln in enumerate(lines) if 's.claim_shape("4×3"' in ln)
 
 
@@ -212,7 +214,8 @@ def test_a_section_that_does_not_build_is_a_failing_item(pytester):
     '''), encoding="utf-8")
     result = pytester.runpytest("-q")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["derivations/broken.py: section '§1 A typo' did not build: NameError*",
+    result.stdout.fnmatch_lines(["derivations/broken.py:7: NameError: name 'undefined_name' is not defined "
+                                 "(section '§1 A typo' did not build)",
                                  "FAILED derivations/broken.py::broken::§1 A typo::build*"])
 
 
@@ -285,3 +288,69 @@ def test_claim_names_depend_on_the_text_only():
     c = Claim("0.5", "value", None, location="§1", what="w[0]")
     assert claim_name(c) == "w(0)"
     assert claim_name(Claim("a" * 100, "property", None, location="§1")) == "a" * 79 + "…"
+
+
+# a module whose section titles and claim names hold what pytest reads as syntax: dots (pytest -v printed
+# "1. One tanh step" as "1:: One tanh step"), a colon at the end of a name (followed by the separator, "Step 2:::x"
+# split as "Step 2" and ":x"), brackets, "::" and runs of spaces
+TITLES = textwrap.dedent('''
+    import sympy as sp
+    from symseq import Derivation
+
+    derivation = Derivation("titles", title="Titles", source="titles.md")
+
+    @derivation.section("1. One tanh step")
+    def one(s):
+        s.claim("0.5", sp.Rational(1, 2), what="z = w x + b")
+        s.claim("0.25", sp.Rational(1, 4), what="v1.2: the mean.")
+
+    @derivation.section("Step 2:")
+    def two(s):
+        s.claim("0.5", sp.Rational(1, 2), what="E[A]:")
+        s.claim("0.5", sp.Rational(1, 2), at="Table 1.", what="a::b  [c]  d.e")
+
+    @derivation.section(":: leading, and 3.5 [x]:")
+    def three(s):
+        s.claim("1", sp.Integer(1), what=":x")
+''')
+
+
+def verbose_ids(result) -> list[str]:
+    """The node ids a ``pytest -v`` run prints before PASSED (each test's line as the terminal shows it)."""
+    return [m.group(1) for ln in result.outlines if (m := re.match(r"(derivations/\S.*?) PASSED", ln))]
+
+
+def test_the_starters_ids_printed_by_pytest_v_paste_back(pytester):
+    """``symseq new`` in an empty folder, then pytest -v: each id it prints runs exactly that one test (the
+    starter's section "1. One tanh step" printed as "1:: One tanh step", which pytest then did not find)."""
+    from symseq.authoring import from_path
+    from symseq.cli import main
+
+    assert main(["new", "my-example", "--no-color"]) == 0
+    from_path(pytester.path / "derivations")  # loaded once, before the in-process runs (as the fixture shared)
+    ids = verbose_ids(pytester.runpytest("-v", "-p", "no:cacheprovider"))
+    assert ids == ["derivations/my_example.py::my-example::1. One tanh step::z = w x + b",
+                   "derivations/my_example.py::my-example::1. One tanh step::h = tanh(z)"]
+    for node in ids:
+        result = pytester.runpytest(node, "-v", "-p", "no:cacheprovider")
+        result.assert_outcomes(passed=1)
+        assert verbose_ids(result) == [node]
+
+
+def test_ids_with_dots_colons_brackets_and_spaces_paste_back(pytester):
+    from symseq.authoring import from_path
+
+    pytester.mkdir("derivations")
+    (pytester.path / "derivations" / "titles.py").write_text(TITLES, encoding="utf-8")
+    from_path(pytester.path / "derivations")  # loaded once, before the in-process runs (as the fixture shared)
+    collected = [ln for ln in pytester.runpytest("--collect-only", "-q", "-p", "no:cacheprovider").outlines
+                 if ln.startswith("derivations/")]
+    printed = verbose_ids(pytester.runpytest("-v", "-p", "no:cacheprovider"))
+    assert printed == collected and len(printed) == 5
+    assert printed[2:] == ["derivations/titles.py::titles::Step 2::E(A)",
+                           "derivations/titles.py::titles::Step 2::Table 1. · a: b (c) d.e",
+                           "derivations/titles.py::titles::leading, and 3.5 (x)::x"]
+    for node in printed:
+        result = pytester.runpytest(node, "-v", "-p", "no:cacheprovider")
+        result.assert_outcomes(passed=1)
+        assert verbose_ids(result) == [node]

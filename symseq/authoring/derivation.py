@@ -27,7 +27,6 @@ import functools
 import importlib.util
 import re
 import sys
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -102,6 +101,7 @@ class Section:
     inputs: list = field(default_factory=list)  # Given, for symseq audit
     figures: list = field(default_factory=list)  # GradientPathsSpec: figures drawn only by symseq figure
     _page: object = field(default=None, repr=False)  # the PageView this section reads, once asked for
+    error_at: tuple | None = None  # (file, line) of the author's code that raised the error, when it did not build
     _place: str = field(default="", repr=False)  # the default at= of a `with s.place(...)` block
 
     def __repr__(self) -> str:
@@ -907,15 +907,17 @@ class Derivation:
             if importlib.util.find_spec(pkg) is None:
                 s.skipped = f"needs {pkg}, which is not installed ({install_hint(pkg)})"
                 return s
-        try:
-            fn(s)
-        except SymseqError as exc:
-            s.error = f"{type(exc).__name__}: {exc}"
-        except Exception as exc:  # a bug in the derivation module: keep the trace for --traceback
-            s.error = f"{type(exc).__name__}: {exc}\n" + traceback.format_exc(limit=6)
-        except SystemExit as exc:  # sys.exit(0) in a section must not end a run that has claims left to decide
-            s.error = (f"SystemExit: the section called sys.exit({exc.code!r}); a section may not end the program "
-                       f"(raise an exception, or state the claim)\n" + traceback.format_exc(limit=6))
+        from .discovery import interrupts_noted, section_error
+
+        with interrupts_noted() as interrupts:
+            try:
+                fn(s)
+            except (Exception, SystemExit, KeyboardInterrupt) as exc:
+                # sys.exit(0) or a KeyboardInterrupt raised by a section is that section's error, never the end of a
+                # run with claims left to decide; a real Ctrl-C still stops the run
+                if isinstance(exc, KeyboardInterrupt) and interrupts.real:
+                    raise
+                s.error, s.error_at = section_error(exc, fn)  # the author's file and line first, then the trace
         return s
 
     @property

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
+import os
 import pkgutil
+import signal
 import sys
+import sysconfig
+import threading
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,17 +163,122 @@ def _load(f: Path):
     spec = importlib.util.spec_from_file_location(modname, f)
     module = importlib.util.module_from_spec(spec)
     sys.modules[modname] = module
-    try:
-        spec.loader.exec_module(module)
-    except SymseqError:
-        del sys.modules[modname]
-        raise
-    except (Exception, SystemExit) as exc:  # an author's module that does not import (or exits): say where
-        del sys.modules[modname]
-        tb = traceback.extract_tb(exc.__traceback__)
-        line = getattr(exc, "lineno", None) or next((fr.lineno for fr in reversed(tb) if fr.filename == str(f)), "?")
-        raise ClaimError(f"cannot load {f} (line {line}): {type(exc).__name__}: {exc}") from exc
+    with interrupts_noted() as interrupts:
+        try:
+            spec.loader.exec_module(module)
+        except SymseqError:
+            del sys.modules[modname]
+            raise
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # an author's module that does not import, or
+            del sys.modules[modname]                                # exits: say where
+            if isinstance(exc, KeyboardInterrupt) and interrupts.real:
+                raise
+            tb = traceback.extract_tb(exc.__traceback__)
+            line = getattr(exc, "lineno", None) or next((fr.lineno for fr in reversed(tb) if fr.filename == str(f)),
+                                                        "?")
+            why = {SystemExit: f"the module called sys.exit({getattr(exc, 'code', None)!r})",
+                   KeyboardInterrupt: "the module raised KeyboardInterrupt (no Ctrl-C was pressed)"}
+            text = next((t for kind, t in why.items() if isinstance(exc, kind)), str(exc))
+            raise ClaimError(f"cannot load {f} (line {line}): {type(exc).__name__}: {text}") from exc
     return module
+
+
+class _Interrupts:
+    """What :func:`interrupts_noted` saw: whether a KeyboardInterrupt may have come from a real Ctrl-C."""
+
+    def __init__(self, watched: bool):
+        self.watched = watched  # SIGINT's handler is ours (or SIGINT is ignored): a real Ctrl-C is noted
+        self.signalled = False
+
+    @property
+    def real(self) -> bool:
+        """True when a SIGINT arrived, or when it could not be watched (then every KeyboardInterrupt is taken for
+        a real Ctrl-C, as before)."""
+        return self.signalled or not self.watched
+
+
+@contextlib.contextmanager
+def interrupts_noted():
+    """Note whether a real Ctrl-C (SIGINT) arrives while an author's code runs, so that a KeyboardInterrupt the code
+    raises itself is an error of that code, and a real Ctrl-C still stops the run.
+
+    In the main thread with Python's own SIGINT handler, a handler that notes the signal and then calls Python's
+    (which raises KeyboardInterrupt) is put in place for the duration, and Python's put back after. Where SIGINT
+    is ignored (a worker process of ``symseq verify -j N``) no Ctrl-C can arrive; elsewhere (another thread,
+    another handler) nothing is changed and every KeyboardInterrupt counts as real. Yields an object whose
+    ``real`` says which it was."""
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if in_main else None
+    if previous is signal.SIG_IGN:
+        yield _Interrupts(True)
+        return
+    if previous is not signal.default_int_handler:
+        yield _Interrupts(False)
+        return
+    noted = _Interrupts(True)
+
+    def note(signum, frame):
+        noted.signalled = True
+        previous(signum, frame)
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield noted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def section_error(exc: BaseException, fn) -> tuple[str, tuple[str, int] | None]:
+    """(the error text of a section whose builder ``fn`` raised ``exc``, (file, line) of the author's code that
+    raised it).
+
+    The text's first line is ``FILE:LINE: Type: message`` (the file relative to the working folder when inside
+    it), the place being the innermost frame of the author's code: the builder's own module, or any file outside
+    symseq and the installed libraries (a helper module of the author's); for an error that is not symseq's, the
+    trace follows (shown with ``--traceback``). sys.exit and a KeyboardInterrupt raised by the code (no Ctrl-C
+    pressed) say that a section may not end the run."""
+    at = _author_frame(exc, getattr(getattr(fn, "__code__", None), "co_filename", None))
+    place = f"{_shown(at[0])}:{at[1]}: " if at else ""
+    if isinstance(exc, SystemExit):
+        text = (f"SystemExit: the section called sys.exit({exc.code!r}); a section may not end the program (raise "
+                f"an exception, or state the claim)")
+    elif isinstance(exc, KeyboardInterrupt):
+        text = ("KeyboardInterrupt: the section raised KeyboardInterrupt, and no Ctrl-C was pressed; a section may "
+                "not stop the run (raise another exception, or state the claim)")
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    trace = "" if isinstance(exc, SymseqError) else "\n" + "".join(traceback.format_exception(exc, limit=-8))
+    return place + text + trace, at
+
+
+def _library_folders() -> tuple[str, ...]:
+    """symseq's package folder and the folders of the standard library and installed packages."""
+    folders = {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            folders.add(os.path.abspath(path))
+    return tuple(f.rstrip(os.sep) + os.sep for f in folders)
+
+
+def _author_frame(exc: BaseException, own: str | None) -> tuple[str, int] | None:
+    """(file, line) of the innermost frame of ``exc``'s traceback in the author's code (``own``, the builder's
+    file, or a file outside :func:`_library_folders`); None when there is none."""
+    libraries = _library_folders()
+    found = None
+    for fr in traceback.extract_tb(exc.__traceback__):
+        name = os.path.abspath(fr.filename)
+        if fr.filename == own or (not name.startswith(libraries) and not fr.filename.startswith("<")):
+            found = (fr.filename, fr.lineno)
+    return found
+
+
+def _shown(file: str) -> str:
+    """``file`` relative to the working folder when inside it, else as it is."""
+    try:
+        return Path(file).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return file
 
 
 def default_paths() -> list[Path]:

@@ -74,7 +74,7 @@ import sympy as sp
 from .. import ops
 from ..collector import without_cycle_collection
 from ..errors import ConventionError, EvaluationError, LedgerError, ShapeError
-from ..ledger import where_text
+from ..ledger import warn_indistinct, where_text
 from .numpy_backend import _softmax
 from .scalar import plan, square as _square
 
@@ -191,7 +191,8 @@ class CompiledLedger:
             raise ShapeError("inputs disagree on their batch axes: "
                              + ", ".join(f"{n} has {b}" for n, b in batch.items())
                              + "; give every batched input the same leading shape (or none)")
-        values = self._run(slots, batch)
+        with np.errstate(all="ignore"):  # an undefined output is the EvaluationError below, not a NumPy warning
+            values = self._run(slots, batch)
         result = {}
         for name, s, item in self._outputs:
             bad = k.first_nonfinite(values[s], allow_infinity=item.allows_infinity)
@@ -538,6 +539,7 @@ class _Compiler:
         needed = self.L.needed(outputs)
         position = {n: i for i, n in enumerate(needed)}
         streams, ready = self._plan_sums(needed, outputs, position)
+        exact_leaves: dict = {}  # name → (exact value, the kernel's), for warn_indistinct
         for i, n in enumerate(needed):
             it = self.L[n]
             if it.is_leaf:
@@ -545,8 +547,11 @@ class _Compiler:
                 self.slot_of[n] = s
                 if n in self.inputs:
                     self.p.inputs[n] = s
+                    if it.value is not None:  # its default, converted on the first call that needs it
+                        exact_leaves[n] = (it.value, self.k.const(it.value))
                 elif it.value is not None:
                     self.p.constants[s] = self.k.const(it.value)
+                    exact_leaves[n] = (it.value, self.p.constants[s])
                     self._note_exact_leaf(it, s)
                 else:
                     raise LedgerError(f"{n} has no value and is not an input of the compiled function")
@@ -560,6 +565,7 @@ class _Compiler:
                 self._remember(n, it)
             for stream, term in ready.get(i, ()):  # terms of long sums whose inputs are now all computed
                 self._accumulate(stream, term)
+        warn_indistinct(self.k, exact_leaves, stacklevel=6)
         self.p.outputs = {n: self.slot_of[n] for n in outputs}
         self._prune()
         self._liveness()

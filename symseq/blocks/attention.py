@@ -32,6 +32,7 @@ import sympy as sp
 from .. import ops
 from ..errors import ConventionError, ShapeError
 from ..numbers import exact
+from ._args import matrices
 from ._naming import tagged
 from .linear import project
 
@@ -98,12 +99,13 @@ def scaled_dot_product(L, Q, K, V, *, mask=None, scale=None, tag: str | None = N
         empty_rows: ``"error"`` (default) or ``"zero"`` for query rows with no allowed source.
 
     Raises:
-        ShapeError: d_k of Q and K differ, K and V have different numbers of
+        ShapeError: a scalar where a matrix is needed (names the argument), d_k of Q and K differ, K and V have different numbers of
             positions, or the mask has the wrong shape.
         ConventionError: a scale that is a float, zero, infinite, NaN or not real.
         MaskError: a mask entry that is no value of its convention (names its row, column and value), an
             unknown mask name, or a query position with no allowed source (names it).
     """
+    matrices("scaled_dot_product", Q=Q, K=K, V=V)
     names = dict(names or {})
     nm = lambda key, base: names.get(key, tagged(base, tag))  # noqa: E731
     if Q.shape[1] != K.shape[1]:
@@ -147,6 +149,7 @@ def attention_head(L, H, W_Q, W_K, W_V, *, orientation: str, mask=None, tag: str
     Raises:
         ShapeError, MaskError: as :func:`scaled_dot_product`.
     """
+    matrices("attention_head", H=H, W_Q=W_Q, W_K=W_K, W_V=W_V, X_kv=X_kv)
     names = dict(names or {})
     nm = lambda key: names.get(key, tagged(key, tag))  # noqa: E731
     src = H if X_kv is None else X_kv
@@ -157,6 +160,12 @@ def attention_head(L, H, W_Q, W_K, W_V, *, orientation: str, mask=None, tag: str
     head = scaled_dot_product(L, Q, K, V, mask=mask, tag=tag, names=names, empty_rows=empty_rows)
     head.Q, head.K, head.V = Q, K, V
     return head
+
+
+def head_weights(heads) -> dict:
+    """Each head's (W_Q, W_K, W_V) by the name an error gives it: ``W_Q of head 1 (heads[0][0])``."""
+    return {f"{w} of head {i + 1} (heads[{i}][{j}])": W for i, triple in enumerate(heads)
+            for j, (w, W) in enumerate(zip(("W_Q", "W_K", "W_V"), triple))}
 
 
 def head_tag(tag: str | None, i: int) -> str:
@@ -187,9 +196,10 @@ def multi_head(L, H, heads, W_O, *, orientation: str, mask=None, tag: str | None
     :func:`scaled_dot_product`, checked before any row is appended.
 
     Raises:
-        ShapeError: when W_O does not fit the concatenated width.
+        ShapeError: a scalar where a matrix is needed (names the argument), or W_O does not fit the concatenated width.
         MaskError: as :func:`scaled_dot_product`.
     """
+    matrices("multi_head", H=H, W_O=W_O, **head_weights(heads))
     mask = ops.allowed_matrix(mask, (H.shape[0], H.shape[0]), empty_rows, what=f"attention {tagged('A', tag)}")
     out = MultiHead()
     for i, (W_Q, W_K, W_V) in enumerate(heads, start=1):

@@ -377,14 +377,18 @@ def sequence_inputs(L, T: int, *, width: int | None = None, batch: int = 1, name
     ``values[k]`` (k from 0). ``start`` is the page's time origin (1 for x_1, x_2, …), as for :func:`rnn`.
 
     Raises:
-        ShapeError: when T < 1.
+        ShapeError: when T is not an integer ≥ 1 (2.7 positions is no sequence), or width or batch is not a
+            positive integer.
         ConventionError: a ``start`` that is not an integer.
     """
-    if int(T) < 1:
-        raise ShapeError(f"a sequence needs at least one position: T must be at least 1 (got T={T})")
+    T = integer(T, "sequence_inputs: T, the number of positions,", minimum=1,
+                expected="an integer ≥ 1 (a sequence needs at least one position)")
+    if width is not None:
+        width = integer(width, "sequence_inputs: width, the number of features of each x_t,", minimum=1)
+    batch = integer(batch, "sequence_inputs: batch, the number of rows of each x_t,", minimum=1)
     label = _row_namer("rnn", start, {"h": name}, None)
     out = []
-    for t in range(int(T)):
+    for t in range(T):
         v = None if values is None else values[t]
         if width is None:
             out.append(L.input(label("h", t), v))

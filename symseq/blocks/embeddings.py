@@ -30,6 +30,7 @@ from .. import ops
 from ..arrays import integer
 from ..errors import ConventionError, ShapeError, VocabularyError
 from ..numbers import exact
+from ._args import matrices
 
 
 def tokenize(text: str, *, lowercase: bool = True) -> list[str]:
@@ -177,8 +178,7 @@ def embedding_lookup(L, E_vocab, ids: Sequence[int], *, name: str = "E_seq", not
 
     Source: Week 06 handout (004), "Look up a five-coordinate embedding for each token".
     """
-    if E_vocab.shape == ():
-        raise ShapeError("embedding lookup needs a K×D table (rows are vocabulary IDs); got a scalar")
+    matrices("embedding_lookup", E_vocab=E_vocab)
     ids = [_as_id(k) for k in ids]
     if not ids:
         raise ShapeError("embedding lookup needs at least one token ID")
@@ -248,12 +248,11 @@ def learned_positions(L, table, T: int, *, name: str = "P"):
         T: the sequence length, at most T_max.
 
     Raises:
-        ShapeError: when T exceeds the table's T_max rows (a learned table
+        ShapeError: when the table is a scalar, T exceeds the table's T_max rows (a learned table
             has no vector for positions it was not given) or T < 1.
     """
     T = integer(T, "T (the number of positions)", minimum=1)
-    if table.shape == ():
-        raise ShapeError("learned positions need a T_max×D table; got a scalar")
+    matrices("learned_positions", table=table)
     if T > table.shape[0]:
         raise ShapeError(f"learned positions: the sequence has {T} positions but the table has only "
                          f"{table.shape[0]} rows; learned positions cannot extend past the table")
@@ -264,9 +263,10 @@ def add_positions(L, E_seq, P, *, name: str = "H^(0)"):
     """Append ``name := E_seq + P``: token identity and position added coordinate by coordinate (T×D).
 
     Raises:
-        ShapeError: when the shapes differ (names both); concatenation would
+        ShapeError: when E_seq or P is a scalar, or the shapes differ (names both); concatenation would
             be a different operation.
     """
+    matrices(name, E_seq=E_seq, P=P)
     if E_seq.shape != P.shape:
         raise ShapeError(f"{name}: the embeddings are {ops._fmt_shape(E_seq.shape)} but the positions are "
                          f"{ops._fmt_shape(P.shape)}; E_seq + P needs one position row per token and equal widths")

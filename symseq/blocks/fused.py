@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 from .. import ops
 from ..errors import ConventionError, ShapeError
+from ._args import matrices
 from ._naming import tagged
 from .attention import Head, head_tag, scaled_dot_product
 from .linear import check_orientation, linear
@@ -71,10 +72,11 @@ def head_widths(W_QKV, n_heads: int, d_k: int | None, d_v: int | None, orientati
     """(d_k, d_v) for a fused weight: as given, or h d_k = h d_v = (width of W_QKV's output side)/3.
 
     Raises:
-        ShapeError: when the output side is not 2h d_k + h d_v (names both and the fix).
+        ShapeError: when W_QKV is a scalar, or its output side is not 2h d_k + h d_v (names both and the fix).
         ConventionError: when n_heads is not a positive integer.
     """
     check_orientation(orientation)
+    matrices("head_widths", W_QKV=W_QKV)
     if int(n_heads) != n_heads or n_heads < 1:
         raise ConventionError(f"n_heads must be a positive integer; got {n_heads!r}")
     width = W_QKV.shape[1] if orientation == "in_out" else W_QKV.shape[0]
@@ -100,8 +102,9 @@ def split_qkv(L, X, W_QKV, b_QKV=None, *, n_heads: int, orientation: str, d_k: i
     """Append QKV := X W_QKV + b_QKV, its three adjacent groups Q, K, V, and each head's slices.
 
     Raises:
-        ShapeError: when W_QKV does not fit X or the head widths (see :func:`head_widths`).
+        ShapeError: a scalar where a matrix is needed (names the argument), or W_QKV does not fit X or the head widths (see :func:`head_widths`).
     """
+    matrices("split_qkv", X=X, W_QKV=W_QKV, b_QKV=b_QKV)
     d_k, d_v = head_widths(W_QKV, n_heads, d_k, d_v, orientation)
     hk, hv = n_heads * d_k, n_heads * d_v
     fused = linear(L, tagged("QKV", tag), X, W_QKV, b_QKV, orientation=orientation,
@@ -141,10 +144,11 @@ def fused_self_attention(L, X, W_QKV, W_O, *, n_heads: int, orientation: str, b_
         batch: the batch index of this input (named in mask errors and row tags).
 
     Raises:
-        ShapeError: for weights that do not fit, or a mask of the wrong shape.
+        ShapeError: a scalar where a matrix is needed (names the argument), weights that do not fit, or a mask of the wrong shape.
         MaskError: a mask entry that is no value of its convention, an unknown mask name, or a query position
             (and batch item) with no allowed source.
     """
+    matrices("fused_self_attention", X=X, W_QKV=W_QKV, W_O=W_O, b_QKV=b_QKV, b_O=b_O)
     T = X.shape[0]
     allowed = _mask_for(mask, T, batch, empty_rows)
     qkv = split_qkv(L, X, W_QKV, b_QKV, n_heads=n_heads, orientation=orientation, d_k=d_k, d_v=d_v, tag=tag)
@@ -173,7 +177,7 @@ def batched_self_attention(L, Xs, W_QKV, W_O, *, masks=None, **kw) -> list:
     appended.
 
     Raises:
-        ShapeError: when the mask is not B×T×T (names both shapes).
+        ShapeError: a scalar where a matrix is needed (names the argument), or a mask that is not B×T×T (names both shapes).
         MaskError: an entry that is no value of the convention (names the batch item, row and column), or an
             empty mask row (names the batch item and query position).
     """
@@ -181,6 +185,7 @@ def batched_self_attention(L, Xs, W_QKV, W_O, *, masks=None, **kw) -> list:
     B = len(Xs)
     if not B:
         raise ShapeError("a batch needs at least one input")
+    matrices("batched_self_attention", Xs=Xs, W_QKV=W_QKV, W_O=W_O)
     T = Xs[0].shape[0]
     if isinstance(masks, str) or masks is None:
         per_item = [masks] * B

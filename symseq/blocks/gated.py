@@ -32,6 +32,7 @@ import sympy as sp
 from .. import ops
 from ..errors import ConventionError, ShapeError
 from ..functions import gelu, gelu_tanh, relu, sigmoid
+from ._args import matrices
 from ._naming import tagged
 from .linear import check_orientation, linear
 
@@ -59,8 +60,10 @@ def gated_feed_forward(L, X, W_gate, W_up, W_down, *, orientation: str, b_gate=N
 
     Raises:
         ConventionError: for an unknown activation (lists the known ones) or orientation.
-        ShapeError: when the gate and feature widths differ, or W_down does not map back to D.
+        ShapeError: a scalar where a matrix is needed (names the argument), the gate and feature widths differ, or W_down does not map back to D.
     """
+    matrices("gated_feed_forward", X=X, W_gate=W_gate, W_up=W_up, W_down=W_down, b_gate=b_gate, b_up=b_up,
+             b_down=b_down)
     if activation not in GATES:
         raise ConventionError(f"unknown gate activation {activation!r}; use one of {', '.join(GATES)}")
     check_orientation(orientation)

@@ -50,6 +50,7 @@ import sympy as sp
 from .. import ops
 from ..arrays import integer
 from ..errors import ConventionError, MaskError, ShapeError
+from ._args import matrices
 from .linear import linear
 from .losses import CrossEntropy, cross_entropy
 from .masks import Mask, batch_validity, validity
@@ -66,8 +67,9 @@ def token_classifier(L, H_enc, W_o, b_o=None, *, orientation: str, name: str = "
         b_o: optional 1×C bias row.
 
     Raises:
-        ConventionError: unknown orientation. ShapeError: widths that do not fit.
+        ConventionError: unknown orientation. ShapeError: a scalar where a matrix is needed (names the argument), or widths that do not fit.
     """
+    matrices(name, H_enc=H_enc, W_o=W_o, b_o=b_o)
     return linear(L, name, H_enc, W_o, b_o, orientation=orientation,
                   note=note or "class logits per position (unrestricted scores, not probabilities)")
 
@@ -82,8 +84,9 @@ def tied_logits(L, H_enc, E_vocab, *, name: str = "s"):
     """Append ``name := H_enc E_vocabᵀ``: tied embeddings, the K×D lookup table reused as the output map.
 
     Raises:
-        ShapeError: when the feature width of H_enc and E_vocab differ.
+        ShapeError: when H_enc or E_vocab is a scalar, or their feature widths differ.
     """
+    matrices("tied_logits", H_enc=H_enc, E_vocab=E_vocab)
     if H_enc.shape[1] != E_vocab.shape[1]:
         raise ShapeError(f"tied logits: H_enc is {ops._fmt_shape(H_enc.shape)} but E_vocab is "
                          f"{ops._fmt_shape(E_vocab.shape)}; tying needs the model width D on both")
@@ -110,7 +113,7 @@ def masked_mean_pool(L, H, m, *, name: str = "h_bar"):
             ``key_padding_mask``, True = padding).
 
     Raises:
-        ShapeError: when m does not have one entry per row of H (one row per batch item), or the inputs of a batch
+        ShapeError: when H (or an input of a batch) is a scalar, m does not have one entry per row of H (one row per batch item), or the inputs of a batch
             have different shapes.
         MaskError: an entry that is no validity value, or no valid row (for a batch: names the batch item whose
             mask is empty); the mean would divide by zero.
@@ -118,10 +121,9 @@ def masked_mean_pool(L, H, m, *, name: str = "h_bar"):
     Source: Week 06 handout (004), "Choose a readout for the task" and "Padding changes visibility and output
     selection"; torch's ``key_padding_mask`` convention (``nn.MultiheadAttention``).
     """
+    matrices("masked_mean_pool", H=H)
     if isinstance(H, (list, tuple)):
         return _batch_mean_pool(L, list(H), m, name)
-    if H.shape == ():
-        raise ShapeError("pooling needs a T×D matrix (rows are positions)")
     valid = validity(m, H.shape[0], what="pooling mask")
     n = int(valid.sum())
     weights = sp.ImmutableMatrix(1, len(valid), lambda _, t: sp.Rational(int(valid[t]), n))
@@ -180,10 +182,11 @@ def masked_cross_entropy(L, Z, targets, valid=None, *, name: str = "loss", tag: 
         The :class:`~symseq.blocks.losses.CrossEntropy` handles (loss is a scalar row).
 
     Raises:
-        ShapeError: targets or validity not matching the rows; a valid target
+        ShapeError: Z (or a logit matrix of a batch) a scalar; targets or validity not matching the rows; a valid target
             outside 0..C−1 (reported by the cross-entropy rows).
         MaskError: when no target is valid (the mean is undefined).
     """
+    matrices("masked_cross_entropy", Z=Z)
     batch = isinstance(Z, (list, tuple))
     Zs = list(Z) if batch else [Z]
     T_list = [list(targets)] if not batch else [list(t) for t in targets]
@@ -370,7 +373,8 @@ def regression_head(L, states, W_o, b_o=None, *, positions="final", name: str | 
         name: base name of the prediction rows (default ``ŷ``; per-position rows are ``ŷ_t``).
 
     Raises:
-        ShapeError: when W_o does not take H inputs or b_o is not 1×C, or a position is not an integer time step
+        ShapeError: a scalar where matrix states need a matrix (names it: a state, W_o or b_o), W_o that does
+            not take H inputs or b_o that is not 1×C, or a position is not an integer time step
             in 0..T−1 (1.5 is not h_1).
         ConventionError: an unknown position rule.
     """
@@ -378,6 +382,8 @@ def regression_head(L, states, W_o, b_o=None, *, positions="final", name: str | 
     T = len(hs)
     if T == 0:
         raise ShapeError("a head needs at least one hidden state: T must be at least 1")
+    if not all(isinstance(h, sp.Basic) for h in hs):  # matrix states: every state and the head are matrices
+        matrices("regression_head", states=hs, W_o=W_o, b_o=b_o)
     pos = _positions(positions, T)
     base = name or "ŷ"
     out = Readout(pos, [], [hs[t] for t in pos], final_only=positions == "final", W_o=W_o, b_o=b_o)

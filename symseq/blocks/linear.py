@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .. import ops
 from ..errors import ConventionError, ShapeError
+from ._args import matrices
 
 ORIENTATIONS = ("in_out", "out_in")
 
@@ -34,11 +35,10 @@ def project(X: ops.Node, W: ops.Node, *, orientation: str, what: str = "linear m
 
     Raises:
         ConventionError: for an unknown orientation.
-        ShapeError: when X's width does not match W's input side.
+        ShapeError: when X or W is a scalar (names it), or X's width does not match W's input side.
     """
     check_orientation(orientation)
-    if X.shape == () or W.shape == ():
-        raise ShapeError(f"{what}: X and W must be matrices (rows are positions)")
+    matrices(what, X=X, W=W)
     n_in = W.shape[0] if orientation == "in_out" else W.shape[1]
     if X.shape[1] != n_in:
         side = "rows" if orientation == "in_out" else "columns"
@@ -62,8 +62,10 @@ def linear(L, name: str, X, W, b=None, *, orientation: str, note: str = "", disp
         b: optional 1×out bias row, added at every position.
 
     Raises:
-        ConventionError: unknown orientation. ShapeError: widths that do not fit.
+        ConventionError: unknown orientation. ShapeError: a scalar where a matrix is needed (names the
+            argument), or widths that do not fit.
     """
+    matrices(f"linear {name}", X=X, W=W, b=b)
     Y = project(X, W, orientation=orientation, what=name)
     if b is not None:
         if b.shape not in ((1, Y.shape[1]),):

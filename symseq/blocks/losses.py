@@ -23,10 +23,16 @@ from dataclasses import dataclass
 from .. import ops
 from ..arrays import integer
 from ..errors import ConventionError, ShapeError
+from ._args import matrices
 
 
 def probabilities(L, Z, *, name: str = "P"):
-    """Append ``name := softmax_rows(Z)``: next-token distributions, one row per position."""
+    """Append ``name := softmax_rows(Z)``: next-token distributions, one row per position (Z is T×v).
+
+    Raises:
+        ShapeError: when Z is a scalar (a softmax over one class is 1).
+    """
+    matrices("probabilities", Z=Z)
     return L.define(name, ops.SoftmaxRows(Z), note="probabilities over the vocabulary (rows sum to 1)")
 
 
@@ -53,13 +59,14 @@ def cross_entropy(L, Z, targets, *, positions=None, reduction: str = "mean", nam
         reduction: ``"mean"`` or ``"sum"`` over the scored positions.
 
     Raises:
-        ShapeError: when targets and scored positions differ in number, there is no scored position, a
+        ShapeError: when Z is a scalar, targets and scored positions differ in number, there is no scored position, a
             target is not an integer or is outside the vocabulary (0..v−1), or a position is not an integer
             or is outside the rows (0..T−1; −1 is not the last row).
         ConventionError: for an unknown reduction.
     """
     if reduction not in ("mean", "sum"):
         raise ConventionError(f"unknown reduction {reduction!r}; use 'mean' or 'sum'")
+    matrices("cross_entropy", Z=Z)
     T, v = Z.shape
     positions = list(range(T)) if positions is None else [
         integer(p, "cross-entropy: a scored position", expected=f"an integer row index in 0..{T - 1}")

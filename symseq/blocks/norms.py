@@ -30,6 +30,7 @@ import sympy as sp
 from .. import ops
 from ..errors import ConventionError, ShapeError
 from ..numbers import exact
+from ._args import matrices
 from ._naming import tagged
 
 SQRT = ops.SQRT
@@ -86,13 +87,12 @@ def layer_norm(L, X, gamma=None, beta=None, *, eps=0, name: str = "LN", tag: str
         name: name of the output row (``"LN_1"``); the others are derived.
 
     Raises:
-        ShapeError: when γ or β is not 1×d.
+        ShapeError: a scalar where a matrix is needed (names the argument), or γ or β is not 1×d.
         ConventionError: a negative, infinite or non-real ε.
         EvaluationError (on evaluation): a constant row with ε = 0 (on a float backend: a row whose
             entries are equal in float64; the message says so).
     """
-    if X.shape == ():
-        raise ShapeError("LayerNorm needs a T×d matrix (rows are positions)")
+    matrices("layer_norm", X=X, gamma=gamma, beta=beta)
     d = X.shape[1]
     for p, what in ((gamma, "γ"), (beta, "β")):
         if p is not None and p.shape != (1, d):
@@ -124,10 +124,11 @@ def rms_norm(L, X, gamma=None, *, eps=0, name: str = "RMSNorm", tag: str | None 
     X is T×d (rows are positions), γ an optional 1×d gain; returns the rows' handles as :class:`Norm`.
 
     Raises:
-        ShapeError: when γ is not 1×d.
+        ShapeError: a scalar where a matrix is needed (names the argument), or γ is not 1×d.
         ConventionError: a negative, infinite or non-real ε.
         EvaluationError (on evaluation): a row of zeros with ε = 0.
     """
+    matrices("rms_norm", X=X, gamma=gamma)
     d = X.shape[1]
     if gamma is not None and gamma.shape != (1, d):
         raise ShapeError(f"RMSNorm {name}: γ is {gamma.shape[0]}×{gamma.shape[1]} but must be 1×{d}")

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from .. import ops
 from ..errors import ConventionError, ShapeError
 from ..functions import relu
+from ._args import matrices
 from ._naming import tagged
 from .attention import MultiHead, multi_head
 from .linear import linear
@@ -47,8 +48,9 @@ def residual(L, name: str, H, F, *, note: str = "residual sum"):
     """Append ``name := H + F`` (the identity path plus a computed change; Week 8, §2: H' = H + F(H)).
 
     Raises:
-        ShapeError: when H and F differ in shape (names both).
+        ShapeError: when H or F is a scalar, or they differ in shape (names both).
     """
+    matrices(f"residual {name}", H=H, F=F)
     if H.shape != F.shape:
         raise ShapeError(f"residual {name}: H is {H.shape[0]}×{H.shape[1]} but F(H) is {F.shape[0]}×{F.shape[1]}; "
                          f"a residual sum needs equal shapes")
@@ -85,8 +87,10 @@ def mlp(L, X, W_1, b_1, W_2, b_2, *, orientation: str, activation=relu, tag: str
             ``("Z_mlp", "J_mlp", "B_mlp")``).
 
     Raises:
-        ConventionError: unknown orientation, or not three names. ShapeError: widths that do not fit.
+        ConventionError: unknown orientation, or not three names. ShapeError: a scalar where a matrix is needed (names the argument), or widths
+            that do not fit.
     """
+    matrices("mlp", X=X, W_1=W_1, b_1=b_1, W_2=W_2, b_2=b_2)
     z, j, b = _mlp_names(names)
     Z = linear(L, tagged(z, tag), X, W_1, b_1, orientation=orientation, note="MLP preactivation, row by row")
     J = L.define(tagged(j, tag), ops.Map(activation, Z), note="MLP hidden features")
@@ -108,6 +112,19 @@ class BlockParams:
     mlp: tuple
     ln1: tuple = (None, None)
     ln2: tuple = (None, None)
+
+
+def block_weights(p: BlockParams) -> dict:
+    """The matrices of a block's parameters by the name an error gives them: ``W_Q of head 1 (p.heads[0][0])``,
+    ``W_1 (p.mlp[0])``, ``gamma of LN_1 (p.ln1[0])`` (a bias or norm parameter left out is None)."""
+    out = {f"{w} of head {i + 1} (p.heads[{i}][{j}])": W for i, triple in enumerate(p.heads)
+           for j, (w, W) in enumerate(zip(("W_Q", "W_K", "W_V"), triple))}
+    out["W_O (p.W_O)"] = p.W_O
+    out.update({f"{w} (p.mlp[{j}])": W for j, (w, W) in enumerate(zip(("W_1", "b_1", "W_2", "b_2"), p.mlp))})
+    for ln in ("ln1", "ln2"):
+        out.update({f"{w} of {ln.upper()[:2]}_{ln[-1]} (p.{ln}[{j}])": W
+                    for j, (w, W) in enumerate(zip(("gamma", "beta"), getattr(p, ln)))})
+    return out
 
 
 @dataclass(frozen=True)
@@ -177,16 +194,18 @@ def transformer_block(L, H, p: BlockParams, *, orientation: str, eps=0, tag: str
 
     Raises:
         ConventionError: unknown ``norm`` or orientation.
-        ShapeError: parameter shapes that do not fit H, or MHA/MLP outputs whose width is not D.
+        ShapeError: a scalar where a matrix is needed (names the argument), parameter shapes that do not fit H, or MHA/MLP outputs whose
+            width is not D.
         MaskError: a mask entry that is no value of its convention, or a query row with no allowed source
             (unless ``empty_rows="zero"``); checked before any row is appended.
     """
     if norm not in NORM_PLACEMENTS:
         raise ConventionError(f"unknown norm placement {norm!r}; use 'pre' (LN inside each branch, as the "
                               f"Week 06 walkthrough) or 'post' (LN after each residual sum, as Vaswani et al.)")
+    W_1, b_1, W_2, b_2 = p.mlp
+    matrices("transformer_block", H=H, **block_weights(p))
     T = H.shape[0]
     mask = ops.allowed_matrix(mask, (T, T), empty_rows, what=f"attention {tagged('A', tag)}")
-    W_1, b_1, W_2, b_2 = p.mlp
     out_name = out_name or tagged(names.out, tag)
 
     def attention(X):
@@ -246,12 +265,16 @@ def encoder(L, H0, blocks: list, *, orientation: str, eps=0, mask=None, block_ma
         :class:`Encoder`; ``out`` is the final LayerNorm's output (or H^(N) without one).
 
     Raises:
-        ShapeError: no blocks, ``block_masks`` of the wrong length, or a mask that is not T×T.
+        ShapeError: no blocks, a scalar where a matrix is needed (names the argument), ``block_masks`` of the wrong length, or a mask that is
+            not T×T.
         ConventionError: both ``mask`` and ``block_masks`` given.
         MaskError: a mask entry that is no value of its convention (names the block), or an empty mask row.
     """
     if not blocks:
         raise ShapeError("an encoder needs at least one block")
+    matrices("encoder", H0=H0, **{f"{what} of block {ell} (blocks[{ell}])": W for ell, p in enumerate(blocks)
+                                  for what, W in block_weights(p).items()},
+             **{"γ of the final LayerNorm (ln_final[0])": ln_final[0], "β of the final LayerNorm (ln_final[1])": ln_final[1]})
     if block_masks is not None:
         if mask is not None:
             raise ConventionError("give either mask (every block) or block_masks (one per block), not both")
@@ -295,7 +318,12 @@ def decoder(L, H0, blocks: list, *, W_out, b_out=None, ln_f=(None, None), orient
     """A causal stack of pre-norm blocks, then Z = LN_f(H^(L)) W_out + b_out (Week 8, 000, §3).
 
     Block ℓ writes H^{(ℓ+1)}; the rows are named as :data:`DECODER_NAMES`.
+
+    Raises:
+        ShapeError, ConventionError, MaskError: as :func:`encoder` and :func:`linear` (a scalar where a matrix is
+            needed names the argument).
     """
+    matrices("decoder", H0=H0, W_out=W_out, b_out=b_out, **{"γ of LN_f (ln_f[0])": ln_f[0], "β of LN_f (ln_f[1])": ln_f[1]})
     stack = encoder(L, H0, blocks, orientation=orientation, eps=eps, mask=mask, ln_final=ln_f, final=True,
                     final_name="LN_f", names=DECODER_NAMES)
     logits = linear(L, "Z", stack.out, W_out, b_out, orientation=orientation, note="logits over the vocabulary")

@@ -11,9 +11,11 @@ render it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import os
+import signal
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -203,19 +205,21 @@ def _decide_in_processes(derivations: list, dps: int, jobs: int, tick, cache=Non
         return {}
     decided, causes, steps = {}, {}, {}  # by id(derivation): its sections; by page: its causes
     done = 0
-    for [(d, _)], (sections, page_causes, stated, read) in _results(tasks, dps, jobs):
-        tick("building", done, len(derivations), d.name)
-        decided[id(d)], causes[d.source], steps[id(d)] = sections, page_causes, stated
-        _remember(cache, d, read)
-        done += 1
+    with contextlib.closing(_results(tasks, dps, jobs)) as results:  # closed (workers ended) on any way out
+        for [(d, _)], (sections, page_causes, stated, read) in results:
+            tick("building", done, len(derivations), d.name)
+            decided[id(d)], causes[d.source], steps[id(d)] = sections, page_causes, stated
+            _remember(cache, d, read)
+            done += 1
     split = [group for group in groups if len(group) > 1]
     for group in split:
         causes[group[0][0].source] = []  # no step on the page: nothing to classify (:func:`_causes`)
     again = [group for group in split if any(steps[id(d)] for d, _ in group)]
-    for group, (sections, page_causes, _, _) in _results(again, dps, jobs):  # new processes: modules loaded afresh
-        for (d, _), own in zip(group, sections):
-            decided[id(d)] = [own]
-        causes[group[0][0].source] = page_causes
+    with contextlib.closing(_results(again, dps, jobs)) as results:  # new processes: modules loaded afresh
+        for group, (sections, page_causes, _, _) in results:
+            for (d, _), own in zip(group, sections):
+                decided[id(d)] = [own]
+            causes[group[0][0].source] = page_causes
     for group in groups:
         ds = [d for d, _ in group]
         sections = [decided[id(d)][0] for d in ds]
@@ -240,12 +244,19 @@ def _tasks(derivations: list) -> tuple[list, list]:
 
 def _results(tasks: list, dps: int, jobs: int):
     """(task, what :func:`_decide` returned for it) for each task (a list of (derivation, reloader)), in order,
-    decided in up to ``jobs`` new worker processes (a worker keeps the modules it loaded, built)."""
+    decided in up to ``jobs`` new worker processes (a worker keeps the modules it loaded, built).
+
+    Ctrl-C stops the run at once: the workers ignore SIGINT (a terminal sends it to every process of the group;
+    they start with it blocked, so none dies half started), and this process, on its KeyboardInterrupt (or when its
+    caller stops reading), cancels the tasks not started and ends the workers (:func:`_stop`) instead of waiting
+    for every task queued. Nothing is written: the report and its JSON are made after the last result."""
     if not tasks:
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
-        futures = [(task, pool.submit(_decide, [reload for _, reload in task], dps)) for task in tasks]
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context, initializer=_ignore_interrupts)
+    try:
+        with _interrupts_held():  # the workers are started (at submit) with SIGINT blocked, and inherit that
+            futures = [(task, pool.submit(_decide, [reload for _, reload in task], dps)) for task in tasks]
         for task, future in futures:
             names = ", ".join(d.name for d, _ in task)
             try:
@@ -253,6 +264,45 @@ def _results(tasks: list, dps: int, jobs: int):
             except BrokenProcessPool as exc:
                 raise RuntimeError(f"the worker process verifying {names} ended abruptly (killed, or out of "
                                    f"memory?); run again with -j 1 to verify in one process") from exc
+    except BaseException:  # KeyboardInterrupt, GeneratorExit (the caller stopped), an error: no result is wanted
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _ignore_interrupts() -> None:
+    """In a worker, before its first task: ignore SIGINT (Ctrl-C is the parent's to act on), then unblock it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def _interrupts_held():
+    """SIGINT blocked in this thread for the duration (a Ctrl-C meanwhile waits, then arrives): what the worker
+    processes started meanwhile inherit, until :func:`_ignore_interrupts` ignores it there."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _stop(pool) -> None:
+    """Cancel ``pool``'s tasks not started and end its worker processes now, without waiting for the running ones."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:  # pragma: no cover - depends on the Python version
+        terminate()
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        p.join(timeout=5)
 
 
 def _module_size(d) -> int:
