@@ -42,7 +42,7 @@ import mpmath
 import sympy as sp
 
 from .. import ops
-from ..errors import SymseqError
+from ..errors import ClaimError, SymseqError
 from .notation import HandoutLatexPrinter, Notation
 from .tex import balanced_braces, mathjax_text, source_formula_text, tex_math, tex_source_parts, tex_text, texttt
 from ..numbers import Decimalish, handout_decimal
@@ -750,8 +750,28 @@ def _ledger_once(L, s, typeset: list, *, digits: int, full: bool) -> str:
                        head=head + r" As %s%s above; %s:" % (name, where, what))
 
 
-def section_latex(s, *, digits: int = 6, claims: bool = True, full: bool = False, typeset: list | None = None) -> str:
+def display_failure(s, spec, exc) -> ClaimError:
+    """The error of a display of section ``s`` that cannot be rendered: derivation, section, display and why."""
+    d = getattr(s, "derivation", None)
+    where = f"{d.name} · {s.title}" if d is not None else s.title
+    return ClaimError(f"{where} · {spec.label}: the display cannot be rendered: {exc}")
+
+
+def raise_failures(failures: list) -> None:
+    """Raise one :class:`~symseq.errors.ClaimError` naming every display of ``failures`` (none: nothing)."""
+    if len(failures) == 1:
+        raise failures[0]
+    if failures:
+        raise ClaimError(f"{len(failures)} displays cannot be rendered:\n" + "\n".join(f"  {f}" for f in failures))
+
+
+def section_latex(s, *, digits: int = 6, claims: bool = True, full: bool = False, typeset: list | None = None,
+                  failures: list | None = None) -> str:
     """A section: heading, notes, displays in recorded order, ledgers, claims.
+
+    A display that cannot be rendered is never typeset: it raises :class:`~symseq.errors.ClaimError` naming the
+    derivation, section and display, or, when ``failures`` is a list, is left out and its error appended there
+    (:func:`derivation_latex` raises them all at the end).
 
     ``typeset`` lists the ledgers typeset before (see :func:`_ledger_once`): a ledger that shares most of its
     steps with one of them is referred to by its title and section, with what differs (unless ``full``). Claims are a
@@ -767,9 +787,11 @@ def section_latex(s, *, digits: int = 6, claims: bool = True, full: bool = False
     for spec in s.displays:
         try:
             out.append(display_latex(spec))
-        except SymseqError as exc:  # one broken display does not hide the rest of the derivation
-            out.append(r"\noindent\textbf{%s cannot be shown:} %s\par" % (latex_label(spec.label),
-                                                                           latex_label(str(exc))))
+        except SymseqError as exc:  # never typeset: the document is refused, naming every display that failed
+            failure = display_failure(s, spec, exc)
+            if failures is None:
+                raise failure from exc
+            failures.append(failure)
     typeset = [] if typeset is None else typeset
     for L in s.ledgers:
         out.append(_ledger_once(L, s, typeset, digits=digits, full=full))
@@ -781,6 +803,9 @@ def section_latex(s, *, digits: int = 6, claims: bool = True, full: bool = False
 def derivation_latex(d, sections=None, *, standalone: bool = False, digits: int = 6, claims: bool = True,
                      full: bool = False) -> str:
     """A derivation as LaTeX: a fragment (``\\section*`` and below), or a complete document with ``standalone``.
+
+    Raises:
+        ClaimError: when a display cannot be rendered (naming each such display); nothing is returned then.
 
     Short by default: a ledger that several sections use is typeset once and referred to by name after,
     and the claims are compact tables; ``full`` typesets every section's ledgers and a row per claim.
@@ -797,8 +822,10 @@ def derivation_latex(d, sections=None, *, standalone: bool = False, digits: int 
         "",
     ]
     typeset: list = []
-    body = "\n".join(head) + "\n".join(section_latex(s, digits=digits, claims=claims, full=full, typeset=typeset)
-                                       for s in sections)
+    failures: list = []
+    body = "\n".join(head) + "\n".join(section_latex(s, digits=digits, claims=claims, full=full, typeset=typeset,
+                                                     failures=failures) for s in sections)
+    raise_failures(failures)
     if standalone:
         body = standalone_document(body)
     return body
@@ -892,8 +919,8 @@ def repr_latex(obj, service=None) -> str:
         for spec in obj.displays:
             try:
                 parts.append(_mj_display(spec))
-            except SymseqError as exc:
-                parts.append("$$%s$$" % mathjax_text(f"{spec.label} cannot be shown: {exc}"))
+            except SymseqError as exc:  # never typeset (:func:`display_failure`)
+                raise display_failure(obj, spec, exc) from exc
         parts += [repr_latex(L, obj.values) for L in obj.ledgers]
         if obj.claims:
             rows = [_mj_claim_row(c) for c in obj.claims]

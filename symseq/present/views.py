@@ -142,6 +142,8 @@ def grid(value, *, exact: bool = True, dps: int = DPS, values: Values | None = N
                 ex = None
         return Grid(rows, ex, shape, value, values)
     values = values or Values()
+    if _has_nodes(value):
+        return _node_grid(value, exact=exact, dps=dps, values=values)
     if isinstance(value, (list, tuple, np.ndarray)) and not isinstance(value, sp.MatrixBase):
         value = values.exact(value)
     if isinstance(value, sp.MatrixBase) or isinstance(value, sp.Basic):
@@ -154,6 +156,41 @@ def grid(value, *, exact: bool = True, dps: int = DPS, values: Values | None = N
         symbolic = any(v is None for v in nums)
         return Grid(rows, ex if exact or symbolic else None, shape)
     raise ClaimError(f"cannot display a value of type {type(value).__name__}; give a matrix node or exact numbers")
+
+
+def _has_nodes(value) -> bool:
+    """Whether ``value`` is a list of rows with a scalar node among its entries."""
+    return (isinstance(value, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in value)
+            and any(isinstance(e, ops.Node) for r in value for e in r))
+
+
+def _node_grid(rows, *, exact: bool, dps: int, values: Values) -> Grid:
+    """A grid of a list of rows whose entries are scalar nodes (of any ledgers) or exact numbers: each entry
+    evaluated on its own, exact where its ledger keeps exact forms (a table whose columns come from two ledgers,
+    Week 06's Figure 3 (right)).
+
+    Raises:
+        ClaimError: for rows of different lengths or an entry that is not a scalar.
+    """
+    n = len(rows[0]) if rows else 0
+    if any(len(r) != n for r in rows):
+        raise ClaimError(f"a table given as rows needs rows of one length; got lengths {[len(r) for r in rows]}")
+    nums, exacts = [], []
+    for r in rows:
+        nums.append([])
+        exacts.append([])
+        for e in r:
+            flat, shape = values.numeric(e, dps)
+            if shape != ():
+                raise ClaimError(f"a table given as rows needs a scalar in each entry; got a {shape} value")
+            nums[-1].append(flat[0])
+            led = ledger_of(e)
+            keep = exact and (led is None or getattr(led, "exact_forms", True))
+            try:
+                exacts[-1].append(values.exact(e) if keep else None)
+            except SymseqError:
+                exacts[-1].append(None)
+    return Grid(nums, exacts if exact else None, (len(rows), n))
 
 
 
