@@ -70,6 +70,7 @@ def latex_name(name: str, *, bold: bool = False) -> str:
     def part(s):
         if s in GREEK:
             return GREEK[s][1]
+        s = _PYTHON_RANGE.sub(lambda m: f"{m.group(1)}..{int(m.group(2)) - 1}", s)  # p_{0:3} → p_{0..2}
         if s == "ell":  # the loss of one position, ℓ
             return r"\ell"
         if re.fullmatch(r"[A-Za-z]{2,}", s):
@@ -86,6 +87,11 @@ def latex_name(name: str, *, bold: bool = False) -> str:
     if sup:
         out += "^{%s}" % part(sup)
     return out
+
+
+# A half-open range of indices a name may carry from code (p_{0:3}): written as a run with both ends included,
+# p_{0..2}, as Notation.slice writes blocks.
+_PYTHON_RANGE = re.compile(r"(?<![\d.])(\d+):(\d+)(?![\d.])")
 
 
 def _bold(base: str, tex: str) -> str:
