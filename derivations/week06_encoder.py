@@ -530,8 +530,8 @@ def standard_implementations(s):
     s.claim("6", r["C"].shape[1], what="joined width of two width-3 heads", at="D = 5, two heads",
             near=r"a \(6\to5\) output linear map")
     s.given(r["B_att"].shape[1], what="D in 6→5", at="D = 5, two heads")
-    s.note("torch's nn.MultiheadAttention splits embed_dim equally across heads and refuses embed_dim=5, num_heads=2; "
-           "the ledger's heads take any widths (the torch cross-checks live with the attention blocks' tests).")
+    s.note("torch's nn.MultiheadAttention splits the model width D equally across heads and refuses D = 5 with two "
+           "heads; the ledger's heads take any widths (the torch cross-checks live with the attention blocks' tests).")
 
 
 # --- Inside a complete Transformer encoder ---

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from symseq import Derivation, Ledger, evaluate, exact
+from symseq import Derivation, Ledger, evaluate, exact, ops
 from symseq.blocks import cells, heads
 from symseq.derive import bptt as bptt_
 from symseq.derive import clipping, jacobians
@@ -579,7 +579,7 @@ def figure_3(s):
             at="Figure 3 (right), x_t = 1")
     s.prove(r"T=1", lambda: (v0["S_1"] == 1 and L1.value("S_1") == 1, "|∂h_0/∂h_0| = 1"),
             what="at T = 1 there are no transitions from h_0 to itself: the sensitivity is one for both inputs", at=at)
-    right = sp.Matrix([[v0[f"S_{T}"], sp.Float(s1[T - 1], 15)] for T in range(1, n + 1)])
+    right = [[ops.Ref(f"S_{T}", (), L) for L in (L0, L1)] for T in range(1, n + 1)]  # both positive: w_h > 0
     s.show_table("Figure 3 (right): |∂h_{T−1}/∂h_0|", right, rows=[str(T) for T in range(1, n + 1)],
                  cols=["x_t = 0", "x_t = 1"])
     # A distant signal can vanish while the total shared-weight gradient stays substantial.

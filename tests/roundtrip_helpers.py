@@ -21,8 +21,8 @@ as the grammar's word for the same thing, and nothing else:
   :data:`SHORT`): ``\\sigma``, ``\\operatorname{ReLU}``, GELU, erf, ``\\mathbf{1}[x > 0]``,
   ``H(x)``, ``\\operatorname{softmax}(row)_{k}``, logsumexp, ``softmax_rows``,
   ``logsumexp_rows``, ``\\sum_{t}``, ``\\sum_{j}``, ``\\sum``, ``mean``, the side by side
-  blocks ``[a | b]``, an entry ``X_{01}`` (``X_{1,10}``) and a block ``X_{[0:2,:]}``
-  (``X_{[0,2;1,3]}``); a function raised to a power (``\\tanh^{2}(z)``) is written
+  blocks ``[a | b]``, an entry ``X_{01}`` (``X_{1,10}``) and a block ``X_{0..1,:}``
+  (``X_{\\{0,2\\},1..3}``); a function raised to a power (``\\tanh^{2}(z)``) is written
   ``(\\tanh(z))^{2}``, and the group SymPy writes after a function holds all of its
   argument: ``\\tanh{(x)} y`` is ``(\\tanh(x))*y``;
 * ``\\left`` and ``\\right`` are dropped (they only size delimiters), and so are blanks.
@@ -532,13 +532,14 @@ _PUNCT = {"L_PAREN", "R_PAREN", "L_BRACE", "R_BRACE", "L_BRACKET", "R_BRACKET", 
 
 
 def _indices(spec: str, n: int) -> list:
-    spec = spec.strip()
+    """``:`` (all), ``a..b`` (both ends included), ``{a,b}`` or ``\\{a,b\\}`` (listed), ``a`` (one)."""
+    spec = spec.strip().replace("\\{", "{").replace("\\}", "}")
     if spec == ":":
         return list(range(n))
-    if ":" in spec:
-        a, b = spec.split(":")
-        return list(range(int(a), int(b)))
-    return [int(i) for i in spec.split(",")]
+    if ".." in spec:
+        a, b = spec.split("..")
+        return list(range(int(a), int(b) + 1))
+    return [int(i) for i in spec.strip("{}").split(",")]
 
 
 # ---------------------------------------------------------------------------
@@ -716,9 +717,9 @@ def _base_start(s: str, k: int) -> int:
 
 
 def _indexing(s: str, index: dict) -> str:
-    """Entries ``X_{01}`` (``X_{1,10}``) and blocks ``X_{[0:2,:]}`` (``X_{[0,2;:]}``) as reserved calls."""
+    """Entries ``X_{01}`` (``X_{1,10}``) and blocks ``X_{0..1,:}`` (``X_{\\{0,2\\},:}``) as reserved calls."""
     while True:
-        m = re.search(r"_\{(\d)(\d)\}|_\{(\d+),(\d+)\}|_\{\[([^\]]*)\]\}", s)
+        m = re.search(r"_\{(\d)(\d)\}|_\{(\d+),(\d+)\}|_\{(%s,%s)\}" % (_AXIS, _AXIS), s)
         if m is None:
             return s
         k = m.start() - 1
@@ -735,14 +736,14 @@ def _indexing(s: str, index: dict) -> str:
             s = s[:i] + "F_{entry}(%s, %s, %s)" % (base, a, b) + s[m.end():]
 
 
+_AXIS = r"(?::|\d+\.\.\d+|\\?\{[\d,]+\\?\}|\d+)"  # the indices of one axis of a block (Notation.slice)
+
+
 def _split_block(spec: str):
-    if ";" in spec:
-        rows, cols = spec.split(";")
-        return rows.strip(), cols.strip()
-    parts = spec.split(",")
-    if len(parts) != 2:
+    m = re.fullmatch(r"(%s),(%s)" % (_AXIS, _AXIS), spec.strip())
+    if m is None:
         raise NotRead(f"block indices {spec!r} do not say where the rows end and the columns start")
-    return parts[0].strip(), parts[1].strip()
+    return m.group(1), m.group(2)
 
 
 def _concat(s: str) -> str:
@@ -1016,7 +1017,7 @@ def read_unicode(text: str, names: dict, env: dict):
     """The value a Unicode form denotes: LaTeX by the package's own ``tex_math``, then :func:`read_latex`.
 
     Names are set aside first (as private-use characters), and the spellings that exist only in the Unicode
-    form are respelled: ``X[0,1]`` (an entry), ``X[0:2, :]`` and ``X[0,2; :]`` (blocks), ``[a | b]`` and
+    form are respelled: ``X[0,1]`` (an entry), ``X[0..1, :]`` and ``X[{0,2}, :]`` (blocks), ``[a | b]`` and
     ``[a; b]`` (blocks side by side and stacked), ``[[1, 2], [3, 4]]`` (a constant), function words (``tanh``,
     ``softmax_rows``, ``Σ_t``) as their LaTeX commands.
     """
@@ -1025,8 +1026,8 @@ def read_unicode(text: str, names: dict, env: dict):
 
 
 def _unicode_indexing(s: str) -> str:
-    r"""After an operand: ``X[0,1]`` → ``X_{0,1}`` (an entry), ``X[0:2, :]`` and ``X[0,2; :]`` → ``X_{[0:2;:]}``,
-    ``X_{[0,2;:]}`` (a block), ``softmax(a, b)[k]`` → ``softmax(a, b)_{k}``; ``E[k_t]`` (a named lookup) stays."""
+    r"""After an operand: ``X[0,1]`` → ``X_{0,1}`` (an entry), ``X[0..1, :]`` and ``X[{0,2}, :]`` → ``X_{0..1,:}``,
+    ``X_{\{0,2\},:}`` (a block), ``softmax(a, b)[k]`` → ``softmax(a, b)_{k}``; ``E[k_t]`` (a named lookup) stays."""
     out = s
     for m in reversed(list(re.finditer(r"(?<=[\ue100-\uf8ff\)\]ᵀ])\[([^\[\]]*)\]", s))):
         body = m.group(1)
@@ -1034,9 +1035,9 @@ def _unicode_indexing(s: str) -> str:
             rep = "_{%s}" % body  # softmax(row)[k]: entry k of the row's softmax
         elif re.fullmatch(r"\d+,\d+", body):
             rep = "_{%s}" % body
-        elif "; " in body or ", " in body:
-            rows, cols = body.split("; " if "; " in body else ", ", 1)
-            rep = "_{[%s;%s]}" % (rows, cols)
+        elif ", " in body:
+            rows, cols = body.split(", ", 1)
+            rep = "_{%s,%s}" % (rows, cols)
         else:
             rep = "[%s]" % body
         out = out[:m.start()] + rep + out[m.end():]

@@ -184,10 +184,81 @@ MATHJAX_AND_PDFLATEX = set("""
     text textbf mathbf mathrm mathcal boldsymbol operatorname frac tfrac sqrt surd left right middle quad
     allowbreak checkmark boxed hline partial approx top times wedge sim odot cdot hat widehat tilde widetilde bar
     nabla infty to leftarrow neq leq geq in circ pm ldots lVert rVert lfloor rfloor sum prod tanh sin cos log exp
-    max min backslash alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau
+    max min mathtt alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau
     upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega ell begin end
 """.split())
 ENVIRONMENTS = {"aligned", "array", "pmatrix", "bmatrix"}
+
+
+def mathjax_problems(display: str) -> list[str]:
+    """What keeps a Jupyter LaTeX display from being mathematics as MathJax typesets it: text outside ``$$``, a
+    block that pylatexenc cannot parse or whose braces or environments do not close, a command or environment
+    outside :data:`MATHJAX_AND_PDFLATEX` and :data:`ENVIRONMENTS`, LaTeX source shown escaped (``\\backslash``,
+    ``\\text{begin}``) and an underscore shown as a character outside ``\\mathtt`` (a name set as code)."""
+    from pylatexenc.latexwalker import LatexWalker, LatexWalkerError
+
+    problems = []
+    if re.sub(r"\$\$.*?\$\$", "", display, flags=re.S).strip():
+        problems.append("text outside $$ … $$")
+    for block in re.findall(r"\$\$(.*?)\$\$", display, re.S):
+        try:
+            LatexWalker(block, tolerant_parsing=False).get_latex_nodes()
+        except LatexWalkerError as exc:
+            problems.append(f"does not parse: {exc}")
+        if not _balanced(block) or block.count(r"\begin{") != block.count(r"\end{"):
+            problems.append(f"unbalanced: {block[:120]}")
+        unknown = set(re.findall(r"\\([A-Za-z]+)", block)) - MATHJAX_AND_PDFLATEX
+        if unknown:
+            problems.append(f"commands MathJax may not know: {sorted(unknown)}")
+        if set(re.findall(r"\\begin\{([a-z*]+)\}", block)) - ENVIRONMENTS:
+            problems.append("an environment MathJax does not typeset")
+        if re.search(r"\\text\{(begin|end|left|right|frac)\}|\\backslash", block):
+            problems.append(f"LaTeX source shown escaped: {block[:160]}")
+        if "\\_" in re.sub(r"\\mathtt\{[^{}]*\}", "", block):
+            problems.append(f"an underscore shown as a character: {block[:160]}")
+    return problems
+
+
+def test_mathjax_problems_are_found():
+    assert mathjax_problems(r"$$\begin{aligned}x &= 1\end{aligned}$$") == []
+    assert mathjax_problems(r"$$\backslash \text{begin}\{\text{array}\}$$")
+    assert mathjax_problems(r"$$\begin{tabular}{l}x\end{tabular}$$")
+    assert mathjax_problems(r"$$\text{embed}\_\text{dim}$$") and not mathjax_problems(r"$$\mathtt{embed\_dim}$$")
+    assert mathjax_problems(r"$$\resizebox{x}$$") and mathjax_problems("$$x$$ and text") and mathjax_problems("$${x$$")
+
+
+def _one_of_each_kind():
+    """One claim of each kind and printed form of the bundled derivations: a decimal, a vector, a matrix printed
+    as a LaTeX environment, a formula from a LaTeX source, a shape, a property stated in words and one stated
+    with LaTeX, and a claim whose quantity is named with LaTeX commands."""
+    from symseq.authoring import bundled
+
+    def form(c):
+        p = c.printed
+        return (c.kind, "\\begin" in p, "\\" in p, "[" in p or "(" in p, "\\" in (c.what or ""))
+
+    seen = {}
+    for d in bundled():
+        for s in d.sections:
+            for c in s.claims:
+                seen.setdefault(form(c), c)
+    return list(seen.values())
+
+
+def test_a_claim_of_every_kind_displays_as_mathjax_mathematics(tmp_path):
+    """A claim printed as LaTeX showed its source escaped (``\\backslash \\text{begin}\\{\\text{array}\\}…``) and
+    code names were set as text with underscores; now every kind of claim is mathematics, and compiles."""
+    claims = _one_of_each_kind()
+    assert {c.kind for c in claims} == {"value", "shape", "property"} and len(claims) >= 8
+    assert any("\\begin{array}" in c.printed for c in claims)
+    shown = [latex(c) for c in claims]
+    for c, out in zip(claims, shown):
+        assert mathjax_problems(out) == [], (c.printed, out)
+    matrix = next(out for c, out in zip(claims, shown) if "\\begin{array}" in c.printed)
+    assert re.search(r"\\begin\{array\}\{c+\}", matrix)
+    doc = "\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\begin{document}\n" + "\n".join(shown) + \
+        "\n\\end{document}\n"
+    pdflatex(doc, tmp_path, encoding="utf-8")
 
 
 def _every_display(d):
@@ -206,8 +277,7 @@ def test_the_latex_of_every_bundled_object_compiles_with_pdflatex_and_uses_only_
     for d in bundled():
         shown = _every_display(d)
         body = "\n\n".join(shown)
-        for block in re.findall(r"\$\$(.*?)\$\$", body, re.S):
-            assert _balanced(block) and block.count(r"\begin{") == block.count(r"\end{"), block[:200]
+        assert [p for out in shown for p in mathjax_problems(out)] == []
         used = set(re.findall(r"\\([A-Za-z]+)", body))
         assert used <= MATHJAX_AND_PDFLATEX, (d.name, sorted(used - MATHJAX_AND_PDFLATEX))
         assert set(re.findall(r"\\begin\{([a-z*]+)\}", body)) <= ENVIRONMENTS
@@ -224,7 +294,7 @@ def test_mathjax_text_compiles_with_pdflatex(bad, tmp_path):
     from symseq.present.tex import mathjax_text
 
     out = mathjax_text(bad)
-    assert set(re.findall(r"\\([A-Za-z]+)", out)) <= MATHJAX_AND_PDFLATEX
+    assert set(re.findall(r"\\([A-Za-z]+)", out)) <= MATHJAX_AND_PDFLATEX | {"backslash"}
     pdflatex("\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\begin{document}\n$$" + out
              + "$$\n\\end{document}\n", tmp_path, encoding="utf-8")
 

@@ -17,6 +17,7 @@ from symseq.verify.claims import Result
 from symseq.authoring import bundled
 
 from present_helpers import DEMO_PATH, demo, pdflatex, pdftotext
+from test_latex_leaks import INTERNAL, tex_leaks
 
 BUNDLED = bundled()
 
@@ -68,6 +69,31 @@ def test_the_pdf_text_shows_no_plain_text_forms(compiled):
     assert [ln for ln in lines if "difference(s)" in ln] == []
     assert [ln for ln in lines if "{" in ln or "}" in ln] == []
     assert [ln for ln in lines if "_" in _IDENTIFIER.sub("", ln)] == []
+
+
+def test_every_bundled_derivation_typesets_no_leak(compiled):
+    """Before: Week 06's Figure 3 (right) typeset "cannot be shown: … contains the SymPy Float", μ_{H_enc} set as
+    μ_{H_e}nc, NumPy slices (QKV_{[:,0:2]}, Z_{[1,:]}), embed_dim as a subscript, |factor|^n with an accent."""
+    assert tex_leaks(compiled["tex"]) == []
+    text = compiled["text"]
+    assert [ln for ln in text.splitlines() if any(w in ln for w in INTERNAL)] == []
+    assert "_{[" not in compiled["tex"] and "\\_" not in re.sub(r"\\texttt\{[^{}]*\}", "", compiled["tex"])
+
+
+def test_the_handouts_symbols_replace_code_names(compiled):
+    d, tex = compiled["derivation"], compiled["tex"]
+    if d.name == "week06-encoder":
+        assert r"\boldsymbol{\mu}_{H_{\mathrm{enc}}}" in tex and "H_enc" not in tex and "embed\\_dim" not in tex
+    if d.name == "week06-rnn":
+        assert r"$|\mathrm{factor}|^{n}$" in tex
+        assert r"$W_{h}$ = $\begin{pmatrix}0 & 2 \\ 0 & 0\end{pmatrix}$" in tex  # a Python list in a heading
+        assert r"\ensuremath{\hat{y}} = $w_{o}$ $h_{2}$" in tex and r"$w_{h}^{3}$" in tex
+        # Figure 3 (right): exact values of both trajectories' |∂h_{T−1}/∂h_0|, never a SymPy Float
+        assert "2 & $1.2$ & $0.1$ \\\\" in tex and "30 & $198$ & $1.06 \\times 10^{-35}$ \\\\" in tex
+    if d.name == "handout11-self-attention":
+        assert r"\mathbf{Q} &= \mathrm{QKV}_{:,0..7}" in tex and r"{\mathrm{QKV}^{[0]}}_{:,0..1}" in tex
+    if d.name == "week08-decoder":
+        assert r"\mathbf{Z}_{1,:}" in tex
 
 
 def test_week08_fits_in_five_pages(compiled):

@@ -123,16 +123,20 @@ def test_indexing_prints_one_reading():
     n, u = Notation("latex", L), Notation("unicode", L)
     # entry (1, 10) and entry (11, 0) printed alike as X_{110}
     assert n.render(X[1, 10]) == "X_{1,10}" and n.render(X[11, 0]) == "X_{11,0}" and n.render(X[0, 1]) == "X_{01}"
-    # rows (0, 2) and columns (1, 3) printed as X_{[0,2,1,3]}: where do the rows end?
-    assert n.render(ops.Slice(X, [0, 2], [1, 3])) == "X_{[0,2;1,3]}"
-    assert u.render(ops.Slice(X, [0, 2], [1, 3])) == "X[0,2; 1,3]"
-    assert n.render(ops.Slice(X, slice(0, 2), slice(None))) == "X_{[0:2,:]}"
+    # rows (0, 2) and columns (1, 3) printed as X_{0,2,1,3}: where do the rows end? Index sets are braced
+    assert n.render(ops.Slice(X, [0, 2], [1, 3])) == r"X_{\{0,2\},\{1,3\}}"
+    assert u.render(ops.Slice(X, [0, 2], [1, 3])) == "X[{0,2}, {1,3}]"
+    # a run of rows, both ends included, as the entries are numbered from 0 (NumPy's X[0:2, :])
+    assert n.render(ops.Slice(X, slice(0, 2), slice(None))) == "X_{0..1,:}"
+    assert u.render(ops.Slice(X, slice(0, 2), slice(None))) == "X[0..1, :]"
+    assert n.render(ops.Slice(X, slice(None), slice(4, 8))) == "X_{:,4..7}"
+    assert n.render(ops.Slice(X, 1, slice(None))) == "X_{1,:}"
     # a subscript after a superscript sits on the same base: H^{(0)}_{01} is H_{01} to the (0)
     H = L.input("H^(0)", shape=(2, 2))
     assert n.render(H[0, 1]) == "{H^{(0)}}_{01}"
     # rows 0 and 2 of W printed W[0,2] in Unicode, the same as its entry (0, 2)
-    assert u.render(ops.TakeRows(W, [0, 2])) == "W[0,2; :]" != u.render(W[0, 1])
-    assert n.render(ops.TakeRows(W, [2])) == "W_{[2,:]}"
+    assert u.render(ops.TakeRows(W, [0, 2])) == "W[{0,2}, :]" != u.render(W[0, 1])
+    assert n.render(ops.TakeRows(W, [2])) == "W_{2,:}"
     assert n.render(ops.TakeRows(W, [0, 2], label="k_t")) == "W[k_t]"
 
 

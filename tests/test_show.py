@@ -160,7 +160,9 @@ def test_large_matrices_show_their_leading_block():
     assert row11[1] == ["11"] + [str(2 * 11 * j) for j in range(12)]  # Y = 2X, exact integers
 
 
-def test_a_broken_display_is_reported_and_the_rest_still_shows(monkeypatch):
+def test_a_broken_display_is_reported_and_the_rest_still_shows_then_it_fails(monkeypatch):
+    from symseq.errors import ClaimError
+
     import sympy as sp
 
     from symseq import Derivation
@@ -174,7 +176,9 @@ def test_a_broken_display_is_reported_and_the_rest_still_shows(monkeypatch):
         s.show_table("good table", sp.eye(2), digits=3)
 
     buf = io.StringIO()
-    show(d, d.sections, Console(file=buf, width=100, no_color=True))
+    with pytest.raises(ClaimError, match=r"broken-demo · §1 · bad table: the display cannot be rendered: bad table "
+                                         r"rows: 1 labels for 2 rows"):
+        show(d, d.sections, Console(file=buf, width=100, no_color=True))
     text = buf.getvalue()
     assert "bad table: cannot be shown: bad table rows: 1 labels for 2 rows" in text
     assert "good table" in text

@@ -159,24 +159,27 @@ def latex(obj) -> str:
     """
     from ..authoring import Derivation, Section
     from .latex import repr_latex
-    from .tex import mathjax_text
+    from .tex import math_mode_chars, mathjax_text
+    from .views import mathjax_label
 
     if isinstance(obj, Section):
         full = repr_latex(obj)
         if len(full) <= SECTION_LIMIT:
             return full
-        return "$$%s$$" % mathjax_text(  # too long to read in a notebook: its counts, and where the rest is
+        return "$$%s$$" % mathjax_label(  # too long to read in a notebook: its counts, and where the rest is
             f"{obj.title} ({obj.derivation.name}): {_count(len(obj.ledgers), 'ledger')}, "
             f"{_count(len(obj.claims), 'claim')}; {section_status(obj)}. Display s.ledgers[i] or s.claims[i] "
             f"one at a time.", command="text")
     if not isinstance(obj, Derivation):
         return repr_latex(obj)
-    head = "$$%s$$" % mathjax_text(f"{obj.title} ({obj.name}, {obj.source})", command="textbf")
+    head = "$$%s$$" % (mathjax_label(obj.title, command="textbf")
+                       + mathjax_text(f" ({obj.name}, ", command="textbf")
+                       + r"\mathtt{%s}" % math_mode_chars(obj.source) + r"\textbf{)}")
     cols = r"\text{section} & \text{ledgers} & \text{rows} & \text{claims} & \text{status} \\ \hline"
     rows, budget = [], DERIVATION_LATEX_LIMIT - len(head) - len(cols) - 200
     summary = derivation_summary(obj)
     for r in summary:
-        row = " & ".join([mathjax_text(f"[{r['index']}] {_short(r['title'])}"), str(r["ledgers"]), str(r["rows"]),
+        row = " & ".join([mathjax_label(f"[{r['index']}] {_short(r['title'])}"), str(r["ledgers"]), str(r["rows"]),
                           str(r["claims"]), mathjax_text(_short(r["status"], 40))]) + r" \\"
         if len(row) > budget:
             rows.append(r"\text{… %d more sections} &&&& \\" % (len(summary) - len(rows)))

@@ -42,11 +42,12 @@ import mpmath
 import sympy as sp
 
 from .. import ops
-from ..errors import SymseqError
+from ..errors import ClaimError, SymseqError
 from .notation import HandoutLatexPrinter, Notation
-from .tex import balanced_braces, mathjax_text, source_formula_text, tex_math, tex_source_parts, tex_text, texttt
+from .tex import (balanced_braces, math_mode_chars, mathjax_text, source_formula_text, tex_math, tex_source_parts,
+                  tex_text, texttt)
 from ..numbers import Decimalish, handout_decimal
-from .views import (heatmap_caption, heatmap_view, latex_label, ledger_values,
+from .views import (heatmap_caption, heatmap_view, latex_label, ledger_values, mathjax_label,
                     paired_view, rounding_label, step, table_view)
 
 PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable", "array", "graphicx")
@@ -544,17 +545,29 @@ def printed_latex(claim) -> str:
     parts = tex_source_parts(text)
     if parts is None:
         return texttt(text)
-    return "".join(f"${_breakable(t) if len(t) > 20 else t}$" if kind == "math" else tex_text(t)
+    return "".join(f"${_breakable(t) if len(t) > 20 else t}$" if kind == "math" else latex_label(t)
                    for kind, t in parts)
 
 
 def value_latex(claim) -> str:
     """The checked value: a short exact closed form and its decimal, or the decimals of a small matrix."""
     r = claim.check()
-    if claim.kind == "shape":
-        return "$%s$" % r"\times".join(r.values[0].split("×")) if r.values else ""
     if claim.kind == "property" or not r.values:
         return tex_text(r.message) if r.message and claim.kind == "property" else ""
+    math, wide = value_math(claim)
+    if wide:
+        return fit_width(math, display=False)
+    return "$%s$" % math + (" matrix" if claim.kind == "value" and len(r.values) > 16 else "")
+
+
+def value_math(claim) -> tuple[str, bool]:
+    """The checked value of a value or shape claim as math, and whether it is a matrix (scaled to its column in a
+    table); ``("", False)`` for a property or a claim with no value."""
+    r = claim.check()
+    if claim.kind == "shape":
+        return (r"\times".join(r.values[0].split("×")) if r.values else ""), False
+    if claim.kind == "property" or not r.values:
+        return "", False
     sig = 10 if len(r.values) == 1 else 6  # vectors and matrices must fit their column
     with mpmath.workdps(50):
         vals = [number(handout_decimal(mpmath.mpf(v) if v not in ("inf", "-inf") else
@@ -563,14 +576,28 @@ def value_latex(claim) -> str:
         e = r.exact[0, 0] if isinstance(r.exact, sp.MatrixBase) else r.exact
         short = _short_exact_tex(e, 60)
         if short is not None and not getattr(e, "is_Integer", False) and e not in (sp.oo, -sp.oo):
-            return r"$%s \approx %s$" % (short, vals[0])
-        return f"${vals[0]}$"
+            return r"%s \approx %s" % (short, vals[0]), False
+        return vals[0], False
     if len(vals) > 16:
-        return "$%s$ matrix" % r"\times".join(str(s) for s in r.shape)
+        return r"\times".join(str(s) for s in r.shape), False
     shape = r.shape if r.shape else ()
-    if len(shape) == 2 and shape[0] > 1:
-        return fit_width(_entries_tex(vals, shape), display=False)
-    return "$%s$" % _entries_tex(vals, shape)
+    return _entries_tex(vals, shape), len(shape) == 2 and shape[0] > 1
+
+
+def printed_math(claim) -> str:
+    """The claim's printed text as math for MathJax (Jupyter): a printed matrix environment as a matrix, a formula
+    from a LaTeX source with its commands (:data:`~symseq.present.tex.SOURCE_COMMANDS`) and its words in
+    ``\\text``, anything else as text (:func:`~symseq.present.tex.mathjax_text`); never the source escaped."""
+    if claim.kind == "property":
+        return ""
+    text = claim.printed.strip()
+    matrix = _source_matrix(text) if "\\begin" in text else None
+    if matrix is not None:
+        return matrix
+    parts = tex_source_parts(text)
+    if parts is None:
+        return mathjax_text(text)
+    return "".join(t if kind == "math" else mathjax_label(t) for kind, t in parts)
 
 
 def _what_latex(c) -> str:
@@ -750,8 +777,28 @@ def _ledger_once(L, s, typeset: list, *, digits: int, full: bool) -> str:
                        head=head + r" As %s%s above; %s:" % (name, where, what))
 
 
-def section_latex(s, *, digits: int = 6, claims: bool = True, full: bool = False, typeset: list | None = None) -> str:
+def display_failure(s, spec, exc) -> ClaimError:
+    """The error of a display of section ``s`` that cannot be rendered: derivation, section, display and why."""
+    d = getattr(s, "derivation", None)
+    where = f"{d.name} · {s.title}" if d is not None else s.title
+    return ClaimError(f"{where} · {spec.label}: the display cannot be rendered: {exc}")
+
+
+def raise_failures(failures: list) -> None:
+    """Raise one :class:`~symseq.errors.ClaimError` naming every display of ``failures`` (none: nothing)."""
+    if len(failures) == 1:
+        raise failures[0]
+    if failures:
+        raise ClaimError(f"{len(failures)} displays cannot be rendered:\n" + "\n".join(f"  {f}" for f in failures))
+
+
+def section_latex(s, *, digits: int = 6, claims: bool = True, full: bool = False, typeset: list | None = None,
+                  failures: list | None = None) -> str:
     """A section: heading, notes, displays in recorded order, ledgers, claims.
+
+    A display that cannot be rendered is never typeset: it raises :class:`~symseq.errors.ClaimError` naming the
+    derivation, section and display, or, when ``failures`` is a list, is left out and its error appended there
+    (:func:`derivation_latex` raises them all at the end).
 
     ``typeset`` lists the ledgers typeset before (see :func:`_ledger_once`): a ledger that shares most of its
     steps with one of them is referred to by its title and section, with what differs (unless ``full``). Claims are a
@@ -767,9 +814,11 @@ def section_latex(s, *, digits: int = 6, claims: bool = True, full: bool = False
     for spec in s.displays:
         try:
             out.append(display_latex(spec))
-        except SymseqError as exc:  # one broken display does not hide the rest of the derivation
-            out.append(r"\noindent\textbf{%s cannot be shown:} %s\par" % (latex_label(spec.label),
-                                                                           latex_label(str(exc))))
+        except SymseqError as exc:  # never typeset: the document is refused, naming every display that failed
+            failure = display_failure(s, spec, exc)
+            if failures is None:
+                raise failure from exc
+            failures.append(failure)
     typeset = [] if typeset is None else typeset
     for L in s.ledgers:
         out.append(_ledger_once(L, s, typeset, digits=digits, full=full))
@@ -781,6 +830,9 @@ def section_latex(s, *, digits: int = 6, claims: bool = True, full: bool = False
 def derivation_latex(d, sections=None, *, standalone: bool = False, digits: int = 6, claims: bool = True,
                      full: bool = False) -> str:
     """A derivation as LaTeX: a fragment (``\\section*`` and below), or a complete document with ``standalone``.
+
+    Raises:
+        ClaimError: when a display cannot be rendered (naming each such display); nothing is returned then.
 
     Short by default: a ledger that several sections use is typeset once and referred to by name after,
     and the claims are compact tables; ``full`` typesets every section's ledgers and a row per claim.
@@ -797,8 +849,10 @@ def derivation_latex(d, sections=None, *, standalone: bool = False, digits: int 
         "",
     ]
     typeset: list = []
-    body = "\n".join(head) + "\n".join(section_latex(s, digits=digits, claims=claims, full=full, typeset=typeset)
-                                       for s in sections)
+    failures: list = []
+    body = "\n".join(head) + "\n".join(section_latex(s, digits=digits, claims=claims, full=full, typeset=typeset,
+                                                     failures=failures) for s in sections)
+    raise_failures(failures)
     if standalone:
         body = standalone_document(body)
     return body
@@ -828,15 +882,23 @@ def _mj_ledger_lines(ledger, digits: int = 6, service=None) -> list[str]:
 def _mj_claim_row(c) -> str:
     r = c.check()
     what = c.printed if c.kind == "property" else (c.what or str(c.location))
-    printed = printed_latex(c) if c.kind == "value" else ""
-    one_formula = printed.startswith("$") and printed.endswith("$") and printed.count("$") == 2
-    printed = printed[1:-1] if one_formula else (mathjax_text(c.printed) if printed else "")
-    value = value_latex(c)
-    value = value.strip("$") if value.startswith("$") and value.endswith("$") else mathjax_text(r.message or "")
+    printed = printed_math(c)
+    value = value_math(c)[0] if c.kind != "property" else _mj_note(r)
     mark = r"\checkmark" if r.status == "ok" else r"\text{%s}" % r.status
     parts = tex_source_parts(what) if c.kind == "property" and "\\" in what else None
-    what = "".join(t if k == "math" else mathjax_text(t) for k, t in parts) if parts else mathjax_text(what)
+    what = "".join(t if k == "math" else mathjax_label(t) for k, t in parts) if parts else mathjax_label(what)
     return " & ".join([what, printed, value, mark])
+
+
+def _mj_note(result) -> str:
+    """What a proved property's result says, as :func:`proof_note` shows it, in MathJax: names as mathematics; a
+    detail in SymPy's plain text only when the claim fails, in ``\\mathtt``."""
+    msg = (result.message or "").strip()
+    if not msg:
+        return ""
+    if result.status != "ok" and not _PLAIN_NOTE.fullmatch(msg):
+        return r"\mathtt{%s}" % math_mode_chars(msg)
+    return mathjax_label(msg)
 
 
 def _mj_display(spec) -> str:
@@ -848,7 +910,7 @@ def _mj_display(spec) -> str:
         cell = lambda st: "" if st is None else "%s = %s" % _equation(st)  # noqa: E731
         rows = [r"\text{Forward pass} & \text{Backward pass} \\ \hline"]
         rows += [f"{cell(f)} & {cell(b)} \\\\" for f, b in view.pairs]
-        return "$$%s$$\n$$\\begin{array}{ll}\n%s\n\\end{array}$$" % (mathjax_text(view.label), "\n".join(rows))
+        return "$$%s$$\n$$\\begin{array}{ll}\n%s\n\\end{array}$$" % (mathjax_label(view.label), "\n".join(rows))
     if isinstance(spec, HeatmapSpec):
         v = heatmap_view(spec)
         cells = [[r"\times" if c.masked else number(c.text) for c in row] for row in v.cells]
@@ -857,15 +919,15 @@ def _mj_display(spec) -> str:
         v = table_view(spec)
         cells = [[_expr(c.expr) if c.expr is not None else number(c.text) for c in row] for row in v.cells]
         caption = v.label
-    head = " & ".join([""] + [mathjax_text(c) for c in v.cols]) + r" \\ \hline"
-    body = [" & ".join([mathjax_text(r)] + row) + r" \\" for r, row in zip(v.rows, cells)]
-    return "$$%s$$\n$$\\begin{array}{l|%s}\n%s\n\\end{array}$$" % (mathjax_text(caption), "r" * len(v.cols),
+    head = " & ".join([""] + [mathjax_label(c) for c in v.cols]) + r" \\ \hline"
+    body = [" & ".join([mathjax_label(r)] + row) + r" \\" for r, row in zip(v.rows, cells)]
+    return "$$%s$$\n$$\\begin{array}{l|%s}\n%s\n\\end{array}$$" % (mathjax_label(caption), "r" * len(v.cols),
                                                                   "\n".join([head] + body))
 
 
 def _mj_title(text: str) -> str:
     """A heading in bold text runs, with what text cannot hold set as math between them (:func:`mathjax_text`)."""
-    return mathjax_text(text, command="textbf")
+    return mathjax_label(text, command="textbf")
 
 
 def repr_latex(obj, service=None) -> str:
@@ -879,21 +941,21 @@ def repr_latex(obj, service=None) -> str:
     from ..authoring import Derivation, Section
 
     if isinstance(obj, Ledger):
-        lines = ([mathjax_text(obj.title)] if obj.title else []) + _mj_ledger_lines(obj, service=service)
+        lines = ([mathjax_label(obj.title)] if obj.title else []) + _mj_ledger_lines(obj, service=service)
         if obj.title:
             lines[0] = "&" + lines[0]
         return "$$\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}$$"
     if isinstance(obj, Claim):
         row = _mj_claim_row(obj).split(" & ")
-        where = mathjax_text(str(obj.location))
+        where = mathjax_label(str(obj.location))
         return "$$" + r" \quad ".join([where] + [p for p in row if p]) + "$$"
     if isinstance(obj, Section):
         parts = ["$$%s$$" % _mj_title(obj.title)]
         for spec in obj.displays:
             try:
                 parts.append(_mj_display(spec))
-            except SymseqError as exc:
-                parts.append("$$%s$$" % mathjax_text(f"{spec.label} cannot be shown: {exc}"))
+            except SymseqError as exc:  # never typeset (:func:`display_failure`)
+                raise display_failure(obj, spec, exc) from exc
         parts += [repr_latex(L, obj.values) for L in obj.ledgers]
         if obj.claims:
             rows = [_mj_claim_row(c) for c in obj.claims]

@@ -5,6 +5,12 @@
 * Expressions print on one line as a reader writes them: ``1/(1 + e^{1/√2})``,
   ``e w_o φ′(z₂)``, ``1 − tanh²``; LaTeX uses ``\\odot`` for the Hadamard product
   and ``^{\\top}`` for the transpose.
+* Indices, one notation for entries and blocks, counted from 0, row then column, as mathematics: an entry
+  ``X_{01}`` (``X_{1,10}`` when an index has two digits), a row ``Z_{1,:}``, a run of columns with both ends
+  included ``QKV_{:,0..1}`` (NumPy's ``QKV[:, 0:2]``), other index sets in braces ``X_{\\{0,2\\},:}``; the
+  terminal writes ``X[0,1]``, ``Z[1, :]``, ``QKV[:, 0..1]``, ``X[{0,2}, :]`` (:meth:`Notation.slice`).
+* A name is mathematics only: a word in a script is upright (``W_out`` → ``W_{\\mathrm{out}}``), and so is a
+  name inside a script (``mu_{H_enc}`` → ``\\mu_{H_{\\mathrm{enc}}}``), never code set letter by letter.
 """
 
 from __future__ import annotations
@@ -64,12 +70,13 @@ def latex_name(name: str, *, bold: bool = False) -> str:
     def part(s):
         if s in GREEK:
             return GREEK[s][1]
+        s = _PYTHON_RANGE.sub(lambda m: f"{m.group(1)}..{int(m.group(2)) - 1}", s)  # p_{0:3} → p_{0..2}
         if s == "ell":  # the loss of one position, ℓ
             return r"\ell"
         if re.fullmatch(r"[A-Za-z]{2,}", s):
             return r"\mathrm{%s}" % s
-        if re.fullmatch(r"[A-Za-z]{2,}[_^].+", s):  # a name inside a script: v_{LN_1} → v_{\mathrm{LN}_{1}}
-            return latex_name(s)
+        if re.fullmatch(r"[A-Za-z]+'*[_^].+", s):  # a name inside a script: v_{LN_1} → v_{\mathrm{LN}_{1}},
+            return latex_name(s)  # mu_{H_enc} → \mu_{H_{\mathrm{enc}}}
         return tex_math(s)
 
     out = part(base)
@@ -80,6 +87,11 @@ def latex_name(name: str, *, bold: bool = False) -> str:
     if sup:
         out += "^{%s}" % part(sup)
     return out
+
+
+# A half-open range of indices a name may carry from code (p_{0:3}): written as a run with both ends included,
+# p_{0..2}, as Notation.slice writes blocks.
+_PYTHON_RANGE = re.compile(r"(?<![\d.])(\d+):(\d+)(?![\d.])")
 
 
 def _bold(base: str, tex: str) -> str:
@@ -461,13 +473,16 @@ def _root_over(expr):
 # ---------------------------------------------------------------------------
 
 
-def _ranges(idx, n):
+def _ranges(idx, n, *, latex: bool = False):
+    """The indices ``idx`` of an axis of length ``n`` in the notation of :meth:`Notation.slice`: ``:`` (all),
+    ``2`` (one), ``0..1`` (a run, both ends included), ``{0,2}`` (any others; ``\\{0,2\\}`` in LaTeX)."""
     idx = list(idx)
     if idx == list(range(n)):
         return ":"
     if idx == list(range(idx[0], idx[-1] + 1)):
-        return f"{idx[0]}:{idx[-1] + 1}" if len(idx) > 1 else str(idx[0])
-    return ",".join(str(i) for i in idx)
+        return f"{idx[0]}..{idx[-1]}" if len(idx) > 1 else str(idx[0])
+    listed = ",".join(str(i) for i in idx)
+    return r"\{%s\}" % listed if latex else "{%s}" % listed
 
 
 class Notation:
@@ -596,10 +611,12 @@ class Notation:
         return f"{_brace(_unbold(text), '_')}_{{{idx}}}"
 
     def slice(self, text, rows, cols, shape):
-        """X[0:2, :] / X_{[0:2,:]}; when rows or columns are a list, ``;`` separates them: X_{[0,2;1,3]}."""
-        r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
-        sep = ";" if "," in r + c else ","
-        return f"{text}[{r}{sep} {c}]" if self.uni else f"{_brace(text, '_')}_{{[{r}{sep}{c}]}}"
+        """A block of rows and columns, indexed as an entry is (row, then column; from 0): ``Z_{1,:}`` (row 1),
+        ``QKV_{:,0..1}`` (columns 0 to 1, both included), ``X_{\\{0,2\\},:}`` (rows 0 and 2); in Unicode
+        ``Z[1, :]``, ``QKV[:, 0..1]``, ``X[{0,2}, :]``. Never NumPy's half-open ``0:2``, never brackets in a
+        subscript."""
+        r, c = _ranges(rows, shape[0], latex=not self.uni), _ranges(cols, shape[1], latex=not self.uni)
+        return f"{text}[{r}, {c}]" if self.uni else f"{_brace(text, '_')}_{{{r},{c}}}"
 
     def concat(self, parts, axis):
         sep = " | " if axis == 1 else "; "
@@ -611,9 +628,9 @@ class Notation:
         return r"\begin{bmatrix}" + r" \\ ".join(parts) + r"\end{bmatrix}"
 
     def place(self, text, rows, cols, shape):
-        r, c = _ranges(rows, shape[0]), _ranges(cols, shape[1])
-        sep = ";" if "," in r + c else ","
-        unit = f"E[{r}{sep}{c}]" if self.uni else f"E_{{{r}{sep}{c}}}"
+        """A block placed into zeros of ``shape``: E_{r,c} text, its indices as :meth:`slice` writes them."""
+        r, c = _ranges(rows, shape[0], latex=not self.uni), _ranges(cols, shape[1], latex=not self.uni)
+        unit = f"E[{r}, {c}]" if self.uni else f"E_{{{r},{c}}}"
         if text in ("1",):
             return unit
         if text in ("−1", "-1"):

@@ -285,10 +285,16 @@ def show(d, sections, out: Console, *, digits: int = 6, dps: int = 50, progress:
     """Print a derivation's sections: notes, displays in recorded order, ledgers, and claims with their status.
 
     ``progress``, a console (the command line's standard error), shows the building and checking as it goes when
-    it is a terminal (:func:`~symseq.present.terminal.check_all`)."""
+    it is a terminal (:func:`~symseq.present.terminal.check_all`).
+
+    Raises:
+        ClaimError: after printing everything else, when a display cannot be rendered (naming each one)."""
     from .views import heatmap_view, ledger_values, paired_view, table_view
     from ..authoring import HeatmapSpec, PairedRowsSpec, TableSpec
 
+    from .latex import display_failure, raise_failures
+
+    failures: list = []
     check_all([d], dps, out=progress, sections=sections)  # the report decides each claim; below it is rendered
     out.print(Text.assemble((d.title, "bold"), f"  ({d.name}, {d.source})"))
     for s in sections:
@@ -308,10 +314,12 @@ def show(d, sections, out: Console, *, digits: int = 6, dps: int = 50, progress:
                     out.print(table_display(table_view(spec)))
                 elif isinstance(spec, HeatmapSpec):
                     out.print(heatmap_display(heatmap_view(spec)))
-            except SymseqError as exc:  # one broken display does not hide the rest of the derivation
+            except SymseqError as exc:  # the rest is shown, then the command fails naming the display
                 out.print(Fit(f"{spec.label}: cannot be shown: {exc}", style=STYLE["error"]))
+                failures.append(display_failure(s, spec, exc))
         for L in s.ledgers:
             num, ex = ledger_values(L, values=s.values)
             out.print(ledger_display(L, values=num, exact=ex, digits=digits, width=out.width))
         if s.claims:
             out.print(claims_table(f"claims of {s.title}", s.claims))
+    raise_failures(failures)

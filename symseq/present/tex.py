@@ -48,7 +48,8 @@ SYMBOL_TEX = {
     "𝟙": r"\mathbf{1}", "𝔼": r"\mathbb{E}", "⊤": r"\top", "†": r"\dagger", "°": r"^{\circ}",
     "√": r"\sqrt", "∅": r"\emptyset", "¬": r"\neg", "∧": r"\wedge", "∨": r"\vee", "⊕": r"\oplus",
     "\u00a0": "~", "’": "'", "‘": "`", "½": r"\tfrac{1}{2}", "⅓": r"\tfrac{1}{3}", "⅔": r"\tfrac{2}{3}",
-    "¼": r"\tfrac{1}{4}", "¾": r"\tfrac{3}{4}", "⅛": r"\tfrac{1}{8}", "≪": r"\ll", "≫": r"\gg", "≃": r"\simeq",
+    "¼": r"\tfrac{1}{4}", "⅕": r"\tfrac{1}{5}", "⅖": r"\tfrac{2}{5}", "⅗": r"\tfrac{3}{5}", "⅘": r"\tfrac{4}{5}",
+    "⅙": r"\tfrac{1}{6}", "⅚": r"\tfrac{5}{6}", "⅜": r"\tfrac{3}{8}", "⅝": r"\tfrac{5}{8}", "⅞": r"\tfrac{7}{8}", "¾": r"\tfrac{3}{4}", "⅛": r"\tfrac{1}{8}", "≪": r"\ll", "≫": r"\gg", "≃": r"\simeq",
     "≅": r"\cong", "∖": r"\setminus", "⊥": r"\perp", "∥": r"\parallel", "⟂": r"\perp", "ℏ": r"\hbar",
 }
 
@@ -199,6 +200,9 @@ def _math_run(text: str, pos: int):
     d = unicodedata.normalize("NFD", ch)
     if "\u1e00" <= ch <= "\u1eff" and len(d) == 2 and d[1] in ACCENT_MATH:  # Ḡ, ẋ: the accent is mathematics
         return 1, r"\ensuremath{%s{%s}}" % (ACCENT_MATH[d[1]], d[0])
+    if len(d) == 2 and d[1] in _SYMBOL_ACCENTS and d[0].isascii() and not (  # ŷ on its own is a symbol, not a word
+            pos > 0 and text[pos - 1].isalpha() or pos + 1 < len(text) and text[pos + 1].isalpha()):
+        return 1, r"\ensuremath{%s{%s}}" % (ACCENT_MATH[d[1]], d[0])
     if ch in SUBSCRIPTS or ch in SUPERSCRIPTS:
         table = SUBSCRIPTS if ch in SUBSCRIPTS else SUPERSCRIPTS
         run, end = _script_runs(text, pos, table)
@@ -213,6 +217,10 @@ def _math_run(text: str, pos: int):
         return 1, r"\ensuremath{%s}" % _math_char(ch)
     return None
 
+
+# Accents that make a letter standing alone a mathematical symbol (ŷ, x̄, ñ): hat, tilde, bar, dot, arrow; not those of
+# words (é, à, ü), which stay text accents.
+_SYMBOL_ACCENTS = frozenset("\u0302\u0303\u0304\u0305\u0307\u20d7")
 
 _TEXT_MATH = {"<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "—": "---", "–": "--",
               "§": r"\S{}", "\u00a0": "~", "\u2009": r"\,", "\u202f": r"\,", "\u200b": ""}
@@ -376,10 +384,12 @@ def tex_source_parts(text: str) -> list[tuple[str, str]] | None:
 def source_formula_text(text: str) -> str:
     """Text-mode LaTeX for a formula from a handout's LaTeX source: math runs in ``$...$``, words as text; a
     string :func:`tex_source_parts` cannot typeset safely is shown verbatim in typewriter type."""
+    from .views import latex_label
+
     parts = tex_source_parts(text)
     if parts is None:
         return texttt(text)
-    return "".join(f"${s}$" if kind == "math" else tex_text(s) for kind, s in parts)
+    return "".join(f"${s}$" if kind == "math" else latex_label(s) for kind, s in parts)
 
 
 def texttt(text: str) -> str:

@@ -17,6 +17,7 @@ module, so a table shows the same digits everywhere:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -142,6 +143,8 @@ def grid(value, *, exact: bool = True, dps: int = DPS, values: Values | None = N
                 ex = None
         return Grid(rows, ex, shape, value, values)
     values = values or Values()
+    if _has_nodes(value):
+        return _node_grid(value, exact=exact, dps=dps, values=values)
     if isinstance(value, (list, tuple, np.ndarray)) and not isinstance(value, sp.MatrixBase):
         value = values.exact(value)
     if isinstance(value, sp.MatrixBase) or isinstance(value, sp.Basic):
@@ -154,6 +157,41 @@ def grid(value, *, exact: bool = True, dps: int = DPS, values: Values | None = N
         symbolic = any(v is None for v in nums)
         return Grid(rows, ex if exact or symbolic else None, shape)
     raise ClaimError(f"cannot display a value of type {type(value).__name__}; give a matrix node or exact numbers")
+
+
+def _has_nodes(value) -> bool:
+    """Whether ``value`` is a list of rows with a scalar node among its entries."""
+    return (isinstance(value, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in value)
+            and any(isinstance(e, ops.Node) for r in value for e in r))
+
+
+def _node_grid(rows, *, exact: bool, dps: int, values: Values) -> Grid:
+    """A grid of a list of rows whose entries are scalar nodes (of any ledgers) or exact numbers: each entry
+    evaluated on its own, exact where its ledger keeps exact forms (a table whose columns come from two ledgers,
+    Week 06's Figure 3 (right)).
+
+    Raises:
+        ClaimError: for rows of different lengths or an entry that is not a scalar.
+    """
+    n = len(rows[0]) if rows else 0
+    if any(len(r) != n for r in rows):
+        raise ClaimError(f"a table given as rows needs rows of one length; got lengths {[len(r) for r in rows]}")
+    nums, exacts = [], []
+    for r in rows:
+        nums.append([])
+        exacts.append([])
+        for e in r:
+            flat, shape = values.numeric(e, dps)
+            if shape != ():
+                raise ClaimError(f"a table given as rows needs a scalar in each entry; got a {shape} value")
+            nums[-1].append(flat[0])
+            led = ledger_of(e)
+            keep = exact and (led is None or getattr(led, "exact_forms", True))
+            try:
+                exacts[-1].append(values.exact(e) if keep else None)
+            except SymseqError:
+                exacts[-1].append(None)
+    return Grid(nums, exacts if exact else None, (len(rows), n))
 
 
 
@@ -191,29 +229,71 @@ def label_parts(label: str, *, inside_words: bool = False) -> list[tuple[str, st
     product", "0: a"). ``$...$`` and ``\\(...\\)`` spans are LaTeX math taken as
     given. With ``inside_words`` a symbol is also found inside a longer word (``d_k=2,`` → ``d_k`` then
     ``=2,``; ``ε>0``): what LaTeX typesets, so that no ``_`` or ``{`` of a name is left in the text; code
-    (``torch.nn.utils``, ``clip_grad_norm_``) is then a ("code", s) piece.
+    (``torch.nn.utils``, ``clip_grad_norm_``, ``batch_first``) is then a ("code", s) piece, and a power of an
+    absolute value in words (``|factor|^n``) a ("tex", s) piece of LaTeX math. A list of numbers as Python
+    writes it (``[[0, 2], [0, 0]]``, ``[0, 8]``) is a ("list", s) piece.
     """
     out: list[tuple[str, str]] = []
     pos = 0
-    for m in re.finditer(r"\$([^$]+)\$|\\\((.+?)\\\)", label):
+    for m in re.finditer(r"\$([^$]+)\$|\\\((.+?)\\\)|(\\[A-Za-z]+)(?![A-Za-z])|" + _number_list(), label):
+        if m.group(3) and m.group(3)[1:] not in _source_commands():
+            continue  # an unknown command stays text, escaped
         if m.start() > pos:
             out.extend(_words(label[pos:m.start()], inside_words))
-        out.append(("math", m.group(1) or m.group(2)))
+        out.append(("math", m.group(1) or m.group(2)) if m.group(1) or m.group(2) else
+                   ("tex", m.group(3)) if m.group(3) else ("list", m.group(0)))
         pos = m.end()
     out.extend(_words(label[pos:], inside_words))
     return out
 
 
+def _source_commands():
+    """The LaTeX commands a label may hold as a formula's (``0.2+\\sin 3``): those of a handout's source."""
+    from .tex import SOURCE_COMMANDS
+
+    return SOURCE_COMMANDS
+
+
+# A list of numbers written as Python writes it, in a label: a row [0, 8] or rows [[0, 2], [0, 0]] (a ("list", s)
+# piece: a matrix in LaTeX, as written in the terminal).
+@functools.cache
+def _number_list() -> str:
+    from ..read.number import SIGNED_NUMBER
+
+    row = r"\[%s(?:,\s*%s)+\]" % (SIGNED_NUMBER.pattern, SIGNED_NUMBER.pattern)
+    return r"(?<![\w\]])(?:\[%s(?:,\s*%s)*\]|%s)(?![\w\[])" % (row, row, row)
+
+
+def number_list_latex(text: str) -> str:
+    """A list of numbers as Python writes it, as math: ``[[0, 2], [0, 0]]`` → a ``pmatrix``, ``[0, 8]`` → ``[0, 8]``
+    with math minus signs."""
+    from .tex import tex_math
+
+    rows = re.findall(r"\[([^\[\]]*)\]", text)
+    cells = [[tex_math(c.strip()) for c in r.split(",")] for r in rows]
+    if text.startswith("[["):
+        return r"\begin{pmatrix}%s\end{pmatrix}" % r" \\ ".join(" & ".join(r) for r in cells)
+    return "[%s]" % ", ".join(cells[0])
+
+
 # A symbol inside a word: a letter (any script, with its accents; ∇, ℓ, ∂ too) with sub- or superscripts,
 # not after a letter, backslash, dot or underscore (a module path torch.nn.clip_grad_norm_), nor followed by
 # another script mark (code: clip_grad_norm_); W_1W_2 is two names.
-_LETTER = r"(?:[^\W\d_]|[∇ℓ∂])[\u0300-\u036f]*"
+_SCRIPT_CHARS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀ₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"
+_LETTER = r"(?:(?![%s])[^\W\d_]|[∇ℓ∂])[\u0300-\u036f]*" % _SCRIPT_CHARS  # w_h³ is w_h cubed, not w_{h³}
 _NAME_INSIDE = re.compile(r"(?<![^\W\d_]|[\\._])" + _LETTER + r"(?:[^\W_]|['′])*(?:[_^](?:\{[^{}\s]*\}|\([^()\s]*\)"
                           r"|\[[^\[\]\s]*\]|[0-9]+|" + _LETTER + r"(?:" + _LETTER + r"|[0-9'′])*))+(?![_^0-9])")
 # Code in a sentence: a dotted path (torch.nn.utils), a name with two underscores or ending in one
 # (clip_by_global_norm, clip_grad_norm_), or a keyword argument (max_norm=), set in typewriter type as it is.
+# So is a snake_case name of two lowercase words (batch_first, register_buffer, embed_dim), unless its first word is
+# one of mathematics (softmax_rows, mu_enc).
+_MATH_WORDS = ("softmax", "logsumexp", "alpha", "beta", "gamma", "delta", "epsilon", "eta", "theta", "lambda", "mu", "nu", "pi", "rho",
+               "sigma", "tau", "phi", "psi", "omega", "ell")
 _CODE = re.compile(r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+"
-                   r"|[A-Za-z]{2,}(?:_[A-Za-z0-9]*){2,}|[A-Za-z]{2,}_[A-Za-z]{2,}(?==))")
+                   r"|[A-Za-z]{2,}(?:_[A-Za-z0-9]*){2,}|[A-Za-z]{2,}_[A-Za-z]{2,}(?==)"
+                   r"|(?!(?:%s)_)[a-z]{2,}_[a-z]{2,}(?![\w^]))" % "|".join(_MATH_WORDS))
+# |factor|^n: a power of an absolute value written in words
+_ABS_POWER = re.compile(r"\|([^|\s]+)\|\^(\{[^{}\s]*\}|[A-Za-z0-9]+)")
 # A script after a closing bracket, a power of a number: FF(X)_i, 10000^(−2⌊j/2⌋/D) (not a file name 000_3e.txt).
 _AFTER_BRACKET = re.compile(r"(?:(?<=[)\]])[_^]|(?<=[0-9])\^)(?:\{([^{}\s]*)\}|(\([^()\s]*\)|[A-Za-z0-9]+))")
 
@@ -224,17 +304,28 @@ def _inside(piece: str) -> list[tuple[str, str]]:
     if code:
         before, after = piece[:code.start()], piece[code.end():]
         return (_inside(before) if before else []) + [("code", code.group(0))] + (_inside(after) if after else [])
-    for m in sorted([*_NAME_INSIDE.finditer(piece), *_AFTER_BRACKET.finditer(piece)], key=lambda m: m.start()):
+    found = [*_ABS_POWER.finditer(piece), *_NAME_INSIDE.finditer(piece), *_AFTER_BRACKET.finditer(piece)]
+    for m in sorted(found, key=lambda m: m.start()):
         if m.start() < pos:
             continue
         if m.start() > pos:
             out.append(("text", piece[pos:m.start()]))
-        out.append(("name", m.group(0)) if m.re is _NAME_INSIDE else
-                   ("math", "{}%s{%s}" % (m.group(0)[0], m.group(1) if m.group(1) is not None else m.group(2))))
+        if m.re is _ABS_POWER:
+            out.append(("tex", r"|%s|^{%s}" % (_abs_body(m.group(1)), m.group(2).strip("{}"))))
+        else:
+            out.append(("name", m.group(0)) if m.re is _NAME_INSIDE else
+                       ("math", "{}%s{%s}" % (m.group(0)[0], m.group(1) if m.group(1) is not None else m.group(2))))
         pos = m.end()
     if pos < len(piece):
         out.append(("text", piece[pos:]))
     return out
+
+
+def _abs_body(text: str) -> str:
+    """What stands between the bars of |factor|^n or |w_h|^5, as math: a word upright, a name as a name."""
+    from .notation import latex_name
+
+    return r"\mathrm{%s}" % text if re.fullmatch(r"[A-Za-z]{2,}", text) else latex_name(text)
 
 
 def _words(text: str, inside_words: bool = False) -> list[tuple[str, str]]:
@@ -242,7 +333,7 @@ def _words(text: str, inside_words: bool = False) -> list[tuple[str, str]]:
     for piece in re.split(r"(\s+)", text):
         if not piece:
             continue
-        if inside_words and not _NAMEISH.match(piece.rstrip(",.;:)")):
+        if inside_words and (not _NAMEISH.match(piece.rstrip(",.;:)")) or _CODE.search(piece)):
             out.extend(_inside(piece))
             continue
         trail = ""
@@ -287,15 +378,58 @@ def latex_label(label: str) -> str:
     from .tex import tex_math, tex_text
 
     out = []
-    for kind, s in label_parts(str(label), inside_words=True):
+    parts = label_parts(str(label), inside_words=True)
+    for k, (kind, s) in enumerate(parts):
         if kind == "code":
             out.append(r"\texttt{%s}" % tex_text(s))
-        elif kind == "name":
-            out.append("$%s$" % latex_name(s))
+        elif kind == "name":  # with the sub- and superscript characters that follow it: w_h³, W_xᵀ
+            scripts = re.match("[%s]*" % _SCRIPT_CHARS, parts[k + 1][1]).group(0) \
+                if k + 1 < len(parts) and parts[k + 1][0] == "text" else ""
+            if scripts:
+                parts[k + 1] = ("text", parts[k + 1][1][len(scripts):])
+            out.append("$%s$" % (_brace(latex_name(s), scripts) + tex_math(scripts)))
         elif kind == "math":
             out.append("$%s$" % tex_math(s))
+        elif kind == "list":
+            out.append("$%s$" % number_list_latex(s))
+        elif kind == "tex":
+            out.append("$%s$" % s)
         else:
             out.append(tex_text(s))
+    return "".join(out)
+
+
+def _brace(tex: str, scripts: str) -> str:
+    """A name that already has a superscript, braced before another one is put on it: ``{W_{x}^{(1)}}^{\\top}``."""
+    return "{%s}" % tex if scripts and "^" in tex else tex
+
+
+def mathjax_label(label: str, command: str = "text") -> str:
+    """A label or sentence as math that MathJax (Jupyter) and pdflatex both typeset: symbols as in
+    :func:`latex_label` (``A_{6j}``, ``w_h³`` → ``w_{h}^{3}``), code in ``\\mathtt``, the rest in ``\\text`` runs
+    (:func:`~symseq.present.tex.mathjax_text`; ``command="textbf"`` for a heading)."""
+    from .notation import latex_name
+    from .tex import math_mode_chars, mathjax_text, tex_math
+
+    out = []
+    parts = label_parts(str(label), inside_words=True)
+    for k, (kind, s) in enumerate(parts):
+        if kind == "code":
+            out.append(r"\mathtt{%s}" % math_mode_chars(s))
+        elif kind == "name":
+            scripts = re.match("[%s]*" % _SCRIPT_CHARS, parts[k + 1][1]).group(0) \
+                if k + 1 < len(parts) and parts[k + 1][0] == "text" else ""
+            if scripts:
+                parts[k + 1] = ("text", parts[k + 1][1][len(scripts):])
+            out.append("{%s}" % (_brace(latex_name(s), scripts) + tex_math(scripts)))
+        elif kind == "math":
+            out.append("{%s}" % tex_math(s))
+        elif kind == "list":  # braced: after a row's \\ a bracket would read as a length
+            out.append("{%s}" % number_list_latex(s))
+        elif kind == "tex":
+            out.append("{%s}" % s)
+        elif s:
+            out.append(mathjax_text(s, command=command))
     return "".join(out)
 
 
@@ -310,8 +444,10 @@ def mathtext_label(label: str) -> str:
             out.append(r"$\mathtt{%s}$" % math_mode_chars(s))
         elif kind == "name":
             out.append("$%s$" % latex_name(s))
-        elif kind == "math":
+        elif kind in ("math", "tex"):
             out.append("$%s$" % s)
+        elif kind == "list":
+            out.append(s)  # mathtext has no matrices
         else:
             out.append(s.replace("$", r"\$"))
     return "".join(out)
