@@ -8,10 +8,10 @@ handout that prints ``[/x]`` or ``[bold]`` is shown as written."""
 
 from __future__ import annotations
 
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ..present.console import report_table
 from .report import AuditReport
 
 
@@ -19,9 +19,11 @@ WHOLE = 16  # a word (a number, a LaTeX command) at most this long is never fold
 
 
 def _table(title: str, cols: list[str]) -> Table:
-    t = Table(title=escape(title), title_justify="left", show_lines=False)
-    for c in cols:
-        t.add_column(escape(c), overflow="fold")
+    """A table of the report, in the style of every report (:func:`symseq.present.console.report_table`): as wide
+    as its content, its cells folded only past :data:`WHOLE` characters of one word."""
+    t = report_table(title, cols)
+    for c in t.columns:
+        c.overflow = "fold"
     return t
 
 
@@ -73,11 +75,14 @@ def summary_line(rep: AuditReport) -> str:
             + against)
 
 
-def render(rep: AuditReport, out, listing: str = "all", *, known=()) -> None:
+def render(rep: AuditReport, out, listing: str = "all", *, known=(), causes=(), verdict=()) -> None:
     """Print ``rep`` on the rich console ``out``: all of it (``listing="all"``), only what fails the audit (sections
-    that did not build, errata, claims missing from the text) and the summary line ("failures"), or the summary
-    line alone ("quiet"). ``known`` names the derivations there are, for the head of the report of a page none of
-    them speaks of."""
+    that did not build, errata, claims missing from the text, the errata by cause) and the summary line
+    ("failures"), or the summary line alone ("quiet"). ``known`` names the derivations there are, for the head of
+    the report of a page none of them speaks of; ``causes`` are the errata by cause
+    (:func:`symseq.audit.causes.classify`), ``verdict`` why the audit fails
+    (:meth:`~symseq.audit.report.AuditReport.failures`), printed just above the summary line, which is always the
+    last line."""
     everything = listing == "all"
     if everything:
         _coverage(rep, out, known)
@@ -127,7 +132,14 @@ def render(rep: AuditReport, out, listing: str = "all", *, known=()) -> None:
         for k, n in reasons.items():
             _row(r, k, n)
         out.print(r)
-    style = "bold red" if rep.failed else "green"
+    if listing != "quiet":
+        render_causes(causes, out)
+    for d, title, why in rep.skipped if everything else ():  # its numbers count as uncovered above: say why
+        out.print(Text(f"note: {d} · {title} was not checked ({why}); its numbers are uncovered", style="yellow"),
+                  soft_wrap=True)
+    if verdict:
+        out.print(Text(f"audit failed: {'; '.join(verdict)}", style="bold red"), soft_wrap=True)
+    style = "bold red" if rep.failed or verdict else "green"
     out.print(Text(summary_line(rep), style=style), soft_wrap=True)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 import importlib
 import importlib.util
 import pkgutil
@@ -214,8 +216,12 @@ def select(derivations: list[Derivation], names: Iterable[str]) -> list[Derivati
         hits = [d for d in derivations if d.name.startswith(n) or d.source.startswith(n)]
         if len(hits) == 1:
             out.append(hits[0])
+        elif hits:
+            raise ClaimError(f"{n!r} matches several of the derivations: {', '.join(sorted(d.name for d in hits))}; "
+                             f"give more of the name")
         else:
-            valid = ", ".join(sorted(by)) or "none"
-            why = "matches several" if hits else "matches none"
-            raise ClaimError(f"{n!r} {why} of the derivations; valid names: {valid}")
+            close = difflib.get_close_matches(n, sorted(by), n=3, cutoff=0.6)
+            hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+            raise ClaimError(f"{n!r} matches none of the derivations; {hint}valid names: "
+                             f"{', '.join(sorted(by)) or 'none'}")
     return out
