@@ -36,7 +36,6 @@ which runs their Python code: run symseq only in folders whose derivations you t
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import sys
@@ -225,11 +224,10 @@ def _wrap(text: str) -> str:
 
 
 def suggest(word: str, choices) -> list[str]:
-    """The choices closest to a misspelt ``word``: those :func:`difflib.get_close_matches` finds (similarity 0.6 or
-    more) that are as close as the closest, within 0.05 (at most three, best first)."""
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=3, cutoff=0.6)
-    ratio = [difflib.SequenceMatcher(None, str(word), c).ratio() for c in close]
-    return [c for c, r in zip(close, ratio) if r >= ratio[0] - 0.05]
+    """The choices closest to a misspelt ``word`` (:func:`symseq.authoring.discovery.closest`)."""
+    from .authoring.discovery import closest
+
+    return closest(word, choices)
 
 
 def did_you_mean(word: str, choices) -> str:
