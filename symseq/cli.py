@@ -691,7 +691,7 @@ def _audit(args, out, file, ds: list, known=()):
     :meth:`~symseq.audit.report.AuditReport.failures`, (file, report, causes))."""
     from .audit import read
     from .audit.causes import classify
-    from .audit.render import render
+    from .present.audit import render
 
     inputs = _inputs(ds, file) if ds else [file]
     _check_json(args, inputs)

@@ -3,7 +3,7 @@
 One report for both audits: against derivations (:func:`symseq.audit.matching.audit`, with the page's own arithmetic
 counted in it, :meth:`AuditReport.add_arithmetic`), and of a page no derivation speaks of, whose tokens only its own
 arithmetic accounts for (:meth:`AuditReport.of_page`). One verdict (:meth:`AuditReport.failures`), one JSON document
-(:meth:`AuditReport.as_json`), one terminal report (:mod:`symseq.audit.render`).
+(:meth:`AuditReport.as_json`), one terminal report (:mod:`symseq.present.audit`).
 
 The verdict on a token (``Token.attribution.verdict``, :class:`symseq.audit.attribution.Attribution`, which also
 names the claim, input, page statement or rule behind it):

@@ -39,7 +39,8 @@ def report_table(title, columns) -> "Table":
 
     title = title if isinstance(title, Text) else Text(str(title))
     t = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAVY, expand=False,
-              pad_edge=False, show_edge=False, min_width=title.cell_len)  # the title on one line where it fits
+              pad_edge=False, show_edge=False, collapse_padding=True,
+              min_width=title.cell_len)  # the title on one line where it fits
     for c in columns:
         t.add_column(Text(str(c)))
     return t
