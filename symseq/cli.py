@@ -1,11 +1,13 @@
 """The ``symseq`` command: list, verify, show, and write LaTeX and figures of derivations.
 
     symseq list
-    symseq verify [NAME ...] [--json FILE] [--force] [--mkdir] [--digits N] [-j N] [--quiet | --failures | --all]
+    symseq verify [NAME ...] [--json FILE] [--output-format text|json|github|junit] [--force] [--mkdir] [--digits N]
+                  [-j N] [--quiet | --failures | --all]
     symseq show NAME [SECTION]
     symseq latex NAME [-o FILE] [--standalone] [--force] [--mkdir] [--full]
     symseq figure NAME KIND [-o FILE] [--force] [--mkdir] [--dpi N]
-    symseq audit FILE [--derivation NAME ...] [--json OUT] [--force] [--mkdir] [--quiet | --failures | --all]
+    symseq audit FILE [FILE ...] [--derivation NAME ...] [--json OUT] [--output-format text|json|github|junit]
+                 [--force] [--mkdir] [--quiet | --failures | --all]
     symseq new NAME
     symseq --version
 
@@ -13,7 +15,11 @@ Global options, before or after the command: --no-color, --traceback, and for th
 --path DIR (repeatable), --no-bundled, --no-local. ``verify`` and ``audit`` print their full report on a terminal and
 only what failed, then the summary line, elsewhere (``symseq verify > log`` of a passing run writes one line);
 --quiet prints the summary line alone. A progress display names the derivation being built, on standard error and
-only when it is a terminal.
+only when it is a terminal. ``--output-format`` of ``verify`` and ``audit`` prints, instead of the report, the JSON
+document (``json``), one GitHub workflow annotation per finding (``github``) or a JUnit XML document (``junit``) on
+standard output (:mod:`symseq.present.ci`).
+
+A misspelt command, option, choice or derivation name is answered with the closest ones ("did you mean").
 
 Exit status (:data:`EXIT_CODES`): 0 when everything checked holds; 1 when a claim or a number of the handout is
 wrong (or missing from it, or the audit's coverage is below ``--fail-under``); 2 for bad usage or input (an
@@ -35,6 +41,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 from .read.formats import FORMATS
@@ -45,6 +52,7 @@ EXIT_CODES = {0: "every claim and number checked holds", 1: "a claim or a number
               2: "bad usage or input (a derivation that does not load or build)",
               3: "an environment error (file system, missing package)",
               4: "an internal error of symseq (a bug: --traceback shows where)"}
+OUTPUT_FORMATS = ("text", "json", "github", "junit")
 TRUST = ("Every command imports the Python modules of ./derivations in the current folder (and of --path DIR), "
          "which runs their code: use symseq only where you trust those files, or pass --no-local to skip "
          "./derivations.")
@@ -60,17 +68,25 @@ def _check_digits(digits: int) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="symseq", description="Check the mathematics of sequence-model handouts.",
-        epilog=TRUST + " Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + ".",
+        epilog=_examples("list the derivations, check every claim, audit a page",
+                         "symseq list", "symseq verify", "symseq verify week08-decoder --all",
+                         "symseq audit page.md", "symseq COMMAND --help")
+        + "\n\n" + _wrap(TRUST) + "\n\n" + _wrap("Exit status: " + "; ".join(f"{k} {v}" for k, v in
+                                                                           EXIT_CODES.items()) + "."),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_global_options(after=False), _derivation_options(after=False)])
     p.add_argument("--version", action=_Version, help="show symseq's version and exit")
     commands = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p.commands = commands
 
-    def command(name, *, loads=True, **kw):
-        """A command's parser: the global options (and, when it loads derivations, theirs) after its name too."""
+    def command(name, *, loads=True, examples=(), **kw):
+        """A command's parser: the global options (and, when it loads derivations, theirs) after its name too, and
+        its examples below the options in --help."""
         parents = [_global_options(after=True)] + ([_derivation_options(after=True)] if loads else [])
-        return commands.add_parser(name, parents=parents, **kw)
+        return commands.add_parser(name, parents=parents, epilog=_examples(*examples) if examples else None,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
 
     def listing(sp):
         """--quiet, --failures and --all: how much of the report to print (default: all on a terminal, else
@@ -84,11 +100,32 @@ def _parser() -> argparse.ArgumentParser:
         g.add_argument("--all", dest="output", action="store_const", const="all",
                        help="print the full report (the default on a terminal)")
 
-    command("list", help="list the derivations")
+    def output_format(sp):
+        sp.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text", metavar="FORMAT",
+                        help="text (the report, default), json (the JSON document), github (one GitHub workflow "
+                             "annotation per finding, at its file and line) or junit (JUnit XML), on standard "
+                             "output")
 
-    v = command("verify", help="check every claim of the named derivations (default: all)")
+    command("list", help="list the derivations",
+            examples=("the bundled derivations and those of ./derivations",
+                      "symseq list",
+                      "also those of another folder",
+                      "symseq list --path ../my-notes/derivations"))
+
+    v = command("verify", help="check every claim of the named derivations (default: all)",
+                examples=("every derivation (bundled, and those of ./derivations)",
+                          "symseq verify",
+                          "one derivation, by its name or a unique start of it, with the full report",
+                          "symseq verify week08 --all",
+                          "a JSON record per claim, to a file",
+                          "symseq verify --json claims.json",
+                          "in a GitHub workflow: an annotation on the handout's line for each wrong claim",
+                          "symseq verify --output-format github",
+                          "JUnit XML for a CI service's test report",
+                          "symseq verify --output-format junit > symseq-junit.xml"))
     v.add_argument("names", nargs="*", metavar="NAME")
     v.add_argument("--json", metavar="FILE", help="write one record per claim to FILE ('-' for stdout)")
+    output_format(v)
     _output_options(v, "the --json FILE")
     v.add_argument("--digits", type=int, default=12, metavar="N",
                    help="significant digits of the values shown (default 12; JSON values carry 40)")
@@ -97,13 +134,19 @@ def _parser() -> argparse.ArgumentParser:
                    help="verify the derivations in N processes at once (default 1; the report is the same)")
     listing(v)
 
-    s = command("show", help="show a derivation: its tables, paired rows, heatmaps, ledgers and claims")
+    s = command("show", help="show a derivation: its tables, paired rows, heatmaps, ledgers and claims",
+                examples=("a whole derivation", "symseq show week08-decoder",
+                          "one section, by the start of its title", "symseq show week08-decoder '§4'",
+                          "the section that shows a table", "symseq show week06-encoder 'Table 13'"))
     s.add_argument("name", metavar="NAME")
     s.add_argument("section", nargs="?", metavar="SECTION", help="a section title or its start (e.g. '§4'), or a table or figure it shows (e.g. 'Table 13')")
     s.add_argument("--digits", type=int, default=6, metavar="N",
                    help="significant digits of ledger values (tables keep their own rounding; default 6)")
 
-    lx = command("latex", help="write a derivation as LaTeX (a fragment, or a document with --standalone)")
+    lx = command("latex", help="write a derivation as LaTeX (a fragment, or a document with --standalone)",
+                 examples=("a fragment on standard output", "symseq latex week08-decoder",
+                           "a document that compiles with pdflatex",
+                           "symseq latex week08-decoder --standalone -o week08.tex"))
     lx.add_argument("name", metavar="NAME")
     lx.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
     lx.add_argument("--standalone", action="store_true", help="a complete document that compiles with pdflatex")
@@ -115,7 +158,10 @@ def _parser() -> argparse.ArgumentParser:
                          "claims as compact tables)")
     lx.add_argument("--digits", type=int, default=6, metavar="N", help="significant digits of ledger values")
 
-    fg = command("figure", help="draw a figure of a derivation as PNG, PDF or SVG (needs symseq[figures])")
+    fg = command("figure", help="draw a figure of a derivation as PNG, PDF or SVG (needs symseq[figures])",
+                 examples=("a heatmap, by its label", "symseq figure week06-encoder 'Figure 4' -o fig4.png",
+                           "several heads side by side, on one colour scale", "symseq figure week06-encoder heads",
+                           "gradient paths, as a PDF", "symseq figure week06-rnn gradient-paths -o paths.pdf"))
     fg.add_argument("name", metavar="NAME")
     fg.add_argument("kind", metavar="KIND",
                     help="'heatmap', 'heads' (heatmaps side by side on one scale), 'gradient-paths', "
@@ -130,17 +176,33 @@ def _parser() -> argparse.ArgumentParser:
                     help="resolution of a PNG in dots per inch, 10 to 1200 (default 100; 300 for print)")
 
     nw = command("new", loads=False, help="write a starter derivation into ./derivations/NAME.py (and a "
-                                          "conftest.py for pytest, if there is none); never overwrites a file")
+                                          "conftest.py for pytest, if there is none); never overwrites a file",
+                 examples=("a starter for the page my-example.md, then check it",
+                           "symseq new my-example", "symseq verify my-example", "symseq audit my-example.md"))
     nw.add_argument("name", metavar="NAME", help="the derivation's name, such as my-example (the module is "
                                                  "derivations/my_example.py)")
 
     au = command("audit", help="find every number in a handout's text and say which are checked, wrong, "
-                                   "or unchecked")
-    au.add_argument("file", metavar="FILE", help="the handout: plain text (.txt), Markdown (.md), LaTeX (.tex), a "
-                                                 "Jupyter notebook (.ipynb) or a saved web page (.html, .htm)")
+                                   "or unchecked",
+                 examples=("a page's own arithmetic, with no derivation (or against the derivations whose source "
+                           "it is)",
+                           "symseq audit page.md",
+                           "against a derivation named on the command line",
+                           "symseq audit copy_of_000.txt --derivation week08-decoder",
+                           "several pages (a pre-commit hook passes the files it checks)",
+                           "symseq audit notes/*.md",
+                           "in a GitHub workflow: an annotation on the line of each wrong number",
+                           "symseq audit page.md --output-format github",
+                           "every token and its class as JSON, failing below 90% coverage",
+                           "symseq audit page.md --json audit.json --fail-under 90"))
+    au.add_argument("files", nargs="+", metavar="FILE",
+                    help="the handout: plain text (.txt), Markdown (.md), LaTeX (.tex), a Jupyter notebook "
+                         "(.ipynb) or a saved web page (.html, .htm); several are audited one after the other")
     au.add_argument("--derivation", "-d", action="append", default=[], metavar="NAME",
                     help="a derivation to audit against (repeatable; default: those whose source is FILE's name)")
-    au.add_argument("--json", metavar="OUT", help="write every token and its classification to OUT ('-' for stdout)")
+    au.add_argument("--json", metavar="OUT", help="write every token and its classification to OUT ('-' for "
+                                                  "stdout; one FILE only)")
+    output_format(au)
     _output_options(au, "OUT")
     au.add_argument("--format", choices=FORMATS,
                     help="the file's format (default: by its suffix; a suffix not listed above is text)")
@@ -148,6 +210,65 @@ def _parser() -> argparse.ArgumentParser:
                     help="also exit 1 when the coverage of quantity tokens is below PCT percent")
     listing(au)
     return p
+
+
+def _examples(*lines: str) -> str:
+    """The "examples:" block of a command's --help: comments (what) and commands in turn, as given; a line that
+    starts with "symseq" is a command, any other a comment above the commands after it."""
+    out = ["examples:"]
+    for line in lines:
+        out.append(f"  {line}" if line.startswith("symseq") else f"  # {line}")
+    return "\n".join(out)
+
+
+def _wrap(text: str) -> str:
+    """A paragraph of --help wrapped to 88 columns (the help keeps the epilog's own line breaks)."""
+    return textwrap.fill(text, 88)
+
+
+def suggest(word: str, choices) -> list[str]:
+    """The choices closest to a misspelt ``word`` (:func:`symseq.authoring.discovery.closest`)."""
+    from .authoring.discovery import closest
+
+    return closest(word, choices)
+
+
+def did_you_mean(word: str, choices) -> str:
+    """``"; did you mean 'verify'?"`` for a misspelt ``word`` (several: ``'a' or 'b'``), or "" when none is close."""
+    close = suggest(word, choices)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, answering a misspelt command, choice or option with the closest ones: ``symseq verfy`` says
+    "invalid choice: 'verfy'; did you mean 'verify'?", and ``symseq verify --jsn x`` "unrecognized arguments: --jsn
+    (did you mean --json?)". The commands' parsers are of this class too (argparse makes them so)."""
+
+    commands = None  # the sub-parsers action of the top-level parser
+
+    def _check_value(self, action, value):
+        if action.choices is not None and value not in action.choices:
+            choices = ", ".join(map(repr, action.choices))
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r}{did_you_mean(value, action.choices)} "
+                                                 f"(choose from {choices})")
+
+    def parse_args(self, args=None, namespace=None):
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            parser = self
+            if self.commands is not None and getattr(ns, "command", None) in self.commands.choices:
+                parser = self.commands.choices[ns.command]
+            parser.error("unrecognized arguments: " + " ".join(self._unknown(parser, x) for x in extras))
+        return ns
+
+    def _unknown(self, parser, arg: str) -> str:
+        """An unrecognized argument as the error names it: an option with the closest options of ``parser`` (and
+        of the top-level parser, whose global options a command also takes)."""
+        if not arg.startswith("-") or arg == "-" or arg.lstrip("-")[:1].isdigit():
+            return arg
+        known = set(parser._option_string_actions) | set(self._option_string_actions)
+        close = suggest(arg.split("=", 1)[0], sorted(known))
+        return f"{arg} (did you mean {' or '.join(close)}?)" if close else arg
 
 
 def _output_options(sp, what: str) -> None:
@@ -283,14 +404,21 @@ def _inputs(ds, *files) -> list[str]:
 
 
 def cmd_list(args, out) -> int:
-    from rich.table import Table
+    """The derivations as one table (the report style of :func:`symseq.present.console.report_table`): the name,
+    never split across lines at any width, with the handout's file name below it (shortened with an ellipsis when
+    the terminal is too narrow for it), the number of sections, and the title, wrapped between words."""
     from rich.text import Text
 
-    t = Table(title="derivations", title_justify="left")
-    for col in ("name", "source", "title", "sections"):
-        t.add_column(col, overflow="fold")
-    for d in _catalogue(args):  # an author's text as written: "[/x]" in a title is not markup
-        t.add_row(Text(d.name), Text(d.source), Text(d.title), str(d.sections))
+    from .present.console import report_table
+    from .present.fit import Fit
+
+    found = _catalogue(args)
+    t = report_table("derivations", ["name and handout", "sections", "title"])
+    t.columns[0].no_wrap, t.columns[0].overflow = True, "ellipsis"
+    t.columns[0].min_width = max((len(d.name) for d in found), default=4)
+    t.columns[1].justify, t.columns[1].no_wrap = "right", True
+    for d in found:  # an author's text as written: "[/x]" in a title is not markup
+        t.add_row(Text.assemble(d.name, "\n", (d.source, "dim")), str(d.sections), Fit(d.title))
     out.print(t)
     return 0
 
@@ -301,6 +429,7 @@ def cmd_verify(args, out) -> int:
     _check_digits(args.digits)
     if args.dps < 15:
         raise SymseqError(f"--dps must be at least 15; got --dps {args.dps}")
+    _check_output_format(args)
     ds = _derivations(args, args.names)
     if not ds:
         raise SymseqError("no derivations found; pass --path DIR to load an author's derivations folder")
@@ -308,23 +437,61 @@ def cmd_verify(args, out) -> int:
     if args.json == "-":  # JSON on stdout: the report goes to stderr
         out = _console(args, sys.stderr)
     report = check_all(ds, args.dps, out=_console(args, sys.stderr), jobs=args.jobs, cache=_cache(args))
-    listing = _listing(args, out)
-    if listing == "all":
-        for d in ds:
-            out.print(verify_table(d, args.digits, width=out.width))
-        for line in fragile_notes(report):
-            print_line(out, line, "yellow")
-    if listing != "quiet":
-        for line in problems(report):
-            print_line(out, line, "bold red")
-        if args.traceback:
-            for _, s in report.broken:
-                out.print(s.error, markup=False)
-        _print_causes(report, out)
-    print_line(out, summary(report, notes_listed=listing == "all"), "green" if report.ok else "bold red")
-    if args.json:
+    if args.output_format != "text":
+        _machine_output(args, verify=report)
+    else:
+        listing = _listing(args, out)
+        if listing == "all":
+            for d in ds:
+                out.print(verify_table(d, args.digits, width=out.width))
+            for line in fragile_notes(report):
+                print_line(out, line, "yellow")
+        if listing != "quiet":
+            for line in problems(report):
+                print_line(out, line, "bold red")
+            if args.traceback:
+                for _, s in report.broken:
+                    out.print(s.error, markup=False)
+            _print_causes(report, out)
+        print_line(out, summary(report, notes_listed=listing == "all"), "green" if report.ok else "bold red")
+    if args.json and args.json != "-" or args.json == "-" and args.output_format == "text":
         _write_json(args, report.as_json(), _inputs(ds))
     return 2 if report.broken else 0 if report.ok else 1
+
+
+def _check_output_format(args) -> None:
+    """Refuse, before the work, what --output-format cannot do: a second document on standard output (--json -
+    with github or junit), or one JSON document for several audited files."""
+    if args.json == "-" and args.output_format in ("github", "junit"):
+        raise SymseqError(f"--json - and --output-format {args.output_format} would both write to standard "
+                          f"output; give --json a FILE")
+    files = getattr(args, "files", ())
+    if len(files) > 1 and (args.json or args.output_format == "json"):
+        raise SymseqError(f"--json and --output-format json write one document for one FILE; got {len(files)} "
+                          f"files: audit them one at a time, or use --output-format github or junit")
+
+
+def _machine_output(args, *, verify=None, audits=()) -> None:
+    """Print the report of a verify run (``verify``) or of audits (``audits``: (file, report, causes) each) on
+    standard output as --output-format asks: the JSON document, GitHub annotations, or JUnit XML."""
+    from .present import ci
+
+    fmt = args.output_format
+    if fmt == "json":
+        if verify is not None:
+            document = verify.as_json()
+        else:
+            (_, rep, causes), = audits
+            document = rep.as_json(causes)
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    elif fmt == "github":
+        lines = ci.verify_annotations(verify) if verify is not None else \
+            [x for file, rep, _ in audits for x in ci.audit_annotations(rep, file)]
+        sys.stdout.write("".join(x + "\n" for x in lines))
+    else:
+        root = ci.verify_junit(verify) if verify is not None else ci.junit_document(
+            [ci.audit_suite(rep, file, args.fail_under) for file, rep, _ in audits], "symseq audit")
+        sys.stdout.write(ci.junit_text(root))
 
 
 def _listing(args, out) -> str:
@@ -499,56 +666,58 @@ def _gradient_paths(d, labels):
 
 
 def cmd_audit(args, out) -> int:
-    """``symseq audit FILE``: against the derivations named, or those whose source is FILE; with none, the page's
-    own arithmetic alone (:func:`symseq.audit.arithmetic.audit_page`). One report, one verdict, one rendering."""
+    """``symseq audit FILE [FILE ...]``: each FILE against the derivations named, or those whose source is FILE;
+    with none, the page's own arithmetic alone (:func:`symseq.audit.arithmetic.audit_page`). One report, one
+    verdict, one rendering per file; the exit status is 1 when any file's audit fails."""
     from .audit import for_source
     from .authoring.discovery import select
 
+    _check_output_format(args)
     found = _catalogue(args)
-    ds = select(found, args.derivation) if args.derivation else for_source(args.file, found)
-    if not ds:  # no derivation: the page's own arithmetic (a short run: no cycle collection)
-        return without_cycle_collection(_audit)(args, out, [], known=[d.name for d in found])
-    return _audit(args, out, [e.load() for e in ds])
+    audits, status = [], 0
+    for file in args.files:
+        ds = select(found, args.derivation) if args.derivation else for_source(file, found)
+        if not ds:  # no derivation: the page's own arithmetic (a short run: no cycle collection)
+            code, done = without_cycle_collection(_audit)(args, out, file, [], known=[d.name for d in found])
+        else:
+            code, done = _audit(args, out, file, [e.load() for e in ds])
+        audits.append(done)
+        status = max(status, code)
+    if args.output_format != "text":
+        _machine_output(args, audits=audits)
+    return status
 
 
-def _audit(args, out, ds: list, known=()) -> int:
-    """Audit FILE against the loaded derivations ``ds`` (none: its own arithmetic), print the report and the errata
-    by cause, write --json, and return the exit status of :meth:`~symseq.audit.report.AuditReport.failures`."""
+def _audit(args, out, file, ds: list, known=()):
+    """Audit ``file`` against the loaded derivations ``ds`` (none: its own arithmetic), print the report (with the
+    errata by cause, then the summary line last) in the text format, write --json, and return (the exit status of
+    :meth:`~symseq.audit.report.AuditReport.failures`, (file, report, causes))."""
     from .audit import read
     from .audit.causes import classify
-    from .audit.render import render, render_causes
+    from .present.audit import render
 
-    inputs = _inputs(ds, args.file) if ds else [args.file]
+    inputs = _inputs(ds, file) if ds else [file]
     _check_json(args, inputs)
     if args.json == "-":
         out = _console(args, sys.stderr)
     if ds:
         from .audit import audit_file, for_source
 
-        for d in for_source(args.file, ds):  # what a derivation reads from its page, it reads from the page audited
-            d.use_page(args.file)
-        rep = audit_file(args.file, ds, fmt=args.format)
+        for d in for_source(file, ds):  # what a derivation reads from its page, it reads from the page audited
+            d.use_page(file)
+        rep = audit_file(file, ds, fmt=args.format)
     else:
         from .audit.arithmetic import audit_page
 
-        rep = audit_page(read(args.file, fmt=args.format))
-    listing = _listing(args, out)
-    render(rep, out, listing, known=known)
-    causes = classify(read(args.file, fmt=args.format), rep.errata,
+        rep = audit_page(read(file, fmt=args.format))
+    causes = classify(read(file, fmt=args.format), rep.errata,
                       claims=[c for d in ds for c in d.claims]) if rep.errata else []
-    if listing != "quiet":
-        render_causes(causes, out)
-    for d in ds:
-        for s in d.sections:
-            if s.skipped and listing == "all":  # its numbers count as uncovered above: say why
-                out.print(f"note: {d.name} · {s.title} was not checked ({s.skipped}); its numbers are uncovered",
-                          style="yellow", markup=False, soft_wrap=True)
-    if args.json:
-        _write_json(args, rep.as_json(causes), inputs)
     why = rep.failures(args.fail_under)
-    if why:
-        out.print(f"audit failed: {'; '.join(why)}", style="bold red", markup=False, soft_wrap=True)
-    return 2 if rep.broken else 1 if why else 0
+    if args.output_format == "text":
+        render(rep, out, _listing(args, out), known=known, causes=causes, verdict=why)
+    if args.json and args.json != "-" or args.json == "-" and args.output_format == "text":
+        _write_json(args, rep.as_json(causes), inputs)
+    return (2 if rep.broken else 1 if why else 0), (file, rep, causes)
 
 
 def cmd_new(args, out) -> int:

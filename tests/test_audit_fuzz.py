@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from symseq.audit import audit, parse
-from symseq.audit.render import render
+from symseq.present.audit import render
 from symseq.authoring import bundled
 from symseq.cli import main
 from symseq.errors import SymseqError

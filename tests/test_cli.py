@@ -35,7 +35,7 @@ def test_verify_bundled_passes_and_writes_json(tmp_path, capsys):
     assert "1/(1 + e^{1/√2})" in text
     assert "claims in 1 derivation(s)" in text
     doc = json.loads(out.read_text())
-    assert doc["schema"] == "symseq-verify/1" and doc["ok"] and doc["counts"]["mismatch"] == 0
+    assert doc["schema"] == "symseq-verify/2" and doc["ok"] and doc["complete"] and doc["counts"]["mismatch"] == 0
     records = doc["claims"]
     assert len([r for r in records if r["kind"] == "value"]) >= 30
     assert all(r["status"] == "ok" for r in records)
@@ -385,3 +385,108 @@ def test_a_real_ctrl_c_while_a_section_builds_still_stops_the_run(tmp_path, caps
     finally:
         signal.signal(signal.SIGINT, previous)
     assert "ERROR" not in capsys.readouterr().out
+
+
+# --- did you mean, examples in --help, one table style (issue: the command line of ruff, uv and git) ---------------
+
+def _usage_error(capsys, *args) -> str:
+    """The message of a command line argparse refuses (exit status 2)."""
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    assert exc.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_a_misspelt_command_suggests_the_command(capsys):
+    err = _usage_error(capsys, "verfy")
+    assert "invalid choice: 'verfy'; did you mean 'verify'?" in err
+
+
+def test_a_misspelt_option_suggests_the_option(capsys):
+    err = _usage_error(capsys, "verify", "--jsn=out.json")
+    assert "symseq verify: error: unrecognized arguments: --jsn=out.json (did you mean --json?)" in err
+    err = _usage_error(capsys, "audit", "page.md", "--fail-undr", "90")
+    assert "--fail-undr (did you mean --fail-under?)" in err
+    err = _usage_error(capsys, "audit", "page.md", "--format", "markdwn")
+    assert "invalid choice: 'markdwn'; did you mean 'markdown'?" in err
+
+
+def test_a_misspelt_derivation_name_suggests_the_name(capsys):
+    assert main(["verify", "week8-decodr"]) == 2
+    err = capsys.readouterr().err
+    assert "'week8-decodr' matches none of the derivations; did you mean 'week08-decoder'?" in err
+
+
+def test_an_ambiguous_prefix_lists_only_the_names_it_matched(capsys):
+    assert main(["verify", "week06"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "symseq: error: 'week06' matches several of the derivations: week06-encoder, week06-rnn; give " \
+                  "more of the name"
+
+
+@pytest.mark.parametrize("command", ["list", "verify", "show", "latex", "figure", "new", "audit"])
+def test_the_help_of_each_command_shows_examples(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    examples = out[out.index("\nexamples:\n"):].splitlines()[2:]
+    assert [x for x in examples if x.startswith(f"  symseq {command}")], out
+
+
+def test_the_help_of_audit_shows_its_examples_as_written(capsys):
+    with pytest.raises(SystemExit):
+        main(["audit", "--help"])
+    out = capsys.readouterr().out
+    assert "\n  # in a GitHub workflow: an annotation on the line of each wrong number\n" \
+           "  symseq audit page.md --output-format github\n" in out
+
+
+def _lines(capsys, width, *args) -> list[str]:
+    from symseq.cli import _console as real
+
+    import symseq.cli as cli
+
+    def narrow(args_, file=None):
+        c = real(args_, file)
+        c.width = width
+        return c
+
+    cli._console = narrow
+    try:
+        main(["--no-color", *args])
+    finally:
+        cli._console = real
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_list_never_splits_a_name(width, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    lines = _lines(capsys, width, "list")
+    names = [d.name for d in __import__("symseq.authoring", fromlist=["bundled"]).bundled()]
+    for name in names:
+        assert [x for x in lines if x.startswith(name + " ")], (name, lines)
+    assert max(len(x.rstrip()) for x in lines) <= width
+
+
+def test_verify_and_audit_draw_one_table_style_sized_to_their_content(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "page.md").write_text("# Sums\n\n2 · 3 + 1 = 7\n\n1 + 1 = 3\n", encoding="utf-8")
+    (tmp_path / "derivations").mkdir()
+    (tmp_path / "derivations" / "sums.py").write_text(
+        "import sympy as sp\nfrom symseq import Derivation\n\n"
+        "derivation = Derivation('sums', title='Sums', source='sums.md')\n\n"
+        "@derivation.section('1 sums')\ndef sums(s):\n    s.claim('7', sp.Integer(7), what='2 · 3 + 1')\n",
+        encoding="utf-8")
+    verify = _lines(capsys, 240, "verify", "sums", "--all", "--no-cache")
+    audit = _lines(capsys, 240, "audit", "page.md", "--all")
+    for out in (verify, audit):
+        rules = [x for x in out if x and set(x.strip()) == {"━"}]
+        assert rules, out  # a heavy rule under each header, no frame
+        assert not any(ch in x for x in out for ch in "│┃┏┡└")
+        assert max(len(x.strip()) for x in rules) < 130  # each table as wide as its content, not the terminal's 240
+    assert audit[-1].startswith("page.md: 7 quantity tokens — 6 covered, 1 wrong")  # the summary is the last line
+    assert audit[-2] == "audit failed: 1 wrong number(s)"
+    head = "errata by cause (root: wrong even from the page's own printed operands)"
+    assert [x.rstrip() for x in audit].index(head) < len(audit) - 2

@@ -80,7 +80,8 @@ def test_audit_prints_as_much_as_asked(tmp_path, capsys):
     code, lines, _ = _run(["audit", page, "--no-bundled", "--path", d, "--failures"], capsys)
     assert code == 1 and "errata (1)" in lines[0] and "uncovered quantity tokens" not in "\n".join(lines)
     code, lines, _ = _run(["audit", page, "--no-bundled", "--path", d, "-q"], capsys)
-    assert code == 1 and len(lines) == 2 and lines[1].startswith("audit failed: 1 wrong number(s)")
+    assert code == 1 and len(lines) == 2 and lines[0].startswith("audit failed: 1 wrong number(s)")
+    assert lines[1].startswith("exercise.txt: 2 quantity tokens — 1 covered, 1 wrong")  # the summary, last
 
 
 def test_audit_of_the_pages_own_arithmetic_prints_as_much_as_asked(tmp_path, capsys):
@@ -90,7 +91,8 @@ def test_audit_of_the_pages_own_arithmetic_prints_as_much_as_asked(tmp_path, cap
     assert code == 1 and "errata (1)" in lines[0] and "checked and right" not in "\n".join(lines)
     code, lines, _ = _run(["audit", str(page), "--no-bundled", "--quiet"], capsys)
     assert code == 1 and len(lines) == 2
-    assert lines[0].startswith("page.md: ") and "(the page's own arithmetic: 2 statements — 1 right, 1 wrong" in lines[0]
+    assert lines[0].startswith("audit failed: 1 wrong number(s)")
+    assert lines[1].startswith("page.md: ") and "(the page's own arithmetic: 2 statements — 1 right, 1 wrong" in lines[1]
     code, lines, _ = _run(["audit", str(page), "--no-bundled", "--all"], capsys)
     assert "checked and right (1)" in "\n".join(lines)
 

@@ -1,5 +1,5 @@
 """The JSON of ``symseq verify --json`` and ``symseq audit --json`` follows the versioned schemas shipped in the
-package (``symseq/schema/verify-1.schema.json``, ``audit-1.schema.json``): every bundled derivation's verify, an
+package (``symseq/schema/verify-2.schema.json``, ``audit-2.schema.json``; version 1 stays shipped for its readers): every bundled derivation's verify, an
 audit of each seed handout, audits of worked examples with their derivations (errata, causes, notebook places),
 and a derivation-free audit of every example page. The schemas fix each field's type (a value is always a list
 of decimal strings with its shape, a line an int or null, a status one of a fixed set), so they must reject the
@@ -23,9 +23,10 @@ from test_audit import SEEDS, needs_seeds
 PAGES = sorted(p for p in EXAMPLES.iterdir() if p.is_file())
 
 
-def schema(name: str) -> dict:
+def schema(name: str, version: int = 2) -> dict:
     """A schema as the installed package ships it."""
-    return json.loads((resources.files("symseq") / "schema" / f"{name}-1.schema.json").read_text(encoding="utf-8"))
+    return json.loads((resources.files("symseq") / "schema" / f"{name}-{version}.schema.json").read_text(
+        encoding="utf-8"))
 
 
 VALIDATORS = {name: jsonschema.Draft202012Validator(schema(name)) for name in ("verify", "audit")}
@@ -50,7 +51,11 @@ def test_the_schemas_are_json_schemas_that_name_their_version():
         s = schema(name)
         jsonschema.Draft202012Validator.check_schema(s)
         assert s["properties"]["schema"]["const"] == version and version in s["title"]
-    assert (VERIFY, AUDIT) == ("symseq-verify/1", "symseq-audit/1")
+    assert (VERIFY, AUDIT) == ("symseq-verify/2", "symseq-audit/2")
+    for name in ("verify", "audit"):  # version 1 is still shipped, for readers of the documents written before
+        old = schema(name, 1)
+        jsonschema.Draft202012Validator.check_schema(old)
+        assert old["properties"]["schema"]["const"] == f"symseq-{name}/1"
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,7 @@ def test_the_verdict_and_counts_come_from_the_report():
 
 def test_the_json_document_has_one_record_per_claim_and_one_per_broken_section():
     doc = verify([_derivation("0.6", broken=True)], 30).as_json()
-    assert doc["schema"] == "symseq-verify/1" and doc["ok"] is False and doc["dps"] == 30
+    assert doc["schema"] == "symseq-verify/2" and doc["ok"] is False and doc["dps"] == 30
     assert doc["counts"] == {"ok": 1, "mismatch": 1, "error": 0, "skipped": 0}
     rec = doc["claims"]
     assert [r["status"] for r in rec] == ["mismatch", "ok"]

@@ -190,7 +190,12 @@ def test_audit_errata_at_80_and_60_columns_split_no_number(monkeypatch, capsys, 
         return capsys.readouterr().out
 
     wide = render(1000)
-    for narrow in (render(80), render(60)):
+    at80, at60 = render(80), render(60)
+    for narrow in (at80, at60):
         # no number is cut (the coverage table's headings may still wrap inside a word at these widths)
         assert [p for p in split_tokens(narrow, wide) if any(ch.isdigit() for ch in p)] == []
-    assert "0.809817989965" in narrow and "0.708666534436" in narrow
+        assert all(len(x.rstrip()) <= 80 for x in narrow.splitlines() if "━" in x)  # no table wider than that
+    assert "0.809817989965" in at80 and "0.708666534436" in at80
+    # at 60 columns the errata's values keep their leading digits (the whole value is in --json), never cut
+    assert "0.8098179…" in at60 and "0.7086665…" in at60
+    assert all(len(x.rstrip()) <= 60 for x in at60.splitlines() if "━" in x)

@@ -334,6 +334,8 @@ class Auditor:
             for s in d.sections:
                 if s.error:
                     rep.broken.append((d.name, s.title, s.error.splitlines()[0]))
+                if s.skipped:
+                    rep.skipped.append((d.name, s.title, s.skipped))
                 loc = self.located.get(id(s))
                 if loc is None or loc.start is None:
                     rep.unlocated.append((d.name, s.title))

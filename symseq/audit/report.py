@@ -3,7 +3,7 @@
 One report for both audits: against derivations (:func:`symseq.audit.matching.audit`, with the page's own arithmetic
 counted in it, :meth:`AuditReport.add_arithmetic`), and of a page no derivation speaks of, whose tokens only its own
 arithmetic accounts for (:meth:`AuditReport.of_page`). One verdict (:meth:`AuditReport.failures`), one JSON document
-(:meth:`AuditReport.as_json`), one terminal report (:mod:`symseq.audit.render`).
+(:meth:`AuditReport.as_json`), one terminal report (:mod:`symseq.present.audit`).
 
 The verdict on a token (``Token.attribution.verdict``, :class:`symseq.audit.attribution.Attribution`, which also
 names the claim, input, page statement or rule behind it):
@@ -34,7 +34,7 @@ from .attribution import VERDICTS
 CLASSES = VERDICTS
 REPEAT_REACH = 40  # lines below a line within which a line printed again is compared with it (add_repeats)
 REPEAT_WORDS = 12  # letters outside its numbers a line needs to be compared with another (add_repeats)
-SCHEMA = "symseq-audit/1"  # the name and version of the JSON documents of symseq audit (both modes)
+SCHEMA = "symseq-audit/2"  # the name and version of the JSON documents of symseq audit (both modes)
 
 
 @dataclass
@@ -162,6 +162,8 @@ class AuditReport:
     ambiguous: list = field(default_factory=list)  # Ambiguous
     broken: list = field(default_factory=list)  # (derivation, section title, first line of the error) of sections
     # that did not build
+    skipped: list = field(default_factory=list)  # (derivation, section title, why) of sections not checked (a
+    # package they need is missing): their numbers count as uncovered
     undecided: list = field(default_factory=list)  # (claim id, first line of the error) of claims whose check
     # raised an error: the text's number for them was not checked
     absent: list = field(default_factory=list)  # names of the derivations of which nothing is in the text
@@ -492,9 +494,10 @@ class AuditReport:
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def as_json(self, causes=()) -> dict:
-        """The JSON document of ``symseq audit --json`` (schema ``symseq-audit/1``, mode ``derivations``, or
+        """The JSON document of ``symseq audit --json`` (schema ``symseq-audit/2``, mode ``derivations``, or
         ``arithmetic`` for a page no derivation speaks of, which also lists its ``statements`` and the ``unread``
-        ones; the file ``symseq/schema/audit-1.schema.json``): summary, per-derivation counts, errata, missing claims, every
+        ones; the file ``symseq/schema/audit-2.schema.json``; version 2 adds ``skipped_sections``, the sections not
+        checked and why): summary, per-derivation counts, errata, missing claims, every
         token (its entries and shape), and ``causes``, the errata by cause (:func:`symseq.audit.causes.classify`:
         kind, reason, the line of the upstream number or null, the chain). Lines are the audit's (an int, or null
         where the schema says so); for a notebook or HTML page each token, erratum and ambiguity also has
@@ -530,6 +533,7 @@ class AuditReport:
                          for d, s, r in self.sections],
             "ambiguous": [dict(vars(a), others=list(a.others)) for a in self.ambiguous],
             "broken_sections": [{"derivation": d, "section": s, "error": e} for d, s, e in self.broken],
+            "skipped_sections": [{"derivation": d, "section": s, "reason": why} for d, s, why in self.skipped],
             "undecided_claims": [{"claim": c, "error": e} for c, e in self.undecided],
             "absent_derivations": list(self.absent),
             "disagreements": [vars(d) for d in self.disagreements],

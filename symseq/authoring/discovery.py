@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import importlib.util
 import os
@@ -310,6 +311,14 @@ def _unique(names: list[str]) -> None:
                          f"(if a folder holds copies of the bundled derivations, pass --no-bundled)")
 
 
+def closest(word: str, choices) -> list[str]:
+    """The choices closest to a misspelt ``word``, for a "did you mean": those :func:`difflib.get_close_matches`
+    finds (similarity 0.6 or more) that are as close as the closest, within 0.05 (at most three, best first)."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=3, cutoff=0.6)
+    ratio = [difflib.SequenceMatcher(None, str(word), c).ratio() for c in close]
+    return [c for c, r in zip(close, ratio) if r >= ratio[0] - 0.05]
+
+
 def select(derivations: list[Derivation], names: Iterable[str]) -> list[Derivation]:
     """The derivations named (exactly or by unique prefix); raises ClaimError listing the valid names."""
     names = list(names)
@@ -324,8 +333,12 @@ def select(derivations: list[Derivation], names: Iterable[str]) -> list[Derivati
         hits = [d for d in derivations if d.name.startswith(n) or d.source.startswith(n)]
         if len(hits) == 1:
             out.append(hits[0])
+        elif hits:
+            raise ClaimError(f"{n!r} matches several of the derivations: {', '.join(sorted(d.name for d in hits))}; "
+                             f"give more of the name")
         else:
-            valid = ", ".join(sorted(by)) or "none"
-            why = "matches several" if hits else "matches none"
-            raise ClaimError(f"{n!r} {why} of the derivations; valid names: {valid}")
+            close = closest(n, sorted(by))
+            hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+            raise ClaimError(f"{n!r} matches none of the derivations; {hint}valid names: "
+                             f"{', '.join(sorted(by)) or 'none'}")
     return out

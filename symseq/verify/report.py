@@ -27,7 +27,7 @@ from .causes import classify_claims
 from .claims import STATUSES, Claim
 from .steps import Step
 
-SCHEMA = "symseq-verify/1"  # the name and version of the JSON document :meth:`Report.as_json` makes
+SCHEMA = "symseq-verify/2"  # the name and version of the JSON document :meth:`Report.as_json` makes
 
 # progress(stage, done, total, name): stage is "building" (derivations) or "checking" (claims)
 Progress = Callable[[str, int, int, str], None]
@@ -106,18 +106,23 @@ class Report:
 
 
     def as_json(self) -> dict:
-        """The JSON document of ``symseq verify --json`` (schema ``symseq-verify/1``, the file
-        ``symseq/schema/verify-1.schema.json``): the verdict, the working precision, the claims per status, one
-        record per claim (:meth:`Claim.record`, the same fields and types for every claim) and one per section
-        that failed to build (derivation, source, section, the first line of its error)."""
+        """The JSON document of ``symseq verify --json`` (schema ``symseq-verify/2``, the file
+        ``symseq/schema/verify-2.schema.json``): the verdict, the working precision, the claims per status, one
+        record per claim (:meth:`Claim.record`, the same fields and types for every claim), one per section
+        that failed to build (derivation, source, section, the first line of its error) and one per section not
+        checked (derivation, source, section, why: a package it needs is missing), so that a run without an
+        optional package is told apart from a full one (``"complete"`` is false)."""
         return {
             "schema": SCHEMA,
             "ok": self.ok,
+            "complete": not self.skipped,
             "dps": self.dps,
             "counts": self.counts,
             "claims": [c.record() for c in self.claims],
             "broken_sections": [{"derivation": d.name, "source": d.source, "section": s.title,
                                  "message": s.error.splitlines()[0]} for d, s in self.broken],
+            "skipped_sections": [{"derivation": d.name, "source": d.source, "section": s.title,
+                                  "reason": s.skipped} for d, s in self.skipped],
         }
 
 
