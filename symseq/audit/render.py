@@ -16,7 +16,7 @@ def summary_line(rep: AuditReport) -> str:
         ok = sum(s.status == "ok" for s in a.statements)
         n = len(a.statements)
         against = (f" (the page's own arithmetic: {n} statement{'' if n == 1 else 's'} — {ok} right, {len(a.errata)} wrong, "
-                   f"{len(a.drift)} for a derivation)")
+                   f"{len(a.drift)} within rounding, left for a derivation)")
     else:
         against = f" (against {', '.join(rep.derivations)})"
     return (f"{rep.path.name}: {c.quantity} quantity tokens — {c.covered} covered, {c.wrong} wrong, "
