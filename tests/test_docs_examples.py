@@ -135,6 +135,8 @@ def environment(cache: str) -> dict[str, str]:
                LINES="50", NO_COLOR="1", PYTHONUNBUFFERED="1", SYMSEQ_CACHE_DIR=cache, SYMSEQ_SEEDS=str(SEEDS),
                TERM="dumb", PYTHONDONTWRITEBYTECODE="1")
     env.pop("FORCE_COLOR", None)
+    for ci in ("CI", "BUILD_NUMBER"):  # a reader's terminal, not a CI service (pytest prints its summary in full there)
+        env.pop(ci, None)
     return env
 
 
