@@ -24,7 +24,7 @@ import ast
 import re
 
 from ..errors import SymseqError
-from ..read import Bin, Call, Neg, Num, Pow, Statement, Vec, parse, read_number
+from ..read import Bin, Call, Neg, Num, Pow, Statement, Vec, is_number, parse, read_number
 from ..read.document import Document
 
 MAX_BLOCK = 200  # lines of a code block read (bounded work)
@@ -116,7 +116,7 @@ def _output(doc: Document, after: int):
         node = parse(body)
     except (SymseqError, RecursionError):
         return None
-    if not _literal(node):
+    if not is_number(node):
         return None
     a = len(doc.lines[after]) - len(doc.lines[after].lstrip())
     return node, (after + 1, a, len(joined))
@@ -125,16 +125,6 @@ def _output(doc: Document, after: int):
 def _flat(doc: Document, span) -> str:
     line, a, b = span
     return re.sub(r"\s*#\s*", " ", " ".join(doc.lines[line - 1:])[a:b]).strip()
-
-
-def _literal(node) -> bool:
-    if isinstance(node, Num):
-        return True
-    if isinstance(node, Neg):
-        return isinstance(node.arg, Num)
-    if isinstance(node, Vec):
-        return all(_literal(i) for i in node.items)
-    return False
 
 
 def _number(node, lines):
