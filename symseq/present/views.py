@@ -374,29 +374,9 @@ def unicode_label(label: str) -> str:
 def latex_label(label: str) -> str:
     """A label or sentence for LaTeX text mode: symbols as math (``$A_{6j}$``, ``d_k=2`` → ``$d_{k}$=2``),
     even inside a word, the rest escaped (:func:`~symseq.present.tex.tex_text`)."""
-    from .notation import latex_name
-    from .tex import tex_math, tex_text
+    from .tex import tex_text
 
-    out = []
-    parts = label_parts(str(label), inside_words=True)
-    for k, (kind, s) in enumerate(parts):
-        if kind == "code":
-            out.append(r"\texttt{%s}" % tex_text(s))
-        elif kind == "name":  # with the sub- and superscript characters that follow it: w_h³, W_xᵀ
-            scripts = re.match("[%s]*" % _SCRIPT_CHARS, parts[k + 1][1]).group(0) \
-                if k + 1 < len(parts) and parts[k + 1][0] == "text" else ""
-            if scripts:
-                parts[k + 1] = ("text", parts[k + 1][1][len(scripts):])
-            out.append("$%s$" % (_brace(latex_name(s), scripts) + tex_math(scripts)))
-        elif kind == "math":
-            out.append("$%s$" % tex_math(s))
-        elif kind == "list":
-            out.append("$%s$" % number_list_latex(s))
-        elif kind == "tex":
-            out.append("$%s$" % s)
-        else:
-            out.append(tex_text(s))
-    return "".join(out)
+    return _tex_label(label, math="$%s$", code=lambda s: r"\texttt{%s}" % tex_text(s), text=tex_text)
 
 
 def _brace(tex: str, scripts: str) -> str:
@@ -408,28 +388,39 @@ def mathjax_label(label: str, command: str = "text") -> str:
     """A label or sentence as math that MathJax (Jupyter) and pdflatex both typeset: symbols as in
     :func:`latex_label` (``A_{6j}``, ``w_h³`` → ``w_{h}^{3}``), code in ``\\mathtt``, the rest in ``\\text`` runs
     (:func:`~symseq.present.tex.mathjax_text`; ``command="textbf"`` for a heading)."""
+    from .tex import math_mode_chars, mathjax_text
+
+    # braced: after a row's \\ a bracket would read as a length
+    return _tex_label(label, math="{%s}", code=lambda s: r"\mathtt{%s}" % math_mode_chars(s),
+                      text=lambda s: mathjax_text(s, command=command))
+
+
+def _tex_label(label: str, *, math: str, code, text) -> str:
+    """The parts of ``label`` (:func:`label_parts`) in LaTeX: names, formulas, number lists and LaTeX as ``math``
+    (a format, ``"$%s$"`` in text mode), a name with the sub- and superscript characters that follow it (``w_h³``,
+    ``W_xᵀ``); code by ``code`` and the other text by ``text``."""
     from .notation import latex_name
-    from .tex import math_mode_chars, mathjax_text, tex_math
+    from .tex import tex_math
 
     out = []
     parts = label_parts(str(label), inside_words=True)
     for k, (kind, s) in enumerate(parts):
         if kind == "code":
-            out.append(r"\mathtt{%s}" % math_mode_chars(s))
+            out.append(code(s))
         elif kind == "name":
             scripts = re.match("[%s]*" % _SCRIPT_CHARS, parts[k + 1][1]).group(0) \
                 if k + 1 < len(parts) and parts[k + 1][0] == "text" else ""
             if scripts:
                 parts[k + 1] = ("text", parts[k + 1][1][len(scripts):])
-            out.append("{%s}" % (_brace(latex_name(s), scripts) + tex_math(scripts)))
+            out.append(math % (_brace(latex_name(s), scripts) + tex_math(scripts)))
         elif kind == "math":
-            out.append("{%s}" % tex_math(s))
-        elif kind == "list":  # braced: after a row's \\ a bracket would read as a length
-            out.append("{%s}" % number_list_latex(s))
+            out.append(math % tex_math(s))
+        elif kind == "list":
+            out.append(math % number_list_latex(s))
         elif kind == "tex":
-            out.append("{%s}" % s)
+            out.append(math % s)
         elif s:
-            out.append(mathjax_text(s, command=command))
+            out.append(text(s))
     return "".join(out)
 
 
