@@ -25,11 +25,12 @@ import re
 
 from ..errors import SymseqError
 from ..read import Bin, Call, Neg, Num, Pow, Statement, Vec, is_number, parse, read_number
-from ..read.document import Document
+from ..read.document import Document, fences
 
 MAX_BLOCK = 200  # lines of a code block read (bounded work)
 MAX_ENTRIES = 400  # entries of a literal array read
-_OUTPUT = re.compile(r"^\s*#\s?\s*(?:tensor\(|array\(|\[|-?\d)")  # a comment showing a printed value
+_PYTHON = ("", "python", "py", "python3", "pycon", "ipython")  # the languages of a fence read as Python
+_OUTPUT = re.compile(r"^\s*#\s*(?:tensor\(|array\(|\[|-?\d)")  # a comment showing a printed value
 _ARRAY = ("tensor", "Tensor", "FloatTensor", "DoubleTensor", "array", "asarray")
 
 
@@ -38,9 +39,11 @@ def code_statements(doc: Document) -> list[tuple[Statement, list]]:
     output, where ``x`` is one of the forms of the module docstring: the statement ``x ≈ output`` with the
     spans (line, start, end) of the print's argument and of the output (which may run over several lines)."""
     out = []
-    for first, last in _blocks(doc):
-        lines = doc.lines[first - 1:last]
-        source = "\n".join(lines)
+    for block in fences(doc.lines):
+        if not block.closed or block.lang not in _PYTHON or len(block.body) > MAX_BLOCK:
+            continue
+        first = block.start + 1
+        source = "\n".join(doc.lines[first - 1:block.end - 1])
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError):
@@ -50,7 +53,7 @@ def code_statements(doc: Document) -> list[tuple[Statement, list]]:
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 name = node.targets[0].id
-                value = _tree(node.value, env, lines)
+                value = _tree(node.value, env, source)
                 if value is None:
                     env.pop(name, None)
                     said.pop(name, None)
@@ -58,37 +61,20 @@ def code_statements(doc: Document) -> list[tuple[Statement, list]]:
                     env[name] = value
                     said[name] = ast.get_source_segment(source, node.value) or name
             elif isinstance(node, ast.Expr) and _is_print(node.value):
-                value = _tree(node.value.args[0], env, lines)
+                value = _tree(node.value.args[0], env, source)
                 shown = _output(doc, first + node.end_lineno - 1)  # the comment lines right under the print
                 if value is None or shown is None:
                     continue
                 arg = node.value.args[0]
                 line = first + arg.lineno - 1
                 left = (line, arg.col_offset, arg.end_col_offset if arg.end_lineno == arg.lineno else len(doc.lines[line - 1]))
-                printed, span = shown
+                printed, span, shown_text = shown
                 text = ast.get_source_segment(source, arg) or "?"
                 if isinstance(arg, ast.Name) and len(said.get(arg.id, "")) <= 60:
                     text = f"{arg.id} = {said[arg.id]}"  # print(output) of output = attn_weights @ V
-                out.append((Statement((value, printed), ("≈",), (text, _flat(doc, span))), [left, span]))
+                out.append((Statement((value, printed), ("≈",), (text, shown_text)), [left, span]))
             elif not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr)):
                 env.clear()  # a loop, a function, a branch: what follows may not be what the names hold
-    return out
-
-
-def _blocks(doc: Document) -> list[tuple[int, int]]:
-    """(first, last) lines of each fenced Python (or unlabelled) code block of a Markdown page, fences excluded."""
-    out, start = [], None
-    for i, ln in enumerate(doc.lines, start=1):
-        s = ln.strip()
-        if not s.startswith("```"):
-            continue
-        if start is None:
-            lang = s[3:].strip().lower()
-            start = i + 1 if lang in ("", "python", "py", "python3", "pycon", "ipython") else -1
-        else:
-            if start > 0 and i - start <= MAX_BLOCK:
-                out.append((start, i - 1))
-            start = None
     return out
 
 
@@ -99,7 +85,8 @@ def _is_print(call) -> bool:
 
 def _output(doc: Document, after: int):
     """The printed value shown in the comment lines right under line ``after`` (``# tensor([[…],`` then ``#  […]])``,
-    the lines of one value while its brackets are open): (its tree, its span), or None."""
+    the lines of one value while its brackets are open): (its tree, its span, its text without the comment marks), or
+    None."""
     if after >= len(doc.lines) or not _OUTPUT.match(doc.lines[after]):
         return None
     last, depth = after, 0
@@ -119,22 +106,17 @@ def _output(doc: Document, after: int):
     if not is_number(node):
         return None
     a = len(doc.lines[after]) - len(doc.lines[after].lstrip())
-    return node, (after + 1, a, len(joined))
+    return node, (after + 1, a, len(joined)), re.sub(r"\s*#\s*", " ", joined).strip()
 
 
-def _flat(doc: Document, span) -> str:
-    line, a, b = span
-    return re.sub(r"\s*#\s*", " ", " ".join(doc.lines[line - 1:])[a:b]).strip()
-
-
-def _number(node, lines):
+def _number(node, source: str):
     """A Python number literal as the page prints it (``0.5`` is 1/2 exactly), or None."""
     neg = False
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         neg, node = True, node.operand
     if not isinstance(node, ast.Constant) or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
         return None
-    text = ast.get_source_segment("\n".join(lines), node)
+    text = ast.get_source_segment(source, node)
     number = read_number(text) if text else None
     if number is None:
         return None
@@ -142,34 +124,34 @@ def _number(node, lines):
     return Neg(num) if neg else num
 
 
-def _array(node, lines, budget: list):
+def _array(node, source: str, budget: list):
     """A literal (nested) list of numbers as a tree, or None."""
     if isinstance(node, (ast.List, ast.Tuple)):
-        items = [_array(i, lines, budget) for i in node.elts]
+        items = [_array(i, source, budget) for i in node.elts]
         if not items or any(i is None for i in items):
             return None
         return Vec(tuple(items))
     budget[0] -= 1
-    return _number(node, lines) if budget[0] >= 0 else None
+    return _number(node, source) if budget[0] >= 0 else None
 
 
 def _name(func) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
-def _tree(node, env: dict, lines):
+def _tree(node, env: dict, source: str):
     """The page tree of a Python expression of the forms the module docstring lists, or None."""
     if isinstance(node, ast.Name):
         return env.get(node.id)
-    if isinstance(node, (ast.Constant, ast.UnaryOp)) and (n := _number(node, lines)) is not None:
+    if isinstance(node, (ast.Constant, ast.UnaryOp)) and (n := _number(node, source)) is not None:
         return n
     if isinstance(node, (ast.List, ast.Tuple)):
-        return _array(node, lines, [MAX_ENTRIES])
+        return _array(node, source, [MAX_ENTRIES])
     if isinstance(node, ast.Attribute) and node.attr == "T":
-        x = _tree(node.value, env, lines)
+        x = _tree(node.value, env, source)
         return _transpose(x)
     if isinstance(node, ast.BinOp):
-        a, b = _tree(node.left, env, lines), _tree(node.right, env, lines)
+        a, b = _tree(node.left, env, source), _tree(node.right, env, source)
         if a is None or b is None:
             return None
         op = {ast.MatMult: "@", ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(type(node.op))
@@ -181,12 +163,12 @@ def _tree(node, env: dict, lines):
     if isinstance(node, ast.Call) and not any(k.arg not in ("dim", "axis", "dtype") for k in node.keywords):
         name = _name(node.func)
         if name in _ARRAY and len(node.args) == 1:
-            return _array(node.args[0], lines, [MAX_ENTRIES])
+            return _array(node.args[0], source, [MAX_ENTRIES])
         if name in ("matmul", "dot", "mm") and len(node.args) == 2:
-            a, b = (_tree(x, env, lines) for x in node.args)
+            a, b = (_tree(x, env, source) for x in node.args)
             return Bin("@", a, b) if a is not None and b is not None else None
         if name == "softmax" and len(node.args) == 1:
-            x = _tree(node.args[0], env, lines)
+            x = _tree(node.args[0], env, source)
             last = all(_last_axis(k.value) for k in node.keywords if k.arg in ("dim", "axis"))
             if isinstance(x, Vec) and last and all(not isinstance(i, Vec) for i in x.items):
                 return Call("softmax", x)

@@ -25,6 +25,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import AuditError, FileSystemError
 from . import formats
@@ -374,29 +375,56 @@ def _paragraphs(lines) -> list[tuple[int, int]]:
     return out
 
 
-def _code_lines(lines, fmt) -> set:
-    code, fence, verb = set(), False, False
-    block: list[int] = []  # the lines of the fenced block being read
+class Fence(NamedTuple):
+    """A fenced block of a Markdown page: its language (lower case, "" for none), the lines (from 1) of its opening
+    and closing fences, and whether it closes (an unclosed fence runs to the end of the page: ``end`` is one past
+    the last line)."""
+
+    lang: str
+    start: int
+    end: int
+    closed: bool
+
+    @property
+    def body(self) -> range:
+        """The lines inside the fences."""
+        return range(self.start + 1, self.end)
+
+
+def fences(lines) -> list[Fence]:
+    """The fenced blocks (```` ``` ````) of the lines of a Markdown page, in order."""
+    out, start, lang = [], None, ""
     for i, ln in enumerate(lines, start=1):
         s = ln.strip()
-        if fmt == "markdown" and s.startswith("```"):
-            code.add(i)
-            if not fence:
-                lang = s[3:].strip().lower()
-                block = []
-            elif lang in _OUTPUT_FENCES and not any(_codelike(lines[j - 1]) for j in block):
-                code.difference_update(block)  # a block of printed output: its numbers are results
-            fence = not fence
+        if not s.startswith("```"):
             continue
-        if fence:
-            block.append(i)
-        if fmt == "latex" and re.match(r"\\begin\{(verbatim|lstlisting|minted|Verbatim)\}", s):
-            verb = True
-        if fence or verb:
-            code.add(i)
-        if fmt == "latex" and re.match(r"\\end\{(verbatim|lstlisting|minted|Verbatim)\}", s):
-            verb = False
+        if start is None:
+            start, lang = i, s[3:].strip().lower()
+        else:
+            out.append(Fence(lang, start, i, True))
+            start = None
+    if start is not None:
+        out.append(Fence(lang, start, len(lines) + 1, False))
+    return out
+
+
+def _code_lines(lines, fmt) -> set:
+    code = set()
+    if fmt == "markdown":
+        for f in fences(lines):
+            code.update(f.body, (f.start, f.end) if f.closed else (f.start,))
+            if f.closed and f.lang in _OUTPUT_FENCES and not any(_codelike(lines[j - 1]) for j in f.body):
+                code.difference_update(f.body)  # a block of printed output: its numbers are results
     if fmt == "latex":
+        verb = False
+        for i, ln in enumerate(lines, start=1):
+            s = ln.strip()
+            if re.match(r"\\begin\{(verbatim|lstlisting|minted|Verbatim)\}", s):
+                verb = True
+            if verb:
+                code.add(i)
+            if re.match(r"\\end\{(verbatim|lstlisting|minted|Verbatim)\}", s):
+                verb = False
         return code
     # plain text: a strong code line opens a block; weak lines (assignments, indented continuations) stay in it
     in_block = False
