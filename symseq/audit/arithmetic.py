@@ -718,10 +718,7 @@ class PositionalEncoding:
     def row(self, pos: int, width: int):
         """``P_pos`` of a ``width``-dimensional encoding as a tree: entry ``j`` is the sine (``j`` even) or cosine
         (``j`` odd) of ``pos / B^{2⌊j/2⌋/width}``."""
-        from ..read import Bin, Call, Num, Pow, PrintedNumber
-
-        def k(n):
-            return Num(PrintedNumber(str(n), sp.Integer(n), 0, False))
+        from ..read import Bin, Call, Pow, integer as k
 
         return Vec(tuple(Call("cos" if j % 2 else "sin",
                               Bin("/", k(pos), Pow(k(self.base), Bin("/", k(2 * (j // 2)), k(width)))))
@@ -849,10 +846,7 @@ def _stats(text: str, start: int, node, where: list, lg) -> list:
     """The statistics ``mean = x`` (``average``, ``sum``, ``Range: ~x``, ``std``) stated after ``start`` about the
     printed list ``node``: [([readings], spans, lg)]. A standard deviation reads first as the population one (the
     LayerNorm convention), then as the sample one (:class:`Conventions`)."""
-    from ..read import Bin, Call, Num, Pow, PrintedNumber, Statement
-
-    def k(n):
-        return Num(PrintedNumber(str(n), sp.Integer(n), 0, False))
+    from ..read import Bin, Call, Pow, Statement, integer as k
 
     out = []
     for m in _STAT.finditer(text, start):

@@ -45,7 +45,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SymseqError
-from ..read import Bin, Call, Neg, Num, Pow, Statement, Vec
+from ..read import Bin, Call, Neg, Num, Pow, Statement, Vec, integer
 from ..read import PrintedNumber, magnitude, read_number
 from ..verify.steps import decide
 from ..read.document import Document, _separators
@@ -178,7 +178,7 @@ def _number(node) -> PrintedNumber:
 def _k(x) -> Num:
     x = sp.Rational(x)
     if x.q == 1:
-        return Num(PrintedNumber(str(x.p), sp.Integer(x.p), 0, False))
+        return integer(x.p)
     return Num(PrintedNumber(f"{sp.Float(x, 3)}", x, 0, False))  # ε = 1e-05: exact, never widened
 
 

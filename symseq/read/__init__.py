@@ -16,7 +16,7 @@ _LAZY = {
     **dict.fromkeys(("PrintedNumber", "read_number", "magnitude", "NUMBER", "SIGNED_NUMBER", "canonical",
                      "written_like", "is_scientific"), "number"),
     **dict.fromkeys(("Num", "Const", "Neg", "Bin", "Pow", "Call", "Vec", "Ref", "Statement", "numbers", "with_number",
-                     "without_sign", "show", "computes", "result_parts", "is_number"), "tree"),
+                     "without_sign", "show", "computes", "result_parts", "is_number", "integer"), "tree"),
     **dict.fromkeys(("parse", "parse_statement", "formula", "name_key", "is_word", "NAME", "MAX_DEPTH",
                      "MAX_LENGTH", "RELATIONS", "FUNCTIONS"), "syntax"),
     **dict.fromkeys(("value", "interval", "flat_entries"), "evaluate"),

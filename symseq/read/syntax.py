@@ -30,9 +30,9 @@ import sympy as sp
 
 from ..errors import ClaimError
 from . import grammar
-from .number import PrintedNumber, read_number
+from .number import read_number
 from .page import in_list
-from .tree import Bin, Call, Const, Neg, Num, Pow, Ref, Statement, Vec
+from .tree import Bin, Call, Const, Neg, Num, Pow, Ref, Statement, Vec, integer
 
 MAX_LENGTH = 2000
 MAX_TOKENS = 600
@@ -247,10 +247,6 @@ def _unknown_symbol(text: str, name: str, names: dict | None) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _int(k: int) -> Num:
-    return Num(PrintedNumber(str(k), sp.Integer(k), 0, False))
-
-
 def _builder():
     from lark import Transformer
 
@@ -298,7 +294,7 @@ def _builder():
             return c[1]
 
         def squared(self, c):
-            return Pow(c[0], _int(2 if c[1] == "²" else 3))
+            return Pow(c[0], integer(2 if c[1] == "²" else 3))
 
         # -- brackets, lists and matrices
         def items(self, c):
@@ -339,7 +335,7 @@ def _builder():
             return Call("sqrt", c[1])
 
         def nroot(self, c):
-            return Pow(c[4], Bin("/", _int(1), c[1]))
+            return Pow(c[4], Bin("/", integer(1), c[1]))
 
         def frac(self, c):
             return Bin("/", c[1], c[2])

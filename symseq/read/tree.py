@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import sympy as sp
+
 from .number import PrintedNumber
 
 
@@ -20,6 +22,12 @@ class Num:
     """A printed number (its exact value and printed precision)."""
 
     number: PrintedNumber
+
+
+def integer(k: int) -> Num:
+    """The exact integer ``k`` as a printed number: an operand a statement is built with (an exponent, a count, a
+    position), never rounded."""
+    return Num(PrintedNumber(str(k), sp.Integer(k), 0, False))
 
 
 @dataclass(frozen=True)
