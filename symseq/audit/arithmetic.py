@@ -734,13 +734,11 @@ def _position(doc: Document, line: int, label: str) -> tuple[int, int, int] | No
         pos = int(m.group(1) or m.group(2))
         return (pos, m.start(), m.end()) if pos <= MAX_POSITION else None
     cell = re.fullmatch(r"\s*\|\s*(\d+)\s*\|\s*", label)
-    if not cell or int(cell.group(1)) > MAX_POSITION:
+    table = next((t for t in doc.tables if line in t.row_lines), None)
+    if not cell or table is None or int(cell.group(1)) > MAX_POSITION:
         return None
-    top = line
-    while top > 1 and doc.lines[top - 2].lstrip().startswith("|"):
-        top -= 1
-    header = [c for _, _, c in row_cells(doc.lines[top - 1], "|")]
-    if top == line or len(header) < 2 or not _PE_HEADER[0].search(header[0]) or not _PE_HEADER[1].search(header[1]):
+    header = [c for _, _, c in row_cells(doc.lines[table.header - 1], table.sep)]
+    if len(header) < 2 or not _PE_HEADER[0].search(header[0]) or not _PE_HEADER[1].search(header[1]):
         return None
     return int(cell.group(1)), cell.start(1), cell.end(1)
 
