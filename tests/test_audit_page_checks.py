@@ -436,3 +436,6 @@ def test_what_a_code_block_prints_under_print_is_checked_against_its_literals():
     # a name bound inside a loop is not known after it: its print is not read
     loop = page.replace("output = attn_weights @ V", "for _ in range(2):\n    output = attn_weights @ V")
     assert [s.line for s in _page(loop).statements] == [15]
+    # a method that may change an array in place (V.add_(1)) before the print: the print is not read
+    inplace = page.replace("output = attn_weights @ V\n", "output = attn_weights @ V\noutput.add_(1)\n")
+    assert [s.line for s in _page(inplace).statements] == [15]

@@ -73,9 +73,16 @@ def code_statements(doc: Document) -> list[tuple[Statement, list]]:
                 if isinstance(arg, ast.Name) and len(said.get(arg.id, "")) <= 60:
                     text = f"{arg.id} = {said[arg.id]}"  # print(output) of output = attn_weights @ V
                 out.append((Statement((value, printed), ("≈",), (text, shown_text)), [left, span]))
-            elif not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr)):
-                env.clear()  # a loop, a function, a branch: what follows may not be what the names hold
+            elif not isinstance(node, (ast.Import, ast.ImportFrom)) and not _inert(node):
+                env.clear()  # a loop, a function, a call such as V.add_(1): what follows may not be what names hold
     return out
+
+
+def _inert(node) -> bool:
+    """A statement that changes no name: a docstring or a bare constant, or a print of several things."""
+    return isinstance(node, ast.Expr) and (isinstance(node.value, ast.Constant) or isinstance(node.value, ast.Call)
+                                           and isinstance(node.value.func, ast.Name) and node.value.func.id == "print"
+                                           and not any(isinstance(a, (ast.Call, ast.NamedExpr)) for a in node.value.args))
 
 
 def _is_print(call) -> bool:
