@@ -66,23 +66,20 @@ def half_square(L: Ledger, yhat: str = "ŷ", y: str = "y"):
 
 @derivation.section("Why order and available context matter")
 def available_context(s):
-    # Forecasting x_3 from the prefix x_0, x_1, x_2: the prediction reads the prefix only; x_3 is the target.
     L = s.ledger("forecast x_3 from x_0, x_1, x_2 (scalar RNN, general φ)", exact_forms=False)
     xs = [L.input(f"x_{t}") for t in range(4)]
     run = cells.rnn(L, xs[:3], L.parameter("w_x"), L.parameter("w_h"), phi=phi)
     heads.squared_error(L, heads.regression_head(L, run, L.parameter("w_o")), [xs[3]])
     used = {sym.name for sym in L.expand("ŷ").free_symbols}
-    at = "pause and predict: what may a forecast use?"
-    s.prove("the forecast ŷ uses the observed prefix x_0, x_1, x_2 and not x_3",
-            lambda: ({"x_0", "x_1", "x_2"} <= used and "x_3" not in used, "ŷ depends on " + ", ".join(sorted(used))),
-            at=at)
-    s.identity("the true x_3 supplies the target of the loss: ℒ = ½(ŷ − x_3)²", half_square(L, y="x_3"), at=at)
-    # Sharing across time: a longer sequence adds uses of the same weights, not new weights.
-    models = [scalar_rnn(f"{T}-step scalar RNN", T=T) for T in (3, 10)]
-    (n3, u3), (n10, u10) = [(len(parameters(Lt)), Lt[bp.grads.name("w_h")].meta["uses"]) for Lt, _, bp in models]
-    s.prove("T = 3 and T = 10 have the same three parameters; w_h is used T times",
-            lambda: (n3 == n10 == 3 and u3 == 3 and u10 == 10, f"parameters {n3} and {n10}; uses of w_h {u3}, {u10}"),
-            at="carry a representation through the sequence")
+    with s.place("pause and predict: what may a forecast use?"):
+        s.prove("the forecast ŷ uses the observed prefix x_0, x_1, x_2 and not x_3", lambda: (
+            {"x_0", "x_1", "x_2"} <= used and "x_3" not in used, "ŷ depends on " + ", ".join(sorted(used))))
+        s.identity("the true x_3 supplies the target of the loss: ℒ = ½(ŷ − x_3)²", half_square(L, y="x_3"))
+    (n3, u3), (n10, u10) = [(len(parameters(Lt)), Lt[bp.grads.name("w_h")].meta["uses"])  # more uses, no new weights
+                            for Lt, _, bp in (scalar_rnn(f"{T}-step scalar RNN", T=T) for T in (3, 10))]
+    s.prove("T = 3 and T = 10 have the same three parameters; w_h is used T times", lambda: (
+        n3 == n10 == 3 and u3 == 3 and u10 == 10, f"parameters {n3} and {n10}; uses of w_h {u3}, {u10}"),
+        at="carry a representation through the sequence")
 
 
 @derivation.section("One scalar recurrent model: the three-step problem")
@@ -98,12 +95,11 @@ def three_step_problem(s):
     s.identity("the cell reuses w_x and w_h at every step: z_t = w_x x_t + w_h h_{t−1}",
                *[L[f"z_{t}"].node.expr - (S("w_x") * S(f"x_{t}") + S("w_h") * S(f"h_{t - 1}")) for t in (1, 2)],
                at="the recurrent cell")
-    at = "prediction and loss"
-    s.identity("ŷ = w_o h_2", L["ŷ"].node.expr - S("w_o") * S("h_2"), at=at)
-    s.identity(r"\mathcal L=\frac12(\widehat y-y)^2", half_square(L), what="the final-output loss", at=at)
-    s.claim("1/2", loss_factor(L), what="the factor of ℒ that cancels the 2 of the square", at=at)
-    s.identity("with this factor, ∂ℒ/∂ŷ = ŷ − y = e exactly", sp.diff(L["ℒ"].node.expr, S("ŷ")) - (S("ŷ") - S("y")),
-               at=at)
+    with s.place("prediction and loss"):
+        s.identity("ŷ = w_o h_2", L["ŷ"].node.expr - S("w_o") * S("h_2"))
+        s.identity(r"\mathcal L=\frac12(\widehat y-y)^2", half_square(L), what="the final-output loss")
+        s.claim("1/2", loss_factor(L), what="the factor of ℒ that cancels the 2 of the square")
+        s.identity("with this factor, ∂ℒ/∂ŷ = ŷ − y = e exactly", sp.diff(L["ℒ"].node.expr, S("ŷ")) - (S("ŷ") - S("y")))
 
 
 @derivation.section("Match each forward operation to its backward calculation (Table 3)")
@@ -149,31 +145,27 @@ def shared_sums(s):
         s.identity(f"∂ℒ/∂{w} expanded as (ŷ − y) w_o [one path product per use], equal to the recursion "
                    f"(T = 3, general φ)", bptt_.expanded_equals_path_sum(bp, w), at=f"bracketed path sum for {w}")
     s.identity("∂ℒ/∂x_0 = g_0^z w_x", L[bp.adjoint("x_0")].node.expr - S("g_0^z") * S("w_x"), at="input gradient")
-    # Labelling the three uses of w_x separately and summing their gradients gives the shared gradient.
-    Lu, per_use = bptt_.labelled_uses()
+    Lu, per_use = bptt_.labelled_uses()  # the three uses of w_x labelled apart; their gradients summed
     Ls, _, bp_s = scalar_rnn("three-step scalar RNN, h_{−1} left out", h_init=False)
     relabel = {Lu.symbol(f"w_x^[{t}]"): S("w_x") for t in range(3)}
-    at = "use labels w_x^[0], w_x^[1], w_x^[2]"
-    s.identity("with w_x^[t] = w_x for every use, Σ_t ∂ℒ/∂w_x^[t] equals the shared ∂ℒ/∂w_x",
-               sum(per_use).xreplace(relabel) - Ls.expand(bp_s.grads.name("w_x")), at=at)
-    s.identity(r"\frac{\partial w_x^{[t]}}{\partial w_x}=1",
-               *[sp.diff(u.xreplace(relabel), S("w_x")) - 1 for u in relabel],
-               what="sharing sets each use w_x^[t] to w_x: it changes one for one with w_x", at=at)
-    # A tanh instance at values chosen here: the first w_h contribution vanishes, yet x_0 still reaches the loss,
-    # and contributions of opposite signs partly cancel.
+    with s.place("use labels w_x^[0], w_x^[1], w_x^[2]"):
+        s.identity("with w_x^[t] = w_x for every use, Σ_t ∂ℒ/∂w_x^[t] equals the shared ∂ℒ/∂w_x",
+                   sum(per_use).xreplace(relabel) - Ls.expand(bp_s.grads.name("w_x")))
+        s.identity(r"\frac{\partial w_x^{[t]}}{\partial w_x}=1", *[sp.diff(u.xreplace(relabel), S("w_x")) - 1
+                                                                   for u in relabel],
+                   what="sharing sets each use w_x^[t] to w_x: it changes one for one with w_x")
     vals, point = chosen(x_0=1, x_1=1, x_2=1, w_x="0.5", w_h="-0.5", w_o=1, y=1)
     Lt, _, bp_t = scalar_rnn(f"three-step tanh RNN at {point}", activation=sp.tanh, values=vals)
     ev = s.values.rows(s.use(Lt))
     s.note(f"The handout assigns no numbers to this model; the tanh instance {point} is chosen here.")
     contrib_x, dx0 = [ev[f"g_{t}^z"] * ev[f"x_{t}"] for t in range(3)], ev[bp_t.adjoint("x_0")]
-    at = "pause and predict: which use has no recurrent input?"
     s.given(L.value("h_{-1}"), what="h_{−1} (the first w_h term vanishes)", at="first recurrent-weight term")
-    s.given(L.value("h_{-1}"), what="h_{−1}, the fixed initial state", at=at)
-    s.identity("the first w_h contribution g_0^z h_{−1} vanishes: its local input h_{−1} is the fixed zero",
-               S("g_0^z") * L.value("h_{-1}"), ev["g_0^z"] * ev["h_{-1}"], at=at)
-    s.prove("the first input still affects the loss: g_0^z x_0 and ∂ℒ/∂x_0 = g_0^z w_x are nonzero",
-            lambda: (contrib_x[0] != 0 and dx0 != 0, f"g_0^z x_0 = {short(contrib_x[0])}, ∂ℒ/∂x_0 = {short(dx0)}"),
-            at=at)
+    with s.place("pause and predict: which use has no recurrent input?"):
+        s.given(L.value("h_{-1}"), what="h_{−1}, the fixed initial state")
+        s.identity("the first w_h contribution g_0^z h_{−1} vanishes: its local input h_{−1} is the fixed zero",
+                   S("g_0^z") * L.value("h_{-1}"), ev["g_0^z"] * ev["h_{-1}"])
+        s.prove("the first input still affects the loss: g_0^z x_0 and ∂ℒ/∂x_0 = g_0^z w_x are nonzero", lambda: (
+            contrib_x[0] != 0 and dx0 != 0, f"g_0^z x_0 = {short(contrib_x[0])}, ∂ℒ/∂x_0 = {short(dx0)}"))
     s.prove("contributions to a shared weight can have opposite signs and cancel: |∂ℒ/∂w_x| < max_t |g_t^z x_t|",
             lambda: (min(contrib_x) < 0 < max(contrib_x) and abs(sum(contrib_x)) < max(abs(c) for c in contrib_x),
                      "g_t^z x_t = " + ", ".join(short(c) for c in contrib_x)), at="sums can cancel")
@@ -190,7 +182,6 @@ def long_range(s):
     s.identity("∂ℒ/∂h_s = ∂ℒ/∂h_q Π_{t=s+1}^{q} [w_h φ′(z_t)] for every s < q (T = 5, no intervening losses)",
                *[down_to(L, bp, bp.g_h(s_), bp.g_h(q)) - L.symbol(bp.g_h(q)) * bptt_.state_sensitivity(bp, s_, q)
                  for q in range(1, 5) for s_ in range(q)], at="product over q − s transitions")
-    # The two bounds on that product, on twelve-step trajectories with values chosen here.
     small, large = "0.9", "1.2"
     s.note(f"The bounds r < 1 and r > 1 are checked on two twelve-step trajectories chosen here: tanh with w_h = "
            f"{small} and inputs drawn from [−1, 1] (every factor at most {small}), and ReLU with w_h = {large}, "
@@ -201,21 +192,26 @@ def long_range(s):
             ("r>1", large, relu, [1] * 12, "a sustained lower bound r > 1: |∂ℒ/∂h_s| ≥ |∂ℒ/∂h_q| r^{q−s} (ReLU)")):
         s.prove(statement, lambda r=exact(r), act=act, xs=xs: bptt_.scalar_path_bound(act, r, xs, r, lower=r > 1),
                 what=what, at=f"bound {statement}")
-    # Numerically for T = 50: the path-product form equals the recursion (final-only loss, tanh).
     values = {f"x_{t}": sp.Rational(v) for t, v in enumerate(np.random.default_rng(6).normal(size=50))}
-    values.update({"w_x": exact("0.7"), "w_h": exact("0.95"), "w_o": exact("1.3"), "y": exact("0.25")})
-    Ln, _, bp_n = scalar_rnn("50-step tanh RNN, final loss", T=50, activation=sp.tanh, values=values)
-    for w in ("w_x", "w_h"):
+    Ln, _, bp_n = scalar_rnn("50-step tanh RNN, final loss", T=50, activation=sp.tanh,
+                             values=values | chosen(w_x="0.7", w_h="0.95", w_o="1.3", y="0.25")[0])
+    for w in ("w_x", "w_h"):  # T = 50: the path-product form against the recursion (final-only loss, tanh)
         Ln.define(f"P_{{{w}}}", bptt_.path_sum(bp_n, w), note=f"∂ℒ/∂{w} as a sum of path products")
         s.agree(f"T = 50: the path-product form of ∂ℒ/∂{w} equals the recursion to 45 digits",
                 bp_n.ref(f"P_{{{w}}}"), bp_n.ref(bp_n.grads.name(w)), tol="1e-45", at="path products, T = 50")
+
+
+def figure_3_w_h(s) -> tuple[str, sp.Rational]:
+    """Figure 3's recurrent weight w_h, as the page prints it and exact."""
+    text = s.derivation.whole_page.printed("w_h", near="we compute actual tanh trajectories", index=0)
+    return text, exact(text)
 
 
 @derivation.section("How the activation affects those factors (Table 4)")
 def activation_slopes(s):
     # The slopes at the actual preactivations: Figure 3's w_h passes very different products of the eleven
     # transition factors |w_h φ′(z_t)| (|∂h_11/∂h_0|) along two input sequences.
-    w_h = exact(s.derivation.whole_page.printed("w_h", near="we compute actual tanh trajectories", index=0))
+    w_h = figure_3_w_h(s)[1]
     path = {x: sp.Mul(*bptt_.final_loss_sensitivities(sp.tanh, w_h, [x] * 12)[1]) for x in (0, 1)}
     s.prove("one recurrent weight passes very different sensitivities along two input sequences (tanh, constant "
             "inputs zero and one, twelve steps)",
@@ -247,7 +243,6 @@ def activation_slopes(s):
         s.claim(printed, sp.diff(relu(z), z).subs(z, at_z), what=what, at="Table 4, ReLU", in_text=False)
     s.note("ReLU is not differentiable at 0; the handout asks an implementation to fix a convention. symseq uses "
            "ReLU′(0) = 0 (the step H(z) with H(0) = 0), as torch's autograd; relu_at_zero(x, 1/2) records the other.")
-    # An active ReLU path keeps the recurrent weight factors; with the identity, ŷ is affine in the inputs.
     L, run, bp = scalar_rnn("four-step ReLU RNN", T=4, activation=relu)
     pos = {L.symbol(f"z_{t}"): sp.Symbol(f"p_{t}", positive=True) for t in range(4)}
     s.identity("on an active ReLU path (every z_t > 0) ∂h_3/∂h_0 = w_h³: no attenuation, the w_h factors remain",
