@@ -515,19 +515,15 @@ def figure_3(s):
            f"here for path lengths 0–{n - 1} and T = 1–{n}.")
     factors = [s.page.printed(near="hold a scalar transition derivative fixed at", index=k) for k in (1, 2, 3)]
     w_h_text, w_x = s.page.printed("w_h", index=0), s.page.value("w_x")  # the right panel's trajectories
-    # `symseq figure week06-rnn gradient-paths` draws both panels from these parameters
-    s.gradient_paths("Figure 3", w_h=w_h_text, w_x=w_x, inputs=[0, 1], factors=factors, length=n)
-    # Left: a fixed factor raised to the number of transitions.
+    s.gradient_paths("Figure 3", w_h=w_h_text, w_x=w_x, inputs=[0, 1], factors=factors, length=n)  # symseq figure
     left = sp.Matrix([[exact(r) ** k for r in factors] for k in range(n)])
     s.show_table("Figure 3 (left): |factor|^n", left, rows=[str(k) for k in range(n)], cols=factors)
     s.prove(f"fixed factors {', '.join(factors)}: |factor|^n shrinks, stays at one, grows with every extra transition",
             lambda: (all(left[k + 1, 0] < left[k, 0] and left[k + 1, 2] > left[k, 2] for k in range(n - 1))
                      and set(left[:, 1]) == {1}, f"at n = {n - 1}: {short(left[-1, 0])}, 1, {short(left[-1, 2])}"),
             at="Figure 3 (left)")
-    # Right: tanh trajectories with the printed w_h, w_x, h_{−1} = 0 and constant inputs 0 (ledger L0) and 1 (L1);
-    # S_T is |∂h_{T−1}/∂h_0|.
     w_h = exact(w_h_text)
-    for x in (0, 1):
+    for x in (0, 1):  # the right panel: ledgers L0 and L1; S_T is |∂h_{T−1}/∂h_0|
         L = s.ledger(f"tanh trajectory, w_h = {w_h_text}, w_x = {w_x}, x_t = {x}", exact_forms=False)
         run = cells.rnn(L, [L.input(f"x_{t}", x) for t in range(n)], L.parameter("w_x", w_x),
                         L.parameter("w_h", w_h), phi=sp.tanh)
@@ -542,17 +538,17 @@ def figure_3(s):
             lambda: (L0.value("w_h") == L1.value("w_h") == w_h and v0[f"S_{n}"] > 1 > s1[-1],
                      f"|∂h_{n - 1}/∂h_0| = {short(v0[f'S_{n}'])} and {short(s1[-1], 4)}"), at=at,
             near="the same recurrent weight can amplify or suppress sensitivity")
-    s.given(L0.value("w_x"), what="w_x, the input weight of both trajectories", at=at)
-    s.given(0, what="h_{−1}: both trajectories start from the zero state", at=at)
-    s.prove("zero input: every state stays exactly zero", lambda: (all(v0[f"h_{t}"] == 0 for t in range(n)), "h_t = 0"),
-            at=at0, near="all states remain zero")
-    s.claim(s.page.printed(near="every transition derivative is", index=3), L0.handle("J_1"), ledger=L0,
-            what="every transition derivative w_h tanh′(0) with zero input", at=at0)
-    s.prove("zero input: every transition derivative equals w_h exactly",
-            lambda: (all(v0[f"J_{t}"] == w_h for t in range(1, n)), f"J_t = {w_h}"), at=at0)
-    s.prove("zero input: |∂h_{T−1}/∂h_0| = w_h^{T−1} grows although the states are bounded",
-            lambda: (all(v0[f"S_{T}"] == w_h ** (T - 1) for T in range(1, n + 1)), f"at T = {n}: "
-                     f"{short(v0[f'S_{n}'])}"), at=at0)
+    s.given(L0.value("w_x"), 0, what=("w_x, the input weight of both trajectories",
+                                      "h_{−1}: both trajectories start from the zero state"), at=at)
+    with s.place(at0):
+        s.prove("zero input: every state stays exactly zero", lambda: (
+            all(v0[f"h_{t}"] == 0 for t in range(n)), "h_t = 0"), near="all states remain zero")
+        s.claim(s.page.printed(near="every transition derivative is", index=3), L0.handle("J_1"), ledger=L0,
+                what="every transition derivative w_h tanh′(0) with zero input")
+        s.prove("zero input: every transition derivative equals w_h exactly",
+                lambda: (all(v0[f"J_{t}"] == w_h for t in range(1, n)), f"J_t = {w_h}"))
+        s.prove("zero input: |∂h_{T−1}/∂h_0| = w_h^{T−1} grows although the states are bounded", lambda: (
+            all(v0[f"S_{T}"] == w_h ** (T - 1) for T in range(1, n + 1)), f"at T = {n}: {short(v0[f'S_{n}'])}"))
     s.prove(r"x_t=1", lambda: (all(a < b < 1 for a, b in zip(h1, h1[1:])) and all(b < a for a, b in zip(s1, s1[1:]))
                                and s1[-1] < 1e-30, f"h_0 = {short(h1[0])}, h_{n - 1} = {short(h1[-1])}; "
                                f"|∂h_{{T−1}}/∂h_0| at T = 2: {short(s1[1], 4)}, T = {n}: {short(s1[-1], 4)}"),
@@ -563,16 +559,14 @@ def figure_3(s):
     right = [[ops.Ref(f"S_{T}", (), L) for L in (L0, L1)] for T in range(1, n + 1)]  # both positive: w_h > 0
     s.show_table("Figure 3 (right): |∂h_{T−1}/∂h_0|", right, rows=[str(T) for T in range(1, n + 1)],
                  cols=["x_t = 0", "x_t = 1"])
-    # A distant signal can vanish while the total shared-weight gradient stays substantial.
-    values = {**{f"x_{t}": 1 for t in range(10)}, "w_x": w_x, "w_h": w_h, "w_o": 1, "y": 0}
     Lg, _, bpg = scalar_rnn(f"ten-step tanh RNN, w_h = {w_h_text}, w_x = {w_x}, x_t = 1, final loss", T=10,
-                            activation=sp.tanh, values=values)
+                            activation=sp.tanh, values={**{f"x_{t}": 1 for t in range(10)}, "w_x": w_x, "w_h": w_h,
+                                                        "w_o": 1, "y": 0})
     ev = s.values.rows(s.use(Lg))
     first, total = ev["g_0^z"] * ev["x_0"], ev[bpg.grads.name("w_x")]
-    s.prove("the t = 0 contribution to ∂ℒ/∂w_x is below 10⁻⁸ of the total, which is not small",
-            lambda: (abs(first) < abs(total) / 10 ** 8 and abs(total) > 1e-2,
-                     f"g_0^z x_0 = {short(first, 4)}, ∂ℒ/∂w_x = {short(total, 4)}"),
-            at="later uses supply the gradient")
+    s.prove("the t = 0 contribution to ∂ℒ/∂w_x is below 10⁻⁸ of the total, which is not small", lambda: (
+        abs(first) < abs(total) / 10 ** 8 and abs(total) > 1e-2,
+        f"g_0^z x_0 = {short(first, 4)}, ∂ℒ/∂w_x = {short(total, 4)}"), at="later uses supply the gradient")
 
 
 @derivation.section("Clipping limits a large gradient; it cannot recover a lost one")
@@ -582,22 +576,22 @@ def clip(s):
     s.note("The handout prints no numbers in this section; the joined gradient g = (3, 0, 0, 0, 0, 4) and the "
            "thresholds are chosen here, so the worked values are stated as properties, not as printed claims.")
     r, r10 = (clipping.clip_by_global_norm(g, tau) for tau in (1, 10))
-    at = "norm clipping, τ = 1"
-    s.agree("‖g‖₂ = 5 for the joined gradient (3, 0, 0, 0, 0, 4)", r.norm, 5, at=at)
-    s.agree("τ g/‖g‖₂ = (3/5, 0, 0, 0, 0, 4/5) with τ = 1", sp.Matrix([[*r.grads["W"], *r.grads["b"]]]),
-            sp.Matrix([[3, 0, 0, 0, 0, 4]]) / 5, at=at)
-    s.agree("the clipped length equals τ", norm(r.grads), 1, at=at)
-    s.prove("clipping keeps the direction: g_clip is a positive multiple of g",
-            lambda: (r.factor > 0 and all(r.grads[k] == g[k] * r.factor for k in g), f"factor {r.factor}"), at=at,
+    with s.place("norm clipping, τ = 1"):
+        s.agree("‖g‖₂ = 5 for the joined gradient (3, 0, 0, 0, 0, 4)", r.norm, 5)
+        s.agree("τ g/‖g‖₂ = (3/5, 0, 0, 0, 0, 4/5) with τ = 1", sp.Matrix([[*r.grads["W"], *r.grads["b"]]]),
+                sp.Matrix([[3, 0, 0, 0, 0, 4]]) / 5)
+        s.agree("the clipped length equals τ", norm(r.grads), 1)
+        s.prove("clipping keeps the direction: g_clip is a positive multiple of g", lambda: (
+            r.factor > 0 and all(r.grads[k] == g[k] * r.factor for k in g), f"factor {r.factor}"),
             near="keeps its direction")
-    s.prove("a gradient longer than the threshold comes out shorter", lambda: (
-        norm(r.grads) < r.norm, f"‖g_clip‖₂ = {norm(r.grads)} < ‖g‖₂ = {r.norm}"), at=at, near="has its length reduced")
+        s.prove("a gradient longer than the threshold comes out shorter", lambda: (
+            norm(r.grads) < r.norm, f"‖g_clip‖₂ = {norm(r.grads)} < ‖g‖₂ = {r.norm}"), near="has its length reduced")
     s.prove("‖g‖₂ ≤ τ: the gradient is unchanged", lambda: (not r10.clipped and r10.grads == g, "τ = 10"),
             at="first branch")
     rz = clipping.clip_by_global_norm({"W": sp.zeros(2, 2)}, 1)
-    s.prove("the zero gradient takes the first branch (no division by zero) and stays zero",
-            lambda: (not rz.clipped and rz.norm == 0 and rz.grads["W"] == sp.zeros(2, 2), "‖0‖ = 0 ≤ τ"),
-            at="zero gradient", near="The zero gradient uses the first branch")
+    s.prove("the zero gradient takes the first branch (no division by zero) and stays zero", lambda: (
+        not rz.clipped and rz.norm == 0 and rz.grads["W"] == sp.zeros(2, 2), "‖0‖ = 0 ≤ τ"), at="zero gradient",
+        near="The zero gradient uses the first branch")
     tiny = {"W": sp.Matrix([[exact("1e-12"), 0], [0, exact("-1e-12")]])}
     rt = clipping.clip_by_global_norm(tiny, 1)
     s.prove("clipping cannot restore a vanished gradient: a tiny gradient comes out exactly as tiny", lambda: (
@@ -628,8 +622,7 @@ def gru_section(s):
                Lu.expand(run_u.h[0].name, keep=["u_0", "h̃_0", "h_{-1}"])
                - (uu.multiply_elementwise(hp) + (sp.ones(1, 2) - uu).multiply_elementwise(nn_)),
                what="the state update: retained old state plus written candidate", at="state update")
-    # The one-coordinate example "u = 0.9, old state 0.5, candidate −0.4 give 0.9(0.5)+0.1(−0.4) = 0.410", read in
-    # the order the line prints it: u, old state, candidate, the mixture as printed (with 1 − u), its value.
+    # the one-coordinate example, in the order its line prints it: u, old state, candidate, the mixture, its value
     ex = [s.page.printed(near="For one coordinate", index=k) for k in range(8)]
     mixes = {u: cells.gru_mix(exact(u), exact(ex[1]), exact(ex[2])) for u in (ex[0], ex[5])}
     near_old, near_new = (abs(mixes[u] - exact(ex[1])) < abs(mixes[u] - exact(ex[2])) for u in (ex[0], ex[5]))
@@ -640,13 +633,13 @@ def gru_section(s):
     L = s.ledger(f"one GRU coordinate: u = {ex[0]}, old state {ex[1]}, candidate {ex[2]}")
     u, h_prev, cand = (L.input(n, exact(x)) for n, x in zip(("u", "h_{t-1}", "h̃"), ex))
     one_minus, mix = L.define("1-u", 1 - u), L.define("h_t", cells.gru_mix(u, h_prev, cand))
-    at = "mixture example"
-    s.given(u, h_prev, cand, what=("u, the update gate's coordinate", "the old state", "the candidate"), at=at)
-    s.claim(f"{ex[3]}({ex[4]})+{ex[5]}({ex[6]})", mix, what=f"u h_{{t−1}} + (1 − u) h̃ as printed (1 − u = {ex[5]})",
-            at=at)
-    s.prove("the candidate's weight is 1 − u",
-            lambda: (L.value(one_minus.name) == 1 - L.value("u"), f"1 − u = {L.value(one_minus.name)}"), at=at)
-    s.claim(ex[7], mix, what="u h_{t−1} + (1 − u) h̃, the mixture's value", at=at)
+    with s.place("mixture example"):
+        s.given(u, h_prev, cand, what=("u, the update gate's coordinate", "the old state", "the candidate"))
+        s.claim(f"{ex[3]}({ex[4]})+{ex[5]}({ex[6]})", mix,
+                what=f"u h_{{t−1}} + (1 − u) h̃ as printed (1 − u = {ex[5]})")
+        s.prove("the candidate's weight is 1 − u", lambda: (L.value(one_minus.name) == 1 - L.value("u"),
+                                                            f"1 − u = {L.value(one_minus.name)}"))
+        s.claim(ex[7], mix, what="u h_{t−1} + (1 − u) h̃, the mixture's value")
     s.identity(r"\sigma(v)=1/(1+e^{-v})", sigmoid(v).rewrite(sp.exp) - 1 / (1 + sp.exp(-v)),
                what="the logistic sigmoid of the gates, coordinatewise", at="gates")
     for variant, (Lg, run) in steps.items():  # the direct carry and the full Jacobian of one step
@@ -661,7 +654,6 @@ def gru_section(s):
         s.prove(f"the full Jacobian differs from the direct carry diag(u_t) ({variant})",
                 lambda extra=extra: (any(e != 0 for e in extra), "the gate and candidate terms are nonzero"),
                 at="full Jacobian")
-    # Reset after the recurrent affine map (torch) versus before it (Cho et al. 2014), on one ledger.
     Lr = s.ledger("one GRU candidate, torch versus Cho et al. 2014", exact_forms=False)
     xs, p = cells.sequence_inputs(Lr, 1, width=1), cells.gru_parameters(Lr, 1, 2, packed=False)
     h0 = Lr.input("h_{-1}", shape=(1, 2))
