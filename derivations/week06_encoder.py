@@ -171,8 +171,8 @@ def token_ids(s):
     s.prove("both occurrences of a have the same ID but different positions", lambda: (
         IDS[0] == IDS[3] and TOKENS[0] == TOKENS[3] == "a", f"k_0 = k_3 = {IDS[0]}"), at="Table 7",
         near="The two occurrences of a have the same ID")
-    order = [8, 6, 4, 2, 0, 1, 3, 5, 7]  # new ID i holds the old entry order[i]; the lookup's IDs relabelled to match
-    Lv = Ledger("the vocabulary in another order, IDs relabelled")
+    # the vocabulary in another order (new ID i holds the old entry order[i]), the lookup's IDs relabelled to match
+    order, Lv = [8, 6, 4, 2, 0, 1, 3, 5, 7], Ledger("the vocabulary in another order, IDs relabelled")
     E = Lv.parameter("E_vocab", parameters()["E_vocab"].extract(order, list(range(D))))
     s.agree("the order of the vocabulary is arbitrary: reordered entries with matching IDs select the same rows",
             blocks.embedding_lookup(Lv, E, [order.index(k) for k in IDS]), input_ledger()[1]["E_seq"],
