@@ -66,23 +66,20 @@ def half_square(L: Ledger, yhat: str = "ŷ", y: str = "y"):
 
 @derivation.section("Why order and available context matter")
 def available_context(s):
-    # Forecasting x_3 from the prefix x_0, x_1, x_2: the prediction reads the prefix only; x_3 is the target.
     L = s.ledger("forecast x_3 from x_0, x_1, x_2 (scalar RNN, general φ)", exact_forms=False)
     xs = [L.input(f"x_{t}") for t in range(4)]
     run = cells.rnn(L, xs[:3], L.parameter("w_x"), L.parameter("w_h"), phi=phi)
     heads.squared_error(L, heads.regression_head(L, run, L.parameter("w_o")), [xs[3]])
     used = {sym.name for sym in L.expand("ŷ").free_symbols}
-    at = "pause and predict: what may a forecast use?"
-    s.prove("the forecast ŷ uses the observed prefix x_0, x_1, x_2 and not x_3",
-            lambda: ({"x_0", "x_1", "x_2"} <= used and "x_3" not in used, "ŷ depends on " + ", ".join(sorted(used))),
-            at=at)
-    s.identity("the true x_3 supplies the target of the loss: ℒ = ½(ŷ − x_3)²", half_square(L, y="x_3"), at=at)
-    # Sharing across time: a longer sequence adds uses of the same weights, not new weights.
-    models = [scalar_rnn(f"{T}-step scalar RNN", T=T) for T in (3, 10)]
-    (n3, u3), (n10, u10) = [(len(parameters(Lt)), Lt[bp.grads.name("w_h")].meta["uses"]) for Lt, _, bp in models]
-    s.prove("T = 3 and T = 10 have the same three parameters; w_h is used T times",
-            lambda: (n3 == n10 == 3 and u3 == 3 and u10 == 10, f"parameters {n3} and {n10}; uses of w_h {u3}, {u10}"),
-            at="carry a representation through the sequence")
+    with s.place("pause and predict: what may a forecast use?"):
+        s.prove("the forecast ŷ uses the observed prefix x_0, x_1, x_2 and not x_3", lambda: (
+            {"x_0", "x_1", "x_2"} <= used and "x_3" not in used, "ŷ depends on " + ", ".join(sorted(used))))
+        s.identity("the true x_3 supplies the target of the loss: ℒ = ½(ŷ − x_3)²", half_square(L, y="x_3"))
+    (n3, u3), (n10, u10) = [(len(parameters(Lt)), Lt[bp.grads.name("w_h")].meta["uses"])  # more uses, no new weights
+                            for Lt, _, bp in (scalar_rnn(f"{T}-step scalar RNN", T=T) for T in (3, 10))]
+    s.prove("T = 3 and T = 10 have the same three parameters; w_h is used T times", lambda: (
+        n3 == n10 == 3 and u3 == 3 and u10 == 10, f"parameters {n3} and {n10}; uses of w_h {u3}, {u10}"),
+        at="carry a representation through the sequence")
 
 
 @derivation.section("One scalar recurrent model: the three-step problem")
@@ -98,12 +95,11 @@ def three_step_problem(s):
     s.identity("the cell reuses w_x and w_h at every step: z_t = w_x x_t + w_h h_{t−1}",
                *[L[f"z_{t}"].node.expr - (S("w_x") * S(f"x_{t}") + S("w_h") * S(f"h_{t - 1}")) for t in (1, 2)],
                at="the recurrent cell")
-    at = "prediction and loss"
-    s.identity("ŷ = w_o h_2", L["ŷ"].node.expr - S("w_o") * S("h_2"), at=at)
-    s.identity(r"\mathcal L=\frac12(\widehat y-y)^2", half_square(L), what="the final-output loss", at=at)
-    s.claim("1/2", loss_factor(L), what="the factor of ℒ that cancels the 2 of the square", at=at)
-    s.identity("with this factor, ∂ℒ/∂ŷ = ŷ − y = e exactly", sp.diff(L["ℒ"].node.expr, S("ŷ")) - (S("ŷ") - S("y")),
-               at=at)
+    with s.place("prediction and loss"):
+        s.identity("ŷ = w_o h_2", L["ŷ"].node.expr - S("w_o") * S("h_2"))
+        s.identity(r"\mathcal L=\frac12(\widehat y-y)^2", half_square(L), what="the final-output loss")
+        s.claim("1/2", loss_factor(L), what="the factor of ℒ that cancels the 2 of the square")
+        s.identity("with this factor, ∂ℒ/∂ŷ = ŷ − y = e exactly", sp.diff(L["ℒ"].node.expr, S("ŷ")) - (S("ŷ") - S("y")))
 
 
 @derivation.section("Match each forward operation to its backward calculation (Table 3)")
@@ -149,31 +145,27 @@ def shared_sums(s):
         s.identity(f"∂ℒ/∂{w} expanded as (ŷ − y) w_o [one path product per use], equal to the recursion "
                    f"(T = 3, general φ)", bptt_.expanded_equals_path_sum(bp, w), at=f"bracketed path sum for {w}")
     s.identity("∂ℒ/∂x_0 = g_0^z w_x", L[bp.adjoint("x_0")].node.expr - S("g_0^z") * S("w_x"), at="input gradient")
-    # Labelling the three uses of w_x separately and summing their gradients gives the shared gradient.
-    Lu, per_use = bptt_.labelled_uses()
+    Lu, per_use = bptt_.labelled_uses()  # the three uses of w_x labelled apart; their gradients summed
     Ls, _, bp_s = scalar_rnn("three-step scalar RNN, h_{−1} left out", h_init=False)
     relabel = {Lu.symbol(f"w_x^[{t}]"): S("w_x") for t in range(3)}
-    at = "use labels w_x^[0], w_x^[1], w_x^[2]"
-    s.identity("with w_x^[t] = w_x for every use, Σ_t ∂ℒ/∂w_x^[t] equals the shared ∂ℒ/∂w_x",
-               sum(per_use).xreplace(relabel) - Ls.expand(bp_s.grads.name("w_x")), at=at)
-    s.identity(r"\frac{\partial w_x^{[t]}}{\partial w_x}=1",
-               *[sp.diff(u.xreplace(relabel), S("w_x")) - 1 for u in relabel],
-               what="sharing sets each use w_x^[t] to w_x: it changes one for one with w_x", at=at)
-    # A tanh instance at values chosen here: the first w_h contribution vanishes, yet x_0 still reaches the loss,
-    # and contributions of opposite signs partly cancel.
+    with s.place("use labels w_x^[0], w_x^[1], w_x^[2]"):
+        s.identity("with w_x^[t] = w_x for every use, Σ_t ∂ℒ/∂w_x^[t] equals the shared ∂ℒ/∂w_x",
+                   sum(per_use).xreplace(relabel) - Ls.expand(bp_s.grads.name("w_x")))
+        s.identity(r"\frac{\partial w_x^{[t]}}{\partial w_x}=1", *[sp.diff(u.xreplace(relabel), S("w_x")) - 1
+                                                                   for u in relabel],
+                   what="sharing sets each use w_x^[t] to w_x: it changes one for one with w_x")
     vals, point = chosen(x_0=1, x_1=1, x_2=1, w_x="0.5", w_h="-0.5", w_o=1, y=1)
     Lt, _, bp_t = scalar_rnn(f"three-step tanh RNN at {point}", activation=sp.tanh, values=vals)
     ev = s.values.rows(s.use(Lt))
     s.note(f"The handout assigns no numbers to this model; the tanh instance {point} is chosen here.")
     contrib_x, dx0 = [ev[f"g_{t}^z"] * ev[f"x_{t}"] for t in range(3)], ev[bp_t.adjoint("x_0")]
-    at = "pause and predict: which use has no recurrent input?"
     s.given(L.value("h_{-1}"), what="h_{−1} (the first w_h term vanishes)", at="first recurrent-weight term")
-    s.given(L.value("h_{-1}"), what="h_{−1}, the fixed initial state", at=at)
-    s.identity("the first w_h contribution g_0^z h_{−1} vanishes: its local input h_{−1} is the fixed zero",
-               S("g_0^z") * L.value("h_{-1}"), ev["g_0^z"] * ev["h_{-1}"], at=at)
-    s.prove("the first input still affects the loss: g_0^z x_0 and ∂ℒ/∂x_0 = g_0^z w_x are nonzero",
-            lambda: (contrib_x[0] != 0 and dx0 != 0, f"g_0^z x_0 = {short(contrib_x[0])}, ∂ℒ/∂x_0 = {short(dx0)}"),
-            at=at)
+    with s.place("pause and predict: which use has no recurrent input?"):
+        s.given(L.value("h_{-1}"), what="h_{−1}, the fixed initial state")
+        s.identity("the first w_h contribution g_0^z h_{−1} vanishes: its local input h_{−1} is the fixed zero",
+                   S("g_0^z") * L.value("h_{-1}"), ev["g_0^z"] * ev["h_{-1}"])
+        s.prove("the first input still affects the loss: g_0^z x_0 and ∂ℒ/∂x_0 = g_0^z w_x are nonzero", lambda: (
+            contrib_x[0] != 0 and dx0 != 0, f"g_0^z x_0 = {short(contrib_x[0])}, ∂ℒ/∂x_0 = {short(dx0)}"))
     s.prove("contributions to a shared weight can have opposite signs and cancel: |∂ℒ/∂w_x| < max_t |g_t^z x_t|",
             lambda: (min(contrib_x) < 0 < max(contrib_x) and abs(sum(contrib_x)) < max(abs(c) for c in contrib_x),
                      "g_t^z x_t = " + ", ".join(short(c) for c in contrib_x)), at="sums can cancel")
@@ -190,7 +182,6 @@ def long_range(s):
     s.identity("∂ℒ/∂h_s = ∂ℒ/∂h_q Π_{t=s+1}^{q} [w_h φ′(z_t)] for every s < q (T = 5, no intervening losses)",
                *[down_to(L, bp, bp.g_h(s_), bp.g_h(q)) - L.symbol(bp.g_h(q)) * bptt_.state_sensitivity(bp, s_, q)
                  for q in range(1, 5) for s_ in range(q)], at="product over q − s transitions")
-    # The two bounds on that product, on twelve-step trajectories with values chosen here.
     small, large = "0.9", "1.2"
     s.note(f"The bounds r < 1 and r > 1 are checked on two twelve-step trajectories chosen here: tanh with w_h = "
            f"{small} and inputs drawn from [−1, 1] (every factor at most {small}), and ReLU with w_h = {large}, "
@@ -201,21 +192,26 @@ def long_range(s):
             ("r>1", large, relu, [1] * 12, "a sustained lower bound r > 1: |∂ℒ/∂h_s| ≥ |∂ℒ/∂h_q| r^{q−s} (ReLU)")):
         s.prove(statement, lambda r=exact(r), act=act, xs=xs: bptt_.scalar_path_bound(act, r, xs, r, lower=r > 1),
                 what=what, at=f"bound {statement}")
-    # Numerically for T = 50: the path-product form equals the recursion (final-only loss, tanh).
     values = {f"x_{t}": sp.Rational(v) for t, v in enumerate(np.random.default_rng(6).normal(size=50))}
-    values.update({"w_x": exact("0.7"), "w_h": exact("0.95"), "w_o": exact("1.3"), "y": exact("0.25")})
-    Ln, _, bp_n = scalar_rnn("50-step tanh RNN, final loss", T=50, activation=sp.tanh, values=values)
-    for w in ("w_x", "w_h"):
+    Ln, _, bp_n = scalar_rnn("50-step tanh RNN, final loss", T=50, activation=sp.tanh,
+                             values=values | chosen(w_x="0.7", w_h="0.95", w_o="1.3", y="0.25")[0])
+    for w in ("w_x", "w_h"):  # T = 50: the path-product form against the recursion (final-only loss, tanh)
         Ln.define(f"P_{{{w}}}", bptt_.path_sum(bp_n, w), note=f"∂ℒ/∂{w} as a sum of path products")
         s.agree(f"T = 50: the path-product form of ∂ℒ/∂{w} equals the recursion to 45 digits",
                 bp_n.ref(f"P_{{{w}}}"), bp_n.ref(bp_n.grads.name(w)), tol="1e-45", at="path products, T = 50")
+
+
+def figure_3_w_h(s) -> tuple[str, sp.Rational]:
+    """Figure 3's recurrent weight w_h, as the page prints it and exact."""
+    text = s.derivation.whole_page.printed("w_h", near="we compute actual tanh trajectories", index=0)
+    return text, exact(text)
 
 
 @derivation.section("How the activation affects those factors (Table 4)")
 def activation_slopes(s):
     # The slopes at the actual preactivations: Figure 3's w_h passes very different products of the eleven
     # transition factors |w_h φ′(z_t)| (|∂h_11/∂h_0|) along two input sequences.
-    w_h = exact(s.derivation.whole_page.printed("w_h", near="we compute actual tanh trajectories", index=0))
+    w_h = figure_3_w_h(s)[1]
     path = {x: sp.Mul(*bptt_.final_loss_sensitivities(sp.tanh, w_h, [x] * 12)[1]) for x in (0, 1)}
     s.prove("one recurrent weight passes very different sensitivities along two input sequences (tanh, constant "
             "inputs zero and one, twelve steps)",
@@ -247,7 +243,6 @@ def activation_slopes(s):
         s.claim(printed, sp.diff(relu(z), z).subs(z, at_z), what=what, at="Table 4, ReLU", in_text=False)
     s.note("ReLU is not differentiable at 0; the handout asks an implementation to fix a convention. symseq uses "
            "ReLU′(0) = 0 (the step H(z) with H(0) = 0), as torch's autograd; relu_at_zero(x, 1/2) records the other.")
-    # An active ReLU path keeps the recurrent weight factors; with the identity, ŷ is affine in the inputs.
     L, run, bp = scalar_rnn("four-step ReLU RNN", T=4, activation=relu)
     pos = {L.symbol(f"z_{t}"): sp.Symbol(f"p_{t}", positive=True) for t in range(4)}
     s.identity("on an active ReLU path (every z_t > 0) ∂h_3/∂h_0 = w_h³: no attenuation, the w_h factors remain",
@@ -271,9 +266,7 @@ def why_tanh(s):
     for printed, end, what in (("-1", -sp.oo, "tanh's lower bound"), ("1", sp.oo, "tanh's upper bound")):
         s.claim(printed, sp.limit(sp.tanh(z), z, end), what=what, at="bounded states",
                 near=r"stays between \(-1\) and \(1\)")
-    # Figure 3's w_h on twelve steps: saturating with x_t = 1, and with x_t = 0 every state is zero
-    w_h_text = s.derivation.whole_page.printed("w_h", near="we compute actual tanh trajectories", index=0)
-    w_h = exact(w_h_text)
+    w_h_text, w_h = figure_3_w_h(s)  # twelve steps: saturating with x_t = 1; with x_t = 0 every state is zero
     g, f = bptt_.final_loss_sensitivities(sp.tanh, w_h, [1] * 12)
     f0 = bptt_.final_loss_sensitivities(sp.tanh, w_h, [0] * 12)[1]
     s.prove(r"|w_h|>1", lambda: (w_h > 1 and max(f[3:]) < 1 and g[0] < g[-1] / 10 ** 6,
@@ -304,21 +297,19 @@ def gradient_update(s):
     inner = sum((small[n] - params[n]) * grads[n] for n in names)
     s.prove(r"\eta>0", lambda: (eta > 0 and inner < 0, f"η = {eta}: (w_new − w)·∇ℒ = {short(inner)}"),
             what="a positive learning rate: the step −η∇ℒ points against the gradient", at="learning rate")
-    s.prove("a small negative-gradient step (η = 0.01) decreases the loss",
-            lambda: (after[0] < before, f"ℒ: {short(before, 10)} → {short(after[0], 10)}"), at="gradient descent")
+    s.prove("a small negative-gradient step (η = 0.01) decreases the loss", lambda: (
+        after[0] < before, f"ℒ: {short(before, 10)} → {short(after[0], 10)}"), at="gradient descent")
     s.given(L.value("h_{-1}"), what="h_{−1}, from which the updated model's states are recomputed", at="updated model")
-    s.prove("a large step (η = 50) can increase the loss",
-            lambda: (after[1] > before, f"ℒ: {short(before, 10)} → {short(after[1], 10)}"), at="gradient descent")
-    # At w_x = w_h = w_o = 0 every state, the prediction and each derivative is 0: no update.
+    s.prove("a large step (η = 50) can increase the loss", lambda: (
+        after[1] > before, f"ℒ: {short(before, 10)} → {short(after[1], 10)}"), at="gradient descent")
     Lz, _, bp_z = scalar_rnn("three-step tanh RNN at zero weights", activation=sp.tanh,
                              values={**vals, "w_x": 0, "w_h": 0, "w_o": 0})
     zeros_ = {n: s.use(Lz).value(bp_z.grads.name(n)) for n in names}
-    s.identity("at zero weights ∂ℒ/∂w_x, ∂ℒ/∂w_h and ∂ℒ/∂w_o all vanish: a zero gradient", *zeros_.values(),
-               at="zero gradient")
     stepped = clipping.gradient_step({n: sp.S.Zero for n in names}, zeros_, exact("0.1"))
-    s.prove("a zero gradient leaves every weight unchanged",
-            lambda: (all(v == 0 for v in stepped.values()), str(stepped)), at="zero gradient",
-            near="A zero gradient gives no update under this rule")
+    with s.place("zero gradient"):
+        s.identity("at zero weights ∂ℒ/∂w_x, ∂ℒ/∂w_h and ∂ℒ/∂w_o all vanish: a zero gradient", *zeros_.values())
+        s.prove("a zero gradient leaves every weight unchanged", lambda: (all(v == 0 for v in stepped.values()),
+                str(stepped)), near="A zero gradient gives no update under this rule")
 
 
 # --- More coordinates, longer paths, and gated memory ---
@@ -328,16 +319,16 @@ def two_coordinates(s):
     L, run, bp = vector_rnn("two-coordinate RNN, D = H = 2, C = 1, general φ")
     Wx, Wh, Wo, x1, h0, z1, h2 = (E(s.use(L), n) for n in ("W_x", "W_h", "W_o", "x_1", "h_0", "z_1", "h_2"))
     z, h = L.expand("z_1", keep=["h_0"]), L.expand("h_1", keep=["z_1"])
-    at = "coordinate equations"
-    for i in (0, 1):
-        s.identity(f"z_{{t,{i}}} = W_{{x,{i}0}} x_{{t,0}} + W_{{x,{i}1}} x_{{t,1}} + W_{{h,{i}0}} h_{{t−1,0}} "
-                   f"+ W_{{h,{i}1}} h_{{t−1,1}} (t = 1)", z[0, i] - Wx[i, :].dot(x1) - Wh[i, :].dot(h0), at=at)
-    s.identity("the activation acts on each coordinate: h_{t,i} = φ(z_{t,i})", *[h[0, i] - phi(z1[i]) for i in (0, 1)],
-               at=at)
-    s.identity("ŷ = W_{o,00} h_{T−1,0} + W_{o,01} h_{T−1,1}", L.expand("ŷ", keep=["h_2"])[0, 0] - Wo.dot(h2),
-               at="scalar head")
-    s.identity(r"\mathcal L=\tfrac12(\widehat y-y)^2", half_square(L), what="one prediction from two hidden features",
-               at="scalar head")
+    with s.place("coordinate equations"):
+        for i in (0, 1):
+            s.identity(f"z_{{t,{i}}} = W_{{x,{i}0}} x_{{t,0}} + W_{{x,{i}1}} x_{{t,1}} + W_{{h,{i}0}} h_{{t−1,0}} "
+                       f"+ W_{{h,{i}1}} h_{{t−1,1}} (t = 1)", z[0, i] - Wx[i, :].dot(x1) - Wh[i, :].dot(h0))
+        s.identity("the activation acts on each coordinate: h_{t,i} = φ(z_{t,i})",
+                   *[h[0, i] - phi(z1[i]) for i in (0, 1)])
+    with s.place("scalar head"):
+        s.identity("ŷ = W_{o,00} h_{T−1,0} + W_{o,01} h_{T−1,1}", L.expand("ŷ", keep=["h_2"])[0, 0] - Wo.dot(h2))
+        s.identity(r"\mathcal L=\tfrac12(\widehat y-y)^2", half_square(L),
+                   what="one prediction from two hidden features")
     loss_diff, grad_diffs = bptt_.widths_one()  # widths of one recover the scalar model exactly
     s.identities(("setting D = H = C = 1 recovers the scalar model: the same loss", loss_diff),
                  ("… and the same three weight gradients", *grad_diffs), at="widths of one")
@@ -356,23 +347,22 @@ def shapes(s):
             ("1×C", "ŷ", "ŷ"), ("1×C", "y", "y"), ("1×H", bp.g_h(1), "g_t^h"), ("1×H", bp.g_z(1), "g_t^z"),
             ("1×C", "e", "e")):
         s.claim_shape(printed, L.shape(name), dims=DIMS, what=what, at=f"Table 5, {'y' if what == 'ŷ' else what}")
-    # The forward equation as printed: the zero initial state, the loss, then each product's shape in turn.
-    at = "forward equation"
-    s.given(0, what="h_{−1}, the zero initial state of the vector model", at=at)
-    s.identity(r"\mathcal L=\tfrac12\sum_{c=0}^{C-1}(\widehat y_c-y_c)^2",
-               L.expand("ℒ", keep=["ŷ"]) - sum((E(L, "ŷ") - E(L, "y")).applyfunc(lambda d: d ** 2)) / 2,
-               what="half the squared errors summed over the C = 2 output coordinates; no mean", at=at)
-    s.identity("from the zero initial state the first step has no recurrent term: z_0 = x_0 W_xᵀ + b_h",
-               L.expand("z_0", keep=["x_0"]) - (E(L, "x_0") * E(L, "W_x").T + E(L, "b_h")), at=at)
     x1, W_x, h0, W_h, h2, W_o = (L.handle(n) for n in ("x_1", "W_x", "h_0", "W_h", "h_2", "W_o"))
-    s.claim_shape("1×D", x1.shape, dims=DIMS, what="x_t, the left factor of x_t W_xᵀ: (1×D)(D×H)", at=at)
-    s.claim_shape("1×H", (x1 @ W_x.T).shape, dims=DIMS, what="x_t W_xᵀ: (1×D)(D×H)", at=at,
-                  near=r"yielding \(1\times H\); the recurrent product")
-    s.prove("the recurrent product h_{t−1} W_hᵀ has the shape of x_t W_xᵀ",  # said in words, no 1×H of its own
-            lambda: ((h0 @ W_h.T).shape == (x1 @ W_x.T).shape, f"both {(x1 @ W_x.T).shape}"), at=at)
-    s.claim_shape("1×H", h2.shape, dims=DIMS, what="h_{T−1}, the left factor of the head: (1×H)(H×C)", at=at,
-                  near=r"The head is \((1\times H)(H\times C)\)")
-    s.claim_shape("1×C", (h2 @ W_o.T).shape, dims=DIMS, what="h_{T−1} W_oᵀ: (1×H)(H×C)", at=at)
+    with s.place("forward equation"):
+        s.given(0, what="h_{−1}, the zero initial state of the vector model")
+        s.identity(r"\mathcal L=\tfrac12\sum_{c=0}^{C-1}(\widehat y_c-y_c)^2",
+                   L.expand("ℒ", keep=["ŷ"]) - sum((E(L, "ŷ") - E(L, "y")).applyfunc(lambda d: d ** 2)) / 2,
+                   what="half the squared errors summed over the C = 2 output coordinates; no mean")
+        s.identity("from the zero initial state the first step has no recurrent term: z_0 = x_0 W_xᵀ + b_h",
+                   L.expand("z_0", keep=["x_0"]) - (E(L, "x_0") * E(L, "W_x").T + E(L, "b_h")))
+        s.claim_shape("1×D", x1.shape, dims=DIMS, what="x_t, the left factor of x_t W_xᵀ: (1×D)(D×H)")
+        s.claim_shape("1×H", (x1 @ W_x.T).shape, dims=DIMS, what="x_t W_xᵀ: (1×D)(D×H)",
+                      near=r"yielding \(1\times H\); the recurrent product")
+        s.prove("the recurrent product h_{t−1} W_hᵀ has the shape of x_t W_xᵀ", lambda: (  # in words, no 1×H of its own
+            (h0 @ W_h.T).shape == (x1 @ W_x.T).shape, f"both {(x1 @ W_x.T).shape}"))
+        s.claim_shape("1×H", h2.shape, dims=DIMS, what="h_{T−1}, the left factor of the head: (1×H)(H×C)",
+                      near=r"The head is \((1\times H)(H\times C)\)")
+        s.claim_shape("1×C", (h2 @ W_o.T).shape, dims=DIMS, what="h_{T−1} W_oᵀ: (1×H)(H×C)")
     for name, printed in (("W_x", "H×D"), ("W_h", "H×H"), ("W_o", "C×H")):
         s.claim_shape(printed, L.shape(bp.grads.name(name)), dims=DIMS, what=f"∇_{name} ℒ", at="gradient shapes")
     shape_b = {b: (L.shape(bp.grads.name(b)), L.shape(b)) for b in ("b_h", "b_o")}
@@ -390,17 +380,14 @@ def vector_backward(s):
                             head_bias=True)
     Wx, Wh, Wo, e = (E(s.use(L), n) for n in ("W_x", "W_h", "W_o", "e"))
     Gz, Gh, xs, hs = ([E(L, name(t)) for t in range(T)] for name in (bp.g_z, bp.g_h, "x_{}".format, "h_{}".format))
-    at = "backward recursion"
-    s.identity("g_{T−1}^h = e W_o", down_to(L, bp, bp.g_h(T - 1), "e") - e * Wo, at=at)
-    for t in range(T):
-        slope = E(L, f"z_{t}").applyfunc(lambda v: sp.Derivative(phi(v), v))
-        s.identity(f"g_{t}^z = g_{t}^h ⊙ φ′(z_{t})", down_to(L, bp, bp.g_z(t), bp.g_h(t))
-                   - Gh[t].multiply_elementwise(slope), at=at)
-    for t in range(1, T):
-        s.identity(f"g_{t - 1}^h = g_{t}^z W_h", down_to(L, bp, bp.g_h(t - 1), bp.g_z(t)) - Gz[t] * Wh, at=at)
+    slope = [E(L, f"z_{t}").applyfunc(lambda v: sp.Derivative(phi(v), v)) for t in range(T)]
+    s.identities(("g_{T−1}^h = e W_o", down_to(L, bp, bp.g_h(T - 1), "e") - e * Wo),
+                 *[(f"g_{t}^z = g_{t}^h ⊙ φ′(z_{t})", down_to(L, bp, bp.g_z(t), bp.g_h(t))
+                    - Gh[t].multiply_elementwise(slope[t])) for t in range(T)],
+                 *[(f"g_{t - 1}^h = g_{t}^z W_h", down_to(L, bp, bp.g_h(t - 1), bp.g_z(t)) - Gz[t] * Wh)
+                   for t in range(1, T)], at="backward recursion")
     s.identity("two paths leave h_{t−1,0}: g_{t−1,0}^h = g_{t,0}^z W_{h,00} + g_{t,1}^z W_{h,10} (t = 2)",
                down_to(L, bp, bp.g_h(1), bp.g_z(2))[0, 0] - Gz[2].dot(Wh[:, 0]), at="two-coordinate example")
-    # The gradients, with every g_t^z and e kept as symbols.
     G = {n: down_to(L, bp, n, *[bp.g_z(t) for t in range(T)], "e") for n in bp.grads.map.values()}
     g = lambda leaf: G[bp.grads.name(leaf)]  # noqa: E731  (the gradient of a parameter)
     s.identity("∂ℒ/∂W_{x,ij} = Σ_t g_{t,i}^z x_{t,j} for every entry (i, j)",
@@ -417,7 +404,6 @@ def vector_backward(s):
                  ("∇_{b_h} ℒ = Σ_t g_t^z and ∇_{b_o} ℒ = e", g("b_h") - sp.ones(1, T) * rows(*Gz), g("b_o") - e),
                  at="gradient formulas")
     s.identity("∂ℒ/∂x_t = g_t^z W_x", *[G[bp.adjoint(f"x_{t}")] - Gz[t] * Wx for t in range(T)], at="input gradients")
-    # A zero-valued trainable bias receives a nonzero derivative (tanh, at values drawn here, exactly as drawn).
     Lb, _, bpb = vector_rnn("vector tanh RNN with b_h = 0 at a chosen point", D=3, H=2, C=2, bias=True,
                             activation=sp.tanh)
     rng = np.random.default_rng(4)
@@ -456,12 +442,10 @@ def per_position(s):
                G("b_o") - sp.ones(1, T) * sp.Matrix.vstack(*es), at="shared head")
     s.identities(*[(f"e_{t} = ŷ_{t} − y_{t}", L.expand(bp.e(t), keep=[f"ŷ_{t}"]) - err(L, t)) for t in range(T)],
                  at="error signals")
-    # The recursion counts every later loss once: it equals differentiating the unrolled loss (scalar, general φ).
     Ls, _, bps = scalar_rnn("three-step scalar RNN, a loss at every position", positions="all")
     s.identity("the two-path recursion equals direct differentiation of the unrolled ℒ = Σ_t ℓ_t (each loss once)",
                *[Ls.expand(bps.grads.name(w)) - sp.diff(Ls.expand("ℒ"), Ls.symbol(w)) for w in ("w_x", "w_h", "w_o")],
                at="each later loss counted once")
-    # Means: 1/T on the direct error signals only, and 1/B for a mean over examples.
     Lm, _, bpm = vector_rnn("vector RNN, mean over T = 3 positions and B = 2 examples", D=3, H=2, C=2, B=2,
                             positions="all", loss_positions="mean", batch="mean")
     at = "1/T and 1/B scaling"
@@ -480,12 +464,11 @@ def per_position(s):
         scaled += [bpb.loss.scale - want, Lb.expand(bpb.e(0), keep=["ŷ_0"]) - err(Lb, 0) * want]
     s.identity(r"1/B", *scaled, what="a mean over B examples adds the factor 1/B to ℒ and to each ∂ℒ/∂ŷ_t "
                "(B = 2 and B = 3), on top of 1/T for a mean over positions", at=at)
-    # Numerically for T = 50 with a loss at every position (mean over positions): path products = recursion.
     draws = [sp.Rational(v) for v in np.random.default_rng(50).normal(size=100)]
-    values = {**{f"x_{t}": draws[t] for t in range(50)}, **{f"y_{t}": draws[50 + t] for t in range(50)},
-              "w_x": exact("0.9"), "w_h": exact("1.05"), "w_o": exact("0.8")}
+    values = {**{f"x_{t}": draws[t] for t in range(50)}, **{f"y_{t}": draws[50 + t] for t in range(50)}}
     Ln, _, bpn = scalar_rnn("50-step tanh RNN, mean loss over every position", T=50, activation=sp.tanh,
-                            positions="all", loss_positions="mean", values=values)
+                            positions="all", loss_positions="mean",
+                            values=values | chosen(w_x="0.9", w_h="1.05", w_o="0.8")[0])
     factors = bptt_.factor_values(s.values.rows(Ln))
     for w in ("w_x", "w_h", "w_o"):
         s.agree(f"T = 50, every position scored: Σ over all paths of ∂ℒ/∂{w} equals the recursion to 45 digits",
@@ -504,7 +487,6 @@ def matrix_paths(s):
     P = jacobians.jacobian_product(L, run, 3, 0)
     s.identity("g_0^h = g_3^h J_3 J_2 J_1 (no losses in between)", down_to(L, bp, bp.g_h(0), bp.g_h(3))
                - E(L, bp.g_h(3)) * down_to(L, bp, P.name), at="Jacobian products")
-    # The bound with spectral norms, and the order of the product, at a tanh point drawn here (exactly as drawn).
     Ln, runn, bpn = vector_rnn("vector tanh RNN, H = 3, six steps", T=6, D=2, H=3, C=2, activation=sp.tanh, bias=True)
     J_names = [jacobians.elman_jacobian(s.use(Ln), runn, t).name for t in range(6)]
     rng = np.random.default_rng(20)
@@ -518,7 +500,6 @@ def matrix_paths(s):
     commutator = norm(np.dot(ev["J_2"], ev["J_1"]) - np.dot(ev["J_1"], ev["J_2"]))
     s.prove("matrix products do not commute: J_2 J_1 ≠ J_1 J_2 at this point",
             lambda: (commutator > 1e-6, f"‖J_2J_1 − J_1J_2‖₂ = {short(commutator, 4)}"), at="order of the product")
-    # An entry of W_h above one does not imply growth: W_h = [[0, 2], [0, 0]] gives J_2 J_1 = 0 for any slopes.
     Lz = s.use(Ledger("tanh RNN with W_h = [[0, 2], [0, 0]]", exact_forms=True))
     run_z = cells.rnn(Lz, cells.sequence_inputs(Lz, 3, width=1), Lz.parameter("W_x", shape=(2, 1)),
                       Lz.parameter("W_h", [[0, 2], [0, 0]]), phi=sp.tanh)
@@ -534,19 +515,15 @@ def figure_3(s):
            f"here for path lengths 0–{n - 1} and T = 1–{n}.")
     factors = [s.page.printed(near="hold a scalar transition derivative fixed at", index=k) for k in (1, 2, 3)]
     w_h_text, w_x = s.page.printed("w_h", index=0), s.page.value("w_x")  # the right panel's trajectories
-    # `symseq figure week06-rnn gradient-paths` draws both panels from these parameters
-    s.gradient_paths("Figure 3", w_h=w_h_text, w_x=w_x, inputs=[0, 1], factors=factors, length=n)
-    # Left: a fixed factor raised to the number of transitions.
+    s.gradient_paths("Figure 3", w_h=w_h_text, w_x=w_x, inputs=[0, 1], factors=factors, length=n)  # symseq figure
     left = sp.Matrix([[exact(r) ** k for r in factors] for k in range(n)])
     s.show_table("Figure 3 (left): |factor|^n", left, rows=[str(k) for k in range(n)], cols=factors)
     s.prove(f"fixed factors {', '.join(factors)}: |factor|^n shrinks, stays at one, grows with every extra transition",
             lambda: (all(left[k + 1, 0] < left[k, 0] and left[k + 1, 2] > left[k, 2] for k in range(n - 1))
                      and set(left[:, 1]) == {1}, f"at n = {n - 1}: {short(left[-1, 0])}, 1, {short(left[-1, 2])}"),
             at="Figure 3 (left)")
-    # Right: tanh trajectories with the printed w_h, w_x, h_{−1} = 0 and constant inputs 0 (ledger L0) and 1 (L1);
-    # S_T is |∂h_{T−1}/∂h_0|.
     w_h = exact(w_h_text)
-    for x in (0, 1):
+    for x in (0, 1):  # the right panel: ledgers L0 and L1; S_T is |∂h_{T−1}/∂h_0|
         L = s.ledger(f"tanh trajectory, w_h = {w_h_text}, w_x = {w_x}, x_t = {x}", exact_forms=False)
         run = cells.rnn(L, [L.input(f"x_{t}", x) for t in range(n)], L.parameter("w_x", w_x),
                         L.parameter("w_h", w_h), phi=sp.tanh)
@@ -561,17 +538,17 @@ def figure_3(s):
             lambda: (L0.value("w_h") == L1.value("w_h") == w_h and v0[f"S_{n}"] > 1 > s1[-1],
                      f"|∂h_{n - 1}/∂h_0| = {short(v0[f'S_{n}'])} and {short(s1[-1], 4)}"), at=at,
             near="the same recurrent weight can amplify or suppress sensitivity")
-    s.given(L0.value("w_x"), what="w_x, the input weight of both trajectories", at=at)
-    s.given(0, what="h_{−1}: both trajectories start from the zero state", at=at)
-    s.prove("zero input: every state stays exactly zero", lambda: (all(v0[f"h_{t}"] == 0 for t in range(n)), "h_t = 0"),
-            at=at0, near="all states remain zero")
-    s.claim(s.page.printed(near="every transition derivative is", index=3), L0.handle("J_1"), ledger=L0,
-            what="every transition derivative w_h tanh′(0) with zero input", at=at0)
-    s.prove("zero input: every transition derivative equals w_h exactly",
-            lambda: (all(v0[f"J_{t}"] == w_h for t in range(1, n)), f"J_t = {w_h}"), at=at0)
-    s.prove("zero input: |∂h_{T−1}/∂h_0| = w_h^{T−1} grows although the states are bounded",
-            lambda: (all(v0[f"S_{T}"] == w_h ** (T - 1) for T in range(1, n + 1)), f"at T = {n}: "
-                     f"{short(v0[f'S_{n}'])}"), at=at0)
+    s.given(L0.value("w_x"), 0, what=("w_x, the input weight of both trajectories",
+                                      "h_{−1}: both trajectories start from the zero state"), at=at)
+    with s.place(at0):
+        s.prove("zero input: every state stays exactly zero", lambda: (
+            all(v0[f"h_{t}"] == 0 for t in range(n)), "h_t = 0"), near="all states remain zero")
+        s.claim(s.page.printed(near="every transition derivative is", index=3), L0.handle("J_1"), ledger=L0,
+                what="every transition derivative w_h tanh′(0) with zero input")
+        s.prove("zero input: every transition derivative equals w_h exactly",
+                lambda: (all(v0[f"J_{t}"] == w_h for t in range(1, n)), f"J_t = {w_h}"))
+        s.prove("zero input: |∂h_{T−1}/∂h_0| = w_h^{T−1} grows although the states are bounded", lambda: (
+            all(v0[f"S_{T}"] == w_h ** (T - 1) for T in range(1, n + 1)), f"at T = {n}: {short(v0[f'S_{n}'])}"))
     s.prove(r"x_t=1", lambda: (all(a < b < 1 for a, b in zip(h1, h1[1:])) and all(b < a for a, b in zip(s1, s1[1:]))
                                and s1[-1] < 1e-30, f"h_0 = {short(h1[0])}, h_{n - 1} = {short(h1[-1])}; "
                                f"|∂h_{{T−1}}/∂h_0| at T = 2: {short(s1[1], 4)}, T = {n}: {short(s1[-1], 4)}"),
@@ -582,16 +559,14 @@ def figure_3(s):
     right = [[ops.Ref(f"S_{T}", (), L) for L in (L0, L1)] for T in range(1, n + 1)]  # both positive: w_h > 0
     s.show_table("Figure 3 (right): |∂h_{T−1}/∂h_0|", right, rows=[str(T) for T in range(1, n + 1)],
                  cols=["x_t = 0", "x_t = 1"])
-    # A distant signal can vanish while the total shared-weight gradient stays substantial.
-    values = {**{f"x_{t}": 1 for t in range(10)}, "w_x": w_x, "w_h": w_h, "w_o": 1, "y": 0}
     Lg, _, bpg = scalar_rnn(f"ten-step tanh RNN, w_h = {w_h_text}, w_x = {w_x}, x_t = 1, final loss", T=10,
-                            activation=sp.tanh, values=values)
+                            activation=sp.tanh, values={**{f"x_{t}": 1 for t in range(10)}, "w_x": w_x, "w_h": w_h,
+                                                        "w_o": 1, "y": 0})
     ev = s.values.rows(s.use(Lg))
     first, total = ev["g_0^z"] * ev["x_0"], ev[bpg.grads.name("w_x")]
-    s.prove("the t = 0 contribution to ∂ℒ/∂w_x is below 10⁻⁸ of the total, which is not small",
-            lambda: (abs(first) < abs(total) / 10 ** 8 and abs(total) > 1e-2,
-                     f"g_0^z x_0 = {short(first, 4)}, ∂ℒ/∂w_x = {short(total, 4)}"),
-            at="later uses supply the gradient")
+    s.prove("the t = 0 contribution to ∂ℒ/∂w_x is below 10⁻⁸ of the total, which is not small", lambda: (
+        abs(first) < abs(total) / 10 ** 8 and abs(total) > 1e-2,
+        f"g_0^z x_0 = {short(first, 4)}, ∂ℒ/∂w_x = {short(total, 4)}"), at="later uses supply the gradient")
 
 
 @derivation.section("Clipping limits a large gradient; it cannot recover a lost one")
@@ -601,22 +576,22 @@ def clip(s):
     s.note("The handout prints no numbers in this section; the joined gradient g = (3, 0, 0, 0, 0, 4) and the "
            "thresholds are chosen here, so the worked values are stated as properties, not as printed claims.")
     r, r10 = (clipping.clip_by_global_norm(g, tau) for tau in (1, 10))
-    at = "norm clipping, τ = 1"
-    s.agree("‖g‖₂ = 5 for the joined gradient (3, 0, 0, 0, 0, 4)", r.norm, 5, at=at)
-    s.agree("τ g/‖g‖₂ = (3/5, 0, 0, 0, 0, 4/5) with τ = 1", sp.Matrix([[*r.grads["W"], *r.grads["b"]]]),
-            sp.Matrix([[3, 0, 0, 0, 0, 4]]) / 5, at=at)
-    s.agree("the clipped length equals τ", norm(r.grads), 1, at=at)
-    s.prove("clipping keeps the direction: g_clip is a positive multiple of g",
-            lambda: (r.factor > 0 and all(r.grads[k] == g[k] * r.factor for k in g), f"factor {r.factor}"), at=at,
+    with s.place("norm clipping, τ = 1"):
+        s.agree("‖g‖₂ = 5 for the joined gradient (3, 0, 0, 0, 0, 4)", r.norm, 5)
+        s.agree("τ g/‖g‖₂ = (3/5, 0, 0, 0, 0, 4/5) with τ = 1", sp.Matrix([[*r.grads["W"], *r.grads["b"]]]),
+                sp.Matrix([[3, 0, 0, 0, 0, 4]]) / 5)
+        s.agree("the clipped length equals τ", norm(r.grads), 1)
+        s.prove("clipping keeps the direction: g_clip is a positive multiple of g", lambda: (
+            r.factor > 0 and all(r.grads[k] == g[k] * r.factor for k in g), f"factor {r.factor}"),
             near="keeps its direction")
-    s.prove("a gradient longer than the threshold comes out shorter", lambda: (
-        norm(r.grads) < r.norm, f"‖g_clip‖₂ = {norm(r.grads)} < ‖g‖₂ = {r.norm}"), at=at, near="has its length reduced")
+        s.prove("a gradient longer than the threshold comes out shorter", lambda: (
+            norm(r.grads) < r.norm, f"‖g_clip‖₂ = {norm(r.grads)} < ‖g‖₂ = {r.norm}"), near="has its length reduced")
     s.prove("‖g‖₂ ≤ τ: the gradient is unchanged", lambda: (not r10.clipped and r10.grads == g, "τ = 10"),
             at="first branch")
     rz = clipping.clip_by_global_norm({"W": sp.zeros(2, 2)}, 1)
-    s.prove("the zero gradient takes the first branch (no division by zero) and stays zero",
-            lambda: (not rz.clipped and rz.norm == 0 and rz.grads["W"] == sp.zeros(2, 2), "‖0‖ = 0 ≤ τ"),
-            at="zero gradient", near="The zero gradient uses the first branch")
+    s.prove("the zero gradient takes the first branch (no division by zero) and stays zero", lambda: (
+        not rz.clipped and rz.norm == 0 and rz.grads["W"] == sp.zeros(2, 2), "‖0‖ = 0 ≤ τ"), at="zero gradient",
+        near="The zero gradient uses the first branch")
     tiny = {"W": sp.Matrix([[exact("1e-12"), 0], [0, exact("-1e-12")]])}
     rt = clipping.clip_by_global_norm(tiny, 1)
     s.prove("clipping cannot restore a vanished gradient: a tiny gradient comes out exactly as tiny", lambda: (
@@ -647,8 +622,7 @@ def gru_section(s):
                Lu.expand(run_u.h[0].name, keep=["u_0", "h̃_0", "h_{-1}"])
                - (uu.multiply_elementwise(hp) + (sp.ones(1, 2) - uu).multiply_elementwise(nn_)),
                what="the state update: retained old state plus written candidate", at="state update")
-    # The one-coordinate example "u = 0.9, old state 0.5, candidate −0.4 give 0.9(0.5)+0.1(−0.4) = 0.410", read in
-    # the order the line prints it: u, old state, candidate, the mixture as printed (with 1 − u), its value.
+    # the one-coordinate example, in the order its line prints it: u, old state, candidate, the mixture, its value
     ex = [s.page.printed(near="For one coordinate", index=k) for k in range(8)]
     mixes = {u: cells.gru_mix(exact(u), exact(ex[1]), exact(ex[2])) for u in (ex[0], ex[5])}
     near_old, near_new = (abs(mixes[u] - exact(ex[1])) < abs(mixes[u] - exact(ex[2])) for u in (ex[0], ex[5]))
@@ -659,13 +633,13 @@ def gru_section(s):
     L = s.ledger(f"one GRU coordinate: u = {ex[0]}, old state {ex[1]}, candidate {ex[2]}")
     u, h_prev, cand = (L.input(n, exact(x)) for n, x in zip(("u", "h_{t-1}", "h̃"), ex))
     one_minus, mix = L.define("1-u", 1 - u), L.define("h_t", cells.gru_mix(u, h_prev, cand))
-    at = "mixture example"
-    s.given(u, h_prev, cand, what=("u, the update gate's coordinate", "the old state", "the candidate"), at=at)
-    s.claim(f"{ex[3]}({ex[4]})+{ex[5]}({ex[6]})", mix, what=f"u h_{{t−1}} + (1 − u) h̃ as printed (1 − u = {ex[5]})",
-            at=at)
-    s.prove("the candidate's weight is 1 − u",
-            lambda: (L.value(one_minus.name) == 1 - L.value("u"), f"1 − u = {L.value(one_minus.name)}"), at=at)
-    s.claim(ex[7], mix, what="u h_{t−1} + (1 − u) h̃, the mixture's value", at=at)
+    with s.place("mixture example"):
+        s.given(u, h_prev, cand, what=("u, the update gate's coordinate", "the old state", "the candidate"))
+        s.claim(f"{ex[3]}({ex[4]})+{ex[5]}({ex[6]})", mix,
+                what=f"u h_{{t−1}} + (1 − u) h̃ as printed (1 − u = {ex[5]})")
+        s.prove("the candidate's weight is 1 − u", lambda: (L.value(one_minus.name) == 1 - L.value("u"),
+                                                            f"1 − u = {L.value(one_minus.name)}"))
+        s.claim(ex[7], mix, what="u h_{t−1} + (1 − u) h̃, the mixture's value")
     s.identity(r"\sigma(v)=1/(1+e^{-v})", sigmoid(v).rewrite(sp.exp) - 1 / (1 + sp.exp(-v)),
                what="the logistic sigmoid of the gates, coordinatewise", at="gates")
     for variant, (Lg, run) in steps.items():  # the direct carry and the full Jacobian of one step
@@ -680,7 +654,6 @@ def gru_section(s):
         s.prove(f"the full Jacobian differs from the direct carry diag(u_t) ({variant})",
                 lambda extra=extra: (any(e != 0 for e in extra), "the gate and candidate terms are nonzero"),
                 at="full Jacobian")
-    # Reset after the recurrent affine map (torch) versus before it (Cho et al. 2014), on one ledger.
     Lr = s.ledger("one GRU candidate, torch versus Cho et al. 2014", exact_forms=False)
     xs, p = cells.sequence_inputs(Lr, 1, width=1), cells.gru_parameters(Lr, 1, 2, packed=False)
     h0 = Lr.input("h_{-1}", shape=(1, 2))
