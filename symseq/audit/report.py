@@ -400,10 +400,17 @@ class AuditReport:
     def _add_cannot_hold(self, arith) -> None:
         """Add an erratum for each statement of ``arith`` that cannot hold (a statement that lost a number, or prints
         one for a value that is not real), then put the errata in the text's order."""
-        for g in arith.cannot_hold:
-            self.errata.append(Erratum(g.line, g.text, g.correct, g.reason,
-                                       f"page arithmetic, line {g.line}", "", g.text, kind="statement"))
+        self.add_statements(arith.cannot_hold, "page arithmetic")
+
+    def add_statements(self, broken: list, source: str) -> AuditReport:
+        """Add an erratum of kind ``"statement"`` for each :class:`~symseq.audit.arithmetic.Broken` of ``broken``
+        (a statement of the page that is false or cannot hold), its source ``"{source}, line N"``, then put the
+        errata in the text's order. Returns ``self``."""
+        for g in broken:
+            self.errata.append(Erratum(g.line, g.text, g.correct, g.reason, f"{source}, line {g.line}", "", g.text,
+                                       kind="statement"))
         self._in_text_order()
+        return self
 
     def place_missing(self, derivations: list) -> AuditReport:
         """Name the wrong number where a claim is missing: when a claim's printed value is missing from the text

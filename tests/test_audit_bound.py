@@ -1,0 +1,103 @@
+"""The page's formulas bound to the derivation's ledger rows by the page's own names (symseq.audit.bound).
+
+Seed 004 (Week 06) prints the scalar RNN's forward and backward rows as formulas (Table 3, the substituted
+sensitivities, the boxed gradients, the recurrence over t). Its derivation's ledger has the same names, so an
+index, a time step or a factor edited in one of those formulas is a false statement at its line, though no claim
+quotes the formula.
+"""
+
+import pytest
+import sympy as sp
+
+from symseq.audit import audit_document, read, relayout
+from symseq.audit.bound import check, name_key
+from symseq.authoring import bundled
+from test_audit import SEEDS, needs_seeds
+
+SEED = "004_daeab95066cb0286.txt"
+
+# (line, text, edited text): each makes a formula of the seed false for the derivation's ledger
+EDITS = [
+    (127, "w_hh_0", "w_hh_1"),  # Table 3: z_1 = w_x x_1 + w_h h_1
+    (130, "g_2^z=g_2^h", "g_3^z=g_2^h"),  # a step the three-step model does not have
+    (164, "h_{-1}+", "h_{-2}+"),  # the boxed ∂ℒ/∂w_h
+    (144, "w_h\\,\\phi'(z_0)", "w_h\\,\\phi'(z_1)"),  # the substituted g_0^z
+    (166, "(\\widehat y-y)h_2", "(\\widehat y-y)h_1"),  # ∂ℒ/∂w_o
+    (172, "\\phi'(z_2)h_1", "\\phi'(z_3)h_1"),  # the expanded ∂ℒ/∂w_h
+    (71, "h_{t-1}", "h_{t-2}"),  # z_t = w_x x_t + w_h h_{t−2}: a two-step recurrence
+    (131, "w_oh_2", "w_o^2h_2"),  # an exponent: ŷ = w_o² h_2
+]
+
+
+@pytest.fixture(scope="module")
+def week06():
+    doc = read(SEEDS / SEED)
+    ds = [d for d in bundled() if d.name in ("week06-rnn", "week06-encoder")]
+    return doc, ds, audit_document(doc, ds)
+
+
+def _edited(doc, line, old, new):
+    lines = list(doc.lines)
+    assert old in lines[line - 1], (line, old)
+    lines[line - 1] = lines[line - 1].replace(old, new, 1)
+    return relayout(doc, lines)
+
+
+@needs_seeds
+def test_the_clean_seed_has_no_false_formula(week06):
+    doc, ds, clean = week06
+    assert check(doc, ds, clean.sections) == []
+    assert not clean.failed
+
+
+@needs_seeds
+@pytest.mark.parametrize("line, old, new", EDITS, ids=[f"line{e[0]}" for e in EDITS])
+def test_an_edited_formula_is_false_at_its_line(week06, line, old, new):
+    doc, ds, clean = week06
+    found = check(_edited(doc, line, old, new), ds, clean.sections)
+    assert [b.line for b in found] == [line], found
+    assert "three-step scalar RNN" in found[0].reason
+
+
+@needs_seeds
+def test_the_audit_fails_naming_the_formula_and_the_ledger_row(week06):
+    doc, ds, _ = week06
+    rep = audit_document(_edited(doc, 127, "w_hh_0", "w_hh_1"), ds)
+    assert rep.failed
+    (e,) = [e for e in rep.errata if e.line == 127]
+    assert e.kind == "statement" and e.source == "the derivation's ledger, line 127"
+    assert e.correct == "z_1 = h_0·w_h + w_x·x_1" and "w_xx_1+w_hh_1 ≠ z_1" in e.fault
+
+
+@pytest.mark.parametrize("text, env, key", [
+    ("\\mathbf h_{t-1}", {"t": 2}, "h_1"),
+    ("h_{t-1}", {"t": 0}, "h_-1"),
+    ("\\widehat y", {}, "ŷ"),
+    ("\\hat{y}", {}, "ŷ"),
+    ("\\mathcal L", {}, "ℒ"),
+    ("g_0^z", {}, "g_0^z"),
+    ("W_{hn}", {}, "W_hn"),
+    ("x_t", {}, "x_t"),
+])
+def test_the_key_of_a_page_name(text, env, key):
+    assert name_key(text, env) == key
+
+
+def test_a_wrong_formula_on_a_small_page_of_ones_own():
+    """A derivation of one's own: a page whose second formula names the wrong step."""
+    from symseq import Derivation
+    from symseq.derive import bptt
+    from symseq.read.document import parse
+
+    page = ["# The cell", "", "\\(z_1=w_xx_1+w_hh_0\\) and \\(h_1=\\phi(z_1)\\).", "",
+            "\\(z_2=w_xx_2+w_hh_0\\)", ""]
+    d = Derivation("tiny", title="tiny", source="tiny.md")
+
+    @d.section("The cell")
+    def cell(s):
+        L, _, _ = bptt.scalar_rnn("three-step scalar RNN")
+        s.use(L)
+        s.claim(sp.Integer(3), 3, what="steps", in_text=False)
+
+    found = check(parse("\n".join(page), path="tiny.md"), [d], [("tiny", "The cell", (1, 6))])
+    assert [(b.line, b.correct) for b in found] == [(5, "z_2 = h_1·w_h + w_x·x_2")]
