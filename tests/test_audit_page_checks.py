@@ -439,3 +439,25 @@ def test_what_a_code_block_prints_under_print_is_checked_against_its_literals():
     # a method that may change an array in place (V.add_(1)) before the print: the print is not read
     inplace = page.replace("output = attn_weights @ V\n", "output = attn_weights @ V\noutput.add_(1)\n")
     assert [s.line for s in _page(inplace).statements] == [15]
+
+
+@needs_seeds
+@pytest.mark.parametrize("line, old, new, fits", [
+    (274, "C\\times H", "H\\times C", "C×H"),  # W_o in Table 5, against ŷ = h_{T−1} W_oᵀ + b_o in an aligned display
+    (273, "H\\times D", "D\\times H", None),  # W_x, against z_t = x_t W_xᵀ + h_{t−1} W_hᵀ + b_h
+    (271, "1\\times D", "D\\times 1", None),  # a row x_t written as a column
+    (275, "1\\times C", "C\\times 1", "1×C"),  # b_o
+])
+def test_a_transposed_shape_of_table_5_breaks_the_aligned_formulas(line, old, new, fits):
+    """Seed 004's Table 5 declares the shapes of the vector RNN; its formulas sit in an aligned display and name
+    h_{t−1} and h_{T−1}, which take the shape declared for h_t."""
+    doc = read(SEEDS / "004_daeab95066cb0286.txt")
+    assert misfits(doc) == []
+    lines = list(doc.lines)
+    assert old in lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace(old, new, 1)
+    from symseq.read.document import relayout
+
+    found = misfits(relayout(doc, lines))
+    assert [b.line for b in found] == [line], found
+    assert fits is None or found[0].correct == fits

@@ -42,7 +42,7 @@ import sympy as sp
 
 from ..read import NUMBER
 from .arithmetic import Broken
-from .words import math_bodies
+from .words import math_bodies, plain_formula
 
 MAX_PIECES = 600  # equations checked per page (bounded work)
 STEPS = range(10)  # the values an index letter of a subscript is bound to
@@ -51,9 +51,6 @@ DIGITS = 30
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "theta": "θ",
           "lambda": "λ", "mu": "μ", "tau": "τ", "eta": "η", "rho": "ρ", "omega": "ω", "psi": "ψ", "xi": "ξ"}
 _ACCENT = {"widehat": "\u0302", "hat": "\u0302", "tilde": "\u0303", "widetilde": "\u0303", "bar": "\u0304"}
-_SPACING = re.compile(r"\\[,;!: ]|\\(?:qquad|quad|Bigl|Bigr|bigl|bigr|Big|big|left|right|displaystyle|boxed|nonumber)"
-                      r"(?![A-Za-z])|\\begin\{(?:aligned|align\*?|split|gathered)\}|\\end\{(?:aligned|align\*?|split|"
-                      r"gathered)\}|&|\\\\")
 _SCRIPT = r"(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[A-Za-z0-9])"
 _NAME = re.compile(r"(?P<wrap>\\(?:mathbf|boldsymbol|bm|mathit|mathcal|widehat|hat|tilde|widetilde|bar)\s*)?"
                    r"(?P<base>\{\s*[A-Za-z]\s*\}|[A-Za-z]|\\(?:" + "|".join(_GREEK) + r")(?![A-Za-z]))"
@@ -75,28 +72,6 @@ _NUMBERED = re.compile(r"(.+?_)(-?\d{1,2})((?:\^.*)?)")  # a key numbered by a s
 
 class _Unread(Exception):
     """An equation this reader does not read, or whose names are not all rows: it is left alone."""
-
-
-def _clean(body: str) -> str:
-    """A formula with LaTeX's spacing, sizing and alignment marks dropped, and a group around all of it (what
-    ``\\boxed{…}`` leaves) opened."""
-    text = _SPACING.sub(" ", body).replace("\\lbrack", "[").replace("\\rbrack", "]").strip().rstrip(".,; ")
-    while text.startswith("{") and _closing(text, 0) == len(text) - 1:
-        text = text[1:-1].strip().rstrip(".,; ")
-    return text
-
-
-def _closing(text: str, i: int) -> int:
-    """The position of the bracket that closes the one at ``i``; -1 when none does."""
-    depth = 0
-    for j in range(i, len(text)):
-        if text[j] in "([{":
-            depth += 1
-        elif text[j] in ")]}":
-            depth -= 1
-            if depth == 0:
-                return j
-    return -1
 
 
 def _top_split(text: str, seps: str) -> list[tuple[int, str]]:
@@ -523,7 +498,7 @@ def check(doc, derivations: list, sections: list) -> list[Broken]:
             if all(b is not binds[id(L)] for b in mine):
                 mine.append(binds[id(L)])
         for start, end, body in math_bodies(text):
-            for off, sides in _equations(_clean(body)):
+            for off, sides in _equations(plain_formula(body)):
                 seen += 1
                 if seen > MAX_PIECES:
                     return out

@@ -39,7 +39,7 @@ import sympy as sp
 from ..read import NUMBER
 from ..read.document import Document, row_cells
 from .arithmetic import Broken
-from .words import math_bodies
+from .words import math_bodies, plain_formula
 
 REACH = 120  # lines: a formula reads a name's shape declared at most this far away (a table of objects above)
 MAX_FORMULAS = 400  # formulas checked per page (bounded work)
@@ -118,10 +118,12 @@ def _size(text: str):
 
 
 def _shape(text: str) -> tuple:
-    """``T\\times d_k`` → (T, d_k); ``d`` → (d,)."""
+    """``T\\times d_k`` → (T, d_k); ``1\\times H`` → (1, H); ``d`` → (d,)."""
     parts = _TIMES.split(text.strip().strip("{}"))
     if len(parts) > 2:
         raise _Unread(text)
+    if len(parts) == 2 and "1" in (parts[0].strip(), parts[1].strip()):  # a row 1×H or a column H×1
+        return tuple(sp.Integer(1) if p.strip() == "1" else _size(p) for p in parts)
     return tuple(_size(p) for p in parts)
 
 
@@ -256,6 +258,10 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     return out
 
 
+# a name numbered by a step or a position: h_0, h_{-1}, h_{t-1}, h_{T-1} (its key: h_T-1)
+_STEP = re.compile(r"([A-Za-z]+)_(-?\d{1,3}|[A-Za-z][-+]\d{1,3})")
+
+
 class _Reader:
     """Reads one side of a formula into its shape, checking every product and sum on the way."""
 
@@ -311,6 +317,10 @@ class _Reader:
             s = ()
         elif kind == "name":  # H^{(1)}, H^L, H' take H's shape unless declared
             s = self.shapes.get(v, self.shapes.get(re.sub(r"\^.*|'+$", "", v)))
+            step = _STEP.fullmatch(re.sub(r"\^.*|'+$", "", v))
+            if s is None and step:  # h_{T-1}, h_0, h_{t-1} take the shape declared for h_t
+                s = next((self.shapes[f"{step.group(1)}_{i}"] for i in "tsij" if f"{step.group(1)}_{i}" in self.shapes),
+                         None)
         elif kind == "func":  # an entry-by-entry function keeps the shape; another one's shape is unknown
             self.take("(")
             s = self.expr()
@@ -357,8 +367,8 @@ class _Sizes:
                 self.solved[u] = w
                 self.solved = {k: v.xreplace({u: w}) for k, v in self.solved.items()}
                 return
-        if a.free_symbols and b.free_symbols and not (a.atoms(sp.Dummy) or b.atoms(sp.Dummy)):
-            raise _Misfit(f"{a} is not {b}")
+        if (a.free_symbols or a == 1) and (b.free_symbols or b == 1) and not (a.atoms(sp.Dummy) or b.atoms(sp.Dummy)):
+            raise _Misfit(f"{a} is not {b}")  # two sizes written apart, or a row's 1 against a size
         raise _Unread("sizes not comparable")
 
     def scalar(self, s):
@@ -393,6 +403,8 @@ def formulas(doc: Document) -> list[Formula]:
         if k in doc.code:
             continue
         for _, _, body in math_bodies(line):
+            if re.search(r"\\begin\{(?:aligned|align\*?|split|gathered)\}", body):
+                body = plain_formula(body)  # an aligned display: its rows as equations
             if re.search(r"\\begin", body):
                 continue
             for piece in re.split(r",(?![^{}()]*[})])|\\quad|\\qquad|;", body):

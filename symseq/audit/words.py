@@ -40,6 +40,39 @@ _VALUE_AFTER = re.compile(r"\s*(?:\$|\\\(|[-−+]?\.?\d|zero\b|one\b|its\b|the (
 _QUOTES = {"“": "”", "‘": "’", '"': '"', "'": "'", "`": "`"}
 
 
+_SPACING = re.compile(r"\\[,;!: ]|\\(?:qquad|quad|Bigl|Bigr|bigl|bigr|Big|big|left|right|displaystyle|boxed|nonumber)"
+                      r"(?![A-Za-z])|\\begin\{(?:aligned|align\*?|split|gathered)\}|\\end\{(?:aligned|align\*?|split|"
+                      r"gathered)\}|&|\\\\")
+
+
+def plain_formula(body: str) -> str:
+    """A formula with LaTeX's spacing, sizing and alignment marks dropped (``\\,``, ``\\quad``, ``\\Bigl``, ``&``,
+    ``\\\\``, an ``aligned`` environment's ``\\begin`` and ``\\end``), its closing full stop or comma too, and a group
+    around all of it (what ``\\boxed{…}`` leaves) opened: the lines of an aligned display read as one text, a row
+    that starts with its own text (not with ``&``) cut from the row above by a comma."""
+    rows = body.split("\\\\")
+    for k in range(1, len(rows)):  # a row with no text before its first & continues the equation above
+        if rows[k].strip() and not rows[k].lstrip().startswith("&") and not rows[k].lstrip().startswith("\\end"):
+            rows[k] = ", " + rows[k]  # … else it is an equation of its own
+    body = "\\\\".join(rows)
+    text = _SPACING.sub(" ", body).replace("\\lbrack", "[").replace("\\rbrack", "]").strip().rstrip(".,; ")
+    while text.startswith("{") and _closing(text, 0) == len(text) - 1:
+        text = text[1:-1].strip().rstrip(".,; ")
+    return text
+
+
+def _closing(text: str, i: int) -> int:
+    """The position of the bracket that closes the one at ``i``; -1 when none does."""
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] in "([{":
+            depth += 1
+        elif text[j] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
 
 def math_bodies(line: str) -> list[tuple[int, int, str]]:
     """(start, end, text) of each formula written inline on ``line``: ``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``
