@@ -239,18 +239,25 @@ def _entry(text: str) -> str | None:
     return None
 
 
-def _split_top(text: str, seps: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in text:
+def split_top(text: str, seps) -> list[str]:
+    """``text`` cut at each separator of ``seps`` (strings; a string of one-character separators is one too) that
+    stands outside brackets and braces: ``split_top("a,[1,2];b", ",;")`` is ``["a", "[1,2]", "b"]``."""
+    parts, depth, cur, i = [], 0, "", 0
+    while i < len(text):
+        ch = text[i]
         if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        if depth == 0 and ch in seps:
-            parts.append(cur)
-            cur = ""
-            continue
+        if depth == 0:
+            hit = next((sep for sep in seps if text.startswith(sep, i)), None)
+            if hit:
+                parts.append(cur)
+                cur = ""
+                i += len(hit)
+                continue
         cur += ch
+        i += 1
     parts.append(cur)
     return parts
 
@@ -588,7 +595,7 @@ class _Scanner:
             inner = re.sub(r"\\(right|bigr|Bigr)\s*$", "", inner.rstrip())
         clean = _SPACING.sub(" ", inner)
         sep = "|" if "|" in clean and "," in clean else ""
-        items = [x for part in (_split_top(clean, "|;") if sep else [clean]) for x in _split_top(part, ",")]
+        items = [x for part in (split_top(clean, "|;") if sep else [clean]) for x in split_top(part, ",")]
         if len(items) < 2 or any(not x.strip() for x in items):
             return None
         entries = [_entry(x) for x in items]

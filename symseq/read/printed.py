@@ -28,6 +28,7 @@ import sympy as sp
 
 from ..errors import ClaimError
 from .number import PrintedNumber, read_number
+from .page import split_top
 
 @dataclass
 class Printed:
@@ -61,27 +62,6 @@ def parse_expression(text: str, names: dict | None = None):
 # ---------------------------------------------------------------------------
 
 _ENV = re.compile(r"\\begin\{(array|pmatrix|bmatrix|matrix)\}(\{[^}]*\})?(.*)\\end\{\1\}", re.S)
-
-
-def _split_top(text: str, seps: tuple) -> list[str]:
-    parts, depth, cur, i = [], 0, "", 0
-    while i < len(text):
-        ch = text[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if depth == 0:
-            hit = next((s for s in seps if text.startswith(s, i)), None)
-            if hit:
-                parts.append(cur)
-                cur = ""
-                i += len(hit)
-                continue
-        cur += ch
-        i += 1
-    parts.append(cur)
-    return parts
 
 
 def _strip_outer(text: str) -> tuple[str, bool]:
@@ -135,17 +115,17 @@ def read_printed(text: str, names: dict | None = None, *, shape: bool = False) -
         return _grid(text, grid)
     inner, bracketed = _strip_outer(t)
     if bracketed:
-        rows = _split_top(inner, (";", "|")) if (";" in inner or "|" in inner) else None
+        rows = split_top(inner, (";", "|")) if (";" in inner or "|" in inner) else None
         if rows and len(rows) > 1 and "|" in inner and ";" not in inner:
-            flat = [e for r in rows for e in _split_top(r, (",",))]  # [a,b | c,d]: side by side
+            flat = [e for r in rows for e in split_top(r, (",",))]  # [a,b | c,d]: side by side
             return Printed(text, "vector", [_entry(e, names) for e in flat], (1, len(flat)))
         if rows and len(rows) > 1:
-            grid = [[_entry(c, names) for c in _split_top(r, (",",))] for r in rows]
+            grid = [[_entry(c, names) for c in split_top(r, (",",))] for r in rows]
             return _grid(text, grid)
-        items = _split_top(inner, (",",))
+        items = split_top(inner, (",",))
         if len(items) > 1 or bracketed and all(_strip_outer(i)[1] for i in items):
             if all(_strip_outer(i.strip())[1] and "," in i for i in items):
-                grid = [[_entry(c, names) for c in _split_top(_strip_outer(i.strip())[0], (",",))] for i in items]
+                grid = [[_entry(c, names) for c in split_top(_strip_outer(i.strip())[0], (",",))] for i in items]
                 return _grid(text, grid)
             return Printed(text, "vector", [_entry(i, names) for i in items], (1, len(items)))
     e = parse_expression(t, names)
@@ -176,12 +156,12 @@ def _shape_parts(text: str, t: str) -> list[str]:
     m = _TORCH_SIZE.match(t)
     inner, bracketed = _strip_outer(m.group(1) if m else t)
     if bracketed:  # [3, 4], (3, 4), (3,) as NumPy prints a 1-D shape
-        parts = _split_top(inner, (",",))
+        parts = split_top(inner, (",",))
         if parts and not parts[-1].strip() and len(parts) > 1:
             parts = parts[:-1]
     else:
         joined = re.sub(r"(?<=\d)\s*[xX]\s*(?=\d)", "×", t.replace("\\times", "×").replace(" x ", "×"))
-        parts = _split_top(joined, ("×",))
+        parts = split_top(joined, ("×",))
         if len(parts) < 2:
             parts = []
     if not parts or any(not p.strip() for p in parts):
@@ -240,7 +220,7 @@ def read_array(text: str, t: str) -> Printed | None:
     """
     m = _WRAPPED.match(t)
     if m:
-        parts = _split_top(m.group(2), (",",))
+        parts = split_top(m.group(2), (",",))
         body, extra = parts[0].strip(), [p.strip() for p in parts[1:] if p.strip()]
         for p in extra:
             key = p.split("=", 1)[0].strip()
