@@ -18,7 +18,8 @@ How a page's name reaches a ledger row:
 * a subscript over one index letter (``h_{t-1}``, ``x_t``) is bound at every step ``t = 0 … 9`` at which every
   name of the equation is a row, and the equation is checked at each;
 * ``\\phi`` is the ledger's general activation (an undefined function; ``\\phi'`` its derivative), ``\\sigma`` the
-  logistic sigmoid, ``\\tanh`` and ``\\exp`` themselves; ``e^{…}`` is the exponential unless ``e`` is a row.
+  logistic sigmoid, ``\\tanh`` and ``\\exp`` themselves; ``e`` is a name (the prediction error ``e`` of a
+  backward pass), so an equation with ``e^{…}`` is not read.
 
 The sides are compared as numbers: every row is expanded to the ledger's leaves, a leaf takes the ledger's exact
 value when it has one (``h_{−1} = 0``) and otherwise a fixed random rational, an undefined activation becomes
@@ -40,7 +41,9 @@ import unicodedata
 import mpmath
 import sympy as sp
 
+from ..functions import sigmoid
 from ..read import NUMBER
+from ..read.page import split_top
 from .arithmetic import Broken
 from .words import math_bodies, plain_formula
 
@@ -72,21 +75,6 @@ _NUMBERED = re.compile(r"(.+?_)(-?\d{1,2})((?:\^.*)?)")  # a key numbered by a s
 
 class _Unread(Exception):
     """An equation this reader does not read, or whose names are not all rows: it is left alone."""
-
-
-def _top_split(text: str, seps: str) -> list[tuple[int, str]]:
-    """(offset, piece) of ``text`` cut at the characters of ``seps`` outside brackets and braces."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch in seps and depth == 0:
-            out.append((start, text[start:i]))
-            start = i + 1
-    out.append((start, text[start:]))
-    return out
 
 
 def _index(script: str, env: dict) -> str:
@@ -139,6 +127,14 @@ class _Bind:
         self.keys = {ledger_key(n): n for n in L.order if L.shape(n) == ()}
         self.phi = sp.Function("φ")
         self._numbered = None
+        self._values = None
+
+    @property
+    def values(self) -> "_Values":
+        """The numbers of this ledger's rows at the two points (made on first use)."""
+        if self._values is None:
+            self._values = _Values(self.L)
+        return self._values
 
     def symbol(self, key: str):
         name = self.keys.get(key)
@@ -201,41 +197,41 @@ class _Reader:
             raise _Unread(self.text[self.pos:])
         return v
 
-    def _op(self) -> str | None:
+    def _op(self, *ops: str) -> str | None:
+        """The operator at the reading position when it is one of ``ops``, taken (the position moves past it)."""
         m = self._peek(_OP)
-        return m.group(0) if m else None
+        if m is None or m.group(0) not in ops:
+            return None
+        self.pos = m.end()
+        return m.group(0)
 
     def expr(self):
         v = self.term()
-        while self._op() in ("+", "-", "−"):
-            op = self._op()
-            self.pos = self._peek(_OP).end()
+        while op := self._op("+", "-", "−"):
             w = self.term()
             v = v + w if op == "+" else v - w
         return v
 
     def term(self):
         sign = 1
-        while self._op() in ("+", "-", "−"):
-            sign = -sign if self._op() != "+" else sign
-            self.pos = self._peek(_OP).end()
+        while op := self._op("+", "-", "−"):
+            sign = -sign if op != "+" else sign
         v = self.power()
         while True:
-            op = self._op()
-            if op in ("\\cdot", "\\times", "*", "/"):
-                self.pos = self._peek(_OP).end()
+            op = self._op("\\cdot", "\\times", "*", "/")
+            if op:
                 w = self.power()
                 v = v / w if op == "/" else v * w
                 continue
             self._skip()
-            if self.pos >= len(self.text) or op in ("+", "-", "−", ")", "]", "}", "^"):
+            ahead = self._peek(_OP)
+            if self.pos >= len(self.text) or (ahead and ahead.group(0) in ("+", "-", "−", ")", "]", "}", "^")):
                 return sign * v
             v = v * self.power()
 
     def power(self):
         v = self.atom()
-        if self._op() == "^":
-            self.pos = self._peek(_OP).end()
+        if self._op("^"):
             self._skip()
             if self.text.startswith("{", self.pos):
                 self.pos += 1
@@ -316,7 +312,7 @@ class _Reader:
                 return self.bind.phi(arg)
             x = sp.Dummy("x")
             return sp.Subs(sp.Derivative(self.bind.phi(x), x), x, arg)
-        return {"σ": lambda a: 1 / (1 + sp.exp(-a)), "tanh": sp.tanh, "exp": sp.exp, "log": sp.log}[f](arg)
+        return {"σ": sigmoid, "tanh": sp.tanh, "exp": sp.exp, "log": sp.log}[f](arg)
 
     def _name(self, text: str):
         key = name_key(text, self.env)
@@ -336,17 +332,17 @@ class _Reader:
         return v
 
 
-def _equations(body: str) -> list[tuple[int, list[str]]]:
-    """(offset in the cleaned body, sides) of each equation of one formula: pieces cut at top-level commas and
-    semicolons, sides at ``=``; a piece with another relation is not an equation."""
+def _equations(body: str) -> list[list[str]]:
+    """The sides of each equation of one formula: pieces cut at top-level commas and semicolons, sides at ``=``;
+    a piece with another relation is not an equation."""
     out = []
-    for off, piece in _top_split(body, ",;"):
+    for piece in split_top(body, ",;"):
         if "=" not in piece or re.search(r"\\(?:approx|simeq|le|ge|leq|geq|neq|ne|in|sum|prod|mapsto|to|cdots|ldots|"
                                          r"dots|text|mathrm\{[A-Za-z]{4,})(?![A-Za-z])|[<>≈≤≥]", piece):
             continue
-        sides = [s for _, s in _top_split(piece, "=")]
+        sides = split_top(piece, "=")
         if len(sides) >= 2 and all(s.strip() for s in sides):
-            out.append((off, sides))
+            out.append(sides)
     return out
 
 
@@ -383,9 +379,7 @@ class _Values:
         e = e.replace(lambda f: isinstance(f, sp.core.function.AppliedUndef), lambda f: sp.tanh(*f.args))
         out = []
         for point in self.points:
-            v = e.subs(point).doit()
-            v = v.replace(lambda f: isinstance(f, sp.core.function.AppliedUndef), lambda f: sp.tanh(*f.args))
-            n = sp.N(v, DIGITS)
+            n = sp.N(e.subs(point).doit(), DIGITS)
             if not n.is_number or n.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not n.is_real:
                 raise _Unread("no value at the points")
             out.append(mpmath.mpf(str(n)))
@@ -402,7 +396,7 @@ def _show(expr) -> str:
     return text.replace("phi", "φ").replace("**", "^").replace("*", "·")
 
 
-def _check(sides: list[str], binds: list, values: dict) -> tuple[bool, str, str] | None:
+def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
     """None when no ledger binds the equation; else (holds, why not, the bound row's definition or "—") over the
     ledgers that bind it at some step: it holds when it holds on one of them at every step it is bound at."""
     letters = _letters(sides)
@@ -421,8 +415,7 @@ def _check(sides: list[str], binds: list, values: dict) -> tuple[bool, str, str]
             if sum(r.names > 0 for r in readers) < 2 and not (len(sides) == 2 and readers[0].names):
                 continue  # a formula of numbers alone
             try:
-                vals = values.setdefault(id(bind.L), _Values(bind.L))
-                nums = [vals.numbers(e) for e in exprs]
+                nums = [bind.values.numbers(e) for e in exprs]
             except (_Unread, TypeError, ValueError, ZeroDivisionError):
                 continue
             bound += 1
@@ -477,15 +470,13 @@ def check(doc, derivations: list, sections: list) -> list[Broken]:
     for d in derivations:
         for s in d.sections:
             span = where.get((d.name, s.title))
-            ledgers = [L for L in getattr(s, "ledgers", None) or [] if L is not None]
-            if span is None or not ledgers:
+            if span is None or not s.ledgers:
                 continue
             for line in range(span[0], span[1] + 1):
-                by_line.setdefault(line, []).extend(ledgers)
+                by_line.setdefault(line, []).extend(s.ledgers)
     if not by_line:
         return []
     binds: dict = {}
-    values: dict = {}
     out, seen = [], 0
     for line in sorted(by_line):
         if line in doc.code or not 0 < line <= len(doc.lines):
@@ -498,11 +489,11 @@ def check(doc, derivations: list, sections: list) -> list[Broken]:
             if all(b is not binds[id(L)] for b in mine):
                 mine.append(binds[id(L)])
         for start, end, body in math_bodies(text):
-            for off, sides in _equations(plain_formula(body)):
+            for sides in _equations(plain_formula(body)):
                 seen += 1
                 if seen > MAX_PIECES:
                     return out
-                verdict = _check(sides, mine, values)
+                verdict = _check(sides, mine)
                 if verdict is None or verdict[0]:
                     continue
                 out.append(Broken(line, start, end, body.strip(), f"the formula does not hold: {verdict[1]}",

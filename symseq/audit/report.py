@@ -282,7 +282,7 @@ class AuditReport:
                 rep.errata.append(_arithmetic_erratum(t, arith, digit_fault))
                 blamed.add((t.attribution.by.line, t.attribution.by.text))
         rep.errata += [_statement_erratum(st) for st in arith.errata if (st.line, st.text) not in blamed]
-        rep._add_cannot_hold(arith)
+        rep.add_statements(arith.cannot_hold, "page arithmetic")
         return rep
 
     def add_arithmetic(self, arith) -> AuditReport:
@@ -337,7 +337,7 @@ class AuditReport:
                             u.attribution = u.attribution.but("wrong")
                     continue
                 self.disagreements.append(Disagreement(t.line, t.text, t.attribution.text(), e.source, e.correct))
-        self._add_cannot_hold(arith)
+        self.add_statements(arith.cannot_hold, "page arithmetic")
         return self
 
     def add_repeats(self, lines: list[str], *, reach: int = REPEAT_REACH) -> AuditReport:
@@ -397,15 +397,11 @@ class AuditReport:
         """Put the errata in the text's order (those with no line last)."""
         self.errata.sort(key=lambda e: (e.line is None, e.line or 0))
 
-    def _add_cannot_hold(self, arith) -> None:
-        """Add an erratum for each statement of ``arith`` that cannot hold (a statement that lost a number, or prints
-        one for a value that is not real), then put the errata in the text's order."""
-        self.add_statements(arith.cannot_hold, "page arithmetic")
-
     def add_statements(self, broken: list, source: str) -> AuditReport:
         """Add an erratum of kind ``"statement"`` for each :class:`~symseq.audit.arithmetic.Broken` of ``broken``
-        (a statement of the page that is false or cannot hold), its source ``"{source}, line N"``, then put the
-        errata in the text's order. Returns ``self``."""
+        (a statement of the page that is false or cannot hold: one that lost a number, prints one for a value that
+        is not real, or an equation the derivation's ledger finds false), its source ``"{source}, line N"``, then
+        put the errata in the text's order. Returns ``self``."""
         for g in broken:
             self.errata.append(Erratum(g.line, g.text, g.correct, g.reason, f"{source}, line {g.line}", "", g.text,
                                        kind="statement"))

@@ -316,8 +316,9 @@ class _Reader:
         if kind == "num":
             s = ()
         elif kind == "name":  # H^{(1)}, H^L, H' take H's shape unless declared
-            s = self.shapes.get(v, self.shapes.get(re.sub(r"\^.*|'+$", "", v)))
-            step = _STEP.fullmatch(re.sub(r"\^.*|'+$", "", v))
+            bare = re.sub(r"\^.*|'+$", "", v)
+            s = self.shapes.get(v, self.shapes.get(bare))
+            step = _STEP.fullmatch(bare)
             if s is None and step:  # h_{T-1}, h_0, h_{t-1} take the shape declared for h_t
                 s = next((self.shapes[f"{step.group(1)}_{i}"] for i in "tsij" if f"{step.group(1)}_{i}" in self.shapes),
                          None)

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from ..read.document import Document
+from ..read.page import _closing
 
 # inline mathematics: $$…$$, $…$, \(…\), \[…\] on one line (the group is the formula)
 MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
@@ -56,22 +57,9 @@ def plain_formula(body: str) -> str:
             rows[k] = ", " + rows[k]  # … else it is an equation of its own
     body = "\\\\".join(rows)
     text = _SPACING.sub(" ", body).replace("\\lbrack", "[").replace("\\rbrack", "]").strip().rstrip(".,; ")
-    while text.startswith("{") and _closing(text, 0) == len(text) - 1:
+    while text.startswith("{") and _closing(text, 0, "{", "}") == len(text) - 1:
         text = text[1:-1].strip().rstrip(".,; ")
     return text
-
-
-def _closing(text: str, i: int) -> int:
-    """The position of the bracket that closes the one at ``i``; -1 when none does."""
-    depth = 0
-    for j in range(i, len(text)):
-        if text[j] in "([{":
-            depth += 1
-        elif text[j] in ")]}":
-            depth -= 1
-            if depth == 0:
-                return j
-    return -1
 
 
 def math_bodies(line: str) -> list[tuple[int, int, str]]:
