@@ -29,6 +29,19 @@ EDITS = [
 ]
 
 
+# the two-coordinate and general vector sections: entries (W_{x,01}, h_{t-1,1}), whole rows (\mathbf g_t^z),
+# transposes, ⊙ and sums over t; (line, text, edited text, words of the reason)
+VECTOR_EDITS = [
+    (252, "W_{x,01}x_{t,1}", "W_{x,02}x_{t,1}", "an entry that W_x (2×2) does not have"),
+    (252, "h_{t,0}&=\\phi(z_{t,0})", "h_{t,0}&=\\phi(z_{t,1})", "two-coordinate RNN"),
+    (260, "W_{o,01}h_{T-1,1}", "W_{o,01}h_{T-2,1}", "two-coordinate RNN"),
+    (290, "\\mathbf g_t^z\\mathbf W_h,", "\\mathbf g_t^z\\mathbf W_h^\\top,", "vector RNN"),
+    (290, "\\odot\\phi'(\\mathbf z_t)", "\\odot\\phi(\\mathbf z_t)", "vector RNN"),
+    (304, "=\\sum_{t=0}^{T-1}\\mathbf g_t^z", "=\\sum_{t=1}^{T-1}\\mathbf g_t^z", "vector RNN"),
+    (304, "=\\mathbf e^\\top\\mathbf h_{T-1}", "=\\mathbf e^\\top\\mathbf h_{T-2}", "vector RNN"),
+]
+
+
 @pytest.fixture(scope="module")
 def week06():
     doc = read(SEEDS / SEED)
@@ -69,7 +82,35 @@ def test_the_audit_fails_naming_the_formula_and_the_ledger_row(week06):
     assert e.correct == "z_1 = h_0·w_h + w_x·x_1" and "w_xx_1+w_hh_1 ≠ z_1" in e.fault
 
 
+@needs_seeds
+@pytest.mark.parametrize("line, old, new, why", VECTOR_EDITS, ids=[f"line{e[0]}-{k}" for k, e in enumerate(VECTOR_EDITS)])
+def test_an_edited_vector_formula_is_false_at_its_line(week06, line, old, new, why):
+    doc, ds, clean = week06
+    found = check(_edited(doc, line, old, new), ds, clean.sections)
+    assert [b.line for b in found] == [line], found
+    assert why in found[0].reason
+
+
+@needs_seeds
+@pytest.mark.parametrize("seed, derivation, line, old, new, correct", [
+    ("000_30e9e4099f2cd2dc.txt", "week08-decoder", 106, "V=I_2", "V=I_3", "I_2"),
+    ("001_d42a515eb3cd140c.txt", "handout11-self-attention", 121, "W_V=I_2", "W_V=I_3", "I_2"),
+])
+def test_an_identity_of_the_wrong_size_is_false(seed, derivation, line, old, new, correct):
+    """``W_V=I_3`` for the ledger's 2×2 ``W_V``: the identity's size is the matrix's."""
+    doc = read(SEEDS / seed)
+    ds = [d for d in bundled() if d.name == derivation]
+    clean = audit_document(doc, ds)
+    assert check(doc, ds, clean.sections) == []
+    found = check(_edited(doc, line, old, new), ds, clean.sections)
+    assert [(b.line, b.correct) for b in found] == [(line, correct)]
+    assert "I_3 is 3×3" in found[0].reason
+
+
 @pytest.mark.parametrize("text, env, key", [
+    ("h_{t-1,0}", {"t": 2}, "h_1,0"),
+    ("W_{x,01}", {}, "W_x,01"),
+    ("g_{t,1}^z", {"t": 0}, "g_0,1^z"),
     ("\\mathbf h_{t-1}", {"t": 2}, "h_1"),
     ("h_{t-1}", {"t": 0}, "h_-1"),
     ("\\widehat y", {}, "ŷ"),

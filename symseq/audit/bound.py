@@ -42,6 +42,7 @@ import mpmath
 import sympy as sp
 
 from ..functions import sigmoid
+from ..ledger import entry_name
 from ..read import NUMBER
 from ..read.page import split_top
 from .arithmetic import Broken
@@ -67,7 +68,11 @@ _FUNC = re.compile(r"\\(?P<f>phi|varphi|sigma|tanh|exp|log)(?![A-Za-z])(?P<prime
                    r"\\(?:mathrm|operatorname)\s*\{\s*(?P<g>tanh|exp|log)\s*\}")
 _FRAC = re.compile(r"\\[dt]?frac(?![A-Za-z])\s*(?:(?P<d1>\d)(?P<d2>\d)|(?P<d3>\d)(?=\s*\{))?")
 _NUMBER = re.compile(NUMBER)
-_OP = re.compile(r"\\cdot(?![A-Za-z])|\\times(?![A-Za-z])|[-+*/()\[\]{}^]|−")
+_OP = re.compile(r"\\cdot(?![A-Za-z])|\\times(?![A-Za-z])|\\odot(?![A-Za-z])|[-+*/()\[\]{}^]|−")
+_TRANSPOSE = re.compile(r"\^\s*(?:\{\s*(?:\\top|\\intercal|T)\s*\}|\\top|\\intercal|T)(?![A-Za-z])")
+_BOLD_DIGIT = re.compile(r"\\(?:mathbf|boldsymbol)\s*\{?\s*(\d)\s*\}?")
+_NABLA = re.compile(r"\\nabla\s*_\s*(?P<b>\{(?:[^{}]|\{[^{}]*\})*\}|\\?[A-Za-z]+)\s*")
+_SUM = re.compile(r"\\sum\s*_\s*\{\s*(?P<k>[a-z])\s*=\s*(?P<lo>[^{}]+?)\s*\}\s*\^\s*(?P<hi>\{[^{}]+\}|[A-Za-z0-9])")
 
 
 _NUMBERED = re.compile(r"(.+?_)(-?\d{1,2})((?:\^.*)?)")  # a key numbered by a step: g_3^z, h_-1, x_2
@@ -78,8 +83,10 @@ class _Unread(Exception):
 
 
 def _index(script: str, env: dict) -> str:
-    """A subscript's text with its index letter bound (``t-1`` at t = 2 is ``1``, ``t`` is ``2``); any other
-    subscript as it is."""
+    """A subscript's text with its index letter bound (``t-1`` at t = 2 is ``1``, ``t`` is ``2``, ``t-1,0`` is
+    ``1,0``); any other subscript as it is."""
+    if "," in script:
+        return ",".join(_index(part, env) for part in script.split(","))
     m = re.fullmatch(r"\s*([A-Za-z])\s*([-+])\s*(\d+)\s*", script)
     if m and m.group(1) in env:
         v = env[m.group(1)] + (int(m.group(3)) if m.group(2) == "+" else -int(m.group(3)))
@@ -125,6 +132,21 @@ class _Bind:
     def __init__(self, L):
         self.L = L
         self.keys = {ledger_key(n): n for n in L.order if L.shape(n) == ()}
+        self.entries: dict = {}  # the key of an entry of a vector or matrix row (W_{x,00}, h_{1,0}) -> (row, i, j)
+        taken: dict = {}
+        for n in L.order:
+            if L.shape(n) != ():
+                rows, cols = L.shape(n)
+                for i in range(rows):
+                    for j in range(cols):  # a row vector's entry W_{o,1} is also written W_{o,01}
+                        for shape in {L.shape(n), (max(rows, 2), max(cols, 2))}:
+                            key = ledger_key(entry_name(n, i, j, shape))
+                            taken[key] = taken.get(key, 0) + 1
+                            self.entries[key] = (n, i, j)
+        self.matrices = {ledger_key(n): n for n in L.order if L.shape(n) not in ((), (1, 1))}  # a 1×1 is a number
+        for key, count in taken.items():  # a key two rows give (or a scalar row's) binds neither entry
+            if count > 1 or key in self.keys:
+                del self.entries[key]
         self.phi = sp.Function("φ")
         self._numbered = None
         self._values = None
@@ -137,10 +159,24 @@ class _Bind:
         return self._values
 
     def symbol(self, key: str):
+        """The symbol of the scalar row, or of the entry of a vector or matrix row, that ``key`` names (the ledger's
+        own symbol: ``W_{x,00}``)."""
         name = self.keys.get(key)
-        if name is None:
+        if name is not None:
+            return self.L.symbol(name)
+        entry = self.entries.get(key)
+        if entry is None:
             raise _Unread(key)
-        return self.L.symbol(name)
+        row, i, j = entry
+        return self.L.entry_symbols(row)[i, j]
+
+    @property
+    def steps_count(self) -> int | None:
+        """T, the number of time steps of the ledger: its inputs ``x_0`` … ``x_{T-1}`` (None without them)."""
+        n = 0
+        while f"x_{n}" in self.L:
+            n += 1
+        return n or None
 
     def steps(self, key: str) -> list[str] | None:
         """The rows of the ledger numbered like ``key`` (``g_3^z``: ``g_0^z``, ``g_1^z``, ``g_2^z``), when at least
@@ -157,12 +193,35 @@ class _Bind:
         have = sorted(self._numbered.get((m.group(1), m.group(3)), []))
         return [name for _, name in have] if len(have) >= 2 and int(m.group(2)) not in dict(have) else None
 
+    def matrix(self, key: str):
+        """The entry symbols of the vector or matrix row ``key`` names (``\\mathbf z_t`` at t = 1: ``z_1``), else
+        None."""
+        name = self.matrices.get(key)
+        return None if name is None else self.L.entry_symbols(name)
+
+    def outside_entry(self, key: str) -> str | None:
+        """What is wrong with ``key`` when it names an entry, by an index the row does not have, of a vector or
+        matrix row of the ledger (``W_{x,02}`` of a 2×2 ``W_x``, ``x_{1,2}`` of a 1×2 ``x_1``); else None."""
+        m = re.fullmatch(r"(?P<row>[^,]+),(?P<idx>\d+)(?P<sup>\^.*)?", key)
+        if m is None:
+            return None
+        name = self.matrices.get(m.group("row") + (m.group("sup") or ""))
+        if name is None:
+            return None
+        rows, cols = self.L.shape(name)
+        idx = m.group("idx")
+        fits = (len(idx) == 2 and int(idx[0]) < rows and int(idx[1]) < cols) or \
+            (len(idx) == 1 and (rows == 1 or cols == 1) and int(idx) < max(rows, cols))
+        return None if fits else f"an entry that {name} ({rows}×{cols}) does not have"
+
     def partial(self, a: str, b: str):
         """∂a/∂b: the ledger's row of that name, else the local derivative of row ``a`` by ``b``."""
         for sym in ("∂", "d"):
             key = f"{sym}{a}/{sym}{b}"
-            if key in self.keys:
+            if key in self.keys or key in self.entries:
                 return self.symbol(key)
+            if key in self.matrices:
+                return self.matrix(key)
         name_a, name_b = self.keys.get(a), self.keys.get(b)
         if name_a is None or name_b is None:
             raise _Unread(f"∂{a}/∂{b}")
@@ -179,8 +238,9 @@ class _Reader:
     def __init__(self, text: str, bind: _Bind, env: dict, lenient: bool = False):
         self.text, self.pos, self.bind, self.env = text, 0, bind, env
         self.names = 0
-        self.lenient = lenient  # a name numbered by a step the ledger does not have reads as an unknown
-        self.outside: list = []  # (the name's key, the steps the ledger has)
+        self.lenient = lenient  # a name numbered by a step, or an entry, the ledger does not have reads as an unknown
+        self.outside: list = []  # (the name's key, what it names that the ledger lacks, whether that is a step)
+        self.identity = 0  # the size of an identity matrix I_n read
 
     def _skip(self):
         while self.pos < len(self.text) and self.text[self.pos].isspace():
@@ -218,10 +278,15 @@ class _Reader:
             sign = -sign if op != "+" else sign
         v = self.power()
         while True:
-            op = self._op("\\cdot", "\\times", "*", "/")
+            op = self._op("\\cdot", "\\times", "\\odot", "*", "/")
             if op:
                 w = self.power()
-                v = v / w if op == "/" else v * w
+                if op == "\\odot":
+                    if not (isinstance(v, sp.MatrixBase) and isinstance(w, sp.MatrixBase)):
+                        raise _Unread("⊙ of scalars")
+                    v = sp.matrix_multiply_elementwise(v, w)
+                else:
+                    v = v / w if op == "/" else v * w
                 continue
             self._skip()
             ahead = self._peek(_OP)
@@ -231,6 +296,11 @@ class _Reader:
 
     def power(self):
         v = self.atom()
+        self._skip()
+        m = _TRANSPOSE.match(self.text, self.pos)
+        if m and isinstance(v, sp.MatrixBase):
+            self.pos = m.end()
+            return v.T
         if self._op("^"):
             self._skip()
             if self.text.startswith("{", self.pos):
@@ -269,6 +339,18 @@ class _Reader:
                 self.pos = m.end()
                 self.names += 1
                 return self.bind.partial(name_key(m.group("a"), self.env), name_key(m.group("b"), self.env))
+        m = _NABLA.match(t, p)
+        if m:
+            self.pos = m.end()
+            loss = _NAME.match(t, self.pos)
+            if loss is None or loss.end() == self.pos:
+                raise _Unread("∇ of no name")
+            self.pos = loss.end()
+            self.names += 1
+            return self.bind.partial(name_key(loss.group(0), self.env), name_key(m.group("b").strip("{} "), self.env))
+        m = _SUM.match(t, p)
+        if m:
+            return self._sum(m)
         m = _FRAC.match(t, p)
         if m:
             self.pos = m.end()
@@ -288,6 +370,10 @@ class _Reader:
             arg = self.expr()
             self._close(")")
             return self._apply(f, arg, primes)
+        m = _BOLD_DIGIT.match(t, p)
+        if m:  # \mathbf 0: a zero vector, compared entry by entry
+            self.pos = m.end()
+            return sp.Integer(m.group(1))
         m = _NUMBER.match(t, p)
         if m:
             if not m.group(0).isdigit():
@@ -306,7 +392,28 @@ class _Reader:
             return self._name(m.group(0))
         raise _Unread(t[p:p + 12])
 
+    def _sum(self, m: re.Match):
+        """``\\sum_{t=lo}^{hi}`` and the product that follows it, summed with the index bound at each value."""
+        k = m.group("k")
+        bounds = []
+        for text in (m.group("lo"), m.group("hi").strip("{} ")):
+            value = _index(text, self.env)
+            if not re.fullmatch(r"-?\d+", value.strip()):
+                raise _Unread("a sum's bound")
+            bounds.append(int(value))
+        start, total, env = m.end(), None, self.env
+        if bounds[1] < bounds[0] or bounds[1] - bounds[0] > 50:
+            raise _Unread("a sum's range")
+        for value in range(bounds[0], bounds[1] + 1):
+            self.env, self.pos = {**env, k: value}, start
+            value = self.term()
+            total = value if total is None else total + value
+        self.env = env
+        return total
+
     def _apply(self, f: str, arg, primes: int):
+        if isinstance(arg, sp.MatrixBase):
+            return arg.applyfunc(lambda x: self._apply(f, x, primes))
         if f == "φ":
             if not primes:
                 return self.bind.phi(arg)
@@ -315,14 +422,30 @@ class _Reader:
         return {"σ": sigmoid, "tanh": sp.tanh, "exp": sp.exp, "log": sp.log}[f](arg)
 
     def _name(self, text: str):
+        transposed = _TRANSPOSE.search(text)
+        if transposed and transposed.end() == len(text.rstrip()):  # W_x^\top: a matrix row transposed
+            matrix = self.bind.matrix(name_key(text[:transposed.start()], self.env))
+            if matrix is not None:
+                self.names += 1
+                return matrix.T
         key = name_key(text, self.env)
+        matrix = self.bind.matrix(key)
+        if matrix is not None:
+            self.names += 1
+            return matrix
+        eye = re.fullmatch(r"I_(\d)", key)
+        if eye and key not in self.bind.keys:  # I_2: the identity matrix of that size
+            self.identity = int(eye.group(1))
+            return sp.eye(self.identity)
         try:
             v = self.bind.symbol(key)
         except _Unread:
             m = re.fullmatch(r"(.+?)\^(\d)", key)  # x_1^2: a row squared
             steps = self.bind.steps(key) if self.lenient else None
-            if steps is not None:
-                self.outside.append((key, steps))
+            entry = self.bind.outside_entry(key) if self.lenient and steps is None else None
+            if steps is not None or entry is not None:
+                self.outside.append((key, f"a step that the ledger does not have (it has {', '.join(steps)})"
+                                     if steps is not None else entry, steps is not None))
                 v = sp.Dummy(key)
             elif m is None or "'" in key:
                 raise
@@ -337,7 +460,7 @@ def _equations(body: str) -> list[list[str]]:
     a piece with another relation is not an equation."""
     out = []
     for piece in split_top(body, ",;"):
-        if "=" not in piece or re.search(r"\\(?:approx|simeq|le|ge|leq|geq|neq|ne|in|sum|prod|mapsto|to|cdots|ldots|"
+        if "=" not in piece or re.search(r"\\(?:approx|simeq|le|ge|leq|geq|neq|ne|in|prod|mapsto|to|cdots|ldots|"
                                          r"dots|text|mathrm\{[A-Za-z]{4,})(?![A-Za-z])|[<>≈≤≥]", piece):
             continue
         sides = split_top(piece, "=")
@@ -349,51 +472,110 @@ def _equations(body: str) -> list[list[str]]:
 def _letters(sides: list[str]) -> set:
     """The index letters of an equation's subscripts: ``t`` of ``h_{t-1}`` and ``x_t``."""
     out = set()
-    for m in re.finditer(r"_\s*(?:\{\s*([a-z])\s*(?:[-+]\s*\d+\s*)?\}|([a-z])(?![A-Za-z]))", "".join(sides)):
+    for m in re.finditer(r"_\s*(?:\{\s*([a-z])\s*(?:[-+]\s*\d+\s*)?[,}]|([a-z])(?![A-Za-z]))", "".join(sides)):
         out.add(m.group(1) or m.group(2))
     return out & set("tsijk")
 
 
 class _Values:
-    """Numbers for an equation's sides on one ledger: every row expanded to the leaves, a leaf at its exact value
-    or at a fixed random rational, φ as tanh."""
+    """Numbers for an equation's sides on one ledger: a leaf (or a leaf's entry) at its exact value or at a fixed
+    random rational, every other row from its own definition over the rows it reads, φ as tanh."""
 
     def __init__(self, L):
-        self.L, self.forms = L, {}
+        self.L, self.forms, self.cache = L, {}, {}
+        self.owner: dict = {}  # the symbol of a row or of a row's entry -> (row, i, j)
+        for it in L.rows:
+            if it.shape == ():
+                self.owner[it.symbol] = (it.name, None, None)
+            else:
+                for (i, j), sym in zip(((i, j) for i in range(it.shape[0]) for j in range(it.shape[1])),
+                                       L.entry_symbols(it.name)):
+                    self.owner[sym] = (it.name, i, j)
         rng = random.Random(f"bound {L.title}")
         self.points = []
-        leaves = [it for it in L.leaves if L.shape(it.name) == ()]
         for _ in range(2):
             point = {}
-            for it in leaves:
-                point[L.symbol(it.name)] = sp.sympify(it.value) if it.value is not None else \
-                    sp.Rational(rng.randint(-90, 90), rng.randint(11, 97))
+            for it in L.leaves:
+                syms = [it.symbol] if it.shape == () else list(L.entry_symbols(it.name))
+                values = [it.value] if it.shape == () else \
+                    (list(it.value) if it.value is not None else [None] * len(syms))
+                for sym, value in zip(syms, values):
+                    point[sym] = sp.sympify(value) if value is not None else \
+                        sp.Rational(rng.randint(-90, 90), rng.randint(11, 97))
             self.points.append(point)
 
     def numbers(self, expr) -> list:
-        rows = [s for s in expr.free_symbols if s.name in self.L and not self.L[s.name].is_leaf]
-        missing = [s.name for s in rows if s.name not in self.forms]
-        if missing:
-            self.forms.update(self.L.closed_forms(missing))
-        e = expr.subs({s: self.forms[s.name] for s in rows}) if rows else expr
-        e = e.replace(lambda f: isinstance(f, sp.core.function.AppliedUndef), lambda f: sp.tanh(*f.args))
+        """The value of ``expr`` (over this ledger's row and entry symbols; a matrix entry by entry) at each point,
+        to :data:`DIGITS`."""
         out = []
-        for point in self.points:
-            n = sp.N(e.subs(point).doit(), DIGITS)
-            if not n.is_number or n.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not n.is_real:
-                raise _Unread("no value at the points")
-            out.append(mpmath.mpf(str(n)))
+        for k in range(len(self.points)):
+            for item in (list(expr) if isinstance(expr, sp.MatrixBase) else [expr]):
+                e = item.subs({s: self._number(s, k) for s in item.free_symbols})
+                with mpmath.workdps(DIGITS + 10):
+                    out.append(mpmath.mpf(str(self._real(e))))
         return out
+
+    def _number(self, sym, k: int):
+        """The value of one row or entry symbol at point ``k``, computed once, from the row's definition over the
+        rows it reads (their values computed the same way)."""
+        key = (sym, k)
+        if key not in self.cache:
+            point = self.points[k]
+            if sym in point:
+                self.cache[key] = point[sym]
+            elif sym in self.owner:
+                name, i, j = self.owner[sym]
+                if name not in self.forms:
+                    self.forms[name] = self.L.closed_forms([name], keep=set(self.L.order) - {name})[name]
+                form = self.forms[name] if i is None else self.forms[name][i, j]
+                self.cache[key] = self._real(form.subs({s: self._number(s, k) for s in form.free_symbols}))
+            else:
+                raise _Unread(f"{sym} has no value")
+        return self.cache[key]
+
+    @staticmethod
+    def _real(e) -> sp.Float:
+        """``e`` with φ as tanh, as a real number of :data:`DIGITS` + 10 digits."""
+        e = e.replace(lambda f: isinstance(f, sp.core.function.AppliedUndef), lambda f: sp.tanh(*f.args))
+        n = sp.N(e.doit(), DIGITS + 10)
+        if not n.is_number or n.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not n.is_real:
+            raise _Unread("no value at the points")
+        return n
 
 
 def _differ(a: list, b: list) -> bool:
-    return any(abs(x - y) > mpmath.mpf(10) ** (-DIGITS + 8) * (1 + abs(x) + abs(y)) for x, y in zip(a, b))
+    with mpmath.workdps(DIGITS + 10):
+        return any(abs(x - y) > mpmath.mpf(10) ** (-DIGITS + 8) * (1 + abs(x) + abs(y)) for x, y in zip(a, b))
 
 
 def _show(expr) -> str:
     """A ledger row's definition as the report prints it: ``g_0^h·φ′(z_0)``."""
     text = re.sub(r"Derivative\((\w+)\(([^()]+)\), \2\)", r"\1′(\2)", sp.sstr(expr))
     return text.replace("phi", "φ").replace("**", "^").replace("*", "·")
+
+
+def _bound_env(env: dict, bind: _Bind, last) -> dict:
+    """``env`` with ``T``, the ledger's number of steps, when the equation writes ``h_{T-1}`` (``last``)."""
+    return {**env, "T": bind.steps_count} if last and bind.steps_count else env
+
+
+def _lacking(sides: list[str], bind: _Bind, envs: list, *, steps: bool) -> tuple | None:
+    """(key, what it names) of the first name of an equation that names an entry the ledger's row does not have, or
+    (when ``steps``) a step the ledger does not have, at an index binding where every other name binds; else
+    None. A step is not judged in an equation over an index letter (``h_{t-1}`` at t = 0 may be a row the
+    ledger leaves out)."""
+    for env in envs:
+        try:
+            readers = [_Reader(s, bind, env, lenient=True) for s in sides]
+            for r in readers:
+                r.read()
+        except (_Unread, ZeroDivisionError, TypeError, ValueError, AttributeError):
+            continue
+        outside = [(key, what) for r in readers for key, what, is_step in r.outside if steps or not is_step]
+        if outside and len(outside) == sum(len(r.outside) for r in readers) and \
+                sum(r.names > 0 for r in readers) >= 2:
+            return outside[0]
+    return None
 
 
 def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
@@ -404,9 +586,11 @@ def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
         return None
     envs = [{}] if not letters else [{next(iter(letters)): k} for k in STEPS]
     verdicts = []
+    last = re.search(r"[_^]\s*\{\s*T\s*(?:-\s*\d+\s*)?[,}]", "".join(sides))  # h_{T-1}, ^{T-1}: the last step
     for bind in binds:
         bound, ok, why, correct = 0, True, "", "—"
         for env in envs:
+            env = _bound_env(env, bind, last)
             try:
                 readers = [_Reader(s, bind, env) for s in sides]
                 exprs = [r.read() for r in readers]
@@ -414,6 +598,20 @@ def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
                 continue
             if sum(r.names > 0 for r in readers) < 2 and not (len(sides) == 2 and readers[0].names):
                 continue  # a formula of numbers alone
+            shapes = {e.shape for e in exprs if isinstance(e, sp.MatrixBase)}
+            eyes = [i for i, r in enumerate(readers) if r.identity and exprs[i] == sp.eye(r.identity)]
+            others = {e.shape for i, e in enumerate(exprs) if i not in eyes and isinstance(e, sp.MatrixBase)}
+            if len(shapes) > 1 and len(eyes) == 1 and len(others) == 1:  # W_V = I_3 for a 2×2 W_V
+                eye, other = readers[eyes[0]].identity, next(iter(others))
+                bound, ok, correct = bound + 1, False, f"I_{other[0]}" if other[0] == other[1] else "—"
+                named = next(i for i in range(len(sides)) if i not in eyes)
+                why = (f"I_{eye} is {eye}×{eye}, but {' '.join(sides[named].split())} is {other[0]}×{other[1]} in "
+                       f"the derivation's ledger {bind.L.title!r}")
+                break
+            if len(shapes) > 1 or (shapes and any(not isinstance(e, sp.MatrixBase) and e != 0 for e in exprs)):
+                continue  # sides of two shapes: a convention this reader does not know (a column for a row)
+            if shapes:  # a printed 0 beside a vector is its zero vector
+                exprs = [e if isinstance(e, sp.MatrixBase) else sp.zeros(*next(iter(shapes))) for e in exprs]
             try:
                 nums = [bind.values.numbers(e) for e in exprs]
             except (_Unread, TypeError, ValueError, ZeroDivisionError):
@@ -424,8 +622,8 @@ def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
                 if i != ref and _differ(nums[ref], n):
                     ok = False
                     lhs = exprs[ref]
-                    shown = bind.L[lhs.name].node.expr if isinstance(lhs, sp.Symbol) and \
-                        bind.L[lhs.name].node is not None else None
+                    shown = getattr(bind.L[lhs.name].node, "expr", None) if isinstance(lhs, sp.Symbol) and \
+                        lhs.name in bind.L else None
                     at = f" at {', '.join(f'{k} = {v}' for k, v in env.items())}" if env else ""
                     why = (f"{' '.join(sides[i].split())} ≠ {' '.join(sides[ref].split())}{at} in the "
                            f"derivation's ledger {bind.L.title!r}")
@@ -433,18 +631,11 @@ def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
                     break
             if not ok:
                 break
-        if not bound and not letters:  # a step the ledger does not have, in an equation it otherwise binds
-            try:
-                readers = [_Reader(s, bind, {}, lenient=True) for s in sides]
-                for r in readers:
-                    r.read()
-            except (_Unread, ZeroDivisionError, TypeError, ValueError, AttributeError):
-                readers = []
-            outside = [o for r in readers for o in r.outside]
-            if outside and sum(r.names > 0 for r in readers) >= 2:
-                key, steps = outside[0]
-                verdicts.append((False, f"{key} names a step that the derivation's ledger {bind.L.title!r} does not "
-                                        f"have (it has {', '.join(steps)})", "—"))
+        if not bound:  # a step or an entry the ledger does not have, in an equation it otherwise binds
+            lacking = _lacking(sides, bind, [_bound_env(env, bind, last) for env in envs], steps=not letters)
+            if lacking:
+                verdicts.append((False, f"{lacking[0]} names {lacking[1]} (the derivation's ledger "
+                                        f"{bind.L.title!r})", "—"))
                 continue
         if bound:
             verdicts.append((ok, why, correct))
