@@ -1,18 +1,12 @@
 """LayerNorm of the prompt "Hello, how are you?" (six tokens, four features), computed by hand and in torch.
 
 Source: https://github.com/micwill755/transformer/blob/796de3411284cc66c1f1f20c3fc9ad80462129ad/lesson/docs/Layer_Normalization_Explained.md
-(rendition: ``layernorm-hello-prompt.md``). Headings whose numbers are all the page's own arithmetic (Steps 2–5,
-the ranges of "The Problem", the seesaw's means) have no section: the audit checks them from the printed operands.
-
-Conventions read from the page: LayerNorm over the four features of each token, population variance
-(``unbiased=False``), no gain or shift; the hand computation uses ε = 0, the script's ``manual_layer_norm``
-ε = 1e-5 inside the root, and its "Hello" breakdown divides by ``torch.sqrt(variance)`` (ε = 0). ``Tensor.std``
-without arguments is the sample standard deviation (correction 1): the script's printed stds are claimed as that.
-The embeddings and every printed value are read from the page; numbers of analogies that no computation produces
-are declared with ``section.reported``.
+(rendition: ``layernorm-hello-prompt.md``). Steps 2–5, the ranges of "The Problem" and the seesaw's means are the
+page's own arithmetic, checked by the audit from the printed operands: no section. Conventions read from the page:
+LayerNorm over the four features of each token, population variance, no gain or shift; ε = 0 by hand and in the
+script's "Hello" breakdown (``torch.sqrt(variance)``), ε = 1e-5 inside the root in ``manual_layer_norm``;
+``Tensor.std`` without arguments is the sample std (correction 1). Analogies' numbers are declared ``reported``.
 """
-
-from __future__ import annotations
 
 from types import SimpleNamespace
 
@@ -25,19 +19,19 @@ derivation = Derivation("layernorm-hello-prompt", title="Layer Normalization Exp
                         source="layernorm-hello-prompt.md",
                         description="LayerNorm of a six-token prompt by hand and as a torch script's printed output")
 TOKENS, D = ["Hello", ",", " how", " are", " you", "?"], 4
+EMBEDDINGS = tuple(f"embedding of {w!r}" for w in TOKENS)
 ILLUSTRATIVE = "illustrative values of an analogy, not computed from any printed input"
 
 
 def _prompt(s, title: str = "the prompt, 6 tokens × 4 features; LayerNorm with ε = 0"):
-    """The section's ledger of the prompt X (the rows of ``embeddings = [`` under "Before Layer Normalization") and its
-    LayerNorm n at ε = 0, with the mean, population std and sample std of each normalized row (Hello is row 0)."""
-    if "prompt" in s.objects:
-        return s.objects["prompt"]
-    L = s.ledger(title)
-    X = L.input("X", sp.Matrix(6, D, [exact_value(c) for c in s.derivation.whole_page.numbers("embeddings = [", 24)]))
-    n = blocks.layer_norm(L, X, eps=0, name="LN")
-    std = L.define("sigma", ops.Map(ops.SQRT, n.var), note="population standard deviation of each row")
-    s.keep(prompt=SimpleNamespace(L=L, X=X, n=n, std=std, stats=_row_stats(L, n.out, "LN")))
+    """The section's ledger of the prompt X (the 24 numbers after ``embeddings = [``, Hello in row 0), its LayerNorm
+    n at ε = 0, σ = √v, and the mean, population std and sample std of each row of n (``stats``)."""
+    if "prompt" not in s.objects:
+        L = s.ledger(title)
+        X = L.input("X", sp.Matrix(6, D, [exact_value(c) for c in s.derivation.whole_page.numbers("embeddings = [", 24)]))
+        n = blocks.layer_norm(L, X, eps=0, name="LN")
+        L.define("sigma", ops.Map(ops.SQRT, n.var), note="population standard deviation of each row")
+        s.keep(prompt=SimpleNamespace(L=L, X=X, n=n, stats=_row_stats(L, n.out, "LN")))
     return s.objects["prompt"]
 
 
@@ -46,6 +40,14 @@ def _row_stats(L, M, name: str):
     mean = L.define(f"mean({name})", ops.mean(M, 1))
     return (mean, L.define(f"std_pop({name})", ops.std(M, 1, correction=0, mean_of=mean)),
             L.define(f"std({name})", ops.std(M, 1, correction=1, mean_of=mean)))
+
+
+def _balanced(s, mean: tuple, std: tuple, at: tuple = ("", "")):
+    """Claim the mean 0 and the population std 1 of LN(Hello): each the ``index``-th value of the line holding
+    ``words``, for ``mean`` and ``std`` given as ``(words, index)``."""
+    m, pop, _ = _prompt(s).stats
+    s.claim(m[0, 0], near=mean[0], index=mean[1], what="the mean of LN(Hello)", at=at[0])
+    s.claim(pop[0, 0], near=std[0], index=std[1], what="the standard deviation of LN(Hello)", at=at[1])
 
 
 derivation.reported("What is Layer Normalization?", "out of 100 and others out of 1000",
@@ -58,14 +60,6 @@ def without(s):
     s.given(hello, hello, what="Layer 1, the embedding of Hello (exploding, then vanishing)")
     s.reported(*(s.page.printed(near=f"Layer {k}:", occurrence=o) for o in (0, 1) for k in (5, 10, 15)),
                reason=ILLUSTRATIVE + " (activations of later layers)")
-
-
-def _balanced(s, mean: tuple, std: tuple, at: tuple = ("", "")):
-    """Claim the mean 0 and the (population) standard deviation 1 of LN(Hello) that the page states: each printed
-    on the line holding ``words`` of ``(words, index)``, its ``index``-th value."""
-    m, pop, _ = _prompt(s).stats
-    s.claim(m[0, 0], near=mean[0], index=mean[1], what="the mean of LN(Hello)", at=at[0])
-    s.claim(pop[0, 0], near=std[0], index=std[1], what="the standard deviation of LN(Hello)", at=at[1])
 
 
 @derivation.section("With Layer Normalization")
@@ -83,24 +77,22 @@ def step1(s):
 
 
 @derivation.section("Step 6: Verify the Result")
-def step6(s):  # new_mean = (−0.412 + 0.137 + (−1.236) + 1.511) / 4 ≈ 0.000 is the page's own arithmetic
+def step6(s):  # new_mean's sum is the page's own arithmetic
     _balanced(s, ("should have", 0), ("should have", 1), at=("comment", "comment"))
     s.claim(_prompt(s).stats[1][0, 0], name="new_std", what="new_std (population)", at="new_std")
 
 
 @derivation.section("Before Layer Normalization")
-def before(s):
-    p = _prompt(s)
+def before(s):  # each "mean=" is the page's own arithmetic; the stds (five wrong) are claimed as √v, whose rows the
+    p = _prompt(s)  # next section normalizes with them, so that its errata trace back to them
     s.given(D, what="4 dimensions each", at="comment")
-    s.given(*(p.X[t, :] for t in range(6)), what=tuple(f"embedding of {w!r}" for w in TOKENS), at="embeddings")
-    # each row's "mean=…" is checked by the audit from the rows printed above; the stds are claimed (five are
-    # wrong) as √v, so that the rows normalized with them in the next section trace back to them
+    s.given(*(p.X[t, :] for t in range(6)), what=EMBEDDINGS, at="embeddings")
     for t, w in enumerate(TOKENS):
         s.claim(ops.Map(ops.SQRT, p.n.var)[t, 0], name="std", near=f'"{w}"', what=f"std of {w!r} (population)")
 
 
 @derivation.section("After Layer Normalization")
-def after(s):  # Hello's row and the comments' "mean≈0, std≈1" are checked by the audit as its own arithmetic
+def after(s):  # Hello's row and the comments' "mean≈0, std≈1" are the page's own arithmetic
     rows = [s.page.printed(near=f'# "{w}"', index=0) for w in TOKENS[1:]]
     s.claim_rows(rows, _prompt(s).n.out, start=1, what=tuple(f"LN of {w!r}" for w in TOKENS[1:]), at="LN")
 
@@ -111,20 +103,18 @@ def when(s):
     s.reported("12+ layers", reason="a typical depth named in passing, not a quantity of the example")
     with s.place("count"):
         s.given(12, what="a 12-layer transformer")
-        s.claim(2 * 12, near="Hence in a", index=1, what="two LayerNorms per layer (before attention and before the "
-                "feed-forward)")
+        s.claim(2 * 12, near="Hence in a", index=1, what="two LayerNorms (attention, feed-forward) per layer")
 
 
 @derivation.section("The Solution: Standard Scale")
-def solution(s):  # Hello's row and its range 2.75 are checked by the audit from the printed row
+def solution(s):  # Hello's row and its range 2.75 are the page's own arithmetic
     p = _prompt(s)
     for t, w in enumerate(TOKENS[:3]):
+        ln = list(p.L.value("LN").row(t))
         with s.place(f"row {t}"):
-            if t:  # the row to two decimals, and its range: a true value, not only the printed row's
-                row = list(p.L.value("X").row(t))
+            if t:  # the row to two decimals, and the true range (not only the printed row's)
                 s.claim(p.n.out[t, :], near=f'"{w}"', index=0, what=f"LN of {w!r}, two decimals")
-                s.claim((max(row, key=sp.N) - min(row, key=sp.N)) / p.L.value("sigma")[t, 0], near=f'"{w}"',
-                        index=1, what=f"range of LN({w!r})")
+                s.claim(max(ln, key=sp.N) - min(ln, key=sp.N), near=f'"{w}"', index=1, what=f"range of LN({w!r})")
             s.claim(p.stats[0][t, 0], near=f'"{w}"', what=f"LN({w!r}) is balanced around 0")
 
 
@@ -160,28 +150,25 @@ def code(s):
     X = _prompt(s).X
     s.given(sp.Rational(1, 100000), what="eps=1e-5", at="manual_layer_norm")
     s.given(6, D, what=("6 tokens", "4 features each"), at="comment")
-    s.given(*(X[t, :] for t in range(6)), what=tuple(f"embedding of {w!r}" for w in TOKENS), at="torch.tensor")
+    s.given(*(X[t, :] for t in range(6)), what=EMBEDDINGS, at="torch.tensor")
     s.given(D, D, what=("nn.LayerNorm(4)", "4 features"), at="nn.LayerNorm")
     s.given(X[0, :], what="embeddings[0], the Hello row", at="hello")
 
 
 @derivation.section("Expected Output")
-def expected(s):
+def expected(s):  # the Hello breakdown's features, mean, std and normalized mean are the page's own arithmetic
     p = _prompt(s, "the script's run: X, LN with ε = 1e-5 (manual_layer_norm), LN with ε = 0 (Hello)")
     ln, (m0, pop0, sample0) = blocks.layer_norm(p.L, p.X, eps="1e-5", name="LN_eps"), p.stats
     (_, _, sample), (m_eps, _, sample_eps) = _row_stats(p.L, p.X, "X"), _row_stats(p.L, ln.out, "LN_eps")
-    first = s.page.line("After manual layer norm:") + 1  # the matrix printed one row per line after it
-    rows = PageView(s.page.doc, first, first + 5, s.page.where)
+    first = s.page.line("After manual layer norm:") + 1  # the matrix, one row per line
+    manual = "[" + ", ".join(PageView(s.page.doc, first, first + 5, s.page.where).printed(near="[", index=0,
+                                                                                         occurrence=k) for k in range(6)) + "]"
     s.given(p.X, what="Original embeddings (tensor, six rows)", at="Original embeddings")
     s.claim(p.n.mu.T, near="Original means per token", what="Original means per token", at="means")
-    s.claim(sample.T, near="Original stds per token", what="Original stds per token: embeddings.std(dim=-1), the "
-            "sample std", at="stds")
-    s.claim("[" + ", ".join(rows.printed(near="[", index=0, occurrence=k) for k in range(6)) + "]", ln.out,
-            what="After manual layer norm (ε = 1e-5)", at="manual layer norm")
+    s.claim(sample.T, near="Original stds per token", what="Original stds per token (sample std)", at="stds")
+    s.claim(manual, ln.out, what="After manual layer norm (ε = 1e-5)", at="manual layer norm")
     s.claim(m_eps.T, near="New means per token", what="New means per token", at="new means")
-    s.claim(sample_eps.T, near="New stds per token", what="New stds per token: normalized_manual.std(dim=-1), "
-            "the sample std", at="new stds")
-    # the Hello breakdown's features, mean, std and normalized mean are checked by the audit from the printed tensors
+    s.claim(sample_eps.T, near="New stds per token", what="New stds per token (sample std)", at="new stds")
     with s.place("Hello"):
         for node, words, index, what in (
                 (p.n.var[0, 0], "Variance:", 0, "Variance (0.1325 printed to three decimals)"),
@@ -199,7 +186,6 @@ def takeaways(s):
 
 @derivation.section("🎯 **When It Happens**")
 def when_takeaway(s):
-    s.claim(2, near="per layer, across", index=0, what="LayerNorms per layer: before attention and before the "
-            "feed-forward")
+    s.claim(2, near="per layer, across", index=0, what="LayerNorms per layer: before attention and feed-forward")
     s.claim(2 * 12, near="per layer, across", index=1, what="LayerNorms in a 12-layer model")
     s.given(12, what="a 12-layer model")
