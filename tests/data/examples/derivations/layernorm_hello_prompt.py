@@ -64,29 +64,29 @@ def without(s):
 
 @derivation.section("With Layer Normalization")
 def with_ln(s):
-    _balanced(s, ("**Mean ≈", -1), ("**Standard deviation ≈", -1), at=("Mean ≈ 0", "Standard deviation ≈ 1"))
-    s.claim(_prompt(s).n.out[0, :], near="Layer 1:", what="Layer 1: LN(Hello) to two decimals", at="Layer 1")
+    _balanced(s, ("**Mean ≈", -1), ("**Standard deviation ≈", -1))
+    s.claim(_prompt(s).n.out[0, :], near="Layer 1:", what="Layer 1: LN(Hello) to two decimals")
     s.reported(*(s.page.printed(near=f"Layer {k}:") for k in (5, 10, 15)),
                reason=ILLUSTRATIVE + " (normalized activations of later layers)")
 
 
 @derivation.section("Step 1: Token Embedding")
 def step1(s):
-    s.given(D, what="4 dimensions", at="4 dimensions")
+    s.given(D, what="4 dimensions")
     s.given(_prompt(s).X[0, :], what="hello_features")
 
 
 @derivation.section("Step 6: Verify the Result")
 def step6(s):  # new_mean's sum is the page's own arithmetic
-    _balanced(s, ("should have", 0), ("should have", 1), at=("comment", "comment"))
+    _balanced(s, ("should have", 0), ("should have", 1))
     s.claim(_prompt(s).stats[1][0, 0], name="new_std", what="new_std (population)", at="new_std")
 
 
 @derivation.section("Before Layer Normalization")
 def before(s):  # each "mean=" is the page's own arithmetic; the stds (five wrong) are claimed as √v, whose rows the
     p = _prompt(s)  # next section normalizes with them, so that its errata trace back to them
-    s.given(D, what="4 dimensions each", at="comment")
-    s.given(*(p.X[t, :] for t in range(6)), what=EMBEDDINGS, at="embeddings")
+    s.given(D, what="4 dimensions each")
+    s.given(*(p.X[t, :] for t in range(6)), what=EMBEDDINGS)
     for t, w in enumerate(TOKENS):
         s.claim(ops.Map(ops.SQRT, p.n.var)[t, 0], name="std", near=f'"{w}"', what=f"std of {w!r} (population)")
 
@@ -99,7 +99,7 @@ def after(s):  # Hello's row and the comments' "mean≈0, std≈1" are the page'
 
 @derivation.section("When Does Layer Norm Happen?")
 def when(s):
-    s.given(_prompt(s).X[0, :], what="the first row of the embeddings", at="flow")
+    s.given(_prompt(s).X[0, :], what="the first row of the embeddings")
     s.reported("12+ layers", reason="a typical depth named in passing, not a quantity of the example")
     with s.place("count"):
         s.given(12, what="a 12-layer transformer")
@@ -122,9 +122,9 @@ def solution(s):  # Hello's row and its range 2.75 are the page's own arithmetic
 def std1(s):  # 1000mm, 2m, 0.5km in metres
     units = ("1000 mm", "2 m", "half a km")
     mm, m, km = (s.page.value(near="different_units", index=k) for k in range(3))
-    s.given(mm, m, km, what=units, at="different_units")
+    s.given(mm, m, km, what=units)
     for k, metres in enumerate((mm / 1000, m, km * 1000)):
-        s.claim(metres, near="same_units", index=k, what=f"{units[k]} in metres", at="same_units")
+        s.claim(metres, near="same_units", index=k, what=f"{units[k]} in metres")
 
 
 @derivation.section("Training Stability")
@@ -148,11 +148,11 @@ def actually(s):
 @derivation.section("Complete Code Example")
 def code(s):
     X = _prompt(s).X
-    s.given(sp.Rational(1, 100000), what="eps=1e-5", at="manual_layer_norm")
-    s.given(6, D, what=("6 tokens", "4 features each"), at="comment")
-    s.given(*(X[t, :] for t in range(6)), what=EMBEDDINGS, at="torch.tensor")
-    s.given(D, D, what=("nn.LayerNorm(4)", "4 features"), at="nn.LayerNorm")
-    s.given(X[0, :], what="embeddings[0], the Hello row", at="hello")
+    s.given(sp.Rational(1, 100000), what="eps=1e-5")
+    s.given(6, D, what=("6 tokens", "4 features each"))
+    s.given(*(X[t, :] for t in range(6)), what=EMBEDDINGS)
+    s.given(D, D, what=("nn.LayerNorm(4)", "4 features"))
+    s.given(X[0, :], what="embeddings[0], the Hello row")
 
 
 @derivation.section("Expected Output")
@@ -163,12 +163,12 @@ def expected(s):  # the Hello breakdown's features, mean, std and normalized mea
     first = s.page.line("After manual layer norm:") + 1  # the matrix, one row per line
     manual = "[" + ", ".join(PageView(s.page.doc, first, first + 5, s.page.where).printed(near="[", index=0,
                                                                                          occurrence=k) for k in range(6)) + "]"
-    s.given(p.X, what="Original embeddings (tensor, six rows)", at="Original embeddings")
-    s.claim(p.n.mu.T, near="Original means per token", what="Original means per token", at="means")
-    s.claim(sample.T, near="Original stds per token", what="Original stds per token (sample std)", at="stds")
+    s.given(p.X, what="Original embeddings (tensor, six rows)")
+    s.claim(p.n.mu.T, near="Original means per token", what="Original means per token")
+    s.claim(sample.T, near="Original stds per token", what="Original stds per token (sample std)")
     s.claim(manual, ln.out, what="After manual layer norm (ε = 1e-5)", at="manual layer norm")
-    s.claim(m_eps.T, near="New means per token", what="New means per token", at="new means")
-    s.claim(sample_eps.T, near="New stds per token", what="New stds per token (sample std)", at="new stds")
+    s.claim(m_eps.T, near="New means per token", what="New means per token")
+    s.claim(sample_eps.T, near="New stds per token", what="New stds per token (sample std)")
     with s.place("Hello"):
         for node, words, index, what in (
                 (p.n.var[0, 0], "Variance:", 0, "Variance (0.1325 printed to three decimals)"),
