@@ -8,8 +8,6 @@ over the four features of each token, population variance, no gain or shift; ε 
 without arguments is the sample std (correction 1). Numbers of analogies are declared ``reported``.
 """
 
-from types import SimpleNamespace
-
 import sympy as sp
 
 from symseq import Derivation, blocks, ops
@@ -28,31 +26,18 @@ SECTIONS = ("What is Layer Normalization?", "Without Layer Normalization", "With
             "🎯 **What Layer Normalization Does**", "🎯 **When It Happens**")
 
 
-def _prompt(s):
-    """The section's ledger of the prompt X (the 24 numbers after ``embeddings = [``; Hello is row 0), its LayerNorm
-    ``n`` at ε = 0 and ``eps`` at ε = 1e-5, and the mean, population std and sample std of each row of LN(X), X and
-    eps.out (``ln``, ``x``, ``ln_eps``: three columns each)."""
+def section(s):
+    """What each section of the page prints, read from it, on a ledger of the prompt X (the 24 numbers after
+    ``embeddings = [``; Hello is row 0) with its LayerNorm n at ε = 0 and eps at ε = 1e-5, and the mean, population
+    std and sample std (correction 1) of each row of n.out, X and eps.out: ``stats["LN"]``, ``["X"]``, ``["LN_eps"]``."""
     L = s.ledger("the prompt X; LayerNorm with ε = 0 (by hand) and with ε = 1e-5 (manual_layer_norm)")
     X = L.input("X", sp.Matrix(6, D, [exact_value(c) for c in s.derivation.whole_page.numbers("embeddings = [", 24)]))
-    n = blocks.layer_norm(L, X, eps=0, name="LN")
-    L.define("sigma", ops.Map(ops.SQRT, n.var), note="population standard deviation of each row")
-    p = SimpleNamespace(L=L, X=X, n=n, ln=_row_stats(L, n.out, "LN"))
-    p.eps = blocks.layer_norm(L, X, eps="1e-5", name="LN_eps")
-    p.x, p.ln_eps = _row_stats(L, X, "X"), _row_stats(L, p.eps.out, "LN_eps")
-    return p
-
-
-def _row_stats(L, M, name: str):
-    """Mean, population std and sample std (correction 1) of each row of M, as ledger rows."""
-    mean = L.define(f"mean({name})", ops.mean(M, 1))
-    return (mean, L.define(f"std_pop({name})", ops.std(M, 1, correction=0, mean_of=mean)),
-            L.define(f"std({name})", ops.std(M, 1, correction=1, mean_of=mean)))
-
-
-def section(s):
-    """What each section of the page prints, in the page's order: read from the page, computed on the prompt."""
-    p = _prompt(s)
-    (mean, pop, sample), hello, rows = (c[0, 0] for c in p.ln), p.X[0, :], [p.X[t, :] for t in range(6)]
+    n, eps, stats = blocks.layer_norm(L, X, eps=0, name="LN"), blocks.layer_norm(L, X, eps="1e-5", name="LN_eps"), {}
+    for M, name in ((n.out, "LN"), (X, "X"), (eps.out, "LN_eps")):
+        mean = L.define(f"mean({name})", ops.mean(M, 1))
+        pop, sample = (ops.std(M, 1, correction=c, mean_of=mean) for c in (0, 1))
+        stats[name] = (mean, L.define(f"std_pop({name})", pop), L.define(f"std({name})", sample))
+    (mean, pop, sample), hello, rows = (c[0, 0] for c in stats["LN"]), X[0, :], [X[t, :] for t in range(6)]
     balanced = (mean, "mean of LN(Hello)"), (pop, "std of LN(Hello)")
     match s.title:
         case "What is Layer Normalization?":
@@ -64,7 +49,7 @@ def section(s):
         case "With Layer Normalization":
             s.claim(mean, near="**Mean ≈", what="mean of LN(Hello)")
             s.claim(pop, near="**Standard deviation ≈", what="std of LN(Hello)")
-            s.claim(p.n.out[0, :], near="Layer 1:", what="Layer 1: LN(Hello) to two decimals")
+            s.claim(n.out[0, :], near="Layer 1:", what="Layer 1: LN(Hello) to two decimals")
             s.reported(*(s.page.printed(near=f"Layer {k}:") for k in (5, 10, 15)), reason=ILLUSTRATIVE)
         case "Step 1: Token Embedding":
             s.given(D, hello, what=("4 dimensions", "hello_features"))
@@ -74,9 +59,9 @@ def section(s):
         case "Before Layer Normalization":  # the stds (five wrong) are claimed as √v, LN's rows trace back to them
             s.given(D, *rows, what=("4 dimensions each", *(f"embedding of {w!r}" for w in TOKENS)))
             for t, w in enumerate(TOKENS):  # each "mean=" is the page's own arithmetic
-                s.claim(ops.Map(ops.SQRT, p.n.var)[t, 0], name="std", near=f'"{w}"', what=f"std of {w!r}")
+                s.claim(ops.Map(ops.SQRT, n.var)[t, 0], name="std", near=f'"{w}"', what=f"std of {w!r}")
         case "After Layer Normalization":  # Hello's row and each "mean≈0, std≈1" are the page's own arithmetic
-            s.claim_rows([s.page.printed(near=f'# "{w}"', index=0) for w in TOKENS[1:]], p.n.out, start=1, at="LN",
+            s.claim_rows([s.page.printed(near=f'# "{w}"', index=0) for w in TOKENS[1:]], n.out, start=1, at="LN",
                          what=tuple(f"LN of {w!r}" for w in TOKENS[1:]))
         case "When Does Layer Norm Happen?":
             s.given(hello, what="the first row of the embeddings")
@@ -85,11 +70,11 @@ def section(s):
             s.claim(2 * 12, near="Hence in a", index=1, what="two LayerNorms (attention, feed-forward) per layer")
         case "The Solution: Standard Scale":  # Hello's row and its range 2.75 are the page's own arithmetic
             for t, w in enumerate(TOKENS[:3]):
-                ln = list(p.L.value("LN").row(t))
+                ln = list(L.value("LN").row(t))
                 if t:  # the row to two decimals, and the true range (not only the printed row's)
-                    s.claim_line(f'"{w}"', (p.n.out[t, :], f"LN({w!r}), two decimals"),
+                    s.claim_line(f'"{w}"', (n.out[t, :], f"LN({w!r}), two decimals"),
                                  (max(ln, key=sp.N) - min(ln, key=sp.N), f"range of LN({w!r})"))
-                s.claim(p.ln[0][t, 0], near=f'"{w}"', what=f"LN({w!r}) is balanced around 0")
+                s.claim(stats["LN"][0][t, 0], near=f'"{w}"', what=f"LN({w!r}) is balanced around 0")
         case "**Standard Deviation = 1 (Consistent)**":  # 1000mm, 2m, 0.5km in metres
             mm, m, km = (s.page.value(near="different_units", index=k) for k in range(3))
             s.given(mm, m, km, what=("1000 mm", "2 m", "half a km"))
@@ -98,9 +83,9 @@ def section(s):
             sizes = s.page.numbers("erratic", 6)
             s.reported(*sizes[:3], *(f"= {v}" for v in sizes[3:]), reason=ILLUSTRATIVE + " (gradient sizes)")
         case 'For Our "Hello" Example':  # √0.1325 = 0.364 and both checks are the page's own arithmetic
-            s.claim(p.n.var[0, 0], name="variance", what="variance", at="what we found")
+            s.claim(n.var[0, 0], name="variance", what="variance", at="what we found")
         case "**What Actually Happens:**":
-            s.claim(p.eps.var[0, 0], name="variance", what="variance (ε = 1e-5 is added under the root)", at="Step 1")
+            s.claim(eps.var[0, 0], name="variance", what="variance (ε = 1e-5 is added under the root)", at="Step 1")
         case "Complete Code Example":
             s.given(sp.Rational(1, 100000), 6, D, *rows, D, D, hello, what=(
                 "eps=1e-5", "6 tokens", "4 features each", *(f"embedding of {w!r}" for w in TOKENS), "nn.LayerNorm(4)",
@@ -108,14 +93,14 @@ def section(s):
         case "Expected Output":  # the Hello breakdown's features, mean, std and normalized mean: page arithmetic
             first = s.page.line("After manual layer norm:") + 1  # the matrix, one row per line
             manual = " ".join(s.page.doc.line(i).strip() for i in range(first, first + 6)).removeprefix("tensor(")
-            s.given(p.X, what="Original embeddings (tensor, six rows)")
-            s.claim(p.n.mu.T, near="Original means per token", what="Original means per token")
-            s.claim(p.x[2].T, near="Original stds per token", what="Original stds per token (sample std)")
-            s.claim(manual.removesuffix(")"), p.eps.out, what="After manual layer norm (ε = 1e-5)", at="manual")
-            s.claim(p.ln_eps[0].T, near="New means per token", what="New means per token")
-            s.claim(p.ln_eps[2].T, near="New stds per token", what="New stds per token (sample std)")
-            s.claim(p.n.var[0, 0], near="Variance:", index=0, what="Variance (0.1325 printed to three decimals)")
-            s.claim(p.n.out[0, :], near="Normalized 'Hello':", index=0, what="(hello − mean)/std_dev, ε = 0")
+            s.given(X, what="Original embeddings (tensor, six rows)")
+            s.claim(n.mu.T, near="Original means per token", what="Original means per token")
+            s.claim(stats["X"][2].T, near="Original stds per token", what="Original stds per token (sample std)")
+            s.claim(manual.removesuffix(")"), eps.out, what="After manual layer norm (ε = 1e-5)", at="manual")
+            s.claim(stats["LN_eps"][0].T, near="New means per token", what="New means per token")
+            s.claim(stats["LN_eps"][2].T, near="New stds per token", what="New stds per token (sample std)")
+            s.claim(n.var[0, 0], near="Variance:", index=0, what="Variance (0.1325 printed to three decimals)")
+            s.claim(n.out[0, :], near="Normalized 'Hello':", index=0, what="(hello − mean)/std_dev, ε = 0")
             s.claim(mean, near="Normalized mean:", what="Normalized mean (should be ≈0)")
             s.claim_line("Normalized std:", (sample, "normalized_hello.std(), the sample std"), (pop, "std ≈ 1"))
         case "🎯 **What Layer Normalization Does**":
