@@ -28,9 +28,9 @@ def section(s):
     X = L.input("X", sp.Matrix(6, D, [exact_value(c) for c in s.derivation.whole_page.numbers("embeddings = [", 24)]))
     n, eps, stats = blocks.layer_norm(L, X, eps=0, name="LN"), blocks.layer_norm(L, X, eps="1e-5", name="LN_eps"), {}
     for M, name in ((n.out, "LN"), (X, "X"), (eps.out, "LN_eps")):  # stats[name]: mean, population std, sample std
-        mean = L.define(f"mean({name})", ops.mean(M, 1))
-        pop, sample = (ops.std(M, 1, correction=c, mean_of=mean) for c in (0, 1))
-        stats[name] = (mean, L.define(f"std_pop({name})", pop), L.define(f"std({name})", sample))
+        mu = L.define(f"mean({name})", ops.mean(M, 1))
+        pop, sample = (ops.std(M, 1, correction=c, mean_of=mu) for c in (0, 1))
+        stats[name] = (mu, L.define(f"std_pop({name})", pop), L.define(f"std({name})", sample))
     (mean, pop, sample), hello, rows = (c[0, 0] for c in stats["LN"]), X[0, :], [X[t, :] for t in range(6)]
     match s.title:
         case "Without Layer Normalization":
@@ -59,8 +59,8 @@ def section(s):
             s.claim(2 * 12, near="Hence in a", index=1, what="two LayerNorms (attention, feed-forward) per layer")
         case "The Solution: Standard Scale":  # Hello's row and its range 2.75 are the page's own arithmetic
             for t, w in enumerate(TOKENS[:3]):
-                ln = sorted(L.value("LN").row(t), key=sp.N)
                 if t:  # the row to two decimals and its true range (not only the printed row's)
+                    ln = sorted(L.value("LN").row(t), key=sp.N)
                     s.claim_line(f'"{w}"', (n.out[t, :], f"LN({w!r})"), (ln[-1] - ln[0], f"range of LN({w!r})"))
                 s.claim(stats["LN"][0][t, 0], near=f'"{w}"', what=f"mean of LN({w!r})")
         case "**Standard Deviation = 1 (Consistent)**":  # 1000mm, 2m, 0.5km in metres
