@@ -1,205 +1,98 @@
 """LayerNorm of the prompt "Hello, how are you?" (six tokens, four features), computed by hand and in torch.
 
 Source: https://github.com/micwill755/transformer/blob/796de3411284cc66c1f1f20c3fc9ad80462129ad/lesson/docs/Layer_Normalization_Explained.md
-(rendition: ``layernorm-hello-prompt.md``). Headings whose numbers are all the page's own arithmetic (Steps 2–5,
-the ranges of "The Problem", the seesaw's means) have no section: the audit checks them from the printed operands.
-
-Conventions read from the page: LayerNorm over the four features of each token, population variance
-(``unbiased=False``), no gain or shift; the hand computation uses ε = 0, the script's ``manual_layer_norm``
-ε = 1e-5 inside the root, and its "Hello" breakdown divides by ``torch.sqrt(variance)`` (ε = 0). ``Tensor.std``
-without arguments is the sample standard deviation (correction 1): the script's printed stds are claimed as that.
-The embeddings and every printed value are read from the page; numbers of analogies that no computation produces
-are declared with ``section.reported``.
-"""
-
-from __future__ import annotations
-
-from types import SimpleNamespace
+(rendition: ``layernorm-hello-prompt.md``). Conventions read from the page: LayerNorm over the features of a token,
+population variance, no gain or shift; ε = 0 by hand and in the script's "Hello" breakdown, ε = 1e-5 under the root in
+``manual_layer_norm``; ``Tensor.std`` is the sample std. Headings with no section are the page's own arithmetic."""
 
 import sympy as sp
 
 from symseq import Derivation, blocks, ops
-from symseq.authoring.page import PageView, exact_value
+from symseq.authoring.page import exact_value
 
 derivation = Derivation("layernorm-hello-prompt", title="Layer Normalization Explained: A Beginner's Guide",
-                        source="layernorm-hello-prompt.md",
-                        description="LayerNorm of a six-token prompt by hand and as a torch script's printed output")
+                        source="layernorm-hello-prompt.md", description="LayerNorm of six tokens by hand and in torch")
 TOKENS, D = ["Hello", ",", " how", " are", " you", "?"], 4
 ILLUSTRATIVE = "illustrative values of an analogy, not computed from any printed input"
+derivation.reported("What is Layer Normalization?", "out of 100 and others out of 1000", reason=ILLUSTRATIVE)
+SECTIONS = ("Without Layer Normalization", "With Layer Normalization", "Step 1: Token Embedding",
+            "Step 6: Verify the Result", "Before Layer Normalization", "After Layer Normalization",
+            "When Does Layer Norm Happen?", "The Solution: Standard Scale", "**Standard Deviation = 1 (Consistent)**",
+            "Training Stability", 'For Our "Hello" Example', "**What Actually Happens:**", "Complete Code Example",
+            "Expected Output", "🎯 **What Layer Normalization Does**", "🎯 **When It Happens**")
 
 
-def _prompt(s, title: str = "the prompt, 6 tokens × 4 features; LayerNorm with ε = 0"):
-    """The section's ledger of the prompt X (the rows of ``embeddings = [`` under "Before Layer Normalization") and its
-    LayerNorm n at ε = 0, with the mean, population std and sample std of each normalized row (Hello is row 0)."""
-    if "prompt" in s.objects:
-        return s.objects["prompt"]
-    L = s.ledger(title)
+def section(s):
+    """Section ``s.title`` of the page, on a ledger of the prompt X (Hello is row 0) and its LayerNorms n and eps."""
+    L = s.ledger("the prompt X; LayerNorm with ε = 0 (by hand) and with ε = 1e-5 (manual_layer_norm)")
     X = L.input("X", sp.Matrix(6, D, [exact_value(c) for c in s.derivation.whole_page.numbers("embeddings = [", 24)]))
-    n = blocks.layer_norm(L, X, eps=0, name="LN")
-    std = L.define("sigma", ops.Map(ops.SQRT, n.var), note="population standard deviation of each row")
-    s.keep(prompt=SimpleNamespace(L=L, X=X, n=n, std=std, stats=_row_stats(L, n.out, "LN")))
-    return s.objects["prompt"]
+    n, eps, stats = blocks.layer_norm(L, X, eps=0, name="LN"), blocks.layer_norm(L, X, eps="1e-5", name="LN_eps"), {}
+    for M, name in ((n.out, "LN"), (X, "X"), (eps.out, "LN_eps")):  # stats[name]: mean, population std, sample std
+        mu = L.define(f"mean({name})", ops.mean(M, 1))
+        pop, sample = (ops.std(M, 1, correction=c, mean_of=mu) for c in (0, 1))
+        stats[name] = (mu, L.define(f"std_pop({name})", pop), L.define(f"std({name})", sample))
+    (mean, pop, sample), hello, rows = (c[0, 0] for c in stats["LN"]), X[0, :], [X[t, :] for t in range(6)]
+    match s.title:
+        case "Without Layer Normalization":
+            s.given(hello, hello, what="Layer 1, the embedding of Hello (exploding, then vanishing)")
+            s.reported(*(s.page.printed(near=f"Layer {k}:", occurrence=o) for o in range(2) for k in (5, 10, 15)),
+                       reason=ILLUSTRATIVE)
+        case "With Layer Normalization":
+            s.claim(mean, near="**Mean ≈", what="mean of LN(Hello)")
+            s.claim(pop, near="**Standard deviation ≈", what="std of LN(Hello)")
+            s.claim(n.out[0, :], near="Layer 1:", what="Layer 1: LN(Hello) to two decimals")
+            s.reported(*(s.page.printed(near=f"Layer {k}:") for k in (5, 10, 15)), reason=ILLUSTRATIVE)
+        case "Step 1: Token Embedding":
+            s.given(D, hello, what=("4 dimensions", "hello_features"))
+        case "Step 6: Verify the Result":  # new_mean's sum is the page's own arithmetic
+            s.claim_line("should have", (mean, "mean of LN(Hello)"), (pop, "std of LN(Hello)"))
+            s.claim(pop, name="new_std", what="new_std (population)", at="new_std")
+        case "Before Layer Normalization":  # the stds (five wrong) are claimed as √v, LN's rows trace back to them
+            s.given(D, *rows, what=("4 dimensions each", *(f"embedding of {w!r}" for w in TOKENS)))
+            for t, w in enumerate(TOKENS):  # each "mean=" is the page's own arithmetic
+                s.claim(ops.Map(ops.SQRT, n.var)[t, 0], name="std", near=f'"{w}"', what=f"std of {w!r}")
+        case "After Layer Normalization":  # Hello's row and each "mean≈0, std≈1" are the page's own arithmetic
+            s.claim_rows([s.page.printed(near=f'# "{w}"', index=0) for w in TOKENS[1:]], n.out, start=1, at="LN")
+        case "When Does Layer Norm Happen?":
+            s.given(hello, 12, what=("the first row of the embeddings", "a 12-layer transformer"))
+            s.reported("12+ layers", reason="a typical depth named in passing, not a quantity of the example")
+            s.claim(2 * 12, near="Hence in a", index=1, what="two LayerNorms (attention, feed-forward) per layer")
+        case "The Solution: Standard Scale":  # Hello's row and its range 2.75 are the page's own arithmetic
+            for t, w in enumerate(TOKENS[:3]):
+                if t:  # the row to two decimals and its true range (not only the printed row's)
+                    ln = sorted(L.value("LN").row(t), key=sp.N)
+                    s.claim_line(f'"{w}"', (n.out[t, :], f"LN({w!r})"), (ln[-1] - ln[0], f"range of LN({w!r})"))
+                s.claim(stats["LN"][0][t, 0], near=f'"{w}"', what=f"mean of LN({w!r})")
+        case "**Standard Deviation = 1 (Consistent)**":  # 1000mm, 2m, 0.5km in metres
+            mm, m, km = (s.page.value(near="different_units", index=k) for k in range(3))
+            s.given(mm, m, km, what=("1000 mm", "2 m", "half a km"))
+            s.claim_line("same_units", (mm / 1000, "1000 mm in m"), (m, "2 m in m"), (km * 1000, "half a km in m"))
+        case "Training Stability":  # the steady sizes are quoted with their "= " (each alone stands elsewhere)
+            s.reported(*(f"= {v}" if k > 2 else v for k, v in enumerate(s.page.numbers("erratic", 6))),
+                       reason=ILLUSTRATIVE + " (gradient sizes)")
+        case 'For Our "Hello" Example' | "**What Actually Happens:**":  # the roots and checks: page arithmetic
+            s.claim(n.var[0, 0], name="variance", what="variance of Hello")
+        case "Complete Code Example":
+            s.given(sp.Rational(1, 100000), 6, D, *rows, D, D, hello,
+                    what="the script's inputs: eps, sizes, the embeddings, nn.LayerNorm(4), the Hello row")
+        case "Expected Output":  # the Hello breakdown's features, mean, std and normalized mean: page arithmetic
+            first = s.page.line("After manual layer norm:") + 1  # the matrix, one row per line
+            manual = " ".join(s.page.doc.line(i).strip() for i in range(first, first + 6))[len("tensor("):-1]
+            s.given(X, what="Original embeddings (tensor, six rows)")
+            s.claim(manual, eps.out, what="After manual layer norm (ε = 1e-5)", at="manual")
+            for node, words in ((n.mu.T, "Original means"), (stats["X"][2].T, "Original stds"),
+                                (stats["LN_eps"][0].T, "New means"), (stats["LN_eps"][2].T, "New stds")):
+                s.claim(node, near=f"{words} per token", what=f"{words} per token")
+            s.claim(n.var[0, 0], near="Variance:", index=0, what="Variance (0.1325 printed to three decimals)")
+            s.claim(n.out[0, :], near="Normalized 'Hello':", index=0, what="(hello − mean)/std_dev, ε = 0")
+            s.claim(mean, near="Normalized mean:", what="Normalized mean (should be ≈0)")
+            s.claim_line("Normalized std:", (sample, "normalized_hello.std(), the sample std"), (pop, "std ≈ 1"))
+        case "🎯 **What Layer Normalization Does**":
+            s.claim_line("Brings the mean", (mean, "mean of LN(Hello)"), (pop, "std of LN(Hello)"))
+        case "🎯 **When It Happens**":
+            s.claim_line("per layer, across", (2, "LayerNorms per layer"), (2 * 12, "LayerNorms in a 12-layer model"))
+            s.given(12, what="a 12-layer model")
 
 
-def _row_stats(L, M, name: str):
-    """Mean, population std and sample std (correction 1) of each row of M, as ledger rows."""
-    mean = L.define(f"mean({name})", ops.mean(M, 1))
-    return (mean, L.define(f"std_pop({name})", ops.std(M, 1, correction=0, mean_of=mean)),
-            L.define(f"std({name})", ops.std(M, 1, correction=1, mean_of=mean)))
-
-
-derivation.reported("What is Layer Normalization?", "out of 100 and others out of 1000",
-                    reason=ILLUSTRATIVE + " (exam marks)")
-
-
-@derivation.section("Without Layer Normalization")
-def without(s):
-    hello = _prompt(s).X[0, :]
-    s.given(hello, hello, what="Layer 1, the embedding of Hello (exploding, then vanishing)")
-    s.reported(*(s.page.printed(near=f"Layer {k}:", occurrence=o) for o in (0, 1) for k in (5, 10, 15)),
-               reason=ILLUSTRATIVE + " (activations of later layers)")
-
-
-def _balanced(s, mean: tuple, std: tuple, at: tuple = ("", "")):
-    """Claim the mean 0 and the (population) standard deviation 1 of LN(Hello) that the page states: each printed
-    on the line holding ``words`` of ``(words, index)``, its ``index``-th value."""
-    m, pop, _ = _prompt(s).stats
-    s.claim(m[0, 0], near=mean[0], index=mean[1], what="the mean of LN(Hello)", at=at[0])
-    s.claim(pop[0, 0], near=std[0], index=std[1], what="the standard deviation of LN(Hello)", at=at[1])
-
-
-@derivation.section("With Layer Normalization")
-def with_ln(s):
-    _balanced(s, ("**Mean ≈", -1), ("**Standard deviation ≈", -1), at=("Mean ≈ 0", "Standard deviation ≈ 1"))
-    s.claim(_prompt(s).n.out[0, :], near="Layer 1:", what="Layer 1: LN(Hello) to two decimals", at="Layer 1")
-    s.reported(*(s.page.printed(near=f"Layer {k}:") for k in (5, 10, 15)),
-               reason=ILLUSTRATIVE + " (normalized activations of later layers)")
-
-
-@derivation.section("Step 1: Token Embedding")
-def step1(s):
-    s.given(D, what="4 dimensions", at="4 dimensions")
-    s.given(_prompt(s).X[0, :], what="hello_features")
-
-
-@derivation.section("Step 6: Verify the Result")
-def step6(s):  # new_mean = (−0.412 + 0.137 + (−1.236) + 1.511) / 4 ≈ 0.000 is the page's own arithmetic
-    _balanced(s, ("should have", 0), ("should have", 1), at=("comment", "comment"))
-    s.claim(_prompt(s).stats[1][0, 0], name="new_std", what="new_std (population)", at="new_std")
-
-
-@derivation.section("Before Layer Normalization")
-def before(s):
-    p = _prompt(s)
-    s.given(D, what="4 dimensions each", at="comment")
-    s.given(*(p.X[t, :] for t in range(6)), what=tuple(f"embedding of {w!r}" for w in TOKENS), at="embeddings")
-    # each row's "mean=…" is checked by the audit from the rows printed above; the stds are claimed (five are
-    # wrong) as √v, so that the rows normalized with them in the next section trace back to them
-    for t, w in enumerate(TOKENS):
-        s.claim(ops.Map(ops.SQRT, p.n.var)[t, 0], name="std", near=f'"{w}"', what=f"std of {w!r} (population)")
-
-
-@derivation.section("After Layer Normalization")
-def after(s):  # Hello's row and the comments' "mean≈0, std≈1" are checked by the audit as its own arithmetic
-    rows = [s.page.printed(near=f'# "{w}"', index=0) for w in TOKENS[1:]]
-    s.claim_rows(rows, _prompt(s).n.out, start=1, what=tuple(f"LN of {w!r}" for w in TOKENS[1:]), at="LN")
-
-
-@derivation.section("When Does Layer Norm Happen?")
-def when(s):
-    s.given(_prompt(s).X[0, :], what="the first row of the embeddings", at="flow")
-    s.reported("12+ layers", reason="a typical depth named in passing, not a quantity of the example")
-    with s.place("count"):
-        s.given(12, what="a 12-layer transformer")
-        s.claim(2 * 12, near="Hence in a", index=1, what="two LayerNorms per layer (before attention and before the "
-                "feed-forward)")
-
-
-@derivation.section("The Solution: Standard Scale")
-def solution(s):  # Hello's row and its range 2.75 are checked by the audit from the printed row
-    p = _prompt(s)
-    for t, w in enumerate(TOKENS[:3]):
-        with s.place(f"row {t}"):
-            if t:  # the row to two decimals, and its range: a true value, not only the printed row's
-                row = list(p.L.value("X").row(t))
-                s.claim(p.n.out[t, :], near=f'"{w}"', index=0, what=f"LN of {w!r}, two decimals")
-                s.claim((max(row, key=sp.N) - min(row, key=sp.N)) / p.L.value("sigma")[t, 0], near=f'"{w}"',
-                        index=1, what=f"range of LN({w!r})")
-            s.claim(p.stats[0][t, 0], near=f'"{w}"', what=f"LN({w!r}) is balanced around 0")
-
-
-@derivation.section("**Standard Deviation = 1 (Consistent)**")
-def std1(s):  # 1000mm, 2m, 0.5km in metres
-    units = ("1000 mm", "2 m", "half a km")
-    mm, m, km = (s.page.value(near="different_units", index=k) for k in range(3))
-    s.given(mm, m, km, what=units, at="different_units")
-    for k, metres in enumerate((mm / 1000, m, km * 1000)):
-        s.claim(metres, near="same_units", index=k, what=f"{units[k]} in metres", at="same_units")
-
-
-@derivation.section("Training Stability")
-def stability(s):  # the gradients with layer norm are quoted with their "= " (each number alone stands elsewhere)
-    sizes = s.page.numbers("erratic", 6)
-    s.reported(*sizes[:3], *(f"= {v}" for v in sizes[3:]), reason=ILLUSTRATIVE + " (gradient sizes)")
-
-
-@derivation.section('For Our "Hello" Example')
-def hello_example(s):  # √0.1325 = 0.364 and both checks are the page's own arithmetic
-    s.claim(_prompt(s).n.var[0, 0], name="variance", what="variance", at="what we found")
-
-
-@derivation.section("**What Actually Happens:**")
-def actually(s):
-    p = _prompt(s, "the prompt; LayerNorm with ε = 1e-5 (Hello is row 0)")
-    s.claim(blocks.layer_norm(p.L, p.X, eps="1e-5", name="LN_eps").var[0, 0], name="variance", what="variance",
-            at="Step 1")
-
-
-@derivation.section("Complete Code Example")
-def code(s):
-    X = _prompt(s).X
-    s.given(sp.Rational(1, 100000), what="eps=1e-5", at="manual_layer_norm")
-    s.given(6, D, what=("6 tokens", "4 features each"), at="comment")
-    s.given(*(X[t, :] for t in range(6)), what=tuple(f"embedding of {w!r}" for w in TOKENS), at="torch.tensor")
-    s.given(D, D, what=("nn.LayerNorm(4)", "4 features"), at="nn.LayerNorm")
-    s.given(X[0, :], what="embeddings[0], the Hello row", at="hello")
-
-
-@derivation.section("Expected Output")
-def expected(s):
-    p = _prompt(s, "the script's run: X, LN with ε = 1e-5 (manual_layer_norm), LN with ε = 0 (Hello)")
-    ln, (m0, pop0, sample0) = blocks.layer_norm(p.L, p.X, eps="1e-5", name="LN_eps"), p.stats
-    (_, _, sample), (m_eps, _, sample_eps) = _row_stats(p.L, p.X, "X"), _row_stats(p.L, ln.out, "LN_eps")
-    first = s.page.line("After manual layer norm:") + 1  # the matrix printed one row per line after it
-    rows = PageView(s.page.doc, first, first + 5, s.page.where)
-    s.given(p.X, what="Original embeddings (tensor, six rows)", at="Original embeddings")
-    s.claim(p.n.mu.T, near="Original means per token", what="Original means per token", at="means")
-    s.claim(sample.T, near="Original stds per token", what="Original stds per token: embeddings.std(dim=-1), the "
-            "sample std", at="stds")
-    s.claim("[" + ", ".join(rows.printed(near="[", index=0, occurrence=k) for k in range(6)) + "]", ln.out,
-            what="After manual layer norm (ε = 1e-5)", at="manual layer norm")
-    s.claim(m_eps.T, near="New means per token", what="New means per token", at="new means")
-    s.claim(sample_eps.T, near="New stds per token", what="New stds per token: normalized_manual.std(dim=-1), "
-            "the sample std", at="new stds")
-    # the Hello breakdown's features, mean, std and normalized mean are checked by the audit from the printed tensors
-    with s.place("Hello"):
-        for node, words, index, what in (
-                (p.n.var[0, 0], "Variance:", 0, "Variance (0.1325 printed to three decimals)"),
-                (p.n.out[0, :], "Normalized 'Hello':", 0, "(hello − mean)/std_dev, ε = 0"),
-                (m0[0, 0], "Normalized mean:", -1, "should be ≈0"),
-                (sample0[0, 0], "Normalized std:", 0, "normalized_hello.std(), the sample std"),
-                (pop0[0, 0], "Normalized std:", -1, "should be ≈1 (the population std of a normalized row)")):
-            s.claim(node, near=words, index=index, what=f"{words} {what}")
-
-
-@derivation.section("🎯 **What Layer Normalization Does**")
-def takeaways(s):
-    _balanced(s, ("Brings the mean", 0), ("Brings the mean", 1))
-
-
-@derivation.section("🎯 **When It Happens**")
-def when_takeaway(s):
-    s.claim(2, near="per layer, across", index=0, what="LayerNorms per layer: before attention and before the "
-            "feed-forward")
-    s.claim(2 * 12, near="per layer, across", index=1, what="LayerNorms in a 12-layer model")
-    s.given(12, what="a 12-layer model")
+for title in SECTIONS:
+    derivation.section(title)(section)
