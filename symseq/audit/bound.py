@@ -17,16 +17,23 @@ How a page's name reaches a ledger row:
   (a gradient of a backward pass), else the local derivative of row ``A``'s definition by ``B`` when ``B`` is in it;
 * a subscript over one index letter (``h_{t-1}``, ``x_t``) is bound at every step ``t = 0 … 9`` at which every
   name of the equation is a row, and the equation is checked at each;
+* an entry is keyed as the ledger names it (``W_{x,01}``, ``h_{t-1,1}``, ``g_{t,0}^z``; a row vector's ``W_{o,1}``
+  also as ``W_{o,01}``), a bold name is the whole vector or matrix row (``\\mathbf z_t``); ``^\\top`` transposes,
+  ``\\odot`` multiplies entry by entry, ``\\nabla_{\\mathbf W}\\mathcal L`` is the row ``∂ℒ/∂W``,
+  ``\\sum_{t=0}^{T-1}`` runs between its bounds (``T`` is the ledger's number of steps, its inputs ``x_0 … x_{T-1}``),
+  ``\\mathbf 0`` is a zero vector and ``I_n`` the n×n identity; an entry index the row lacks (``W_{x,02}`` of a 2×2
+  ``W_x``) and an identity of another size than the matrix it equals are named;
 * ``\\phi`` is the ledger's general activation (an undefined function; ``\\phi'`` its derivative), ``\\sigma`` the
   logistic sigmoid, ``\\tanh`` and ``\\exp`` themselves; ``e`` is a name (the prediction error ``e`` of a
   backward pass), so an equation with ``e^{…}`` is not read.
 
-The sides are compared as numbers: every row is expanded to the ledger's leaves, a leaf takes the ledger's exact
-value when it has one (``h_{−1} = 0``) and otherwise a fixed random rational, an undefined activation becomes
-``tanh``, and the two sides must agree to 30 digits at two such points. Rules, kept narrow so a correct page is
-never failed: only scalar rows are bound (a vector's formula is the shapes' and the claims' business); an
-equation is read only when the reader reads all of it and binds every name in it; printed decimals leave it to the
-page's arithmetic; a side with no bound name at all is not compared.
+The sides are compared as numbers: a leaf (or a leaf's entry) takes the ledger's exact value when it has one
+(``h_{−1} = 0``) and otherwise a fixed random rational, every other row is computed from its own definition over
+the rows it reads, an undefined activation becomes ``tanh``, and the two sides must agree to 30 digits at two such
+points. Rules, kept narrow so a correct page is never failed: sides of two shapes are compared only when one is an
+identity (a column written for a row is a convention, the shapes' business); an equation is read only when the
+reader reads all of it and binds every name in it; printed decimals leave it to the page's arithmetic; a side
+with no bound name at all is not compared.
 
 Source: issue 39, "a printed formula for a bound name is evaluated with the bound values and compared with the
 row"; "a subscript that names a time step or a position is bound like a name".
