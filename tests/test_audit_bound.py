@@ -142,3 +142,31 @@ def test_a_wrong_formula_on_a_small_page_of_ones_own():
 
     found = check(parse("\n".join(page), path="tiny.md"), [d], [("tiny", "The cell", (1, 6))])
     assert [(b.line, b.correct) for b in found] == [(5, "z_2 = h_1·w_h + w_x·x_2")]
+
+
+def test_a_wrong_vector_formula_on_a_small_page_of_ones_own():
+    """A vector RNN of one's own (D = H = 2): a coordinate formula with a swapped index, a recursion with a
+    transpose too many, a gradient summed from the wrong step, and an entry the 2×2 W_h does not have."""
+    from symseq import Derivation
+    from symseq.derive import bptt
+    from symseq.read.document import parse
+
+    page = ["# The vector cell", "",
+            "\\(z_{t,0}=W_{x,00}x_{t,0}+W_{x,01}x_{t,1}+W_{h,00}h_{t-1,0}+W_{h,01}h_{t-1,1}\\)", "",
+            "\\(z_{t,1}=W_{x,10}x_{t,0}+W_{x,11}x_{t,1}+W_{h,01}h_{t-1,0}+W_{h,11}h_{t-1,1}\\)", "",
+            "\\(\\mathbf g_{t-1}^h=\\mathbf g_t^z\\mathbf W_h\\) and \\(\\mathbf g_t^z=\\mathbf g_t^h\\odot\\phi'(\\mathbf z_t)\\)",
+            "", "\\(\\mathbf g_{t-1}^h=\\mathbf g_t^z\\mathbf W_h^\\top\\)", "",
+            "\\(\\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=0}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t\\)", "",
+            "\\(\\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=1}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t\\)", "",
+            "\\(g_{t-1,0}^h=g_{t,0}^z W_{h,00}+g_{t,1}^z W_{h,20}\\)", ""]
+    d = Derivation("tiny-vector", title="tiny", source="tiny.md")
+
+    @d.section("The vector cell")
+    def cell(s):
+        L, _, _ = bptt.vector_rnn("vector RNN, D = H = 2")
+        s.use(L)
+        s.claim(sp.Integer(2), 2, what="width", in_text=False)
+
+    found = check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The vector cell", (1, len(page)))])
+    assert [b.line for b in found] == [5, 9, 13, 15]
+    assert "an entry that W_h (2×2) does not have" in found[-1].reason
