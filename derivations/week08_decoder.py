@@ -279,7 +279,7 @@ def residual_and_norm(s):
         out = blocks.layer_norm(Lr, hr, eps=e, name=f"LN_{tag}").out
         sq.append(Lr.value(Lr.define(f"|LN_{tag}(h)|^2", ops.Sum(out * out, None)).name))
     s.prove("with a positive regulator the squared norm of the normalized row is smaller than without one",
-            lambda: (sq[0] < sq[1],
+            lambda: (bool(sq[0] < sq[1]),
                      f"|LN(h)|² at h = (1, 3, 2): {sq[0]} with ε = 1/10, {sq[1]} with ε = 0"),
             at="normalization", near="With a positive regulator the squared norm is smaller")
     # Learned gains and shifts move the row off that sphere (symbolic γ and β, ε = 0).
