@@ -33,6 +33,7 @@ from symseq.derive import attention_grads as grads_cf
 from symseq.derive import properties
 from symseq.derive import dot_product_variance
 from symseq.derive import reverse_jacobian, vanishes
+from symseq.errors import ShapeError
 from symseq.functions import relu
 
 derivation = Derivation(
@@ -65,6 +66,43 @@ def content_dependent(s):
                                       Lo.input("V", [[0, 2], [2, 0], [4, 4]]), names={"S": "s", "A": "a", "O": "y"})
     s.differ("the mixing weights are computed from the input: other keys give the same query other weights",
              other.A, head.A, by="0.1", near="computes a different set of mixing weights for every input")
+    Lx = Ledger("self-attention's three projections of one symbolic input X, T = 3, D = 2")
+    X = Lx.input("X", shape=(3, 2))
+    own = _head(Lx, X)
+    inputs = [set().union(*(e.free_symbols for e in Lx.expand(n.name))) & set(Lx.entry_symbols("X"))
+              for n in (own.Q, own.K, own.V)]
+    params = [set().union(*(e.free_symbols for e in Lx.expand(n.name))) - set(Lx.entry_symbols("X"))
+              for n in (own.Q, own.K, own.V)]
+    s.prove("queries, keys and values are learned projections of the same input X", lambda: (
+        all(i == set(Lx.entry_symbols("X")) for i in inputs) and all(p == set(Lx.entry_symbols(w))
+                                                                  for p, w in zip(params, ("W_Q", "W_K", "W_V"))),
+        "Q, K and V each involve every entry of X and their own projection, no other input"),
+        near="learned projections of the same input")
+
+
+@derivation.section("§2 Compute one query's answer")
+def one_query(s):
+    Lv = Ledger("one query against three keys, d_k = 2, values of width d_v = 3")
+    q, K, V = Lv.input("q", shape=(1, 2)), Lv.input("K", shape=(3, 2)), Lv.input("V", shape=(3, 3))
+    wide = blocks.scaled_dot_product(Lv, q, K, V, names={"S": "s", "A": "a", "O": "y"})
+    s.prove("values may have a different width d_v from the query/key width d_k", lambda: (
+        q.shape[1] == K.shape[1] != V.shape[1] == wide.O.shape[1],
+        f"d_k = {q.shape[1]}, d_v = {V.shape[1]}: y is {wide.O.shape[0]}×{wide.O.shape[1]}"),
+        near="Values may have a different width")
+
+    def mismatched() -> str:
+        Lm = Ledger("a query of width 2 against keys of width 3")
+        try:
+            blocks.scaled_dot_product(Lm, Lm.input("q", shape=(1, 2)), Lm.input("K", shape=(3, 3)),
+                                      Lm.input("V", shape=(3, 2)))
+        except ShapeError as e:
+            return str(e)
+        return ""
+
+    refused = mismatched()
+    s.prove("compatible queries and keys must have the same width: q · k needs equal widths", lambda: (
+        bool(refused) and wide.S.shape == (1, 3), refused or "a query of width 2 was scored against keys of width 3"),
+        near="keys must have the same width")
 
 
 @derivation.section("§2.1 A complete numerical retrieval")
@@ -221,6 +259,17 @@ def heads(s):
         all(_count(Lh) == 256 for Lh, _ in counts.values())
         and [rh.qkv.d_k for _, rh in counts.values()] == [8, 4, 2, 1],
         "H = 1, 2, 4, 8: d_h = 8, 4, 2, 1; 256 parameters each"), near="Changing the head count while holding")
+    Lt = Ledger("two heads with their own projections, symbolic X, T = 3, D = 2")
+    Xt = Lt.input("X", shape=(3, 2))
+    own = [tuple(Lt.parameter(f"W_{n}^({i})", shape=(2, 1) if n != "V" else (2, 2)) for n in "QKV") for i in (1, 2)]
+    two = blocks.multi_head(Lt, Xt, own, Lt.parameter("W_O", shape=(4, 2)), orientation="in_out")
+    t = 2  # one query position, the last
+    mixes = [Lt.expand(h.A.name).row(t) for h in two.heads]
+    answers = [Lt.expand(h.O.name).row(t) for h in two.heads]
+    s.prove("two heads retrieve two different mixtures at the same position", lambda: (
+        not vanishes(mixes[0] - mixes[1]) and not vanishes(answers[0] - answers[1]),
+        "at the last position the two heads' weights, and their outputs, differ for symbolic X and projections"),
+        near="retrieve two different mixtures at the same position")
 
 
 @derivation.section("§4.1 Two heads answer the same query differently")
@@ -239,6 +288,11 @@ def two_heads(s):
         s.given(V[j, :], what=f"v_{j}", at=at)
     s.differ("the two heads route differently: their weights on the positions differ", A1, A2, by="0.5", at=at,
              near="their routing differs")
+    # the values each head's sum multiplies, as that sum prints them
+    in_sums = [L.input(f"V^(sum{h + 1})", [[*s.page.value(near=sums, index=8 * h + 2 + 2 * j)] for j in range(3)])
+               for h in range(2)]
+    s.agree("both heads' sums multiply the same values, the retrieval's: their value projections agree", in_sums,
+            [V, V], at=at, near="value projections produce the same values")
     O1 = L.define("y^(1)", A1 @ V)
     O2 = L.define("y^(2)", A2 @ V)
     joined = ops.Concat([O1, O2], axis=1)
@@ -281,7 +335,8 @@ def two_heads(s):
     s.use(Lp)
     wp = Lp.define("a", ops.SoftmaxRows(Lp.input("s", shape=(1, 3))))
     s.prove("finite unmasked softmax scores give positive weights, so position 2 is still read", lambda: (
-        all(e.is_positive for e in Lp.expand(wp.name)), "e^{s_j}/Σ_k e^{s_k} > 0 for real s"))
+        all(e.is_positive for e in Lp.expand(wp.name)), "e^{s_j}/Σ_k e^{s_k} > 0 for real s"),
+        near="finite unmasked softmax scores give positive weights")
 
 
 @derivation.section("§4.2 Fused projection is the same algebra")
@@ -461,6 +516,9 @@ def order(s):
             properties.permutation_equivariance(lambda L, X: _head(L, X).A, 3, 2, [2, 1, 0], kind="pairs").check)
     s.prove("swapping rows 0 and 2 swaps their contextual outputs",
             properties.permutation_equivariance(lambda L, X: _head(L, X).O, 3, 2, [2, 1, 0]).check)
+    s.prove("reordering the input rows reorders the output rows the same way: O(ΠX) = Π O(X) for a cyclic Π",
+            properties.permutation_equivariance(lambda L, X: _head(L, X).O, 3, 2, [1, 2, 0]).check,
+            near="reorders output rows the same way")
 
     def block(L, X):
         p = blocks.BlockParams([(L.parameter("W_Q", [[1], [-2]]), L.parameter("W_K", [["1/2"], [1]]),
@@ -508,6 +566,16 @@ def order(s):
     s.prove("fixed sinusoidal encodings add no trainable parameters", lambda: (
         not trainable, f"parameters of the sinusoidal rows: {trainable or 'none'}"),
         near="fixed sinusoidal encodings do not")
+    # Pair k of features holds sin(ω_k t) and cos(ω_k t): read ω_k from row t = 1, check every row, compare pairs.
+    Psin = Lsin.value("P")
+    omega = [sp.atan2(Psin[1, 2 * k], Psin[1, 2 * k + 1]) for k in range(2)]
+    fits = all(abs(sp.N(Psin[t, 2 * k] - sp.sin(omega[k] * t), 30)) < sp.Float("1e-25")
+               and abs(sp.N(Psin[t, 2 * k + 1] - sp.cos(omega[k] * t), 30)) < sp.Float("1e-25")
+               for t in range(16) for k in range(2))
+    s.prove("each even/odd feature pair is a sine and a cosine of one frequency, and the pairs' frequencies differ",
+            lambda: (fits and abs(sp.N(omega[0] - omega[1], 30)) > sp.Float("0.1"),
+                     f"ω_0 = {sp.N(omega[0], 6)}, ω_1 = {sp.N(omega[1], 6)} (T_max = 16, D = 4)"),
+            near="use sine and cosine at different frequencies")
 
 
 # ---------------------------------------------------------------------------
@@ -558,6 +626,15 @@ def generation(s):
         vanishes(H4[:3, :] - H3), "rows 0–2 of H for A B C A equal H for A B C, for any p_3"),
         near="do not change merely because a later token was appended")
     Z3, Z4 = L3.value(r3["Z"].name), L4.expand(r4["Z"].name, values=True)
+    Pv = L3.value(r3["P"].name)
+    greedy = [max(range(3), key=lambda j: sp.N(Pv[i, j], 30)) for i in range(3)]
+    largest = [max(range(3), key=lambda j: sp.N(Z3[i, j], 30)) for i in range(3)]
+    smallest = [min(range(3), key=lambda j: sp.N(Z3[i, j], 30)) for i in range(3)]
+    s.prove("greedy decoding selects the largest logit: the most probable token is the one of largest logit",
+            lambda: (greedy == largest and all(a != b for a, b in zip(largest, smallest)),
+                     f"A B C: most probable {[VOCAB[j] for j in greedy]}, largest logit "
+                     f"{[VOCAB[j] for j in largest]}, smallest {[VOCAB[j] for j in smallest]}"),
+            near="select the largest logit for greedy decoding")
     s.prove("extending the prompt changes the next-position prediction", lambda: (
         Z4.row(3).free_symbols != set() or Z4.row(3) != Z3.row(2), "row 3's logits depend on the new token"),
         near="Extending the prompt changes the next-position prediction")

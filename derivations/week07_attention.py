@@ -66,6 +66,14 @@ def prompts(s):
     s.identity("its output at t = 1 is the plain average of the two rows", L.expand(Oavg.name, values=True).row(1)
                - (xs.row(0) + xs.row(1)) / 2, at="uniform baseline")
     used = L.expand(Oavg.name, values=True).row(1).free_symbols
+    LA, _, hA = prompt_ledger(K_YOU, "A")
+    LB, _, hB = prompt_ledger(K_WE, "B")
+    first = [Lp.value("K").row(0) for Lp in (LA, LB)]
+    reads = [Lp.value(h.A.name)[0, 0] for Lp, h in ((LA, hA), (LB, hB))]
+    s.prove("the final 'like' of each prompt reads different earlier information: another first key, with weight",
+            lambda: (first[0] != first[1] and all(sp.N(a, 30) > 0 for a in reads),
+                     f"k_you = {list(first[0])}, k_we = {list(first[1])}; weights on them "
+                     f"{[sp.N(a, 6) for a in reads]}"), at="two prompts", near="read different earlier information")
     s.prove("different inputs give the baseline different averages: its final output reads both input rows", lambda: (
         set(xs) <= used, "the final row of O_avg involves every entry of X"), at="uniform baseline",
         near="Different inputs can give different averages")
@@ -84,6 +92,12 @@ def like_rows(s):
         rows[n] = (L.define(f"{n.lower()}_like", x @ W), L.entry_symbols(f"W_{n}"))
     s.identity("multiplying x_like = [0,1,0,0] by each W selects its second row",
                *[L.expand(r.name, values=True) - W.row(1) for r, W in rows.values()])
+    three = [L.expand(r.name, values=True) for r, _ in rows.values()]
+    printed = [sp.Matrix([Q_LIKE]), sp.Matrix([K_LIKE]), sp.Matrix([V_LIKE])]
+    s.prove("query, key and value of 'like' come from the same x_like through different parameters", lambda: (
+        all(not vanishes(three[i] - three[j]) and printed[i] != printed[j] for i, j in ((0, 1), (0, 2), (1, 2))),
+        "x_like W_Q, x_like W_K, x_like W_V differ pairwise; so do the printed q_like, k_like, v_like"),
+        near="All three come from the same x_t but use different parameters")
     s.given(L.handle("x_like"), what="x_like")
     s.given(sp.Matrix([Q_LIKE]), what="q_like, the second row of W_Q")
     s.given(sp.Matrix([V_LIKE]), what="v_like, the second row of W_V")
@@ -257,6 +271,12 @@ def sensitivity(s):
     wc = Lp.expand(wv.name, values=True)
     s.identity("positive scaling keeps the order: a_0/a_1 = e^{0.4c} > 1 for every c > 0",
                sp.simplify(wc[0, 0] / wc[0, 1]) - sp.exp(sp.Rational(2, 5) * c))
+    cp = sp.Symbol("c", positive=True)
+    ratio = sp.simplify(wc[0, 0] / wc[0, 1]).xreplace({c: cp})
+    s.prove("positive scaling preserves the row's ordering: the larger score keeps the larger weight", lambda: (
+        bool(sp.simplify(sp.log(ratio)).is_positive),
+        f"a_0/a_1 = {ratio} > 1 for every positive c (scores 0.8 > 0.4)"),
+        near="Positive scaling preserves the row's ordering")
     spread = [sp.N((wc[0, 0] - wc[0, 1]).subs(c, cv), 12) for cv in (sp.Rational(1, 2), 1, 10)]
     s.prove("but it changes the spread of the weights", lambda: (
         spread[0] < spread[1] < spread[2], f"a_0 − a_1 at c = 1/2, 1, 10: {[sp.N(x, 6) for x in spread]}"),
@@ -311,6 +331,16 @@ def causal(s):
     s.prove("[:T,:T] of the maximum-length mask is the mask of the current length", lambda: (
         np.array_equal(blocks.masks.causal(Tmax)[:T, :T], blocks.masks.causal(T)), "T_max = 8, T = 3"),
         at="register_buffer", near="selects the relevant part of the maximum-length mask")
+    Ls = Ledger("self-attention's queries, keys and values of one symbolic X, T = 2, C = 4")
+    Xs = Ls.input("X", shape=(2, 4))
+    hs = blocks.attention_head(Ls, Xs, *(Ls.parameter(f"W_{n}", shape=(4, 2)) for n in "QKV"), orientation="in_out",
+                               mask="causal")
+    xs = set(Ls.entry_symbols("X"))
+    uses = [set().union(*(e.free_symbols for e in Ls.expand(n.name))) for n in (hs.Q, hs.K, hs.V)]
+    s.prove("'self': queries, keys and values come from the same input X", lambda: (
+        all(u & xs == xs and u - xs == set(Ls.entry_symbols(f"W_{n}")) for u, n in zip(uses, "QKV")),
+        "Q, K and V each involve every entry of X and their own W, no other input"),
+        near="come from the same input sequence representations")
     s.prove("'self' does not restrict a token to itself: the current and all earlier positions", lambda: (
         all([j for j in range(4) if allowed[t, j]] == list(range(t + 1)) for t in range(4)), "rows of the mask"),
         near="It does not restrict a token to itself")
@@ -352,7 +382,19 @@ def batching(s):
     q2 = Lh.expand(mha.heads[1].Q.name).free_symbols
     s.prove("head 2 receives the same X, not head 1's output", lambda: (
         not (q2 & set().union(*(Lh.entry_symbols(f"W_{n}^(1)") for n in "QKV"))) and q2 & set(Lh.entry_symbols("X")),
-        "Q^{(2)} involves X and W_Q^{(2)} only"))
+        "Q^{(2)} involves X and W_Q^{(2)} only"), near="Head 2 receives the same X")
+    feats = {n: [Lh.expand(getattr(h, n).name) for h in mha.heads] for n in ("Q", "V")}
+    s.prove("each head's own W_Q, W_K, W_V give it different matching features and value representations",
+            lambda: (all(not vanishes(a - b) for a, b in feats.values()),
+                     "Q^{(1)} ≠ Q^{(2)} and V^{(1)} ≠ V^{(2)} for symbolic X and weights"),
+            near="allowing different matching features and value representations")
+    mixed = Lh.expand(mha.out.name)
+    per_head = [set().union(*(e.free_symbols for e in Lh.expand(h.O.name))) - set(Lh.entry_symbols("X"))
+                for h in mha.heads]
+    s.prove("W_O does more than fit the shape: every output feature combines both heads", lambda: (
+        all(all(e.free_symbols & ph for ph in per_head) for e in mixed),
+        "each entry of MHA(X) involves the weights of head 1 and of head 2"),
+        near="The output projection does more than satisfy a shape requirement")
     s.claim_shape("T×C", mha.concat, dims={"T": 2, "C": 4}, what="two two-feature records side by side")
     cat = Lh.expand(mha.concat.name)
     s.identity("after concatenation the heads' features stand side by side, each head's unchanged",
@@ -363,6 +405,12 @@ def batching(s):
     s.prove("prompts A and B already leave the head with different final outputs", lambda: (
         not vanishes(gap), f"o_A − o_B = {[sp.N(e, 6) for e in gap]}"),
         near="already have different final-position head outputs")
+    W_O = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"w^O_{{{i}{j}}}"))
+    W_lm = sp.Matrix(2, 3, lambda i, j: sp.Symbol(f"w^lm_{{{i}{j}}}"))
+    s.prove("W_O and the head after it can turn the different outputs into different H values and logits", lambda: (
+        not vanishes(gap * W_O) and not vanishes(gap * W_O * W_lm),
+        "(o_A − o_B) W_O and (o_A − o_B) W_O W_lm are not zero for symbolic W_O (2×2) and head W_lm (2×3)"),
+        near="can produce different H values, allowing the language-model head to produce different logits")
 
 
 @derivation.section("Sizes of the score tensors")
@@ -381,6 +429,10 @@ def sizes(s):
                   dims={"B": B, "n_head": n_head, "T": T}, what="score entries across the batch and all heads")
     s.prove("across the batch and all heads there are B×n_head×T² score entries, and as many weights", lambda: (
         total == weights == B * n_head * T**2, f"{total} scores, {weights} weights = 2·2·2²"))
+    s.prove("the weights need the same number of entries as the scores, head by head", lambda: (
+        all(h.A.shape == h.S.shape for it in items for h in it.heads) and weights == total,
+        f"each head: A and S are {T}×{T}; {weights} weights and {total} scores in all"),
+        near="weights need the same number of entries")
     masked = [h.S_masked for it in items for h in it.heads]
     s.prove("the causal mask forbids future reads, but the dense matrix still holds every T×T entry", lambda: (
         all(m.shape == (T, T) for m in masked) and items[0].heads[0].allowed.sum() == T * (T + 1) // 2,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sympy as sp
 
 from symseq import Derivation, Ledger, blocks, ops
+from symseq.derive import attention_grads as grads_cf
 from symseq.derive import dot_product_variance, properties, vanishes
 from symseq.functions import jacobian, partial, relu
 
@@ -85,6 +86,24 @@ def attention_mixes_positions() -> bool:
     return not dep.zero[1][0]
 
 
+def softmax_index_sets() -> tuple[tuple, tuple]:
+    """The shapes of the attention weights A (T×T: each row a distribution over the T positions) and of the readout
+    probabilities P = softmax_rows(Z) (T×v: each row a distribution over the v token labels) of the decoder at the
+    sizes in DIMS, where T = 4 and v = 5 differ (§1 and "What the week establishes")."""
+    L = Ledger("decoder at the sizes of the table, with its readout probabilities")
+    _, _, _, dec = symbolic_decoder(L)
+    P = blocks.probabilities(L, dec.logits)
+    return dec.blocks[0].mha.heads[0].A.shape, P.shape
+
+
+def index_sets_differ(shapes: tuple[tuple, tuple]) -> tuple[bool, str]:
+    """Whether the attention softmax (rows of A) runs over the T positions and the readout softmax (rows of P) over
+    the v labels, two index sets of different sizes here; with the detail."""
+    (a_rows, a_cols), (p_rows, p_cols) = shapes
+    ok = a_rows == a_cols == DIMS["T"] and p_rows == DIMS["T"] and p_cols == DIMS["v"] and a_cols != p_cols
+    return ok, f"A is {a_rows}×{a_cols} (over positions), P is {p_rows}×{p_cols} (over labels)"
+
+
 @derivation.section("The objects and their dimensions")
 def objects(s):
     L = s.ledger("decoder at T=4, d=6, d_k=2, d_v=3, v=5, m=7, h=2")
@@ -108,9 +127,20 @@ def objects(s):
 
 @derivation.section("§1 One head")
 def one_head(s):
+    # Three projections, three combinations of the input coordinates: Q, K and V of a symbolic input differ.
+    Lp = Ledger("one head's projections of a symbolic input, d=3, d_k=d_v=2")
+    Hp = Lp.input("H", shape=(2, 3))
+    proj = blocks.attention_head(Lp, Hp, *(Lp.parameter(f"W_{n}", shape=(3, 2)) for n in "QKV"),
+                                 orientation="in_out", mask="causal")
+    Qe, Ke, Ve = (Lp.expand(n.name) for n in (proj.Q, proj.K, proj.V))
+    s.prove("queries, keys and values are different combinations of the input coordinates", lambda: (
+        not vanishes(Qe - Ke) and not vanishes(Ke - Ve) and not vanishes(Qe - Ve),
+        "H W_Q, H W_K and H W_V differ pairwise for symbolic H"), at="projections",
+        near="use different combinations of the input coordinates")
     # Every row of a causally masked attention matrix is a probability distribution:
     # proved for symbolic scores of three positions.
-    A_sym = causal_weights(s.ledger("causal attention over symbolic scores, T=3"))
+    Lc = s.ledger("causal attention over symbolic scores, T=3")
+    A_sym = causal_weights(Lc)
     s.identity("every masked attention row sums to 1 over the accessible prefix",
                *[sum(A_sym.row(i)) - 1 for i in range(3)], at="causal mask")
     s.prove("entries above the diagonal are exactly 0 and the rest are positive",
@@ -124,6 +154,26 @@ def one_head(s):
         all(allowed[i, i] for i in range(3)) and blocks.masks.empty_rows(allowed) == [],
         "the diagonal of the 3×3 causal mask is allowed"), at="causal mask",
         near="Every row has at least its diagonal entry available")
+    # The two softmaxes: A over the T positions, P over the v labels.
+    index_sets = softmax_index_sets()
+    s.prove("the attention softmax and the readout softmax run over different index sets: positions and labels",
+            lambda: index_sets_differ(index_sets), at="two softmaxes", near="they run over different index sets")
+    # The Boltzmann reading: with energies E = −S, A_ts = e^{−E_ts}/Σ_{j≤t} e^{−E_tj}.
+    E = -Lc.entry_symbols("S")
+    s.identity("the softmax over positions is a Boltzmann average with the negative scores as energies",
+               *[A_sym[t, j] - sp.exp(-E[t, j]) / sum(sp.exp(-E[t, k]) for k in range(t + 1))
+                 for t in range(3) for j in range(t + 1)],
+               at="temperature", near="with the negative scores as effective energies")
+    # A score gap g growing like √d_k freezes the average: ∂a/∂s = diag(a) − aᵀa tends to zero.
+    Lf = Ledger("a score row (0, g) whose gap g grows like √d_k")
+    g = sp.Symbol("g", positive=True)
+    J_g = grads_cf.softmax_jacobian(Lf.value(Lf.define("a", ops.SoftmaxRows(Lf.input("s", [[0, g]]))).name))
+    steep = [J_g[0, 0].subs(g, sp.sqrt(d_k)) for d_k in (1, 4, 16, 64, 256)]
+    s.prove("as the score scale grows, the softmax freezes onto one site with vanishing gradient", lambda: (
+        all(sp.N(a - b, 30) > 0 for a, b in zip(steep, steep[1:])) and sp.limit(J_g[0, 0], g, sp.oo) == 0
+        and all(sp.limit(e, g, sp.oo) == 0 for e in J_g),
+        f"∂a_0/∂s_0 at g = √d_k, d_k = 1, 4, 16, 64, 256: {[sp.N(e, 4) for e in steep]}; every entry → 0"),
+        at="temperature", near="with vanishing gradient to move it")
     # Why divide by √d_k: independent, centred, unit-variance coordinates.
     for d_k in (1, 2, 3, 4, 8):
         s.claim("d_k", dot_product_variance(d_k), names={"d_k": sp.Integer(d_k)},
@@ -146,9 +196,11 @@ def one_head(s):
     s.identity("concatenation keeps each head's retrieved coordinates as they are, side by side",
                cat[:, :3] - Lm.expand(mha.heads[0].O.name), cat[:, 3:] - Lm.expand(mha.heads[1].O.name),
                at="multi-head", near="Concatenation preserves each head")
+    per_row = feed_forward_rows()
     s.identity("the feed-forward sublayer treats each position on its own: row i of its output is the map of row i",
-               *feed_forward_rows(), at="feed-forward sublayer",
-               near="transforms coordinates at each position separately")
+               *per_row, at="feed-forward sublayer", near="transforms coordinates at each position separately")
+    s.identity("the feed-forward sublayer uses one set of parameters at every position: FF(H)_i is FF(h_i)",
+               *per_row, at="feed-forward sublayer", near="with the same parameters everywhere along")
 
 
 @derivation.section("§2 Residual updates and normalization")
@@ -208,6 +260,28 @@ def residual_and_norm(s):
     s.prove("with ε > 0 the squared norm is smaller than d (v > 0)",
             lambda: (sp.simplify(3 - 3 * vp / (vp + ep)).is_positive, "d − d·v/(v+ε) = d·ε/(v+ε) > 0"),
             at="normalization")
+    # ε > 0 keeps v + ε away from zero for every row, a constant row (v = 0) included.
+    real = {e: sp.Symbol(e.name, real=True) for e in Le.entry_symbols("h")}
+    v_real = v.xreplace(real)
+    Lk = Ledger("LayerNorm of the constant row (2, 2, 2), ε = 1/10")
+    nk = blocks.layer_norm(Lk, Lk.input("h", [[2, 2, 2]]), eps="1/10", name="LN")
+    s.prove("the positive regulator avoids division by zero: v + ε stays positive for every row, a constant row "
+            "included",
+            lambda: ((v_real + ep).is_positive and Lk.value(nk.var.name)[0, 0] == 0
+                     and Lk.value(nk.out.name) == sp.zeros(1, 3),
+                     "v(h) ≥ 0 as a mean of squares; the constant row has v = 0 and LN = (0, 0, 0) at ε = 1/10"),
+            at="normalization", near="positive $ϵ$ avoids division by zero")
+    # The squared norm of LN(h) with a positive regulator against none, at h = (1, 3, 2).
+    Lr = Ledger("LayerNorm of h = (1, 3, 2) with ε = 1/10 and with ε = 0")
+    hr = Lr.input("h", [[1, 3, 2]])
+    sq = []
+    for tag, e in (("ε", "1/10"), ("0", 0)):
+        out = blocks.layer_norm(Lr, hr, eps=e, name=f"LN_{tag}").out
+        sq.append(Lr.value(Lr.define(f"|LN_{tag}(h)|^2", ops.Sum(out * out, None)).name))
+    s.prove("with a positive regulator the squared norm of the normalized row is smaller than without one",
+            lambda: (bool(sq[0] < sq[1]),
+                     f"|LN(h)|² at h = (1, 3, 2): {sq[0]} with ε = 1/10, {sq[1]} with ε = 0"),
+            at="normalization", near="With a positive regulator the squared norm is smaller")
     # Learned gains and shifts move the row off that sphere (symbolic γ and β, ε = 0).
     Lg = Ledger("LayerNorm with learned gain and shift, d = 3, no regulator")
     yg = Lg.expand(blocks.layer_norm(Lg, Lg.input("h", shape=(1, 3)), Lg.parameter("gamma", shape=(1, 3)),
@@ -407,3 +481,10 @@ def key_claims(s):
             r["head"].A, near="Changing a value with its key fixed leaves the attention weights unchanged")
     s.identity("without a nonlinearity the two feed-forward matrices make one affine map", linear_feed_forward_gap(),
                near="Without a nonlinearity the feed-forward matrices collapse to one affine map")
+
+
+@derivation.section("What the week establishes")
+def established(s):
+    index_sets = softmax_index_sets()
+    s.prove("the two softmaxes run over different index sets: positions for A, token labels for P",
+            lambda: index_sets_differ(index_sets), near="The two softmaxes run over different index sets")

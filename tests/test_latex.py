@@ -96,9 +96,9 @@ def test_the_handouts_symbols_replace_code_names(compiled):
         assert r"\mathbf{Z}_{1,:}" in tex
 
 
-def test_week08_fits_in_five_pages(compiled):
+def test_week08_fits_in_six_pages(compiled):
     if compiled["derivation"].name == "week08-decoder":
-        assert compiled["pages"] <= 5
+        assert compiled["pages"] <= 6
 
 
 def test_demo_compiles_and_is_deterministic(tmp_path):
