@@ -291,6 +291,21 @@ def test_a_claimed_number_printed_again_with_another_value_is_wrong_at_the_copy(
 
 
 @needs_seeds
+def test_a_line_repeated_whose_own_arithmetic_still_holds_is_wrong_at_the_copy(tmp_path):
+    """Week 7's score 1×0.283+1×0.283=0.566 (line 19) printed again below it with 0.284: the copy's sum still holds
+    to the printed digits (0.283 + 0.284 rounds to 0.566 within their rounding), but it gives the claimed entry of
+    k_like a second value, an erratum at the copy whose correct value is the claimed 0.283."""
+    name = "003_b76f00753924d0c1.txt"
+    lines = (SEEDS / name).read_text(encoding="utf-8").split("\n")
+    assert "1×0.283+1×0.283=0.566" in lines[18]
+    path = tmp_path / name
+    path.write_text("\n".join(lines[:19] + [lines[18].replace("1×0.283+1×0.283", "1×0.283+1×0.284")] + lines[19:]),
+                    encoding="utf-8")
+    rep = _audit(path, ["week07-attention"])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(20, "0.284", "0.283")]
+
+
+@needs_seeds
 def test_a_table_row_printed_twice_with_one_value_changed_is_wrong_at_the_copy(tmp_path):
     """Week 06's row "5: miles 0.197 0.154" (line 841) printed again just below it with 0.155: the copy is an
     erratum, correct 0.154; rows with other labels are never compared."""
