@@ -53,7 +53,7 @@ from ..ledger import entry_name
 from ..read import NUMBER
 from ..read.page import split_top
 from .arithmetic import Broken
-from .words import math_bodies, plain_formula
+from .words import display_blocks, math_bodies, plain_formula
 
 MAX_PIECES = 600  # equations checked per page (bounded work)
 STEPS = range(10)  # the values an index letter of a subscript is bound to
@@ -680,12 +680,7 @@ def check(doc, derivations: list, sections: list) -> list[Broken]:
         if line in doc.code or not 0 < line <= len(doc.lines):
             continue
         text = doc.lines[line - 1]
-        mine = []
-        for L in by_line[line]:
-            if id(L) not in binds:
-                binds[id(L)] = _Bind(L)
-            if all(b is not binds[id(L)] for b in mine):
-                mine.append(binds[id(L)])
+        mine = _binds_at(line, by_line, binds)
         for start, end, body in math_bodies(text):
             for sides in _equations(plain_formula(body)):
                 seen += 1
@@ -697,4 +692,39 @@ def check(doc, derivations: list, sections: list) -> list[Broken]:
                 out.append(Broken(line, start, end, body.strip(), f"the formula does not hold: {verdict[1]}",
                                   verdict[2]))
                 break
+    for first, texts in display_blocks(doc.lines):  # a display over several lines: read whole, named by line
+        mine = _binds_at(first, by_line, binds)
+        if not mine or first in doc.code:
+            continue
+        for sides in _equations(plain_formula(" ".join(texts))):
+            seen += 1
+            if seen > MAX_PIECES:
+                return out
+            verdict = _check(sides, mine)
+            if verdict is None or verdict[0]:
+                continue
+            k = _line_of(sides, texts)
+            out.append(Broken(first + k, 0, len(doc.lines[first + k - 1]), texts[k].strip(),
+                              f"the formula does not hold: {verdict[1]}", verdict[2]))
     return out
+
+
+def _binds_at(line: int, by_line: dict, binds: dict) -> list:
+    """The bindings of the ledgers of the sections located over ``line`` (each made once, kept in ``binds``)."""
+    mine = []
+    for L in by_line.get(line, []):
+        if id(L) not in binds:
+            binds[id(L)] = _Bind(L)
+        if all(b is not binds[id(L)] for b in mine):
+            mine.append(binds[id(L)])
+    return mine
+
+
+def _line_of(sides: list[str], texts: list[str]) -> int:
+    """The index of the line of a display (its ``texts``) where an equation of it starts: the first line holding its
+    first side's text (spaces aside), else the first line."""
+    key = re.sub(r"\s+", "", sides[0])[:24]
+    for k, text in enumerate(texts):
+        if key and key in re.sub(r"\s+", "", text):
+            return k
+    return 0

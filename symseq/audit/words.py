@@ -77,6 +77,32 @@ def math_spans(line: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b, _ in math_bodies(line)]
 
 
+def display_blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """The displayed formulas written over several lines, ``\\[`` … ``\\]`` or ``$$`` … ``$$`` with the opening mark
+    on one line and the closing one on a later line: (the first line, 1-based; the text of each of its lines
+    between the marks). A formula closed on its own line is :func:`math_bodies`' business."""
+    out, k = [], 0
+    while k < len(lines):
+        ln = lines[k]
+        rest = MATH.sub(" ", ln)  # formulas closed on this line
+        opened = next(((m, rest.index(m)) for m in ("\\[", "$$") if m in rest), None)
+        if opened is None:
+            k += 1
+            continue
+        mark, at = opened
+        close = "\\]" if mark == "\\[" else "$$"
+        body = [rest[at + len(mark):]]
+        j = k + 1
+        while j < len(lines) and close not in lines[j] and j - k < 40:
+            body.append(lines[j])
+            j += 1
+        if j < len(lines) and close in lines[j]:
+            body.append(lines[j][:lines[j].index(close)])
+            out.append((k + 1, body))
+        k = j + 1
+    return out
+
+
 def display_lines(doc: Document) -> set:
     """Lines inside a displayed formula written over several lines (``$$`` or ``\\[`` alone on a line, or a
     LaTeX ``equation``/``align`` environment)."""
