@@ -431,6 +431,11 @@ def test_symseq_new_writes_a_starter_that_verifies_audits_and_runs_under_pytest(
         "# 1. One tanh step\n\nTake x = 0.5, w = 0.8 and b = 0.1. Then z = w x + b = 0.5 and h = tanh(z) = 0.462117.\n")
     assert main(["audit", "my-worked-example.md"]) == 0
     assert "5 quantity tokens — 5 covered, 0 wrong" in capsys.readouterr().out
+    # the folder named with --path from elsewhere: its derivations/ is searched, not the conftest.py beside it
+    monkeypatch.chdir(tmp_path.parent)
+    assert main(["verify", "my-example", "--path", str(tmp_path), "--no-cache"]) == 0
+    assert capsys.readouterr().out.strip().endswith("2 claims in 1 derivation(s): 2 ok")
+    monkeypatch.chdir(tmp_path)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=tmp_path, env=env,
                          capture_output=True, text=True)

@@ -111,9 +111,15 @@ def _module_files(path: str | Path) -> list[Path]:
     path = Path(path)
     if not path.exists():
         raise ClaimError(f"no derivation file or folder at {path}")
-    if path.is_dir() and not any(path.glob("*.py")) and (path / "derivations").is_dir():
-        path = path / "derivations"
-    return sorted(p for p in path.glob("*.py") if not p.name.startswith("_")) if path.is_dir() else [path]
+    if path.is_dir() and not _searched(path) and (path / "derivations").is_dir():
+        path = path / "derivations"  # a project folder (``symseq new`` writes its conftest.py beside derivations/)
+    return _searched(path) if path.is_dir() else [path]
+
+
+def _searched(folder: Path) -> list[Path]:
+    """The module files of ``folder`` searched for derivations: every ``*.py`` but helpers (a leading ``_``) and
+    pytest's ``conftest.py``."""
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_") and p.name != "conftest.py")
 
 
 def _no_derivation(f) -> ClaimError:
@@ -127,7 +133,7 @@ def from_path(path: str | Path) -> list[Derivation]:
     """Derivations defined in a module file, in every ``*.py`` of a folder (an author's ``derivations/``),
     or in the ``derivations/`` folder inside the given project folder.
 
-    Modules whose names start with ``_`` are helpers and are not searched.
+    Modules whose names start with ``_`` are helpers and are not searched, nor is pytest's ``conftest.py``.
 
     Raises:
         ClaimError: when the path does not exist, a module fails to import
