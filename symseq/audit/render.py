@@ -8,9 +8,11 @@ from .report import AuditReport
 
 
 def summary_line(rep: AuditReport) -> str:
-    """The last line of the report: the counts of the tokens by verdict, the coverage, and what the audit was
-    against (the derivations, or the page's own arithmetic by its statements)."""
+    """The last line of the report: the counts of the tokens by verdict, the coverage, the false statements and
+    formulas (errata that are no single number), and what the audit was against (the derivations, or the page's
+    own arithmetic by its statements)."""
     c = rep.counts
+    statements = sum(e.kind == "statement" for e in rep.errata)  # not a token: counted apart from "wrong"
     if rep.page_only:
         a = rep.arithmetic
         ok = sum(s.status == "ok" for s in a.statements)
@@ -22,6 +24,7 @@ def summary_line(rep: AuditReport) -> str:
     return (f"{rep.path.name}: {c.quantity} quantity tokens — {c.covered} covered, {c.wrong} wrong, "
             f"{c.uncovered} uncovered; {c.structural} structural, {c.reported} reported; "
             f"coverage {c.coverage_text()}"
+            + (f"; {statements} false statement(s) or formula(s)" if statements else "")
             + (f"; {len(rep.disagreements)} disagreement(s) with the page's arithmetic" if rep.disagreements else "")
             + (f"; comparisons in words: {len(rep.comparisons) - len(rep.unchecked_comparisons)} of "
                f"{len(rep.comparisons)} checked" if rep.comparisons else "")

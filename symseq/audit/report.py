@@ -223,10 +223,14 @@ class AuditReport:
         if self.undecided:  # a claim that cannot be evaluated decides nothing: the number it covers is unchecked
             out.append(f"{len(self.undecided)} claim(s) could not be checked: "
                        + "; ".join(f"{c} ({err})" for c, err in self.undecided))
-        if self.errata:
+        numbers = [e for e in self.errata if e.kind != "statement"]
+        if numbers:
             wrong = self.counts.wrong
-            out.append(f"{len(self.errata)} wrong number(s)" + (f" ({wrong} wrong tokens)" if wrong > len(self.errata)
-                                                                 else ""))
+            out.append(f"{len(numbers)} wrong number(s)" + (f" ({wrong} wrong tokens)" if wrong > len(numbers)
+                                                            else ""))
+        statements = len(self.errata) - len(numbers)
+        if statements:  # a false formula or statement of the page: no single number of it is wrong
+            out.append(f"{statements} false statement(s) or formula(s)")
         claims = sum(m.kind == "claim" for m in self.missing)
         inputs = len(self.missing) - claims
         if claims:
