@@ -238,8 +238,8 @@ def add_position(s):
     s.agree("… while their token embedding is still the one shared row", E_seq[0, :], E_seq[3, :], at="h_3^(0)",
             near="their underlying token embedding is still shared")
     Hv, Pv, Ev = (L.value(n.name) for n in (H0, P, E_seq))
-    s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)", lambda: Ev.row(0) == Ev.row(3)
-            and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3), at="Pause and predict: the second a")
+    apart = Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3)
+    s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)", lambda: apart, at="Pause and predict: the second a")
     s.note("The embeddings are not multiplied by √D before adding positions, as the original Transformer does.")
     s.heatmap("Figure 6", H0, rows=ROWS, cols=J_COLS, title="H^(0) = E_seq + P: positioned inputs")
 

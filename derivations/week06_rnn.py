@@ -200,10 +200,10 @@ def figure_3_w_h(s) -> tuple[str, sp.Rational]:
 def activation_slopes(s):
     w_h = figure_3_w_h(s)[1]  # |∂h_11/∂h_0|, the product of eleven factors |w_h φ′(z_t)|, for x_t = 0 and x_t = 1
     path = {x: sp.Mul(*bptt_.final_loss_sensitivities(sp.tanh, w_h, [x] * 12)[1]) for x in (0, 1)}
+    detail = f"|∂h_11/∂h_0| = {short(path[0], 4)} with x_t = 0, {short(path[1], 4)} with x_t = 1"
     s.prove("one recurrent weight passes very different sensitivities along two input sequences (tanh, constant "
-            "inputs zero and one, twelve steps)", lambda: (path[0] > 1 and path[1] < sp.Rational(1, 10**6),
-            f"|∂h_11/∂h_0| = {short(path[0], 4)} with x_t = 0, {short(path[1], 4)} with x_t = 1"), at="preactivations",
-            near="The same recurrent weight can therefore transmit very different sensitivities")
+            "inputs zero and one, twelve steps)", lambda: (path[0] > 1 and path[1] < sp.Rational(1, 10**6), detail),
+            at="preactivations", near="The same recurrent weight can therefore transmit very different sensitivities")
     z, p, u = sp.Symbol("z", real=True), sp.Symbol("p", positive=True), sp.Symbol("u", positive=True)
     sig, table = sigmoid(z), jacobians.activation_table(z)
     for row, printed in zip(table, s.page.table("Table 4")):  # each slope stated as the table prints it
@@ -256,9 +256,9 @@ def why_tanh(s):
     Lz, run_z, _ = scalar_rnn("twelve-step tanh RNN, zero input", T=12, activation=sp.tanh,
                               values={**{f"x_{t}": 0 for t in range(12)}, "w_x": 1, "w_h": w_h, "w_o": 1, "y": 0})
     states = [Lz.value(h.name) for h in run_z.h]
+    detail = f"x_t = 0: h_t = 0, every |w_h φ′(z_t)| = {short(f0[0], 4)}, |∂h_11/∂h_0| = {short(sp.Mul(*f0), 4)}"
     s.prove("bounded tanh states do not bound the gradient: with zero input the states stay at zero while the "
-            "sensitivity grows along the path", lambda: (all(h == 0 for h in states) and min(f0) > 1,
-            f"x_t = 0: h_t = 0, every |w_h φ′(z_t)| = {short(f0[0], 4)}, |∂h_11/∂h_0| = {short(sp.Mul(*f0), 4)}"),
+            "sensitivity grows along the path", lambda: (all(h == 0 for h in states) and min(f0) > 1, detail),
             at="bounded states", near="bounded state values do not guarantee bounded gradients")
 
 
@@ -478,7 +478,7 @@ def figure_3(s):
     n = 30
     s.note(f"Figure 3 prints neither these values nor its range; they are recomputed for n = 0–{n - 1}, T = 1–{n}.")
     factors = [s.page.printed(near="hold a scalar transition derivative fixed at", index=k) for k in (1, 2, 3)]
-    w_h_text, w_x = s.page.printed("w_h", index=0), s.page.value("w_x")  # the right panel's trajectories
+    w_h_text, w_h, w_x = s.page.printed("w_h", index=0), s.page.value("w_h"), s.page.value("w_x")  # right panel
     s.gradient_paths("Figure 3", w_h=w_h_text, w_x=w_x, inputs=[0, 1], factors=factors, length=n)  # symseq figure
     left = sp.Matrix([[exact(r) ** k for r in factors] for k in range(n)])
     s.show_table("Figure 3 (left): |factor|^n", left, rows=[str(k) for k in range(n)], cols=factors)
@@ -486,7 +486,6 @@ def figure_3(s):
             lambda: (all(left[k + 1, 0] < left[k, 0] and left[k + 1, 2] > left[k, 2] for k in range(n - 1))
                      and set(left[:, 1]) == {1}, f"at n = {n - 1}: {short(left[-1, 0])}, 1, {short(left[-1, 2])}"),
             at="Figure 3 (left)")
-    w_h = exact(w_h_text)
     for x in (0, 1):  # the right panel: ledgers L0 and L1; S_T is |∂h_{T−1}/∂h_0|
         L = s.ledger(f"tanh trajectory, w_h = {w_h_text}, w_x = {w_x}, x_t = {x}", exact_forms=False)
         run = cells.rnn(L, [L.input(f"x_{t}", x) for t in range(n)], L.parameter("w_x", w_x),
