@@ -2,9 +2,9 @@
 
 Source: seed handout ``004_daeab95066cb0286.txt`` (Week 06 notes), from "Words become positioned token
 representations" to the end, one section per heading: token IDs and embeddings (Tables 7–8), sinusoidal positions at
-the odd width D = 5, one attention head, then two joined by a 6→5 map (Tables 10–21), a pre-norm block and the stack's
-final LayerNorm (Tables 23–31), position, norm placement, task heads and masks (Table 33), the tutorial and patches.
-The parameters (:func:`parameters`) and every printed value are read from the page, each claim's from its section.
+the odd width D = 5, one and two heads (Tables 10–21), a pre-norm block and the final LayerNorm (Tables 23–31),
+position, norm placement, task heads and masks (Table 33), the tutorial and patches. The parameters
+(:func:`parameters`) and every printed value are read from the page, each claim's from its section.
 
 Conventions read from the handout: rows are positions; weights are stored output × input (``orientation="out_in"``);
 scores are divided by √3; masks are exact −∞; LayerNorm takes the population variance, ε = 10⁻⁵ inside the root,
@@ -15,7 +15,6 @@ from trained runs and are declared with ``section.reported``; Figures 4–6 and 
 
 from __future__ import annotations
 
-import functools
 import re
 
 import sympy as sp
@@ -38,21 +37,14 @@ FEATURES, HEAD_FEATURES = [f"Feature {j}" for j in range(D)], [f"Feature {j}" fo
 J_COLS = [f"j={j}" for j in range(D)]
 TOKENS = blocks.tokenize(PREFIX)  # the handout's rule: lowercase, split at spaces, drop punctuation
 VOCAB = blocks.Vocabulary.from_sequences(TOKENS, blocks.tokenize(CONTINUATION))  # K = 9, IDs from 0
-IDS = VOCAB.ids(TOKENS)
-ROWS = [f"{t}: {w}" for t, w in enumerate(TOKENS)]
+IDS, ROWS = VOCAB.ids(TOKENS), [f"{t}: {w}" for t, w in enumerate(TOKENS)]
 PAD_MASK = [1] * T + [0, 0]  # the prefix right-padded by two rows: 1 for a real token, 0 for padding
 HEADS = [[f"W_{w}^{{[{i}]}}" for w in "QKV"] for i in (1, 2)]  # the page's names of each head's maps
 MLP = ("W_1", "b_1", "W_2", "b_2")
 PERMUTATION = (3, 0, 6, 1, 5, 2, 4)  # a fixed reordering of the seven rows: new row i is old row PERMUTATION[i]
 
 
-def per_page(build):
-    """``build()`` once per page the derivation reads (``symseq audit FILE`` reads FILE)."""
-    cached = functools.cache(lambda page: build())
-    return functools.wraps(build)(lambda: cached(derivation.page_path))
-
-
-@per_page
+@derivation.per_page
 def parameters() -> dict:
     """The untrained parameters the page prints: E_vocab (Table 8, rows are token IDs), the heads' stored 3×5 maps
     (head 1's from its printed transposes, W_Qᵀ and W_Kᵀ on one line), the stored 5×6 W_O and the MLP (F = 4)."""
@@ -66,12 +58,6 @@ def parameters() -> dict:
 def on(L: Ledger, *names: str) -> list:
     """The page's parameters ``names`` (see :func:`parameters`) as parameters of ledger ``L``."""
     return [L.parameter(n, parameters()[n]) for n in names]
-
-
-def printed(s, name: str = "", **where) -> str:
-    """What the section's page prints for ``name`` (or on the line ``near=``, its ``index=``-th value) as a claim
-    quotes it: without LaTeX's thin spaces and blanks (``(1.06,\\;0.789)`` is ``(1.06,0.789)``)."""
-    return re.sub(r"\\[;,]|\s+", "", s.page.printed(name, **where))
 
 
 def approximations(s, near: str) -> list[tuple[str, str]]:
@@ -93,14 +79,14 @@ def positioned_input(L: Ledger, ids=IDS) -> dict:
     return {"E_vocab": E, "E_seq": E_seq, "P": P, "H0": blocks.add_positions(L, E_seq, P)}
 
 
-@per_page
+@derivation.per_page
 def input_ledger() -> tuple[Ledger, dict]:
     """Tokens to H^(0): small and exact (closed forms such as 1/5 + sin 3 are shown beside the decimals)."""
     L = Ledger("positioned input: E_seq = E_vocab[k_t], P sinusoidal, H^(0) = E_seq + P")
     return L, positioned_input(L)
 
 
-@per_page
+@derivation.per_page
 def attention_ledger() -> tuple[Ledger, dict]:
     """The standalone heads on H^(0): head 1 (unrestricted and causal), head 2, C = [O^[1] | O^[2]], B_att = C W_Oᵀ."""
     L = Ledger("one and two heads on H^(0), d_k = d_v = 3", exact_forms=False)
@@ -133,7 +119,7 @@ def block_ledger(title: str, *, norm="pre", permutation=None, block_masks=None, 
     return L, r | dict(enc=enc, blk=enc.blocks[0])
 
 
-@per_page
+@derivation.per_page
 def walkthrough_block() -> tuple[Ledger, dict]:
     """The handout's pre-norm block on H^(0) with its final LayerNorm (N_layers = 1)."""
     return block_ledger("one pre-norm encoder block and the final LayerNorm")
@@ -152,22 +138,18 @@ def sparse_maps(s, head: int, row: str, at: str, *statements):
         s.identity(statement, x * parameters()[HEADS[head - 1][k]].T - sp.Matrix([want(list(x))]), at=at)
 
 
-# --- Words become positioned token representations ---
 @derivation.section("Turn the completion into a sequence of token IDs")
 def token_ids(s):
     s.note("The arrow before the continuation is not part of the input: the prefix alone is tokenised.")
     column = [row[1] for row in s.page.table("Table 7")]
     s.prove("the rule turns the prefix into the seven printed tokens (Table 7's input-token column)",
             lambda: (TOKENS == column, f"tokens = {TOKENS}"), at="input tokens")
-    for count, n, what, at, near in (
-            ("7", len(TOKENS), "T, positions in the prefix", "input tokens", r"\(T=7\) positions"),
-            ("6", len(set(TOKENS)), "distinct types in the prefix", "vocabulary", "six distinct token types"),
-            ("9", len(VOCAB), "K, vocabulary size with with, single, step", "vocabulary", r"vocabulary size \(K=9\)"),
-            ("9", len(VOCAB), "K, vocabulary entries", "three counts", r"\(K=9\) vocabulary entries")):
-        s.claim(count, n, what=what, at=at, near=near)
+    s.claim("7", len(TOKENS), what="T, positions in the prefix", at="input tokens", near=r"\(T=7\) positions")
+    s.claim("6", len(set(TOKENS)), what="distinct types", at="vocabulary", near="six distinct token types")
+    s.claim("9", len(VOCAB), what="K, with with, single, step", at="vocabulary", near=r"vocabulary size \(K=9\)")
+    s.claim("9", len(VOCAB), what="K, vocabulary entries", at="three counts", near=r"\(K=9\) vocabulary entries")
     s.given(D, what="D, representation features", at="three counts")
-    s.table("Table 7", None, sp.ImmutableMatrix(T, 1, IDS), rows=[str(t) for t in range(T)], cols=["Token ID k_t"],
-            what="token ID")
+    s.claim(sp.ImmutableMatrix(T, 1, IDS), at="Table 7", what="token ID")
     s.prove("both occurrences of a have the same ID but different positions", lambda: (
         IDS[0] == IDS[3] and TOKENS[0] == TOKENS[3] == "a", f"k_0 = k_3 = {IDS[0]}"), at="Table 7",
         near="The two occurrences of a have the same ID")
@@ -208,8 +190,7 @@ def position_vectors(s):
     shared = all(omega[2 * m] == omega[2 * m + 1] for m in range(D // 2))
     s.prove(r"\lfloor j/2\rfloor is the integer part of j/2", lambda: (
         halves == [j // 2 for j in range(D)] and shared, f"⌊j/2⌋ = {halves} for j = 0, …, {D - 1}"),
-        what="features 2m and 2m + 1 share the pair index m, so the frequency ω_j", at="angular frequencies",
-        near="denote the integer part of")
+        what="2m and 2m + 1 share m, so ω_j", at="angular frequencies", near="denote the integer part of")
     s.prove("neighbouring sine and cosine features share a frequency", lambda: (shared, f"ω = {omega}"),
             at="angular frequencies", near="Neighboring sine/cosine coordinates share a frequency")
     s.identity(r"\omega_j = 10000^{-2\lfloor j/2\rfloor/D}",
@@ -222,8 +203,8 @@ def position_vectors(s):
     s.prove("the first pair turns fastest, the second pair more slowly and the last sine more slowly still", lambda: (
         omega[0] > omega[2] > omega[4], f"ω_0 = {omega[0]}, ω_2 = {omega[2]}, ω_4 = {omega[4]}"), at="position zero",
         near="The second pair changes more slowly")
-    s.claim(printed(s, "p_0"), P[0, :], what="p_0", at="position zero")
-    s.claim(printed(s, "p_3"), P[3, :], digits=3, what="p_3", at="position three")
+    s.claim(P[0, :], name="p_0", what="p_0", at="position zero")
+    s.claim(P[3, :], name="p_3", digits=3, what="p_3", at="position three")
     # a complete (sin, cos) pair at angle (t + Δ)ω is the pair at tω turned by the angle Δω
     tt = sp.Symbol("t", real=True)
     pair = lambda a: sp.Matrix([[sp.sin(a), sp.cos(a)]])  # noqa: E731
@@ -248,7 +229,7 @@ def add_position(s):
     s.claim_shape("7×5", H0, what="H^(0) = E_seq + P", at="H^(0)")
     for k, (node, what) in enumerate(((E_seq[0, :], "e_0"), (P[0, :], "p_0"), (H0[0, :], "h_0^(0) = e_0 + p_0"))):
         s.claim_line(r"\mathbf h_0^{(0)} &=", (node, what), at="h_0^(0)", first=k, exact=None if k == 1 else True)
-    s.claim(printed(s, "h_3^{(0)}"), H0[3, :], digits=3, what="h_3^(0)", at="h_3^(0)")
+    s.claim(H0[3, :], name="h_3^{(0)}", digits=3, what="h_3^(0)", at="h_3^(0)")
     for j, (formula, value) in enumerate(approximations(s, "its first coordinate is")):
         s.claim(formula, H0[3, j], what=f"h_{{3,{j}}}^(0)", at="h_3^(0)")
         s.claim(value, H0[3, j], what=f"h_{{3,{j}}}^(0) = {formula}", at="h_3^(0)")
@@ -257,9 +238,8 @@ def add_position(s):
     s.agree("… while their token embedding is still the one shared row", E_seq[0, :], E_seq[3, :], at="h_3^(0)",
             near="their underlying token embedding is still shared")
     Hv, Pv, Ev = (L.value(n.name) for n in (H0, P, E_seq))
-    s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)", lambda: (
-        Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3),
-        "the shared a embedding meets two different position vectors"), at="Pause and predict: the second a")
+    apart = Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3)
+    s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)", lambda: apart, at="Pause and predict: the second a")
     s.note("The embeddings are not multiplied by √D before adding positions, as the original Transformer does.")
     s.heatmap("Figure 6", H0, rows=ROWS, cols=J_COLS, title="H^(0) = E_seq + P: positioned inputs")
 
@@ -284,13 +264,11 @@ def ready(s):
         near="each row depends only on its selected embedding and position")
 
 
-# --- One attention head, one operation at a time ---
 @derivation.section("One attention head: give the same input three different roles")
 def three_roles(s):
     L, r = attention_ledger()
     s.use(L)
     h1, maps = r["h1"], tuple(zip(r["heads"][0], ("W_Q", "W_K", "W_V")))
-    # in the text's order: the widths, the maps' shapes, the maps as printed, the products' shapes, K beside K_att
     s.given(h1.Q.shape[1], h1.V.shape[1], what=("d_k", "d_v"), at="one head")
     for W, n in maps:
         s.claim_shape("3×5", W, what=f"{n} stored output × input", at="projection maps")
@@ -301,8 +279,7 @@ def three_roles(s):
     for M, n in ((h1.Q, "Q_att"), (h1.K, "K_att"), (h1.V, "V_att")):
         s.claim_shape("7×3", M, what=f"{n} = H^(0) Wᵀ, (7×5)(5×3)", at="projection maps")
     s.given(K, what="K, beside K_att", at="one head")
-    s.claim("√3", sp.sqrt(D_K), what="√d_k, the divisor of the scores", at="route of Figure 7",
-            near=r"divides the scores by \(\sqrt3\)")
+    s.claim("√3", sp.sqrt(D_K), what="√d_k", at="route of Figure 7", near=r"divides the scores by \(\sqrt3\)")
     # head 1 with W_V left symbolic: the weights involve none of its entries, the output all of them
     Lw = Ledger("head 1 on a symbolic input with symbolic value weights, T = 3")
     hw = blocks.attention_head(Lw, Lw.input("X", shape=(3, D)), *on(Lw, *HEADS[0][:2]),
@@ -326,9 +303,8 @@ def three_roles(s):
 def begins_query(s):
     r = attention_ledger()[1]
     h1, raw, root3 = r["h1"], r["raw"], sp.sqrt(D_K)
-    s.claim(printed(s, "q_6"), h1.Q[6, :], what="q_6", at="begins query")
-    s.claim(printed(s, near=r"\mathbf k_0=("), h1.K[0, :], exact=True, what="k_0", at="score of source 0")
-    # q_6 k_0ᵀ as the text writes it out: each query entry with its key entry, then the sum
+    s.claim(h1.Q[6, :], name="q_6", what="q_6", at="begins query")
+    s.claim_line(r"\mathbf k_0=(", (h1.K[0, :], "k_0"), first=-1, exact=True, at="score of source 0")
     terms = [(x[i, j], f"{n}_{{{i},{j}}}") for j in range(D_K) for x, n, i in ((h1.Q, "q", 6), (h1.K, "k", 0))]
     s.claim_line(r"\mathbf q_6\mathbf k_0^\top", *terms, (raw[6, 0], "q_6 k_0ᵀ"), at="score of source 0")
     # √3 is printed three times (the scale, the S_6j formula, the S_60 value): three places, none shared
@@ -336,20 +312,17 @@ def begins_query(s):
     s.claim("√3", root3, what="the divisor of S_6j", at="scaled score, S_6j")
     s.claim_line(r"S_{60}\approx", (raw[6, 0], "q_6 k_0ᵀ in S_60"), at="scaled score", first=1)
     s.claim("√3", root3, what="the divisor of S_60", at="scaled score, S_60")
-    s.claim(printed(s, near=r"S_{60}\approx"), h1.S[6, 0], what="S_60 = q_6 k_0ᵀ/√3", at="score of source 0",
-            near=r"S_{60}\approx")
+    s.claim(h1.S[6, 0], what="S_60", at="score of source 0", near=r"S_{60}\approx")
     s.agree("S = Q_att K_attᵀ/√d_k with d_k = 3, the query/key width", h1.S * root3, raw, at="scaling")
-    s.claim("d_k", dot_product_variance(D_K), names={"d_k": sp.Integer(D_K)}, what="Var(q·k), unit coordinates",
-            at="scaling")
+    s.claim("d_k", dot_product_variance(D_K), names={"d_k": sp.Integer(D_K)}, what="Var(q·k)", at="scaling")
     s.claim("1", dot_product_variance(D_K, scaled=True), what="Var(q·k/√d_k)", at="scaling", near="gives variance one")
-    table(s, "Table 13", ops.Concat([raw[6, :].T, h1.S[6, :].T, h1.A[6, :].T], axis=1),
-          ["Raw dot product", "S_6j", "A_6j"])
+    table(s, "Table 13", ops.Concat([raw[6, :], h1.S[6, :], h1.A[6, :]], axis=0).T, ["Raw dot product", "S_6j", "A_6j"])
 
 
 @derivation.section("Normalize across sources, not across features")
 def normalize_sources(s):
     h1 = attention_ledger()[1]["h1"]
-    s.claim(printed(s, "A_{6,:}"), h1.A[6, :], digits=3, what="A_{6,:}", at="row softmax")
+    s.claim(h1.A[6, :], name="A_{6,:}", digits=3, what="A_{6,:}", at="row softmax")
     shifted = h1.S[6, :] - h1.S[6, 6]  # m_6 = S_66: ReLU(S_6j − m_6) = 0 for every j says it is the row maximum
     e = ops.apply(sp.exp, shifted)
     s.agree("subtracting the row maximum m_6 gives the same distribution, with largest exponent 0",
@@ -377,14 +350,14 @@ def weighted_values(s):
     for k, (node, what, options) in enumerate(((h1.A[6, 0], "A_60", {}), (h1.V[0, :], "v_0", {"exact": True}),
                                                (contrib[0, :], "A_60 v_0", {"digits": 3}))):
         s.claim_line(r"A_{60}\mathbf v_0", (node, what), **options, at="first source", first=k)
-    s.claim(printed(s, "o_6", near=r"\mathbf o_6\approx"), h1.O[6, :], digits=3, what="o_6", at="begins output")
+    s.claim(h1.O[6, :], name="o_6", near=r"\mathbf o_6\approx", digits=3, what="o_6", at="begins output")
     table(s, "Table 14", contrib, [f"Contribution {j}" for j in range(D_K)], what="A_6j v_j")
     s.agree("the column sums of Table 14 are o_6", ops.Sum(contrib, axis=0), h1.O[6, :], at="Table 14")
     weights, col0 = s.values.numeric(h1.A[6, :])[0], s.values.numeric(contrib[:, 0])[0]
     s.prove("the weights are nonnegative but the contributions to a feature have both signs, so they cancel",
             lambda: (min(weights) >= 0 and min(col0) < 0 < max(col0) and abs(sum(col0)) < sum(map(abs, col0)),
-                     f"feature 0: |Σ_j A_6j v_j0| = {short(abs(sum(col0)), 3)} < Σ_j |A_6j v_j0| = "
-                     f"{short(sum(map(abs, col0)), 3)}"), at="Table 14", near="so contributions can cancel")
+                     f"feature 0: |Σ| = {short(abs(sum(col0)), 3)} < Σ|·| = {short(sum(map(abs, col0)), 3)}"),
+            at="Table 14", near="so contributions can cancel")
     s.heatmap("Figure 8", ops.Concat([contrib, h1.O[6, :]], axis=0), rows=ROWS + ["sum: o_6"], cols=HEAD_FEATURES,
               title="Weighted value vectors for the begins query")
 
@@ -393,18 +366,15 @@ def weighted_values(s):
 def all_queries(s):
     h1 = attention_ledger()[1]["h1"]
     s.claim("√3", sp.sqrt(D_K), what="√d_k in S = Q Kᵀ/√3", at="matrix form")
-    # in the text's order: S, A and O in the display (S and A each print a 7×7 of their own), the products' factors
-    for shape, M, what, at, near in (
-            ("7×7", h1.S, "S = Q_att K_attᵀ/√3", "matrix form", r"{\sqrt3} \in\mathbb R^{7\times7}"),
-            ("7×7", h1.A, "A = softmax_rows(S)", "matrix form",
-             r"\operatorname{softmax}_{\mathrm{rows}}(\mathbf S) \in\mathbb R^{7\times7}"),
-            ("7×3", h1.O, "O = A V_att", "matrix form", ""),
-            ("7×3", h1.Q, "Q_att in the score product (7×3)(3×7)", "score product", ""),
-            ("3×7", h1.K.T, "K_attᵀ in the score product", "score product", ""),
-            ("7×7", h1.A, "A in the value product (7×7)(7×3)", "value product", ""),
-            ("7×3", h1.V, "V_att in the value product", "value product", ""),
-            ("7×3", h1.O, "the features this one head returns", "one head's output", "")):
-        s.claim_shape(shape, M, what=what, at=at, near=near)
+    s.claim_shape("7×7", h1.S, what="S = Q_att K_attᵀ/√3", at="matrix form", near=r"{\sqrt3} \in\mathbb R^{7\times7}")
+    s.claim_shape("7×7", h1.A, what="A = softmax_rows(S)", at="matrix form",
+                  near=r"\operatorname{softmax}_{\mathrm{rows}}(\mathbf S) \in\mathbb R^{7\times7}")
+    s.claim_shape("7×3", h1.O, what="O = A V_att", at="matrix form")
+    s.claim_shape("7×3", h1.Q, what="Q_att in the score product (7×3)(3×7)", at="score product")
+    s.claim_shape("3×7", h1.K.T, what="K_attᵀ in the score product", at="score product")
+    s.claim_shape("7×7", h1.A, what="A in the value product (7×7)(7×3)", at="value product")
+    s.claim_shape("7×3", h1.V, what="V_att in the value product", at="value product")
+    s.claim_shape("7×3", h1.O, what="the features this one head returns", at="one head's output")
     s.differ("another query over the same keys and values gets other weights (miles against begins)", h1.A[5, :],
              h1.A[6, :], by="0.01", at="matrix form", near="a different query induces different weights")
     s.heatmap("Figure 9", h1.S, rows=ROWS, cols=ROWS, title="Scaled scores S: queries × sources")
@@ -417,13 +387,11 @@ def causal_mask(s):
     r = attention_ledger()[1]
     h1, causal, allowed = r["h1"], r["causal"], blocks.masks.causal(T)
     s.given(0, what="M_tj for a permitted source (j ≤ t)", at="mask")
-    s.claim("0", causal.A[1, 2], what="exp(−∞) = 0: the weight of an excluded source", at="mask",
-            near=r"\(\exp(-\infty)=0\)")
-    s.claim(printed(s, near="Its causal weights are approximately"), causal.A[1, :], digits=3, what="causal A_{1,:}",
-            at="journey query")
+    s.claim("0", causal.A[1, 2], what="exp(−∞), an excluded source's weight", at="mask", near=r"\(\exp(-\infty)=0\)")
+    s.claim_line("Its causal weights are approximately", (causal.A[1, :], "causal A_{1,:}"), first=-1, digits=3,
+                 at="journey query")
     table(s, "Table 16", ops.Concat([h1.A[1, :].T, causal.A[1, :].T], axis=1), ["Unrestricted A_1j", "Causal A_1j"])
-    s.agree("at begins (t = 6) the causal and unrestricted rows are identical", causal.A[6, :], h1.A[6, :],
-            at="begins query")
+    s.agree("at begins (t = 6) the causal and unrestricted rows are identical", causal.A[6, :], h1.A[6, :], at="t = 6")
     excluded = ops.Const(sp.Matrix(T, T, lambda t, j: 1 if j > t else 0))  # 1 where source j > t is excluded
     s.agree("excluded sources get weight exactly zero and each allowed row sums to one",
             [causal.A * excluded, ops.Sum(causal.A, axis=1)], [sp.zeros(T, T), sp.ones(T, 1)], at="Figure 11",
@@ -433,7 +401,6 @@ def causal_mask(s):
     s.prove("every query may read itself, so the causal mask leaves no row without a source", lambda: (
         blocks.masks.empty_rows(allowed) == [] and all(allowed[t, t] for t in range(T)),
         "the diagonal of the 7×7 causal mask is allowed"), at="mask", near="so no row is fully masked")
-    # ∂o_1/∂x_j by reverse mode, for head 1 on a symbolic input: exactly zero for every later row j under the mask
     dep_c, dep_u = (properties.dependence(head_1(mask), T, D).zero[1][2:] for mask in ("causal", None))
     s.prove("the causal output at position one does not depend on input rows 2–6; the unrestricted one does",
             lambda: (all(dep_c) and not any(dep_u), "∂o_1/∂x_j for j = 2, …, 6: exactly 0 with the causal mask, "
@@ -442,7 +409,6 @@ def causal_mask(s):
               title="Causal attention weights (crosses: excluded sources)")
 
 
-# --- Multiple heads return a contextual representation of the same width ---
 @derivation.section("Two heads, two sets of projection parameters")
 def two_heads(s):
     r = attention_ledger()[1]
@@ -452,7 +418,6 @@ def two_heads(s):
     s.given(*maps, what=tuple(f"W_{w}^[2] as printed" for w in "QKV"), at="head 2 maps")
     s.claim_shape("3×5", maps[0], what="each stored map of head 2", at="head 2 maps")
     s.claim_shape("5×3", maps[0].T, what="its right-multiplication transpose", at="head 2 maps")
-    # q_6^[2] and v_6^[2]: each map on a symbolic row, then its value for begins, as the display prints them
     sparse_maps(s, 2, "h_6", "begins row", ("q_6^[2] = (h_63, h_64, 0.5 h_60 + 0.5 h_61)", 0,
                                             lambda x: [x[3], x[4], (x[0] + x[1]) / 2]))
     s.claim_line(r"\mathbf q_6^{[2]}&=", (h2.Q[6, :], "q_6^[2]"), at="begins row", first=2)
@@ -466,10 +431,9 @@ def two_heads(s):
     s.prove("the second head spreads the begins query's weight more evenly than the first", lambda: (
         spread[1] < spread[0], f"max − min: head 2 {short(spread[1], 3)}, head 1 {short(spread[0], 3)}"),
         at="Table 17", near="The second head assigns a more even distribution")
-    s.claim_line(r"\mathbf o_6^{[1]}\approx", (h1.O[6, :], "o_6^[1]"), (h2.O[6, :], "o_6^[2]"), at="begins outputs",
-                 digits=3)
+    s.claim_line(r"\mathbf o_6^{[1]}\approx", (h1.O[6, :], "o_6^[1]"), (h2.O[6, :], "o_6^[2]"), at="o_6", digits=3)
     s.differ("the two heads' outputs differ, and so do their source weights and their value rows",
-             [h1.O[6, :], h1.A[6, :], h1.V], [h2.O[6, :], h2.A[6, :], h2.V], by="0.01", at="begins outputs",
+             [h1.O[6, :], h1.A[6, :], h1.V], [h2.O[6, :], h2.A[6, :], h2.V], by="0.01", at="o_6",
              near="The values differ because both the source weights and the value projections differ")
 
 
@@ -483,14 +447,12 @@ def both_heads(s):
 @derivation.section("Join features without joining positions")
 def join_features(s):
     r = attention_ledger()[1]
-    C = r["C"]
+    C, h1, h2 = r["C"], r["h1"], r["h2"]
     s.claim_shape("7×6", C, what="C = [O^[1] | O^[2]]", at="concatenation")
-    s.claim(printed(s, near=r"\mathbf c_6\approx"), C[6, :], digits=3, what="c_6", at="concatenation")
+    s.claim_line(r"\mathbf c_6\approx", (C[6, :], "c_6"), digits=3, at="concatenation")
     s.agree("the first three columns of C are the first head's output, the next three the second head's",
-            [C[:, :3], C[:, 3:]], [r["h1"].O, r["h2"].O], at="concatenation",
-            near="The first three columns belong to head 1")
-    s.claim("14", ops.Concat([r["h1"].O, r["h2"].O], axis=0).shape[0],
-            what="rows if the heads were stacked along positions instead", at="concatenation")
+            [C[:, :3], C[:, 3:]], [h1.O, h2.O], at="concatenation", near="The first three columns belong to head 1")
+    s.claim("14", ops.Concat([h1.O, h2.O], axis=0).shape[0], what="rows if stacked along positions", at="concatenation")
 
 
 @derivation.section("A linear output projection returns to model width")
@@ -500,14 +462,11 @@ def output_projection(s):
     s.claim_shape("5×6", W_O, what="W_O (stored)", at="output projection")
     s.claim_shape("7×5", B, what="B_att = C W_Oᵀ", at="output projection")
     s.given(W_O, what="W_O as printed", at="output projection")
-    # the worked sum in its printed order: the formula, then c_{6,0}, the weight of c_{6,3}, c_{6,3}, the result
     s.agree("B_{att,6,0} = c_{6,0} + 0.5 c_{6,3} (row 0 of W_O)", B[6, 0], C[6, 0] + C[6, 3] / 2, at="B_att,6,0",
             near=r"B_{\mathrm{att},6,0}=c_{6,0}+0.5c_{6,3}")
-    s.claim_line(r"B_{\mathrm{att},6,0}=c_{6,0}", (C[6, 0], "c_{6,0}"),
-                 (W_O[0, 3], "W_O,0,3, the weight of c_{6,3} in the worked sum"), (C[6, 3], "c_{6,3}"),
-                 (B[6, 0], "B_att,6,0 = c_60 + W_O,0,3 c_63"), at="B_att,6,0", first=1)
-    s.claim(printed(s, near=r"\mathbf b_{\mathrm{att},6}\approx", index=0), B[6, :], digits=3, what="b_att,6",
-            at="begins row")
+    s.claim_line(r"B_{\mathrm{att},6,0}=c_{6,0}", (C[6, 0], "c_{6,0}"), (W_O[0, 3], "W_O,0,3"), (C[6, 3], "c_{6,3}"),
+                 (B[6, 0], "B_att,6,0"), at="B_att,6,0", first=1)
+    s.claim_line(r"\mathbf b_{\mathrm{att},6}\approx", (B[6, :], "b_att,6"), digits=3, at="begins row")
     table(s, "Table 20", B, FEATURES, what="attention branch")
     # each stage's row of Table 21 prints one shape for every object of the stage (both heads)
     both = ((1, h1), (2, h2))
@@ -524,17 +483,14 @@ def output_projection(s):
 @derivation.section("How this teaching example relates to standard implementations")
 def standard_implementations(s):
     r = attention_ledger()[1]
-    # in the text's order: D = 5, embed_dim, num_heads, the 5→3 maps, then the joined width in 6→5
     s.given(D, D, len(r["heads"]), D, r["h1"].Q.shape[1], what=("D", "embed_dim", "num_heads", "D in D→3",
                                                                 "d_k in 5→3"), at="D = 5, two heads")
-    s.claim("6", r["C"].shape[1], what="joined width of two width-3 heads", at="D = 5, two heads",
-            near=r"a \(6\to5\) output linear map")
+    s.claim("6", r["C"].shape[1], what="joined width", at="D = 5, two heads", near=r"a \(6\to5\) output linear map")
     s.given(r["B_att"].shape[1], what="D in 6→5", at="D = 5, two heads")
     s.note("torch's nn.MultiheadAttention splits the model width D equally across heads and refuses D = 5 with two "
            "heads; the ledger's heads take any widths (the torch cross-checks live with the attention blocks' tests).")
 
 
-# --- Inside a complete Transformer encoder ---
 @derivation.section("Inside a complete Transformer encoder: read the block as two updates")
 def block_updates(s):
     L, r = walkthrough_block()
@@ -570,21 +526,19 @@ def layer_norm_row(s):
     s.agree("μ_t and σ_t² are the mean and the population variance of row t over its five features",
             [ln1.mu, ln1.var], [ops.Sum(H, axis=1, mean=True), ops.Sum((H - ln1.mu) * (H - ln1.mu), axis=1, mean=True)],
             at="statistics")
-    # the weight 1/D of each feature in both statistics, read off LayerNorm of a symbolic row of width D = 5
     Ls = Ledger("LayerNorm of a symbolic row, D = 5")
     n = blocks.layer_norm(Ls, Ls.input("h", shape=(1, 5)), eps=0, name="LN")
     hs, mu, var = list(Ls.entry_symbols("h")), Ls.expand(n.mu.name)[0, 0], Ls.expand(n.var.name)[0, 0]
     s.claim(r"\frac15", partial(mu, hs[0]), what="the weight of each feature in μ_t", at="statistics, μ_t")
-    s.claim(r"\frac15", sp.simplify(var / sum((h - mu) ** 2 for h in hs)), what="σ_t² over Σ_c (h_{t,c} − μ_t)²",
-            at="statistics, σ_t²")
+    s.claim(r"\frac15", sp.simplify(var / sum((h - mu) ** 2 for h in hs)), what="weight in σ_t²", at="statistics, σ_t²")
     s.given(L.handle("gamma_1"), L.handle("beta_1"), what=("γ of LN_1", "β of LN_1"), at="parameters")
     s.claim_line(r"\mathbf h_6^{(0)}\approx", (H[6, :], "h_6^(0)"), at="begins row")
     (_, mean), (_, variance) = approximations(s, r"Its mean is \(\mu_6")
     s.claim(mean, ln1.mu[6, 0], what="μ_6", at="begins row")
     s.claim(variance, ln1.var[6, 0], what="σ_6²", at="begins row")
     s.given(EPS, what="ε in X_60", at="begins row")
-    s.claim(printed(s, "X_{6,0}"), X[6, 0], what="X_60 = (h_60 − μ_6)/√(σ_6² + 10⁻⁵)", at="begins row")
-    s.claim(printed(s, "x_6"), X[6, :], what="x_6", at="begins row")
+    s.claim(X[6, 0], name="X_{6,0}", what="X_60 = (h_60 − μ_6)/√(σ_6² + 10⁻⁵)", at="begins row")
+    s.claim(X[6, :], name="x_6", what="x_6", at="begins row")
     mean = ops.Sum(X, axis=1, mean=True)
     s.agree("with γ = 1, β = 0 each normalized row has mean 0 and variance σ_t²/(σ_t² + ε)",
             [mean, ops.Sum((X - mean) * (X - mean), axis=1, mean=True)],
@@ -597,30 +551,27 @@ def layer_norm_row(s):
                sp.Matrix(Lc.expand(n.out.name, values=True)) - Lc.entry_symbols("beta"), at="constant row")
     rows = properties.dependence(lambda Ld, X: blocks.layer_norm(Ld, X, eps=EPS, name="LN").out, 2, 3)
     s.prove("LayerNorm moves no information between positions: row 0 of LN(H) uses only row 0 of H",
-            lambda: (rows.zero[0][1], "row-wise statistics: " + rows.pattern().replace("\n", " / ")),
-            at="normalized rows")
+            lambda: (rows.zero[0][1], "row-wise: " + rows.pattern().replace("\n", " / ")), at="normalized rows")
 
 
 @derivation.section("Recompute attention, then add the original input")
 def recompute_attention(s):
     r, ra = walkthrough_block()[1], attention_ledger()[1]
     blk = r["blk"]
-    s.claim("√3", sp.sqrt(blk.mha.heads[0].Q.shape[1]), what="the divisor of the scores inside the block",
-            at="attention on X")
-    s.differ("normalization changes every one of the seven input rows", [blk.ln1.out[t, :] for t in range(T)],
-             [r["H0"][t, :] for t in range(T)], by="0.01", at="attention on X",
-             near="normalization changes all seven input rows")
-    s.differ("… and so the queries, keys, values and weights of both heads",
-             [getattr(h, n) for h in blk.mha.heads for n in "QKVA"],
-             [getattr(h, n) for h in (ra["h1"], ra["h2"]) for n in "QKVA"], by="0.01", at="attention on X",
-             near="so it changes the queries, keys, values, and resulting mixtures")
-    s.claim_line(r"\mathbf b_{\mathrm{att},6}\approx", (blk.mha.out[6, :], "b_att,6 inside the block"),
-                 at="attention on X")
-    s.claim_line("earlier unnormalized result", (ra["B_att"][6, :], "b_att,6 on H^(0)"), at="attention on X", digits=3)
-    s.differ("normalising the input changes the attention branch", blk.mha.out[6, :], ra["B_att"][6, :], by=CLEARLY,
-             at="attention on X", near="This differs from the earlier unnormalized result")
+    with s.place("attention on X"):
+        s.claim("√3", sp.sqrt(blk.mha.heads[0].Q.shape[1]), what="the divisor of the scores inside the block")
+        s.differ("normalization changes every one of the seven input rows", [blk.ln1.out[t, :] for t in range(T)],
+                 [r["H0"][t, :] for t in range(T)], by="0.01", near="normalization changes all seven input rows")
+        s.differ("… and so the queries, keys, values and weights of both heads",
+                 [getattr(h, n) for h in blk.mha.heads for n in "QKVA"],
+                 [getattr(h, n) for h in (ra["h1"], ra["h2"]) for n in "QKVA"], by="0.01",
+                 near="so it changes the queries, keys, values, and resulting mixtures")
+        s.claim_line(r"\mathbf b_{\mathrm{att},6}\approx", (blk.mha.out[6, :], "b_att,6 inside the block"))
+        s.claim_line("earlier unnormalized result", (ra["B_att"][6, :], "b_att,6 on H^(0)"), digits=3)
+        s.differ("normalising the input changes the attention branch", blk.mha.out[6, :], ra["B_att"][6, :],
+                 by=CLEARLY, near="This differs from the earlier unnormalized result")
     s.claim_line(r"\mathbf u_6=", (blk.U[6, :], "u_6 = h_6^(0) + b_att,6"), at="first residual")
-    s.claim(printed(s, "u_{6,0}"), blk.U[6, 0], what="u_60 = h_60^(0) + B_att,60", at="first residual")
+    s.claim(blk.U[6, 0], name="u_{6,0}", what="u_60 = h_60^(0) + B_att,60", at="first residual")
     s.differ("the bypass does not put the normalized begins row into the sum", blk.U[6, :],
              blk.ln1.out[6, :] + blk.mha.out[6, :], by="0.01", at="first residual", near="It does not copy")
 
@@ -629,18 +580,14 @@ def recompute_attention(s):
 def mlp_row(s):
     L, r = walkthrough_block()
     blk = r["blk"]
-    ln2, m, R, J = blk.ln2, blk.mlp, blk.ln2.out, blk.mlp.J
-    s.differ("the second normalization sees other statistics than the first", [ln2.mu, ln2.var],
-             [blk.ln1.mu, blk.ln1.var], by="0.01", at="LN_2 of begins",
-             near="whose statistics differ from those of the block input")
-    s.claim_line("its mean is approximately", (ln2.mu[6, 0], "mean of u_6"), (ln2.var[6, 0], "variance of u_6"),
-                 at="LN_2 of begins")
+    ln1, ln2, m, R, J = blk.ln1, blk.ln2, blk.mlp, blk.ln2.out, blk.mlp.J
+    s.differ("the second normalization sees other statistics than the first", [ln2.mu, ln2.var], [ln1.mu, ln1.var],
+             by="0.01", at="LN_2 of begins", near="whose statistics differ from those of the block input")
+    s.claim_line("its mean is approximately", (ln2.mu[6, 0], "μ(u_6)"), (ln2.var[6, 0], "σ²(u_6)"), at="LN_2 of begins")
     s.claim_line(r"\mathbf r_6=", (R[6, :], "r_6 = LN_2(u_6)"), at="LN_2 of begins")
     s.given(*(L.handle(n) for n in MLP), what=("W_1 as printed", "b_1", "W_2 as printed", "b_2"), at="MLP parameters")
     s.claim_line(r"\mathbf z_{\mathrm{mlp},6}\approx", (m.Z[6, :], "z_mlp,6 = r_6 W_1ᵀ + b_1"), at="MLP of begins")
-    s.claim_line(r"\mathbf j_{\mathrm{mlp},6}\approx", (J[6, :], "j_mlp,6 = ReLU(z_mlp,6)"), at="MLP of begins",
-                 digits=3)
-    # the three worked entries, each formula as printed (with entries of W_1, b_1, W_2, b_2), then its value
+    s.claim_line(r"\mathbf j_{\mathrm{mlp},6}\approx", (J[6, :], "j_mlp,6"), at="MLP of begins", digits=3)
     W1, b1, W2, b2 = (parameters()[n] for n in MLP)
     formulas = (R[6, 0] + W1[0, 2] * R[6, 2] + b1[0], R[6, 2] + W1[2, 3] * R[6, 3] + b1[2],
                 W2[0, 0] * J[6, 0] + W2[0, 2] * J[6, 2] + b2[0])
@@ -661,7 +608,6 @@ def mlp_row(s):
     s.differ("ReLU makes the map nonlinear: the begins row's MLP output is not the affine composition's",
              m.B[6, :], (R[6, :] @ W1n.T + b1n) @ W2n.T + b2n, by="0.01", at="MLP of begins",
              near="ReLU makes this feature transformation nonlinear")
-    # position-wise: the MLP keeps rows apart, attention mixes them (the handout's maps on a symbolic input)
     rows_mlp = properties.dependence(lambda Ld, X: blocks.mlp(Ld, X, *on(Ld, *MLP), orientation=ORIENT).B, 3, D)
     rows_att = properties.dependence(head_1(), 3, D)
     s.prove("the MLP keeps each row to itself while attention mixes the rows", lambda: (
@@ -676,7 +622,7 @@ def second_addition(s):
     r = walkthrough_block()[1]
     blk = r["blk"]
     s.claim_line(r"\mathbf h_6^{(1)}=", (blk.out[6, :], "h_6^(1) = u_6 + b_mlp,6"), at="block output")
-    s.claim(printed(s, "h_{6,0}^{(1)}"), blk.out[6, 0], what="h_60^(1) = u_60 + B_mlp,60", at="block output")
+    s.claim(blk.out[6, 0], name="h_{6,0}^{(1)}", what="h_60^(1) = u_60 + B_mlp,60", at="block output")
     s.differ("the second addition adds neither the normalized row nor the original input row to the MLP branch",
              [blk.out[6, :], blk.out[6, :]], [blk.ln2.out[6, :] + blk.mlp.B[6, :], r["H0"][6, :] + blk.mlp.B[6, :]],
              by="0.01", at="block output", near="We do not add the normalized row")
@@ -702,8 +648,8 @@ def stack(s):
     r = walkthrough_block()[1]
     enc, blk = r["enc"], r["blk"]
     s.given(len(enc.blocks), what="N_layers of the walkthrough", at="final LayerNorm")
-    s.claim(printed(s, near="the final begins row is approximately"), enc.out[6, :], what="LN_final(h_6^(1))",
-            at="final LayerNorm")
+    s.claim_line("the final begins row is approximately", (enc.out[6, :], "LN_final(h_6^(1))"), first=-1,
+                 at="final LayerNorm")
     s.differ("the final normalization is a stage of its own: its begins row is not the block's", enc.out[6, :],
              blk.out[6, :], by=CLEARLY, at="final LayerNorm", near="This is a different stage from")
     L2, r2 = block_ledger("two blocks: depth changes, sequence length does not", n_blocks=2)
@@ -715,7 +661,6 @@ def stack(s):
              at="stacking", near="A deeper stack would normalize the last block")
 
 
-# --- Why position is still necessary; pre-norm and post-norm ---
 @derivation.section("Why position is still necessary")
 def position_needed(s):
     r = walkthrough_block()[1]
@@ -724,8 +669,7 @@ def position_needed(s):
     Lc, rc = block_ledger("causal block on H^(0)", block_masks=["causal"])
     Lcp, rcp = block_ledger("causal block on Π H^(0)", permutation=PERMUTATION, block_masks=["causal"])
     s.use(Lp, Lt, Lc, Lcp)
-    s.note(f"Π is a fixed reordering of the seven rows, {PERMUTATION}; the statements hold for any reordering, and "
-           "are checked here on the handout's numbers at 50 digits.")
+    s.note(f"Π is the fixed reordering {PERMUTATION}; the statements hold for any and are checked at 50 digits.")
     blk, blk_p, Pi = r["blk"], rp["blk"], ops.Const(properties.permutation_matrix(PERMUTATION), label="Π")
     s.agree("without a mask, reordering the positioned rows reorders every output row the same way "
             "(A(ΠH) = ΠA(H)Πᵀ, O(ΠH) = ΠO(H))", [h.A for h in blk_p.mha.heads] + [blk_p.mha.out, blk_p.out,
@@ -758,12 +702,9 @@ def pre_post(s):
            "the closed-form gradients of the attention blocks, not on this example's numbers.")
 
 
-# --- Task heads, information boundaries, and evidence ---
 @derivation.section("Task heads: choose a readout for the task")
 def readout(s):
-    # masked mean pooling weighs each row by m_t: 1 for a real input token, 0 for padding
-    s.given(PAD_MASK[0], PAD_MASK[-1], what=("m_t for a real input token", "m_t for padding"),
-            at="masked mean pooling")
+    s.given(PAD_MASK[0], PAD_MASK[-1], what=("m_t for a real input token", "m_t for padding"), at="masked mean pooling")
 
 
 def encoder_stack(masks):
@@ -792,8 +733,7 @@ def padding(s):
            "rows with a zero pad embedding to check its statements on head 1.")
     m = PAD_MASK
     _, valid = blocks.next_token_targets(IDS)
-    s.given(0, m[0], what=("M_tj for a permitted source", "m_j of a permitted source"),
-            at="mask values")
+    s.given(0, m[0], what=("M_tj for a permitted source", "m_j of a permitted source"), at="mask values")
     s.prove(r"\sum_t v_t>0", lambda: (sum(valid) > 0, f"Σ_t v_t = {sum(valid)} valid targets in the prefix"),
             what="the token-loss mean has a positive denominator: the prefix has valid targets", at="token-loss mean")
     L = s.ledger("head 1 on the right-padded prefix (T = 9, two pad rows with a zero embedding)", exact_forms=False)
@@ -843,8 +783,7 @@ def valid_targets(s):
     Z = logits[rows, :]  # −log p_{t,y_t} = log Σ_c exp Z_tc − Z_{t,y_t} on each row with a target
     s.agree("ℒ = Σ_t v_t[−log p_{t,y_t}] / Σ_t v_t over the six rows with a target",
             blocks.masked_cross_entropy(L, logits, targets, valid).loss,
-            ops.Sum(ops.LogSumExpRows(Z) - ops.TakeAlong(Z, [targets[t] for t in rows]), mean=True),
-            at="token-loss mean")
+            ops.Sum(ops.LogSumExpRows(Z) - ops.TakeAlong(Z, [targets[t] for t in rows]), mean=True), at="loss mean")
 
 
 @derivation.section("Task heads: shift the target one position ahead")
@@ -865,15 +804,12 @@ def next_token(s):
         s.prove(f"position {t} ({TOKENS[t]}) predicts {nxt}", lambda t=t, nxt=nxt: (
             VOCAB.token(targets[t]) == nxt, f"y_{t} = k_{t + 1} = {targets[t]}"), at=f"Table 33, row {t}")
         s.prove(f"position {t} may use '{seen}'", lambda t=t, seen=seen: (
-            " ".join(w for w, a in zip(TOKENS, allowed[t]) if a) == seen, f"causal row {t} allows sources 0..{t}"),
-            at=f"Table 33, row {t}")
+            " ".join(w for w, a in zip(TOKENS, allowed[t]) if a) == seen, f"sources 0..{t}"), at=f"Table 33, row {t}")
     bare_targets, bare_valid = blocks.next_token_targets(IDS)
-    s.claim("6", sum(bare_valid), what="rows with a next-token target without the continuation",
-            at="targets without a continuation", near="first six rows")
+    s.claim("6", sum(bare_valid), what="rows with a target", at="targets without a continuation", near="first six rows")
     s.prove("without the continuation the begins row has no target", lambda: (
         bare_targets[6] is None and not bare_valid[6], "y_6 undefined"), at="targets without a continuation",
         near="the begins row does not")
-    # visibility through a stack of blocks (three positions, two features)
     open_dep = properties.dependence(encoder_stack([False]), 3, 2)
     late = properties.leakage(encoder_stack([False, True]), 3, 2)
     every = properties.causal_independence(encoder_stack([True, True]), 3, 2)
@@ -891,7 +827,6 @@ def next_token(s):
 
 @derivation.section("Teacher forcing is not the generation loop")
 def generation(s):
-    # teacher forcing: the whole record under a causal mask gives every row what its own prefix alone gives
     whole = block_ledger("the causal encoder on the whole prefix", block_masks=["causal"])[1]["enc"].out
     alone = [block_ledger(f"the causal encoder on the first {n} tokens", ids=IDS[:n], block_masks=["causal"])[1]
              for n in (3, 6)]
@@ -907,8 +842,7 @@ def generation(s):
         return s.values.numeric(blocks.tied_logits(L, r["enc"].out, r["E_vocab"])[len(prefix) - 1, :])[0]
 
     generated = blocks.greedy_generate(next_logits, IDS, steps=2)
-    s.claim("8", seen[1], what="prefix read by the second step, after one selected token is appended",
-            at="generation loop")
+    s.claim("8", seen[1], what="prefix length at the second step", at="generation loop")
     s.prove("each step appends its selection to the inputs and predicts again from the longer prefix", lambda: (
         len(generated) == 9 and seen == [7, 8], f"prefix lengths {seen}, IDs {generated}"), at="generation loop")
     s.note("No end-of-sequence token is defined, so the generation length (two steps here) is chosen outside the "
@@ -922,17 +856,13 @@ def tutorial(s):
     P, ce = blocks.probabilities(L, Z, name="p"), blocks.cross_entropy(L, Z, targets=[2], name="ell_uniform")
     s.claim("1/4", P[0, 2], what="expected accuracy of a uniform movement predictor", at="uniform baseline")
     s.claim(r"\log 4", ce.loss, what="its cross-entropy, nats", at="uniform baseline")
-    s.claim(printed(s, near="a uniform movement predictor has"), ce.loss, what="log 4 in nats", at="uniform baseline")
-    s.note("Table 34 (cue-recall accuracy, mean ± sample standard deviation over three seeds) and the parameter counts "
-           "1,943 / 2,023 / 1,915 report trained recipes the text does not fix: declared as reported, not claimed.")
+    s.claim_line("a uniform movement predictor has", (ce.loss, "log 4 in nats"), first=-1, at="uniform baseline")
+    s.note("Table 34 and the parameter counts 1,943 / 2,023 / 1,915 report trained recipes: reported, not claimed.")
     s.reported("The stored comparison uses", paragraph=True,
-               reason="the tutorial's training settings (split sizes, epochs, learning rate, clipping threshold): "
-                      "inputs of runs this chapter does not carry out")
+               reason="the tutorial's training settings (splits, epochs, learning rate, clipping): runs not done here")
     s.reported("These trained recipes differ", paragraph=True,
-               reason="widths and parameter counts of the trained recipes, which the text does not specify "
-                      "completely enough to recount (output head, biases, normalisation parameters)")
-    s.reported("Table 34", reason="held-out cue-recall accuracy of trained RNN, GRU and Transformer recipes, "
-                                  "mean ± sample standard deviation over three seeds: stored results of training")
+               reason="widths and parameter counts of trained recipes the text does not specify enough to recount")
+    s.reported("Table 34", reason="held-out accuracy of trained RNN, GRU and Transformer recipes: results of training")
     s.reported("At delay 8, all three recipes", paragraph=True, reason="the reading of Table 34's trained results")
 
 
@@ -980,7 +910,6 @@ def image_tokens(s):
 
 @derivation.section("Optional exercises 3 and 4")
 def exercises(s):
-    # exercise 3: one query, scores (0, log 2, log 3), scalar values (2, −1, 4); the answers are not printed
     L = s.ledger("exercise 3: one query over three sources")
     scores = L.input("s", sp.Matrix([[0, sp.log(2), sp.log(3)]]), note="the scores (0, log 2, log 3)")
     v = L.input("v", [[2], [-1], [4]], note="the scalar values of sources 0, 1, 2")
@@ -991,18 +920,14 @@ def exercises(s):
     zeroed = sp.Matrix([[weights[0, 0], weights[0, 1], 0]])
     s.prove("excluding source 2 renormalises the two allowed weights; zeroing its normalised weight does not",
             lambda: (sp.simplify(sum(renorm) - 1) == 0 and sp.simplify(sum(zeroed) - 1) != 0,
-                     f"weights {list(weights)}, renormalised {list(renorm)}, zeroed {list(zeroed)} "
-                     f"(sum {sum(zeroed)})"), at="exercise 3")
+                     f"renormalised {list(renorm)}, zeroed {list(zeroed)} (sum {sum(zeroed)})"), at="exercise 3")
     s.note(f"Exercise 3: here the renormalised output ({(renorm * values)[0, 0]}) and the zeroed-weight output "
            f"({(zeroed * values)[0, 0]}) coincide (unrestricted {(weights * values)[0, 0]}); the two rules differ in "
            f"their weights (sums {sum(renorm)} and {sum(zeroed)}), not in this particular output.")
-    # exercise 4: three heads with d_k = 2, d_v = 4 on D = 5 inputs at seven positions
     L4 = s.ledger("exercise 4: three heads, d_k = 2, d_v = 4, D = 5, T = 7")
     heads = [[L4.parameter(f"W_{w}^[{i}]", shape=(n, D)) for w, n in (("Q", 2), ("K", 2), ("V", 4))] for i in (1, 2, 3)]
     W_O4 = L4.parameter("W_O", shape=(D, 12))
     mha = blocks.multi_head(L4, L4.input("H", shape=(T, D)), heads, W_O4, orientation=ORIENT)
-    s.given(mha.heads[0].Q.shape[1], mha.heads[0].V.shape[1], D, what=("d_k", "d_v", "D, the input width"),
-            at="exercise 4")
+    s.given(mha.heads[0].Q.shape[1], mha.heads[0].V.shape[1], D, what=("d_k", "d_v", "D"), at="exercise 4")
     s.prove("three heads of width d_v = 4 join to 12 features, not the equal partition of D = 5", lambda: (
-        mha.concat.shape == (T, 12) and 12 != D, f"concatenation {mha.concat.shape}, W_O {W_O4.shape}"),
-        at="exercise 4")
+        mha.concat.shape == (T, 12) and 12 != D, f"concatenation {mha.concat.shape}"), at="exercise 4")

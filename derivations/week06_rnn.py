@@ -1,8 +1,8 @@
 """Week 06 — Sequential Representation Learning, first half: recurrent memory and BPTT.
 
 Source: seed handout ``004_daeab95066cb0286.txt`` (Week 06 chapter), from "Why order and available context
-matter" to "Words become positioned token representations", and optional exercises 1 and 2, which ask about this
-half (``week06_encoder.py`` derives the rest). One section per heading, in the handout's order.
+matter" to "Words become positioned token representations", and optional exercises 1 and 2 (``week06_encoder.py``
+derives the rest). One section per heading, in the handout's order.
 
 Conventions read from the handout: rows are positions (x_t is 1×D, h_t is 1×H); weights are stored output×input
 and right-multiplied transposed (z_t = x_t W_xᵀ + h_{t−1} W_hᵀ + b_h, as torch); the loss is ½ the squared error
@@ -10,10 +10,9 @@ summed over output coordinates, with no mean unless stated; h_{−1} = 0; the GR
 W_hn h + b_hn; h_t = u ⊙ h_{t−1} + (1 − u) ⊙ h̃); the LSTM has gates i, f, o, a candidate c̃ and no peepholes. φ
 stays general, an undefined function: what is stated for it is proved as a symbolic identity.
 
-What the page prints is read from it: Table 4's slopes, Figure 3's factors, w_h and w_x, the GRU's mixture
-example, the seeded example's sizes, X, target, output and max_norm, exercise 2's w_h. Inputs are declared with
-``s.given`` for ``symseq audit``; formulas are identities stated in the page's own LaTeX. Values the page leaves
-unassigned are chosen here, and say so; worked values it does not print are properties, not printed claims.
+What the page prints is read from it (Table 4's slopes, Figure 3's factors, w_h and w_x, the GRU's mixture, the
+seeded example's code and output, exercise 2's w_h); formulas are identities stated in the page's own LaTeX. Values
+the page leaves unassigned are chosen here, and say so; worked values it does not print are properties.
 """
 
 from __future__ import annotations
@@ -29,11 +28,9 @@ from symseq.functions import relu, sigmoid
 from symseq.numbers import short
 
 derivation = Derivation(
-    "week06-rnn",
-    title="Week 06 — Recurrent memory: BPTT in closed form, Jacobians, clipping, GRU and LSTM",
+    "week06-rnn", title="Week 06 — Recurrent memory: BPTT in closed form, Jacobians, clipping, GRU and LSTM",
     source="004_daeab95066cb0286.txt",
-    description="scalar and vector RNNs, backpropagation through time, gradient paths, gated cells, a seeded nn.RNN",
-)
+    description="scalar and vector RNNs, backpropagation through time, gradient paths, gated cells, a seeded nn.RNN")
 
 phi = bptt_.PHI  # the general activation φ, an undefined function
 scalar_rnn, vector_rnn, loss_factor = bptt_.scalar_rnn, bptt_.vector_rnn, bptt_.loss_factor
@@ -62,8 +59,6 @@ def half_square(L: Ledger, yhat: str = "ŷ", y: str = "y"):
     return L.expand("ℒ", keep=[yhat]) - (E(L, yhat)[0] - E(L, y)[0]) ** 2 / 2
 
 
-# --- One scalar recurrent model: forward pass, prediction, loss, and learning ---
-
 @derivation.section("Why order and available context matter")
 def available_context(s):
     L = s.ledger("forecast x_3 from x_0, x_1, x_2 (scalar RNN, general φ)", exact_forms=False)
@@ -87,8 +82,7 @@ def three_step_problem(s):
     L, run, bp = scalar_rnn("three-step scalar RNN, general φ")
     S = s.use(L).symbol
     s.claim("3", run.T, what="T, the sequence length (time steps t = 0, 1, 2)", at="T = 3")
-    s.claim("3", len(parameters(L)), what="trainable parameters θ = (w_x, w_h, w_o), biases fixed at 0",
-            near="The trainable parameters are the three weights")
+    s.claim("3", len(parameters(L)), what="θ = (w_x, w_h, w_o)", near="The trainable parameters are the three weights")
     s.given(L.value("h_{-1}"), what="h_{−1}, the fixed initial state", at="initial state")
     s.identity("z_0 = w_x x_0 + w_h h_{−1} = w_x x_0 at h_{−1} = 0", L.expand("z_0", values=True) - S("w_x") * S("x_0"),
                at="Table 3, first forward row")
@@ -108,8 +102,7 @@ def table_3(s):
     S, w_h = s.use(L).symbol, L.symbol("w_h")
     s.paired_rows("Table 3", L, bp.table())
     d = {t: sp.Derivative(phi(S(f"z_{t}")), S(f"z_{t}")) for t in range(3)}
-    s.identity(r"\mathcal L=\tfrac12(\widehat y-y)^2", half_square(L), what="the loss row of the forward column",
-               at="Table 3, forward column")
+    s.identity(r"\mathcal L=\tfrac12(\widehat y-y)^2", half_square(L), at="Table 3, forward column")
     for text, name, expected in (  # the backward column, from the loss row up
             ("∂ℒ/∂ŷ = ŷ − y = e", "e", S("ŷ") - S("y")), ("g_2^h = e w_o", "g_2^h", S("e") * S("w_o")),
             ("g_2^z = g_2^h φ′(z_2)", "g_2^z", S("g_2^h") * d[2]), ("g_1^h = g_2^z w_h", "g_1^h", S("g_2^z") * w_h),
@@ -125,8 +118,7 @@ def table_3(s):
     for t in (2, 1, 0):  # g_t^z = e w_o φ′(z_2) [w_h φ′(z_1)] … down to φ′(z_t)
         path = " w_h ".join(f"φ′(z_{k})" for k in range(2, t - 1, -1))
         s.identity(f"substituting the backward rows: g_{t}^z = e w_o {path}", down_to(L, bp, f"g_{t}^z", "e")
-                   - S("e") * S("w_o") * w_h ** (2 - t) * sp.Mul(*[d[k] for k in range(t, 3)]),
-                   at="substituted sensitivities")
+                   - S("e") * S("w_o") * w_h ** (2 - t) * sp.Mul(*[d[k] for k in range(t, 3)]), at="substitution")
 
 
 @derivation.section("Why shared-weight gradients contain sums")
@@ -151,9 +143,8 @@ def shared_sums(s):
     with s.place("use labels w_x^[0], w_x^[1], w_x^[2]"):
         s.identity("with w_x^[t] = w_x for every use, Σ_t ∂ℒ/∂w_x^[t] equals the shared ∂ℒ/∂w_x",
                    sum(per_use).xreplace(relabel) - Ls.expand(bp_s.grads.name("w_x")))
-        s.identity(r"\frac{\partial w_x^{[t]}}{\partial w_x}=1", *[sp.diff(u.xreplace(relabel), S("w_x")) - 1
-                                                                   for u in relabel],
-                   what="sharing sets each use w_x^[t] to w_x: it changes one for one with w_x")
+        ones = [sp.diff(u.xreplace(relabel), S("w_x")) - 1 for u in relabel]
+        s.identity(r"\frac{\partial w_x^{[t]}}{\partial w_x}=1", *ones, what="each use moves one for one with w_x")
     vals, point = chosen(x_0=1, x_1=1, x_2=1, w_x="0.5", w_h="-0.5", w_o=1, y=1)
     Lt, _, bp_t = scalar_rnn(f"three-step tanh RNN at {point}", activation=sp.tanh, values=vals)
     ev = s.values.rows(s.use(Lt))
@@ -169,8 +160,8 @@ def shared_sums(s):
     s.prove("contributions to a shared weight can have opposite signs and cancel: |∂ℒ/∂w_x| < max_t |g_t^z x_t|",
             lambda: (min(contrib_x) < 0 < max(contrib_x) and abs(sum(contrib_x)) < max(abs(c) for c in contrib_x),
                      "g_t^z x_t = " + ", ".join(short(c) for c in contrib_x)), at="sums can cancel")
-    s.agree("the sum of the three w_h contributions is the ledger's ∂ℒ/∂w_h",
-            sum(bp_t.ref(f"g_{t}^z") * bp_t.ref(h) for t, h in enumerate(h_in)), bp_t.ref(bp_t.grads.name("w_h")),
+    terms = sum(bp_t.ref(f"g_{t}^z") * bp_t.ref(h) for t, h in enumerate(h_in))
+    s.agree("the sum of the three w_h contributions is the ledger's ∂ℒ/∂w_h", terms, bp_t.ref(bp_t.grads.name("w_h")),
             at="boxed gradient for w_h")
 
 
@@ -183,15 +174,13 @@ def long_range(s):
                *[down_to(L, bp, bp.g_h(s_), bp.g_h(q)) - L.symbol(bp.g_h(q)) * bptt_.state_sensitivity(bp, s_, q)
                  for q in range(1, 5) for s_ in range(q)], at="product over q − s transitions")
     small, large = "0.9", "1.2"
-    s.note(f"The bounds r < 1 and r > 1 are checked on two twelve-step trajectories chosen here: tanh with w_h = "
-           f"{small} and inputs drawn from [−1, 1] (every factor at most {small}), and ReLU with w_h = {large}, "
-           f"w_x = 1 and x_t = 1 (every preactivation positive, every factor exactly {large}).")
+    s.note(f"The bounds are checked on two twelve-step trajectories chosen here: tanh with w_h = {small} and inputs "
+           f"from [−1, 1] (factors at most {small}); ReLU with w_h = {large}, w_x = x_t = 1 (every factor {large}).")
     inputs = [exact(f"{v:.2f}") for v in np.random.default_rng(12).uniform(-1, 1, size=12)]
-    for statement, r, act, xs, what in (
-            ("r<1", small, sp.tanh, inputs, "every factor at most r < 1: |∂ℒ/∂h_s| ≤ |∂ℒ/∂h_q| r^{q−s} (tanh)"),
-            ("r>1", large, relu, [1] * 12, "a sustained lower bound r > 1: |∂ℒ/∂h_s| ≥ |∂ℒ/∂h_q| r^{q−s} (ReLU)")):
-        s.prove(statement, lambda r=exact(r), act=act, xs=xs: bptt_.scalar_path_bound(act, r, xs, r, lower=r > 1),
-                what=what, at=f"bound {statement}")
+    s.prove("r<1", lambda: bptt_.scalar_path_bound(sp.tanh, exact(small), inputs, exact(small)), at="bound r<1",
+            what="every factor at most r < 1: |∂ℒ/∂h_s| ≤ |∂ℒ/∂h_q| r^{q−s} (tanh)")
+    s.prove("r>1", lambda: bptt_.scalar_path_bound(relu, exact(large), [1] * 12, exact(large), lower=True),
+            at="bound r>1", what="a sustained lower bound r > 1: |∂ℒ/∂h_s| ≥ |∂ℒ/∂h_q| r^{q−s} (ReLU)")
     values = {f"x_{t}": sp.Rational(v) for t, v in enumerate(np.random.default_rng(6).normal(size=50))}
     Ln, _, bp_n = scalar_rnn("50-step tanh RNN, final loss", T=50, activation=sp.tanh,
                              values=values | chosen(w_x="0.7", w_h="0.95", w_o="1.3", y="0.25")[0])
@@ -209,16 +198,12 @@ def figure_3_w_h(s) -> tuple[str, sp.Rational]:
 
 @derivation.section("How the activation affects those factors (Table 4)")
 def activation_slopes(s):
-    # The slopes at the actual preactivations: Figure 3's w_h passes very different products of the eleven
-    # transition factors |w_h φ′(z_t)| (|∂h_11/∂h_0|) along two input sequences.
-    w_h = figure_3_w_h(s)[1]
+    w_h = figure_3_w_h(s)[1]  # |∂h_11/∂h_0|, the product of eleven factors |w_h φ′(z_t)|, for x_t = 0 and x_t = 1
     path = {x: sp.Mul(*bptt_.final_loss_sensitivities(sp.tanh, w_h, [x] * 12)[1]) for x in (0, 1)}
+    detail = f"|∂h_11/∂h_0| = {short(path[0], 4)} with x_t = 0, {short(path[1], 4)} with x_t = 1"
     s.prove("one recurrent weight passes very different sensitivities along two input sequences (tanh, constant "
-            "inputs zero and one, twelve steps)",
-            lambda: (path[0] > 1 and path[1] < sp.Rational(1, 10**6), f"w_h = {w_h}: |∂h_11/∂h_0| = "
-                     f"{short(path[0], 4)} with x_t = 0, {short(path[1], 4)} with x_t = 1"),
-            at="slopes at the actual preactivations",
-            near="The same recurrent weight can therefore transmit very different sensitivities")
+            "inputs zero and one, twelve steps)", lambda: (path[0] > 1 and path[1] < sp.Rational(1, 10**6), detail),
+            at="preactivations", near="The same recurrent weight can therefore transmit very different sensitivities")
     z, p, u = sp.Symbol("z", real=True), sp.Symbol("p", positive=True), sp.Symbol("u", positive=True)
     sig, table = sigmoid(z), jacobians.activation_table(z)
     for row, printed in zip(table, s.page.table("Table 4")):  # each slope stated as the table prints it
@@ -229,17 +214,14 @@ def activation_slopes(s):
             s.claim("1/4", sp.diff(sig, z).subs(z, 0), what="σ′(0), the largest sigmoid slope", at="Table 4, sigmoid")
     s.identity("1/4 − σ(z)(1 − σ(z)) = (σ(z) − 1/2)² ≥ 0, so σ′ ≤ 1/4 everywhere",
                sp.Rational(1, 4) - sig * (1 - sig) - (sig - sp.Rational(1, 2)) ** 2, at="Table 4, sigmoid")
-    s.claim("1", sp.diff(sp.tanh(z), z).subs(z, 0), what="tanh′(0): slope one near zero", at="Table 4, tanh",
-            near="The slope is near one near zero")
+    s.claim("1", sp.diff(sp.tanh(z), z).subs(z, 0), at="Table 4, tanh", near="The slope is near one near zero")
     # Saturation: z → ∞ is u = e^{−z} → 0⁺, where each slope is a rational function of u (tanh′ = 4u²/(1 + u²)²).
     for f, what in ((sp.tanh(z), "tanh′(z) as z → ∞ (saturation)"), (sig, "σ′(z) as z → ∞ (saturation)")):
         limit = sp.limit(sp.cancel(sp.diff(f, z).rewrite(sp.exp).subs(z, -sp.log(u))), u, 0, "+")
         s.claim("0", limit, what=what, at="saturation", near="their derivatives approach zero")
-    # ReLU's slopes are printed inside its row's φ′ statement, claimed above, so they are not looked for in the text
-    # again; at 0 the handout leaves the convention to the implementation.
-    for printed, at_z, what in (("1", 1, "ReLU′ at a positive preactivation"),
-                                ("0", -1, "ReLU′ at a negative preactivation (the path is cut)"),
-                                ("0", 0, "ReLU′(0) under the implementation's convention (torch's autograd: 0)")):
+    # ReLU's slopes: printed in its row's φ′ statement, claimed above, so not looked for again (in_text=False)
+    for printed, at_z, what in (("1", 1, "ReLU′(z > 0)"), ("0", -1, "ReLU′(z < 0): the path is cut"),
+                                ("0", 0, "ReLU′(0) by the implementation's convention (torch's autograd: 0)")):
         s.claim(printed, sp.diff(relu(z), z).subs(z, at_z), what=what, at="Table 4, ReLU", in_text=False)
     s.note("ReLU is not differentiable at 0; the handout asks an implementation to fix a convention. symseq uses "
            "ReLU′(0) = 0 (the step H(z) with H(0) = 0), as torch's autograd; relu_at_zero(x, 1/2) records the other.")
@@ -263,24 +245,20 @@ def why_tanh(s):
     s.identity(r"\phi'(z_t)=1-h_t^2", *[down_to(L, bp, bp.g_z(t), bp.g_h(t)).xreplace(back)
                                        - S(bp.g_h(t)) * (1 - S(f"h_{t}") ** 2) for t in range(3)],
                what="with h_t = tanh(z_t), g_t^z = g_t^h (1 − h_t²)", at="tanh derivative")
-    for printed, end, what in (("-1", -sp.oo, "tanh's lower bound"), ("1", sp.oo, "tanh's upper bound")):
-        s.claim(printed, sp.limit(sp.tanh(z), z, end), what=what, at="bounded states",
-                near=r"stays between \(-1\) and \(1\)")
+    for printed, end in (("-1", -sp.oo), ("1", sp.oo)):  # tanh's bounds
+        s.claim(printed, sp.limit(sp.tanh(z), z, end), at="bounded states", near=r"stays between \(-1\) and \(1\)")
     w_h_text, w_h = figure_3_w_h(s)  # twelve steps: saturating with x_t = 1; with x_t = 0 every state is zero
     g, f = bptt_.final_loss_sensitivities(sp.tanh, w_h, [1] * 12)
     f0 = bptt_.final_loss_sensitivities(sp.tanh, w_h, [0] * 12)[1]
-    s.prove(r"|w_h|>1", lambda: (w_h > 1 and max(f[3:]) < 1 and g[0] < g[-1] / 10 ** 6,
-                                 f"w_h = {w_h}; factors from t = 4 on at most {short(max(f[3:]), 4)}; "
-                                 f"|g_0|/|g_11| = {short(g[0] / g[-1], 4)}"),
-            what=f"repeated saturation suppresses the signal although |w_h| > 1 (w_h = {w_h_text}, x_t = 1)",
-            at="saturation")
+    s.prove(r"|w_h|>1", lambda: (w_h > 1 and max(f[3:]) < 1 and g[0] < g[-1] / 10 ** 6, f"factors from t = 4 on "
+            f"at most {short(max(f[3:]), 4)}; |g_0|/|g_11| = {short(g[0] / g[-1], 4)}"), at="saturation",
+            what=f"repeated saturation suppresses the signal although |w_h| > 1 (w_h = {w_h_text}, x_t = 1)")
     Lz, run_z, _ = scalar_rnn("twelve-step tanh RNN, zero input", T=12, activation=sp.tanh,
                               values={**{f"x_{t}": 0 for t in range(12)}, "w_x": 1, "w_h": w_h, "w_o": 1, "y": 0})
     states = [Lz.value(h.name) for h in run_z.h]
+    detail = f"x_t = 0: h_t = 0, every |w_h φ′(z_t)| = {short(f0[0], 4)}, |∂h_11/∂h_0| = {short(sp.Mul(*f0), 4)}"
     s.prove("bounded tanh states do not bound the gradient: with zero input the states stay at zero while the "
-            "sensitivity grows along the path",
-            lambda: (all(h == 0 for h in states) and min(f0) > 1, f"w_h = {w_h}, x_t = 0: h_t = 0, every |w_h φ′(z_t)| "
-                     f"= {short(f0[0], 4)}, |∂h_11/∂h_0| = {short(sp.Mul(*f0), 4)}"),
+            "sensitivity grows along the path", lambda: (all(h == 0 for h in states) and min(f0) > 1, detail),
             at="bounded states", near="bounded state values do not guarantee bounded gradients")
 
 
@@ -302,8 +280,7 @@ def gradient_update(s):
     s.given(L.value("h_{-1}"), what="h_{−1}, from which the updated model's states are recomputed", at="updated model")
     s.prove("a large step (η = 50) can increase the loss", lambda: (
         after[1] > before, f"ℒ: {short(before, 10)} → {short(after[1], 10)}"), at="gradient descent")
-    Lz, _, bp_z = scalar_rnn("three-step tanh RNN at zero weights", activation=sp.tanh,
-                             values={**vals, "w_x": 0, "w_h": 0, "w_o": 0})
+    Lz, _, bp_z = scalar_rnn("tanh RNN at zero weights", activation=sp.tanh, values=vals | dict.fromkeys(names, 0))
     zeros_ = {n: s.use(Lz).value(bp_z.grads.name(n)) for n in names}
     stepped = clipping.gradient_step({n: sp.S.Zero for n in names}, zeros_, exact("0.1"))
     with s.place("zero gradient"):
@@ -311,8 +288,6 @@ def gradient_update(s):
         s.prove("a zero gradient leaves every weight unchanged", lambda: (all(v == 0 for v in stepped.values()),
                 str(stepped)), near="A zero gradient gives no update under this rule")
 
-
-# --- More coordinates, longer paths, and gated memory ---
 
 @derivation.section("Two coordinates are two coupled scalar updates")
 def two_coordinates(s):
@@ -323,30 +298,28 @@ def two_coordinates(s):
         for i in (0, 1):
             s.identity(f"z_{{t,{i}}} = W_{{x,{i}0}} x_{{t,0}} + W_{{x,{i}1}} x_{{t,1}} + W_{{h,{i}0}} h_{{t−1,0}} "
                        f"+ W_{{h,{i}1}} h_{{t−1,1}} (t = 1)", z[0, i] - Wx[i, :].dot(x1) - Wh[i, :].dot(h0))
-        s.identity("the activation acts on each coordinate: h_{t,i} = φ(z_{t,i})",
-                   *[h[0, i] - phi(z1[i]) for i in (0, 1)])
+        s.identity("the activation acts on each coordinate: h_{t,i} = φ(z_{t,i})", h - z1.applyfunc(phi))
     with s.place("scalar head"):
         s.identity("ŷ = W_{o,00} h_{T−1,0} + W_{o,01} h_{T−1,1}", L.expand("ŷ", keep=["h_2"])[0, 0] - Wo.dot(h2))
-        s.identity(r"\mathcal L=\tfrac12(\widehat y-y)^2", half_square(L),
-                   what="one prediction from two hidden features")
+        s.identity(r"\mathcal L=\tfrac12(\widehat y-y)^2", half_square(L), what="one prediction, two hidden features")
     loss_diff, grad_diffs = bptt_.widths_one()  # widths of one recover the scalar model exactly
     s.identities(("setting D = H = C = 1 recovers the scalar model: the same loss", loss_diff),
                  ("… and the same three weight gradients", *grad_diffs), at="widths of one")
 
 
-DIMS = {"D": 5, "H": 3, "C": 2}
+DIMS, D3 = {"D": 5, "H": 3, "C": 2}, {"D": 3, "H": 2, "C": 2}  # Table 5's sizes; those of the backward sections
 
 
 @derivation.section("General forward pass: read the shapes with the equation (Table 5)")
 def shapes(s):
-    L, run, bp = vector_rnn("vector RNN, D = 5, H = 3, C = 2 (sizes pairwise distinct)", **DIMS, bias=True,
-                            head_bias=True)
+    L, run, bp = vector_rnn("vector RNN, D = 5, H = 3, C = 2", **DIMS, bias=True, head_bias=True)
+    shape = lambda *args, **kw: s.claim_shape(*args, dims=DIMS, **kw)  # noqa: E731
     for printed, name, what in (  # each in the row of Table 5 that names its symbol (ŷ shares a row with y)
             ("1×D", "x_1", "x_t"), ("1×H", "z_1", "z_t"), ("1×H", "h_1", "h_t"), ("H×D", "W_x", "W_x"),
             ("H×H", "W_h", "W_h"), ("C×H", "W_o", "W_o"), ("1×H", "b_h", "b_h"), ("1×C", "b_o", "b_o"),
             ("1×C", "ŷ", "ŷ"), ("1×C", "y", "y"), ("1×H", bp.g_h(1), "g_t^h"), ("1×H", bp.g_z(1), "g_t^z"),
             ("1×C", "e", "e")):
-        s.claim_shape(printed, L.shape(name), dims=DIMS, what=what, at=f"Table 5, {'y' if what == 'ŷ' else what}")
+        shape(printed, L.shape(name), what=what, at=f"Table 5, {'y' if what == 'ŷ' else what}")
     x1, W_x, h0, W_h, h2, W_o = (L.handle(n) for n in ("x_1", "W_x", "h_0", "W_h", "h_2", "W_o"))
     with s.place("forward equation"):
         s.given(0, what="h_{−1}, the zero initial state of the vector model")
@@ -355,16 +328,14 @@ def shapes(s):
                    what="half the squared errors summed over the C = 2 output coordinates; no mean")
         s.identity("from the zero initial state the first step has no recurrent term: z_0 = x_0 W_xᵀ + b_h",
                    L.expand("z_0", keep=["x_0"]) - (E(L, "x_0") * E(L, "W_x").T + E(L, "b_h")))
-        s.claim_shape("1×D", x1.shape, dims=DIMS, what="x_t, the left factor of x_t W_xᵀ: (1×D)(D×H)")
-        s.claim_shape("1×H", (x1 @ W_x.T).shape, dims=DIMS, what="x_t W_xᵀ: (1×D)(D×H)",
-                      near=r"yielding \(1\times H\); the recurrent product")
+        shape("1×D", x1, what="x_t, the left factor of x_t W_xᵀ: (1×D)(D×H)")
+        shape("1×H", x1 @ W_x.T, what="x_t W_xᵀ", near=r"yielding \(1\times H\); the recurrent product")
         s.prove("the recurrent product h_{t−1} W_hᵀ has the shape of x_t W_xᵀ", lambda: (  # in words, no 1×H of its own
             (h0 @ W_h.T).shape == (x1 @ W_x.T).shape, f"both {(x1 @ W_x.T).shape}"))
-        s.claim_shape("1×H", h2.shape, dims=DIMS, what="h_{T−1}, the left factor of the head: (1×H)(H×C)",
-                      near=r"The head is \((1\times H)(H\times C)\)")
-        s.claim_shape("1×C", (h2 @ W_o.T).shape, dims=DIMS, what="h_{T−1} W_oᵀ: (1×H)(H×C)")
+        shape("1×H", h2, what="h_{T−1}, the head's left factor", near=r"The head is \((1\times H)(H\times C)\)")
+        shape("1×C", h2 @ W_o.T, what="h_{T−1} W_oᵀ: (1×H)(H×C)")
     for name, printed in (("W_x", "H×D"), ("W_h", "H×H"), ("W_o", "C×H")):
-        s.claim_shape(printed, L.shape(bp.grads.name(name)), dims=DIMS, what=f"∇_{name} ℒ", at="gradient shapes")
+        shape(printed, L.shape(bp.grads.name(name)), what=f"∇_{name} ℒ", at="gradient shapes")
     shape_b = {b: (L.shape(bp.grads.name(b)), L.shape(b)) for b in ("b_h", "b_o")}
     s.prove("each bias gradient has its parameter's shape: ∇_{b_h} ℒ one row of H entries, ∇_{b_o} ℒ one of C",
             lambda: (shape_b == {"b_h": ((1, DIMS["H"]),) * 2, "b_o": ((1, DIMS["C"]),) * 2},
@@ -376,8 +347,7 @@ def shapes(s):
 @derivation.section("General backward pass: an outer product collects local derivatives")
 def vector_backward(s):
     T = 3
-    L, run, bp = vector_rnn("vector RNN, D = 3, H = 2, C = 2, biases, general φ", D=3, H=2, C=2, bias=True,
-                            head_bias=True)
+    L, run, bp = vector_rnn("vector RNN, D = 3, H = 2, C = 2, biases", **D3, bias=True, head_bias=True)
     Wx, Wh, Wo, e = (E(s.use(L), n) for n in ("W_x", "W_h", "W_o", "e"))
     Gz, Gh, xs, hs = ([E(L, name(t)) for t in range(T)] for name in (bp.g_z, bp.g_h, "x_{}".format, "h_{}".format))
     slope = [E(L, f"z_{t}").applyfunc(lambda v: sp.Derivative(phi(v), v)) for t in range(T)]
@@ -404,8 +374,7 @@ def vector_backward(s):
                  ("∇_{b_h} ℒ = Σ_t g_t^z and ∇_{b_o} ℒ = e", g("b_h") - sp.ones(1, T) * rows(*Gz), g("b_o") - e),
                  at="gradient formulas")
     s.identity("∂ℒ/∂x_t = g_t^z W_x", *[G[bp.adjoint(f"x_{t}")] - Gz[t] * Wx for t in range(T)], at="input gradients")
-    Lb, _, bpb = vector_rnn("vector tanh RNN with b_h = 0 at a chosen point", D=3, H=2, C=2, bias=True,
-                            activation=sp.tanh)
+    Lb, _, bpb = vector_rnn("vector tanh RNN, b_h = 0 at a chosen point", **D3, bias=True, activation=sp.tanh)
     rng = np.random.default_rng(4)
     vals = {it.name: sp.Matrix(rng.normal(size=it.shape)).applyfunc(sp.Rational) for it in Lb.leaves}
     vals["b_h"] = sp.zeros(1, 2)
@@ -420,22 +389,19 @@ def vector_backward(s):
 @derivation.section("If every position has a target, two paths meet at each state")
 def per_position(s):
     T = 3
-    L, run, bp = vector_rnn("vector RNN with a loss at every position, D = 3, H = 2, C = 2", D=3, H=2, C=2,
-                            head_bias=True, positions="all")
+    L, run, bp = vector_rnn("vector RNN with a loss at every position", **D3, head_bias=True, positions="all")
     Wh, Wo, es = E(s.use(L), "W_h"), E(L, "W_o"), [E(L, bp.e(t)) for t in range(T)]
     err = lambda L, t: E(L, f"ŷ_{t}") - E(L, f"y_{t}")  # noqa: E731  (ŷ_t − y_t, entry by entry)
     per_loss = sum(sum(err(L, t).applyfunc(lambda d: d ** 2)) for t in range(T)) / 2
     s.identity(r"\ell_t=\tfrac12\sum_{c=0}^{C-1}(\widehat y_{t,c}-y_{t,c})^2",
-               L.expand("ℒ", keep=[f"ŷ_{t}" for t in range(T)]) - per_loss,
-               what="ℒ = Σ_t ℓ_t, each ℓ_t half the squared error over the C = 2 output coordinates",
-               at="per-position loss")
-    for t in range(T - 1):
-        s.identity(f"g_{t}^h = e_{t} W_o (current head) + g_{t + 1}^z W_h (future states)",
-                   down_to(L, bp, bp.g_h(t), bp.e(t), bp.g_z(t + 1)) - (es[t] * Wo + E(L, bp.g_z(t + 1)) * Wh),
-                   at="two-path recursion")
-    s.identity(r"\mathbf g_T^z=\mathbf 0", down_to(L, bp, bp.g_h(T - 1), bp.e(T - 1)) - es[T - 1] * Wo,
-               what=f"the backward boundary: the last state has only its head path, g_{T - 1}^h = e_{T - 1} W_o",
-               at="two-path recursion")
+               L.expand("ℒ", keep=[f"ŷ_{t}" for t in range(T)]) - per_loss, at="per-position loss",
+               what="ℒ = Σ_t ℓ_t, each ℓ_t half the squared error over the C = 2 output coordinates")
+    with s.place("two-path recursion"):
+        for t in range(T - 1):
+            s.identity(f"g_{t}^h = e_{t} W_o (current head) + g_{t + 1}^z W_h (future states)",
+                       down_to(L, bp, bp.g_h(t), bp.e(t), bp.g_z(t + 1)) - (es[t] * Wo + E(L, bp.g_z(t + 1)) * Wh))
+        s.identity(r"\mathbf g_T^z=\mathbf 0", down_to(L, bp, bp.g_h(T - 1), bp.e(T - 1)) - es[T - 1] * Wo,
+                   what=f"the backward boundary: the last state has only its head path, g_{T - 1}^h = e_{T - 1} W_o")
     G = lambda name: down_to(L, bp, bp.grads.name(name), *[bp.e(t) for t in range(T)])  # noqa: E731
     s.identity("∇_{W_o} ℒ = Σ_t e_tᵀ h_t and ∇_{b_o} ℒ = Σ_t e_t",
                G("W_o") - sp.Matrix.vstack(*es).T * sp.Matrix.vstack(*[E(L, f"h_{t}") for t in range(T)]),
@@ -446,8 +412,8 @@ def per_position(s):
     s.identity("the two-path recursion equals direct differentiation of the unrolled ℒ = Σ_t ℓ_t (each loss once)",
                *[Ls.expand(bps.grads.name(w)) - sp.diff(Ls.expand("ℒ"), Ls.symbol(w)) for w in ("w_x", "w_h", "w_o")],
                at="each later loss counted once")
-    Lm, _, bpm = vector_rnn("vector RNN, mean over T = 3 positions and B = 2 examples", D=3, H=2, C=2, B=2,
-                            positions="all", loss_positions="mean", batch="mean")
+    Lm, _, bpm = vector_rnn("vector RNN, mean over T = 3 positions and B = 2 examples", **D3, B=2, positions="all",
+                            loss_positions="mean", batch="mean")
     at = "1/T and 1/B scaling"
     s.identities(*[(f"mean over positions and examples: ∂ℒ/∂ŷ_{t} = (ŷ_{t} − y_{t})/(T B) = e_{t}/6",
                     s.use(Lm).expand(bpm.e(t), keep=[f"ŷ_{t}"]) - err(Lm, t) / 6) for t in range(T)], at=at)
@@ -466,9 +432,8 @@ def per_position(s):
                "(B = 2 and B = 3), on top of 1/T for a mean over positions", at=at)
     draws = [sp.Rational(v) for v in np.random.default_rng(50).normal(size=100)]
     values = {**{f"x_{t}": draws[t] for t in range(50)}, **{f"y_{t}": draws[50 + t] for t in range(50)}}
-    Ln, _, bpn = scalar_rnn("50-step tanh RNN, mean loss over every position", T=50, activation=sp.tanh,
-                            positions="all", loss_positions="mean",
-                            values=values | chosen(w_x="0.9", w_h="1.05", w_o="0.8")[0])
+    Ln, _, bpn = scalar_rnn("50-step tanh RNN, loss at each position (mean)", T=50, activation=sp.tanh, positions="all",
+                            loss_positions="mean", values=values | chosen(w_x="0.9", w_h="1.05", w_o="0.8")[0])
     factors = bptt_.factor_values(s.values.rows(Ln))
     for w in ("w_x", "w_h", "w_o"):
         s.agree(f"T = 50, every position scored: Σ over all paths of ∂ℒ/∂{w} equals the recursion to 45 digits",
@@ -511,10 +476,9 @@ def matrix_paths(s):
 @derivation.section("Controlled experiments separate path length from saturation (Figure 3)")
 def figure_3(s):
     n = 30
-    s.note(f"Figure 3 plots these quantities without printing them or its horizontal range; they are recomputed "
-           f"here for path lengths 0–{n - 1} and T = 1–{n}.")
+    s.note(f"Figure 3 prints neither these values nor its range; they are recomputed for n = 0–{n - 1}, T = 1–{n}.")
     factors = [s.page.printed(near="hold a scalar transition derivative fixed at", index=k) for k in (1, 2, 3)]
-    w_h_text, w_x = s.page.printed("w_h", index=0), s.page.value("w_x")  # the right panel's trajectories
+    w_h_text, w_h, w_x = s.page.printed("w_h", index=0), s.page.value("w_h"), s.page.value("w_x")  # right panel
     s.gradient_paths("Figure 3", w_h=w_h_text, w_x=w_x, inputs=[0, 1], factors=factors, length=n)  # symseq figure
     left = sp.Matrix([[exact(r) ** k for r in factors] for k in range(n)])
     s.show_table("Figure 3 (left): |factor|^n", left, rows=[str(k) for k in range(n)], cols=factors)
@@ -522,7 +486,6 @@ def figure_3(s):
             lambda: (all(left[k + 1, 0] < left[k, 0] and left[k + 1, 2] > left[k, 2] for k in range(n - 1))
                      and set(left[:, 1]) == {1}, f"at n = {n - 1}: {short(left[-1, 0])}, 1, {short(left[-1, 2])}"),
             at="Figure 3 (left)")
-    w_h = exact(w_h_text)
     for x in (0, 1):  # the right panel: ledgers L0 and L1; S_T is |∂h_{T−1}/∂h_0|
         L = s.ledger(f"tanh trajectory, w_h = {w_h_text}, w_x = {w_x}, x_t = {x}", exact_forms=False)
         run = cells.rnn(L, [L.input(f"x_{t}", x) for t in range(n)], L.parameter("w_x", w_x),
@@ -549,11 +512,10 @@ def figure_3(s):
                 lambda: (all(v0[f"J_{t}"] == w_h for t in range(1, n)), f"J_t = {w_h}"))
         s.prove("zero input: |∂h_{T−1}/∂h_0| = w_h^{T−1} grows although the states are bounded", lambda: (
             all(v0[f"S_{T}"] == w_h ** (T - 1) for T in range(1, n + 1)), f"at T = {n}: {short(v0[f'S_{n}'])}"))
-    s.prove(r"x_t=1", lambda: (all(a < b < 1 for a, b in zip(h1, h1[1:])) and all(b < a for a, b in zip(s1, s1[1:]))
-                               and s1[-1] < 1e-30, f"h_0 = {short(h1[0])}, h_{n - 1} = {short(h1[-1])}; "
-                               f"|∂h_{{T−1}}/∂h_0| at T = 2: {short(s1[1], 4)}, T = {n}: {short(s1[-1], 4)}"),
-            what="input one: the states rise toward saturation and |∂h_{T−1}/∂h_0| shrinks with T although w_h > 1",
-            at="Figure 3 (right), x_t = 1")
+    rising = all(a < b < 1 for a, b in zip(h1, h1[1:])) and all(b < a for a, b in zip(s1, s1[1:])) and s1[-1] < 1e-30
+    s.prove(r"x_t=1", lambda: (rising, f"h_0 = {short(h1[0])}, h_{n - 1} = {short(h1[-1])}; |∂h_{{T−1}}/∂h_0| at "
+            f"T = 2: {short(s1[1], 4)}, T = {n}: {short(s1[-1], 4)}"), at="Figure 3 (right), x_t = 1",
+            what="input one: the states rise toward saturation and |∂h_{T−1}/∂h_0| shrinks with T although w_h > 1")
     s.prove(r"T=1", lambda: (v0["S_1"] == 1 and L1.value("S_1") == 1, "|∂h_0/∂h_0| = 1"),
             what="at T = 1 there are no transitions from h_0 to itself: the sensitivity is one for both inputs", at=at)
     right = [[ops.Ref(f"S_{T}", (), L) for L in (L0, L1)] for T in range(1, n + 1)]  # both positive: w_h > 0
@@ -573,17 +535,15 @@ def figure_3(s):
 def clip(s):
     g = {"W": sp.Matrix([[3, 0], [0, 0]]), "b": sp.Matrix([[0, 4]])}
     norm = clipping.global_norm
-    s.note("The handout prints no numbers in this section; the joined gradient g = (3, 0, 0, 0, 0, 4) and the "
-           "thresholds are chosen here, so the worked values are stated as properties, not as printed claims.")
+    s.note("The handout prints no numbers here: g = (3, 0, 0, 0, 0, 4) and the thresholds are chosen, as properties.")
     r, r10 = (clipping.clip_by_global_norm(g, tau) for tau in (1, 10))
     with s.place("norm clipping, τ = 1"):
         s.agree("‖g‖₂ = 5 for the joined gradient (3, 0, 0, 0, 0, 4)", r.norm, 5)
         s.agree("τ g/‖g‖₂ = (3/5, 0, 0, 0, 0, 4/5) with τ = 1", sp.Matrix([[*r.grads["W"], *r.grads["b"]]]),
                 sp.Matrix([[3, 0, 0, 0, 0, 4]]) / 5)
         s.agree("the clipped length equals τ", norm(r.grads), 1)
-        s.prove("clipping keeps the direction: g_clip is a positive multiple of g", lambda: (
-            r.factor > 0 and all(r.grads[k] == g[k] * r.factor for k in g), f"factor {r.factor}"),
-            near="keeps its direction")
+        s.prove("clipping keeps the direction: g_clip is a positive multiple of g", lambda: r.factor > 0
+                and all(r.grads[k] == g[k] * r.factor for k in g), near="keeps its direction")
         s.prove("a gradient longer than the threshold comes out shorter", lambda: (
             norm(r.grads) < r.norm, f"‖g_clip‖₂ = {norm(r.grads)} < ‖g‖₂ = {r.norm}"), near="has its length reduced")
     s.prove("‖g‖₂ ≤ τ: the gradient is unchanged", lambda: (not r10.clipped and r10.grads == g, "τ = 10"),
@@ -614,34 +574,29 @@ def gru_section(s):
         xs, p = cells.sequence_inputs(Lg, 1, width=1), cells.gru_parameters(Lg, 1, 2, packed=False)
         steps[variant] = Lg, cells.gru(Lg, xs, p, variant=variant, h_init=Lg.input("h_{-1}", shape=(1, 2)))
     Lu, run_u = steps["torch"]
-    for name, what in (("u_0", "u_t, the retention/update gate"), ("r_0", "r_t, the reset gate"),
-                       ("h̃_0", "h̃_t, the candidate")):
+    for name, what in (("u_0", "u_t, the update gate"), ("r_0", "r_t, the reset gate"), ("h̃_0", "h̃_t")):
         s.claim_shape("1×H", Lu.shape(name), dims={"H": 2}, what=what, at="shapes")
     uu, hp, nn_ = E(Lu, "u_0"), E(Lu, "h_{-1}"), E(Lu, "h̃_0")
     s.identity(r"\mathbf h_t=\mathbf u_t\odot\mathbf h_{t-1} +(\mathbf 1-\mathbf u_t)\odot\widetilde{\mathbf h}_t",
                Lu.expand(run_u.h[0].name, keep=["u_0", "h̃_0", "h_{-1}"])
-               - (uu.multiply_elementwise(hp) + (sp.ones(1, 2) - uu).multiply_elementwise(nn_)),
-               what="the state update: retained old state plus written candidate", at="state update")
-    # the one-coordinate example, in the order its line prints it: u, old state, candidate, the mixture, its value
+               - (uu.multiply_elementwise(hp) + (sp.ones(1, 2) - uu).multiply_elementwise(nn_)), at="state update")
+    # the one-coordinate example as its line prints it: u, old state, candidate, the mixture, its value
     ex = [s.page.printed(near="For one coordinate", index=k) for k in range(8)]
     mixes = {u: cells.gru_mix(exact(u), exact(ex[1]), exact(ex[2])) for u in (ex[0], ex[5])}
     near_old, near_new = (abs(mixes[u] - exact(ex[1])) < abs(mixes[u] - exact(ex[2])) for u in (ex[0], ex[5]))
-    s.prove("an update gate near one mostly keeps the old state; near zero it favours the candidate",
-            lambda: (near_old and not near_new, f"h_t = {mixes[ex[0]]} at u = {ex[0]}, {mixes[ex[5]]} at u = "
-                     f"{ex[5]} (old {ex[1]}, candidate {ex[2]})"),
-            at="state update", near="largely retains the corresponding old state")
+    s.prove("an update gate near one mostly keeps the old state; near zero it favours the candidate", lambda: (
+        near_old and not near_new, f"h_t = {mixes[ex[0]]} at u = {ex[0]}, {mixes[ex[5]]} at u = {ex[5]}"),
+        at="state update", near="largely retains the corresponding old state")
     L = s.ledger(f"one GRU coordinate: u = {ex[0]}, old state {ex[1]}, candidate {ex[2]}")
     u, h_prev, cand = (L.input(n, exact(x)) for n, x in zip(("u", "h_{t-1}", "h̃"), ex))
     one_minus, mix = L.define("1-u", 1 - u), L.define("h_t", cells.gru_mix(u, h_prev, cand))
     with s.place("mixture example"):
         s.given(u, h_prev, cand, what=("u, the update gate's coordinate", "the old state", "the candidate"))
-        s.claim(f"{ex[3]}({ex[4]})+{ex[5]}({ex[6]})", mix,
-                what=f"u h_{{t−1}} + (1 − u) h̃ as printed (1 − u = {ex[5]})")
+        s.claim(f"{ex[3]}({ex[4]})+{ex[5]}({ex[6]})", mix, what=f"u h_{{t−1}} + (1 − u) h̃ (1 − u = {ex[5]})")
         s.prove("the candidate's weight is 1 − u", lambda: (L.value(one_minus.name) == 1 - L.value("u"),
                                                             f"1 − u = {L.value(one_minus.name)}"))
         s.claim(ex[7], mix, what="u h_{t−1} + (1 − u) h̃, the mixture's value")
-    s.identity(r"\sigma(v)=1/(1+e^{-v})", sigmoid(v).rewrite(sp.exp) - 1 / (1 + sp.exp(-v)),
-               what="the logistic sigmoid of the gates, coordinatewise", at="gates")
+    s.identity(r"\sigma(v)=1/(1+e^{-v})", sigmoid(v).rewrite(sp.exp) - 1 / (1 + sp.exp(-v)), at="gates")
     for variant, (Lg, run) in steps.items():  # the direct carry and the full Jacobian of one step
         C, J = jacobians.gru_carry(Lg, run, 0), jacobians.gru_jacobian(Lg, run, 0)
         full = jacobians.state_jacobian(Lg, "h_0", "h_{-1}")
@@ -652,16 +607,14 @@ def gru_section(s):
                    full - Lg.expand(J.name, keep=["h_{-1}"]), at="full Jacobian")
         extra = (full - Lg.expand(C.name, keep=["h_{-1}"])).expand()
         s.prove(f"the full Jacobian differs from the direct carry diag(u_t) ({variant})",
-                lambda extra=extra: (any(e != 0 for e in extra), "the gate and candidate terms are nonzero"),
-                at="full Jacobian")
+                lambda extra=extra: (any(e != 0 for e in extra), "gate and candidate terms ≠ 0"), at="full Jacobian")
     Lr = s.ledger("one GRU candidate, torch versus Cho et al. 2014", exact_forms=False)
     xs, p = cells.sequence_inputs(Lr, 1, width=1), cells.gru_parameters(Lr, 1, 2, packed=False)
     h0 = Lr.input("h_{-1}", shape=(1, 2))
     a, b = (cells.gru(Lr, xs, p, h_init=h0, variant=v, tag=tag) for v, tag in (("torch", "torch"), ("cho2014", "cho")))
     gap = Lr.expand(a.gates["h̃"][0].name) - Lr.expand(b.gates["h̃"][0].name)
     s.prove("gating h_{t−1} before W_hn (Cho et al. 2014) is a different model from torch's r ⊙ (h W_hnᵀ + b_hn)",
-            lambda: (any(sp.expand(e) != 0 for e in gap), "the candidates differ for general parameters"),
-            at="reset placement")
+            lambda: (any(sp.expand(e) != 0 for e in gap), "they differ for general parameters"), at="reset placement")
     Whn, bhn = E(Lr, "W_{hn}"), E(Lr, "b_{hn}")
     s.identity("the two placements agree when W_hn is diagonal and b_hn = 0",
                gap.xreplace({Whn[0, 1]: 0, Whn[1, 0]: 0, bhn[0]: 0, bhn[1]: 0}), at="reset placement")
@@ -682,9 +635,8 @@ def lstm_section(s):
     dc_dh = jacobians.state_jacobian(L, "c_0", "h_{-1}")
     s.prove("dependencies through h_{t−1} add other paths: ∂c_t/∂h_{t−1} ≠ 0",
             lambda: (any(sp.expand(e) != 0 for e in dc_dh), "gates and candidate read h_{t−1}"), at="full Jacobian")
-    s.note("Without peephole connections the gates do not read c_{t−1}, so within one step the full ∂c_t/∂c_{t−1} "
-           "is diag(f_t) as well; the other routes run through h_{t−1}. Table 6 (what each cell carries between "
-           "positions) is descriptive: h_t, h_t and (c_t, h_t), as the recurrences built here do.")
+    s.note("Without peepholes the gates do not read c_{t−1}: within one step the full ∂c_t/∂c_{t−1} is diag(f_t) too; "
+           "the other routes run through h_{t−1}. Table 6 (h_t, h_t and (c_t, h_t) carried) is descriptive.")
 
 
 @derivation.section("PyTorch: a recurrent layer and a separate prediction head", requires=("torch",))
@@ -702,31 +654,23 @@ def pytorch_example(s):
     y = s.page.value(near="target = X.new_tensor(")
     loss = float(s.page.value(near="loss = ")) * (prediction - float(y)).square().sum()
     loss.backward()
-    s.note(f"The handout ran PyTorch {s.page.printed(near='With PyTorch', index=0)}; this check ran torch "
-           f"{torch.__version__}. The weights below are the module's own float32 initialisation after "
-           "torch.manual_seed(6), read exactly.")
+    s.note(f"The handout ran PyTorch {s.page.printed(near='With PyTorch', index=0)}, this check {torch.__version__}; "
+           "the weights are the module's float32 initialisation after torch.manual_seed(6), read exactly.")
     s.given(*sizes.values(), what=[f"{k} in the code" for k in sizes], at="sizes")
-
-    def shape(printed, value, what):  # a shape the code asserts or comments, in the sizes it names
-        s.claim_shape(printed, tuple(value.shape), dims={k: sizes[k] for k in sizes if k in printed}, what=what,
-                      at="shapes")
-
-    shape("B×T×H", output, "output")
+    shape = lambda *args, **kw: s.claim_shape(*args, dims=sizes, at="shapes", **kw)  # noqa: E731  (in the code's sizes)
+    shape("B×T×H", output.shape, what="output")
     s.prove("final.shape == (1, B, H)", lambda: (final.shape == (1, B, H), f"final.shape = {tuple(final.shape)}"),
             what="final: one layer (and one direction) × batch × hidden", at="shapes")
-    s.claim("1", final.shape[0], what="final's first axis: one layer × one direction",
-            near="assert final.shape == (1, B, H)")
-    shape("B×C", prediction, "head(final[0])")
-    shape("B×H", final[0], "final[0]")
-    shape("B×T×C", head(output), "head(output): a prediction at every position")
+    s.claim("1", final.shape[0], what="final's first axis: layers × directions", near="assert final.shape == (1, B, H)")
+    shape("B×C", prediction.shape, what="head(final[0])")
+    shape("B×H", final[0].shape, what="final[0]")
+    shape("B×T×C", head(output).shape, what="head(output): a prediction at every position")
     s.prove("with one layer and one direction, final[0] is the last row of output (batch_first does not change it)",
             lambda: (bool(torch.equal(final[0], output[:, -1, :])), "final[0] == output[:, -1, :]"), at="shapes")
     s.prove("nn.RNN uses tanh by default", lambda: (nn.RNN(D, H).nonlinearity == "tanh", "nonlinearity='tanh'"),
             at="activation")
-    # The ledger: the same computation from the module's weights, read exactly, and the handout's decimals.
     values = cells.module_values(rnn, exact=True) | cells.module_values(head, exact=True, rename={"weight": "W_o"})
-    L = s.ledger("nn.RNN(2, 2, bias=False) and nn.Linear(2, 1, bias=False) after torch.manual_seed(6)",
-                 exact_forms=False)
+    L = s.ledger("nn.RNN(2, 2, bias=False) and nn.Linear(2, 1, bias=False), torch.manual_seed(6)", exact_forms=False)
     xs = [L.input(f"x_{t}", row) for t, row in enumerate(rows)]
     s.given(*xs, what=[f"x_{t}, row {t} of X" for t in range(T)], at="X")
     p = cells.rnn_parameters(L, D, H, bias=False, values=values)
@@ -763,9 +707,8 @@ def pytorch_example(s):
 
 @derivation.section("Optional exercises 1 and 2")
 def exercises(s):
-    s.note("The handout prints no answers to its exercises; exercises 1 and 2 follow from this half's text and are "
-           "stated here with their answers (3–6 concern attention and the encoder). The values −0.32768 and 0.32768 "
-           "are this derivation's own answers, which symseq audit lists as claims missing from the text.")
+    s.note("The handout prints no answers; exercises 1 and 2 (3–6 concern attention) are stated here with this "
+           "derivation's own answers, −0.32768 and 0.32768, which symseq audit lists as claims missing from the text.")
     L, run, bp = scalar_rnn("three-step scalar RNN, losses at positions 1 and 2", positions=[1, 2])
     S = s.use(L).symbol
     at = "exercise 1"
@@ -779,8 +722,7 @@ def exercises(s):
                  ("the shared w_o now has two uses: ∂ℒ/∂w_o = e_1 h_1 + e_2 h_2 = (ŷ_1 − y_1) h_1 + (ŷ_2 − y_2) h_2",
                   L[bp.grads.name("w_o")].node.expr - (S("e_1") * S("h_1") + S("e_2") * S("h_2")),
                   down_to(L, bp, bp.grads.name("w_o"))
-                  - sum((S(f"ŷ_{t}") - S(f"y_{t}")) * S(f"h_{t}") for t in (1, 2))),
-                 at=at)
+                  - sum((S(f"ŷ_{t}") - S(f"y_{t}")) * S(f"h_{t}") for t in (1, 2))), at=at)
     at = "exercise 2"
     w_h = s.given("w_h", what="w_h of the identity-activation RNN", at=at)
     Li = s.ledger(f"identity-activation scalar RNN, w_h = {w_h}")
@@ -789,8 +731,6 @@ def exercises(s):
     P = jacobians.jacobian_product(Li, runi, 5, 0, name="∂h_{s+5}/∂h_s")
     s.identity("∂h_{s+5}/∂h_s = w_h^5: one factor w_h for each of the five transitions",
                Li.value(P.name) - Li.value("w_h") ** 5, at=at)
-    # the handout leaves exercise 2's answers to the reader: they are this derivation's, not printed
     s.claim("-0.32768", P, exact=True, what="∂h_{s+5}/∂h_s", at=at, in_text=False)
-    s.prove("its sign is negative (an odd number of negative factors)", lambda: (Li.value(P.name) < 0, "(−0.8)^5 < 0"),
-            at=at)
+    s.prove("its sign is negative (an odd number of negative factors)", lambda: Li.value(P.name) < 0, at=at)
     s.claim("0.32768", sp.Abs(Li.value(P.name)), exact=True, what="its magnitude |w_h|^5", at=at, in_text=False)

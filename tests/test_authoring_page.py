@@ -152,3 +152,26 @@ def test_claim_without_a_place_is_refused(page, monkeypatch):
         s.claim(sp.Integer(2))  # a number has no name on the page, and no near= says where
 
     assert "give the page's name of the value" in d.sections[0].error
+
+
+def test_per_page_builds_once_for_each_page_the_derivation_reads(tmp_path):
+    """@derivation.per_page: what sections share is built once per page, again after use_page names another."""
+    first, second = tmp_path / "first.md", tmp_path / "second.md"
+    first.write_text("# A\n\nw = 0.5\n", encoding="utf-8")
+    second.write_text("# A\n\nw = 0.25\n", encoding="utf-8")
+    d = Derivation("t-per-page", title="t", source="first.md")
+    d.use_page(first)
+    built = []
+
+    @d.per_page
+    def weight():
+        """The page's w."""
+        built.append(d.page_path.name)
+        return d.whole_page.value("w")
+
+    assert weight() == sp.Rational(1, 2) and weight() is weight() and built == ["first.md"]
+    assert weight.__name__ == "weight" and weight.__doc__ == "The page's w."
+    d.use_page(second)
+    assert weight() == sp.Rational(1, 4) and built == ["first.md", "second.md"]
+    d.use_page(first)
+    assert weight() == sp.Rational(1, 2) and built == ["first.md", "second.md"]  # the first page's result is kept

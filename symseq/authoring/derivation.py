@@ -881,6 +881,20 @@ class Derivation:
         doc = self.page
         return PageView(doc, 1, doc.n, self.source)
 
+    def per_page(self, build: Callable[[], Any]) -> Callable[[], Any]:
+        """A decorator: ``build()`` runs once per page this derivation reads and its result is kept, for what several
+        sections share (the page's parameters, a ledger built from them)::
+
+            @derivation.per_page
+            def parameters() -> dict:
+                return {"W_Q": derivation.whole_page.value("W_Q")}
+
+        After :meth:`use_page` names another page (``symseq audit FILE`` reads FILE), the next call builds again
+        from that page; the result for the first page is kept too.
+        """
+        cached = functools.cache(lambda page: build())
+        return functools.wraps(build)(lambda: cached(self.page_path))
+
     def section(self, title: str, *, requires: Iterable[str] = ()):
         """Decorator registering a section builder ``f(section)``; ``requires`` names optional packages (torch)."""
 
