@@ -56,6 +56,22 @@ def test_a_name_reads_the_value_printed_after_it(page):
     assert v.value("x") == sp.ImmutableMatrix([[1, sp.Rational(1, 2)]])
 
 
+def test_a_name_in_a_formula_reads_only_that_formula(tmp_path):
+    """A statement written in ``\\( … \\)`` ends with it (the next formula's numbers are another name's), a
+    factor after a fraction is no remark (``\\tfrac12(\\hat y-y)^2`` prints no value), and the ``=`` of a sum's
+    bound is no link of the chain."""
+    path = tmp_path / "page.md"
+    path.write_text("# Forward\n\n"
+                    "Then \\(\\mathbf z_0 = (0.5, 0.2)\\), so \\(\\mathbf h_0 = (0.4621, 0.1974)\\).\n\n"
+                    "\\(\\mathcal L = \\tfrac12(\\hat y - y)^2\\) and \\(\\mathcal L = 0.0871\\).\n\n"
+                    "\\[ g = \\sum_{t=0}^{2} x_t = 1.5 \\]\n", encoding="utf-8")
+    v = view(path)
+    assert v.printed("\\mathbf z_0") == "(0.5, 0.2)"
+    assert v.printed("\\mathbf h_0") == "(0.4621, 0.1974)"
+    assert v.printed("\\mathcal L") == "0.0871"
+    assert v.printed("g") == "1.5" and v.printed("g", index=0) == "1.5"
+
+
 def test_near_reads_any_printed_value_of_its_line(page):
     v = view(page)
     assert v.printed(near="Update:", index=0) == "[0.40, 0.35]"  # an argument counts here

@@ -134,13 +134,24 @@ class PageView:
                              f"{occurrence + 1}. Quote words of the line as the page prints them")
         return hits[occurrence]
 
-    def _statements(self, name: str, near: str = "") -> list[tuple[int, int]]:
-        """(line, column just after ``name =``) of each statement for ``name`` in the section, in order, on lines
-        holding ``near`` when given. A name stands alone: ``h_t`` is neither the start of ``h_tilde`` nor the end
-        of ``\\mathbf h_t``; give the name as the page prints it."""
+    def _statements(self, name: str, near: str = "") -> list[tuple[int, int, int]]:
+        """(line, column just after ``name =``, column where the statement must end) of each statement for
+        ``name`` in the section, in order, on lines holding ``near`` when given. A name stands alone: ``h_t`` is
+        neither the start of ``h_tilde`` nor the end of ``\\mathbf h_t``; give the name as the page prints it. A
+        statement written in a formula (``\\(\\mathbf z_0 = (0.5, 0.2)\\)``) ends where the formula ends."""
+        from ..audit.words import math_spans
+
         pattern = re.compile(r"(?<![\w\\])" + re.escape(name) + r"(?![\w'])" + _RELATION.pattern)
-        return [(i, m.end()) for i in self.lines if not near or near in self.doc.line(i)
-                for m in pattern.finditer(self.doc.line(i))]
+        out = []
+        for i in self.lines:
+            text = self.doc.line(i)
+            if near and near not in text:
+                continue
+            spans = math_spans(text)
+            for m in pattern.finditer(text):
+                end = next((b for a, b in spans if a <= m.start() < b), len(text))
+                out.append((i, m.end(), end))
+        return out
 
     # -- printed values
     def printed(self, name: str = "", *, near: str = "", index: int = -1, occurrence: int = 0) -> str:
@@ -165,13 +176,13 @@ class PageView:
             places = self._statements(name, near)
             read = _values
         else:
-            places = [(i, 0) for i in self.lines if near in self.doc.line(i)]
+            places = [(i, 0, None) for i in self.lines if near in self.doc.line(i)]
             read = _printed_tokens
-        found = [v for i, col in places if -len(v := read(self.doc.line(i), col)) <= index < len(v)]
+        found = [v for i, col, end in places if -len(v := read(self.doc.line(i)[:end], col)) <= index < len(v)]
         if len(found) <= occurrence:
             what = f"{name!r}" + (f" on a line holding {near!r}" if near and name else "") if name else \
                 f"the lines holding {near!r}"
-            seen = "; ".join(f"line {i}: {self.doc.line(i).strip()[:60]!r}" for i, _ in places[:3])
+            seen = "; ".join(f"line {i}: {self.doc.line(i).strip()[:60]!r}" for i, _, _ in places[:3])
             raise ClaimError(f"{self.where}: the page prints {len(found)} value(s) for {what} (value {index} of "
                              f"a statement '… = value'); expected at least {occurrence + 1}"
                              + (f". It holds {seen}" if seen else ". No line of the section holds it"))
@@ -238,7 +249,7 @@ def _values(text: str, col: int) -> list[str]:
     from ..read import scan
 
     out = []
-    for link in _RELATION.split(text[col:]):
+    for link in _top_links(text[col:]):
         link = link.strip()
         whole = _leading_value(link)
         if whole is None:
@@ -246,12 +257,23 @@ def _values(text: str, col: int) -> list[str]:
             if not tokens or tokens[0].start != 0 or tokens[0].kind not in ("number", "fraction", "root"):
                 continue
             whole = tokens[0].text
-            if len(tokens) > 1 and not _ends_statement(link[tokens[0].end:]):
-                continue  # 0.2 + 0.3: a computation, not a value
+            if link[tokens[0].end:].startswith("(") or len(tokens) > 1 and not _ends_statement(link[tokens[0].end:]):
+                continue  # \tfrac12(\hat y-y)^2, 0.2 + 0.3: a computation, not a value
         out.append(whole)
         if _ends_statement(link[len(whole):]) and link[len(whole):].strip():
             break
     return out
+
+
+def _top_links(text: str) -> list[str]:
+    """``text`` cut at each relation (``=``, ``≈``, ``\\approx`` …) that stands outside braces: the ``=`` of
+    ``\\sum_{t=0}`` is no link of a chain."""
+    out, start = [], 0
+    for m in _RELATION.finditer(text):
+        if text.count("{", 0, m.start()) == text.count("}", 0, m.start()):
+            out.append(text[start:m.start()])
+            start = m.end()
+    return out + [text[start:]]
 
 
 def _printed_tokens(text: str, col: int = 0) -> list[str]:
