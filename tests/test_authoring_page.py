@@ -62,12 +62,13 @@ def test_a_name_in_a_formula_reads_only_that_formula(tmp_path):
     bound is no link of the chain."""
     path = tmp_path / "page.md"
     path.write_text("# Forward\n\n"
-                    "Then \\(\\mathbf z_0 = (0.5, 0.2)\\), so \\(\\mathbf h_0 = (0.4621, 0.1974)\\).\n\n"
+                    "Then \\(\\mathbf z_0 = (0.5, 0.2)\\), so \\(\\mathbf h_0 = (0.4621,\\ 0.1974)\\).\n\n"
                     "\\(\\mathcal L = \\tfrac12(\\hat y - y)^2\\) and \\(\\mathcal L = 0.0871\\).\n\n"
                     "\\[ g = \\sum_{t=0}^{2} x_t = 1.5 \\]\n", encoding="utf-8")
     v = view(path)
     assert v.printed("\\mathbf z_0") == "(0.5, 0.2)"
-    assert v.printed("\\mathbf h_0") == "(0.4621, 0.1974)"
+    assert v.printed("\\mathbf h_0") == "(0.4621,\\ 0.1974)"  # LaTeX's spacing between entries is no entry
+    assert v.value("\\mathbf h_0") == sp.ImmutableMatrix([[sp.Rational(4621, 10000), sp.Rational(1974, 10000)]])
     assert v.printed("\\mathcal L") == "0.0871"
     assert v.printed("g") == "1.5" and v.printed("g", index=0) == "1.5"
 

@@ -28,7 +28,7 @@ import sympy as sp
 
 from ..errors import ClaimError
 from .number import PrintedNumber, read_number
-from .page import split_top
+from .page import _SPACING, split_top
 
 @dataclass
 class Printed:
@@ -99,6 +99,8 @@ def read_printed(text: str, names: dict | None = None, *, shape: bool = False) -
         raise ClaimError(f"a claim needs the printed string as the handout prints it; got {text!r}")
     names = names or {}
     t = text.strip().strip("$").strip()
+    if "\\" in t and "\\\\" not in t:  # LaTeX's spacing marks (\, \; \ \quad) between entries: not part of them
+        t = _SPACING.sub(" ", t).strip()
     if shape:
         return Printed(text, "shape", *_shape_dims(text, t, names))
     n = read_number(t)
