@@ -579,3 +579,17 @@ def test_an_identity_evaluates_each_subexpression_once_per_point(monkeypatch):
     monkeypatch.setattr(scalar, "plan", lambda e, lib: planned.append(e) or plan(e, lib))
     assert identity_proof([sp.sin(x + y) ** 2 + sp.cos(x + y) ** 2 - 1]).holds
     assert planned.count(sp.sin(x + y)) == planned.count(x + y) == IDENTITY_POINTS
+
+
+def test_a_claim_of_a_ledger_record_says_to_claim_its_handle():
+    """``L["y"]`` is the ledger's record of a row (its name, shape, node), not a value: the error names the handle."""
+    from symseq.errors import ClaimError
+    from symseq.ledger import Ledger
+    from symseq.verify.claims import Claim, as_quantity
+
+    L = Ledger("t")
+    L.input("x", "0.5")
+    L.define("y", L.handle("x") * 2)
+    with pytest.raises(ClaimError, match=r"cannot use a value of type Item; L\['y'\] is the ledger's record of the "
+                                         r"row: claim its handle, L.handle\('y'\)"):
+        as_quantity(Claim("1", "value", L["y"]))

@@ -310,7 +310,12 @@ def as_quantity(claim: Claim):
 
         return ops.as_node(q), claim.ledger
     if not isinstance(q, (sp.Basic, sp.MatrixBase, int, list, tuple)):
-        raise ClaimError(f"claim {claim.printed!r}: cannot use a value of type {type(q).__name__}")
+        from ..ledger import Item
+
+        hint = (f"; L[{q.name!r}] is the ledger's record of the row: claim its handle, L.handle({q.name!r}) (or the "
+                f"node a block or L.backward returned)" if isinstance(q, Item) else
+                "; a claim's value is a ledger node, a SymPy expression, or exact numbers")
+        raise ClaimError(f"claim {claim.printed!r}: cannot use a value of type {type(q).__name__}{hint}")
     return q, None
 
 
