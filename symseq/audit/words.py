@@ -17,10 +17,8 @@ import re
 from dataclasses import dataclass
 
 from ..read.document import Document
-from ..read.page import _closing
+from ..read.page import MATH, _closing, math_bodies, math_spans  # noqa: F401 (the audit's names for them)
 
-# inline mathematics: $$…$$, $…$, \(…\), \[…\] on one line (the group is the formula)
-MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
 _DISPLAY_ENV = re.compile(r"\\(begin|end)\{(equation|align|gather|multline|eqnarray|displaymath|math)\*?\}")
 _RELATION = re.compile(r"=|≈|≤|≥|<|>|\\approx|\\simeq|\\le|\\ge|\\in\b")
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
@@ -60,21 +58,6 @@ def plain_formula(body: str) -> str:
     while text.startswith("{") and _closing(text, 0, "{", "}") == len(text) - 1:
         text = text[1:-1].strip().rstrip(".,; ")
     return text
-
-
-def math_bodies(line: str) -> list[tuple[int, int, str]]:
-    """(start, end, text) of each formula written inline on ``line``: ``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``
-    (the text between its delimiters)."""
-    out = []
-    for m in MATH.finditer(line):
-        g = next(k for k in range(1, 5) if m.group(k) is not None)
-        out.append((m.start(g), m.end(g), m.group(g)))
-    return out
-
-
-def math_spans(line: str) -> list[tuple[int, int]]:
-    """The columns (start, end) of the formulas written inline on ``line`` (:func:`math_bodies`)."""
-    return [(a, b) for a, b, _ in math_bodies(line)]
 
 
 def display_blocks(lines: list[str]) -> list[tuple[int, list[str]]]:

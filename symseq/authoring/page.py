@@ -139,7 +139,7 @@ class PageView:
         ``name`` in the section, in order, on lines holding ``near`` when given. A name stands alone: ``h_t`` is
         neither the start of ``h_tilde`` nor the end of ``\\mathbf h_t``; give the name as the page prints it. A
         statement written in a formula (``\\(\\mathbf z_0 = (0.5, 0.2)\\)``) ends where the formula ends."""
-        from ..audit.words import math_spans
+        from ..read.page import math_spans
 
         pattern = re.compile(r"(?<![\w\\])" + re.escape(name) + r"(?![\w'])" + _RELATION.pattern)
         out = []

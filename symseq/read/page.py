@@ -239,6 +239,25 @@ def _entry(text: str) -> str | None:
     return None
 
 
+# inline mathematics: $$…$$, $…$, \(…\), \[…\] on one line (the group is the formula)
+MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
+
+
+def math_bodies(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each formula written inline on ``line``: ``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``
+    (the text between its delimiters)."""
+    out = []
+    for m in MATH.finditer(line):
+        g = next(k for k in range(1, 5) if m.group(k) is not None)
+        out.append((m.start(g), m.end(g), m.group(g)))
+    return out
+
+
+def math_spans(line: str) -> list[tuple[int, int]]:
+    """The columns (start, end) of the formulas written inline on ``line`` (:func:`math_bodies`)."""
+    return [(a, b) for a, b, _ in math_bodies(line)]
+
+
 def split_top(text: str, seps) -> list[str]:
     """``text`` cut at each separator of ``seps`` (strings; a string of one-character separators is one too) that
     stands outside brackets and braces: ``split_top("a,[1,2];b", ",;")`` is ``["a", "[1,2]", "b"]``."""
