@@ -147,10 +147,6 @@ def test_a_wrong_formula_on_a_small_page_of_ones_own():
 def test_a_wrong_vector_formula_on_a_small_page_of_ones_own():
     """A vector RNN of one's own (D = H = 2): a coordinate formula with a swapped index, a recursion with a
     transpose too many, a gradient summed from the wrong step, and an entry the 2×2 W_h does not have."""
-    from symseq import Derivation
-    from symseq.derive import bptt
-    from symseq.read.document import parse
-
     page = ["# The vector cell", "",
             "\\(z_{t,0}=W_{x,00}x_{t,0}+W_{x,01}x_{t,1}+W_{h,00}h_{t-1,0}+W_{h,01}h_{t-1,1}\\)", "",
             "\\(z_{t,1}=W_{x,10}x_{t,0}+W_{x,11}x_{t,1}+W_{h,01}h_{t-1,0}+W_{h,11}h_{t-1,1}\\)", "",
@@ -159,15 +155,7 @@ def test_a_wrong_vector_formula_on_a_small_page_of_ones_own():
             "\\(\\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=0}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t\\)", "",
             "\\(\\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=1}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t\\)", "",
             "\\(g_{t-1,0}^h=g_{t,0}^z W_{h,00}+g_{t,1}^z W_{h,20}\\)", ""]
-    d = Derivation("tiny-vector", title="tiny", source="tiny.md")
-
-    @d.section("The vector cell")
-    def cell(s):
-        L, _, _ = bptt.vector_rnn("vector RNN, D = H = 2")
-        s.use(L)
-        s.claim(sp.Integer(2), 2, what="width", in_text=False)
-
-    found = check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The vector cell", (1, len(page)))])
+    found = _checked_on_a_vector_rnn(page)
     assert [b.line for b in found] == [5, 9, 13, 15]
     assert "an entry that W_h (2×2) does not have" in found[-1].reason
 
@@ -176,15 +164,23 @@ def test_a_display_over_several_lines_is_read_whole_and_named_by_its_line():
     """A ``\\[ … \\]`` display whose equations run over three lines: one continued across a line break (its first
     line alone, ``z_{t,0}=W_{x,00}x_{t,0}``, would be false) holds; a sum from the wrong step on the display's
     third line is false at that line."""
-    from symseq import Derivation
-    from symseq.derive import bptt
-    from symseq.read.document import parse
-
     page = ["# The vector cell", "",
             "\\[ z_{t,0}=W_{x,00}x_{t,0}",
             "   +W_{x,01}x_{t,1}+W_{h,00}h_{t-1,0}+W_{h,01}h_{t-1,1}, \\qquad",
             "   \\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=1}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t . \\]", ""]
-    d = Derivation("tiny-display", title="tiny", source="tiny.md")
+    found = _checked_on_a_vector_rnn(page)
+    assert [b.line for b in found] == [5]
+    assert "\\sum_{t=1}^{T-1}" in found[0].reason
+
+
+def _checked_on_a_vector_rnn(page: list[str]) -> list:
+    """The false equations of ``page`` (its lines; one section, "The vector cell") on the vector RNN ledger of
+    :func:`symseq.derive.bptt.vector_rnn` with D = H = 2 and T = 3."""
+    from symseq import Derivation
+    from symseq.derive import bptt
+    from symseq.read.document import parse
+
+    d = Derivation("tiny-vector", title="tiny", source="tiny.md")
 
     @d.section("The vector cell")
     def cell(s):
@@ -192,6 +188,4 @@ def test_a_display_over_several_lines_is_read_whole_and_named_by_its_line():
         s.use(L)
         s.claim(sp.Integer(2), 2, what="width", in_text=False)
 
-    found = check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-display", "The vector cell", (1, len(page)))])
-    assert [b.line for b in found] == [5]
-    assert "\\sum_{t=1}^{T-1}" in found[0].reason
+    return check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The vector cell", (1, len(page)))])

@@ -676,36 +676,27 @@ def check(doc, derivations: list, sections: list) -> list[Broken]:
         return []
     binds: dict = {}
     out, seen = [], 0
-    for line in sorted(by_line):
-        if line in doc.code or not 0 < line <= len(doc.lines):
-            continue
-        text = doc.lines[line - 1]
+    # each formula: (line, start, end, text, the lines of a display written over several lines or None)
+    formulas = [(line, start, end, body, None) for line in sorted(by_line)
+                if line not in doc.code and 0 < line <= len(doc.lines)
+                for start, end, body in math_bodies(doc.lines[line - 1])]
+    formulas += [(first, 0, 0, " ".join(texts), texts) for first, texts in display_blocks(doc.lines)
+                 if first in by_line and first not in doc.code]  # read whole, each equation named by its line
+    for line, start, end, body, texts in formulas:
         mine = _binds_at(line, by_line, binds)
-        for start, end, body in math_bodies(text):
-            for sides in _equations(plain_formula(body)):
-                seen += 1
-                if seen > MAX_PIECES:
-                    return out
-                verdict = _check(sides, mine)
-                if verdict is None or verdict[0]:
-                    continue
-                out.append(Broken(line, start, end, body.strip(), f"the formula does not hold: {verdict[1]}",
-                                  verdict[2]))
-                break
-    for first, texts in display_blocks(doc.lines):  # a display over several lines: read whole, named by line
-        mine = _binds_at(first, by_line, binds)
-        if not mine or first in doc.code:
-            continue
-        for sides in _equations(plain_formula(" ".join(texts))):
+        for sides in _equations(plain_formula(body)):
             seen += 1
             if seen > MAX_PIECES:
                 return out
             verdict = _check(sides, mine)
             if verdict is None or verdict[0]:
                 continue
+            why = f"the formula does not hold: {verdict[1]}"
+            if texts is None:
+                out.append(Broken(line, start, end, body.strip(), why, verdict[2]))
+                break
             k = _line_of(sides, texts)
-            out.append(Broken(first + k, 0, len(doc.lines[first + k - 1]), texts[k].strip(),
-                              f"the formula does not hold: {verdict[1]}", verdict[2]))
+            out.append(Broken(line + k, 0, len(doc.lines[line + k - 1]), texts[k].strip(), why, verdict[2]))
     return out
 
 
