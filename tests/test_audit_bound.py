@@ -64,6 +64,18 @@ def test_the_clean_seed_has_no_false_formula(week06):
 
 
 @needs_seeds
+def test_the_report_lists_the_formulas_it_checked(week06):
+    """Seed 004's formulas a ledger decided are listed (their lines, the equation, whether it holds): all hold on the
+    clean page, the recurrence among them, and the JSON carries them (``formulas``)."""
+    doc, ds, clean = week06
+    assert clean.formulas and all(holds for _, _, holds in clean.formulas)
+    assert (71, "z_t = w_xx_t+w_hh_{t-1}", True) in clean.formulas
+    assert {"line": 71, "formula": "z_t = w_xx_t+w_hh_{t-1}", "holds": True} in clean.as_json()["formulas"]
+    edited = audit_document(_edited(doc, 71, "h_{t-1}", "h_{t-2}"), ds)
+    assert [(line, holds) for line, _, holds in edited.formulas if line == 71] == [(71, False)]
+
+
+@needs_seeds
 @pytest.mark.parametrize("line, old, new", EDITS, ids=[f"line{e[0]}" for e in EDITS])
 def test_an_edited_formula_is_false_at_its_line(week06, line, old, new):
     doc, ds, clean = week06

@@ -95,7 +95,7 @@ def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmeti
         rep.add_arithmetic(audit_arithmetic(fresh, dps=dps, exact=exact_as_printed(rep.tokens)))
     from .bound import check
 
-    rep.add_statements(check(doc, derivations, rep.sections), "the derivation's ledger")
+    rep.add_statements(check(doc, derivations, rep.sections, checked=rep.formulas), "the derivation's ledger")
     rep.add_repeats(doc.lines)
     return rep.add_comparisons(doc)
 

@@ -653,7 +653,7 @@ def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
     return verdicts[0]
 
 
-def check(doc, derivations: list, sections: list) -> list[Broken]:
+def check(doc, derivations: list, sections: list, *, checked: list | None = None) -> list[Broken]:
     """The equations of each located section's mathematics that a ledger of that section binds and finds false
     (see the module docstring), as :class:`~symseq.audit.arithmetic.Broken` at their lines.
 
@@ -662,6 +662,8 @@ def check(doc, derivations: list, sections: list) -> list[Broken]:
         derivations: the derivations audited, their sections built (ledgers kept).
         sections: (derivation name, section title, (first line, last line) or None) of each section in the
             derivations' order, as the audit located them (:attr:`AuditReport.sections`).
+        checked: when given, (line, the equation, whether it holds) is appended to it for each equation a ledger
+            bound and decided: what the report lists as the formulas it checked.
     """
     by_line: dict = {}
     where = {(d, t): span for d, t, span in sections}
@@ -689,13 +691,15 @@ def check(doc, derivations: list, sections: list) -> list[Broken]:
             if seen > MAX_PIECES:
                 return out
             verdict = _check(sides, mine)
+            k = 0 if texts is None or verdict is None else _line_of(sides, texts)
+            if verdict is not None and checked is not None:
+                checked.append((line + k, " = ".join(" ".join(x.split()) for x in sides), verdict[0]))
             if verdict is None or verdict[0]:
                 continue
             why = f"the formula does not hold: {verdict[1]}"
             if texts is None:
                 out.append(Broken(line, start, end, body.strip(), why, verdict[2]))
                 break
-            k = _line_of(sides, texts)
             out.append(Broken(line + k, 0, len(doc.lines[line + k - 1]), texts[k].strip(), why, verdict[2]))
     return out
 

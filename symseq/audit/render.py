@@ -9,8 +9,9 @@ from .report import AuditReport
 
 def summary_line(rep: AuditReport) -> str:
     """The last line of the report: the counts of the tokens by verdict, the coverage, the false statements and
-    formulas (errata that are no single number), and what the audit was against (the derivations, or the page's
-    own arithmetic by its statements)."""
+    formulas (errata that are no single number), the comparisons in words and the formulas checked on the
+    derivation's ledgers, and what the audit was against (the derivations, or the page's own arithmetic by its
+    statements)."""
     c = rep.counts
     statements = sum(e.kind == "statement" for e in rep.errata)  # not a token: counted apart from "wrong"
     if rep.page_only:
@@ -28,4 +29,5 @@ def summary_line(rep: AuditReport) -> str:
             + (f"; {len(rep.disagreements)} disagreement(s) with the page's arithmetic" if rep.disagreements else "")
             + (f"; comparisons in words: {len(rep.comparisons) - len(rep.unchecked_comparisons)} of "
                f"{len(rep.comparisons)} checked" if rep.comparisons else "")
+            + (f"; formulas checked on the ledgers: {len(rep.formulas)}" if rep.formulas else "")
             + against)

@@ -172,6 +172,7 @@ class AuditReport:
     disagreements: list = field(default_factory=list)  # Disagreement, from add_arithmetic
     quotes: list = field(default_factory=list)  # (line ranges, near, claim id) of each claim anchored by its words
     comparisons: list = field(default_factory=list)  # (symseq.audit.words.Comparison, claim id or None)
+    formulas: list = field(default_factory=list)  # (line, equation, holds): the page's formulas a ledger decided
     arithmetic: object = field(default=None, repr=False)  # the page-arithmetic report added, or None
     places: object = field(default=None, repr=False)  # Document.where of a notebook or HTML page, else None
 
@@ -507,7 +508,7 @@ class AuditReport:
         """The JSON document of ``symseq audit --json`` (schema ``symseq-audit/2``, mode ``derivations``, or
         ``arithmetic`` for a page no derivation speaks of, which also lists its ``statements`` and the ``unread``
         ones; the file ``symseq/schema/audit-2.schema.json``; version 2 adds ``skipped_sections``, the sections not
-        checked and why): summary, per-derivation counts, errata, missing claims, every
+        checked and why, and ``formulas``, the page's equations a ledger decided): summary, per-derivation counts, errata, missing claims, every
         token (its entries and shape), and ``causes``, the errata by cause (:func:`symseq.audit.causes.classify`:
         kind, reason, the line of the upstream number or null, the chain). Lines are the audit's (an int, or null
         where the schema says so); for a notebook or HTML page each token, erratum and ambiguity also has
@@ -550,6 +551,7 @@ class AuditReport:
             "comparisons": [{"line": c.line, "column": c.start + 1, "word": c.word, "context": c.context, "checked_by": by}
                             for c, by in self.comparisons],
             "boundary_notes": [{"line": line, "claim": c, "note": note} for line, c, note in self.boundary_notes()],
+            "formulas": [{"line": line, "formula": text, "holds": holds} for line, text, holds in self.formulas],
             "tokens": [{
                 "line": t.line, "column": t.start + 1, "text": t.text, "kind": t.kind, "entries": list(t.entries),
                 "shape": list(t.shape), "class": t.attribution.verdict, "reason": t.attribution.text(),
