@@ -79,6 +79,13 @@ def render(rep: AuditReport, out, listing: str = "all", *, known=(), causes=(), 
         for line, c, note in notes:
             _row(b, rep.where(line), c, note)
         out.print(b)
+    formulas = rep.formulas if everything else []
+    if formulas:
+        f = _table(f"formulas checked on the derivation's ledgers ({len(formulas)}): a formula not listed was not "
+                   f"read", [_LINE[rep.rendered], "formula", "holds"])
+        for line, text, holds in formulas:
+            _row(f, rep.where(line), text, "yes" if holds else "no")
+        out.print(f)
     words = rep.unchecked_comparisons if everything else []
     if words:
         w = _table(f"comparisons in words no claim checks ({len(words)} of {len(rep.comparisons)}): a claim with "
