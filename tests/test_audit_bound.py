@@ -217,3 +217,22 @@ def test_a_line_failed_by_a_false_statement_is_not_named_twice():
                        "the derivation's ledger")
     assert [(e.line, e.source) for e in rep.errata] == [(5, "page arithmetic, line 5"),
                                                         (7, "the derivation's ledger, line 7")]
+
+
+@needs_seeds
+def test_audit_all_prints_the_formulas_it_checked_at_80_columns(week06):
+    """``symseq audit --all``: a table of the formulas a ledger decided, each with whether it holds."""
+    import io
+
+    from rich.console import Console
+
+    from symseq.present.audit import render
+
+    _, _, clean = week06
+    buf = io.StringIO()
+    render(clean, Console(file=buf, width=80, no_color=True), "all")
+    text = buf.getvalue()
+    assert f"formulas checked on the derivation's ledgers ({len(clean.formulas)})" in text
+    rows = [ln for ln in text.splitlines() if ln.rstrip().endswith((" yes", " no"))]
+    assert "71    z_t = w_xx_t+w_hh_{t-1}" in text and len(rows) >= len(clean.formulas)
+    assert max(len(ln) for ln in rows) <= 80
