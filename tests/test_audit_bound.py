@@ -32,6 +32,8 @@ EDITS = [
 # the two-coordinate and general vector sections: entries (W_{x,01}, h_{t-1,1}), whole rows (\mathbf g_t^z),
 # transposes, ⊙ and sums over t; (line, text, edited text, words of the reason)
 VECTOR_EDITS = [
+    (248, "x_{t,0},x_{t,1})", "x_{t,1},x_{t,1})", "two-coordinate RNN"),  # a vector written as its entries
+    (248, "h_{t,0},h_{t,1})", "h_{t,0},h_{t,2})", "an entry that h_0 (1×2) does not have"),
     (252, "W_{x,01}x_{t,1}", "W_{x,02}x_{t,1}", "an entry that W_x (2×2) does not have"),
     (252, "h_{t,0}&=\\phi(z_{t,0})", "h_{t,0}&=\\phi(z_{t,1})", "two-coordinate RNN"),
     (260, "W_{o,01}h_{T-1,1}", "W_{o,01}h_{T-2,1}", "two-coordinate RNN"),

@@ -21,7 +21,8 @@ How a page's name reaches a ledger row:
   also as ``W_{o,01}``), a bold name is the whole vector or matrix row (``\\mathbf z_t``); ``^\\top`` transposes,
   ``\\odot`` multiplies entry by entry, ``\\nabla_{\\mathbf W}\\mathcal L`` is the row ``∂ℒ/∂W``,
   ``\\sum_{t=0}^{T-1}`` runs between its bounds (``T`` is the ledger's number of steps, its inputs ``x_0 … x_{T-1}``),
-  ``\\mathbf 0`` is a zero vector and ``I_n`` the n×n identity; an entry index the row lacks (``W_{x,02}`` of a 2×2
+  ``\\mathbf 0`` is a zero vector, ``(x_{t,0},x_{t,1})`` the row vector of those entries and ``I_n`` the n×n
+  identity; an entry index the row lacks (``W_{x,02}`` of a 2×2
   ``W_x``) and an identity of another size than the matrix it equals are named;
 * ``\\phi`` is the ledger's general activation (an undefined function; ``\\phi'`` its derivative), ``\\sigma`` the
   logistic sigmoid, ``\\tanh`` and ``\\exp`` themselves; ``e`` is a name (the prediction error ``e`` of a
@@ -297,7 +298,8 @@ class _Reader:
                 continue
             self._skip()
             ahead = self._peek(_OP)
-            if self.pos >= len(self.text) or (ahead and ahead.group(0) in ("+", "-", "−", ")", "]", "}", "^")):
+            if self.pos >= len(self.text) or self.text[self.pos] == "," or \
+                    (ahead and ahead.group(0) in ("+", "-", "−", ")", "]", "}", "^")):
                 return sign * v
             v = v * self.power()
 
@@ -390,9 +392,16 @@ class _Reader:
         if t.startswith(("(", "[", "{"), p):
             close = {"(": ")", "[": "]", "{": "}"}[t[p]]
             self.pos += 1
-            v = self.expr()
+            entries = [self.expr()]
+            while close != "}" and self._peek(re.compile(",")):  # (x_{t,0},x_{t,1}): a row vector of entries
+                self.pos = self._peek(re.compile(",")).end()
+                entries.append(self.expr())
             self._close(close)
-            return v
+            if len(entries) == 1:
+                return entries[0]
+            if any(isinstance(e, sp.MatrixBase) for e in entries):
+                raise _Unread("a list of vectors")
+            return sp.ImmutableMatrix([entries])
         m = _NAME.match(t, p)
         if m and m.end() > p:
             self.pos = m.end()
