@@ -34,6 +34,8 @@ EDITS = [
 VECTOR_EDITS = [
     (248, "x_{t,0},x_{t,1})", "x_{t,1},x_{t,1})", "two-coordinate RNN"),  # a vector written as its entries
     (248, "h_{t,0},h_{t,1})", "h_{t,0},h_{t,2})", "an entry that h_0 (1×2) does not have"),
+    (256, "{bmatrix}W_{x,00}&W_{x,01}", "{bmatrix}W_{x,01}&W_{x,01}", "two-coordinate RNN"),  # a matrix of entries
+    (256, "W_{h,10}&W_{h,11}", "W_{h,10}&W_{h,12}", "an entry that W_h (2×2) does not have"),
     (252, "W_{x,01}x_{t,1}", "W_{x,02}x_{t,1}", "an entry that W_x (2×2) does not have"),
     (252, "h_{t,0}&=\\phi(z_{t,0})", "h_{t,0}&=\\phi(z_{t,1})", "two-coordinate RNN"),
     (260, "W_{o,01}h_{T-1,1}", "W_{o,01}h_{T-2,1}", "two-coordinate RNN"),

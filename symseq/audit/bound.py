@@ -21,8 +21,8 @@ How a page's name reaches a ledger row:
   also as ``W_{o,01}``), a bold name is the whole vector or matrix row (``\\mathbf z_t``); ``^\\top`` transposes,
   ``\\odot`` multiplies entry by entry, ``\\nabla_{\\mathbf W}\\mathcal L`` is the row ``∂ℒ/∂W``,
   ``\\sum_{t=0}^{T-1}`` runs between its bounds (``T`` is the ledger's number of steps, its inputs ``x_0 … x_{T-1}``),
-  ``\\mathbf 0`` is a zero vector, ``(x_{t,0},x_{t,1})`` the row vector of those entries and ``I_n`` the n×n
-  identity; an entry index the row lacks (``W_{x,02}`` of a 2×2
+  ``\\mathbf 0`` is a zero vector, ``(x_{t,0},x_{t,1})`` the row vector of those entries, a ``bmatrix`` (or
+  ``pmatrix`` …) the matrix of its cells and ``I_n`` the n×n identity; an entry index the row lacks (``W_{x,02}`` of a 2×2
   ``W_x``) and an identity of another size than the matrix it equals are named;
 * ``\\phi`` is the ledger's general activation (an undefined function; ``\\phi'`` its derivative), ``\\sigma`` the
   logistic sigmoid, ``\\tanh`` and ``\\exp`` themselves; ``e`` is a name (the prediction error ``e`` of a
@@ -78,6 +78,7 @@ _FRAC = re.compile(r"\\[dt]?frac(?![A-Za-z])\s*(?:(?P<d1>\d)(?P<d2>\d)|(?P<d3>\d
 _NUMBER = re.compile(NUMBER)
 _OP = re.compile(r"\\cdot(?![A-Za-z])|\\times(?![A-Za-z])|\\odot(?![A-Za-z])|[-+*/()\[\]{}^]|−")
 _TRANSPOSE = re.compile(r"\^\s*(?:\{\s*(?:\\top|\\intercal|T)\s*\}|\\top|\\intercal|T)(?![A-Za-z])")
+_MATRIX = re.compile(r"\\begin\{([bpvBV]?matrix)\}((?:(?!\\begin\{).)*?)\\end\{\1\}")
 _BOLD_DIGIT = re.compile(r"\\(?:mathbf|boldsymbol)\s*\{?\s*(\d)\s*\}?")
 _NABLA = re.compile(r"\\nabla\s*_\s*(?P<b>\{(?:[^{}]|\{[^{}]*\})*\}|\\?[A-Za-z]+)\s*")
 _SUM = re.compile(r"\\sum\s*_\s*\{\s*(?P<k>[a-z])\s*=\s*(?P<lo>[^{}]+?)\s*\}\s*\^\s*(?P<hi>\{[^{}]+\}|[A-Za-z0-9])")
@@ -348,6 +349,10 @@ class _Reader:
                 self.pos = m.end()
                 self.names += 1
                 return self.bind.partial(name_key(m.group("a"), self.env), name_key(m.group("b"), self.env))
+        m = _MATRIX.match(t, p)
+        if m:  # \begin{bmatrix}W_{x,00}&W_{x,01}\\…\end{bmatrix}: read cell by cell
+            self.pos = m.end()
+            return self._matrix(m.group(2))
         m = _NABLA.match(t, p)
         if m:
             self.pos = m.end()
@@ -407,6 +412,24 @@ class _Reader:
             self.pos = m.end()
             return self._name(m.group(0))
         raise _Unread(t[p:p + 12])
+
+    def _matrix(self, body: str):
+        rows = [r for r in body.split("\\\\") if r.strip()]
+        cells = [r.split("&") for r in rows]
+        if not cells or len({len(r) for r in cells}) != 1:
+            raise _Unread("a ragged matrix")
+        out = []
+        for row in cells:
+            out.append([])
+            for cell in row:
+                sub = _Reader(cell, self.bind, self.env, self.lenient)
+                value = sub.read()
+                if isinstance(value, sp.MatrixBase):
+                    raise _Unread("a block matrix")
+                self.names += sub.names
+                self.outside += sub.outside
+                out[-1].append(value)
+        return sp.ImmutableMatrix(out)
 
     def _sum(self, m: re.Match):
         """``\\sum_{t=lo}^{hi}`` and the product that follows it, summed with the index bound at each value."""

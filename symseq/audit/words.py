@@ -39,6 +39,7 @@ _VALUE_AFTER = re.compile(r"\s*(?:\$|\\\(|[-−+]?\.?\d|zero\b|one\b|its\b|the (
 _QUOTES = {"“": "”", "‘": "’", '"': '"', "'": "'", "`": "`"}
 
 
+_MATRIX_ENV = re.compile(r"\\begin\{([bpvBV]?matrix)\}(?:(?!\\begin\{).)*?\\end\{\1\}")
 _SPACING = re.compile(r"\\[,;!: ]|\\(?:qquad|quad|Bigl|Bigr|bigl|bigr|Big|big|left|right|displaystyle|boxed|nonumber)"
                       r"(?![A-Za-z])|\\begin\{(?:aligned|align\*?|split|gathered)\}|\\end\{(?:aligned|align\*?|split|"
                       r"gathered)\}|&|\\\\")
@@ -48,13 +49,17 @@ def plain_formula(body: str) -> str:
     """A formula with LaTeX's spacing, sizing and alignment marks dropped (``\\,``, ``\\quad``, ``\\Bigl``, ``&``,
     ``\\\\``, an ``aligned`` environment's ``\\begin`` and ``\\end``), its closing full stop or comma too, and a group
     around all of it (what ``\\boxed{…}`` leaves) opened: the lines of an aligned display read as one text, a row
-    that starts with its own text (not with ``&``) cut from the row above by a comma."""
+    that starts with its own text (not with ``&``) cut from the row above by a comma. A matrix environment
+    (``bmatrix``, ``pmatrix`` …) is kept whole, its ``&`` and ``\\\\`` with it."""
+    matrices: list = []  # a matrix environment keeps its rows and columns: set aside while the rows are read
+    body = _MATRIX_ENV.sub(lambda m: matrices.append(m.group(0)) or f"\x00{len(matrices) - 1}\x00", body)
     rows = body.split("\\\\")
     for k in range(1, len(rows)):  # a row with no text before its first & continues the equation above
         if rows[k].strip() and not rows[k].lstrip().startswith("&") and not rows[k].lstrip().startswith("\\end"):
             rows[k] = ", " + rows[k]  # … else it is an equation of its own
     body = "\\\\".join(rows)
     text = _SPACING.sub(" ", body).replace("\\lbrack", "[").replace("\\rbrack", "]").strip().rstrip(".,; ")
+    text = re.sub("\x00(\\d+)\x00", lambda m: matrices[int(m.group(1))], text)
     while text.startswith("{") and _closing(text, 0, "{", "}") == len(text) - 1:
         text = text[1:-1].strip().rstrip(".,; ")
     return text
