@@ -531,11 +531,6 @@ def block_updates(s):
     F = sp.Integer(blk.mlp.Z.shape[1])  # the MLP hidden width (rows of W_1), stated in the caption and the text
     s.claim("4", F, what="F in Figure 13", near="two width-three heads, and F = 4")
     s.claim("4", F, what="F, the MLP hidden width (rows of W_1)", near=r"an MLP hidden width \(F=4\)")
-    W1, b1, W2, b2 = (L.handle(n) for n in MLP)  # one parameter set, applied to each row of R = LN_2(U) alone
-    s.agree("the same MLP parameters act on every position: each row of B_mlp is its own row of R through them",
-            [blk.mlp.B[t, :] for t in range(T)], [ops.apply(relu, blk.ln2.out[t, :] @ W1.T + b1) @ W2.T + b2
-                                                 for t in range(T)], at="MLP shapes",
-            near="The same MLP parameters act on every position")
     for fig, after in (("Figure 13", "; the numerical walkthrough"), ("Figure 14", ". Original course figure")):
         s.claim("7", blk.out.shape[0], what=f"T in {fig}", near="Here T = 7 and D = 5" + after)
         s.claim("5", blk.out.shape[1], what=f"D in {fig}", near="Here T = 7 and D = 5" + after)
@@ -639,6 +634,9 @@ def mlp_row(s):
                La.expand(lin.name, values=True) - (La.entry_symbols("r") * (W2 * W1).T + (b1 * W2.T + b2)),
                at="MLP of begins", near="their composition would remain affine")
     W1n, b1n, W2n, b2n = (L.handle(n) for n in MLP)
+    s.agree("the same MLP parameters act on every position: each row of B_mlp is its own row of R through them",
+            [m.B[t, :] for t in range(T)], [ops.apply(relu, R[t, :] @ W1n.T + b1n) @ W2n.T + b2n for t in range(T)],
+            at="position-wise", near="The same MLP parameters act on every position")
     s.differ("ReLU makes the map nonlinear: the begins row's MLP output is not the affine composition's",
              m.B[6, :], (R[6, :] @ W1n.T + b1n) @ W2n.T + b2n, by="0.01", at="MLP of begins",
              near="ReLU makes this feature transformation nonlinear")

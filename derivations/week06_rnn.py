@@ -131,6 +131,8 @@ def shared_sums(s):
     S, g = s.use(L).symbol, bp.grads.name
     h_in = ["h_{-1}", "h_0", "h_1"]  # the local inputs of w_h's three uses
     s.claim("3", L[g("w_x")].meta["uses"], what="uses of w_x, one contribution each", at="sum over uses")
+    s.prove("the one shared w_x enters every step's preactivation", lambda: all(
+        L[f"z_{t}"].node.expr.has(S("w_x")) for t in range(3)), at="sum over uses", near=r"The same \(w_x\) appears")
     s.identity("∂ℒ/∂w_x = g_0^z x_0 + g_1^z x_1 + g_2^z x_2", L[g("w_x")].node.expr
                - sum(S(f"g_{t}^z") * S(f"x_{t}") for t in range(3)), at="boxed gradient for w_x")
     s.identity("∂ℒ/∂w_h = g_0^z h_{−1} + g_1^z h_0 + g_2^z h_1", L[g("w_h")].node.expr

@@ -12,20 +12,26 @@ from test_claim_words import _flip
 
 NAMES = ["week06-rnn", "week06-encoder"]
 
-# (derivation, line, comparison word, the claim's statement): one flip per case
+# (derivation, line, comparison word, the claim's statement): one flip per case; an audit of the flipped page
+# takes some seconds, so half of the cases run with the slow ones
+SLOW = pytest.mark.slow
 CASES = [
-    ("week06-rnn", 190, "more", "an earlier use passes through more recurrent transitions than a later one"),
-    ("week06-rnn", 216, "negative",
-     "ReLU passes the signal at a positive preactivation and cuts it at a negative one"),
     ("week06-rnn", 240, "decreases", "a small negative-gradient step decreases the loss"),
     ("week06-rnn", 342, "below", "a norm below one at every step shrinks every direction along a long path"),
-    ("week06-rnn", 400, "below",
-     "forget values below one attenuate a long direct path: diag(f_t) multiplied over many steps"),
     ("week06-encoder", 708, "largest", "after the shift the largest exponent is zero and every other one is negative"),
     ("week06-encoder", 753, "negative",
      "scores can be negative and are no probabilities: a row of S does not sum to one"),
-    ("week06-encoder", 979, "below", "the normalized rows' variance σ_t²/(σ_t² + ε) is slightly below one"),
+    pytest.param("week06-rnn", 190, "more", "an earlier use passes through more recurrent transitions than a later one",
+                 marks=SLOW),
+    pytest.param("week06-rnn", 216, "negative",
+                 "ReLU passes the signal at a positive preactivation and cuts it at a negative one", marks=SLOW),
+    pytest.param("week06-rnn", 400, "below",
+                 "forget values below one attenuate a long direct path: diag(f_t) multiplied over many steps",
+                 marks=SLOW),
+    pytest.param("week06-encoder", 979, "below",
+                 "the normalized rows' variance σ_t²/(σ_t² + ε) is slightly below one", marks=SLOW),
 ]
+IDS = [f"{v[1]}-{v[2]}" for v in (getattr(c, "values", c) for c in CASES)]
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +44,7 @@ def derivations():
 
 
 @needs_seeds
-@pytest.mark.parametrize("name, line, word, statement", CASES, ids=[f"{c[1]}-{c[2]}" for c in CASES])
+@pytest.mark.parametrize("name, line, word, statement", CASES, ids=IDS)
 def test_a_flipped_comparison_word_of_week06_fails_the_audit_at_its_line(name, line, word, statement, derivations,
                                                                          tmp_path):
     (claim,) = [c for c in derivations[name].claims if c.printed == statement]
