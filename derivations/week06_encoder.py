@@ -563,7 +563,7 @@ def layer_norm_row(s):
             [mean, ops.Sum((X - mean) * (X - mean), axis=1, mean=True)],
             [sp.zeros(T, 1), ln1.var / (ln1.var + EPS)], at="normalized rows")
     kept = s.values.numeric(ln1.var / (ln1.var + EPS))[0]
-    s.prove("the normalized rows' variance σ_t²/(σ_t² + ε) is slightly below one", lambda: (
+    s.prove("the variance of every normalized row is slightly below one", lambda: (
         all(1 - 1e-3 < v < 1 for v in kept), f"from {short(min(kept), 8)} to {short(max(kept), 8)}"),
         at="normalized rows", near="slightly below one")
     Lc = s.ledger("LayerNorm of a constant row (c, c, c, c, c), ε > 0")
@@ -893,7 +893,7 @@ def tutorial(s):
     s.claim_line("a uniform movement predictor has", (ce.loss, "log 4 in nats"), first=-1, at="uniform baseline")
     (rnn,) = [row for row in s.page.table("Table 34") if row[0] == "RNN"]
     mean = exact(rnn[2].split("±")[0].strip())  # delay 16, the column's mean as Table 34 prints it
-    s.prove("at delay sixteen the RNN's mean accuracy in Table 34 is below one half", lambda: (
+    s.prove("at delay sixteen the RNN's mean accuracy in the table is below one half", lambda: (
         bool(mean < sp.Rational(1, 2)), f"RNN, delay 16: {mean}"), at="Table 34",
         near="the RNN mean is below one half")
     s.note("Table 34 and the parameter counts 1,943 / 2,023 / 1,915 report trained recipes: reported, not claimed.")

@@ -590,7 +590,8 @@ def clip(s):
         s.agree("‖g‖₂ = 5 for the joined gradient (3, 0, 0, 0, 0, 4)", r.norm, 5)
         s.agree("τ g/‖g‖₂ = (3/5, 0, 0, 0, 0, 4/5) with τ = 1", sp.Matrix([[*r.grads["W"], *r.grads["b"]]]),
                 sp.Matrix([[3, 0, 0, 0, 0, 4]]) / 5)
-        s.agree("the clipped length equals τ", norm(r.grads), 1, near="For a positive threshold")
+        s.agree("for a positive threshold the clipped length equals τ", norm(r.grads), 1,
+                near="For a positive threshold")
         s.prove("clipping keeps the direction: g_clip is a positive multiple of g", lambda: r.factor > 0
                 and all(r.grads[k] == g[k] * r.factor for k in g), near="keeps its direction")
         s.prove("a gradient longer than the threshold comes out shorter", lambda: (
