@@ -176,6 +176,9 @@ def embeddings(s):
         s.claim_line(r"\mathbf e_0=\mathbf e_3=", (E_seq[t, :], f"e_{t}, the {which} a"), at="e_0 = e_3", exact=True)
     s.agree("the first and fourth rows of E_seq are equal (lookup alone carries no position)", E_seq[0, :],
             E_seq[3, :], at="e_0 = e_3", near="their values match exactly")
+    rows_a = {IDS[t] for t, w in enumerate(TOKENS) if w == "a"}  # the vocabulary rows the occurrences of a select
+    s.prove("both occurrences of a select the same vocabulary row", lambda: (len(rows_a) == 1, f"rows {rows_a}"),
+            at="Figure 4", near="Both occurrences of a select the same vocabulary row")
     s.heatmap("Figure 4", E_seq, rows=ROWS, cols=J_COLS, title="Embedding lookup: seven rows of five features")
 
 
@@ -239,7 +242,14 @@ def add_position(s):
             near="their underlying token embedding is still shared")
     Hv, Pv, Ev = (L.value(n.name) for n in (H0, P, E_seq))
     apart = Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3) and Hv.row(0) != Hv.row(3)
-    s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)", lambda: apart, at="Pause and predict: the second a")
+    s.prove("the second a combines the same embedding with a different position vector", lambda: (
+        Ev.row(0) == Ev.row(3) and Pv.row(0) != Pv.row(3)), at="h_3^(0)",
+        near="the same embedding combines with a different positional vector")
+    rows_a = {IDS[t] for t, w in enumerate(TOKENS) if w == "a"}
+    s.prove("both occurrences of a select the same vocabulary row", lambda: (len(rows_a) == 1, f"rows {rows_a}"),
+            at="Pause and predict: the second a", near="Both occurrences select the same vocabulary row")
+    s.prove("e_0 = e_3 but p_0 ≠ p_3, hence h_0^(0) ≠ h_3^(0)", lambda: apart, at="Pause and predict: the second a",
+            near="its two occurrences have different positioned representations")
     s.note("The embeddings are not multiplied by √D before adding positions, as the original Transformer does.")
     s.heatmap("Figure 6", H0, rows=ROWS, cols=J_COLS, title="H^(0) = E_seq + P: positioned inputs")
 
@@ -325,8 +335,12 @@ def normalize_sources(s):
     s.claim(h1.A[6, :], name="A_{6,:}", digits=3, what="A_{6,:}", at="row softmax")
     shifted = h1.S[6, :] - h1.S[6, 6]  # m_6 = S_66: ReLU(S_6j − m_6) = 0 for every j says it is the row maximum
     e = ops.apply(sp.exp, shifted)
-    s.agree("subtracting the row maximum m_6 gives the same distribution, with largest exponent 0",
-            [e / ops.Sum(e, axis=1), ops.apply(relu, shifted)], [h1.A[6, :], sp.zeros(1, T)], at="stable softmax")
+    s.agree("subtracting the row maximum gives the same distribution", e / ops.Sum(e, axis=1), h1.A[6, :],
+            at="stable softmax", near="so this is the same distribution")
+    top = sorted(s.values.numeric(shifted)[0], reverse=True)
+    s.prove("after the shift the largest exponent is zero and every other one is negative", lambda: (
+        top[0] == 0 and top[1] < 0, f"S_6j − m_6 ≤ {short(top[1], 3)} for j ≠ 6"), at="stable softmax",
+        near="The largest exponent is now zero")
     s.agree("the full-precision weights of every query row sum to one", ops.Sum(h1.A, axis=1), sp.ones(T, 1),
             at="row softmax", near="Their full-precision sum is one")
     by_score, by_weight = (sorted(range(T), key=s.values.numeric(x[6, :])[0].__getitem__) for x in (h1.S, h1.A))
@@ -357,7 +371,8 @@ def weighted_values(s):
     s.prove("the weights are nonnegative but the contributions to a feature have both signs, so they cancel",
             lambda: (min(weights) >= 0 and min(col0) < 0 < max(col0) and abs(sum(col0)) < sum(map(abs, col0)),
                      f"feature 0: |Σ| = {short(abs(sum(col0)), 3)} < Σ|·| = {short(sum(map(abs, col0)), 3)}"),
-            at="Table 14", near="so contributions can cancel")
+            at="Table 14",
+            near="value coordinates can be negative, so contributions can cancel")
     s.heatmap("Figure 8", ops.Concat([contrib, h1.O[6, :]], axis=0), rows=ROWS + ["sum: o_6"], cols=HEAD_FEATURES,
               title="Weighted value vectors for the begins query")
 
@@ -377,6 +392,10 @@ def all_queries(s):
     s.claim_shape("7×3", h1.O, what="the features this one head returns", at="one head's output")
     s.differ("another query over the same keys and values gets other weights (miles against begins)", h1.A[5, :],
              h1.A[6, :], by="0.01", at="matrix form", near="a different query induces different weights")
+    scores = s.values.numeric(h1.S)[0]
+    s.prove("scores can be negative and are no probabilities: a row of S does not sum to one", lambda: (
+        min(scores) < 0 and abs(sum(scores[-T:]) - 1) > 0.1, f"min S = {short(min(scores), 3)}, Σ_j S_6j = "
+        f"{short(sum(scores[-T:]), 3)}"), at="Figure 9", near="Scores can be negative")
     s.heatmap("Figure 9", h1.S, rows=ROWS, cols=ROWS, title="Scaled scores S: queries × sources")
     s.heatmap("Figure 10", h1.A, rows=ROWS, cols=ROWS, title="Attention weights A = softmax_rows(S)")
     table(s, "Table 15", h1.O, HEAD_FEATURES, what="one-head output")
@@ -543,6 +562,10 @@ def layer_norm_row(s):
     s.agree("with γ = 1, β = 0 each normalized row has mean 0 and variance σ_t²/(σ_t² + ε)",
             [mean, ops.Sum((X - mean) * (X - mean), axis=1, mean=True)],
             [sp.zeros(T, 1), ln1.var / (ln1.var + EPS)], at="normalized rows")
+    kept = s.values.numeric(ln1.var / (ln1.var + EPS))[0]
+    s.prove("the variance of every normalized row is slightly below one", lambda: (
+        all(1 - 1e-3 < v < 1 for v in kept), f"from {short(min(kept), 8)} to {short(max(kept), 8)}"),
+        at="normalized rows", near="slightly below one")
     Lc = s.ledger("LayerNorm of a constant row (c, c, c, c, c), ε > 0")
     row = Lc.define("h", Lc.input("c") * ops.Const(sp.ones(1, D)))
     eps, beta, gamma = Lc.input("epsilon"), Lc.parameter("beta", shape=(1, D)), Lc.parameter("gamma", shape=(1, D))
@@ -570,6 +593,12 @@ def recompute_attention(s):
         s.claim_line("earlier unnormalized result", (ra["B_att"][6, :], "b_att,6 on H^(0)"), digits=3)
         s.differ("normalising the input changes the attention branch", blk.mha.out[6, :], ra["B_att"][6, :],
                  by=CLEARLY, near="This differs from the earlier unnormalized result")
+        maps = [n for h in HEADS for n in h] + ["W_O"]
+        same = all(walkthrough_block()[0].value(n) == attention_ledger()[0].value(n) for n in maps)
+        inputs = [s.values.numeric(x)[0] for x in (blk.ln1.out, r["H0"])]
+        s.prove("the block's heads use the walkthrough's parameters on a different input", lambda: (
+            same and max(abs(a - b) for a, b in zip(*inputs)) > 0.1, "W_Q, W_K, W_V, W_O equal; X ≠ H^(0)"),
+            near="The parameters are the same; their input is different")
     s.claim_line(r"\mathbf u_6=", (blk.U[6, :], "u_6 = h_6^(0) + b_att,6"), at="first residual")
     s.claim(blk.U[6, 0], name="u_{6,0}", what="u_60 = h_60^(0) + B_att,60", at="first residual")
     s.differ("the bypass does not put the normalized begins row into the sum", blk.U[6, :],
@@ -605,6 +634,9 @@ def mlp_row(s):
                La.expand(lin.name, values=True) - (La.entry_symbols("r") * (W2 * W1).T + (b1 * W2.T + b2)),
                at="MLP of begins", near="their composition would remain affine")
     W1n, b1n, W2n, b2n = (L.handle(n) for n in MLP)
+    s.agree("the same MLP parameters act on every position: each row of B_mlp is its own row of R through them",
+            [m.B[t, :] for t in range(T)], [ops.apply(relu, R[t, :] @ W1n.T + b1n) @ W2n.T + b2n for t in range(T)],
+            at="position-wise", near="The same MLP parameters act on every position")
     s.differ("ReLU makes the map nonlinear: the begins row's MLP output is not the affine composition's",
              m.B[6, :], (R[6, :] @ W1n.T + b1n) @ W2n.T + b2n, by="0.01", at="MLP of begins",
              near="ReLU makes this feature transformation nonlinear")
@@ -671,10 +703,12 @@ def position_needed(s):
     s.use(Lp, Lt, Lc, Lcp)
     s.note(f"Π is the fixed reordering {PERMUTATION}; the statements hold for any and are checked at 50 digits.")
     blk, blk_p, Pi = r["blk"], rp["blk"], ops.Const(properties.permutation_matrix(PERMUTATION), label="Π")
-    s.agree("without a mask, reordering the positioned rows reorders every output row the same way "
-            "(A(ΠH) = ΠA(H)Πᵀ, O(ΠH) = ΠO(H))", [h.A for h in blk_p.mha.heads] + [blk_p.mha.out, blk_p.out,
-            rp["enc"].out], [Pi @ h.A @ Pi.T for h in blk.mha.heads] + [Pi @ blk.mha.out, Pi @ blk.out,
-            Pi @ r["enc"].out], at="permutation equivariance")
+    s.agree("without a mask, reordering the positioned rows reorders every output row the same way: O(ΠH) = ΠO(H)",
+            [blk_p.mha.out, blk_p.out, rp["enc"].out], [Pi @ blk.mha.out, Pi @ blk.out, Pi @ r["enc"].out],
+            at="permutation equivariance", near="permutes the output rows in the same way")
+    s.agree("row softmax follows the same source reordering: A(ΠH) = ΠA(H)Πᵀ", [h.A for h in blk_p.mha.heads],
+            [Pi @ h.A @ Pi.T for h in blk.mha.heads], at="permutation equivariance",
+            near="row softmax follows the same source reordering")
     s.agree("LayerNorm and the shared MLP act row by row and commute with the reordering",
             [blk_p.ln1.out, blk_p.ln2.out, blk_p.mlp.B], [Pi @ blk.ln1.out, Pi @ blk.ln2.out, Pi @ blk.mlp.B],
             at="permutation equivariance", near="so both commute with that reordering")
@@ -857,6 +891,11 @@ def tutorial(s):
     s.claim("1/4", P[0, 2], what="expected accuracy of a uniform movement predictor", at="uniform baseline")
     s.claim(r"\log 4", ce.loss, what="its cross-entropy, nats", at="uniform baseline")
     s.claim_line("a uniform movement predictor has", (ce.loss, "log 4 in nats"), first=-1, at="uniform baseline")
+    (rnn,) = [row for row in s.page.table("Table 34") if row[0] == "RNN"]
+    mean = exact(rnn[2].split("±")[0].strip())  # delay 16, the column's mean as Table 34 prints it
+    s.prove("at delay sixteen the RNN's mean accuracy in the table is below one half", lambda: (
+        bool(mean < sp.Rational(1, 2)), f"RNN, delay 16: {mean}"), at="Table 34",
+        near="the RNN mean is below one half")
     s.note("Table 34 and the parameter counts 1,943 / 2,023 / 1,915 report trained recipes: reported, not claimed.")
     s.reported("The stored comparison uses", paragraph=True,
                reason="the tutorial's training settings (splits, epochs, learning rate, clipping): runs not done here")

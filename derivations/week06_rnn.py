@@ -88,7 +88,7 @@ def three_step_problem(s):
                at="Table 3, first forward row")
     s.identity("the cell reuses w_x and w_h at every step: z_t = w_x x_t + w_h h_{t−1}",
                *[L[f"z_{t}"].node.expr - (S("w_x") * S(f"x_{t}") + S("w_h") * S(f"h_{t - 1}")) for t in (1, 2)],
-               at="the recurrent cell")
+               at="the recurrent cell", near="The cell itself is the same at every time step")
     with s.place("prediction and loss"):
         s.identity("ŷ = w_o h_2", L["ŷ"].node.expr - S("w_o") * S("h_2"))
         s.identity(r"\mathcal L=\frac12(\widehat y-y)^2", half_square(L), what="the final-output loss")
@@ -101,6 +101,10 @@ def table_3(s):
     L, run, bp = scalar_rnn("three-step scalar RNN, general φ")
     S, w_h = s.use(L).symbol, L.symbol("w_h")
     s.paired_rows("Table 3", L, bp.table())
+    weights = [L[f"z_{t}"].node.expr.free_symbols & {S(n) for n in parameters(L)} for t in range(3)]
+    s.prove("each unrolled box uses the same recurrent and input weights", lambda: (
+        weights[0] == weights[1] == weights[2] == {S("w_x"), w_h}, f"the weights of z_0, z_1, z_2: {weights}"),
+        at="unrolling", near="Each box uses the same")
     d = {t: sp.Derivative(phi(S(f"z_{t}")), S(f"z_{t}")) for t in range(3)}
     s.identity(r"\mathcal L=\tfrac12(\widehat y-y)^2", half_square(L), at="Table 3, forward column")
     for text, name, expected in (  # the backward column, from the loss row up
@@ -127,6 +131,8 @@ def shared_sums(s):
     S, g = s.use(L).symbol, bp.grads.name
     h_in = ["h_{-1}", "h_0", "h_1"]  # the local inputs of w_h's three uses
     s.claim("3", L[g("w_x")].meta["uses"], what="uses of w_x, one contribution each", at="sum over uses")
+    s.prove("the one shared w_x enters every step's preactivation", lambda: all(
+        L[f"z_{t}"].node.expr.has(S("w_x")) for t in range(3)), at="sum over uses", near=r"The same \(w_x\) appears")
     s.identity("∂ℒ/∂w_x = g_0^z x_0 + g_1^z x_1 + g_2^z x_2", L[g("w_x")].node.expr
                - sum(S(f"g_{t}^z") * S(f"x_{t}") for t in range(3)), at="boxed gradient for w_x")
     s.identity("∂ℒ/∂w_h = g_0^z h_{−1} + g_1^z h_0 + g_2^z h_1", L[g("w_h")].node.expr
@@ -145,6 +151,9 @@ def shared_sums(s):
                    sum(per_use).xreplace(relabel) - Ls.expand(bp_s.grads.name("w_x")))
         ones = [sp.diff(u.xreplace(relabel), S("w_x")) - 1 for u in relabel]
         s.identity(r"\frac{\partial w_x^{[t]}}{\partial w_x}=1", *ones, what="each use moves one for one with w_x")
+        moves = {sp.diff(u.xreplace(relabel), S("w_x")) for u in relabel}
+        s.prove("each labelled use moves by the same amount as w_x", lambda: (len(moves) == 1, f"moves {moves}"),
+                near="so each use changes by the same amount")
     vals, point = chosen(x_0=1, x_1=1, x_2=1, w_x="0.5", w_h="-0.5", w_o=1, y=1)
     Lt, _, bp_t = scalar_rnn(f"three-step tanh RNN at {point}", activation=sp.tanh, values=vals)
     ev = s.values.rows(s.use(Lt))
@@ -159,7 +168,8 @@ def shared_sums(s):
             contrib_x[0] != 0 and dx0 != 0, f"g_0^z x_0 = {short(contrib_x[0])}, ∂ℒ/∂x_0 = {short(dx0)}"))
     s.prove("contributions to a shared weight can have opposite signs and cancel: |∂ℒ/∂w_x| < max_t |g_t^z x_t|",
             lambda: (min(contrib_x) < 0 < max(contrib_x) and abs(sum(contrib_x)) < max(abs(c) for c in contrib_x),
-                     "g_t^z x_t = " + ", ".join(short(c) for c in contrib_x)), at="sums can cancel")
+                     "g_t^z x_t = " + ", ".join(short(c) for c in contrib_x)), at="sums can cancel",
+            near="the sum is not necessarily larger than each contribution")
     terms = sum(bp_t.ref(f"g_{t}^z") * bp_t.ref(h) for t, h in enumerate(h_in))
     s.agree("the sum of the three w_h contributions is the ledger's ∂ℒ/∂w_h", terms, bp_t.ref(bp_t.grads.name("w_h")),
             at="boxed gradient for w_h")
@@ -173,6 +183,10 @@ def long_range(s):
     s.identity("∂ℒ/∂h_s = ∂ℒ/∂h_q Π_{t=s+1}^{q} [w_h φ′(z_t)] for every s < q (T = 5, no intervening losses)",
                *[down_to(L, bp, bp.g_h(s_), bp.g_h(q)) - L.symbol(bp.g_h(q)) * bptt_.state_sensitivity(bp, s_, q)
                  for q in range(1, 5) for s_ in range(q)], at="product over q − s transitions")
+    hops = [sp.degree(down_to(L, bp, bp.g_z(t), "e"), L.symbol("w_h")) for t in range(5)]  # w_h factors to the loss
+    s.prove("an earlier use passes through more recurrent transitions than a later one", lambda: (
+        all(a > b for a, b in zip(hops, hops[1:])), f"w_h factors from use t = 0 … 4: {hops}"),
+        at="one path per use", near="must pass through more recurrent transitions than one from a late use")
     small, large = "0.9", "1.2"
     s.note(f"The bounds are checked on two twelve-step trajectories chosen here: tanh with w_h = {small} and inputs "
            f"from [−1, 1] (factors at most {small}); ReLU with w_h = {large}, w_x = x_t = 1 (every factor {large}).")
@@ -180,7 +194,12 @@ def long_range(s):
     s.prove("r<1", lambda: bptt_.scalar_path_bound(sp.tanh, exact(small), inputs, exact(small)), at="bound r<1",
             what="every factor at most r < 1: |∂ℒ/∂h_s| ≤ |∂ℒ/∂h_q| r^{q−s} (tanh)")
     s.prove("r>1", lambda: bptt_.scalar_path_bound(relu, exact(large), [1] * 12, exact(large), lower=True),
-            at="bound r>1", what="a sustained lower bound r > 1: |∂ℒ/∂h_s| ≥ |∂ℒ/∂h_q| r^{q−s} (ReLU)")
+            at="bound r>1", what="a sustained lower bound r > 1: |∂ℒ/∂h_s| ≥ |∂ℒ/∂h_q| r^{q−s} (ReLU)",
+            near="A sustained lower bound")
+    g, f = bptt_.final_loss_sensitivities(relu, exact(large), [1] * 12)
+    s.prove("factors of magnitude above one amplify the signal on its way back", lambda: (
+        min(f) > 1 and g[0] > g[-1] > 0, f"factors ≥ {short(min(f), 4)}; |g_0|/|g_11| = {short(g[0] / g[-1], 4)}"),
+        at="bound r>1", near="magnitude above one, they can instead amplify a nonzero signal")
     values = {f"x_{t}": sp.Rational(v) for t, v in enumerate(np.random.default_rng(6).normal(size=50))}
     Ln, _, bp_n = scalar_rnn("50-step tanh RNN, final loss", T=50, activation=sp.tanh,
                              values=values | chosen(w_x="0.7", w_h="0.95", w_o="1.3", y="0.25")[0])
@@ -223,12 +242,23 @@ def activation_slopes(s):
     for printed, at_z, what in (("1", 1, "ReLU′(z > 0)"), ("0", -1, "ReLU′(z < 0): the path is cut"),
                                 ("0", 0, "ReLU′(0) by the implementation's convention (torch's autograd: 0)")):
         s.claim(printed, sp.diff(relu(z), z).subs(z, at_z), what=what, at="Table 4, ReLU", in_text=False)
+    passed = [sp.diff(relu(z), z).subs(z, a) for a in (p, -p)]  # the slope at any positive and negative preactivation
+    s.prove("ReLU passes the signal at a positive preactivation and cuts it at a negative one", lambda: (
+        passed == [1, 0], f"ReLU′(p) = {passed[0]}, ReLU′(−p) = {passed[1]} for p > 0"), at="Table 4, ReLU",
+        near="Positive preactivations pass the signal through the activation; a negative preactivation")
     s.note("ReLU is not differentiable at 0; the handout asks an implementation to fix a convention. symseq uses "
            "ReLU′(0) = 0 (the step H(z) with H(0) = 0), as torch's autograd; relu_at_zero(x, 1/2) records the other.")
     L, run, bp = scalar_rnn("four-step ReLU RNN", T=4, activation=relu)
     pos = {L.symbol(f"z_{t}"): sp.Symbol(f"p_{t}", positive=True) for t in range(4)}
     s.identity("on an active ReLU path (every z_t > 0) ∂h_3/∂h_0 = w_h³: no attenuation, the w_h factors remain",
                bptt_.state_sensitivity(bp, 0, 3).xreplace(pos) - L.symbol("w_h") ** 3, at="ReLU paths")
+    Lr, run_r, _ = scalar_rnn("twelve-step ReLU RNN, w_h above one", T=12, activation=relu,
+                              values={**{f"x_{t}": 1 for t in range(12)}, "w_x": 1, "w_h": w_h, "w_o": 1, "y": 0})
+    hs, g = [Lr.value(h.name) for h in run_r.h], bptt_.final_loss_sensitivities(relu, w_h, [1] * 12)[0]
+    s.prove("on an active ReLU path a recurrent weight above one amplifies the states and the gradients", lambda: (
+        bool(w_h > 1) and all(bool(a < b) for a, b in zip(hs, hs[1:])) and g[0] > g[-1],
+        f"w_h = {w_h}: h_11 = {short(hs[-1], 4)}, |g_0|/|g_11| = {short(g[0] / g[-1], 4)}"), at="ReLU paths",
+        near="repeated magnitudes above one can amplify")
     Li = scalar_rnn("three-step identity-activation RNN", activation="identity")[0]
     yhat, xs = Li.expand("ŷ"), [Li.symbol(f"x_{t}") for t in range(3)]
     s.identity("identity activation: ŷ is affine in (x_0, x_1, x_2): every second derivative vanishes",
@@ -275,11 +305,11 @@ def gradient_update(s):
     inner = sum((small[n] - params[n]) * grads[n] for n in names)
     s.prove(r"\eta>0", lambda: (eta > 0 and inner < 0, f"η = {eta}: (w_new − w)·∇ℒ = {short(inner)}"),
             what="a positive learning rate: the step −η∇ℒ points against the gradient", at="learning rate")
-    s.prove("a small negative-gradient step (η = 0.01) decreases the loss", lambda: (
-        after[0] < before, f"ℒ: {short(before, 10)} → {short(after[0], 10)}"), at="gradient descent")
+    s.prove("a small negative-gradient step decreases the loss", lambda: (after[0] < before, f"η = {eta}, ℒ: "
+            f"{short(before, 10)} → {short(after[0], 10)}"), at="gradient descent", near="step decreases the loss")
     s.given(L.value("h_{-1}"), what="h_{−1}, from which the updated model's states are recomputed", at="updated model")
-    s.prove("a large step (η = 50) can increase the loss", lambda: (
-        after[1] > before, f"ℒ: {short(before, 10)} → {short(after[1], 10)}"), at="gradient descent")
+    s.prove("a large step can increase the loss", lambda: (after[1] > before, f"η = 50, ℒ: {short(before, 10)} → "
+            f"{short(after[1], 10)}"), at="gradient descent", near="a large step can increase the loss")
     Lz, _, bp_z = scalar_rnn("tanh RNN at zero weights", activation=sp.tanh, values=vals | dict.fromkeys(names, 0))
     zeros_ = {n: s.use(Lz).value(bp_z.grads.name(n)) for n in names}
     stepped = clipping.gradient_step({n: sp.S.Zero for n in names}, zeros_, exact("0.1"))
@@ -462,15 +492,34 @@ def matrix_paths(s):
     gn, Jn = [norm(ev[bpn.g_h(t)]) for t in range(6)], [norm(ev[n]) for n in J_names[1:]]
     s.prove("‖g_s^h‖₂ ≤ ‖g_q^h‖₂ Π_{t=s+1}^{q} ‖J_t‖₂ for every s < q (tanh, H = 3, T = 6)",
             lambda: jacobians.path_bound(gn, Jn, rtol="1e-25"), at="spectral-norm bound")
+    J2, top = np.array(ev["J_2"].tolist(), dtype=float), float(Jn[1])  # rows v: J_2's left singular vectors, random
+    rows_v = [*np.linalg.svd(J2)[0].T, *rng.normal(size=(200, 3))]
+    stretch = [float(np.linalg.norm(v @ J2) / np.linalg.norm(v)) for v in rows_v]
+    s.prove("the spectral norm is the largest stretch ‖v J‖/‖v‖ of a row vector: reached, never passed", lambda: (
+        abs(stretch[0] - top) < 1e-12 and max(stretch) <= top * (1 + 1e-12) and min(stretch) < top / 2,
+        f"‖J_2‖₂ = {short(top, 6)}, least stretch {short(min(stretch), 4)}"), at="spectral-norm bound",
+        near="is the largest factor by which")
+    half = sp.Rational(1, 2)
+    shrink, grow = sp.Matrix([[half, half], [0, half]]), sp.diag(2, half)  # ‖·‖₂ about 0.81, and 2
+    long_ = [norm(shrink ** 40), *(float((e * grow ** 40).norm()) for e in (sp.Matrix([[1, 0]]), sp.Matrix([[0, 1]])))]
+    s.prove("a norm below one at every step shrinks every direction along a long path", lambda: (
+        norm(shrink) < 1 and long_[0] < 1e-9, f"‖J‖₂ = {short(norm(shrink), 4)}, ‖J⁴⁰‖₂ = {short(long_[0], 4)}"),
+        at="uniform norms", near="Uniform norms below one suppress every direction")
+    s.prove("a norm above one amplifies the aligned direction, not every signal", lambda: (
+        norm(grow) > 1 and long_[1] > 1 > long_[2], "‖J‖₂ = 2: ‖e_0 J⁴⁰‖ = 2⁴⁰, ‖e_1 J⁴⁰‖ = 2⁻⁴⁰"),
+        at="uniform norms", near="Norms above one allow amplification but do not guarantee")
     commutator = norm(np.dot(ev["J_2"], ev["J_1"]) - np.dot(ev["J_1"], ev["J_2"]))
     s.prove("matrix products do not commute: J_2 J_1 ≠ J_1 J_2 at this point",
             lambda: (commutator > 1e-6, f"‖J_2J_1 − J_1J_2‖₂ = {short(commutator, 4)}"), at="order of the product")
     Lz = s.use(Ledger("tanh RNN with W_h = [[0, 2], [0, 0]]", exact_forms=True))
     run_z = cells.rnn(Lz, cells.sequence_inputs(Lz, 3, width=1), Lz.parameter("W_x", shape=(2, 1)),
                       Lz.parameter("W_h", [[0, 2], [0, 0]]), phi=sp.tanh)
-    s.identity("W_h has an entry 2 > 1, yet J_2 J_1 = 0 for every input and input weight",
-               Lz.expand(jacobians.jacobian_product(Lz, run_z, 2, 0).name, values=True),
+    product = Lz.expand(jacobians.jacobian_product(Lz, run_z, 2, 0).name, values=True)
+    s.identity("W_h has an entry 2 > 1, yet J_2 J_1 = 0 for every input and input weight", product,
                at="an entry above one is no criterion")
+    s.prove("an entry of W_h above one does not make the path explode", lambda: (
+        bool(max(Lz.value("W_h")) > 1) and product == sp.zeros(2, 2), "max entry 2; J_2 J_1 = 0"),
+        at="an entry above one is no criterion", near="above one is not an explosion criterion")
 
 
 @derivation.section("Controlled experiments separate path length from saturation (Figure 3)")
@@ -541,7 +590,8 @@ def clip(s):
         s.agree("‖g‖₂ = 5 for the joined gradient (3, 0, 0, 0, 0, 4)", r.norm, 5)
         s.agree("τ g/‖g‖₂ = (3/5, 0, 0, 0, 0, 4/5) with τ = 1", sp.Matrix([[*r.grads["W"], *r.grads["b"]]]),
                 sp.Matrix([[3, 0, 0, 0, 0, 4]]) / 5)
-        s.agree("the clipped length equals τ", norm(r.grads), 1)
+        s.agree("for a positive threshold the clipped length equals τ", norm(r.grads), 1,
+                near="For a positive threshold")
         s.prove("clipping keeps the direction: g_clip is a positive multiple of g", lambda: r.factor > 0
                 and all(r.grads[k] == g[k] * r.factor for k in g), near="keeps its direction")
         s.prove("a gradient longer than the threshold comes out shorter", lambda: (
@@ -629,6 +679,12 @@ def lstm_section(s):
     s.identity("holding gates and candidate fixed, ∂c_t/∂c_{t−1} = diag(f_t)",
                jacobians.state_jacobian(L, "c_0", "c_{-1}", keep=["f_0", "i_0", "c̃_0"])
                - L.expand(C.name, keep=["f_0"]), at="direct carry")
+    f = dict(zip(E(L, "f_0"), (sp.Rational(9, 10), sp.Rational(99, 100))))  # forget values below one, held fixed
+    carry = [L.expand(C.name, keep=["f_0"]).xreplace(f) ** n for n in (1, 500)]
+    s.prove("forget values below one attenuate a long direct path: diag(f_t) multiplied over many steps", lambda: (
+        bool(max(carry[0]) < 1 and max(carry[1]) < sp.Rational(1, 100)),
+        f"f = (9/10, 99/100): after 500 steps {short(max(carry[1]), 4)}"), at="direct carry",
+        near="Forget values below one still attenuate a long")
     s.identity("the full Jacobian ∂(c_t, h_t)/∂(c_{t−1}, h_{t−1}) equals its closed form (state order c, h)",
                jacobians.block_state_jacobian(L, ["c_0", "h_0"], ["c_{-1}", "h_{-1}"])
                - L.expand(J.name, keep=["c_{-1}", "h_{-1}"]), at="full Jacobian")
