@@ -54,7 +54,7 @@ from ..ledger import entry_name
 from ..read import NUMBER
 from ..read.page import split_top
 from .arithmetic import Broken
-from .words import display_blocks, math_bodies, plain_formula
+from .words import MATRIX_ENV, display_blocks, math_bodies, plain_formula
 
 MAX_PIECES = 600  # equations checked per page (bounded work)
 STEPS = range(10)  # the values an index letter of a subscript is bound to
@@ -78,7 +78,6 @@ _FRAC = re.compile(r"\\[dt]?frac(?![A-Za-z])\s*(?:(?P<d1>\d)(?P<d2>\d)|(?P<d3>\d
 _NUMBER = re.compile(NUMBER)
 _OP = re.compile(r"\\cdot(?![A-Za-z])|\\times(?![A-Za-z])|\\odot(?![A-Za-z])|[-+*/()\[\]{}^]|−")
 _TRANSPOSE = re.compile(r"\^\s*(?:\{\s*(?:\\top|\\intercal|T)\s*\}|\\top|\\intercal|T)(?![A-Za-z])")
-_MATRIX = re.compile(r"\\begin\{([bpvBV]?matrix)\}((?:(?!\\begin\{).)*?)\\end\{\1\}")
 _BOLD_DIGIT = re.compile(r"\\(?:mathbf|boldsymbol)\s*\{?\s*(\d)\s*\}?")
 _NABLA = re.compile(r"\\nabla\s*_\s*(?P<b>\{(?:[^{}]|\{[^{}]*\})*\}|\\?[A-Za-z]+)\s*")
 _SUM = re.compile(r"\\sum\s*_\s*\{\s*(?P<k>[a-z])\s*=\s*(?P<lo>[^{}]+?)\s*\}\s*\^\s*(?P<hi>\{[^{}]+\}|[A-Za-z0-9])")
@@ -349,7 +348,7 @@ class _Reader:
                 self.pos = m.end()
                 self.names += 1
                 return self.bind.partial(name_key(m.group("a"), self.env), name_key(m.group("b"), self.env))
-        m = _MATRIX.match(t, p)
+        m = MATRIX_ENV.match(t, p)
         if m:  # \begin{bmatrix}W_{x,00}&W_{x,01}\\…\end{bmatrix}: read cell by cell
             self.pos = m.end()
             return self._matrix(m.group(2))

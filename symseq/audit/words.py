@@ -39,7 +39,8 @@ _VALUE_AFTER = re.compile(r"\s*(?:\$|\\\(|[-−+]?\.?\d|zero\b|one\b|its\b|the (
 _QUOTES = {"“": "”", "‘": "’", '"': '"', "'": "'", "`": "`"}
 
 
-_MATRIX_ENV = re.compile(r"\\begin\{([bpvBV]?matrix)\}(?:(?!\\begin\{).)*?\\end\{\1\}")
+# a matrix environment, not nested: the environment's name, its body (rows cut by \\, cells by &)
+MATRIX_ENV = re.compile(r"\\begin\{([bpvBV]?matrix)\}((?:(?!\\begin\{).)*?)\\end\{\1\}")
 _SPACING = re.compile(r"\\[,;!: ]|\\(?:qquad|quad|Bigl|Bigr|bigl|bigr|Big|big|left|right|displaystyle|boxed|nonumber)"
                       r"(?![A-Za-z])|\\begin\{(?:aligned|align\*?|split|gathered)\}|\\end\{(?:aligned|align\*?|split|"
                       r"gathered)\}|&|\\\\")
@@ -52,7 +53,7 @@ def plain_formula(body: str) -> str:
     that starts with its own text (not with ``&``) cut from the row above by a comma. A matrix environment
     (``bmatrix``, ``pmatrix`` …) is kept whole, its ``&`` and ``\\\\`` with it."""
     matrices: list = []  # a matrix environment keeps its rows and columns: set aside while the rows are read
-    body = _MATRIX_ENV.sub(lambda m: matrices.append(m.group(0)) or f"\x00{len(matrices) - 1}\x00", body)
+    body = MATRIX_ENV.sub(lambda m: matrices.append(m.group(0)) or f"\x00{len(matrices) - 1}\x00", body)
     rows = body.split("\\\\")
     for k in range(1, len(rows)):  # a row with no text before its first & continues the equation above
         if rows[k].strip() and not rows[k].lstrip().startswith("&") and not rows[k].lstrip().startswith("\\end"):
