@@ -207,22 +207,6 @@ def _checked_on_a_vector_rnn(page: list[str]) -> list:
     return check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The vector cell", (1, len(page)))])
 
 
-def test_a_line_failed_by_a_false_statement_is_not_named_twice():
-    """The page's arithmetic and a ledger may both find the statement of one line false: the line is failed once,
-    by the first; another line's false formula is still added."""
-    from pathlib import Path
-
-    from symseq.audit.arithmetic import Broken
-    from symseq.audit.report import AuditReport
-
-    rep = AuditReport(Path("page.md"), ["d"], [])
-    rep.add_statements([Broken(5, 0, 9, "3D^3=192", "its printed operands give 1536", "—")], "page arithmetic")
-    rep.add_statements([Broken(5, 0, 9, "3D^3=192", "192 ≠ 3D^3", "—"), Broken(7, 0, 5, "z=w", "z ≠ w", "—")],
-                       "the derivation's ledger")
-    assert [(e.line, e.source) for e in rep.errata] == [(5, "page arithmetic, line 5"),
-                                                        (7, "the derivation's ledger, line 7")]
-
-
 @needs_seeds
 def test_audit_all_prints_the_formulas_it_checked_at_80_columns(week06):
     """``symseq audit --all``: a table of the formulas a ledger decided, each with whether it holds."""

@@ -95,7 +95,9 @@ def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmeti
         rep.add_arithmetic(audit_arithmetic(fresh, dps=dps, exact=exact_as_printed(rep.tokens)))
     from .bound import check
 
-    rep.add_statements(check(doc, derivations, rep.sections, checked=rep.formulas), "the derivation's ledger")
+    failed = {e.line for e in rep.errata}  # a line a wrong number or a false statement fails is named once
+    rep.add_statements([b for b in check(doc, derivations, rep.sections, checked=rep.formulas) if b.line not in failed],
+                       "the derivation's ledger")
     rep.add_repeats(doc.lines)
     return rep.add_comparisons(doc)
 

@@ -409,13 +409,8 @@ class AuditReport:
         """Add an erratum of kind ``"statement"`` for each :class:`~symseq.audit.arithmetic.Broken` of ``broken``
         (a statement of the page that is false or cannot hold: one that lost a number, prints one for a value that
         is not real, or an equation the derivation's ledger finds false), its source ``"{source}, line N"``, then
-        put the errata in the text's order; a line a false statement already fails is not named again. Returns
-        ``self``."""
-        named = {e.line for e in self.errata if e.kind == "statement"}
+        put the errata in the text's order. Returns ``self``."""
         for g in broken:
-            if g.line in named:  # the line is already failed by a false statement (the page's arithmetic found it)
-                continue
-            named.add(g.line)
             self.errata.append(Erratum(g.line, g.text, g.correct, g.reason, f"{source}, line {g.line}", "", g.text,
                                        kind="statement"))
         self._in_text_order()
