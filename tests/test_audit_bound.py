@@ -99,7 +99,8 @@ def test_the_audit_fails_naming_the_formula_and_the_ledger_row(week06):
 
 
 @needs_seeds
-@pytest.mark.parametrize("line, old, new, why", VECTOR_EDITS, ids=[f"line{e[0]}-{k}" for k, e in enumerate(VECTOR_EDITS)])
+@pytest.mark.parametrize("line, old, new, why", VECTOR_EDITS,
+                         ids=[f"line{e[0]}-{k}" for k, e in enumerate(VECTOR_EDITS)])
 def test_an_edited_vector_formula_is_false_at_its_line(week06, line, old, new, why):
     doc, ds, clean = week06
     found = check(_edited(doc, line, old, new), ds, clean.sections)
@@ -166,7 +167,8 @@ def test_a_wrong_vector_formula_on_a_small_page_of_ones_own():
     page = ["# The vector cell", "",
             "\\(z_{t,0}=W_{x,00}x_{t,0}+W_{x,01}x_{t,1}+W_{h,00}h_{t-1,0}+W_{h,01}h_{t-1,1}\\)", "",
             "\\(z_{t,1}=W_{x,10}x_{t,0}+W_{x,11}x_{t,1}+W_{h,01}h_{t-1,0}+W_{h,11}h_{t-1,1}\\)", "",
-            "\\(\\mathbf g_{t-1}^h=\\mathbf g_t^z\\mathbf W_h\\) and \\(\\mathbf g_t^z=\\mathbf g_t^h\\odot\\phi'(\\mathbf z_t)\\)",
+            "\\(\\mathbf g_{t-1}^h=\\mathbf g_t^z\\mathbf W_h\\) and "
+            "\\(\\mathbf g_t^z=\\mathbf g_t^h\\odot\\phi'(\\mathbf z_t)\\)",
             "", "\\(\\mathbf g_{t-1}^h=\\mathbf g_t^z\\mathbf W_h^\\top\\)", "",
             "\\(\\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=0}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t\\)", "",
             "\\(\\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=1}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t\\)", "",

@@ -443,7 +443,8 @@ def test_what_a_code_block_prints_under_print_is_checked_against_its_literals():
 
 @needs_seeds
 @pytest.mark.parametrize("line, old, new, fits", [
-    (274, "C\\times H", "H\\times C", "C×H"),  # W_o in Table 5, against ŷ = h_{T−1} W_oᵀ + b_o in an aligned display
+    # W_o in Table 5, against ŷ = h_{T−1} W_oᵀ + b_o in an aligned display
+    (274, "C\\times H", "H\\times C", "C×H"),
     (273, "H\\times D", "D\\times H", None),  # W_x, against z_t = x_t W_xᵀ + h_{t−1} W_hᵀ + b_h
     (271, "1\\times D", "D\\times 1", None),  # a row x_t written as a column
     (275, "1\\times C", "C\\times 1", "1×C"),  # b_o

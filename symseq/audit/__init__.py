@@ -96,8 +96,8 @@ def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmeti
     from .bound import check
 
     failed = {e.line for e in rep.errata}  # a line a wrong number or a false statement fails is named once
-    rep.add_statements([b for b in check(doc, derivations, rep.sections, checked=rep.formulas) if b.line not in failed],
-                       "the derivation's ledger")
+    false = check(doc, derivations, rep.sections, checked=rep.formulas)
+    rep.add_statements([b for b in false if b.line not in failed], "the derivation's ledger")
     rep.add_repeats(doc.lines)
     return rep.add_comparisons(doc)
 

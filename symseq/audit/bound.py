@@ -22,8 +22,8 @@ How a page's name reaches a ledger row:
   ``\\odot`` multiplies entry by entry, ``\\nabla_{\\mathbf W}\\mathcal L`` is the row ``∂ℒ/∂W``,
   ``\\sum_{t=0}^{T-1}`` runs between its bounds (``T`` is the ledger's number of steps, its inputs ``x_0 … x_{T-1}``),
   ``\\mathbf 0`` is a zero vector, ``(x_{t,0},x_{t,1})`` the row vector of those entries, a ``bmatrix`` (or
-  ``pmatrix`` …) the matrix of its cells and ``I_n`` the n×n identity; an entry index the row lacks (``W_{x,02}`` of a 2×2
-  ``W_x``) and an identity of another size than the matrix it equals are named;
+  ``pmatrix`` …) the matrix of its cells and ``I_n`` the n×n identity; an entry index the row lacks
+  (``W_{x,02}`` of a 2×2 ``W_x``) and an identity of another size than the matrix it equals are named;
 * ``\\phi`` is the ledger's general activation (an undefined function; ``\\phi'`` its derivative), ``\\sigma`` the
   logistic sigmoid, ``\\tanh`` and ``\\exp`` themselves; ``e`` is a name (the prediction error ``e`` of a
   backward pass), so an equation with ``e^{…}`` is not read.
@@ -155,6 +155,10 @@ class _Bind:
         for key, count in taken.items():  # a key two rows give (or a scalar row's) binds neither entry
             if count > 1 or key in self.keys:
                 del self.entries[key]
+        n = 0  # T, the number of time steps: the ledger's inputs x_0 … x_{T-1} (None without them)
+        while f"x_{n}" in L:
+            n += 1
+        self.steps_count = n or None
         self.phi = sp.Function("φ")
         self._numbered = None
         self._values = None
@@ -177,14 +181,6 @@ class _Bind:
             raise _Unread(key)
         row, i, j = entry
         return self.L.entry_symbols(row)[i, j]
-
-    @property
-    def steps_count(self) -> int | None:
-        """T, the number of time steps of the ledger: its inputs ``x_0`` … ``x_{T-1}`` (None without them)."""
-        n = 0
-        while f"x_{n}" in self.L:
-            n += 1
-        return n or None
 
     def steps(self, key: str) -> list[str] | None:
         """The rows of the ledger numbered like ``key`` (``g_3^z``: ``g_0^z``, ``g_1^z``, ``g_2^z``), when at least
@@ -311,9 +307,7 @@ class _Reader:
             self.pos = m.end()
             return v.T
         if self._op("^"):
-            self._skip()
-            if self.text.startswith("{", self.pos):
-                self.pos += 1
+            if self._take("{"):
                 e = self.expr()
                 self._close("}")
             else:
@@ -324,17 +318,21 @@ class _Reader:
             v = v ** e
         return v
 
-    def _close(self, ch: str):
+    def _take(self, ch: str) -> bool:
+        """Whether the text at the reading position (spaces skipped) is ``ch``, taken if so."""
         self._skip()
         if not self.text.startswith(ch, self.pos):
+            return False
+        self.pos += len(ch)
+        return True
+
+    def _close(self, ch: str):
+        if not self._take(ch):
             raise _Unread(f"expected {ch}")
-        self.pos += 1
 
     def _group(self):
-        self._skip()
-        if not self.text.startswith("{", self.pos):
+        if not self._take("{"):
             raise _Unread("a braced argument")
-        self.pos += 1
         v = self.expr()
         self._close("}")
         return v
@@ -397,8 +395,7 @@ class _Reader:
             close = {"(": ")", "[": "]", "{": "}"}[t[p]]
             self.pos += 1
             entries = [self.expr()]
-            while close != "}" and self._peek(re.compile(",")):  # (x_{t,0},x_{t,1}): a row vector of entries
-                self.pos = self._peek(re.compile(",")).end()
+            while close != "}" and self._take(","):  # (x_{t,0},x_{t,1}): a row vector of entries
                 entries.append(self.expr())
             self._close(close)
             if len(entries) == 1:
@@ -444,8 +441,8 @@ class _Reader:
             raise _Unread("a sum's range")
         for value in range(bounds[0], bounds[1] + 1):
             self.env, self.pos = {**env, k: value}, start
-            value = self.term()
-            total = value if total is None else total + value
+            term = self.term()
+            total = term if total is None else total + term
         self.env = env
         return total
 

@@ -80,9 +80,11 @@ def code_statements(doc: Document) -> list[tuple[Statement, list]]:
 
 def _inert(node) -> bool:
     """A statement that changes no name: a docstring or a bare constant, or a print of several things."""
-    return isinstance(node, ast.Expr) and (isinstance(node.value, ast.Constant) or isinstance(node.value, ast.Call)
-                                           and isinstance(node.value.func, ast.Name) and node.value.func.id == "print"
-                                           and not any(isinstance(a, (ast.Call, ast.NamedExpr)) for a in node.value.args))
+    if not isinstance(node, ast.Expr):
+        return False
+    v = node.value
+    printed = isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print"
+    return isinstance(v, ast.Constant) or printed and not any(isinstance(a, (ast.Call, ast.NamedExpr)) for a in v.args)
 
 
 def _is_print(call) -> bool:

@@ -508,11 +508,11 @@ class AuditReport:
         """The JSON document of ``symseq audit --json`` (schema ``symseq-audit/2``, mode ``derivations``, or
         ``arithmetic`` for a page no derivation speaks of, which also lists its ``statements`` and the ``unread``
         ones; the file ``symseq/schema/audit-2.schema.json``; version 2 adds ``skipped_sections``, the sections not
-        checked and why, and ``formulas``, the page's equations a ledger decided): summary, per-derivation counts, errata, missing claims, every
-        token (its entries and shape), and ``causes``, the errata by cause (:func:`symseq.audit.causes.classify`:
-        kind, reason, the line of the upstream number or null, the chain). Lines are the audit's (an int, or null
-        where the schema says so); for a notebook or HTML page each token, erratum and ambiguity also has
-        ``where`` (its :meth:`where`), and each missing claim ``where_expected``."""
+        checked and why, and ``formulas``, the page's equations a ledger decided): summary, per-derivation counts,
+        errata, missing claims, every token (its entries and shape), and ``causes``, the errata by cause
+        (:func:`symseq.audit.causes.classify`: kind, reason, the line of the upstream number or null, the chain).
+        Lines are the audit's (an int, or null where the schema says so); for a notebook or HTML page each token,
+        erratum and ambiguity also has ``where`` (its :meth:`where`), and each missing claim ``where_expected``."""
         out = self._json()
         out["causes"] = [{"line": c.erratum.line, "printed": c.erratum.printed, "kind": c.kind, "reason": c.reason,
                           "source_line": getattr(c.source, "line", None),

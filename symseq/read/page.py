@@ -244,8 +244,8 @@ MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?
 
 
 def math_bodies(line: str) -> list[tuple[int, int, str]]:
-    """(start, end, text) of each formula written inline on ``line``: ``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``
-    (the text between its delimiters)."""
+    """(start, end, text) of each formula written inline on ``line``: ``$…$``, ``$$…$$``, ``\\(…\\)``,
+    ``\\[…\\]`` (the text between its delimiters)."""
     out = []
     for m in MATH.finditer(line):
         g = next(k for k in range(1, 5) if m.group(k) is not None)
