@@ -259,6 +259,17 @@ def test_one_changed_digit_in_handout11(tmp_path, line, old, new, correct, fault
     assert rep.counts.uncovered == 0
 
 
+def _copied_below(tmp_path, seed: str, line: int, old: str, new: str):
+    """The seed written to ``tmp_path`` with its line ``line`` printed again just below it, ``old`` (which it must
+    end with or hold) replaced by ``new`` in the copy."""
+    lines = (SEEDS / seed).read_text(encoding="utf-8").split("\n")
+    assert old in lines[line - 1], (line, old)
+    head, _, tail = lines[line - 1].rpartition(old)
+    path = tmp_path / seed
+    path.write_text("\n".join(lines[:line] + [head + new + tail] + lines[line:]), encoding="utf-8")
+    return path
+
+
 @needs_seeds
 def test_a_line_repeated_with_a_false_value_fails_where_it_stands(tmp_path):
     """Handout #11 with its head-1 weighted sum (line 57) repeated below it with 0.8 → 0.9: the copy's own arithmetic
@@ -279,15 +290,9 @@ def test_a_claimed_number_printed_again_with_another_value_is_wrong_at_the_copy(
     """Week 8's loss sentence (line 120, "about 0.232674 nats", a claim) printed again below it with 0.232675: the
     copy says the same words of the same quantity with a second value, an erratum at the copy whose correct value
     is the claimed one; the line printed again unchanged is no erratum."""
-    lines = (SEEDS / W8).read_text(encoding="utf-8").split("\n")
-    assert "0.232674" in lines[119]
-    path = tmp_path / W8
-    path.write_text("\n".join(lines[:120] + [lines[119].replace("0.232674", "0.232675")] + lines[120:]),
-                    encoding="utf-8")
-    rep = _audit(path, ["week08-decoder"])
+    rep = _audit(_copied_below(tmp_path, W8, 120, "0.232674", "0.232675"), ["week08-decoder"])
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(121, "0.232675", "0.232674")]
-    path.write_text("\n".join(lines[:120] + [lines[119]] + lines[120:]), encoding="utf-8")
-    assert _audit(path, ["week08-decoder"]).errata == []
+    assert _audit(_copied_below(tmp_path, W8, 120, "0.232674", "0.232674"), ["week08-decoder"]).errata == []
 
 
 @needs_seeds
@@ -295,13 +300,7 @@ def test_a_line_repeated_whose_own_arithmetic_still_holds_is_wrong_at_the_copy(t
     """Week 7's score 1×0.283+1×0.283=0.566 (line 19) printed again below it with 0.284: the copy's sum still holds
     to the printed digits (0.283 + 0.284 rounds to 0.566 within their rounding), but it gives the claimed entry of
     k_like a second value, an erratum at the copy whose correct value is the claimed 0.283."""
-    name = "003_b76f00753924d0c1.txt"
-    lines = (SEEDS / name).read_text(encoding="utf-8").split("\n")
-    assert "1×0.283+1×0.283=0.566" in lines[18]
-    path = tmp_path / name
-    path.write_text("\n".join(lines[:19] + [lines[18].replace("1×0.283+1×0.283", "1×0.283+1×0.284")] + lines[19:]),
-                    encoding="utf-8")
-    rep = _audit(path, ["week07-attention"])
+    rep = _audit(_copied_below(tmp_path, W7, 19, "1×0.283+1×0.283=", "1×0.283+1×0.284="), ["week07-attention"])
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(20, "0.284", "0.283")]
 
 
@@ -309,12 +308,9 @@ def test_a_line_repeated_whose_own_arithmetic_still_holds_is_wrong_at_the_copy(t
 def test_a_table_row_printed_twice_with_one_value_changed_is_wrong_at_the_copy(tmp_path):
     """Week 06's row "5: miles 0.197 0.154" (line 841) printed again just below it with 0.155: the copy is an
     erratum, correct 0.154; rows with other labels are never compared."""
-    name = "004_daeab95066cb0286.txt"
-    lines = (SEEDS / name).read_text(encoding="utf-8").split("\n")
-    assert lines[840].startswith("5: miles") and lines[840].endswith("0.154")
-    path = tmp_path / name
-    path.write_text("\n".join(lines[:841] + [lines[840][:-1] + "5"] + lines[841:]), encoding="utf-8")
-    rep = _audit(path, ["week06-rnn", "week06-encoder"])
+    row = (SEEDS / W6).read_text(encoding="utf-8").split("\n")[840]
+    assert row.startswith("5: miles") and row.endswith("0.154")
+    rep = _audit(_copied_below(tmp_path, W6, 841, "0.154", "0.155"), ["week06-rnn", "week06-encoder"])
     assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(842, "0.155", "0.154")]
 
 

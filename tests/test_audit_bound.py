@@ -143,21 +143,11 @@ def test_the_key_of_a_page_name(text, env, key):
 
 def test_a_wrong_formula_on_a_small_page_of_ones_own():
     """A derivation of one's own: a page whose second formula names the wrong step."""
-    from symseq import Derivation
     from symseq.derive import bptt
-    from symseq.read.document import parse
 
-    page = ["# The cell", "", "\\(z_1=w_xx_1+w_hh_0\\) and \\(h_1=\\phi(z_1)\\).", "",
+    page = ["# The vector cell", "", "\\(z_1=w_xx_1+w_hh_0\\) and \\(h_1=\\phi(z_1)\\).", "",
             "\\(z_2=w_xx_2+w_hh_0\\)", ""]
-    d = Derivation("tiny", title="tiny", source="tiny.md")
-
-    @d.section("The cell")
-    def cell(s):
-        L, _, _ = bptt.scalar_rnn("three-step scalar RNN")
-        s.use(L)
-        s.claim(sp.Integer(3), 3, what="steps", in_text=False)
-
-    found = check(parse("\n".join(page), path="tiny.md"), [d], [("tiny", "The cell", (1, 6))])
+    found = _checked_on(page, lambda: bptt.scalar_rnn("three-step scalar RNN")[0])
     assert [(b.line, b.correct) for b in found] == [(5, "z_2 = h_1·w_h + w_x·x_2")]
 
 
@@ -173,7 +163,7 @@ def test_a_wrong_vector_formula_on_a_small_page_of_ones_own():
             "\\(\\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=0}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t\\)", "",
             "\\(\\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=1}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t\\)", "",
             "\\(g_{t-1,0}^h=g_{t,0}^z W_{h,00}+g_{t,1}^z W_{h,20}\\)", ""]
-    found = _checked_on_a_vector_rnn(page)
+    found = _checked_on(page)
     assert [b.line for b in found] == [5, 9, 13, 15]
     assert "an entry that W_h (2×2) does not have" in found[-1].reason
 
@@ -186,14 +176,14 @@ def test_a_display_over_several_lines_is_read_whole_and_named_by_its_line():
             "\\[ z_{t,0}=W_{x,00}x_{t,0}",
             "   +W_{x,01}x_{t,1}+W_{h,00}h_{t-1,0}+W_{h,01}h_{t-1,1}, \\qquad",
             "   \\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=1}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t . \\]", ""]
-    found = _checked_on_a_vector_rnn(page)
+    found = _checked_on(page)
     assert [b.line for b in found] == [5]
     assert "\\sum_{t=1}^{T-1}" in found[0].reason
 
 
-def _checked_on_a_vector_rnn(page: list[str]) -> list:
-    """The false equations of ``page`` (its lines; one section, "The vector cell") on the vector RNN ledger of
-    :func:`symseq.derive.bptt.vector_rnn` with D = H = 2 and T = 3."""
+def _checked_on(page: list[str], ledger=None) -> list:
+    """The false equations of ``page`` (its lines; one section, "The vector cell") on the ledger ``ledger()`` makes,
+    by default the vector RNN of :func:`symseq.derive.bptt.vector_rnn` with D = H = 2 and T = 3."""
     from symseq import Derivation
     from symseq.derive import bptt
     from symseq.read.document import parse
@@ -202,8 +192,7 @@ def _checked_on_a_vector_rnn(page: list[str]) -> list:
 
     @d.section("The vector cell")
     def cell(s):
-        L, _, _ = bptt.vector_rnn("vector RNN, D = H = 2")
-        s.use(L)
+        s.use(ledger() if ledger else bptt.vector_rnn("vector RNN, D = H = 2")[0])
         s.claim(sp.Integer(2), 2, what="width", in_text=False)
 
     return check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The vector cell", (1, len(page)))])
