@@ -145,7 +145,7 @@ def test_a_wrong_formula_on_a_small_page_of_ones_own():
     """A derivation of one's own: a page whose second formula names the wrong step."""
     from symseq.derive import bptt
 
-    page = ["# The vector cell", "", "\\(z_1=w_xx_1+w_hh_0\\) and \\(h_1=\\phi(z_1)\\).", "",
+    page = ["# The cell", "", "\\(z_1=w_xx_1+w_hh_0\\) and \\(h_1=\\phi(z_1)\\).", "",
             "\\(z_2=w_xx_2+w_hh_0\\)", ""]
     found = _checked_on(page, lambda: bptt.scalar_rnn("three-step scalar RNN")[0])
     assert [(b.line, b.correct) for b in found] == [(5, "z_2 = h_1·w_h + w_x·x_2")]
@@ -154,7 +154,7 @@ def test_a_wrong_formula_on_a_small_page_of_ones_own():
 def test_a_wrong_vector_formula_on_a_small_page_of_ones_own():
     """A vector RNN of one's own (D = H = 2): a coordinate formula with a swapped index, a recursion with a
     transpose too many, a gradient summed from the wrong step, and an entry the 2×2 W_h does not have."""
-    page = ["# The vector cell", "",
+    page = ["# The cell", "",
             "\\(z_{t,0}=W_{x,00}x_{t,0}+W_{x,01}x_{t,1}+W_{h,00}h_{t-1,0}+W_{h,01}h_{t-1,1}\\)", "",
             "\\(z_{t,1}=W_{x,10}x_{t,0}+W_{x,11}x_{t,1}+W_{h,01}h_{t-1,0}+W_{h,11}h_{t-1,1}\\)", "",
             "\\(\\mathbf g_{t-1}^h=\\mathbf g_t^z\\mathbf W_h\\) and "
@@ -172,7 +172,7 @@ def test_a_display_over_several_lines_is_read_whole_and_named_by_its_line():
     """A ``\\[ … \\]`` display whose equations run over three lines: one continued across a line break (its first
     line alone, ``z_{t,0}=W_{x,00}x_{t,0}``, would be false) holds; a sum from the wrong step on the display's
     third line is false at that line."""
-    page = ["# The vector cell", "",
+    page = ["# The cell", "",
             "\\[ z_{t,0}=W_{x,00}x_{t,0}",
             "   +W_{x,01}x_{t,1}+W_{h,00}h_{t-1,0}+W_{h,01}h_{t-1,1}, \\qquad",
             "   \\nabla_{\\mathbf W_x}\\mathcal L=\\sum_{t=1}^{T-1}(\\mathbf g_t^z)^\\top\\mathbf x_t . \\]", ""]
@@ -182,7 +182,7 @@ def test_a_display_over_several_lines_is_read_whole_and_named_by_its_line():
 
 
 def _checked_on(page: list[str], ledger=None) -> list:
-    """The false equations of ``page`` (its lines; one section, "The vector cell") on the ledger ``ledger()`` makes,
+    """The false equations of ``page`` (its lines; one section, "The cell") on the ledger ``ledger()`` makes,
     by default the vector RNN of :func:`symseq.derive.bptt.vector_rnn` with D = H = 2 and T = 3."""
     from symseq import Derivation
     from symseq.derive import bptt
@@ -190,12 +190,12 @@ def _checked_on(page: list[str], ledger=None) -> list:
 
     d = Derivation("tiny-vector", title="tiny", source="tiny.md")
 
-    @d.section("The vector cell")
+    @d.section("The cell")
     def cell(s):
         s.use(ledger() if ledger else bptt.vector_rnn("vector RNN, D = H = 2")[0])
         s.claim(sp.Integer(2), 2, what="width", in_text=False)
 
-    return check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The vector cell", (1, len(page)))])
+    return check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The cell", (1, len(page)))])
 
 
 @needs_seeds
