@@ -175,12 +175,14 @@ def routing(s):
 def scaling(s):
     sigma = sp.Symbol("σ", positive=True)
     s.identity("each product q_i k_i has variance σ⁴", dot_product_variance(1, sigma2=sigma**2) - sigma**4,
-               at="variance argument")
-    for d_k in (2, 3, 8):
-        s.identity(f"summing d_k = {d_k} independent products gives variance d_k σ⁴",
-                   dot_product_variance(d_k, sigma2=sigma**2) - d_k * sigma**4, at="variance argument")
-        s.identity(f"dividing by √d_k (d_k = {d_k}) gives variance σ⁴",
-                   dot_product_variance(d_k, sigma2=sigma**2, scaled=True) - sigma**4, at="variance argument")
+               at="variance argument", near=r"with variance $\sigma^2$. Each product has variance $\sigma^4$")
+    for d in (2, 3, 8):  # d_k stays general on the page; the identities are proved at these widths
+        s.identity("summing d_k independent products gives variance d_k σ⁴",
+                   dot_product_variance(d, sigma2=sigma**2) - d * sigma**4, what=f"d_k = {d}",
+                   at="variance argument", near=r"independent products gives variance $d_k\sigma^4$")
+        s.identity("dividing by √d_k gives variance σ⁴", dot_product_variance(d, sigma2=sigma**2, scaled=True)
+                   - sigma**4, what=f"d_k = {d}", at="variance argument",
+                   near=r"Dividing by $\sqrt{d_k}$ gives variance $\sigma^4$")
     L = Ledger("two scores [0, 8], raw and divided by √64")
     s.use(L)
     Sr = L.input("s", [[0, 8]])
@@ -373,10 +375,11 @@ def fused(s):
     mults = sum(hd.Q.shape[0] * hd.K.shape[0] * hd.Q.shape[1] + hd.A.shape[0] * hd.A.shape[1] * hd.V.shape[1]
                 for it in items for hd in it.heads)
     s.prove("score/value arithmetic is proportional to B T² D at fixed width", lambda: (
-        mults == 2 * B * T**2 * D, f"{mults} multiplications = 2·B·T²·D"))
+        mults == 2 * B * T**2 * D, f"{mults} multiplications = 2·B·T²·D"), near="stays proportional to $BT^2D$")
     entries = sum(hd.A.shape[0] * hd.A.shape[1] for it in items for hd in it.heads)
     s.prove("storing all heads' weights takes B H T² entries", lambda: (entries == B * H * T**2,
-                                                                          f"{entries} = {B}·{H}·{T}²"))
+                                                                          f"{entries} = {B}·{H}·{T}²"),
+            near="weights takes $BHT^2$ entries")
     L1 = Ledger("one head of the same width D = 4, B = 2, T = 3")
     one = blocks.batched_self_attention(L1, [L1.input(f"X^{{[{b}]}}", shape=(T, D)) for b in range(B)],
                                         L1.parameter("W_QKV", shape=(D, 3 * D)), L1.parameter("W_O", shape=(D, D)),
@@ -647,7 +650,10 @@ def teacher_forcing(s):
     inputs, targets = stream[:-1], stream[1:]
     s.prove("output at input position i predicts the token at i + 1", lambda: (
         all(targets[i] == stream[i + 1] for i in range(len(inputs))) and len(inputs) == 6,
-        f"inputs {inputs}; targets {targets}"))
+        f"inputs {inputs}; targets {targets}"), near="predicts the token at $i+1$")
+    s.prove("the target at i is the input at i + 1, outside the context x_0 … x_i", lambda: (
+        all(targets[i] == inputs[i + 1] for i in range(len(inputs) - 1)), "targets[i] == inputs[i + 1]"),
+        near="The target at $i+1$ is not")
 
 
 @derivation.section("§7.3 Why shifting the targets is insufficient")
@@ -749,7 +755,8 @@ def trace(s):
     h0, h1 = Lh.entry_symbols("h")
     s.given(L.handle("W_vocab"), what="the untied head W_vocab", at="5 · logits and loss")
     s.identity("each row (h_0, h_1) gives logits (h_0, h_1, −h_0 − h_1)",
-               Lh.expand(zrow.name, values=True) - sp.Matrix([[h0, h1, -h0 - h1]]), at="5 · logits and loss")
+               Lh.expand(zrow.name, values=True) - sp.Matrix([[h0, h1, -h0 - h1]]), at="5 · logits and loss",
+               near=r"Each row $[h_0,h_1]$ gives logits $[h_0,h_1,-h_0-h_1]$")
     s.show_table("Z", r["Z"], rows=["A@0", "B@1", "C@2"], cols=VOCAB, digits=4)
     ce, P = r["ce"], r["P"]
     Pv = L.value(P.name)

@@ -410,6 +410,12 @@ class Auditor:
                             self.report.missing.append(Missing(c.id, c.printed, c.location, c.what, kind="claim",
                                                                lines=self._reworded(c.near, sect) or sect,
                                                                near=c.near))
+                        elif held and not any(_raw(c.near) in self._raw_lines[a] for a, _ in held):
+                            # read only with its numbers aside: the page's formula now has another exponent,
+                            # index or count (σ^5 for the σ^4 the derivation proved)
+                            self.report.missing.append(Missing(c.id, c.printed, c.location, c.what, kind="claim",
+                                                               lines=held[0] if len(held) == 1 else sect,
+                                                               near=c.near))
                         elif held:
                             self.report.quotes.append((tuple(held), c.near, c.id))
                         continue

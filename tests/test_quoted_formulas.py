@@ -1,0 +1,85 @@
+"""A statement a derivation proves and quotes with ``near=`` is held to the page's text, numbers included.
+
+Handout #11 (seed 001) argues in symbols: "each product has variance $\\sigma^4$", "proportional to $BT^2D$",
+"predicts the token at $i+1$", "each row $[h_0,h_1]$ gives logits $[h_0,h_1,-h_0-h_1]$". Its derivation proves
+each of them and quotes the page's formula with ``near=``. An exponent, index or subscript edited in the quoted
+formula makes the page state something the derivation did not prove: the audit fails at that line, with the
+claim expected there. The seeds are read from ``$SYMSEQ_SEEDS`` or ``../shared/seeds`` (see ``test_audit``).
+"""
+
+import pytest
+
+from symseq import Derivation
+from test_audit import SEEDS, needs_seeds
+from test_claim_words import _audit_json
+
+H11 = "001_d42a515eb3cd140c.txt"
+
+# (line, text before, text after): one edit of an integer inside a quoted formula per case
+EDITS = [
+    (37, r"zero-mean, with variance $\sigma^2$", r"zero-mean, with variance $\sigma^3$"),
+    (37, r"Each product has variance $\sigma^4$", r"Each product has variance $\sigma^5$"),
+    (37, r"gives variance $d_k\sigma^4$", r"gives variance $d_k\sigma^2$"),
+    (37, r"gives variance $\sigma^4$. This", r"gives variance $\sigma^3$. This"),
+    (67, r"proportional to $BT^2D$", r"proportional to $BT^3D$"),
+    (67, r"takes $BHT^2$ entries", r"takes $BHT^1$ entries"),
+    (105, r"predicts the token at $i+1$", r"predicts the token at $i+2$"),
+    (105, r"The target at $i+1$ is not", r"The target at $i+2$ is not"),
+    (129, r"Each row $[h_0,h_1]$", r"Each row $[h_0,h_2]$"),
+    (129, r"gives logits $[h_0,h_1,-h_0-h_1]$", r"gives logits $[h_0,h_1,-h_0-h_2]$"),
+]
+
+
+@needs_seeds
+@pytest.mark.parametrize("line, old, new", EDITS, ids=[f"{e[0]}-{e[2][-12:]}" for e in EDITS])
+def test_an_integer_edited_in_a_quoted_formula_fails_at_its_line(line, old, new, tmp_path, capsys):
+    lines = (SEEDS / H11).read_text(encoding="utf-8").split("\n")
+    assert lines[line - 1].count(old) == 1
+    lines[line - 1] = lines[line - 1].replace(old, new)
+    path = tmp_path / H11
+    path.write_text("\n".join(lines), encoding="utf-8")
+    status, rep = _audit_json(path, "handout11-self-attention", tmp_path / "edited.json")
+    assert status == 1 and rep["errata"] == []
+    assert rep["missing"] and all(m["lines"] == [line, line] for m in rep["missing"]), rep["missing"]
+
+
+PAGE = """# Scaled scores
+
+## Variance
+
+With independent, centred coordinates of variance $\\sigma^2$, each product has variance $\\sigma^4$.
+"""
+
+
+def _variance_page(tmp_path, text: str):
+    """A page of one's own and a derivation that proves its statement and quotes the page's formula."""
+    import sympy as sp
+
+    from symseq.derive.moments import dot_product_variance
+
+    page = tmp_path / "page.md"
+    page.write_text(text, encoding="utf-8")
+    d = Derivation("variance-page", title="Scaled scores", source=str(page))
+    sigma = sp.Symbol("σ", positive=True)
+
+    @d.section("Variance")
+    def variance(s):
+        s.identity("a product of two centred coordinates has variance σ⁴",
+                   dot_product_variance(1, sigma2=sigma**2) - sigma**4,
+                   near=r"of variance $\sigma^2$, each product has variance $\sigma^4$")
+
+    return page, d
+
+
+@pytest.mark.parametrize("edit, fails", [(None, False), (("sigma^4", "sigma^6"), True),
+                                         (("sigma^2", "sigma^3"), True), (("each product", "each  product"), False)])
+def test_a_quoted_formula_on_a_page_of_ones_own(edit, fails, tmp_path):
+    from symseq.audit import audit_document, read
+
+    text = PAGE if edit is None else PAGE.replace(*edit)
+    page, d = _variance_page(tmp_path, text)
+    assert d.claims[0].check().status == "ok"
+    rep = audit_document(read(page), [d])
+    assert rep.failed is fails
+    if fails:
+        assert [m.lines for m in rep.missing] == [(5, 5)]
