@@ -79,10 +79,45 @@ def test_a_result_within_the_rounding_of_its_operands_is_left_for_a_derivation()
     assert st.status == "wrong"
     with mpmath.workdps(30):
         assert mpmath.nstr(mpmath.tanh(mpmath.mpf("0.55")), 3) == "0.501"
-    # printed as the result of W_h x first, they may be rounded: [0.500, 0.337] is then within their rounding
+    # printed as the exact result of W_h x first (0.5 + 0.1·0.5 = 0.55), they are exact there too: 0.500 is wrong
     rep = _audit("W_h = [[0.5, 0.1], [0.2, 0.3]]\n\nh = tanh(W_h @ [1.0, 0.5]) = tanh([0.55, 0.35]) = [0.500, 0.337]\n")
     st = next(s for s in rep.statements if s.text.startswith("tanh(W_h"))
+    assert st.status == "wrong" and _verdict(rep).failed
+    # printed as a rounded result (W_h [1.0, 0.49] = [0.549, 0.347]), they may be rounded: [0.500, 0.337] is then
+    # within their rounding (tanh over 0.35 ± 0.005 spans 0.3364 … 0.3410)
+    rep = _audit("W_h = [[0.5, 0.1], [0.2, 0.3]]\n\nh = tanh(W_h @ [1.0, 0.49]) = tanh([0.55, 0.35]) = [0.500, 0.337]\n")
+    st = next(s for s in rep.statements if s.text.startswith("tanh(W_h"))
     assert st.status == "drift" and not rep.errata and not _verdict(rep).failed
+    with mpmath.workdps(30):
+        assert mpmath.tanh(mpmath.mpf("0.345")) < mpmath.mpf("0.3365") < mpmath.mpf("0.3375") < mpmath.tanh(
+            mpmath.mpf("0.355"))
+
+
+def test_a_chain_printed_from_exact_inputs_keeps_its_intermediate_exact():
+    """(0.2·0.3 + 0.4·(−0.2))/√2 = −0.02/√2: −0.02 is the exact value of the inputs' sum, not a rounded one, so
+    the result printed after it is decided at its printed digits (−0.0141, not −0.0144)."""
+    text = "For example $S_{10} = (0.2 \\cdot 0.3 + 0.4 \\cdot (-0.2)) / \\sqrt{2} = -0.02 / \\sqrt{2} = {}$.\n"
+    with mpmath.workdps(30):
+        assert mpmath.nstr(mpmath.mpf("-0.02") / mpmath.sqrt(2), 3) == "-0.0141"
+    assert not _audit(text.replace("{}", "-0.0141")).errata
+    bad, = _audit(text.replace("{}", "-0.0144")).errata
+    assert bad.line == 1 and bad.wrong[-1].printed == ["-0.0144"] and bad.wrong[-1].correct == ["-0.0141"]
+
+
+def test_a_computation_printed_again_with_another_result_is_an_erratum_at_the_copy():
+    """A line printed again below itself with one number changed, its own arithmetic left within rounding, is a
+    second, false value of the same computation: an erratum at the copy (the audit of a page with no derivation)."""
+    from symseq.audit.arithmetic import audit_page
+
+    line = "The tripled state is $3h = 3 \\cdot 0.2913 = {}$ as the table prints it.\n"
+    page = "# Step\n\nThe state is $h = \\tanh(0.3) = 0.2913$.\n" + line.replace("{}", "0.8739")
+    with mpmath.workdps(30):  # 3 tanh(0.3) = 0.87394…; 3 × (0.2913 ± 0.00005) spans 0.87375 … 0.87405
+        assert mpmath.nstr(3 * mpmath.tanh(mpmath.mpf("0.3")), 4) == "0.8739"
+    assert not audit_page(parse(page, path="page.md")).failed
+    copy = audit_arithmetic(parse(page + line.replace("{}", "0.8740"), path="page.md"))
+    assert not copy.errata  # alone, the copy's 0.8740 is within the rounding of 0.2913
+    rep = audit_page(parse(page + line.replace("{}", "0.8740"), path="page.md"))
+    assert rep.failed and [(e.line, e.printed, e.correct) for e in rep.errata] == [(5, "0.8740", "0.8739")]
 
 
 def test_softmax_and_means_stated_in_words():

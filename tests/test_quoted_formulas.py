@@ -83,3 +83,48 @@ def test_a_quoted_formula_on_a_page_of_ones_own(edit, fails, tmp_path):
     assert rep.failed is fails
     if fails:
         assert [m.lines for m in rep.missing] == [(5, 5)]
+
+
+WEIGHTS = """# Weights
+
+## Attention
+
+The weights of row 1 are $a_{10} = 0.4$ and $a_{11} = 0.6$.
+At position 1 the weight on position 1 is larger than the weight on position 0.
+At position 2 the weight on position 0 is smaller than the weight on position 2.
+"""
+
+
+def _weights_page(tmp_path, text: str):
+    """A page of one's own whose comparison at position 1 is claimed with ``near=`` quoting its line."""
+    page = tmp_path / "weights.md"
+    page.write_text(text, encoding="utf-8")
+    d = Derivation("weights-page", title="Weights", source=str(page))
+
+    @d.section("Attention")
+    def attention(s):
+        a10, a11 = s.given("a_{10}"), s.given("a_{11}")
+        s.prove("a_11 > a_10", lambda: a11 > a10,
+                near="At position 1 the weight on position 1 is larger than the weight on position 0")
+
+    return page, d
+
+
+@pytest.mark.parametrize("old, new, fails", [
+    ("", "", False),
+    ("is larger than", "is greater than", False),  # the same comparison in other words
+    ("is larger than", "is bigger than", False),
+    ("is larger than", "is smaller than", True),  # flipped: named at its own line, not at the next, alike one
+    ("is larger than", "is less than", True),
+])
+def test_a_quoted_comparison_in_other_words_holds_and_a_flipped_one_fails_at_its_line(old, new, fails, tmp_path):
+    from symseq.audit import audit_document, read
+
+    page, d = _weights_page(tmp_path, WEIGHTS.replace(old, new) if old else WEIGHTS)
+    rep = audit_document(read(page), [d])
+    assert rep.failed is fails
+    if fails:
+        assert [m.lines for m in rep.missing] == [(6, 6)]
+    else:  # the comparison counts as checked by the claim
+        (by,) = [by for c, by in rep.comparisons if c.line == 6]
+        assert by == d.claims[-1].id

@@ -32,7 +32,7 @@ from ..errors import NotRealError, SymseqError
 from ..read import (NAME, NUMBER, Ref, Statement, Vec, computes, is_number, is_scientific, is_word, name_key,
                     numbers, parse, read_number, result_parts, scan, show, with_number, without_sign)
 from ..read.grammar import terminal
-from ..verify.steps import Link, decide, inner_steps
+from ..verify.steps import Link, decide, exact_result, inner_steps
 from .attribution import WITHIN_ROUNDING, Attribution, PageStatement, Rule
 from ..read.document import Document, row_cells
 from .structure import HARD, classify
@@ -979,7 +979,8 @@ def audit_page(doc: Document, *, dps: int = 50):
     """The audit of a page with no derivation of it (``symseq audit FILE`` when no derivation has FILE as its
     source): its own arithmetic, checked from its printed operands (:func:`audit_arithmetic`), as an
     :class:`~symseq.audit.report.AuditReport` whose tokens only that arithmetic accounts for
-    (:meth:`~symseq.audit.report.AuditReport.of_page`).
+    (:meth:`~symseq.audit.report.AuditReport.of_page`); a computation printed again below itself with another
+    result is an erratum at the copy (:meth:`~symseq.audit.report.AuditReport.add_repeats`).
 
     Args:
         doc: a handout as :func:`symseq.read.document.read` returns it.
@@ -990,7 +991,8 @@ def audit_page(doc: Document, *, dps: int = 50):
     """
     from .report import AuditReport
 
-    return AuditReport.of_page(audit_arithmetic(doc, dps=dps), places=doc.where if doc.places is not None else None)
+    rep = AuditReport.of_page(audit_arithmetic(doc, dps=dps), places=doc.where if doc.places is not None else None)
+    return rep.add_repeats(doc.lines)  # a computation printed again with another result
 
 
 # a statement of more single-character edits than this is not searched for its one wrong operand
@@ -1142,16 +1144,16 @@ def _printed_results(chains, doc: Document | None = None, exact: frozenset = fro
             if (line, column) not in read:
                 for e in entries:
                     note(e, line, column)
-    for st, spans, lg in sorted(chains, key=lambda c: tuple(c[1][0][:2]) if c[1] else (0, 0)):
-        start = tuple(spans[0][:2]) if spans else (0, 0)
-        for k in result_parts(st):
-            if k < len(spans) and not _exact_result(st, k, lambda n: first.get(_key(n.text), start) < start):
-                for n in numbers(st.parts[k]):
-                    note(n.text, spans[k][0], spans[k][1])
-
     def rounded(line: int, column: int = 0):
         return lambda number: _key(number.text) not in exact and first.get(_key(number.text), (line, column)) < (
             line, column)
+
+    for st, spans, lg in sorted(chains, key=lambda c: tuple(c[1][0][:2]) if c[1] else (0, 0)):
+        start = tuple(spans[0][:2]) if spans else (0, 0)
+        for k in result_parts(st):  # (an operand a derivation holds exact is exact here too: 0.2 of Q = XW_Q)
+            if k < len(spans) and not exact_result(st, k, rounded(*start)):
+                for n in numbers(st.parts[k]):
+                    note(n.text, spans[k][0], spans[k][1])
 
     return rounded
 
@@ -1200,21 +1202,6 @@ def _after_approx(text: str) -> list:
         return []
     starts = {m.end() for m in _APPROX.finditer(text)}
     return [t for t in scan(text) if t.start in starts and t.kind in ("number", "vector", "matrix")]
-
-
-def _exact_result(st, k: int, rounded) -> bool:
-    """Whether the result part ``k`` of a statement is exactly the value of the part before it, computed from
-    operands none of which is ``rounded`` (``0.01 × 0.03 = 3e-4``, ``√0.25 = 0.5``): a result printed in full, which
-    is no rounded operand where the page uses it again. ``2.0 · 0.4621 = 0.9242`` is exact arithmetic, but of a
-    rounded 0.4621, so its 0.9242 is rounded too."""
-    from ..read import value
-
-    if any(rounded(n) for part in st.parts[:k] for n in numbers(part)):
-        return False
-    try:
-        return value(st.parts[k - 1]) == value(st.parts[k])
-    except SymseqError:
-        return False
 
 
 # f(\cdots) = [0.2118, 0.2584, ...]: a result list whose computation the page elides

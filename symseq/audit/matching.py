@@ -52,6 +52,7 @@ from ..read.document import Document
 from .report import Ambiguous, AuditReport, Erratum, Missing
 from ..read.sections import locate, span
 from .structure import HARD, SOFT, claim_tokens, classify
+from .words import synonym_quotes
 from ..read import MINUS, Token, in_value_range, number_value, scan_words
 
 _LABEL_REASONS = ("position, row or feature number", "superscript or subscript label named in the text")
@@ -136,6 +137,13 @@ def _anchored(near: str, value) -> str:
     the line (a deleted one is missing); "" otherwise."""
     m = re.search(r"(?<![\w.])(-?(?:" + NUMBER + r"))\W*$", near)
     return _raw(near[:m.start(1)]) if m and number_value(m.group(1)) == value and _raw(near[:m.start(1)]) else ""
+
+
+@functools.lru_cache(maxsize=4096)
+def _quotations(near: str) -> tuple[str, ...]:
+    """The raw texts (:func:`_raw`) a line may hold for ``near``: itself, then with a comparison word of it in other
+    words of the same meaning (:func:`symseq.audit.words.synonym_quotes`)."""
+    return tuple(_raw(x) for x in (near, *synonym_quotes(near)))
 
 
 def _bare(raw: str) -> str:
@@ -410,7 +418,7 @@ class Auditor:
                             self.report.missing.append(Missing(c.id, c.printed, c.location, c.what, kind="claim",
                                                                lines=self._reworded(c.near, sect) or sect,
                                                                near=c.near))
-                        elif held and not any(_raw(c.near) in self._raw_lines[a] for a, _ in held):
+                        elif held and not any(self._quotes(c.near, a) for a, _ in held):
                             # read only with its numbers aside: the page's formula now has another exponent,
                             # index or count (σ^5 for the σ^4 the derivation proved)
                             self.report.missing.append(Missing(c.id, c.printed, c.location, c.what, kind="claim",
@@ -527,20 +535,36 @@ class Auditor:
         if len(want) < 3:
             return None
         lines = range(sect[0], sect[1] + 1) if sect is not None else range(1, self.doc.n + 1)
-        n, hits = len(want), []
+        n, hits, verbatim = len(want), [], []
         for k in lines:
             have = [w.lower() for w in re.findall(r"[A-Za-z]{2,}", self.doc.line(k))]
-            if any(sum(a != b for a, b in zip(have[i:i + n], want)) == 1 for i in range(len(have) - n + 1)):
+            for i in range(len(have) - n + 1):
+                if sum(a != b for a, b in zip(have[i:i + n], want)) != 1:
+                    continue
                 hits.append(k)
-        return (hits[0], hits[0]) if len(hits) == 1 else None
+                # the quotation itself, numbers and all, with that one word replaced: this line, not a neighbour
+                # whose words read alike ("at position 2 … smaller" under "at position 1 … larger")
+                j = next(j for j in range(n) if have[i + j] != want[j])
+                said = re.sub(rf"(?i)\b{re.escape(want[j])}\b", have[i + j], near, count=1)
+                if _raw(said).lower() in self._raw_lines[k].lower():
+                    verbatim.append(k)
+                break
+        found = verbatim if len(verbatim) == 1 else hits
+        return (found[0], found[0]) if len(found) == 1 else None
+
+    def _quotes(self, near: str, line: int) -> bool:
+        """Whether ``line`` holds the text ``near`` as it is (spacing, ``$`` and braces aside), or with a comparison
+        word of it printed in other words of the same meaning ("greater than" for "larger than")."""
+        have = self._raw_lines[line]
+        return any(x in have for x in _quotations(near))
 
     def _near(self, near: str, sect) -> list | None:
         """The lines holding the text ``near`` (spacing, ``$`` and braces aside; its numbers aside when no line
         holds it with them, so that an edited number there is found wrong at its line): those of the section when
         it has any, else those of the whole file (a line of the section that reads as ``near`` without its numbers
         comes before an exact line elsewhere); None when no line holds it."""
-        want, bare = _raw(near), _bare(_raw(near))
-        hold = [i for i in range(1, self.doc.n + 1) if want in self._raw_lines[i]]
+        bare = _bare(_raw(near))
+        hold = [i for i in range(1, self.doc.n + 1) if self._quotes(near, i)]
         # its numbers edited or deleted: the lines that read as it without them
         if len(bare) >= 6 and self._bare_lines is None:  # (once, not once per anchored claim)
             self._bare_lines = [_bare(x) for x in self._raw_lines]

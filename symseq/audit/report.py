@@ -350,9 +350,11 @@ class AuditReport:
         the same numbers but one, where that number of the earlier line is an input or a claim's value and the
         copy's is not accounted for, prints a second, false value of that quantity: an :class:`Erratum` at the
         copy, whose correct value is the earlier line's (``0.8[2,0]+0.1[0,2]+0.1[4,4]=[2,0.6]`` printed again as
-        ``0.9[2,0]…``). A line with few words (fewer than :data:`REPEAT_WORDS` letters outside its numbers: a labelled
-        row of a table) is compared only with the line just above it (the same row printed twice); a line of numbers
-        alone is never compared (rows of a matrix differ by a number as a matter of course). Returns ``self``.
+        ``0.9[2,0]…``). The earlier number may also be one the page's own arithmetic holds where the copy's is left
+        within rounding: the same computation printed twice with two results. A line with few words (fewer than
+        :data:`REPEAT_WORDS` letters outside its numbers: a labelled row of a table) is compared only with the line
+        just above it (the same row printed twice); a line of numbers alone is never compared (rows of a matrix
+        differ by a number as a matter of course). Returns ``self``.
 
         Source: issue 39, "every printing of a bound quantity's value is checked".
         """
@@ -391,12 +393,16 @@ class AuditReport:
             # holds to the printed digits; it does not make 0.284 the value of the quantity printed as 0.283 above)
             copy_free = b.attribution.verdict == "uncovered" or \
                 b.attribution.verdict == "covered" and isinstance(b.attribution.by, PageStatement)
-            if a.attribution.verdict != "covered" or not copy_free or claim is None and not isinstance(by, Given):
+            # the earlier line's number held by its own arithmetic alone (the same computation, printed again with
+            # another result the arithmetic leaves within rounding): the copy's number is the second value
+            arith = claim is None and isinstance(by, PageStatement) and b.attribution.verdict == "uncovered"
+            if a.attribution.verdict != "covered" or not copy_free or \
+                    claim is None and not isinstance(by, Given) and not arith:
                 continue
             b.attribution = a.attribution.but("wrong")
-            self.errata.append(Erratum(line, b.text, a.text, digit_fault(b.text, a.text),
-                                       by.source if claim is None else claim.id, context=b.context,
-                                       kind="input" if claim is None else "claim"))
+            source = claim.id if claim is not None else f"page arithmetic, line {by.line}" if arith else by.source
+            self.errata.append(Erratum(line, b.text, a.text, digit_fault(b.text, a.text), source, context=b.context,
+                                       kind="claim" if claim is not None else "arithmetic" if arith else "input"))
         if len(self.errata) > before:
             self._in_text_order()
         return self
@@ -459,15 +465,16 @@ class AuditReport:
         the claim that checks it: one whose ``near=`` quotes the word on that line, so that the audit fails when
         the word is changed; None for a statement no claim checks. Questions and quoted words are left out.
         Returns ``self``."""
-        from .words import comparisons
+        from .words import comparisons, synonym_quotes
 
-        def quotes_it(near: str, c) -> bool:  # near's words, found in order on the line, span the word
-            words = re.findall(r"[A-Za-z]+", near)
-            if not words:
-                return False
-            pattern = r"(?<![A-Za-z])" + r"[^A-Za-z]{1,40}?".join(map(re.escape, words)) + r"(?![A-Za-z])"
-            return any(m.start() <= c.start and c.end <= m.end()
-                       for m in re.finditer(pattern, doc.line(c.line), re.IGNORECASE))
+        def quotes_it(near: str, c) -> bool:  # near's words (or a synonym's), in order on the line, span the word
+            for said in (near, *synonym_quotes(near)):
+                words = re.findall(r"[A-Za-z]+", said)
+                pattern = r"(?<![A-Za-z])" + r"[^A-Za-z]{1,40}?".join(map(re.escape, words)) + r"(?![A-Za-z])"
+                if words and any(m.start() <= c.start and c.end <= m.end()
+                                 for m in re.finditer(pattern, doc.line(c.line), re.IGNORECASE)):
+                    return True
+            return False
 
         for c in comparisons(doc):
             if c.use != "statement":

@@ -29,7 +29,11 @@ FLIPS = dict([p for a, b in (("larger", "smaller"), ("increases", "decreases"), 
                               ("positive", "negative"), ("more", "less"), ("largest", "smallest"),
                               ("higher", "lower"), ("vanishes", "explodes"), ("vanish", "explode"),
                               ("vanishing", "exploding"), ("above", "below")) for p in ((a, b), (b, a))]
-              + [("greater", "less")])
+              + [("greater", "less"), ("bigger", "smaller")])
+# comparison words that say the same (a page may write "greater than" where a derivation quoted "larger than")
+_SAME_AS = [("larger", "greater", "bigger"), ("smaller", "lower"), ("largest", "greatest", "biggest"),
+            ("smallest", "lowest", "least"), ("increases", "grows"), ("decreases", "shrinks")]
+SYNONYMS = {w: tuple(x for x in group if x != w) for group in _SAME_AS for w in group}
 COMPARISON = re.compile(r"(?<![\\\w-])(" + "|".join(sorted(FLIPS, key=len, reverse=True)) + r")(?![\w-])",
                          re.IGNORECASE)
 _THAN_AFTER = re.compile(r"[^.?!;:]{0,40}?\bthan\b", re.IGNORECASE)  # more … than, less … than
@@ -44,6 +48,17 @@ MATRIX_ENV = re.compile(r"\\begin\{([bpvBV]?matrix)\}((?:(?!\\begin\{).)*?)\\end
 _SPACING = re.compile(r"\\[,;!: ]|\\(?:qquad|quad|Bigl|Bigr|bigl|bigr|Big|big|left|right|displaystyle|boxed|nonumber)"
                       r"(?![A-Za-z])|\\begin\{(?:aligned|align\*?|split|gathered)\}|\\end\{(?:aligned|align\*?|split|"
                       r"gathered)\}|&|\\\\")
+
+
+def synonym_quotes(text: str) -> list[str]:
+    """``text`` with one of its comparison words put in other words of the same meaning (``larger`` →
+    ``greater``, ``bigger``), case kept: the other ways a page may print a comparison a claim quotes."""
+    out = []
+    for m in re.finditer(r"[A-Za-z]+", text):
+        for other in SYNONYMS.get(m.group().lower(), ()):
+            other = other.capitalize() if m.group()[0].isupper() else other
+            out.append(text[:m.start()] + other + text[m.end():])
+    return out
 
 
 def plain_formula(body: str) -> str:

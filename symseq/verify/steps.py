@@ -204,6 +204,21 @@ def _shape(x):
     return (len(x),) + _shape(x[0]) if isinstance(x, tuple) and x else ()
 
 
+def exact_result(st: Statement, k: int, rounded, vals: list | None = None) -> bool:
+    """Whether the result part ``k`` of a statement is exactly the value of the part before it, computed from
+    operands none of which is ``rounded`` (``0.01 × 0.03 = 3e-4``, ``√0.25 = 0.5``, ``(0.2·0.3 + 0.4·(−0.2))/√2 =
+    −0.02/√2`` with exact inputs): a result printed in full, whose decimals are no rounded operands of the links
+    after it, nor where the page uses them again. ``2.0 · 0.4621 = 0.9242`` is exact arithmetic, but of a rounded
+    0.4621, so its 0.9242 is rounded too. ``vals``: the parts' values, when already computed."""
+    if k < 1 or any(rounded(n) for part in st.parts[:k] for n in numbers(part)):
+        return False
+    try:
+        a, b = (vals[k - 1], vals[k]) if vals is not None else (value(st.parts[k - 1]), value(st.parts[k]))
+    except SymseqError:
+        return False
+    return a == b
+
+
 def _link(st: Statement, k: int, vals: list, dps: int, rounded=None) -> Link:
     left, right = st.parts[k], st.parts[k + 1]
     rel = st.relations[k]
@@ -212,7 +227,7 @@ def _link(st: Statement, k: int, vals: list, dps: int, rounded=None) -> Link:
         raise ClaimError(f"{st.texts[k]!r} and {st.texts[k + 1]!r} have different shapes "
                          f"({_shape(a) or 'a scalar'} and {_shape(b) or 'a scalar'})")
     base = dict(index=k, left=st.texts[k], right=st.texts[k + 1], relation=rel)
-    if rounded is not None and k in result_parts(st):
+    if rounded is not None and k in result_parts(st) and not exact_result(st, k, rounded, vals):
         rounded = None  # this link's left side is a result the chain printed: every decimal of it may be rounded
     if is_number(right):
         return _result(base, left, right, a, rel, dps, rounded)
