@@ -60,6 +60,17 @@ def test_two_shapes_on_one_line_either_of_which_may_be_wrong_are_named_together(
     assert "W_1 (d×m) or W_2 (d×m)" in found[0].reason
 
 
+def test_a_transposed_shape_breaks_a_formula_of_a_display_written_over_several_lines():
+    page = ("# Head\n\nThe input $\\mathbf X$ has shape $T\\times d$.\n\n\\[\n"
+            "\\mathbf Q = \\mathbf X \\mathbf W_Q, \\qquad \\mathbf K = \\mathbf X \\mathbf W_K,\n\\]\n\n"
+            "with $\\mathbf W_Q, \\mathbf W_K \\in \\mathbb R^{d\\times d_k}$, so "
+            "$\\mathbf Q, \\mathbf K \\in \\mathbb R^{T\\times d_k}$.\n")
+    assert misfits(parse(page, path="page.md")) == []
+    found = misfits(parse(page.replace("R^{T\\times d_k}", "R^{d_k\\times T}"), path="page.md"))
+    assert [(m.line, m.correct) for m in found] == [(9, "T×d_k")], found
+    assert "\\mathbf Q = \\mathbf X \\mathbf W_Q" in found[0].reason  # the formula of the display, line 6
+
+
 def test_the_product_rule_in_words_is_checked():
     ok = parse(r"Multiplying an $a\times b$ matrix by a $b\times c$ matrix produces an $a\times c$ matrix.",
                path="p.md", fmt="markdown")

@@ -54,7 +54,7 @@ from ..ledger import entry_name
 from ..read import NUMBER
 from ..read.page import split_top
 from .arithmetic import Broken
-from .words import MATRIX_ENV, display_blocks, math_bodies, plain_formula
+from .words import MATRIX_ENV, display_blocks, line_of, math_bodies, plain_formula
 
 MAX_PIECES = 600  # equations checked per page (bounded work)
 STEPS = range(10)  # the values an index letter of a subscript is bound to
@@ -719,7 +719,7 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
             if seen > MAX_PIECES:
                 return out
             verdict = _check(sides, mine)
-            k = 0 if texts is None or verdict is None else _line_of(sides, texts)
+            k = 0 if texts is None or verdict is None else line_of(sides, texts)
             if verdict is not None and checked is not None:
                 checked.append((line + k, " = ".join(" ".join(x.split()) for x in sides), verdict[0]))
             if verdict is None or verdict[0]:
@@ -741,13 +741,3 @@ def _binds_at(line: int, by_line: dict, binds: dict) -> list:
         if all(b is not binds[id(L)] for b in mine):
             mine.append(binds[id(L)])
     return mine
-
-
-def _line_of(sides: list[str], texts: list[str]) -> int:
-    """The index of the line of a display (its ``texts``) where an equation of it starts: the first line holding its
-    first side's text (spaces aside), else the first line."""
-    key = re.sub(r"\s+", "", sides[0])[:24]
-    for k, text in enumerate(texts):
-        if key and key in re.sub(r"\s+", "", text):
-            return k
-    return 0

@@ -39,7 +39,7 @@ import sympy as sp
 from ..read import NUMBER
 from ..read.document import Document, row_cells
 from .arithmetic import Broken
-from .words import math_bodies, plain_formula
+from .words import display_blocks, line_of, math_bodies, plain_formula
 
 REACH = 120  # lines: a formula reads a name's shape declared at most this far away (a table of objects above)
 MAX_FORMULAS = 400  # formulas checked per page (bounded work)
@@ -400,24 +400,25 @@ class _Sizes:
 def formulas(doc: Document) -> list[Formula]:
     """The equations the page prints in its formulas (``Q=HW_Q,K=HW_K`` is two), each as the text of its sides."""
     out = []
-    for k, line in enumerate(doc.lines, 1):
-        if k in doc.code:
+    bodies = [(k, body, None) for k, line in enumerate(doc.lines, 1) if k not in doc.code
+              for _, _, body in math_bodies(line)]
+    bodies += [(first, " ".join(texts), texts) for first, texts in display_blocks(doc.lines)
+               if first not in doc.code]  # a display written over several lines, read whole
+    for k, body, texts in bodies:
+        if re.search(r"\\begin\{(?:aligned|align\*?|split|gathered)\}", body):
+            body = plain_formula(body)  # an aligned display: its rows as equations
+        if re.search(r"\\begin", body):
             continue
-        for _, _, body in math_bodies(line):
-            if re.search(r"\\begin\{(?:aligned|align\*?|split|gathered)\}", body):
-                body = plain_formula(body)  # an aligned display: its rows as equations
-            if re.search(r"\\begin", body):
+        for piece in re.split(r",(?![^{}()]*[})])|\\quad|\\qquad|;", body):
+            if re.search(r"\\approx|\\sum|\\prod|\\cdots|\\ldots|\\dots|\\in(?![A-Za-z])|\\mapsto|<|>|\\le|\\ge|"
+                         r"\\times|\\mid|\|", piece) or "=" not in piece:
                 continue
-            for piece in re.split(r",(?![^{}()]*[})])|\\quad|\\qquad|;", body):
-                if re.search(r"\\approx|\\sum|\\prod|\\cdots|\\ldots|\\dots|\\in(?![A-Za-z])|\\mapsto|<|>|\\le|\\ge|"
-                             r"\\times|\\mid|\|", piece) or "=" not in piece:
-                    continue
-                if re.search(r"(?<![_^{])\d", re.sub(r"[_^]\s*\{[^{}]*\}|[_^]\s*\w", "", piece)) \
-                        and not re.search(r"\\frac|\\sqrt", piece):
-                    continue  # numbers: a worked example's arithmetic
-                sides = [s for s in piece.split("=")]
-                if all(s.strip() for s in sides) and len(out) < MAX_FORMULAS:
-                    out.append(Formula(k, piece.strip(), sides))
+            if re.search(r"(?<![_^{])\d", re.sub(r"[_^]\s*\{[^{}]*\}|[_^]\s*\w", "", piece)) \
+                    and not re.search(r"\\frac|\\sqrt", piece):
+                continue  # numbers: a worked example's arithmetic
+            sides = [s for s in piece.split("=")]
+            if all(s.strip() for s in sides) and len(out) < MAX_FORMULAS:
+                out.append(Formula(k + (0 if texts is None else line_of(sides, texts)), piece.strip(), sides))
     return out
 
 

@@ -107,6 +107,16 @@ def display_blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
     return out
 
 
+def line_of(sides: list[str], texts: list[str]) -> int:
+    """The index of the line of a display (its ``texts``) where an equation of it starts: the first line holding its
+    first side's text (spaces aside), else the first line."""
+    key = re.sub(r"\s+", "", sides[0])[:24]
+    for k, text in enumerate(texts):
+        if key and key in re.sub(r"\s+", "", text):
+            return k
+    return 0
+
+
 def display_lines(doc: Document) -> set:
     """Lines inside a displayed formula written over several lines (``$$`` or ``\\[`` alone on a line, or a
     LaTeX ``equation``/``align`` environment)."""
