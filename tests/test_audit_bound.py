@@ -181,7 +181,35 @@ def test_a_display_over_several_lines_is_read_whole_and_named_by_its_line():
     assert "\\sum_{t=1}^{T-1}" in found[0].reason
 
 
-def _checked_on(page: list[str], ledger=None) -> list:
+def _head_ledger():
+    """One causal head of one's own over T = 3 positions, d = d_k = 2, its rows named as a page names them (X, W_Q,
+    Q, K, S …), and no row for d_k: its value comes from the page's declared shapes."""
+    from symseq import Ledger, blocks
+
+    L = Ledger("one causal head, T = 3, d = d_k = 2")
+    X = L.input("X", [[1, 0], [0, 1], [1, 1]])
+    W = [L.parameter(f"W_{n}", [[1, 2], [3, 5]]) for n in "QKV"]
+    blocks.attention_head(L, X, *W, orientation="in_out", mask="causal")
+    return L
+
+
+@pytest.mark.parametrize("scale, holds", [(r"\sqrt{d_k}", True), ("d_k", False), (r"\sqrt{d}", True),
+                                          (r"\sqrt{T}", False), (r"\sqrt 2", True)])
+def test_a_size_written_with_a_symbol_binds_through_the_declared_shapes(scale, holds):
+    """``d_k`` and ``T`` are no rows: the page's ``\\mathbf Q\\in\\mathbb R^{T\\times d_k}`` binds them to the
+    ledger's Q (3×2), so the scores' scale reads as √2 and a scale of d_k or √T makes the formula false."""
+    page = ["# The cell", "", "With \\(\\mathbf X\\in\\mathbb R^{T\\times d}\\) and "
+            "\\(\\mathbf Q,\\mathbf K\\in\\mathbb R^{T\\times d_k}\\),", "",
+            f"\\(\\mathbf S=\\frac{{\\mathbf Q\\mathbf K^\\top}}{{{scale}}}\\)", ""]
+    checked: list = []
+    found = _checked_on(page, _head_ledger, checked)
+    assert [b.line for b in found] == ([] if holds else [5])
+    assert [(line, ok) for line, _, ok in checked] == [(5, holds)]
+    if not holds:
+        assert "\\mathbf S" in found[0].reason
+
+
+def _checked_on(page: list[str], ledger=None, checked: list | None = None) -> list:
     """The false equations of ``page`` (its lines; one section, "The cell") on the ledger ``ledger()`` makes,
     by default the vector RNN of :func:`symseq.derive.bptt.vector_rnn` with D = H = 2 and T = 3."""
     from symseq import Derivation
@@ -195,7 +223,8 @@ def _checked_on(page: list[str], ledger=None) -> list:
         s.use(ledger() if ledger else bptt.vector_rnn("vector RNN, D = H = 2")[0])
         s.claim(sp.Integer(2), 2, what="width", in_text=False)
 
-    return check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The cell", (1, len(page)))])
+    return check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The cell", (1, len(page)))],
+                 checked=checked)
 
 
 @needs_seeds

@@ -24,6 +24,9 @@ How a page's name reaches a ledger row:
   ``\\mathbf 0`` is a zero vector, ``(x_{t,0},x_{t,1})`` the row vector of those entries, a ``bmatrix`` (or
   ``pmatrix`` …) the matrix of its cells and ``I_n`` the n×n identity; an entry index the row lacks
   (``W_{x,02}`` of a 2×2 ``W_x``) and an identity of another size than the matrix it equals are named;
+* a size written with a symbol (``d_k``, ``T``) that no row names is bound through the shapes the page declares
+  (``\\mathbf Q\\in\\mathbb R^{T\\times d_k}`` for a 3×2 ``Q`` makes T = 3 and d_k = 2; a symbol two declarations
+  give two values stays unbound), so ``\\frac{\\mathbf Q\\mathbf K^\\top}{\\sqrt{d_k}}`` is read (``\\sqrt`` too);
 * ``\\phi`` is the ledger's general activation (an undefined function; ``\\phi'`` its derivative), ``\\sigma`` the
   logistic sigmoid, ``\\tanh`` and ``\\exp`` themselves; ``e`` is a name (the prediction error ``e`` of a
   backward pass), so an equation with ``e^{…}`` is not read.
@@ -83,6 +86,7 @@ _NABLA = re.compile(r"\\nabla\s*_\s*(?P<b>\{(?:[^{}]|\{[^{}]*\})*\}|\\?[A-Za-z]+
 _SUM = re.compile(r"\\sum\s*_\s*\{\s*(?P<k>[a-z])\s*=\s*(?P<lo>[^{}]+?)\s*\}\s*\^\s*(?P<hi>\{[^{}]+\}|[A-Za-z0-9])")
 
 
+_SQRT = re.compile(r"\\sqrt(?![A-Za-z])\s*")
 _NUMBERED = re.compile(r"(.+?_)(-?\d{1,2})((?:\^.*)?)")  # a key numbered by a step: g_3^z, h_-1, x_2
 
 
@@ -160,8 +164,24 @@ class _Bind:
             n += 1
         self.steps_count = n or None
         self.phi = sp.Function("φ")
+        self.dims: dict = {}  # a size the page writes with a symbol (d_k, T) → its value here (see dims_of)
         self._numbered = None
         self._values = None
+
+    def dims_of(self, declarations) -> None:
+        """Bind the sizes the page declares with symbols (``\\mathbf Q\\in\\mathbb R^{T\\times d_k}``,
+        :func:`symseq.audit.shapes.declarations`) to this ledger's sizes, through the rows the declarations name
+        (Q is 3×2 here: T = 3, d_k = 2). A symbol two declarations give two values is left unbound."""
+        seen: dict = {}
+        for decl in declarations:
+            for name in decl.names:
+                row = self.matrices.get(name_key(name))
+                if row is None or len(decl.shape) != 2:
+                    continue
+                for size, n in zip(decl.shape, self.L.shape(row)):
+                    if isinstance(size, sp.Symbol) and str(size) not in self.keys:
+                        seen.setdefault(name_key(str(size)), set()).add(n)
+        self.dims = {k: sp.Integer(next(iter(v))) for k, v in seen.items() if len(v) == 1}
 
     @property
     def values(self) -> "_Values":
@@ -369,6 +389,10 @@ class _Reader:
                 return sp.Rational(int(m.group("d1")), int(m.group("d2")))
             num = sp.Integer(m.group("d3")) if m.group("d3") else self._group()
             return num / self._group()
+        m = _SQRT.match(t, p)
+        if m:  # \sqrt{d_k}, \sqrt 2
+            self.pos = m.end()
+            return sp.sqrt(self._group() if t.startswith("{", self.pos) else self.atom())
         m = _FUNC.match(t, p)
         if m:
             self.pos = m.end()
@@ -468,6 +492,8 @@ class _Reader:
         if matrix is not None:
             self.names += 1
             return matrix
+        if key in self.bind.dims and key not in self.bind.keys:  # d_k: a size the page declared with a symbol
+            return self.bind.dims[key]
         eye = re.fullmatch(r"I_(\d)", key)
         if eye and key not in self.bind.keys:  # I_2: the identity matrix of that size
             self.identity = int(eye.group(1))
@@ -613,10 +639,22 @@ def _lacking(sides: list[str], bind: _Bind, envs: list, *, steps: bool) -> tuple
     return None
 
 
+def _reads(sides: list[str], bind: _Bind, env: dict) -> bool:
+    """Whether every side of an equation reads on ``bind`` with the index letters bound as in ``env``."""
+    try:
+        for side in sides:
+            _Reader(side, bind, env).read()
+    except (_Unread, ZeroDivisionError, TypeError, ValueError, AttributeError):
+        return False
+    return True
+
+
 def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
     """None when no ledger binds the equation; else (holds, why not, the bound row's definition or "—") over the
     ledgers that bind it at some step: it holds when it holds on one of them at every step it is bound at."""
     letters = _letters(sides)
+    if letters and any(_reads(sides, bind, {}) for bind in binds):
+        letters = set()  # the k of d_k: a subscript of a name the ledger binds as it is written, no index
     if len(letters) > 1:
         return None
     envs = [{}] if not letters else [{next(iter(letters)): k} for k in STEPS]
@@ -704,7 +742,9 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
                 by_line.setdefault(line, []).extend(s.ledgers)
     if not by_line:
         return []
-    binds: dict = {}
+    from .shapes import declarations
+
+    binds: dict = {"declarations": declarations(doc)}  # (and each ledger's binding, by id, made on first use)
     out, seen = [], 0
     # each formula: (line, start, end, text, the lines of a display written over several lines or None)
     formulas = [(line, start, end, body, None) for line in sorted(by_line)
@@ -738,6 +778,7 @@ def _binds_at(line: int, by_line: dict, binds: dict) -> list:
     for L in by_line.get(line, []):
         if id(L) not in binds:
             binds[id(L)] = _Bind(L)
+            binds[id(L)].dims_of(binds.get("declarations", ()))
         if all(b is not binds[id(L)] for b in mine):
             mine.append(binds[id(L)])
     return mine
