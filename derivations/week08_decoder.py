@@ -86,6 +86,52 @@ def attention_mixes_positions() -> bool:
     return not dep.zero[1][0]
 
 
+def causal_dependence(T: int = 4):
+    """∂o_i/∂x_j of a causal head (d = d_k = 2, symbolic weights) over T positions (§1: position i may use x_i and
+    earlier, not x_{i+1})."""
+    return properties.dependence(lambda L, X: blocks.attention_head(
+        L, X, L.parameter("W_Q", shape=(2, 2)), L.parameter("W_K", shape=(2, 2)), L.parameter("W_V", shape=(2, 2)),
+        orientation="in_out", mask="causal").O, T, 2)
+
+
+def head_entries(T: int = 3, d_k: int = 2):
+    """§1's entry formulas on a causal head of symbolic weights (T = 3, d = d_k = d_v = 2): the differences
+    S_ts − q_t·k_s/√d_k, A_ts − e^{S_ts}/Σ_{j≤t} e^{S_tj} (s ≤ t) or A_ts (s > t), and o_t − Σ_{s≤t} A_ts v_s,
+    each over the head's own rows (all zero when the page's formulas are the head's)."""
+    L = Ledger("one causal head, T = 3, d = d_k = d_v = 2")
+    X = L.input("H", shape=(T, 2))
+    head = blocks.attention_head(L, X, *(L.parameter(f"W_{n}", shape=(2, d_k)) for n in "QKV"),
+                                 orientation="in_out", mask="causal")
+    Q, K, V, S, A, O = (L.entry_symbols(r.name) for r in (head.Q, head.K, head.V, head.S, head.A, head.O))
+    keep = [head.Q.name, head.K.name, head.V.name, head.S.name, head.A.name]
+    s_rows, a_rows, o_rows = (L.expand(r.name, keep=keep) for r in (head.S, head.A, head.O))
+    scores = [s_rows[t, u] - Q.row(t).dot(K.row(u)) / sp.sqrt(d_k) for t in range(T) for u in range(T)]
+    weights = [a_rows[t, u] - (sp.exp(S[t, u]) / sum(sp.exp(S[t, j]) for j in range(t + 1)) if u <= t else 0)
+               for t in range(T) for u in range(T)]
+    masked = {A[t, u]: 0 for t in range(T) for u in range(t + 1, T)}  # A_ts = 0 for s > t (the weights' formula)
+    outputs = [o_rows[t, c].xreplace(masked) - sum(A[t, u] * V[u, c] for u in range(t + 1))
+               for t in range(T) for c in range(2)]
+    return scores, weights, outputs
+
+
+def layer_norm_formulas(d: int = 3) -> list[tuple]:
+    """§2's three formulas on a symbolic row h (1×d) with gain γ and shift b (d = 3, ε symbolic): (statement,
+    difference) for μ(h) = (1/d) Σ_j h_j, v(h) = (1/d) Σ_j (h_j − μ)² and LN(h)_j = γ_j (h_j − μ)/√(v + ε) + b_j,
+    each over the LayerNorm's own rows (zero when the page's formulas are the block's)."""
+    L = Ledger(f"LayerNorm of a symbolic row with gain and shift, d = {d}")
+    ln = blocks.layer_norm(L, L.input("h", shape=(1, d)), L.parameter("γ", shape=(1, d)),
+                           L.parameter("b", shape=(1, d)), eps=L.input("ϵ"), name="LN")
+    h, g, b = (L.entry_symbols(n) for n in ("h", "γ", "b"))
+    mu, v = L.symbol(ln.mu.name) if ln.mu.shape == () else L.entry_symbols(ln.mu.name)[0, 0], \
+        L.entry_symbols(ln.var.name)[0, 0]
+    out = L.expand(ln.out.name, keep=[ln.mu.name, ln.var.name])
+    return [("μ(h) = Σ_j h_j / d, the mean of the row", L.expand(ln.mu.name)[0, 0] - sum(h) / d),
+            ("v(h) = Σ_j (h_j − μ)² / d, the population variance", L.expand(ln.var.name, keep=[ln.mu.name])[0, 0]
+             - sum((e - mu) ** 2 for e in h) / d),
+            ("LN(h)_j = γ_j (h_j − μ)/√(v + ϵ) + b_j", out - sp.Matrix(
+                [[g[j] * (h[j] - mu) / sp.sqrt(v + L.symbol("ϵ")) + b[j] for j in range(d)]]))]
+
+
 def softmax_index_sets() -> tuple[tuple, tuple]:
     """The shapes of the attention weights A (T×T: each row a distribution over the T positions) and of the readout
     probabilities P = softmax_rows(Z) (T×v: each row a distribution over the v token labels) of the decoder at the
@@ -154,6 +200,16 @@ def one_head(s):
         all(allowed[i, i] for i in range(3)) and blocks.masks.empty_rows(allowed) == [],
         "the diagonal of the 3×3 causal mask is allowed"), at="causal mask",
         near="Every row has at least its diagonal entry available")
+    dep = causal_dependence()
+    s.prove("output row i of a causal head reads x_0 … x_i and not x_{i+1}, the token it predicts", lambda: (
+        all(dep.zero[i][i + 1] and not dep.zero[i][i] for i in range(3)), "∂o_i/∂x_{i+1} = 0, ∂o_i/∂x_i ≠ 0"),
+        at="causal mask", near=r"predicts the token at $i+1$ and may use $x_i$ and earlier but not $x_{i+1}$")
+    scores, weights, outputs = head_entries()
+    with s.place("causal mask"):  # the three entry formulas as the page prints them, on the head's own rows
+        s.identity("S_ts = q_t·k_s/√d_k", *scores, near=r"S_{ts}=\frac{q_t\cdot k_s}{\sqrt{d_k}}")
+        s.identity("A_ts = e^{S_ts}/Σ_{j≤t} e^{S_tj} where s ≤ t, and zero where s > t", *weights,
+                   near=r"A_{ts}=\{\begin{array}{ll}\frac{e^{S_{ts}}}{{\sum }_{j\le t}{e}^{S_{tj}}},& s\le t,\\ 0,& s>t,")
+        s.identity("o_t = Σ_{s≤t} A_ts v_s", *outputs, near=r"{o}_t=\sum _{s\le t}{A}_{ts}{v}_s")
     # The two softmaxes: A over the T positions, P over the v labels.
     index_sets = softmax_index_sets()
     s.prove("the attention softmax and the readout softmax run over different index sets: positions and labels",
@@ -196,6 +252,18 @@ def one_head(s):
     s.identity("concatenation keeps each head's retrieved coordinates as they are, side by side",
                cat[:, :3] - Lm.expand(mha.heads[0].O.name), cat[:, 3:] - Lm.expand(mha.heads[1].O.name),
                at="multi-head", near="Concatenation preserves each head")
+    s.identity("MHA(H) = [O⁽¹⁾ ⋯ O⁽ʰ⁾] W_O: the heads' outputs side by side, times W_O",
+               Lm.expand(mha.out.name, keep=[o.O.name for o in mha.heads])
+               - Lm.entry_symbols(mha.heads[0].O.name).row_join(Lm.entry_symbols(mha.heads[1].O.name))
+               * Lm.entry_symbols("W_O"), at="multi-head", near=r"\mathrm{MHA}(H)=[O^{(1)}\cdots O^{(h)}]W_O")
+    Lw = Ledger("two heads, d = 4, d_v = 3: h d_v = 6 differs from d")  # so that h d_v×d and d×h d_v differ
+    wide = blocks.multi_head(Lw, Lw.input("H", shape=(3, 4)), [tuple(Lw.parameter(f"W_{n}^({i})", shape=(4, w))
+                             for n, w in zip("QKV", (2, 2, 3))) for i in (1, 2)],
+                             Lw.parameter("W_O", shape=(6, 4)), orientation="in_out", mask="causal")
+    s.prove("W_O is h d_v×d: it maps the heads' side-by-side outputs (T×h d_v) back to the width d", lambda: (
+        Lw.shape("W_O") == (6, 4) and wide.concat.shape == (3, 6) and wide.out.shape == (3, 4),
+        f"[O⁽¹⁾ O⁽²⁾] {wide.concat.shape} · W_O {Lw.shape('W_O')} = {wide.out.shape}"), at="multi-head",
+        near=r"W_O\in {\mathbb{R}}^{h{d}_v\times d}")
     per_row = feed_forward_rows()
     s.identity("the feed-forward sublayer treats each position on its own: row i of its output is the map of row i",
                *per_row, at="feed-forward sublayer", near="transforms coordinates at each position separately")
@@ -256,6 +324,9 @@ def residual_and_norm(s):
     y, v = Le.expand(n.out.name), Le.expand(n.var.name)[0, 0]
     s.identity("with ε > 0 the squared norm is d·v/(v + ε)", sum(e**2 for e in y) - 3 * v / (v + eps),
                at="normalization")
+    s.identities(*layer_norm_formulas(), at="normalization",
+                 near=r"\mu (h)=\frac{1}{d}\sum _j{h}_j,v(h)=\frac{1}{d}\sum _j(h_j-\mu {)}^2,"
+                      r"\mathrm{LN}(h{)}_j={\gamma }_j\frac{h_j-\mu }{\sqrt{v+ϵ}}+b_j")
     vp, ep = sp.Symbol("v", positive=True), sp.Symbol("epsilon", positive=True)
     s.prove("with ε > 0 the squared norm is smaller than d (v > 0)",
             lambda: (sp.simplify(3 - 3 * vp / (vp + ep)).is_positive, "d − d·v/(v+ε) = d·ε/(v+ε) > 0"),
@@ -319,6 +390,10 @@ def decoder_complete(s):
                *feed_forward_rows(), at="feed-forward", near="acts on each row independently with the same parameters")
     s.claim_shape("d×m", W_1, dims=DIMS, what="W_1", at="feed-forward")
     s.claim_shape("m×d", W_2, dims=DIMS, what="W_2", at="feed-forward")
+    s.prove("W_1 is d×m and W_2 is m×d: the first widens each row to the hidden width, the second narrows it back",
+            lambda: (W_1.shape == (DIMS["d"], DIMS["m"]) and W_2.shape == (DIMS["m"], DIMS["d"]),
+                     f"W_1 {W_1.shape}, W_2 {W_2.shape}"), at="feed-forward",
+            near=r"where $W_1$ is $d\times m$, $W_2$ is $m\times d$")
     mixes = attention_mixes_positions()
     s.prove("attention mixes positions while the feed-forward sublayer keeps each position to itself", lambda: (
         mixes and all(vanishes(d) for d in feed_forward_rows()),
@@ -342,7 +417,71 @@ def decoder_complete(s):
     s.prove("ReLU keeps the pieces apart: at h = (1, −2, 0) the negative hidden unit is cut",
             lambda: (Lr.value(out.name) == sp.Matrix([[1, 0, 0]]), f"ReLU(hW_1)W_2 = {list(Lr.value(out.name))}"),
             at="feed-forward")
+    with s.place("blocks"):  # the page's equations of §3, each on the decoder's own rows
+        for statement, *proof, near in decoder_equations(L, H0, params, head, dec):
+            s.identity(statement, *proof, near=near)
+        s.prove("block ℓ takes H^ℓ to H^{ℓ+1}, for ℓ from zero up to L minus one (two blocks checked)",
+                lambda: stacked(2), near=r"For blocks $\ell =0,\dots ,L-1$")
+        s.identity("H^0 selects the tokens' rows of the embedding table: one-hot rows times E", *embedding_rows(),
+                   near=r"Initialize $H^0$ by selecting the token embedding rows")
     s.keep(ledger=L, decoder=dec)
+
+
+def decoder_equations(L: Ledger, H0, params, head, dec) -> list[tuple]:
+    """§3's equations on the symbolic decoder (one block, the sizes in DIMS), as (statement, difference …, the
+    page's formula): U = H + MHA(LN_1(H)) and H' = U + FF(LN_2(U)), each with the difference of its sum and the
+    rows its branch reads (MHA reads H only through LN_1: no entry of H in MHA's closed form over LN_1); FF(h) =
+    ReLU(hW_1 + b_1)W_2 + b_2 over LN_2's rows; Z = LN_f(H^L)W_out + b_out and the readout softmax."""
+    b = dec.blocks[0]
+    E = L.entry_symbols
+    T = DIMS["T"]
+    W_1, b_1, W_2, b_2 = (E(p.name) for p in params[0].mlp)
+
+    def branch_reads(row, through, source) -> sp.Matrix:  # 0 when ``row`` reads ``source`` only via ``through``
+        free = L.expand(row.name, keep=[through.name]).free_symbols
+        return sp.Matrix([[len(free & set(E(source.name))), int(not free & set(E(through.name)))]])
+
+    P = blocks.probabilities(L, dec.logits)
+    Z = E(dec.logits.name)
+    soft = sp.Matrix(T, DIMS["v"], lambda t, a: sp.exp(Z[t, a]) / sum(sp.exp(Z[t, c]) for c in range(DIMS["v"])))
+    return [
+        ("U^ℓ = H^ℓ + MHA_ℓ(LN_{ℓ,1}(H^ℓ))", L.expand(b.U.name, keep=[H0.name, b.mha.out.name])
+         - (E(H0.name) + E(b.mha.out.name)), branch_reads(b.mha.out, b.ln1.out, H0),
+         r"U^{\ell }=H^{\ell }+{\mathrm{MHA}}_{\ell }({\mathrm{LN}}_{\ell ,1}(H^{\ell }))"),
+        ("H^{ℓ+1} = U^ℓ + FF_ℓ(LN_{ℓ,2}(U^ℓ))", L.expand(b.out.name, keep=[b.U.name, b.mlp.B.name])
+         - (E(b.U.name) + E(b.mlp.B.name)), branch_reads(b.mlp.B, b.ln2.out, b.U),
+         r"H^{\ell +1}=U^{\ell }+{\mathrm{FF}}_{\ell }({\mathrm{LN}}_{\ell ,2}(U^{\ell }))"),
+        ("FF(h) = ReLU(hW_1 + b_1)W_2 + b_2, row by row", L.expand(b.mlp.B.name, keep=[b.ln2.out.name])
+         - (E(b.ln2.out.name) * W_1 + sp.ones(T, 1) * b_1).applyfunc(relu) * W_2 - sp.ones(T, 1) * b_2,
+         r"\mathrm{FF}(h)=\mathrm{ReLU}(h{W}_1+b_1)W_2+b_2"),
+        ("Z = LN_f(H^L) W_out + b_out", L.expand(dec.logits.name, keep=[dec.final.out.name])
+         - (E(dec.final.out.name) * E(head["W_out"].name) + sp.ones(T, 1) * E(head["b_out"].name)),
+         r"Z={\mathrm{LN}}_f(H^L)W_{\mathrm{out}}+b_{\mathrm{out}}"),
+        ("row t of P, the next token's distribution: P_ta = e^{Z_ta} / Σ_b e^{Z_tb}, over the v labels",
+         L.expand(P.name, keep=[dec.logits.name]) - soft,
+         r"p(x_{t+1}=a\mid x_{\le t})=\frac{e^{Z_{ta}}}{{\sum }_{b=1}^v{e}^{Z_{tb}}}"),
+    ]
+
+
+def stacked(n_blocks: int) -> tuple[bool, str]:
+    """Whether a decoder of ``n_blocks`` blocks numbers them ℓ = 0 … n_blocks − 1, block ℓ reading H^(ℓ) and
+    writing H^(ℓ+1) (§3's loop over blocks); with the rows it has."""
+    L = Ledger(f"pre-norm decoder, {n_blocks} blocks, symbolic parameters")
+    _, _, _, dec = symbolic_decoder(L, n_blocks=n_blocks)
+    outs = [b.out.name for b in dec.blocks]
+    reads = [f"H^({k})" if k == 0 else f"H^{{({k})}}" for k in range(n_blocks)]
+    ok = outs == [f"H^{{({k + 1})}}" for k in range(n_blocks)] and all(
+        set(L.entry_symbols(r)) & L.expand(b.ln1.out.name, keep=[r]).free_symbols for r, b in zip(reads, dec.blocks))
+    return ok, f"block outputs {outs}"
+
+
+def embedding_rows(v: int = 3, d: int = 2) -> list:
+    """H^0 = one-hot(x) E selects the tokens' rows of a symbolic embedding table E (v×d) for the tokens (1, 0, 2):
+    the difference from E's rows 1, 0, 2 (zero)."""
+    E = sp.Matrix(v, d, lambda i, j: sp.Symbol(f"E_{{{i}{j}}}"))
+    tokens = (1, 0, 2)
+    onehot = sp.Matrix(len(tokens), v, lambda t, i: int(tokens[t] == i))
+    return [onehot * E - sp.Matrix.vstack(*[E.row(i) for i in tokens])]
 
 
 def two_token_ledger(*, residual: bool = True, first_value_zero: bool = False) -> tuple[Ledger, dict]:

@@ -43,6 +43,41 @@ def test_an_integer_edited_in_a_quoted_formula_fails_at_its_line(line, old, new,
     assert rep["missing"] and all(m["lines"] == [line, line] for m in rep["missing"]), rep["missing"]
 
 
+W8 = "000_30e9e4099f2cd2dc.txt"
+
+# Week 8 (seed 000) writes its decoder in general notation; its derivation proves each formula on symbolic
+# ledgers and quotes it: (line, text before, text after)
+W8_EDITS = [
+    (48, r"predicts the token at $i+1$", r"predicts the token at $i+2$"),
+    (48, r"but not $x_{i+1}$", r"but not $x_{i+2}$"),
+    (50, r"0,& s>t,", r"1,& s>t,"),
+    (62, r"[O^{(1)}\cdots O^{(h)}]W_O", r"[O^{(2)}\cdots O^{(h)}]W_O"),
+    (62, r"{\mathbb{R}}^{h{d}_v\times d}", r"{\mathbb{R}}^{d\times h{d}_v}"),
+    (74, r"(h_j-\mu {)}^2", r"(h_j-\mu {)}^3"),
+    (84, r"Initialize $H^0$", r"Initialize $H^1$"),
+    (84, r"$\ell =0,\dots ,L-1$", r"$\ell =1,\dots ,L-1$"),
+    (86, r"{\mathrm{LN}}_{\ell ,1}(H^{\ell })", r"{\mathrm{LN}}_{\ell ,2}(H^{\ell })"),
+    (86, r"H^{\ell +1}=U", r"H^{\ell +2}=U"),
+    (90, r"ReLU}(h{W}_1+b_1)", r"ReLU}(h{W}_2+b_1)"),
+    (92, r"where $W_1$ is", r"where $W_2$ is"),
+    (96, r"{\sum }_{b=1}^v", r"{\sum }_{b=2}^v"),
+]
+
+
+@needs_seeds
+@pytest.mark.parametrize("line, old, new", W8_EDITS, ids=[f"{e[0]}-{e[2][-10:]}" for e in W8_EDITS])
+def test_an_integer_edited_in_week8s_general_formulas_fails_at_its_line(line, old, new, tmp_path, capsys):
+    lines = (SEEDS / W8).read_text(encoding="utf-8").split("\n")
+    assert lines[line - 1].count(old) == 1, lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace(old, new)
+    path = tmp_path / W8
+    path.write_text("\n".join(lines), encoding="utf-8")
+    status, rep = _audit_json(path, "week08-decoder", tmp_path / "edited.json")
+    assert status == 1  # named at the line: the claim quoting it, and what else the edit breaks (a shape there)
+    assert [line, line] in [m["lines"] for m in rep["missing"]], rep["missing"]
+    assert all(e["line"] in (line, line + 2) for e in rep["errata"]), rep["errata"]  # W_2's shape on line 92
+
+
 PAGE = """# Scaled scores
 
 ## Variance

@@ -528,9 +528,10 @@ class Auditor:
         return rows[0] if len(rows) == 1 else None
 
     def _reworded(self, near: str, sect) -> tuple | None:
-        """(line, line) of the one line that holds the words of ``near`` but one (in the section when it is located):
-        where a statement in words whose word was changed ("larger" for "smaller") is still printed, so that its
-        missing claim names that line; None when no line or several do."""
+        """(line, line) of the one line that holds the words of ``near``, all or all but one (in the section when it
+        is located): where a statement in words whose word was changed ("larger" for "smaller"), or a formula whose
+        symbols were, is still printed, so that its missing claim names that line; None when no line or several
+        do."""
         want = [w.lower() for w in re.findall(r"[A-Za-z]{2,}", near)]
         if len(want) < 3:
             return None
@@ -539,13 +540,13 @@ class Auditor:
         for k in lines:
             have = [w.lower() for w in re.findall(r"[A-Za-z]{2,}", self.doc.line(k))]
             for i in range(len(have) - n + 1):
-                if sum(a != b for a, b in zip(have[i:i + n], want)) != 1:
+                if sum(a != b for a, b in zip(have[i:i + n], want)) > 1:
                     continue
-                hits.append(k)
+                hits.append(k)  # (no word changed: its symbols or numbers were, W_O∈ℝ^{d×hd_v} for ℝ^{hd_v×d})
                 # the quotation itself, numbers and all, with that one word replaced: this line, not a neighbour
                 # whose words read alike ("at position 2 … smaller" under "at position 1 … larger")
-                j = next(j for j in range(n) if have[i + j] != want[j])
-                said = re.sub(rf"(?i)\b{re.escape(want[j])}\b", have[i + j], near, count=1)
+                j = next((j for j in range(n) if have[i + j] != want[j]), None)
+                said = near if j is None else re.sub(rf"(?i)\b{re.escape(want[j])}\b", have[i + j], near, count=1)
                 if _raw(said).lower() in self._raw_lines[k].lower():
                     verbatim.append(k)
                 break
