@@ -183,7 +183,7 @@ def test_plain_text_displays_read_like_symseq_show():
 MATHJAX_AND_PDFLATEX = set("""
     text textbf mathbf mathrm mathcal boldsymbol operatorname frac tfrac sqrt surd left right middle quad
     allowbreak checkmark boxed hline partial approx top times wedge sim odot cdot hat widehat tilde widetilde bar
-    nabla infty to leftarrow neq leq geq in circ pm ldots lVert rVert lfloor rfloor sum prod tanh sin cos log exp
+    nabla infty to leftarrow neq leq geq in circ pm ldots cdots lVert rVert lfloor rfloor sum prod tanh sin cos log exp
     max min mathtt alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau
     upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega ell begin end
 """.split())

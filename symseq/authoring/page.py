@@ -229,7 +229,8 @@ class PageView:
         if t is None:
             labels = [x.label for x in self.doc.tables if x.label]
             raise ClaimError(f"{self.where}: the page has no table {label!r}; its labelled tables are "
-                             f"{', '.join(labels) or 'none'}")
+                             f"{', '.join(labels) or 'none'} (a table is labelled by a caption line at most three "
+                             f"lines above it that starts 'Table N:' or 'Table N.')")
         return [_cells(self.doc.line(i), t.sep) for i in t.rows]
 
 

@@ -232,8 +232,8 @@ class Claim:
         return self
 
     def record(self) -> dict:
-        """One JSON-ready record, with the same fields and types for every claim (schema ``symseq-verify/1``,
-        ``symseq/schema/verify-1.schema.json``).
+        """One JSON-ready record, with the same fields and types for every claim (schema ``symseq-verify/2``,
+        ``symseq/schema/verify-2.schema.json``).
 
         ``value`` is always a list of decimal strings (40 significant digits, ``inf``/``-inf`` for a masked
         entry), row-major, and ``shape`` its dimensions (``[]`` for a scalar; ``[0]`` with no value: a property,
