@@ -208,7 +208,8 @@ def one_head(s):
     with s.place("causal mask"):  # the three entry formulas as the page prints them, on the head's own rows
         s.identity("S_ts = q_t·k_s/√d_k", *scores, near=r"S_{ts}=\frac{q_t\cdot k_s}{\sqrt{d_k}}")
         s.identity("A_ts = e^{S_ts}/Σ_{j≤t} e^{S_tj} where s ≤ t, and zero where s > t", *weights,
-                   near=r"A_{ts}=\{\begin{array}{ll}\frac{e^{S_{ts}}}{{\sum }_{j\le t}{e}^{S_{tj}}},& s\le t,\\ 0,& s>t,")
+                   near=r"A_{ts}=\{\begin{array}{ll}\frac{e^{S_{ts}}}{{\sum }_{j\le t}{e}^{S_{tj}}},"
+                        r"& s\le t,\\ 0,& s>t,")
         s.identity("o_t = Σ_{s≤t} A_ts v_s", *outputs, near=r"{o}_t=\sum _{s\le t}{A}_{ts}{v}_s")
     # The two softmaxes: A over the T positions, P over the v labels.
     index_sets = softmax_index_sets()

@@ -85,7 +85,8 @@ def test_a_result_within_the_rounding_of_its_operands_is_left_for_a_derivation()
     assert st.status == "wrong" and _verdict(rep).failed
     # printed as a rounded result (W_h [1.0, 0.49] = [0.549, 0.347]), they may be rounded: [0.500, 0.337] is then
     # within their rounding (tanh over 0.35 ± 0.005 spans 0.3364 … 0.3410)
-    rep = _audit("W_h = [[0.5, 0.1], [0.2, 0.3]]\n\nh = tanh(W_h @ [1.0, 0.49]) = tanh([0.55, 0.35]) = [0.500, 0.337]\n")
+    rep = _audit("W_h = [[0.5, 0.1], [0.2, 0.3]]\n\n"
+                 "h = tanh(W_h @ [1.0, 0.49]) = tanh([0.55, 0.35]) = [0.500, 0.337]\n")
     st = next(s for s in rep.statements if s.text.startswith("tanh(W_h"))
     assert st.status == "drift" and not rep.errata and not _verdict(rep).failed
     with mpmath.workdps(30):

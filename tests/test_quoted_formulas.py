@@ -30,19 +30,6 @@ EDITS = [
 ]
 
 
-@needs_seeds
-@pytest.mark.parametrize("line, old, new", EDITS, ids=[f"{e[0]}-{e[2][-12:]}" for e in EDITS])
-def test_an_integer_edited_in_a_quoted_formula_fails_at_its_line(line, old, new, tmp_path, capsys):
-    lines = (SEEDS / H11).read_text(encoding="utf-8").split("\n")
-    assert lines[line - 1].count(old) == 1
-    lines[line - 1] = lines[line - 1].replace(old, new)
-    path = tmp_path / H11
-    path.write_text("\n".join(lines), encoding="utf-8")
-    status, rep = _audit_json(path, "handout11-self-attention", tmp_path / "edited.json")
-    assert status == 1 and rep["errata"] == []
-    assert rep["missing"] and all(m["lines"] == [line, line] for m in rep["missing"]), rep["missing"]
-
-
 W8 = "000_30e9e4099f2cd2dc.txt"
 
 # Week 8 (seed 000) writes its decoder in general notation; its derivation proves each formula on symbolic
@@ -64,15 +51,18 @@ W8_EDITS = [
 ]
 
 
+CASES = [(H11, "handout11-self-attention", *e) for e in EDITS] + [(W8, "week08-decoder", *e) for e in W8_EDITS]
+
+
 @needs_seeds
-@pytest.mark.parametrize("line, old, new", W8_EDITS, ids=[f"{e[0]}-{e[2][-10:]}" for e in W8_EDITS])
-def test_an_integer_edited_in_week8s_general_formulas_fails_at_its_line(line, old, new, tmp_path, capsys):
-    lines = (SEEDS / W8).read_text(encoding="utf-8").split("\n")
+@pytest.mark.parametrize("seed, name, line, old, new", CASES, ids=[f"{c[0][:3]}-{c[2]}-{c[4][-10:]}" for c in CASES])
+def test_an_integer_edited_in_a_quoted_formula_fails_at_its_line(seed, name, line, old, new, tmp_path, capsys):
+    lines = (SEEDS / seed).read_text(encoding="utf-8").split("\n")
     assert lines[line - 1].count(old) == 1, lines[line - 1]
     lines[line - 1] = lines[line - 1].replace(old, new)
-    path = tmp_path / W8
+    path = tmp_path / seed
     path.write_text("\n".join(lines), encoding="utf-8")
-    status, rep = _audit_json(path, "week08-decoder", tmp_path / "edited.json")
+    status, rep = _audit_json(path, name, tmp_path / "edited.json")
     assert status == 1  # named at the line: the claim quoting it, and what else the edit breaks (a shape there)
     assert [line, line] in [m["lines"] for m in rep["missing"]], rep["missing"]
     assert all(e["line"] in (line, line + 2) for e in rep["errata"]), rep["errata"]  # W_2's shape on line 92
