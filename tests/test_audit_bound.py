@@ -188,7 +188,7 @@ def _head_ledger():
 
     L = Ledger("one causal head, T = 3, d = d_k = 2")
     X = L.input("X", [[1, 0], [0, 1], [1, 1]])
-    W = [L.parameter(f"W_{n}", [[1, 2], [3, 5]]) for n in "QKV"]
+    W = [L.parameter(f"W_{n}", w) for n, w in zip("QKV", ([[1, 2], [3, 5]], [[2, 1], [1, 3]], [[1, 1], [0, 2]]))]
     blocks.attention_head(L, X, *W, orientation="in_out", mask="causal")
     return L
 
@@ -207,6 +207,25 @@ def test_a_size_written_with_a_symbol_binds_through_the_declared_shapes(scale, h
     assert [(line, ok) for line, _, ok in checked] == [(5, holds)]
     if not holds:
         assert "\\mathbf S" in found[0].reason
+
+
+@pytest.mark.parametrize("formula, holds", [
+    (r"S_{ts}=\frac{1}{\sqrt{d_k}}\sum_{i=0}^{d_k-1}q_{t,i}k_{s,i}", True),
+    (r"S_{ts}=\frac{1}{\sqrt{d_k}}\sum_{i=0}^{d_k-1}q_{t,i}k_{t,i}", False),  # the key of position t, not s
+    (r"S_{ts}=\frac{\mathbf q_t\mathbf k_s^\top}{\sqrt{d_k}}", True),
+    (r"S_{ts}=\frac{\mathbf q_s\mathbf k_t^\top}{\sqrt{d_k}}", False),
+    (r"\mathbf o_t=\sum_{s=0}^{2}A_{ts}\mathbf v_s", True),
+    (r"\mathbf o_t=\sum_{s=0}^{2}A_{st}\mathbf v_s", False),
+])
+def test_entry_formulas_over_two_positions_bind_rows_named_by_lowercase_letters(formula, holds):
+    """``S_{ts}`` over both positions t and s, ``q_t`` the row t of ``Q`` and ``q_{t,i}`` its entry, and a sum whose
+    bound is a size (``d_k-1``) the page declares: the score formulas of an attention page, checked entry by entry."""
+    page = ["# The cell", "", "With \\(\\mathbf Q,\\mathbf K\\in\\mathbb R^{T\\times d_k}\\),", "",
+            f"\\({formula}\\)", ""]
+    checked: list = []
+    found = _checked_on(page, _head_ledger, checked)
+    assert [b.line for b in found] == ([] if holds else [5])
+    assert [(line, ok) for line, _, ok in checked] == [(5, holds)]
 
 
 def _checked_on(page: list[str], ledger=None, checked: list | None = None) -> list:

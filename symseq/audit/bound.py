@@ -15,12 +15,16 @@ How a page's name reaches a ledger row:
   (``h_{-1}`` is the row ``h_{-1}``);
 * ``\\frac{\\partial A}{\\partial B}`` and ``\\partial A/\\partial B`` are the row ``∂A/∂B`` when the ledger has it
   (a gradient of a backward pass), else the local derivative of row ``A``'s definition by ``B`` when ``B`` is in it;
-* a subscript over one index letter (``h_{t-1}``, ``x_t``) is bound at every step ``t = 0 … 9`` at which every
-  name of the equation is a row, and the equation is checked at each;
+* a subscript over one or two index letters (``h_{t-1}``, ``x_t``, ``S_{ts}``) is bound at every step ``t = 0 … 9``
+  (and ``s``) at which every name of the equation is a row, and the equation is checked at each;
+* a lowercase letter names the rows of the matrix row named by that capital, when the ledger has no row of its
+  own by that name: ``q_t`` (or ``\\mathbf q_t``) is row t of ``Q``, ``q_{t,i}`` its entry; a 1×1 product
+  (``\\mathbf q_t\\mathbf k_s^\\top``) is the number it holds;
 * an entry is keyed as the ledger names it (``W_{x,01}``, ``h_{t-1,1}``, ``g_{t,0}^z``; a row vector's ``W_{o,1}``
   also as ``W_{o,01}``), a bold name is the whole vector or matrix row (``\\mathbf z_t``); ``^\\top`` transposes,
   ``\\odot`` multiplies entry by entry, ``\\nabla_{\\mathbf W}\\mathcal L`` is the row ``∂ℒ/∂W``,
-  ``\\sum_{t=0}^{T-1}`` runs between its bounds (``T`` is the ledger's number of steps, its inputs ``x_0 … x_{T-1}``),
+  ``\\sum_{t=0}^{T-1}`` runs between its bounds (``T`` is the ledger's number of steps, its inputs ``x_0 … x_{T-1}``;
+  a bound may be a size, ``\\sum_{i=0}^{d_k-1}``),
   ``\\mathbf 0`` is a zero vector, ``(x_{t,0},x_{t,1})`` the row vector of those entries, a ``bmatrix`` (or
   ``pmatrix`` …) the matrix of its cells and ``I_n`` the n×n identity; an entry index the row lacks
   (``W_{x,02}`` of a 2×2 ``W_x``) and an identity of another size than the matrix it equals are named;
@@ -45,6 +49,7 @@ row"; "a subscript that names a time step or a position is bound like a name".
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import unicodedata
@@ -105,6 +110,8 @@ def _index(script: str, env: dict) -> str:
         return str(v)
     if len(script.strip()) == 1 and script.strip() in env:
         return str(env[script.strip()])
+    if re.fullmatch(r"\s*[a-z][a-z]\s*", script) and all(ch in env for ch in script.strip()):
+        return "".join(str(env[ch]) for ch in script.strip())  # S_{ts} at t = 1, s = 0: S_10
     return script
 
 
@@ -156,6 +163,9 @@ class _Bind:
                             taken[key] = taken.get(key, 0) + 1
                             self.entries[key] = (n, i, j)
         self.matrices = {ledger_key(n): n for n in L.order if L.shape(n) not in ((), (1, 1))}  # a 1×1 is a number
+        # a matrix named by one capital whose rows are positions: q_t is row t of Q, q_{t,i} its entry
+        self.rows_of = {n.lower(): n for n in L.order if re.fullmatch(r"[A-Z]", n) and L.shape(n) != ()
+                        and L.shape(n)[0] >= 2 and n.lower() not in L}
         for key, count in taken.items():  # a key two rows give (or a scalar row's) binds neither entry
             if count > 1 or key in self.keys:
                 del self.entries[key]
@@ -198,7 +208,14 @@ class _Bind:
             return self.L.symbol(name)
         entry = self.entries.get(key)
         if entry is None:
-            raise _Unread(key)
+            m = re.fullmatch(r"([a-z])_(\d+),(\d+)", key)  # q_{1,0}: entry (1, 0) of Q
+            name = self.rows_of.get(m.group(1)) if m else None
+            if name is None or key in self.matrices:
+                raise _Unread(key)
+            i, j = int(m.group(2)), int(m.group(3))
+            if i >= self.L.shape(name)[0] or j >= self.L.shape(name)[1]:
+                raise _Unread(key)
+            return self.L.entry_symbols(name)[i, j]
         row, i, j = entry
         return self.L.entry_symbols(row)[i, j]
 
@@ -221,6 +238,11 @@ class _Bind:
         """The entry symbols of the vector or matrix row ``key`` names (``\\mathbf z_t`` at t = 1: ``z_1``), else
         None."""
         name = self.matrices.get(key)
+        if name is None and key not in self.keys and key not in self.entries:
+            m = re.fullmatch(r"([a-z])_(\d+)", key)  # q_1: row 1 of Q
+            full = self.rows_of.get(m.group(1)) if m else None
+            if full is not None and int(m.group(2)) < self.L.shape(full)[0]:
+                return self.L.entry_symbols(full).row(int(m.group(2)))
         return None if name is None else self.L.entry_symbols(name)
 
     def outside_entry(self, key: str) -> str | None:
@@ -457,8 +479,14 @@ class _Reader:
         bounds = []
         for text in (m.group("lo"), m.group("hi").strip("{} ")):
             value = _index(text, self.env)
-            if not re.fullmatch(r"-?\d+", value.strip()):
-                raise _Unread("a sum's bound")
+            if not re.fullmatch(r"-?\d+", value.strip()):  # d_k-1: a size the page declared, read as a number
+                bound = _Reader(value, self.bind, self.env).read()
+                if isinstance(bound, sp.Expr):  # a scalar row with an exact value (d_k = 2 as an input)
+                    bound = bound.xreplace({x: self.bind.L.value(x.name) for x in bound.free_symbols
+                                            if x.name in self.bind.L and self.bind.L[x.name].value is not None})
+                if not isinstance(bound, sp.Integer):
+                    raise _Unread("a sum's bound")
+                value = str(bound)
             bounds.append(int(value))
         start, total, env = m.end(), None, self.env
         if bounds[1] < bounds[0] or bounds[1] - bounds[0] > 50:
@@ -530,12 +558,21 @@ def _equations(body: str) -> list[list[str]]:
     return out
 
 
-def _letters(sides: list[str]) -> set:
-    """The index letters of an equation's subscripts: ``t`` of ``h_{t-1}`` and ``x_t``."""
+def _letters(sides: list[str], known: frozenset = frozenset()) -> set:
+    """The index letters of an equation's subscripts: ``t`` of ``h_{t-1}`` and ``x_t``, ``t`` and ``s`` of
+    ``S_{ts}``; not the letter of a name ``known`` as it is written (the k of ``d_k``), nor a sum's own letter."""
     out = set()
-    for m in re.finditer(r"_\s*(?:\{\s*([a-z])\s*(?:[-+]\s*\d+\s*)?[,}]|([a-z])(?![A-Za-z]))", "".join(sides)):
-        out.add(m.group(1) or m.group(2))
-    return out & set("tsijk")
+    text = "".join(sides)
+    for name in _NAME.finditer(_SUM.sub(" ", text)):  # (a sum's header is no name: \sum_{i=0}^{d_k-1})
+        if not name.group("scripts") or name_key(name.group(0)) in known:
+            continue
+        scripts = name.group("scripts")
+        for m in re.finditer(r"_\s*(?:\{\s*([a-z])\s*(?:[-+]\s*\d+\s*)?[,}]|([a-z])(?![A-Za-z]))", scripts):
+            out.add(m.group(1) or m.group(2))
+        for m in re.finditer(r"_\s*\{\s*([a-z])([a-z])\s*\}", scripts):  # S_{ts}: two index letters
+            out.update(m.groups())
+    summed = {m.group("k") for m in _SUM.finditer(text)}  # a sum's own letter is bound by the sum
+    return out & set("tsijk") - summed
 
 
 class _Values:
@@ -652,12 +689,12 @@ def _reads(sides: list[str], bind: _Bind, env: dict) -> bool:
 def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
     """None when no ledger binds the equation; else (holds, why not, the bound row's definition or "—") over the
     ledgers that bind it at some step: it holds when it holds on one of them at every step it is bound at."""
-    letters = _letters(sides)
+    letters = _letters(sides, frozenset(k for b in binds for k in (*b.keys, *b.dims, *b.matrices)))
     if letters and any(_reads(sides, bind, {}) for bind in binds):
-        letters = set()  # the k of d_k: a subscript of a name the ledger binds as it is written, no index
-    if len(letters) > 1:
+        letters = set()  # a subscript of a name the ledger binds as it is written, no index
+    if len(letters) > 2:
         return None
-    envs = [{}] if not letters else [{next(iter(letters)): k} for k in STEPS]
+    envs = [dict(zip(sorted(letters), ks)) for ks in itertools.product(STEPS, repeat=len(letters))]
     verdicts = []
     last = re.search(r"[_^]\s*\{\s*T\s*(?:-\s*\d+\s*)?[,}]", "".join(sides))  # h_{T-1}, ^{T-1}: the last step
     for bind in binds:
@@ -669,6 +706,8 @@ def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
                 exprs = [r.read() for r in readers]
             except (_Unread, ZeroDivisionError, TypeError, ValueError, AttributeError):
                 continue
+            # a 1×1 product (q_t k_sᵀ) is the number it holds
+            exprs = [e[0, 0] if isinstance(e, sp.MatrixBase) and e.shape == (1, 1) else e for e in exprs]
             if sum(r.names > 0 for r in readers) < 2 and not (len(sides) == 2 and readers[0].names):
                 continue  # a formula of numbers alone
             shapes = {e.shape for e in exprs if isinstance(e, sp.MatrixBase)}
