@@ -228,6 +228,29 @@ def test_entry_formulas_over_two_positions_bind_rows_named_by_lowercase_letters(
     assert [(line, ok) for line, _, ok in checked] == [(5, holds)]
 
 
+def _mixture_ledger():
+    """A GRU's mixture of one's own: h = (1 − z) ⊙ n + z ⊙ p over 1×2 rows (p the previous state)."""
+    from symseq import Ledger
+
+    L = Ledger("a GRU mixture, H = 2")
+    z, n, p = (L.input(k, shape=(1, 2)) for k in "znp")
+    L.define("h", (1 - z) * n + z * p)
+    return L
+
+
+@pytest.mark.parametrize("formula, holds", [
+    (r"\mathbf h=(1-\mathbf z)\odot\mathbf n+\mathbf z\odot\mathbf p", True),
+    (r"\mathbf h=\mathbf n+\mathbf z\odot(\mathbf p-\mathbf n)", True),
+    (r"\mathbf h=(1-\mathbf z)\odot\mathbf p+\mathbf z\odot\mathbf n", False),  # the gates swapped
+])
+def test_a_number_added_to_a_vector_is_added_to_each_entry(formula, holds):
+    page = ["# The cell", "", f"\\({formula}\\)", ""]
+    checked: list = []
+    found = _checked_on(page, _mixture_ledger, checked)
+    assert [b.line for b in found] == ([] if holds else [3])
+    assert [(line, ok) for line, _, ok in checked] == [(3, holds)]
+
+
 def _checked_on(page: list[str], ledger=None, checked: list | None = None) -> list:
     """The false equations of ``page`` (its lines; one section, "The cell") on the ledger ``ledger()`` makes,
     by default the vector RNN of :func:`symseq.derive.bptt.vector_rnn` with D = H = 2 and T = 3."""

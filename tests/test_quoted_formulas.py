@@ -153,3 +153,29 @@ def test_a_quoted_comparison_in_other_words_holds_and_a_flipped_one_fails_at_its
     else:  # the comparison counts as checked by the claim
         (by,) = [by for c, by in rep.comparisons if c.line == 6]
         assert by == d.claims[-1].id
+
+
+def test_two_claims_that_read_the_same_printed_number_are_told_apart_without_comparing_their_values(tmp_path):
+    """A page edited so that two claims of one line read the same number (a loss printed as the gradient beside
+    it): the audit reports both wrong, and no claim is compared with another by its value (a whole ledger row
+    cannot be one SymPy expression; comparing them raised WholeRowError and the audit exited 2)."""
+    import sympy as sp
+
+    from symseq import Derivation, ops
+    from symseq.audit import audit_document, read
+
+    page = tmp_path / "loss.md"
+    page.write_text("# Loss\n\n## Result\n\nThe loss is 0.0412 and $\\partial\\mathcal L/\\partial h_0 = 0.0412$.\n",
+                    encoding="utf-8")
+    d = Derivation("loss-page", title="Loss", source=str(page))
+
+    @d.section("Result")
+    def result(s):
+        L = s.ledger("a vector loss")
+        e = L.define("e", L.parameter("h", [[sp.Rational(3, 10), sp.Rational(1, 5)]]) - L.input("y", [[0, 0]]))
+        s.claim(L.define("ℒ", ops.Sum(e * e) / 2), near="The loss is", index=0)  # 0.065
+        s.claim(e[0, 0], near="The loss is", index=1)  # 0.3
+
+    rep = audit_document(read(page), [d])
+    assert rep.failed and [(e.line, e.printed, e.correct) for e in rep.errata] == [(5, "0.0412", "0.0650"),
+                                                                                   (5, "0.0412", "0.3000")]

@@ -19,7 +19,8 @@ How a page's name reaches a ledger row:
   (and ``s``) at which every name of the equation is a row, and the equation is checked at each;
 * a lowercase letter names the rows of the matrix row named by that capital, when the ledger has no row of its
   own by that name: ``q_t`` (or ``\\mathbf q_t``) is row t of ``Q``, ``q_{t,i}`` its entry; a 1×1 product
-  (``\\mathbf q_t\\mathbf k_s^\\top``) is the number it holds;
+  (``\\mathbf q_t\\mathbf k_s^\\top``) is the number it holds, and a number added to a vector is added to each
+  entry (``(1-\\mathbf z_t)\\odot\\mathbf n_t``);
 * an entry is keyed as the ledger names it (``W_{x,01}``, ``h_{t-1,1}``, ``g_{t,0}^z``; a row vector's ``W_{o,1}``
   also as ``W_{o,01}``), a bold name is the whole vector or matrix row (``\\mathbf z_t``); ``^\\top`` transposes,
   ``\\odot`` multiplies entry by entry, ``\\nabla_{\\mathbf W}\\mathcal L`` is the row ``∂ℒ/∂W``,
@@ -315,6 +316,9 @@ class _Reader:
         v = self.term()
         while op := self._op("+", "-", "−"):
             w = self.term()
+            if isinstance(v, sp.MatrixBase) != isinstance(w, sp.MatrixBase):  # 1 − z_t: the number at every entry
+                shape = (v if isinstance(v, sp.MatrixBase) else w).shape
+                v, w = (x if isinstance(x, sp.MatrixBase) else x * sp.ones(*shape) for x in (v, w))
             v = v + w if op == "+" else v - w
         return v
 

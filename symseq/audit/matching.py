@@ -59,7 +59,7 @@ _LABEL_REASONS = ("position, row or feature number", "superscript or subscript l
 _LABEL = re.compile(r"\b(Table|Figure)\s+\d+\b")
 
 
-@dataclass
+@dataclass(eq=False)  # one claim is one object: compared by identity, never by its values
 class _Claim:
     claim: Claim
     refs: list  # the tokens of its printed string (claim_tokens), scanned once
@@ -198,7 +198,7 @@ def digit_fault(printed: str, correct: str) -> str:
     return "none"
 
 
-@dataclass
+@dataclass(eq=False)  # (as _Claim)
 class _Input:
     """A declared input (``section.given``) of a located section, aligned with its section's claims."""
 

@@ -44,6 +44,7 @@ from . import jacobians
 
 PHI = sp.Function("phi")
 """The general activation φ of the handout's derivations: an undefined function, so results are identities."""
+PHI.__module__ = __name__  # (SymPy leaves it None, which pydoc, and so help() on this module, cannot render)
 
 
 @dataclass
