@@ -43,6 +43,8 @@ VECTOR_EDITS = [
     (290, "\\odot\\phi'(\\mathbf z_t)", "\\odot\\phi(\\mathbf z_t)", "vector RNN"),
     (304, "=\\sum_{t=0}^{T-1}\\mathbf g_t^z", "=\\sum_{t=1}^{T-1}\\mathbf g_t^z", "vector RNN"),
     (304, "=\\mathbf e^\\top\\mathbf h_{T-1}", "=\\mathbf e^\\top\\mathbf h_{T-2}", "vector RNN"),
+    (282, "+\\mathbf h_{t-1}\\mathbf W_h^\\top", "+\\mathbf h_{t-2}\\mathbf W_h^\\top", "D = 5, H = 3"),  # Table 5's
+    (282, "=\\phi(\\mathbf z_t)", "=\\phi(\\mathbf z_{t-1})", "D = 5, H = 3"),
 ]
 
 
