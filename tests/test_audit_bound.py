@@ -45,6 +45,7 @@ VECTOR_EDITS = [
     (304, "=\\mathbf e^\\top\\mathbf h_{T-1}", "=\\mathbf e^\\top\\mathbf h_{T-2}", "vector RNN"),
     (282, "+\\mathbf h_{t-1}\\mathbf W_h^\\top", "+\\mathbf h_{t-2}\\mathbf W_h^\\top", "D = 5, H = 3"),  # Table 5's
     (282, "=\\phi(\\mathbf z_t)", "=\\phi(\\mathbf z_{t-1})", "D = 5, H = 3"),
+    (282, "=\\mathbf h_{T-1}\\mathbf W_o^\\top", "=\\mathbf h_{T-2}\\mathbf W_o^\\top", "D = 5, H = 3"),  # ŷ, bold in a hat
 ]
 
 

@@ -74,7 +74,8 @@ _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": 
 _ACCENT = {"widehat": "\u0302", "hat": "\u0302", "tilde": "\u0303", "widetilde": "\u0303", "bar": "\u0304"}
 _SCRIPT = r"(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[A-Za-z0-9])"
 _NAME = re.compile(r"(?P<wrap>\\(?:mathbf|boldsymbol|bm|mathit|mathcal|widehat|hat|tilde|widetilde|bar)\s*)?"
-                   r"(?P<base>\{\s*[A-Za-z]\s*\}|[A-Za-z]|\\(?:" + "|".join(_GREEK) + r")(?![A-Za-z]))"
+                   r"(?P<base>\{\s*(?:\\(?:mathbf|boldsymbol|bm)\s*)?[A-Za-z]\s*\}|[A-Za-z]|\\(?:" + "|".join(_GREEK)
+                   + r")(?![A-Za-z]))"
                    r"(?P<scripts>(?:\s*[_^]\s*" + _SCRIPT + r")*)(?P<primes>'*)")
 _PARTIAL_FRAC = re.compile(r"\\[dt]?frac\s*\{\s*\\partial\s*(?P<a>[^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*"
                            r"\{\s*\\partial\s*(?P<b>[^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
@@ -123,7 +124,7 @@ def name_key(text: str, env: dict | None = None) -> str:
     m = _NAME.fullmatch(text.strip())
     if m is None:
         return re.sub(r"[{}\s]", "", text)
-    base = m.group("base").strip("{} ")
+    base = re.sub(r"\\(?:mathbf|boldsymbol|bm)\s*", "", m.group("base")).strip("{} ")  # \widehat{\mathbf y}: ŷ
     if base.startswith("\\"):
         base = _GREEK[base[1:]]
     wrap = (m.group("wrap") or "").strip().lstrip("\\")
