@@ -63,7 +63,7 @@ from ..ledger import entry_name
 from ..read import NUMBER
 from ..read.page import split_top
 from .arithmetic import Broken
-from .words import MATRIX_ENV, display_blocks, line_of, math_bodies, plain_formula
+from .words import MATRIX_ENV, formula_bodies, line_of, plain_formula
 
 MAX_PIECES = 600  # equations checked per page (bounded work)
 STEPS = range(10)  # the values an index letter of a subscript is bound to
@@ -150,7 +150,7 @@ def ledger_key(name: str) -> str:
 class _Bind:
     """The rows of one ledger by key, and the SymPy objects an equation over them is built from."""
 
-    def __init__(self, L):
+    def __init__(self, L, declarations=()):
         self.L = L
         self.keys = {ledger_key(n): n for n in L.order if L.shape(n) == ()}
         self.entries: dict = {}  # the key of an entry of a vector or matrix row (W_{x,00}, h_{1,0}) -> (row, i, j)
@@ -176,14 +176,15 @@ class _Bind:
             n += 1
         self.steps_count = n or None
         self.phi = sp.Function("φ")
-        self.dims: dict = {}  # a size the page writes with a symbol (d_k, T) → its value here (see dims_of)
+        self.dims = self._dims(declarations)  # a size the page writes with a symbol (d_k, T) → its value here
+        self.names = frozenset((*self.keys, *self.dims, *self.matrices))  # every key that binds as it is written
         self._numbered = None
         self._values = None
 
-    def dims_of(self, declarations) -> None:
-        """Bind the sizes the page declares with symbols (``\\mathbf Q\\in\\mathbb R^{T\\times d_k}``,
-        :func:`symseq.audit.shapes.declarations`) to this ledger's sizes, through the rows the declarations name
-        (Q is 3×2 here: T = 3, d_k = 2). A symbol two declarations give two values is left unbound."""
+    def _dims(self, declarations) -> dict:
+        """The sizes the page declares with symbols (``\\mathbf Q\\in\\mathbb R^{T\\times d_k}``,
+        :func:`symseq.audit.shapes.declarations`) bound to this ledger's sizes through the rows the declarations
+        name (Q is 3×2 here: T = 3, d_k = 2). A symbol two declarations give two values is left unbound."""
         seen: dict = {}
         for decl in declarations:
             for name in decl.names:
@@ -193,7 +194,7 @@ class _Bind:
                 for size, n in zip(decl.shape, self.L.shape(row)):
                     if isinstance(size, sp.Symbol) and str(size) not in self.keys:
                         seen.setdefault(name_key(str(size)), set()).add(n)
-        self.dims = {k: sp.Integer(next(iter(v))) for k, v in seen.items() if len(v) == 1}
+        return {k: sp.Integer(next(iter(v))) for k, v in seen.items() if len(v) == 1}
 
     @property
     def values(self) -> "_Values":
@@ -563,13 +564,14 @@ def _equations(body: str) -> list[list[str]]:
     return out
 
 
-def _letters(sides: list[str], known: frozenset = frozenset()) -> set:
+def _letters(sides: list[str], binds: list = ()) -> set:
     """The index letters of an equation's subscripts: ``t`` of ``h_{t-1}`` and ``x_t``, ``t`` and ``s`` of
-    ``S_{ts}``; not the letter of a name ``known`` as it is written (the k of ``d_k``), nor a sum's own letter."""
+    ``S_{ts}``; not the letter of a name one of ``binds`` knows as it is written (the k of ``d_k``), nor a sum's
+    own letter."""
     out = set()
     text = "".join(sides)
     for name in _NAME.finditer(_SUM.sub(" ", text)):  # (a sum's header is no name: \sum_{i=0}^{d_k-1})
-        if not name.group("scripts") or name_key(name.group(0)) in known:
+        if not name.group("scripts") or any(name_key(name.group(0)) in b.names for b in binds):
             continue
         scripts = name.group("scripts")
         for m in re.finditer(r"_\s*(?:\{\s*([a-z])\s*(?:[-+]\s*\d+\s*)?[,}]|([a-z])(?![A-Za-z]))", scripts):
@@ -694,7 +696,7 @@ def _reads(sides: list[str], bind: _Bind, env: dict) -> bool:
 def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
     """None when no ledger binds the equation; else (holds, why not, the bound row's definition or "—") over the
     ledgers that bind it at some step: it holds when it holds on one of them at every step it is bound at."""
-    letters = _letters(sides, frozenset(k for b in binds for k in (*b.keys, *b.dims, *b.matrices)))
+    letters = _letters(sides, binds)
     if letters and any(_reads(sides, bind, {}) for bind in binds):
         letters = set()  # a subscript of a name the ledger binds as it is written, no index
     if len(letters) > 2:
@@ -788,16 +790,10 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
         return []
     from .shapes import declarations
 
-    binds: dict = {"declarations": declarations(doc)}  # (and each ledger's binding, by id, made on first use)
+    declared, binds = declarations(doc), {}  # each ledger's binding, by id, made on first use
     out, seen = [], 0
-    # each formula: (line, start, end, text, the lines of a display written over several lines or None)
-    formulas = [(line, start, end, body, None) for line in sorted(by_line)
-                if line not in doc.code and 0 < line <= len(doc.lines)
-                for start, end, body in math_bodies(doc.lines[line - 1])]
-    formulas += [(first, 0, 0, " ".join(texts), texts) for first, texts in display_blocks(doc.lines)
-                 if first in by_line and first not in doc.code]  # read whole, each equation named by its line
-    for line, start, end, body, texts in formulas:
-        mine = _binds_at(line, by_line, binds)
+    for line, start, end, body, texts in formula_bodies(doc, by_line):  # (texts: a display over several lines)
+        mine = _binds_at(line, by_line, binds, declared)
         for sides in _equations(plain_formula(body)):
             seen += 1
             if seen > MAX_PIECES:
@@ -816,13 +812,13 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
     return out
 
 
-def _binds_at(line: int, by_line: dict, binds: dict) -> list:
-    """The bindings of the ledgers of the sections located over ``line`` (each made once, kept in ``binds``)."""
+def _binds_at(line: int, by_line: dict, binds: dict, declarations) -> list:
+    """The bindings of the ledgers of the sections located over ``line`` (each made once, kept in ``binds``, its
+    sizes bound through the page's ``declarations``)."""
     mine = []
     for L in by_line.get(line, []):
         if id(L) not in binds:
-            binds[id(L)] = _Bind(L)
-            binds[id(L)].dims_of(binds.get("declarations", ()))
+            binds[id(L)] = _Bind(L, declarations)
         if all(b is not binds[id(L)] for b in mine):
             mine.append(binds[id(L)])
     return mine

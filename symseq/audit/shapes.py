@@ -39,7 +39,7 @@ import sympy as sp
 from ..read import NUMBER
 from ..read.document import Document, row_cells
 from .arithmetic import Broken
-from .words import display_blocks, line_of, math_bodies, plain_formula
+from .words import formula_bodies, line_of, math_bodies, plain_formula
 
 REACH = 120  # lines: a formula reads a name's shape declared at most this far away (a table of objects above)
 MAX_FORMULAS = 400  # formulas checked per page (bounded work)
@@ -400,11 +400,7 @@ class _Sizes:
 def formulas(doc: Document) -> list[Formula]:
     """The equations the page prints in its formulas (``Q=HW_Q,K=HW_K`` is two), each as the text of its sides."""
     out = []
-    bodies = [(k, body, None) for k, line in enumerate(doc.lines, 1) if k not in doc.code
-              for _, _, body in math_bodies(line)]
-    bodies += [(first, " ".join(texts), texts) for first, texts in display_blocks(doc.lines)
-               if first not in doc.code]  # a display written over several lines, read whole
-    for k, body, texts in bodies:
+    for k, _, _, body, texts in formula_bodies(doc):
         if re.search(r"\\begin\{(?:aligned|align\*?|split|gathered)\}", body):
             body = plain_formula(body)  # an aligned display: its rows as equations
         if re.search(r"\\begin", body):

@@ -107,6 +107,18 @@ def display_blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
     return out
 
 
+def formula_bodies(doc: Document, lines=None) -> list[tuple[int, int, int, str, list[str] | None]]:
+    """The page's formulas outside code, each as (line, start, end, text, None) for one written on its line
+    (:func:`math_bodies`) and (first line, 0, 0, its lines joined, the text of each of its lines) for a display
+    written over several lines (:func:`display_blocks`, read whole; :func:`line_of` names the line of an equation
+    of it). ``lines``: only the formulas on, or starting on, these lines (all of the page's by default)."""
+    wanted = range(1, len(doc.lines) + 1) if lines is None else sorted(k for k in lines if 0 < k <= len(doc.lines))
+    out = [(k, start, end, body, None) for k in wanted if k not in doc.code
+           for start, end, body in math_bodies(doc.lines[k - 1])]
+    return out + [(first, 0, 0, " ".join(texts), texts) for first, texts in display_blocks(doc.lines)
+                  if first not in doc.code and (lines is None or first in lines)]
+
+
 def line_of(sides: list[str], texts: list[str]) -> int:
     """The index of the line of a display (its ``texts``) where an equation of it starts: the first line holding its
     first side's text (spaces aside), else the first line."""
