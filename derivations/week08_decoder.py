@@ -80,10 +80,7 @@ def feed_forward_rows() -> list:
 def attention_mixes_positions() -> bool:
     """Whether a causal head (d = d_k = 2, symbolic weights) makes row 1 of its output depend on input row 0
     (§3: "Attention mixes positions")."""
-    dep = properties.dependence(lambda L, X: blocks.attention_head(
-        L, X, L.parameter("W_Q", shape=(2, 2)), L.parameter("W_K", shape=(2, 2)), L.parameter("W_V", shape=(2, 2)),
-        orientation="in_out", mask="causal").O, 2, 2)
-    return not dep.zero[1][0]
+    return not causal_dependence(2).zero[1][0]
 
 
 def causal_dependence(T: int = 4):
