@@ -40,6 +40,8 @@ VOCAB = blocks.Vocabulary.from_sequences(TOKENS, blocks.tokenize(CONTINUATION)) 
 IDS, ROWS = VOCAB.ids(TOKENS), [f"{t}: {w}" for t, w in enumerate(TOKENS)]
 PAD_MASK = [1] * T + [0, 0]  # the prefix right-padded by two rows: 1 for a real token, 0 for padding
 HEADS = [[f"W_{w}^{{[{i}]}}" for w in "QKV"] for i in (1, 2)]  # the page's names of each head's maps
+HEAD_1 = {n: f"{n}^{{[1]}}" for n in "QKVSAO"}  # the one-head sections' names: q_6 is row 6 of Q^[1], S_60 of S^[1]
+BLOCK = {n: f"{n}^{{(0)}}" for n in ("X", "U", "R", "B_att", "Z_mlp", "J_mlp", "B_mlp")}  # the block's names: u_6
 MLP = ("W_1", "b_1", "W_2", "b_2")
 PERMUTATION = (3, 0, 6, 1, 5, 2, 4)  # a fixed reordering of the seven rows: new row i is old row PERMUTATION[i]
 
@@ -311,6 +313,7 @@ def three_roles(s):
 
 @derivation.section("Follow the “begins” query through seven matches")
 def begins_query(s):
+    s.use(attention_ledger()[0], names=HEAD_1)
     r = attention_ledger()[1]
     h1, raw, root3 = r["h1"], r["raw"], sp.sqrt(D_K)
     s.claim(h1.Q[6, :], name="q_6", what="q_6", at="begins query")
@@ -331,6 +334,7 @@ def begins_query(s):
 
 @derivation.section("Normalize across sources, not across features")
 def normalize_sources(s):
+    s.use(attention_ledger()[0], names=HEAD_1)
     h1 = attention_ledger()[1]["h1"]
     s.claim(h1.A[6, :], name="A_{6,:}", digits=3, what="A_{6,:}", at="row softmax")
     shifted = h1.S[6, :] - h1.S[6, 6]  # m_6 = S_66: ReLU(S_6j − m_6) = 0 for every j says it is the row maximum
@@ -359,6 +363,7 @@ def normalize_sources(s):
 
 @derivation.section("Use each weight to scale an entire value vector")
 def weighted_values(s):
+    s.use(attention_ledger()[0], names=HEAD_1)
     r = attention_ledger()[1]
     h1, contrib = r["h1"], r["contrib"]
     for k, (node, what, options) in enumerate(((h1.A[6, 0], "A_60", {}), (h1.V[0, :], "v_0", {"exact": True}),
@@ -430,6 +435,7 @@ def causal_mask(s):
 
 @derivation.section("Two heads, two sets of projection parameters")
 def two_heads(s):
+    s.use(attention_ledger()[0])
     r = attention_ledger()[1]
     h1, h2, maps = r["h1"], r["h2"], r["heads"][1]
     s.given(T, D, h2.Q.shape[1], h2.V.shape[1], what=("T", "D", "d_k of head 2", "d_v of head 2"), at="head 2")
@@ -458,6 +464,7 @@ def two_heads(s):
 
 @derivation.section("Inspect all seven output rows from both heads")
 def both_heads(s):
+    s.use(attention_ledger()[0])
     r = attention_ledger()[1]
     table(s, "Table 18", r["h1"].O, HEAD_FEATURES, what="head 1 output")
     table(s, "Table 19", r["h2"].O, HEAD_FEATURES, what="head 2 output")
@@ -476,6 +483,7 @@ def join_features(s):
 
 @derivation.section("A linear output projection returns to model width")
 def output_projection(s):
+    s.use(attention_ledger()[0])
     r = attention_ledger()[1]
     C, B, W_O, h1, h2 = r["C"], r["B_att"], r["W_O"], r["h1"], r["h2"]
     s.claim_shape("5×6", W_O, what="W_O (stored)", at="output projection")
@@ -579,6 +587,7 @@ def layer_norm_row(s):
 
 @derivation.section("Recompute attention, then add the original input")
 def recompute_attention(s):
+    s.use(walkthrough_block()[0], names=BLOCK)
     r, ra = walkthrough_block()[1], attention_ledger()[1]
     blk = r["blk"]
     with s.place("attention on X"):
@@ -608,6 +617,7 @@ def recompute_attention(s):
 @derivation.section("The MLP transforms each contextual row separately")
 def mlp_row(s):
     L, r = walkthrough_block()
+    s.use(L, names=BLOCK)
     blk = r["blk"]
     ln1, ln2, m, R, J = blk.ln1, blk.ln2, blk.mlp, blk.ln2.out, blk.mlp.J
     s.differ("the second normalization sees other statistics than the first", [ln2.mu, ln2.var], [ln1.mu, ln1.var],
@@ -651,6 +661,7 @@ def mlp_row(s):
 
 @derivation.section("The second addition completes the block")
 def second_addition(s):
+    s.use(walkthrough_block()[0], names=BLOCK)
     r = walkthrough_block()[1]
     blk = r["blk"]
     s.claim_line(r"\mathbf h_6^{(1)}=", (blk.out[6, :], "h_6^(1) = u_6 + b_mlp,6"), at="block output")

@@ -48,6 +48,18 @@ VECTOR_EDITS = [
     (282, "=\\mathbf h_{T-1}\\mathbf W_o^\\top", "=\\mathbf h_{T-2}\\mathbf W_o^\\top", "D = 5, H = 3"),  # ŷ, bold in a hat
 ]
 
+# the encoder's walkthrough of the begins row (Tables 13–23): the page writes q_6, S_{60}, \mathbf o_6^{[1]},
+# \mathbf b_{\mathrm{att},6} and u_{6,0} for rows the ledgers name Q^{[1]}, S^{[1]}, O^{[1]}, B_att^{(0)}, U^{(0)}
+ENCODER_EDITS = [
+    (675, "+q_{6,1}k_{0,1}+", "+q_{6,1}k_{1,1}+", "q_{6,0}k_{0,0}"),  # the dot product q_6 k_0ᵀ, entry by entry
+    (675, "=q_{6,0}k_{0,0}", "=q_{7,0}k_{0,0}", "q_7,0 names an entry that Q^{[1]} (7×3) does not have"),
+    (681, "S_{6j}=\\frac{\\mathbf q_6", "S_{6j}=\\frac{\\mathbf q_5", "S_{6j}"),  # over every source j
+    (681, "S_{60}\\approx", "S_{61}\\approx", "S_{61} is 0.148"),  # a printed value of another entry
+    (848, "\\mathbf o_6^{[1]}\\approx", "\\mathbf o_6^{[2]}\\approx", "o_6^{[2]} is (0.1959"),  # of head 2
+    (1009, "+\\mathbf b_{\\mathrm{att},6}", "+\\mathbf b_{\\mathrm{att},5}", "b_{\\mathrm{att},5}"),
+    (1055, "+B_{\\mathrm{mlp},6,0}", "+B_{\\mathrm{mlp},6,1}", "B_{\\mathrm{mlp},6,1}"),
+]
+
 
 @pytest.fixture(scope="module")
 def week06():
@@ -254,7 +266,71 @@ def test_a_number_added_to_a_vector_is_added_to_each_entry(formula, holds):
     assert [(line, ok) for line, _, ok in checked] == [(3, holds)]
 
 
-def _checked_on(page: list[str], ledger=None, checked: list | None = None) -> list:
+@needs_seeds
+@pytest.mark.parametrize("line, old, new, why", ENCODER_EDITS, ids=[f"line{e[0]}-{e[2][:14]}" for e in ENCODER_EDITS])
+def test_an_edited_index_of_the_encoder_walkthrough_is_false_at_its_line(week06, line, old, new, why):
+    """The sections of the begins walkthrough name the page's rows (``s.use(L, names={"Q": "Q^{[1]}", …})``), so
+    an index edited in a formula, or in the name a printed value stands beside, is false at its line."""
+    doc, ds, clean = week06
+    here = [sec for sec in clean.sections if sec[2] and sec[2][0] <= line <= sec[2][1]]  # (the line's section)
+    found = check(_edited(doc, line, old, new), ds, here)
+    assert [b.line for b in found] == [line], found
+    assert why in found[0].reason
+
+
+def _valued_ledger():
+    """Two rows of one's own with values, H (2×2) and its row sums s, and a symbol w: the page names H ``Z``."""
+    from symseq import Ledger
+
+    L = Ledger("rows with values, H = [[1/4, 1/2], [3, -1]]")
+    H = L.input("H", [[sp.Rational(1, 4), sp.Rational(1, 2)], [3, -1]])
+    L.define("m", H * L.parameter("w"))
+    return L
+
+
+@pytest.mark.parametrize("printed, holds", [
+    (r"\(z_{1,0}\approx3.0\)", True),
+    (r"\(z_{0,1}=0.5\)", True),
+    (r"\(z_{1,1}\approx-1\)", True),
+    (r"\(z_{0,1}\approx0.25\)", False),  # the value of another entry
+    (r"\(\mathbf z_1\approx(3,\;-1)\)", True),  # a row of numbers
+    (r"\(\mathbf z_0\approx(3,\;-1)\)", False),
+    (r"\(z_{0,0}+z_{1,0}=\frac{13}{4}\approx3.25\)", True),  # what lies between is the page's arithmetic
+    (r"\(z_{0,0}+z_{1,0}=\frac{13}{4}\approx3.75\)", False),
+])
+def test_a_printed_value_of_a_row_the_section_names_is_decided_as_a_claim(printed, holds):
+    """``use(L, names={"Z": "H"})``: the page's ``z_{1,0}`` is entry (1, 0) of the ledger's ``H`` and ``\\mathbf
+    z_1`` its row 1; a printed value at the end of a chain from them is decided by the claims' rounding."""
+    checked: list = []
+    found = _checked_on(["# The cell", "", printed, ""], _valued_ledger, checked, names={"Z": "H"})
+    assert [b.line for b in found] == ([] if holds else [3])
+    assert [(line, ok) for line, _, ok in checked][-1] == (3, holds)  # (after the equation z_{0,0}+z_{1,0}=13/4)
+    assert all(ok for _, _, ok in checked[:-1])
+    if not holds:
+        assert "the printed value does not hold" in found[0].reason
+
+
+def test_a_row_with_a_symbol_in_it_has_no_printed_value_to_check():
+    """``m = H w`` reads the parameter w, which has no value: ``m_{0,0}\\approx 7`` is left alone."""
+    checked: list = []
+    assert _checked_on(["# The cell", "", r"\(m_{0,0}\approx7\)", ""], _valued_ledger, checked) == []
+    assert checked == []
+
+
+def test_use_names_a_row_the_ledger_does_not_have():
+    from symseq import Derivation
+    from symseq.errors import ClaimError
+
+    d = Derivation("tiny-names", title="tiny", source="tiny.md")
+
+    @d.section("The cell")
+    def cell(s):
+        s.use(_valued_ledger(), names={"Z": "G"})
+
+    assert "no row 'G'" in d.sections[0].error and "name one of its rows (H, w, m)" in d.sections[0].error
+
+
+def _checked_on(page: list[str], ledger=None, checked: list | None = None, names: dict | None = None) -> list:
     """The false equations of ``page`` (its lines; one section, "The cell") on the ledger ``ledger()`` makes,
     by default the vector RNN of :func:`symseq.derive.bptt.vector_rnn` with D = H = 2 and T = 3."""
     from symseq import Derivation
@@ -265,7 +341,7 @@ def _checked_on(page: list[str], ledger=None, checked: list | None = None) -> li
 
     @d.section("The cell")
     def cell(s):
-        s.use(ledger() if ledger else bptt.vector_rnn("vector RNN, D = H = 2")[0])
+        s.use(ledger() if ledger else bptt.vector_rnn("vector RNN, D = H = 2")[0], names=names)
         s.claim(sp.Integer(2), 2, what="width", in_text=False)
 
     return check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The cell", (1, len(page)))],

@@ -17,10 +17,14 @@ How a page's name reaches a ledger row:
   (a gradient of a backward pass), else the local derivative of row ``A``'s definition by ``B`` when ``B`` is in it;
 * a subscript over one or two index letters (``h_{t-1}``, ``x_t``, ``S_{ts}``) is bound at every step ``t = 0 … 9``
   (and ``s``) at which every name of the equation is a row, and the equation is checked at each;
-* a lowercase letter names the rows of the matrix row named by that capital, when the ledger has no row of its
-  own by that name: ``q_t`` (or ``\\mathbf q_t``) is row t of ``Q``, ``q_{t,i}`` its entry; a 1×1 product
-  (``\\mathbf q_t\\mathbf k_s^\\top``) is the number it holds, and a number added to a vector is added to each
-  entry (``(1-\\mathbf z_t)\\odot\\mathbf n_t``);
+* a lowercase letter names the rows of the matrix row named by that capital, with its subscript and superscript,
+  when the ledger has no row of its own by that name: ``q_t`` (or ``\\mathbf q_t``) is row t of ``Q``, ``q_{t,i}``
+  its entry, ``\\mathbf o_6^{[1]}`` row 6 of ``O^{[1]}``, ``\\mathbf b_{\\mathrm{att},6}`` row 6 of ``B_att`` and
+  ``B_{\\mathrm{att},6,0}`` its entry; a 1×1 product (``\\mathbf q_t\\mathbf k_s^\\top``) is the number it holds,
+  and a number added to a vector is added to each entry (``(1-\\mathbf z_t)\\odot\\mathbf n_t``);
+* a section that names a row otherwise than the page does says so when it uses the ledger,
+  ``s.use(L, names={"Q": "Q^{[1]}", "U": "U^{(0)}"})``: there the page's ``Q`` (and so ``q_6``, ``S_{60}``) is
+  that row;
 * an entry is keyed as the ledger names it (``W_{x,01}``, ``h_{t-1,1}``, ``g_{t,0}^z``; a row vector's ``W_{o,1}``
   also as ``W_{o,01}``), a bold name is the whole vector or matrix row (``\\mathbf z_t``); ``^\\top`` transposes,
   ``\\odot`` multiplies entry by entry, ``\\nabla_{\\mathbf W}\\mathcal L`` is the row ``∂ℒ/∂W``,
@@ -35,6 +39,12 @@ How a page's name reaches a ledger row:
 * ``\\phi`` is the ledger's general activation (an undefined function; ``\\phi'`` its derivative), ``\\sigma`` the
   logistic sigmoid, ``\\tanh`` and ``\\exp`` themselves; ``e`` is a name (the prediction error ``e`` of a
   backward pass), so an equation with ``e^{…}`` is not read.
+
+A chain from a name to a printed number or row of numbers (``S_{60}\\approx\\frac{0.672}{\\sqrt3}\\approx0.388``,
+``\\mathbf o_6^{[1]}\\approx(-0.0248,\\;0.239,\\;0.563)``) is decided as a claim of the bound row's value with
+that printed string would be (:func:`symseq.verify.claims.check_claim`), when every leaf the row reads has a value;
+what lies between is the page's arithmetic. In such a chain the equation is what stands before its first
+``\\approx``: ``\\mathbf q_6\\mathbf k_0^\\top=q_{6,0}k_{0,0}+\\cdots`` is checked like any other.
 
 The sides are compared as numbers: a leaf (or a leaf's entry) takes the ledger's exact value when it has one
 (``h_{−1} = 0``) and otherwise a fixed random rational, every other row is computed from its own definition over
@@ -60,6 +70,7 @@ import sympy as sp
 
 from ..functions import sigmoid
 from ..ledger import entry_name
+from ..numbers import decimal_text, exact, short
 from ..read import NUMBER
 from ..read.page import split_top
 from .arithmetic import Broken
@@ -94,6 +105,9 @@ _SUM = re.compile(r"\\sum\s*_\s*\{\s*(?P<k>[a-z])\s*=\s*(?P<lo>[^{}]+?)\s*\}\s*\
 
 
 _SQRT = re.compile(r"\\sqrt(?![A-Za-z])\s*")
+_ROMAN = re.compile(r"\\(?:mathrm|text|operatorname)\s*\{([A-Za-z]+)\}")
+# a row or matrix named by one capital, with a subscript and a superscript: Q, B_att, O^[1], H^(0), B_mlp^(0)
+_CAPITAL = re.compile(r"(?P<c>[A-Z])(?:_(?P<sub>[^^,]+))?(?P<sup>\^.+)?")
 _NUMBERED = re.compile(r"(.+?_)(-?\d{1,2})((?:\^.*)?)")  # a key numbered by a step: g_3^z, h_-1, x_2
 
 
@@ -112,8 +126,9 @@ def _index(script: str, env: dict) -> str:
         return str(v)
     if len(script.strip()) == 1 and script.strip() in env:
         return str(env[script.strip()])
-    if re.fullmatch(r"\s*[a-z][a-z]\s*", script) and all(ch in env for ch in script.strip()):
-        return "".join(str(env[ch]) for ch in script.strip())  # S_{ts} at t = 1, s = 0: S_10
+    if re.fullmatch(r"\s*[a-z0-9][a-z]|[a-z][a-z0-9]\s*", script.strip()) and \
+            all(ch in env or ch.isdigit() for ch in script.strip()):
+        return "".join(ch if ch.isdigit() else str(env[ch]) for ch in script.strip())  # S_{ts} at t = 1, s = 0: S_10
     return script
 
 
@@ -136,6 +151,7 @@ def name_key(text: str, env: dict | None = None) -> str:
     for sm in re.finditer(r"([_^])\s*(" + _SCRIPT + ")", m.group("scripts")):
         body = sm.group(2)
         body = body[1:-1] if body.startswith("{") else body
+        body = _ROMAN.sub(r"\1", body)  # b_{\mathrm{att},6}: b_att,6
         if sm.group(1) == "_" and env:
             body = _index(body, env)
         out += sm.group(1) + body
@@ -150,27 +166,42 @@ def ledger_key(name: str) -> str:
 class _Bind:
     """The rows of one ledger by key, and the SymPy objects an equation over them is built from."""
 
-    def __init__(self, L, declarations=()):
+    def __init__(self, L, declarations=(), names: dict | None = None):
         self.L = L
-        self.keys = {ledger_key(n): n for n in L.order if L.shape(n) == ()}
-        self.entries: dict = {}  # the key of an entry of a vector or matrix row (W_{x,00}, h_{1,0}) -> (row, i, j)
-        taken: dict = {}
-        for n in L.order:
+        # each row by its own name, and by the page's name of it in this section (use(L, names={"Q": "Q^{[1]}"}))
+        named = [(n, n) for n in L.order] + [(page, row) for page, row in (names or {}).items()]
+        self.keys = {ledger_key(a): n for a, n in named if L.shape(n) == ()}
+        targets: dict = {}  # key -> the entries it names (a key two entries give binds neither)
+        for a, n in named:
             if L.shape(n) != ():
                 rows, cols = L.shape(n)
                 for i in range(rows):
                     for j in range(cols):  # a row vector's entry W_{o,1} is also written W_{o,01}
                         for shape in {L.shape(n), (max(rows, 2), max(cols, 2))}:
-                            key = ledger_key(entry_name(n, i, j, shape))
-                            taken[key] = taken.get(key, 0) + 1
-                            self.entries[key] = (n, i, j)
-        self.matrices = {ledger_key(n): n for n in L.order if L.shape(n) not in ((), (1, 1))}  # a 1×1 is a number
-        # a matrix named by one capital whose rows are positions: q_t is row t of Q, q_{t,i} its entry
-        self.rows_of = {n.lower(): n for n in L.order if re.fullmatch(r"[A-Z]", n) and L.shape(n) != ()
-                        and L.shape(n)[0] >= 2 and n.lower() not in L}
-        for key, count in taken.items():  # a key two rows give (or a scalar row's) binds neither entry
-            if count > 1 or key in self.keys:
-                del self.entries[key]
+                            targets.setdefault(ledger_key(entry_name(a, i, j, shape)), set()).add((n, i, j))
+        self.matrices = {ledger_key(a): n for a, n in named if L.shape(n) not in ((), (1, 1))}  # a 1×1 is a number
+        own = set(targets) | set(self.keys) | set(self.matrices)
+        rows: dict = {}
+        self.families: list = []  # (the keys of the rows and entries of a capital's matrix, the matrix)
+        for a, n in named:  # a matrix named by a capital, its rows positions: q_t is row t of Q, q_{t,i} its entry
+            m = _CAPITAL.fullmatch(ledger_key(a))
+            if m is None or L.shape(n) == () or L.shape(n)[0] < 2:
+                continue
+            c, sub, sup = m.group("c"), m.group("sub"), m.group("sup") or ""
+            if f"{c.lower()}{'_' + sub if sub else ''}{sup}" in own:  # a row q of its own: q_1 is its entry
+                continue
+            head = f"_{sub}," if sub else "_"
+            self.families.append((re.compile(f"[{c}{c.lower()}]{re.escape(head)}(\\d+)(?:,(\\d+))?{re.escape(sup)}"), n))
+            for i in range(L.shape(n)[0]):
+                rows.setdefault(f"{c.lower()}{head}{i}{sup}", set()).add((n, i))
+                for j in range(L.shape(n)[1]):
+                    for key in (f"{c.lower()}{head}{i},{j}{sup}", f"{c}{head}{i},{j}{sup}"):
+                        if key not in own:
+                            targets.setdefault(key, set()).add((n, i, j))
+        # the key of an entry of a vector or matrix row (W_{x,00}, h_{1,0}, q_{6,0}) -> (row, i, j); the key of a
+        # row of a matrix whose rows are positions (q_6, o_6^[1], b_att,6) -> (row, i)
+        self.entries = {k: next(iter(v)) for k, v in targets.items() if len(v) == 1 and k not in self.keys}
+        self.rows = {k: next(iter(v)) for k, v in rows.items() if len(v) == 1 and k not in own}
         n = 0  # T, the number of time steps: the ledger's inputs x_0 … x_{T-1} (None without them)
         while f"x_{n}" in L:
             n += 1
@@ -211,14 +242,7 @@ class _Bind:
             return self.L.symbol(name)
         entry = self.entries.get(key)
         if entry is None:
-            m = re.fullmatch(r"([a-z])_(\d+),(\d+)", key)  # q_{1,0}: entry (1, 0) of Q
-            name = self.rows_of.get(m.group(1)) if m else None
-            if name is None or key in self.matrices:
-                raise _Unread(key)
-            i, j = int(m.group(2)), int(m.group(3))
-            if i >= self.L.shape(name)[0] or j >= self.L.shape(name)[1]:
-                raise _Unread(key)
-            return self.L.entry_symbols(name)[i, j]
+            raise _Unread(key)
         row, i, j = entry
         return self.L.entry_symbols(row)[i, j]
 
@@ -241,27 +265,36 @@ class _Bind:
         """The entry symbols of the vector or matrix row ``key`` names (``\\mathbf z_t`` at t = 1: ``z_1``), else
         None."""
         name = self.matrices.get(key)
-        if name is None and key not in self.keys and key not in self.entries:
-            m = re.fullmatch(r"([a-z])_(\d+)", key)  # q_1: row 1 of Q
-            full = self.rows_of.get(m.group(1)) if m else None
-            if full is not None and int(m.group(2)) < self.L.shape(full)[0]:
-                return self.L.entry_symbols(full).row(int(m.group(2)))
+        if name is None and key in self.rows:  # q_1: row 1 of Q
+            row, i = self.rows[key]
+            return self.L.entry_symbols(row).row(i)
         return None if name is None else self.L.entry_symbols(name)
 
     def outside_entry(self, key: str) -> str | None:
         """What is wrong with ``key`` when it names an entry, by an index the row does not have, of a vector or
-        matrix row of the ledger (``W_{x,02}`` of a 2×2 ``W_x``, ``x_{1,2}`` of a 1×2 ``x_1``); else None."""
+        matrix row of the ledger (``W_{x,02}`` of a 2×2 ``W_x``, ``x_{1,2}`` of a 1×2 ``x_1``), or a row or an entry
+        of a capital's matrix (``q_7``, ``q_{7,0}`` of a 7×3 ``Q``); else None."""
         m = re.fullmatch(r"(?P<row>[^,]+),(?P<idx>\d+)(?P<sup>\^.*)?", key)
-        if m is None:
-            return None
-        name = self.matrices.get(m.group("row") + (m.group("sup") or ""))
+        name = None if m is None else self.matrices.get(m.group("row") + (m.group("sup") or ""))
         if name is None:
-            return None
+            return self._outside_family(key)
         rows, cols = self.L.shape(name)
         idx = m.group("idx")
         fits = (len(idx) == 2 and int(idx[0]) < rows and int(idx[1]) < cols) or \
             (len(idx) == 1 and (rows == 1 or cols == 1) and int(idx) < max(rows, cols))
         return None if fits else f"an entry that {name} ({rows}×{cols}) does not have"
+
+    def _outside_family(self, key: str) -> str | None:
+        """What is wrong with ``key`` when it names a row or an entry that a capital's matrix does not have
+        (``q_7`` or ``q_{7,0}`` of a 7×3 ``Q``); else None."""
+        for family, name in self.families:
+            f = family.fullmatch(key)
+            if f:
+                rows, cols = self.L.shape(name)
+                if int(f.group(1)) >= rows or (f.group(2) is not None and int(f.group(2)) >= cols):
+                    what = "a row" if f.group(2) is None else "an entry"
+                    return f"{what} that {name} ({rows}×{cols}) does not have"
+        return None
 
     def partial(self, a: str, b: str):
         """∂a/∂b: the ledger's row of that name, else the local derivative of row ``a`` by ``b``."""
@@ -551,10 +584,12 @@ class _Reader:
 
 
 def _equations(body: str) -> list[list[str]]:
-    """The sides of each equation of one formula: pieces cut at top-level commas and semicolons, sides at ``=``;
-    a piece with another relation is not an equation."""
+    """The sides of each equation of one formula: pieces cut at top-level commas and semicolons, sides at ``=``,
+    up to the first ``\\approx`` (what follows is printed arithmetic); a piece with another relation is not an
+    equation."""
     out = []
     for piece in split_top(body, ",;"):
+        piece = split_top(piece, ("\\approx",))[0]  # q_6k_0^T = Σ q_{6,i}k_{0,i} ≈ (…)(…) ≈ 0.672: the equation
         if "=" not in piece or re.search(r"\\(?:approx|simeq|le|ge|leq|geq|neq|ne|in|prod|mapsto|to|cdots|ldots|"
                                          r"dots|text|mathrm\{[A-Za-z]{4,})(?![A-Za-z])|[<>≈≤≥]", piece):
             continue
@@ -562,6 +597,63 @@ def _equations(body: str) -> list[list[str]]:
         if len(sides) >= 2 and all(s.strip() for s in sides):
             out.append(sides)
     return out
+
+
+_PRINTED = re.compile(r"[-−]?\d*\.?\d+|[(\[]\s*[-−]?\d*\.?\d+(?:\s*,\s*[-−]?\d*\.?\d+)+\s*[)\]]")
+
+
+def _valued(body: str) -> list[tuple[str, str, str]]:
+    """(the name side, ``≈`` when the chain has one else ``=``, the printed value) of each piece of one formula
+    that ends a chain from a name at a printed number or row of numbers: ``S_{60}\\approx\\frac{0.672}{\\sqrt3}
+    \\approx0.388``, ``\\mathbf o_6^{[1]}\\approx(-0.0248,0.239,0.563)``, ``h_{-1}=0``."""
+    out = []
+    for piece in split_top(body, ",;"):
+        if re.search(r"\\(?:le|ge|leq|geq|neq|ne|in|to|mapsto|cdots|ldots|dots|text)(?![A-Za-z])|[<>≤≥]", piece):
+            continue
+        sides = split_top(piece.replace("\\approx", "≈"), "=≈")
+        if len(sides) < 2 or not _PRINTED.fullmatch(sides[-1].strip()) or _NUMBER.search(sides[0]) and \
+                not re.search(r"[A-Za-z]", sides[0]):
+            continue
+        out.append((sides[0].strip(), "≈" if "≈" in piece or "\\approx" in piece else "=", sides[-1].strip()))
+    return out
+
+
+def _check_value(side: str, rel: str, printed: str, binds: list) -> tuple[bool, str, str] | None:
+    """None when no ledger binds ``side`` (a name, with no index letter) to one value; else (holds, why not, the
+    value as the page would print it) for the printed value after ``rel``, decided as a claim of that value is
+    (:func:`symseq.verify.claims.check_claim`): it holds when it holds on one of the ledgers that bind it."""
+    from ..verify.claims import Claim, check_claim
+
+    if _letters([side], binds):
+        return None
+    verdicts = []
+    for bind in binds:
+        try:
+            reader = _Reader(side, bind, {})
+            expr = reader.read()
+            if not reader.names:
+                continue
+            nums = bind.values.numbers(expr)
+        except (_Unread, ZeroDivisionError, TypeError, ValueError, AttributeError):
+            continue
+        half = len(nums) // 2
+        if _differ(nums[:half], nums[half:]):
+            continue  # it reads a leaf with no value (a symbol): no number to print
+        entries = [exact(decimal_text(x, DIGITS)) for x in nums[:half]]  # to 30 digits, as a decimal
+        listed = printed.startswith(("(", "["))
+        if listed != (len(entries) > 1) or (listed and len(entries) != len(split_top(printed[1:-1], ","))):
+            continue
+        value = sp.ImmutableMatrix([entries]) if listed else entries[0]
+        result = check_claim(Claim(printed, "value", value, exact=False if rel == "≈" else None), dps=DIGITS)
+        if result.status not in ("ok", "mismatch"):
+            continue
+        shown = ", ".join(result.rounded) if result.rounded else ", ".join(short(x) for x in nums[:half])
+        shown = f"({shown})" if listed else shown
+        verdicts.append((result.ok, f"{' '.join(side.split())} is {shown} in the derivation's ledger "
+                                    f"{bind.L.title!r}, not {printed}", shown))
+    if not verdicts:
+        return None
+    return next((v for v in verdicts if v[0]), verdicts[0])
 
 
 def _letters(sides: list[str], binds: list = ()) -> set:
@@ -576,8 +668,8 @@ def _letters(sides: list[str], binds: list = ()) -> set:
         scripts = name.group("scripts")
         for m in re.finditer(r"_\s*(?:\{\s*([a-z])\s*(?:[-+]\s*\d+\s*)?[,}]|([a-z])(?![A-Za-z]))", scripts):
             out.add(m.group(1) or m.group(2))
-        for m in re.finditer(r"_\s*\{\s*([a-z])([a-z])\s*\}", scripts):  # S_{ts}: two index letters
-            out.update(m.groups())
+        for m in re.finditer(r"_\s*\{\s*([a-z0-9])([a-z0-9])\s*\}", scripts):  # S_{ts}, S_{6j}: two positions
+            out.update(ch for ch in m.groups() if not ch.isdigit())
     summed = {m.group("k") for m in _SUM.finditer(text)}  # a sum's own letter is bound by the sum
     return out & set("tsijk") - summed
 
@@ -785,7 +877,7 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
             if span is None or not s.ledgers:
                 continue
             for line in range(span[0], span[1] + 1):
-                by_line.setdefault(line, []).extend(s.ledgers)
+                by_line.setdefault(line, []).extend((L, s.page_names.get(id(L), {})) for L in s.ledgers)
     if not by_line:
         return []
     from .shapes import declarations
@@ -809,16 +901,28 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
                 out.append(Broken(line, start, end, body.strip(), why, verdict[2]))
                 break
             out.append(Broken(line + k, 0, len(doc.lines[line + k - 1]), texts[k].strip(), why, verdict[2]))
+        for side, rel, printed in _valued(plain_formula(body)):  # a bound name's printed value
+            verdict = _check_value(side, rel, printed, mine)
+            if verdict is None:
+                continue
+            k = 0 if texts is None else line_of([side, printed], texts)
+            if checked is not None:
+                checked.append((line + k, f"{' '.join(side.split())} {rel} {printed}", verdict[0]))
+            if not verdict[0]:
+                where = (start, end, body.strip()) if texts is None else \
+                    (0, len(doc.lines[line + k - 1]), texts[k].strip())
+                out.append(Broken(line + k, *where, f"the printed value does not hold: {verdict[1]}", verdict[2]))
     return out
 
 
 def _binds_at(line: int, by_line: dict, binds: dict, declarations) -> list:
-    """The bindings of the ledgers of the sections located over ``line`` (each made once, kept in ``binds``, its
-    sizes bound through the page's ``declarations``)."""
+    """The bindings of the ledgers of the sections located over ``line`` (each made once per set of the page's names
+    a section gives its rows, kept in ``binds``, its sizes bound through the page's ``declarations``)."""
     mine = []
-    for L in by_line.get(line, []):
-        if id(L) not in binds:
-            binds[id(L)] = _Bind(L, declarations)
-        if all(b is not binds[id(L)] for b in mine):
-            mine.append(binds[id(L)])
+    for L, names in by_line.get(line, []):
+        key = (id(L), tuple(sorted(names.items())))
+        if key not in binds:
+            binds[key] = _Bind(L, declarations, names)
+        if all(b is not binds[key] for b in mine):
+            mine.append(binds[key])
     return mine

@@ -103,6 +103,7 @@ class Section:
     _page: object = field(default=None, repr=False)  # the PageView this section reads, once asked for
     error_at: tuple | None = None  # (file, line) of the author's code that raised the error, when it did not build
     _place: str = field(default="", repr=False)  # the default at= of a `with s.place(...)` block
+    page_names: dict = field(default_factory=dict, repr=False)  # id(ledger) -> {the page's name: the ledger's row}
 
     def __repr__(self) -> str:
         """One line: title, derivation and counts (its ledgers, claims and displays in full: Jupyter's display)."""
@@ -117,18 +118,33 @@ class Section:
         """A new ledger registered with this section (shown by ``symseq show``); see :class:`Ledger`."""
         return self.use(Ledger(title or self.title, exact_forms=exact_forms))
 
-    def use(self, *ledgers: Ledger) -> Ledger:
+    def use(self, *ledgers: Ledger, names: dict | None = None) -> Ledger:
         """Register ledgers built elsewhere (by a helper or a block) with this section, so that ``symseq show``,
-        LaTeX and claims stated over their scalar names find them; returns the first.
+        LaTeX and claims stated over their scalar names find them, and ``symseq audit`` binds the section's formulas
+        to their rows; returns the first.
+
+        Args:
+            ledgers: the ledgers.
+            names: the page's name of a row whose ledger name differs, ``{"Q": "Q^{[1]}", "U": "U^{(0)}"}``: in
+                this section the page's ``\\mathbf q_6``, ``q_{6,0}`` and ``S_{60}`` are row 6, entry (6, 0) and
+                entry (6, 0) of those rows (:mod:`symseq.audit.bound`). Applies to every ledger given.
 
         Raises:
-            ClaimError: for an object that is not a :class:`~symseq.ledger.Ledger`.
+            ClaimError: for an object that is not a :class:`~symseq.ledger.Ledger`, or a name of ``names`` that is
+                no row of each ledger given.
         """
         for L in ledgers:
             if not isinstance(L, Ledger):
                 raise ClaimError(f"{self.title}: use() registers ledgers; got a {type(L).__name__}")
             if not any(L is M for M in self.ledgers):
                 self.ledgers.append(L)
+            if names:
+                lacking = [row for row in names.values() if row not in L]
+                if lacking:
+                    raise ClaimError(f"{self.title}: use(names=…) binds the page's names to rows of the ledger "
+                                     f"{L.title!r}, which has no row {', '.join(map(repr, lacking))}; name one of "
+                                     f"its rows ({', '.join(L.order[:8])}{' …' if len(L.order) > 8 else ''})")
+                self.page_names.setdefault(id(L), {}).update(names)
         return ledgers[0] if ledgers else None
 
     def detach(self) -> "Section":
@@ -142,7 +158,7 @@ class Section:
             c.detach()
         self.derivation = None
         self.ledgers, self.objects, self.displays, self.figures = [], {}, [], []
-        self.inputs, self.reported_numbers, self._page = [], [], None
+        self.inputs, self.reported_numbers, self._page, self.page_names = [], [], None, {}
         return self
 
     def detached(self, copies: dict | None = None) -> "Section":
