@@ -69,6 +69,7 @@ def content_dependent(s):
     Lx = Ledger("self-attention's three projections of one symbolic input X, T = 3, D = 2")
     X = Lx.input("X", shape=(3, 2))
     own = _head(Lx, X)
+    s.use(Lx, sizes={"T": 3, "D": 2})  # (it binds the page's X ∈ ℝ^{T×D} and the projections of its rows)
     inputs = [set().union(*(e.free_symbols for e in Lx.expand(n.name))) & set(Lx.entry_symbols("X"))
               for n in (own.Q, own.K, own.V)]
     params = [set().union(*(e.free_symbols for e in Lx.expand(n.name))) - set(Lx.entry_symbols("X"))

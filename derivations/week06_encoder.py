@@ -42,6 +42,7 @@ PAD_MASK = [1] * T + [0, 0]  # the prefix right-padded by two rows: 1 for a real
 HEADS = [[f"W_{w}^{{[{i}]}}" for w in "QKV"] for i in (1, 2)]  # the page's names of each head's maps
 HEAD_1 = {n: f"{n}^{{[1]}}" for n in "QKVSAO"}  # the one-head sections' names: q_6 is row 6 of Q^[1], S_60 of S^[1]
 BLOCK = {n: f"{n}^{{(0)}}" for n in ("X", "U", "R", "B_att", "Z_mlp", "J_mlp", "B_mlp")}  # the block's names: u_6
+SIZES = {"T": T, "K": K, "D": D, "d_k": D_K, "d_v": D_K}  # the sizes the page writes with symbols
 MLP = ("W_1", "b_1", "W_2", "b_2")
 PERMUTATION = (3, 0, 6, 1, 5, 2, 4)  # a fixed reordering of the seven rows: new row i is old row PERMUTATION[i]
 
@@ -166,7 +167,7 @@ def token_ids(s):
 @derivation.section("Look up a five-coordinate embedding for each token")
 def embeddings(s):
     L, r = input_ledger()
-    s.use(L)
+    s.use(L, sizes=SIZES)
     E_seq = r["E_seq"]
     s.note("Table 8 is the handout's chosen, untrained embedding table: an input, not checked against itself.")
     s.show_table("Table 8", r["E_vocab"], rows=[f"{k} {w}" for k, w in enumerate(VOCAB.tokens)], cols=J_COLS,
@@ -313,7 +314,7 @@ def three_roles(s):
 
 @derivation.section("Follow the “begins” query through seven matches")
 def begins_query(s):
-    s.use(attention_ledger()[0], names=HEAD_1)
+    s.use(attention_ledger()[0], names=HEAD_1, sizes=SIZES)
     r = attention_ledger()[1]
     h1, raw, root3 = r["h1"], r["raw"], sp.sqrt(D_K)
     s.claim(h1.Q[6, :], name="q_6", what="q_6", at="begins query")
@@ -334,7 +335,7 @@ def begins_query(s):
 
 @derivation.section("Normalize across sources, not across features")
 def normalize_sources(s):
-    s.use(attention_ledger()[0], names=HEAD_1)
+    s.use(attention_ledger()[0], names=HEAD_1, sizes=SIZES)
     h1 = attention_ledger()[1]["h1"]
     s.claim(h1.A[6, :], name="A_{6,:}", digits=3, what="A_{6,:}", at="row softmax")
     shifted = h1.S[6, :] - h1.S[6, 6]  # m_6 = S_66: ReLU(S_6j − m_6) = 0 for every j says it is the row maximum
@@ -363,7 +364,7 @@ def normalize_sources(s):
 
 @derivation.section("Use each weight to scale an entire value vector")
 def weighted_values(s):
-    s.use(attention_ledger()[0], names=HEAD_1)
+    s.use(attention_ledger()[0], names=HEAD_1, sizes=SIZES)
     r = attention_ledger()[1]
     h1, contrib = r["h1"], r["contrib"]
     for k, (node, what, options) in enumerate(((h1.A[6, 0], "A_60", {}), (h1.V[0, :], "v_0", {"exact": True}),
@@ -587,7 +588,7 @@ def layer_norm_row(s):
 
 @derivation.section("Recompute attention, then add the original input")
 def recompute_attention(s):
-    s.use(walkthrough_block()[0], names=BLOCK)
+    s.use(walkthrough_block()[0], names=BLOCK, sizes=SIZES)
     r, ra = walkthrough_block()[1], attention_ledger()[1]
     blk = r["blk"]
     with s.place("attention on X"):
@@ -617,7 +618,7 @@ def recompute_attention(s):
 @derivation.section("The MLP transforms each contextual row separately")
 def mlp_row(s):
     L, r = walkthrough_block()
-    s.use(L, names=BLOCK)
+    s.use(L, names=BLOCK, sizes=SIZES)
     blk = r["blk"]
     ln1, ln2, m, R, J = blk.ln1, blk.ln2, blk.mlp, blk.ln2.out, blk.mlp.J
     s.differ("the second normalization sees other statistics than the first", [ln2.mu, ln2.var], [ln1.mu, ln1.var],
@@ -661,7 +662,7 @@ def mlp_row(s):
 
 @derivation.section("The second addition completes the block")
 def second_addition(s):
-    s.use(walkthrough_block()[0], names=BLOCK)
+    s.use(walkthrough_block()[0], names=BLOCK, sizes=SIZES)
     r = walkthrough_block()[1]
     blk = r["blk"]
     s.claim_line(r"\mathbf h_6^{(1)}=", (blk.out[6, :], "h_6^(1) = u_6 + b_mlp,6"), at="block output")
@@ -749,6 +750,11 @@ def pre_post(s):
 
 @derivation.section("Task heads: choose a readout for the task")
 def readout(s):
+    L = s.ledger("a token-classification head on H_enc (T = 7, D = 5), C = 3 classes chosen here")
+    C = 3
+    blocks.linear(L, "S", L.input("H_enc", shape=(T, D)), L.parameter("W_o", shape=(C, D)),
+                  L.parameter("b_o", shape=(1, C)), orientation=ORIENT, note="the logits s_t, one row per position")
+    s.use(L, sizes=SIZES | {"C": C})  # (it binds the head's formula and its W_o ∈ ℝ^{C×D})
     s.given(PAD_MASK[0], PAD_MASK[-1], what=("m_t for a real input token", "m_t for padding"), at="masked mean pooling")
 
 

@@ -343,7 +343,7 @@ DIMS, D3 = {"D": 5, "H": 3, "C": 2}, {"D": 3, "H": 2, "C": 2}  # Table 5's sizes
 @derivation.section("General forward pass: read the shapes with the equation (Table 5)")
 def shapes(s):
     L, run, bp = vector_rnn("vector RNN, D = 5, H = 3, C = 2", **DIMS, bias=True, head_bias=True)
-    s.use(L)  # (its rows bind the page's forward equations)
+    s.use(L, sizes=DIMS)  # (its rows bind the page's forward equations and its shapes)
     shape = lambda *args, **kw: s.claim_shape(*args, dims=DIMS, **kw)  # noqa: E731
     for printed, name, what in (  # each in the row of Table 5 that names its symbol (ŷ shares a row with y)
             ("1×D", "x_1", "x_t"), ("1×H", "z_1", "z_t"), ("1×H", "h_1", "h_t"), ("H×D", "W_x", "W_x"),

@@ -58,6 +58,7 @@ ENCODER_EDITS = [
     (848, "\\mathbf o_6^{[1]}\\approx", "\\mathbf o_6^{[2]}\\approx", "o_6^{[2]} is (0.1959"),  # of head 2
     (1009, "+\\mathbf b_{\\mathrm{att},6}", "+\\mathbf b_{\\mathrm{att},5}", "b_{\\mathrm{att},5}"),
     (1055, "+B_{\\mathrm{mlp},6,0}", "+B_{\\mathrm{mlp},6,1}", "B_{\\mathrm{mlp},6,1}"),
+    (1055, "h_{6,0}^{(1)}=", "h_{6,0}^{(2)}=", "a number the ledger does not have (it has H^(0), H^{(1)})"),
 ]
 
 
@@ -276,6 +277,29 @@ def test_an_edited_index_of_the_encoder_walkthrough_is_false_at_its_line(week06,
     found = check(_edited(doc, line, old, new), ds, here)
     assert [b.line for b in found] == [line], found
     assert why in found[0].reason
+
+
+@needs_seeds
+@pytest.mark.parametrize("seed, derivation, line, old, new, correct", [
+    (SEED, "week06-encoder", 497, "R^{K\\times D}", "R^{D\\times K}", "K×D"),  # E_vocab, K = 9 and D = 5
+    (SEED, "week06-encoder", 1205, "R^{C\\times D}", "R^{D\\times C}", "C×D"),  # the classification head's W_o
+    (SEED, "week06-rnn", 273, "\\(H\\times D\\)", "\\(D\\times H\\)", "H×D"),  # Table 5's W_x
+    ("001_d42a515eb3cd140c.txt", "handout11-self-attention", 9, "R^{T\\times D}", "R^{D\\times T}", "T×D"),
+])
+def test_a_declared_shape_is_checked_against_its_row_with_the_sections_sizes(seed, derivation, line, old, new,
+                                                                               correct):
+    """``s.use(L, sizes={"K": 9, "D": 5})``: the page's ``E_{\\mathrm{vocab}}\\in\\mathbb R^{K\\times D}`` is
+    read as 9×5 and compared with the ledger's row, so a transposed shape is false at its line."""
+    doc = read(SEEDS / seed)
+    ds = [d for d in bundled() if d.name == derivation]
+    sections = audit_document(doc, ds).sections
+    here = [sec for sec in sections if sec[2] and sec[2][0] <= line <= sec[2][1]]
+    checked: list = []
+    assert check(doc, ds, here, checked=checked) == []
+    assert (line, True) in [(ln, ok) for ln, f, ok in checked if "∈" in f]
+    found = check(_edited(doc, line, old, new), ds, here)
+    assert [(b.line, b.correct) for b in found] == [(line, correct)], found
+    assert "the declared shape does not hold" in found[0].reason
 
 
 def _valued_ledger():

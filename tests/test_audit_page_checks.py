@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from symseq.audit import audit_document, parse, read
-from symseq.audit.arithmetic import numbered_runs
+from symseq.audit.arithmetic import numbered_lists, numbered_runs
 from symseq.audit.shapes import misfits
 from symseq.authoring import bundled
 from test_audit import SEEDS, needs_seeds
@@ -31,6 +31,7 @@ def test_the_unedited_seeds_have_no_misfitting_shape_and_no_broken_run(seed):
     doc = read(SEEDS / seed)
     assert misfits(doc) == []
     assert numbered_runs(doc) == []
+    assert numbered_lists(doc) == []
 
 
 # Week 8's table of objects and its formulas: each shape transposed is blamed where it is declared, and the shape
@@ -105,6 +106,31 @@ def test_a_renamed_vector_in_a_run_of_definitions_is_caught_at_its_line(line, be
 def test_a_name_restated_with_its_value_or_two_separate_names_are_no_broken_run():
     doc = parse("Take $x_1=2$, $x_1=2$ again, and $y_1=1$, $y_3=4$.\n", path="p.md", fmt="markdown")
     assert numbered_runs(doc) == []
+
+
+WEEK06 = "004_daeab95066cb0286.txt"
+
+
+@needs_seeds
+@pytest.mark.parametrize("line, before, after, correct", [
+    (152, "w_x^{[0]},w_x^{[1]}", "w_x^{[1]},w_x^{[1]}", "w_x^{[0]}"),  # the labels of w_x's three uses
+    (152, "w_x^{[1]},w_x^{[2]}", "w_x^{[1]},w_x^{[3]}", "w_x^{[2]}"),
+    (186, r"\(g_1^zh_0\)", r"\(g_2^zh_0\)", "g_1^zh_0"),  # the three contributions to ∂ℒ/∂w_h
+    (186, r"\(g_2^zh_1\)", r"\(g_2^zh_2\)", "g_2^zh_1"),
+])
+def test_an_index_edited_in_an_enumeration_is_caught_at_its_line(line, before, after, correct):
+    found = numbered_lists(_edited(WEEK06, line, before, after))
+    assert [(b.line, b.correct) for b in found] == [(line, correct)], found
+    assert "breaks the run of the enumeration" in found[0].reason
+
+
+@pytest.mark.parametrize("text", [
+    r"The odd states \(x_1\), \(x_3\) and \(x_5\) are kept.",  # a skip on purpose: no one item is off
+    r"The rows \(h_{t,0},h_{t,1},h_{t,2}\) share the 0 of nothing.",
+    r"Take \(h_0\), \(W_h\), and \(h_1\).",  # not one name
+])
+def test_an_enumeration_that_runs_or_skips_on_purpose_is_left_alone(text):
+    assert numbered_lists(parse(text + "\n", path="p.md", fmt="markdown")) == []
 
 
 def _derivation(name: str):

@@ -32,6 +32,7 @@ from ..errors import NotRealError, SymseqError
 from ..read import (NAME, NUMBER, Ref, Statement, Vec, computes, is_number, is_scientific, is_word, name_key,
                     numbers, parse, read_number, result_parts, scan, show, with_number, without_sign)
 from ..read.grammar import terminal
+from ..read.page import split_top
 from ..verify.steps import Link, decide, exact_result, inner_steps
 from .attribution import WITHIN_ROUNDING, Attribution, PageStatement, Rule
 from ..read.document import Document, row_cells
@@ -521,6 +522,67 @@ def numbered_runs(doc: Document) -> list[Broken]:
     return out
 
 
+# one item of an enumeration of names: a short formula of names whose scripts hold numbers (w_x^{[2]}, g_1^zh_0)
+_ITEM = re.compile(r"(?<![A-Za-z\\])(?:\\mathbf\s*|\\boldsymbol\s*)?[A-Za-z](?:\s*[_^]\s*(?:\{[^{}]{1,12}\}|[A-Za-z0-9]))+"
+                   r"(?:\s*(?:\\mathbf\s*)?[A-Za-z](?:\s*[_^]\s*(?:\{[^{}]{1,12}\}|[A-Za-z0-9]))+)?")
+# what separates the items of an enumeration: a comma, "and" or "or" (spaces stand for inline formulas' marks)
+_BETWEEN = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or)\s*")
+_SLOT = re.compile(r"(?<=[_{\[(,])-?\d+(?=[}\]),]|$)|(?<=_)\d(?![\d])")  # a number in a script: h_{-1}, w^{[2]}
+
+
+def _enumerations(text: str) -> list[list[tuple[int, str]]]:
+    """The enumerations of names in a logical line (its inline formulas' marks blanked): runs of at least three
+    items (:data:`_ITEM`) separated by commas, "and" or "or" alone: ``w_x^{[0]},w_x^{[1]},w_x^{[2]}``,
+    ``g_0^zh_{-1}, g_1^zh_0, and g_2^zh_1``. Each item as (offset, text)."""
+    runs, cur, end = [], [], 0
+    for m in _ITEM.finditer(text):
+        if cur and not _BETWEEN.fullmatch(text[end:m.start()]):
+            if len(cur) >= 3:
+                runs.append(cur)
+            cur = []
+        cur.append((m.start(), m.group(0)))
+        end = m.end()
+    if len(cur) >= 3:
+        runs.append(cur)
+    return runs
+
+
+def numbered_lists(doc: Document) -> list[Broken]:
+    r"""Enumerations of one name numbered in a row whose numbers do not make a run: the labels
+    ``w_x^{[0]},w_x^{[1]},w_x^{[3]}`` skip a number, the contributions ``g_0^zh_{-1}``, ``g_2^zh_0``,
+    ``g_2^zh_1`` name a step twice. Every item must be the same name with only its numbers changed, and each
+    numbered place of it must run by one up or down except at one item: that item is the :class:`Broken`, its
+    correct name in ``correct``. An enumeration that skips on purpose (``x_1, x_3, x_5``) has no single item off
+    its run and is left alone.
+
+    Source: issue 39 ("a time-step subscript", "a renamed vector").
+    """
+    out = []
+    for lg in _logical_lines(doc):
+        for run in _enumerations(lg.text):
+            shapes = {re.sub(r"[{}]", "", _SLOT.sub("#", re.sub(r"\s+", "", t))) for _, t in run}  # h_{-1}: h_#
+            slots = [[int(x.group(0)) for x in _SLOT.finditer(re.sub(r"\s+", "", t))] for _, t in run]
+            if len(shapes) != 1 or not slots[0] or len({len(s) for s in slots}) != 1:
+                continue
+            for place in range(len(slots[0])):
+                indices = [s[place] for s in slots]
+                if len(set(indices)) == 1:
+                    continue  # a number every item shares (the 0 of h_{t,0}): not a run
+                fault = _index_fault(indices)
+                if fault is None:
+                    continue
+                j, want = fault
+                offset, item = run[j]
+                line, col = lg.where(offset)
+                ms = list(_SLOT.finditer(item))
+                fix = item[:ms[place].start()] + str(want) + item[ms[place].end():] if len(ms) == len(slots[0]) else "—"
+                out.append(Broken(line, col, col + len(item), item,
+                                  f"{item} breaks the run of the enumeration {', '.join(t for _, t in run)}: it "
+                                  f"names another quantity", fix))
+                break
+    return out
+
+
 def _closes_display(doc: Document, i: int) -> bool:
     """Whether the next line with text after line ``i`` closes display math (``\\]``, ``$$``, ``\\end{…}``): the
     display's formula ends on line ``i``."""
@@ -972,7 +1034,8 @@ def audit_arithmetic(doc: Document, *, dps: int = 50, exact: frozenset = frozens
     from .shapes import misfits
 
     return PageArithmetic(doc.path, checked, doc.tokens, unread,
-                          lost_numbers(doc) + not_real + numbered_runs(doc) + misfits(doc) + repeated_text(doc))
+                          lost_numbers(doc) + not_real + numbered_runs(doc) + numbered_lists(doc) + misfits(doc)
+                          + repeated_text(doc))
 
 
 def audit_page(doc: Document, *, dps: int = 50):

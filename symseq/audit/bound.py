@@ -166,7 +166,7 @@ def ledger_key(name: str) -> str:
 class _Bind:
     """The rows of one ledger by key, and the SymPy objects an equation over them is built from."""
 
-    def __init__(self, L, declarations=(), names: dict | None = None):
+    def __init__(self, L, declarations=(), names: dict | None = None, sizes: dict | None = None):
         self.L = L
         # each row by its own name, and by the page's name of it in this section (use(L, names={"Q": "Q^{[1]}"}))
         named = [(n, n) for n in L.order] + [(page, row) for page, row in (names or {}).items()]
@@ -183,6 +183,7 @@ class _Bind:
         own = set(targets) | set(self.keys) | set(self.matrices)
         rows: dict = {}
         self.families: list = []  # (the keys of the rows and entries of a capital's matrix, the matrix)
+        self.layers: dict = {}  # (capital, subscript, bracket) -> [(number, matrix)]: H^(0), H^(1); O^[1], O^[2]
         for a, n in named:  # a matrix named by a capital, its rows positions: q_t is row t of Q, q_{t,i} its entry
             m = _CAPITAL.fullmatch(ledger_key(a))
             if m is None or L.shape(n) == () or L.shape(n)[0] < 2:
@@ -192,6 +193,9 @@ class _Bind:
                 continue
             head = f"_{sub}," if sub else "_"
             self.families.append((re.compile(f"[{c}{c.lower()}]{re.escape(head)}(\\d+)(?:,(\\d+))?{re.escape(sup)}"), n))
+            numbered = re.fullmatch(r"\^([(\[])(\d+)[)\]]", sup)  # H^(0), O^[1]: a block's or a head's number
+            if numbered:
+                self.layers.setdefault((c, head, numbered.group(1)), []).append((int(numbered.group(2)), n))
             for i in range(L.shape(n)[0]):
                 rows.setdefault(f"{c.lower()}{head}{i}{sup}", set()).add((n, i))
                 for j in range(L.shape(n)[1]):
@@ -207,7 +211,10 @@ class _Bind:
             n += 1
         self.steps_count = n or None
         self.phi = sp.Function("φ")
-        self.dims = self._dims(declarations)  # a size the page writes with a symbol (d_k, T) → its value here
+        # a size the page writes with a symbol (d_k, T) → its value here: as the section gives it, else as the
+        # page's declared shapes of this ledger's rows give it
+        self.sizes = {name_key(k): sp.Integer(v) for k, v in (sizes or {}).items()}
+        self.dims = {**self._dims(declarations), **self.sizes}
         self.names = frozenset((*self.keys, *self.dims, *self.matrices))  # every key that binds as it is written
         self._numbered = None
         self._values = None
@@ -286,7 +293,8 @@ class _Bind:
 
     def _outside_family(self, key: str) -> str | None:
         """What is wrong with ``key`` when it names a row or an entry that a capital's matrix does not have
-        (``q_7`` or ``q_{7,0}`` of a 7×3 ``Q``); else None."""
+        (``q_7`` or ``q_{7,0}`` of a 7×3 ``Q``), or a matrix numbered otherwise than the ledger's (``h_6^{(2)}`` where
+        it has ``H^(0)`` and ``H^{(1)}``); else None."""
         for family, name in self.families:
             f = family.fullmatch(key)
             if f:
@@ -294,6 +302,12 @@ class _Bind:
                 if int(f.group(1)) >= rows or (f.group(2) is not None and int(f.group(2)) >= cols):
                     what = "a row" if f.group(2) is None else "an entry"
                     return f"{what} that {name} ({rows}×{cols}) does not have"
+        for (c, head, bracket), have in self.layers.items():  # h_{6,0}^{(2)} of a ledger with H^(0) and H^(1)
+            close = {"(": ")", "[": "]"}[bracket]
+            f = re.fullmatch(f"[{c}{c.lower()}]{re.escape(head)}\\d+(?:,\\d+)?\\^{re.escape(bracket)}(\\d+)"
+                             f"{re.escape(close)}", key)
+            if f and len(have) >= 2 and int(f.group(1)) not in dict(have):
+                return f"a number the ledger does not have (it has {', '.join(n for _, n in sorted(have))})"
         return None
 
     def partial(self, a: str, b: str):
@@ -877,13 +891,14 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
             if span is None or not s.ledgers:
                 continue
             for line in range(span[0], span[1] + 1):
-                by_line.setdefault(line, []).extend((L, s.page_names.get(id(L), {})) for L in s.ledgers)
+                by_line.setdefault(line, []).extend((L, s.page_names.get(id(L), {}), s.page_sizes.get(id(L), {}))
+                                                    for L in s.ledgers)
     if not by_line:
         return []
     from .shapes import declarations
 
     declared, binds = declarations(doc), {}  # each ledger's binding, by id, made on first use
-    out, seen = [], 0
+    out, seen = _declared(declared, by_line, binds, checked), 0
     for line, start, end, body, texts in formula_bodies(doc, by_line):  # (texts: a display over several lines)
         mine = _binds_at(line, by_line, binds, declared)
         for sides in _equations(plain_formula(body)):
@@ -915,14 +930,63 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
     return out
 
 
+def _declared(declared: list, by_line: dict, binds: dict, checked: list | None) -> list[Broken]:
+    """The shapes the page declares with symbols for rows of a section's ledgers (``E_{\\mathrm{vocab}}\\in
+    \\mathbb R^{K\\times D}``), each checked against its row with the sizes the section gives
+    (``s.use(L, sizes={"K": 9, "D": 5})``) or, for the others, the sizes the page's other declarations for that
+    ledger's rows give where they agree: a declaration of another shape than its row's is an erratum at its line.
+    A size left open, or given two values, decides nothing."""
+    from .shapes import show_shape
+
+    by_bind: dict = {}  # id(binding) -> (binding, [(declaration, its row's shape)])
+    for decl in declared:
+        if len(decl.shape) != 2 or decl.expression or not any(isinstance(n, sp.Symbol) for n in decl.shape):
+            continue
+        for bind in _binds_at(decl.line, by_line, binds, declared):
+            rows = {bind.matrices.get(name_key(n)) for n in decl.names}
+            if len(rows) == 1 and None not in rows:
+                by_bind.setdefault(id(bind), (bind, []))[1].append((decl, bind.L.shape(rows.pop())))
+    verdicts: dict = {}  # id(declaration) -> (declaration, [whether it fits on each ledger that decides it], why, fix)
+    for bind, decls in by_bind.values():
+        for j, (decl, shape) in enumerate(decls):
+            seen: dict = {}
+            for k, (other, other_shape) in enumerate(decls):
+                if k != j:
+                    for size, n in zip(other.shape, other_shape):
+                        if isinstance(size, sp.Symbol):
+                            seen.setdefault(size, set()).add(n)
+            sizes = {sym: next(iter(v)) for sym, v in seen.items() if len(v) == 1}
+            sizes.update({sym: int(bind.sizes[name_key(str(sym))]) for sym in decl.shape
+                          if isinstance(sym, sp.Symbol) and name_key(str(sym)) in bind.sizes})
+            if not all(not isinstance(size, sp.Symbol) or size in sizes for size in decl.shape):
+                continue
+            read = tuple(int(sizes.get(size, size)) for size in decl.shape)
+            entry = verdicts.setdefault(id(decl), [decl, [], "", "—"])
+            entry[1].append(read == shape)
+            if read != shape and not entry[2]:
+                given = ", ".join(dict.fromkeys(f"{sym} = {sizes[sym]}" for sym in decl.shape if sym in sizes))
+                entry[2] = (f"{', '.join(decl.names)} is {shape[0]}×{shape[1]} in the derivation's ledger "
+                            f"{bind.L.title!r}, but {decl.text.strip('{}')} is {read[0]}×{read[1]} with {given}")
+                flipped = tuple(int(sizes.get(size, size)) for size in reversed(decl.shape))
+                entry[3] = show_shape(tuple(reversed(decl.shape))) if flipped == shape else "—"
+    out = []
+    for decl, fits, why, fix in verdicts.values():
+        if checked is not None:
+            checked.append((decl.line, f"{', '.join(decl.names)} ∈ ℝ^{{{decl.text.strip('{}')}}}", any(fits)))
+        if not any(fits):
+            out.append(Broken(decl.line, decl.start, decl.end, decl.text, f"the declared shape does not hold: {why}",
+                              fix))
+    return out
+
+
 def _binds_at(line: int, by_line: dict, binds: dict, declarations) -> list:
     """The bindings of the ledgers of the sections located over ``line`` (each made once per set of the page's names
     a section gives its rows, kept in ``binds``, its sizes bound through the page's ``declarations``)."""
     mine = []
-    for L, names in by_line.get(line, []):
-        key = (id(L), tuple(sorted(names.items())))
+    for L, names, sizes in by_line.get(line, []):
+        key = (id(L), tuple(sorted(names.items())), tuple(sorted(sizes.items())))
         if key not in binds:
-            binds[key] = _Bind(L, declarations, names)
+            binds[key] = _Bind(L, declarations, names, sizes)
         if all(b is not binds[key] for b in mine):
             mine.append(binds[key])
     return mine

@@ -104,6 +104,7 @@ class Section:
     error_at: tuple | None = None  # (file, line) of the author's code that raised the error, when it did not build
     _place: str = field(default="", repr=False)  # the default at= of a `with s.place(...)` block
     page_names: dict = field(default_factory=dict, repr=False)  # id(ledger) -> {the page's name: the ledger's row}
+    page_sizes: dict = field(default_factory=dict, repr=False)  # id(ledger) -> {a size's symbol (d_k): its value}
 
     def __repr__(self) -> str:
         """One line: title, derivation and counts (its ledgers, claims and displays in full: Jupyter's display)."""
@@ -118,7 +119,7 @@ class Section:
         """A new ledger registered with this section (shown by ``symseq show``); see :class:`Ledger`."""
         return self.use(Ledger(title or self.title, exact_forms=exact_forms))
 
-    def use(self, *ledgers: Ledger, names: dict | None = None) -> Ledger:
+    def use(self, *ledgers: Ledger, names: dict | None = None, sizes: dict | None = None) -> Ledger:
         """Register ledgers built elsewhere (by a helper or a block) with this section, so that ``symseq show``,
         LaTeX and claims stated over their scalar names find them, and ``symseq audit`` binds the section's formulas
         to their rows; returns the first.
@@ -128,10 +129,13 @@ class Section:
             names: the page's name of a row whose ledger name differs, ``{"Q": "Q^{[1]}", "U": "U^{(0)}"}``: in
                 this section the page's ``\\mathbf q_6``, ``q_{6,0}`` and ``S_{60}`` are row 6, entry (6, 0) and
                 entry (6, 0) of those rows (:mod:`symseq.audit.bound`). Applies to every ledger given.
+            sizes: the value of each size the page writes with a symbol, ``{"T": 7, "D": 5, "d_k": 3}``: in this
+                section the page's ``E_{\\mathrm{vocab}}\\in\\mathbb R^{K\\times D}`` is checked against the row's
+                shape, and ``\\sqrt{d_k}`` in a formula is √3.
 
         Raises:
-            ClaimError: for an object that is not a :class:`~symseq.ledger.Ledger`, or a name of ``names`` that is
-                no row of each ledger given.
+            ClaimError: for an object that is not a :class:`~symseq.ledger.Ledger`, a name of ``names`` that is
+                no row of each ledger given, or a size that is not a positive integer.
         """
         for L in ledgers:
             if not isinstance(L, Ledger):
@@ -145,6 +149,12 @@ class Section:
                                      f"{L.title!r}, which has no row {', '.join(map(repr, lacking))}; name one of "
                                      f"its rows ({', '.join(L.order[:8])}{' …' if len(L.order) > 8 else ''})")
                 self.page_names.setdefault(id(L), {}).update(names)
+            if sizes:
+                bad = {k: v for k, v in sizes.items() if not isinstance(v, int) or isinstance(v, bool) or v < 1}
+                if bad:
+                    raise ClaimError(f"{self.title}: use(sizes=…) gives each size symbol a positive integer; got "
+                                     f"{bad}")
+                self.page_sizes.setdefault(id(L), {}).update(sizes)
         return ledgers[0] if ledgers else None
 
     def detach(self) -> "Section":
@@ -158,7 +168,7 @@ class Section:
             c.detach()
         self.derivation = None
         self.ledgers, self.objects, self.displays, self.figures = [], {}, [], []
-        self.inputs, self.reported_numbers, self._page, self.page_names = [], [], None, {}
+        self.inputs, self.reported_numbers, self._page, self.page_names, self.page_sizes = [], [], None, {}, {}
         return self
 
     def detached(self, copies: dict | None = None) -> "Section":
