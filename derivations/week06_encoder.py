@@ -397,7 +397,8 @@ def all_queries(s):
     s.claim_shape("7×3", h1.V, what="V_att in the value product", at="value product")
     s.claim_shape("7×3", h1.O, what="the features this one head returns", at="one head's output")
     s.differ("another query over the same keys and values gets other weights (miles against begins)", h1.A[5, :],
-             h1.A[6, :], by="0.01", at="matrix form", near="a different query induces different weights")
+             h1.A[6, :], by="0.01", at="matrix form",
+             near="a different query induces different weights, even though it reads the same keys and values")
     scores = s.values.numeric(h1.S)[0]
     s.prove("scores can be negative and are no probabilities: a row of S does not sum to one", lambda: (
         min(scores) < 0 and abs(sum(scores[-T:]) - 1) > 0.1, f"min S = {short(min(scores), 3)}, Σ_j S_6j = "
@@ -713,6 +714,13 @@ def position_needed(s):
     Lc, rc = block_ledger("causal block on H^(0)", block_masks=["causal"])
     Lcp, rcp = block_ledger("causal block on Π H^(0)", permutation=PERMUTATION, block_masks=["causal"])
     s.use(Lp, Lt, Lc, Lcp)
+    a_at = [t for t, w in enumerate(TOKENS) if w == "a"]  # the word a at positions 0 and 3
+    E_seq, H0 = (s.values.exact(r[n]) for n in ("E_seq", "H0"))
+    s.prove("the word a gets a different input representation at each of its two positions: the same embedding "
+            "row, different positioned rows", lambda: (
+                E_seq.row(a_at[0]) == E_seq.row(a_at[1]) and H0.row(a_at[0]) != H0.row(a_at[1]),
+                f"a at positions {a_at}: E_seq rows equal, H^(0) rows differ"), at="position breaks the tie",
+            near="assigning a different input representation to a word at a different position")
     s.note(f"Π is the fixed reordering {PERMUTATION}; the statements hold for any and are checked at 50 digits.")
     blk, blk_p, Pi = r["blk"], rp["blk"], ops.Const(properties.permutation_matrix(PERMUTATION), label="Π")
     s.agree("without a mask, reordering the positioned rows reorders every output row the same way: O(ΠH) = ΠO(H)",

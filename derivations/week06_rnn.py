@@ -75,6 +75,11 @@ def available_context(s):
     s.prove("T = 3 and T = 10 have the same three parameters; w_h is used T times", lambda: (
         n3 == n10 == 3 and u3 == 3 and u10 == 10, f"parameters {n3} and {n10}; uses of w_h {u3}, {u10}"),
         at="carry a representation through the sequence")
+    x, h = sp.symbols("x h", real=True)  # step t's input and previous state, the same two symbols at every step
+    cell = [L[f"z_{t}"].node.expr.xreplace({L.symbol(f"x_{t}"): x, L.symbol(f"h_{t - 1}"): h}) for t in (1, 2)]
+    s.prove("each step applies the same transformation to the current observation and the previous state",
+            lambda: (cell[0] == cell[1], f"z_t = {cell[0]} at t = 1 and t = 2"), at="carry a representation",
+            near="apply the same small transformation repeatedly")
 
 
 @derivation.section("One scalar recurrent model: the three-step problem")
@@ -275,6 +280,9 @@ def why_tanh(s):
     s.identity(r"\phi'(z_t)=1-h_t^2", *[down_to(L, bp, bp.g_z(t), bp.g_h(t)).xreplace(back)
                                        - S(bp.g_h(t)) * (1 - S(f"h_{t}") ** 2) for t in range(3)],
                what="with h_t = tanh(z_t), g_t^z = g_t^h (1 − h_t²)", at="tanh derivative")
+    s.prove("tanh takes both signs: tanh(−z) = −tanh(z), negative for every positive z", lambda: (
+        sp.tanh(-z) + sp.tanh(z) == 0 and sp.tanh(-1) < 0 < sp.tanh(1), f"tanh(±1) = ±{short(sp.N(sp.tanh(1), 30), 4)}"),
+        at="bounded states", near="It supports both positive and negative values")
     for printed, end in (("-1", -sp.oo), ("1", sp.oo)):  # tanh's bounds
         s.claim(printed, sp.limit(sp.tanh(z), z, end), at="bounded states", near=r"stays between \(-1\) and \(1\)")
     w_h_text, w_h = figure_3_w_h(s)  # twelve steps: saturating with x_t = 1; with x_t = 0 every state is zero
@@ -362,7 +370,8 @@ def shapes(s):
         shape("1×D", x1, what="x_t, the left factor of x_t W_xᵀ: (1×D)(D×H)")
         shape("1×H", x1 @ W_x.T, what="x_t W_xᵀ", near=r"yielding \(1\times H\); the recurrent product")
         s.prove("the recurrent product h_{t−1} W_hᵀ has the shape of x_t W_xᵀ", lambda: (  # in words, no 1×H of its own
-            (h0 @ W_h.T).shape == (x1 @ W_x.T).shape, f"both {(x1 @ W_x.T).shape}"))
+            (h0 @ W_h.T).shape == (x1 @ W_x.T).shape, f"both {(x1 @ W_x.T).shape}"),
+            near="the recurrent product yields that same shape")
         shape("1×H", h2, what="h_{T−1}, the head's left factor", near=r"The head is \((1\times H)(H\times C)\)")
         shape("1×C", h2 @ W_o.T, what="h_{T−1} W_oᵀ: (1×H)(H×C)")
     for name, printed in (("W_x", "H×D"), ("W_h", "H×H"), ("W_o", "C×H")):
@@ -424,6 +433,12 @@ def per_position(s):
     Wh, Wo, es = E(s.use(L), "W_h"), E(L, "W_o"), [E(L, bp.e(t)) for t in range(T)]
     err = lambda L, t: E(L, f"ŷ_{t}") - E(L, f"y_{t}")  # noqa: E731  (ŷ_t − y_t, entry by entry)
     per_loss = sum(sum(err(L, t).applyfunc(lambda d: d ** 2)) for t in range(T)) / 2
+    head = {n: set(E(L, n)) for n in ("W_o", "b_o")}
+    reads = [set().union(*(e.free_symbols for e in L.expand(f"ŷ_{t}", keep=[f"h_{t}"]))) for t in range(T)]
+    s.prove("every position's prediction ŷ_t = h_t W_oᵀ + b_o uses the one shared head W_o, b_o", lambda: (
+        all(head["W_o"] | head["b_o"] <= r and not (r - head["W_o"] - head["b_o"] - set(E(L, f"h_{t}")))
+            for t, r in enumerate(reads)), "ŷ_0, ŷ_1, ŷ_2 read W_o, b_o and their own h_t"),
+        at="per-position loss", near="retain regression and the same shared head")
     s.identity(r"\ell_t=\tfrac12\sum_{c=0}^{C-1}(\widehat y_{t,c}-y_{t,c})^2",
                L.expand("ℒ", keep=[f"ŷ_{t}" for t in range(T)]) - per_loss, at="per-position loss",
                what="ℒ = Σ_t ℓ_t, each ℓ_t half the squared error over the C = 2 output coordinates")

@@ -165,7 +165,8 @@ def scores(s):
     s.claim("0.566", rawB[0, 1], what="q_like · k_like", at="prompt B")
     s.agree("the score of the 'like' key is the same in both prompts", rawB[0, 1], rawA[0, 1], at="prompt B",
             near="key remains approximately")
-    s.claim("2", sp.Integer(LA.shape("q_like")[1]), what="d_k, the width of q and k", at="scaling")
+    s.claim("2", sp.Integer(LA.shape("q_like")[1]), what="d_k, the width of q and k", at="scaling",
+            near="Here d_k=")
     s.claim("[0.8,0.4]", hA.S, what="final row divided by √d_k", at="prompt A")
     s.claim("[0.1,0.4]", hB.S, what="final row divided by √d_k", at="prompt B")
     s.claim("[1.131,0.566]", rawA, what="displayed raw scores, rounded", at="prompt A")

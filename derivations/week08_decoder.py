@@ -250,6 +250,15 @@ def one_head(s):
     s.identity("concatenation keeps each head's retrieved coordinates as they are, side by side",
                cat[:, :3] - Lm.expand(mha.heads[0].O.name), cat[:, 3:] - Lm.expand(mha.heads[1].O.name),
                at="multi-head", near="Concatenation preserves each head")
+    maps = [[Lm.entry_symbols(W.name) for W in head] for head in heads]  # each head's W_Q, W_K, W_V entries
+    renamed = {a: b for one, two in zip(*maps) for a, b in zip(one, two)}
+    s.identity("the heads run the same construction: head 2's output is head 1's with head 2's projections",
+               Lm.expand(mha.heads[0].O.name).xreplace(renamed) - Lm.expand(mha.heads[1].O.name), at="multi-head",
+               near="Several heads run the same construction")
+    shared = {x for m in maps[0] for x in m} & {x for m in maps[1] for x in m}
+    s.prove("each head has projections of its own: no entry of head 1's W_Q, W_K, W_V is one of head 2's",
+            lambda: (not shared, f"{len(renamed)} entries each, {len(shared)} shared"), at="multi-head",
+            near="with different projections")
     s.identity("MHA(H) = [O⁽¹⁾ ⋯ O⁽ʰ⁾] W_O: the heads' outputs side by side, times W_O",
                Lm.expand(mha.out.name, keep=[o.O.name for o in mha.heads])
                - Lm.entry_symbols(mha.heads[0].O.name).row_join(Lm.entry_symbols(mha.heads[1].O.name))

@@ -305,6 +305,16 @@ def test_a_line_repeated_whose_own_arithmetic_still_holds_is_wrong_at_the_copy(t
 
 
 @needs_seeds
+def test_an_operand_a_claim_took_is_still_wrong_where_the_statement_fails(tmp_path):
+    """Week 7's dot product 1×0+1×0.141=0.141 (line 21) printed again below it with 2×0.141: the copy's arithmetic
+    is false however 0.141 is rounded (2 × 0.141 = 0.282), and holds with 1 for the 2. The section's claim of
+    d_k = 2 takes that 2 as its printed number, yet the statement fails where it stands, correct 1."""
+    rep = _audit(_copied_below(tmp_path, W7, 21, "1×0+1×0.141=", "1×0+2×0.141="), ["week07-attention"])
+    assert [(e.line, e.printed, e.correct) for e in rep.errata] == [(22, "2", "1")]
+    assert rep.disagreements == [] and rep.failures()
+
+
+@needs_seeds
 def test_a_table_row_printed_twice_with_one_value_changed_is_wrong_at_the_copy(tmp_path):
     """Week 06's row "5: miles 0.197 0.154" (line 841) printed again just below it with 0.155: the copy is an
     erratum, correct 0.154; rows with other labels are never compared."""

@@ -389,3 +389,18 @@ def test_audit_all_prints_the_formulas_it_checked_at_80_columns(week06):
     rows = [ln for ln in text.splitlines() if ln.rstrip().endswith((" yes", " no"))]
     assert "71    z_t = w_xx_t+w_hh_{t-1}" in text and len(rows) >= len(clean.formulas)
     assert max(len(ln) for ln in rows) <= 80
+
+
+@needs_seeds
+@pytest.mark.parametrize("line, old, new", [
+    (224, "both positive and negative", "both negative and negative"),  # tanh takes both signs
+    (312, "and the same shared head", "and the different shared head"),  # ŷ_t reads the one W_o, b_o
+    (1177, "a different input representation", "a same input representation"),  # the word a at positions 0 and 3
+])
+def test_a_flipped_word_of_week06_that_a_claim_proves_fails_at_its_line(week06, line, old, new):
+    """Sentences of Week 06 that its derivation proves on its ledgers and quotes with ``near=``: the clean page
+    holds them, and the word flipped is a claim missing at that line."""
+    doc, ds, clean = week06
+    assert not clean.missing
+    rep = audit_document(_edited(doc, line, old, new), ds)
+    assert [m.lines for m in rep.missing] == [(line, line)], [(m.printed, m.lines) for m in rep.missing]

@@ -34,6 +34,8 @@ CASES = [
      "positive scaling preserves the row's ordering: the larger score keeps the larger weight"),
     (W7, "week07-attention", 59, "same",
      "the weights need the same number of entries as the scores, head by head"),
+    (W8, "week08-decoder", 60, "different",
+     "each head has projections of its own: no entry of head 1's W_Q, W_K, W_V is one of head 2's"),
 ]
 
 
@@ -102,6 +104,6 @@ def test_the_comparisons_left_unclaimed_are_the_ones_no_quantity_decides(tmp_pat
         status, rep = _audit_json(SEEDS / seed, name, tmp_path / f"{seed}.json")
         assert status == 0
         unchecked[seed[:3]] = [(c["line"], c["word"]) for c in rep["comparisons"] if c["checked_by"] is None]
-    assert unchecked == {"000": [(38, "same"), (60, "same"), (60, "different")],
+    assert unchecked == {"000": [(38, "same")],
                          "001": [(3, "larger"), (31, "more"), (55, "same")],
                          "003": [(51, "different")]}

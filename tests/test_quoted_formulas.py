@@ -179,3 +179,28 @@ def test_two_claims_that_read_the_same_printed_number_are_told_apart_without_com
     rep = audit_document(read(page), [d])
     assert rep.failed and [(e.line, e.printed, e.correct) for e in rep.errata] == [(5, "0.0412", "0.0650"),
                                                                                    (5, "0.0412", "0.3000")]
+
+
+@pytest.mark.parametrize("statement", [
+    "the weight on position 1 (0.6) exceeds the weight on position 0 (0.4)",  # a sentence of one's own, with numbers
+    "the larger weight is the one at the later position of the row",
+])
+def test_a_proved_sentence_may_hold_numbers_of_its_own_and_still_quote_the_page(statement, tmp_path):
+    """A property stated as a sentence in the derivation's words, with numbers in it, and placed by ``near=``: the
+    quote is what the page must print, not the sentence's numbers (0.6 and 0.4 are not looked for on line 6), so the
+    clean page passes and the flipped word fails at its line."""
+    from symseq.audit import audit_document, read
+
+    for text, fails in ((WEIGHTS, False), (WEIGHTS.replace("is larger than", "is smaller than", 1), True)):
+        page = tmp_path / "weights.md"
+        page.write_text(text, encoding="utf-8")
+        d = Derivation("weights-sentence", title="Weights", source=str(page))
+
+        @d.section("Attention")
+        def attention(s):
+            s.prove(statement, lambda: True,
+                    near="At position 1 the weight on position 1 is larger than the weight on position 0")
+
+        rep = audit_document(read(page), [d])
+        assert rep.failed is fails, rep.failures()
+        assert [m.lines for m in rep.missing] == ([(6, 6)] if fails else [])

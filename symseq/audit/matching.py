@@ -412,6 +412,9 @@ class Auditor:
                         refs = []
                     keys = [t.key for t in refs]
                     prop = c.kind == "property"
+                    if prop and c.near and _sentence(c.printed):
+                        keys = []  # a sentence quoting the page ("… at each of its two positions (0 and 3)"): its
+                        # numbers describe, the quote is what the page prints
                     if not keys:  # a statement in words ("gives a different result"): its words must stay in the text
                         held = self._near(c.near, sect) if c.near else None
                         if c.near and held is None:
@@ -1829,6 +1832,12 @@ def _formula(printed: str, long: bool = False) -> bool:
     three letters or more outside LaTeX commands, and (unless ``long``) no more than twelve characters."""
     text = re.sub(r"\\[A-Za-z]+", "", printed)
     return (long or len(_raw(printed)) <= 12) and not re.search(r"[A-Za-z]{3,}", text)
+
+
+def _sentence(printed: str) -> bool:
+    """Whether a property's statement is a sentence of symseq's own words (three words of four letters or more
+    outside LaTeX commands), not a formula of the handout."""
+    return len(re.findall(r"(?<![\\A-Za-z])[A-Za-z]{4,}", printed)) >= 3
 
 
 def _handout_formula(printed: str) -> bool:

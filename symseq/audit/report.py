@@ -326,6 +326,14 @@ class AuditReport:
                     self.errata.append(_arithmetic_erratum(a, arith, digit_fault))
             elif page == "wrong" and mine in ("covered", "reported"):
                 e = _arithmetic_erratum(a, arith, digit_fault)
+                repaired = _repaired(a, arith)
+                if repaired is not None and _wrong_however_rounded(repaired):
+                    # an operand of a statement that fails however its decimals are rounded, and holds with this
+                    # token changed (1×0+2×0.141=0.141 with 1 for the 2): the statement is false where it stands,
+                    # whatever claim took the token (the d_k = 2 of the section, matched to the wrong 2)
+                    t.attribution = a.attribution
+                    self.errata.append(e)
+                    continue
                 st, _ = _failing_link(a, arith)
                 inside = [u for u in self.tokens if st is not None and any(
                     u.line == ln and a0 <= u.start < b0 for ln, a0, b0 in st.spans)]
@@ -604,6 +612,16 @@ def _failing_link(token, arith):
                 if line == token.line and a <= token.start < b:
                     return st, link
     return None, None
+
+
+def _repaired(token, arith):
+    """The statement of the page-arithmetic report ``arith`` that holds with ``token``, one of its operands, printed
+    otherwise (:attr:`~symseq.audit.arithmetic.Checked.repair`), or None."""
+    for st in arith.statements:
+        if st.repair is not None and st.status == "wrong" and (st.repair.line, st.repair.start) == \
+                (token.line, token.start):
+            return st
+    return None
 
 
 def _near_copy(t, w) -> bool:
