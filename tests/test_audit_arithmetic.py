@@ -542,6 +542,8 @@ def test_a_value_that_is_not_real_is_put_down_to_the_one_minus_sign_that_explain
     ("It is 4 times faster than the loop.", False),
     ("A value of 0.5 or more than that.", False),
     ("more than 3.", False),
+    ("Head 2 puts a larger weight on position 0 than\nhead 1 does.", False),  # the paragraph goes on below
+    ("Head 2 puts a larger weight on position 0 than\n\nHead 1 does.", True),  # … a new paragraph: lost
 ])
 def test_a_comparison_or_power_that_lost_its_number_cannot_hold(text, lost):
     rep = _audit(f"{text}\n")

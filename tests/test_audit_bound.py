@@ -354,7 +354,8 @@ def test_use_names_a_row_the_ledger_does_not_have():
     assert "no row 'G'" in d.sections[0].error and "name one of its rows (H, w, m)" in d.sections[0].error
 
 
-def _checked_on(page: list[str], ledger=None, checked: list | None = None, names: dict | None = None) -> list:
+def _checked_on(page: list[str], ledger=None, checked: list | None = None, names: dict | None = None,
+                sizes: dict | None = None) -> list:
     """The false equations of ``page`` (its lines; one section, "The cell") on the ledger ``ledger()`` makes,
     by default the vector RNN of :func:`symseq.derive.bptt.vector_rnn` with D = H = 2 and T = 3."""
     from symseq import Derivation
@@ -365,7 +366,7 @@ def _checked_on(page: list[str], ledger=None, checked: list | None = None, names
 
     @d.section("The cell")
     def cell(s):
-        s.use(ledger() if ledger else bptt.vector_rnn("vector RNN, D = H = 2")[0], names=names)
+        s.use(ledger() if ledger else bptt.vector_rnn("vector RNN, D = H = 2")[0], names=names, sizes=sizes)
         s.claim(sp.Integer(2), 2, what="width", in_text=False)
 
     return check(parse("\n".join(page), path="tiny.md"), [d], [("tiny-vector", "The cell", (1, len(page)))],
@@ -404,3 +405,47 @@ def test_a_flipped_word_of_week06_that_a_claim_proves_fails_at_its_line(week06, 
     assert not clean.missing
     rep = audit_document(_edited(doc, line, old, new), ds)
     assert [m.lines for m in rep.missing] == [(line, line)], [(m.printed, m.lines) for m in rep.missing]
+
+
+@pytest.mark.parametrize("shape, holds", [(r"2d\times d", True), (r"d\times 2d", False), (r"hd_v\times d", True)])
+def test_a_declared_size_written_as_a_product_is_read_with_the_sections_sizes(shape, holds):
+    """``W\\in\\mathbb R^{2d\\times d}`` for a 4×2 W with d = 2 (and h = 2, d_v = 2): a size that is a product of
+    symbols is read with the section's sizes (it used to stop the audit with an internal error)."""
+    from symseq import Ledger
+
+    def ledger():
+        L = Ledger("one 4×2 weight")
+        L.parameter("W", shape=(4, 2))
+        return L
+
+    checked: list = []
+    found = _checked_on(["# The cell", "", f"\\(W\\in\\mathbb R^{{{shape}}}\\)", ""], ledger, checked,
+                        sizes={"d": 2, "h": 2, "d_v": 2})
+    assert [b.line for b in found] == ([] if holds else [3])
+    assert [(line, ok) for line, _, ok in checked] == [(3, holds)]
+
+
+def test_a_printed_value_that_holds_on_the_ledger_counts_as_covered(tmp_path):
+    """A value printed for a bound name that holds there is accounted for: the audit of a page whose numbers are
+    all such values covers every one of them, with no claim written for it; an edited one is wrong at its line."""
+    from symseq import Derivation
+    from symseq.audit import audit_document, read
+
+    text = "# The cell\n\nHere \\(z_{1,0}\\approx3.0\\) and \\(\\mathbf z_0\\approx(0.25,\\;0.5)\\).\n"
+    for page_text, fails in ((text, False), (text.replace("3.0", "3.5"), True)):
+        page = tmp_path / "cell.md"
+        page.write_text(page_text, encoding="utf-8")
+        d = Derivation("cell-values", title="Cell", source=str(page))
+
+        @d.section("The cell")
+        def cell(s):
+            s.use(_valued_ledger(), names={"Z": "H"})
+
+        rep = audit_document(read(page), [d])
+        assert rep.failed is fails, rep.failures()
+        if not fails:
+            assert (rep.counts.covered, rep.counts.uncovered) == (2, 0)
+            assert all("the derivation's ledger" in t.attribution.text() for t in rep.tokens
+                       if t.attribution.verdict == "covered")
+        else:
+            assert [e.line for e in rep.errata] == [3]

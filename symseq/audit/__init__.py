@@ -96,8 +96,10 @@ def audit_document(doc: Document, derivations: list, *, dps: int = 50, arithmeti
     from .bound import check
 
     failed = {e.line for e in rep.errata}  # a line a wrong number or a false statement fails is named once
-    false = check(doc, derivations, rep.sections, checked=rep.formulas)
+    held: list = []
+    false = check(doc, derivations, rep.sections, checked=rep.formulas, held=held)
     rep.add_statements([b for b in false if b.line not in failed], "the derivation's ledger")
+    rep.add_ledger_values(held)
     rep.add_repeats(doc.lines)
     return rep.add_comparisons(doc)
 

@@ -396,6 +396,8 @@ def lost_numbers(doc: Document) -> list[Broken]:
             continue
         text = _clean(_URL.sub(lambda m: " " * len(m.group(0)), raw))  # a web address is not arithmetic
         hits = [(m.start(), m.end(), why) for pattern, why in _MISSING for m in pattern.finditer(text)]
+        if i < len(doc.lines) and doc.lines[i].strip() and i + 1 not in doc.code:  # a paragraph goes on below:
+            hits = [h for h in hits if not (h[2].endswith("'than'") and not text[h[1]:].strip())]  # "… than" ↵ "…"
         hits += [(lst.start() + m.start(), lst.start() + m.end(), "an empty entry of a list")
                  for lst in _NUMBER_LIST.finditer(text) for m in _LIST_GAP.finditer(lst.group(0))]
         hits += [(m.start(), m.end(), "an empty argument") for m in _LATEX_GAP.finditer(raw)

@@ -5,7 +5,8 @@ Every token of an audited page gets one :class:`Attribution` (``Token.attributio
 * ``verdict``: ``covered``, ``wrong``, ``uncovered``, ``structural`` or ``reported`` (:data:`VERDICTS`);
 * ``by``: what decided it, a typed record and never text: a derivation's claim (a
   :class:`symseq.verify.claims.Claim`), an input a derivation declares (:class:`Given`), a number a derivation
-  declares as not derivable (:class:`Reported`), a statement of the page's own arithmetic (:class:`PageStatement`),
+  declares as not derivable (:class:`Reported`), a statement of the page's own arithmetic (:class:`PageStatement`), a
+  printed value of a name bound to a ledger row (:class:`LedgerValue`),
   the rule that makes a number structural (:class:`Rule`), a section that was not checked (:class:`Unchecked`),
   or None (an uncovered number nothing speaks of);
 * ``detail``: what the verdict adds to ``by``: a claim's status and message when the claim could not decide the
@@ -64,6 +65,16 @@ class PageStatement:
     text: str
     correct: str = ""
     printed: str = ""
+
+
+@dataclass(frozen=True)
+class LedgerValue:
+    """A value the page prints for a name the audit bound to a derivation's ledger row (:mod:`symseq.audit.bound`),
+    found to hold there: the line, the printed chain (``S_{60} ≈ 0.388``) and the ledger's title."""
+
+    line: int
+    text: str
+    ledger: str
 
 
 @dataclass(frozen=True)
@@ -161,6 +172,8 @@ class Attribution:
             return f"page arithmetic, line {by.line}: {by.text}{held}"
         if isinstance(by, Given):
             return f"input {by.source}"
+        if isinstance(by, LedgerValue):
+            return f"the derivation's ledger {by.ledger!r}, line {by.line}: {by.text}"
         if isinstance(by, Reported):
             return f"{by.reason} ({by.derivation}, {by.location})"
         if isinstance(by, Rule):

@@ -37,8 +37,8 @@ How a page's name reaches a ledger row:
   (``\\mathbf Q\\in\\mathbb R^{T\\times d_k}`` for a 3×2 ``Q`` makes T = 3 and d_k = 2; a symbol two declarations
   give two values stays unbound), so ``\\frac{\\mathbf Q\\mathbf K^\\top}{\\sqrt{d_k}}`` is read (``\\sqrt`` too);
 * ``\\phi`` is the ledger's general activation (an undefined function; ``\\phi'`` its derivative), ``\\sigma`` the
-  logistic sigmoid, ``\\tanh`` and ``\\exp`` themselves; ``e`` is a name (the prediction error ``e`` of a
-  backward pass), so an equation with ``e^{…}`` is not read.
+  logistic sigmoid, ``\\tanh`` and ``\\exp`` themselves; ``e^{…}`` is the exponential, unless the ledger has a
+  row ``e`` (the prediction error of a backward pass): then an equation with ``e^{…}`` is not read.
 
 A chain from a name to a printed number or row of numbers (``S_{60}\\approx\\frac{0.672}{\\sqrt3}\\approx0.388``,
 ``\\mathbf o_6^{[1]}\\approx(-0.0248,\\;0.239,\\;0.563)``) is decided as a claim of the bound row's value with
@@ -72,6 +72,7 @@ from ..functions import sigmoid
 from ..ledger import entry_name
 from ..numbers import decimal_text, exact, short
 from ..read import NUMBER
+from ..read.number import SIGNED_NUMBER
 from ..read.page import split_top
 from .arithmetic import Broken
 from .words import MATRIX_ENV, formula_bodies, line_of, plain_formula
@@ -105,6 +106,7 @@ _SUM = re.compile(r"\\sum\s*_\s*\{\s*(?P<k>[a-z])\s*=\s*(?P<lo>[^{}]+?)\s*\}\s*\
 
 
 _SQRT = re.compile(r"\\sqrt(?![A-Za-z])\s*")
+_E_POWER = re.compile(r"e\s*\^\s*")
 _ROMAN = re.compile(r"\\(?:mathrm|text|operatorname)\s*\{([A-Za-z]+)\}")
 # a row or matrix named by one capital, with a subscript and a superscript: Q, B_att, O^[1], H^(0), B_mlp^(0)
 _CAPITAL = re.compile(r"(?P<c>[A-Z])(?:_(?P<sub>[^^,]+))?(?P<sup>\^.+)?")
@@ -502,6 +504,11 @@ class _Reader:
             if any(isinstance(e, sp.MatrixBase) for e in entries):
                 raise _Unread("a list of vectors")
             return sp.ImmutableMatrix([entries])
+        m = _E_POWER.match(t, p)
+        if m and "e" not in self.bind.keys and "e" not in self.bind.matrices:  # e^{S_{tj}}: exp, where e is no row
+            self.pos = m.end()
+            arg = self._group() if t.startswith("{", self.pos) else self.atom()
+            return self._apply("exp", arg, 0)
         m = _NAME.match(t, p)
         if m and m.end() > p:
             self.pos = m.end()
@@ -608,12 +615,17 @@ def _equations(body: str) -> list[list[str]]:
                                          r"dots|text|mathrm\{[A-Za-z]{4,})(?![A-Za-z])|[<>≈≤≥]", piece):
             continue
         sides = split_top(piece, "=")
-        if len(sides) >= 2 and all(s.strip() for s in sides):
+        if not all(s.strip() for s in sides):
+            continue
+        sides = [s for s in sides if not any("." in m.group(0) for m in _NUMBER.finditer(s))]  # 1.0\cdot0.75: the
+        # page's arithmetic decides a side of printed decimals
+        if len(sides) >= 2:
             out.append(sides)
     return out
 
 
-_PRINTED = re.compile(r"[-−]?\d*\.?\d+|[(\[]\s*[-−]?\d*\.?\d+(?:\s*,\s*[-−]?\d*\.?\d+)+\s*[)\]]")
+_SIGNED = SIGNED_NUMBER.pattern
+_PRINTED = re.compile(rf"{_SIGNED}|[(\[]\s*{_SIGNED}(?:\s*,\s*{_SIGNED})+\s*[)\]]")  # 0.388; (-0.0248, 0.239)
 
 
 def _valued(body: str) -> list[tuple[str, str, str]]:
@@ -634,7 +646,7 @@ def _valued(body: str) -> list[tuple[str, str, str]]:
 
 def _check_value(side: str, rel: str, printed: str, binds: list) -> tuple[bool, str, str] | None:
     """None when no ledger binds ``side`` (a name, with no index letter) to one value; else (holds, why not, the
-    value as the page would print it) for the printed value after ``rel``, decided as a claim of that value is
+    value as the page would print it, the ledger's title) for the printed value after ``rel``, decided as a claim of that value is
     (:func:`symseq.verify.claims.check_claim`): it holds when it holds on one of the ledgers that bind it."""
     from ..verify.claims import Claim, check_claim
 
@@ -664,7 +676,7 @@ def _check_value(side: str, rel: str, printed: str, binds: list) -> tuple[bool, 
         shown = ", ".join(result.rounded) if result.rounded else ", ".join(short(x) for x in nums[:half])
         shown = f"({shown})" if listed else shown
         verdicts.append((result.ok, f"{' '.join(side.split())} is {shown} in the derivation's ledger "
-                                    f"{bind.L.title!r}, not {printed}", shown))
+                                    f"{bind.L.title!r}, not {printed}", shown, bind.L.title))
     if not verdicts:
         return None
     return next((v for v in verdicts if v[0]), verdicts[0])
@@ -871,7 +883,8 @@ def _check(sides: list[str], binds: list) -> tuple[bool, str, str] | None:
     return verdicts[0]
 
 
-def check(doc, derivations: list, sections: list, *, checked: list | None = None) -> list[Broken]:
+def check(doc, derivations: list, sections: list, *, checked: list | None = None,
+          held: list | None = None) -> list[Broken]:
     """The equations of each located section's mathematics that a ledger of that section binds and finds false
     (see the module docstring), as :class:`~symseq.audit.arithmetic.Broken` at their lines.
 
@@ -882,6 +895,8 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
             derivations' order, as the audit located them (:attr:`AuditReport.sections`).
         checked: when given, (line, the equation, whether it holds) is appended to it for each equation a ledger
             bound and decided: what the report lists as the formulas it checked.
+        held: when given, (line, first column, last column, the printed value, the chain, the ledger's title) is
+            appended to it for each printed value of a bound name that holds: the numbers it accounts for.
     """
     by_line: dict = {}
     where = {(d, t): span for d, t, span in sections}
@@ -921,11 +936,14 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
             if verdict is None:
                 continue
             k = 0 if texts is None else line_of([side, printed], texts)
+            chain = f"{' '.join(side.split())} {rel} {printed}"
             if checked is not None:
-                checked.append((line + k, f"{' '.join(side.split())} {rel} {printed}", verdict[0]))
+                checked.append((line + k, chain, verdict[0]))
+            where = (start, end, body.strip()) if texts is None else \
+                (0, len(doc.lines[line + k - 1]), texts[k].strip())
+            if verdict[0] and held is not None:
+                held.append((line + k, where[0], where[1], printed, chain, verdict[3]))
             if not verdict[0]:
-                where = (start, end, body.strip()) if texts is None else \
-                    (0, len(doc.lines[line + k - 1]), texts[k].strip())
                 out.append(Broken(line + k, *where, f"the printed value does not hold: {verdict[1]}", verdict[2]))
     return out
 
@@ -940,7 +958,7 @@ def _declared(declared: list, by_line: dict, binds: dict, checked: list | None) 
 
     by_bind: dict = {}  # id(binding) -> (binding, [(declaration, its row's shape)])
     for decl in declared:
-        if len(decl.shape) != 2 or decl.expression or not any(isinstance(n, sp.Symbol) for n in decl.shape):
+        if len(decl.shape) != 2 or decl.expression or not any(sp.sympify(n).free_symbols for n in decl.shape):
             continue
         for bind in _binds_at(decl.line, by_line, binds, declared):
             rows = {bind.matrices.get(name_key(n)) for n in decl.names}
@@ -956,18 +974,20 @@ def _declared(declared: list, by_line: dict, binds: dict, checked: list | None) 
                         if isinstance(size, sp.Symbol):
                             seen.setdefault(size, set()).add(n)
             sizes = {sym: next(iter(v)) for sym, v in seen.items() if len(v) == 1}
-            sizes.update({sym: int(bind.sizes[name_key(str(sym))]) for sym in decl.shape
-                          if isinstance(sym, sp.Symbol) and name_key(str(sym)) in bind.sizes})
-            if not all(not isinstance(size, sp.Symbol) or size in sizes for size in decl.shape):
-                continue
-            read = tuple(int(sizes.get(size, size)) for size in decl.shape)
+            sizes.update({sym: int(bind.sizes[name_key(str(sym))]) for size in decl.shape
+                          for sym in sp.sympify(size).free_symbols if name_key(str(sym)) in bind.sizes})
+            read = tuple(sp.sympify(sp.sympify(size).xreplace(sizes)) for size in decl.shape)  # 2d_v, d_v = 2: 4
+            if not all(n.is_Integer for n in read):
+                continue  # a size left open
+            read = tuple(int(n) for n in read)
             entry = verdicts.setdefault(id(decl), [decl, [], "", "—"])
             entry[1].append(read == shape)
             if read != shape and not entry[2]:
-                given = ", ".join(dict.fromkeys(f"{sym} = {sizes[sym]}" for sym in decl.shape if sym in sizes))
+                given = ", ".join(dict.fromkeys(f"{sym} = {sizes[sym]}" for size in decl.shape
+                                                for sym in sorted(sp.sympify(size).free_symbols, key=str)))
                 entry[2] = (f"{', '.join(decl.names)} is {shape[0]}×{shape[1]} in the derivation's ledger "
                             f"{bind.L.title!r}, but {decl.text.strip('{}')} is {read[0]}×{read[1]} with {given}")
-                flipped = tuple(int(sizes.get(size, size)) for size in reversed(decl.shape))
+                flipped = tuple(reversed(read))
                 entry[3] = show_shape(tuple(reversed(decl.shape))) if flipped == shape else "—"
     out = []
     for decl, fits, why, fix in verdicts.values():

@@ -353,6 +353,25 @@ class AuditReport:
         self.add_statements(arith.cannot_hold, "page arithmetic")
         return self
 
+    def add_ledger_values(self, held: list) -> AuditReport:
+        """Count as covered each uncovered number that prints the value of a name bound to a derivation's ledger
+        row and found to hold there (:func:`symseq.audit.bound.check`'s ``held``: ``S_{60}\\approx0.388``, the
+        0.388); returns ``self``."""
+        from .attribution import Attribution, LedgerValue
+
+        from ..read.number import SIGNED_NUMBER
+
+        def numbers(text: str) -> list[str]:
+            return [m.group(0).replace("−", "-") for m in SIGNED_NUMBER.finditer(text)]
+
+        for line, a, b, printed, chain, ledger in held:
+            want = numbers(printed)
+            for t in self.tokens:
+                if t.line == line and a <= t.start < b and t.attribution is not None and \
+                        t.attribution.verdict == "uncovered" and numbers(t.text) == want:
+                    t.attribution = Attribution("covered", LedgerValue(line, chain, ledger))
+        return self
+
     def add_repeats(self, lines: list[str], *, reach: int = REPEAT_REACH) -> AuditReport:
         """Check a line the page prints again: a line at most ``reach`` lines below another, with the same words and
         the same numbers but one, where that number of the earlier line is an input or a claim's value and the

@@ -140,7 +140,7 @@ def _names(text: str) -> tuple:
         k = _key(part)
         if not k:
             continue
-        if not re.fullmatch(r"(?:\\[A-Za-z]+|[A-Za-z])(?:_[A-Za-z0-9,()\\]+)?(?:\^[A-Za-z0-9()\\,']+)?'*", k):
+        if not re.fullmatch(r"(?:\\[A-Za-z]+|[A-Za-z])(?:_[A-Za-z0-9,()\\]+)?(?:\^[A-Za-z0-9()\[\]\\,']+)?'*", k):
             raise _Unread(part)
         out.append(k)
     if not out:
