@@ -126,9 +126,10 @@ class Section:
 
         Args:
             ledgers: the ledgers.
-            names: the page's name of a row whose ledger name differs, ``{"Q": "Q^{[1]}", "U": "U^{(0)}"}``: in
-                this section the page's ``\\mathbf q_6``, ``q_{6,0}`` and ``S_{60}`` are row 6, entry (6, 0) and
-                entry (6, 0) of those rows (:mod:`symseq.audit.bound`). Applies to every ledger given.
+            names: ``{the page's name: the ledger's row}`` for rows the ledger names otherwise than the page,
+                ``{"Q": "Q^{[1]}", "S": "S^{[1]}"}``: in this section the page's ``\\mathbf q_6``, ``q_{6,0}`` and
+                ``S_{60}`` are row 6 and entry (6, 0) of ``Q^{[1]}`` and entry (6, 0) of ``S^{[1]}``
+                (:mod:`symseq.audit.bound`). Applies to every ledger given.
             sizes: the value of each size the page writes with a symbol, ``{"T": 7, "D": 5, "d_k": 3}``: in this
                 section the page's ``E_{\\mathrm{vocab}}\\in\\mathbb R^{K\\times D}`` is checked against the row's
                 shape, and ``\\sqrt{d_k}`` in a formula is √3.
