@@ -551,6 +551,7 @@ def block_updates(s):
 @derivation.section("LayerNorm looks across features within one word")
 def layer_norm_row(s):
     L, r = walkthrough_block()
+    s.use(L, names=BLOCK, sizes=SIZES)
     ln1, H, X = r["blk"].ln1, r["H0"], r["blk"].ln1.out
     s.agree("μ_t and σ_t² are the mean and the population variance of row t over its five features",
             [ln1.mu, ln1.var], [ops.Sum(H, axis=1, mean=True), ops.Sum((H - ln1.mu) * (H - ln1.mu), axis=1, mean=True)],

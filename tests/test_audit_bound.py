@@ -321,6 +321,10 @@ def _valued_ledger():
     (r"\(\mathbf z_0\approx(3,\;-1)\)", False),
     (r"\(z_{0,0}+z_{1,0}=\frac{13}{4}\approx3.25\)", True),  # what lies between is the page's arithmetic
     (r"\(z_{0,0}+z_{1,0}=\frac{13}{4}\approx3.75\)", False),
+    (r"\(\mathbf Z=\begin{bmatrix}0.25&0.5\\3&-1\end{bmatrix}\)", True),  # a printed matrix
+    (r"\(\mathbf Z=\begin{bmatrix}0.25&0.5\\3&1\end{bmatrix}\)", False),  # … one entry's sign
+    (r"\(\mathbf Z=\begin{bmatrix}0.25&0.5&3&-1\end{bmatrix}\)", False),  # … of another shape
+    (r"\(\mathbf z_2\approx(3,\;-1)\)", False),  # a row the 2×2 matrix does not have
 ])
 def test_a_printed_value_of_a_row_the_section_names_is_decided_as_a_claim(printed, holds):
     """``use(L, names={"Z": "H"})``: the page's ``z_{1,0}`` is entry (1, 0) of the ledger's ``H`` and ``\\mathbf

@@ -637,11 +637,24 @@ def _valued(body: str) -> list[tuple[str, str, str]]:
         if re.search(r"\\(?:le|ge|leq|geq|neq|ne|in|to|mapsto|cdots|ldots|dots|text)(?![A-Za-z])|[<>≤≥]", piece):
             continue
         sides = split_top(piece.replace("\\approx", "≈"), "=≈")
-        if len(sides) < 2 or not _PRINTED.fullmatch(sides[-1].strip()) or _NUMBER.search(sides[0]) and \
-                not re.search(r"[A-Za-z]", sides[0]):
+        if len(sides) < 2 or not (_PRINTED.fullmatch(sides[-1].strip()) or _printed_matrix(sides[-1])) or \
+                _NUMBER.search(sides[0]) and not re.search(r"[A-Za-z]", sides[0]):
             continue
         out.append((sides[0].strip(), "≈" if "≈" in piece or "\\approx" in piece else "=", sides[-1].strip()))
     return out
+
+
+def _printed_matrix(text: str) -> tuple[int, int] | None:
+    """The shape of a matrix environment of printed numbers (``\\begin{bmatrix} 1&0\\\\0.5&1 \\end{bmatrix}``),
+    else None."""
+    m = MATRIX_ENV.fullmatch(text.strip())
+    if m is None:
+        return None
+    rows = [[c.strip() for c in r.split("&")] for r in m.group(2).split("\\\\") if r.strip()]
+    if not rows or len({len(r) for r in rows}) != 1 or \
+            not all(re.fullmatch(SIGNED_NUMBER.pattern, c) for r in rows for c in r):
+        return None
+    return len(rows), len(rows[0])
 
 
 def _check_value(side: str, rel: str, printed: str, binds: list) -> tuple[bool, str, str] | None:
@@ -652,7 +665,7 @@ def _check_value(side: str, rel: str, printed: str, binds: list) -> tuple[bool, 
 
     if _letters([side], binds):
         return None
-    verdicts = []
+    verdicts, grid = [], _printed_matrix(printed)
     for bind in binds:
         try:
             reader = _Reader(side, bind, {})
@@ -661,11 +674,28 @@ def _check_value(side: str, rel: str, printed: str, binds: list) -> tuple[bool, 
                 continue
             nums = bind.values.numbers(expr)
         except (_Unread, ZeroDivisionError, TypeError, ValueError, AttributeError):
+            lacking = _lacking([side, side], bind, [{}], steps=True)  # \mathbf h_7^{(0)} of a 7-row H^(0)
+            if lacking:
+                verdicts.append((False, f"{lacking[0]} names {lacking[1]} (the derivation's ledger {bind.L.title!r})",
+                                 "—", bind.L.title))
             continue
         half = len(nums) // 2
         if _differ(nums[:half], nums[half:]):
             continue  # it reads a leaf with no value (a symbol): no number to print
         entries = [exact(decimal_text(x, DIGITS)) for x in nums[:half]]  # to 30 digits, as a decimal
+        if grid is not None:  # a printed matrix: the row's shape, then its entries
+            shape = expr.shape if isinstance(expr, sp.MatrixBase) else (1, 1)
+            if shape != grid:
+                verdicts.append((False, f"{' '.join(side.split())} is {shape[0]}×{shape[1]} in the derivation's "
+                                        f"ledger {bind.L.title!r}, but the page prints a {grid[0]}×{grid[1]} matrix",
+                                 "—", bind.L.title))
+                continue
+            value = sp.ImmutableMatrix(*shape, entries)
+            result = check_claim(Claim(printed, "value", value, exact=False if rel == "≈" else None), dps=DIGITS)
+            if result.status in ("ok", "mismatch"):
+                verdicts.append((result.ok, f"{' '.join(side.split())} differs from the derivation's ledger "
+                                            f"{bind.L.title!r}: {'; '.join(result.wrong[:2])}", "—", bind.L.title))
+            continue
         listed = printed.startswith(("(", "["))
         if listed != (len(entries) > 1) or (listed and len(entries) != len(split_top(printed[1:-1], ","))):
             continue
@@ -943,7 +973,7 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
                 (0, len(doc.lines[line + k - 1]), texts[k].strip())
             if verdict[0] and held is not None:
                 held.append((line + k, where[0], where[1], printed, chain, verdict[3]))
-            if not verdict[0]:
+            if not verdict[0] and all(b.line != line + k for b in out):  # (one failure per line: its equation's)
                 out.append(Broken(line + k, *where, f"the printed value does not hold: {verdict[1]}", verdict[2]))
     return out
 
