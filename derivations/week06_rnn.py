@@ -281,7 +281,8 @@ def why_tanh(s):
                                        - S(bp.g_h(t)) * (1 - S(f"h_{t}") ** 2) for t in range(3)],
                what="with h_t = tanh(z_t), g_t^z = g_t^h (1 − h_t²)", at="tanh derivative")
     s.prove("tanh takes both signs: tanh(−z) = −tanh(z), negative for every positive z", lambda: (
-        sp.tanh(-z) + sp.tanh(z) == 0 and sp.tanh(-1) < 0 < sp.tanh(1), f"tanh(±1) = ±{short(sp.N(sp.tanh(1), 30), 4)}"),
+        sp.tanh(-z) + sp.tanh(z) == 0 and sp.tanh(-1) < 0 < sp.tanh(1),
+        f"tanh(±1) = ±{short(sp.N(sp.tanh(1), 30), 4)}"),
         at="bounded states", near="It supports both positive and negative values")
     for printed, end in (("-1", -sp.oo), ("1", sp.oo)):  # tanh's bounds
         s.claim(printed, sp.limit(sp.tanh(z), z, end), at="bounded states", near=r"stays between \(-1\) and \(1\)")

@@ -397,7 +397,8 @@ def lost_numbers(doc: Document) -> list[Broken]:
         text = _clean(_URL.sub(lambda m: " " * len(m.group(0)), raw))  # a web address is not arithmetic
         hits = [(m.start(), m.end(), why) for pattern, why in _MISSING for m in pattern.finditer(text)]
         if i < len(doc.lines) and doc.lines[i].strip() and i + 1 not in doc.code:  # a paragraph goes on below:
-            hits = [h for h in hits if not (h[2].endswith("'than'") and not text[h[1]:].strip())]  # "… than" ↵ "…"
+            # "… than" ↵ "head 1 does": the comparison goes on below
+            hits = [h for h in hits if not (h[2].endswith("'than'") and not text[h[1]:].strip())]
         hits += [(lst.start() + m.start(), lst.start() + m.end(), "an empty entry of a list")
                  for lst in _NUMBER_LIST.finditer(text) for m in _LIST_GAP.finditer(lst.group(0))]
         hits += [(m.start(), m.end(), "an empty argument") for m in _LATEX_GAP.finditer(raw)
@@ -525,7 +526,8 @@ def numbered_runs(doc: Document) -> list[Broken]:
 
 
 # one item of an enumeration of names: a short formula of names whose scripts hold numbers (w_x^{[2]}, g_1^zh_0)
-_ITEM = re.compile(r"(?<![A-Za-z\\])(?:\\mathbf\s*|\\boldsymbol\s*)?[A-Za-z](?:\s*[_^]\s*(?:\{[^{}]{1,12}\}|[A-Za-z0-9]))+"
+_ITEM = re.compile(r"(?<![A-Za-z\\])(?:\\mathbf\s*|\\boldsymbol\s*)?"
+                   r"[A-Za-z](?:\s*[_^]\s*(?:\{[^{}]{1,12}\}|[A-Za-z0-9]))+"
                    r"(?:\s*(?:\\mathbf\s*)?[A-Za-z](?:\s*[_^]\s*(?:\{[^{}]{1,12}\}|[A-Za-z0-9]))+)?")
 # what separates the items of an enumeration: a comma, "and" or "or" (spaces stand for inline formulas' marks)
 _BETWEEN = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or)\s*")
@@ -577,7 +579,8 @@ def numbered_lists(doc: Document) -> list[Broken]:
                 offset, item = run[j]
                 line, col = lg.where(offset)
                 ms = list(_SLOT.finditer(item))
-                fix = item[:ms[place].start()] + str(want) + item[ms[place].end():] if len(ms) == len(slots[0]) else "—"
+                fix = (item[:ms[place].start()] + str(want) + item[ms[place].end():]) \
+                    if len(ms) == len(slots[0]) else "—"
                 out.append(Broken(line, col, col + len(item), item,
                                   f"{item} breaks the run of the enumeration {', '.join(t for _, t in run)}: it "
                                   f"names another quantity", fix))

@@ -194,7 +194,8 @@ class _Bind:
             if f"{c.lower()}{'_' + sub if sub else ''}{sup}" in own:  # a row q of its own: q_1 is its entry
                 continue
             head = f"_{sub}," if sub else "_"
-            self.families.append((re.compile(f"[{c}{c.lower()}]{re.escape(head)}(\\d+)(?:,(\\d+))?{re.escape(sup)}"), n))
+            family = f"[{c}{c.lower()}]{re.escape(head)}(\\d+)(?:,(\\d+))?{re.escape(sup)}"
+            self.families.append((re.compile(family), n))
             numbered = re.fullmatch(r"\^([(\[])(\d+)[)\]]", sup)  # H^(0), O^[1]: a block's or a head's number
             if numbered:
                 self.layers.setdefault((c, head, numbered.group(1)), []).append((int(numbered.group(2)), n))
@@ -610,7 +611,7 @@ def _equations(body: str) -> list[list[str]]:
     equation."""
     out = []
     for piece in split_top(body, ",;"):
-        piece = split_top(piece, ("\\approx",))[0]  # q_6k_0^T = Σ q_{6,i}k_{0,i} ≈ (…)(…) ≈ 0.672: the equation
+        piece = split_top(piece, ("\\approx",))[0]  # q_6k_0^T = Σ q_{6,i}k_{0,i} ≈ (…) ≈ 0.672: up to ≈
         if "=" not in piece or re.search(r"\\(?:approx|simeq|le|ge|leq|geq|neq|ne|in|prod|mapsto|to|cdots|ldots|"
                                          r"dots|text|mathrm\{[A-Za-z]{4,})(?![A-Za-z])|[<>≈≤≥]", piece):
             continue
@@ -659,8 +660,9 @@ def _printed_matrix(text: str) -> tuple[int, int] | None:
 
 def _check_value(side: str, rel: str, printed: str, binds: list) -> tuple[bool, str, str] | None:
     """None when no ledger binds ``side`` (a name, with no index letter) to one value; else (holds, why not, the
-    value as the page would print it, the ledger's title) for the printed value after ``rel``, decided as a claim of that value is
-    (:func:`symseq.verify.claims.check_claim`): it holds when it holds on one of the ledgers that bind it."""
+    value as the page would print it, the ledger's title) for the printed value after ``rel``, decided as a claim
+    of that value is (:func:`symseq.verify.claims.check_claim`): it holds when it holds on one of the ledgers that
+    bind it. A printed matrix must have the row's shape; a row the ledger does not have is named."""
     from ..verify.claims import Claim, check_claim
 
     if _letters([side], binds):
