@@ -672,13 +672,12 @@ def _wrong_however_rounded(st) -> bool:
 def _arithmetic_erratum(token, arith, digit_fault) -> Erratum:
     """The :class:`Erratum` of a token that the page-arithmetic report ``arith`` found wrong: the failing link of
     the statement whose result part holds it, with the correct rounding of each printed entry."""
-    for st in arith.statements:  # an operand found wrong (Checked.repair): printed, and what makes it hold
-        if st.repair is not None and (st.repair.line, st.repair.start) == (token.line, token.start) \
-                and st.status == "wrong":
-            printed, correct = st.repair.printed, st.repair.correct
-            return Erratum(token.line, printed, correct, _entry_fault(printed, correct, digit_fault) + " (the statement holds "
-                           "with it, and the page printed it before)", f"page arithmetic, line {st.line}: {st.text}",
-                           "", token.context, kind="arithmetic")
+    st = _repaired(token, arith)  # an operand found wrong (Checked.repair): printed, and what makes it hold
+    if st is not None:
+        printed, correct = st.repair.printed, st.repair.correct
+        return Erratum(token.line, printed, correct, _entry_fault(printed, correct, digit_fault) + " (the statement "
+                       "holds with it, and the page printed it before)", f"page arithmetic, line {st.line}: {st.text}",
+                       "", token.context, kind="arithmetic")
     st, link = _failing_link(token, arith)
     if st is not None:
         source = f"page arithmetic, line {st.line}: {st.text}"
