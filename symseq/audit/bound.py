@@ -226,16 +226,10 @@ class _Bind:
         """The sizes the page declares with symbols (``\\mathbf Q\\in\\mathbb R^{T\\times d_k}``,
         :func:`symseq.audit.shapes.declarations`) bound to this ledger's sizes through the rows the declarations
         name (Q is 3×2 here: T = 3, d_k = 2). A symbol two declarations give two values is left unbound."""
-        seen: dict = {}
-        for decl in declarations:
-            for name in decl.names:
-                row = self.matrices.get(name_key(name))
-                if row is None or len(decl.shape) != 2:
-                    continue
-                for size, n in zip(decl.shape, self.L.shape(row)):
-                    if isinstance(size, sp.Symbol) and str(size) not in self.keys:
-                        seen.setdefault(name_key(str(size)), set()).add(n)
-        return {k: sp.Integer(next(iter(v))) for k, v in seen.items() if len(v) == 1}
+        pairs = [(decl.shape, self.L.shape(self.matrices[name_key(name)])) for decl in declarations
+                 if len(decl.shape) == 2 for name in decl.names if name_key(name) in self.matrices]
+        agreed = _agreed(pairs, key=lambda sym: name_key(str(sym)), skip=lambda sym: str(sym) in self.keys)
+        return {k: sp.Integer(v) for k, v in agreed.items()}
 
     @property
     def values(self) -> "_Values":
@@ -658,7 +652,7 @@ def _printed_matrix(text: str) -> tuple[int, int] | None:
     return len(rows), len(rows[0])
 
 
-def _check_value(side: str, rel: str, printed: str, binds: list) -> tuple[bool, str, str] | None:
+def _check_value(side: str, rel: str, printed: str, binds: list) -> tuple[bool, str, str, str] | None:
     """None when no ledger binds ``side`` (a name, with no index letter) to one value; else (holds, why not, the
     value as the page would print it, the ledger's title) for the printed value after ``rel``, decided as a claim
     of that value is (:func:`symseq.verify.claims.check_claim`): it holds when it holds on one of the ledgers that
@@ -676,7 +670,8 @@ def _check_value(side: str, rel: str, printed: str, binds: list) -> tuple[bool, 
                 continue
             nums = bind.values.numbers(expr)
         except (_Unread, ZeroDivisionError, TypeError, ValueError, AttributeError):
-            lacking = _lacking([side, side], bind, [{}], steps=True)  # \mathbf h_7^{(0)} of a 7-row H^(0)
+            # \mathbf h_7^{(0)} of a 7-row H^(0): the name read as both sides (_lacking asks two sides with names)
+            lacking = _lacking([side, side], bind, [{}], steps=True)
             if lacking:
                 verdicts.append((False, f"{lacking[0]} names {lacking[1]} (the derivation's ledger {bind.L.title!r})",
                                  "—", bind.L.title))
@@ -947,8 +942,8 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
     declared, binds = declarations(doc), {}  # each ledger's binding, by id, made on first use
     out, seen = _declared(declared, by_line, binds, checked), 0
     for line, start, end, body, texts in formula_bodies(doc, by_line):  # (texts: a display over several lines)
-        mine = _binds_at(line, by_line, binds, declared)
-        for sides in _equations(plain_formula(body)):
+        mine, plain = _binds_at(line, by_line, binds, declared), plain_formula(body)
+        for sides in _equations(plain):
             seen += 1
             if seen > MAX_PIECES:
                 return out
@@ -963,7 +958,7 @@ def check(doc, derivations: list, sections: list, *, checked: list | None = None
                 out.append(Broken(line, start, end, body.strip(), why, verdict[2]))
                 break
             out.append(Broken(line + k, 0, len(doc.lines[line + k - 1]), texts[k].strip(), why, verdict[2]))
-        for side, rel, printed in _valued(plain_formula(body)):  # a bound name's printed value
+        for side, rel, printed in _valued(plain):  # a bound name's printed value
             verdict = _check_value(side, rel, printed, mine)
             if verdict is None:
                 continue
@@ -999,13 +994,7 @@ def _declared(declared: list, by_line: dict, binds: dict, checked: list | None) 
     verdicts: dict = {}  # id(declaration) -> (declaration, [whether it fits on each ledger that decides it], why, fix)
     for bind, decls in by_bind.values():
         for j, (decl, shape) in enumerate(decls):
-            seen: dict = {}
-            for k, (other, other_shape) in enumerate(decls):
-                if k != j:
-                    for size, n in zip(other.shape, other_shape):
-                        if isinstance(size, sp.Symbol):
-                            seen.setdefault(size, set()).add(n)
-            sizes = {sym: next(iter(v)) for sym, v in seen.items() if len(v) == 1}
+            sizes = _agreed([(other.shape, other_shape) for k, (other, other_shape) in enumerate(decls) if k != j])
             sizes.update({sym: int(bind.sizes[name_key(str(sym))]) for size in decl.shape
                           for sym in sp.sympify(size).free_symbols if name_key(str(sym)) in bind.sizes})
             read = tuple(sp.sympify(sp.sympify(size).xreplace(sizes)) for size in decl.shape)  # 2d_v, d_v = 2: 4
@@ -1029,6 +1018,18 @@ def _declared(declared: list, by_line: dict, binds: dict, checked: list | None) 
             out.append(Broken(decl.line, decl.start, decl.end, decl.text, f"the declared shape does not hold: {why}",
                               fix))
     return out
+
+
+def _agreed(pairs, key=lambda sym: sym, skip=lambda sym: False) -> dict:
+    """``{key(symbol): size}`` for each size symbol of the declared shapes in ``pairs`` ((declared shape, the shape
+    of the row it names)) that every pair giving it gives the same size: T×d_k over a 3×2 row makes T = 3, d_k = 2;
+    a symbol given two sizes, or one ``skip`` names, is left out."""
+    seen: dict = {}
+    for declared, shape in pairs:
+        for size, n in zip(declared, shape):
+            if isinstance(size, sp.Symbol) and not skip(size):
+                seen.setdefault(key(size), set()).add(n)
+    return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
 
 
 def _binds_at(line: int, by_line: dict, binds: dict, declarations) -> list:
