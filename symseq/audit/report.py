@@ -357,18 +357,17 @@ class AuditReport:
         """Count as covered each uncovered number that prints the value of a name bound to a derivation's ledger
         row and found to hold there (:func:`symseq.audit.bound.check`'s ``held``: ``S_{60}\\approx0.388``, the
         0.388); returns ``self``."""
+        from ..read.number import SIGNED_NUMBER
         from .attribution import Attribution, LedgerValue
 
-        from ..read.number import SIGNED_NUMBER
-
-        def numbers(text: str) -> list[str]:
-            return [m.group(0).replace("−", "-") for m in SIGNED_NUMBER.finditer(text)]
-
+        by_line: dict = {}
+        for t in self.tokens:
+            by_line.setdefault(t.line, []).append(t)
         for line, a, b, printed, chain, ledger in held:
-            want = numbers(printed)
-            for t in self.tokens:
-                if t.line == line and a <= t.start < b and t.attribution is not None and \
-                        t.attribution.verdict == "uncovered" and numbers(t.text) == want:
+            want = tuple(m.group(0).replace("−", "-") for m in SIGNED_NUMBER.finditer(printed))  # as Token.entries
+            for t in by_line.get(line, []):
+                if a <= t.start < b and t.attribution is not None and t.attribution.verdict == "uncovered" \
+                        and t.entries == want:
                     t.attribution = Attribution("covered", LedgerValue(line, chain, ledger))
         return self
 
