@@ -32,7 +32,6 @@ from ..errors import NotRealError, SymseqError
 from ..read import (NAME, NUMBER, Ref, Statement, Vec, computes, is_number, is_scientific, is_word, name_key,
                     numbers, parse, read_number, result_parts, scan, show, with_number, without_sign)
 from ..read.grammar import terminal
-from ..read.page import split_top
 from ..verify.steps import Link, decide, exact_result, inner_steps
 from .attribution import WITHIN_ROUNDING, Attribution, PageStatement, Rule
 from ..read.document import Document, row_cells
@@ -396,8 +395,8 @@ def lost_numbers(doc: Document) -> list[Broken]:
             continue
         text = _clean(_URL.sub(lambda m: " " * len(m.group(0)), raw))  # a web address is not arithmetic
         hits = [(m.start(), m.end(), why) for pattern, why in _MISSING for m in pattern.finditer(text)]
-        if i < len(doc.lines) and doc.lines[i].strip() and i + 1 not in doc.code:  # a paragraph goes on below:
-            # "… than" ↵ "head 1 does": the comparison goes on below
+        if i < len(doc.lines) and doc.lines[i].strip() and i + 1 not in doc.code:
+            # the paragraph goes on below ("… than" ↵ "head 1 does"): the comparison is not cut
             hits = [h for h in hits if not (h[2].endswith("'than'") and not text[h[1]:].strip())]
         hits += [(lst.start() + m.start(), lst.start() + m.end(), "an empty entry of a list")
                  for lst in _NUMBER_LIST.finditer(text) for m in _LIST_GAP.finditer(lst.group(0))]
